@@ -1,0 +1,124 @@
+package io.slurmlet.agent.leader;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.api.SettingsDocument;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.function.UnaryOperator;
+
+/**
+ * The leader's settings, durable and revisioned. Every accepted change raises the revision by one
+ * and is on disk (written atomically, fsynced) before it is acknowledged; a change that names a
+ * revision other than the current one is refused, so two admins never overwrite each other
+ * silently; settings with problems are never stored.
+ */
+public final class SettingsStore {
+
+    /** The file in the state directory. */
+    public static final String FILE_NAME = "settings.json";
+
+    private static final Logger LOG = Logger.getLogger(SettingsStore.class);
+
+    private final Path file;
+    private volatile SettingsDocument current;
+
+    private SettingsStore(Path file, SettingsDocument current) {
+        this.file = file;
+        this.current = current;
+    }
+
+    /**
+     * Opens the store in {@code stateDir}: the settings written last, or the defaults at revision 0
+     * when there are none yet. An unreadable file is an error, never a silent reset.
+     */
+    public static SettingsStore open(Path stateDir) throws IOException {
+        AtomicFile.ensurePrivateDirectory(stateDir);
+        Path file = stateDir.resolve(FILE_NAME);
+        AtomicFile.removeLeftovers(file);
+        return new SettingsStore(file, read(file));
+    }
+
+    private static SettingsDocument read(Path file) throws IOException {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            return new SettingsDocument(0, SlurmSettings.DEFAULTS);
+        }
+        try {
+            return SettingsJson.STRICT.readValue(bytes, SettingsDocument.class);
+        } catch (IOException e) {
+            throw new IOException("cannot read the stored settings in %s (%s): restore the file from a backup; "
+                    .formatted(file, e.getMessage().split("\n")[0])
+                    + "slurmlet never starts over from empty settings on its own", e);
+        }
+    }
+
+    public SettingsDocument current() {
+        return current;
+    }
+
+    public Path file() {
+        return file;
+    }
+
+    /** What became of a change. */
+    public sealed interface Result {
+        /** Stored and durable. */
+        record Accepted(SettingsDocument document, boolean changed) implements Result { }
+
+        /** The change named a revision that is no longer current. */
+        record Conflict(long expected, SettingsDocument current) implements Result { }
+
+        /** The settings the change would make have problems; nothing was stored. */
+        record Refused(List<Problem> problems) implements Result { }
+    }
+
+    /**
+     * Applies {@code change} to the current settings and stores the result, if {@code expected}
+     * (when present) is the current revision and the result has no problems. Settings equal to the
+     * current ones are accepted without a write or a new revision.
+     */
+    public synchronized Result update(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
+        SettingsDocument now = current;
+        if (expected.isPresent() && expected.getAsLong() != now.revision()) {
+            return new Result.Conflict(expected.getAsLong(), now);
+        }
+        SlurmSettings next = change.apply(now.settings());
+        List<Problem> problems = next.check();
+        if (!problems.isEmpty()) {
+            return new Result.Refused(problems);
+        }
+        if (next.equals(now.settings())) {
+            return new Result.Accepted(now, false);
+        }
+        SettingsDocument written = new SettingsDocument(now.revision() + 1, next);
+        AtomicFile.write(file, serialize(written), PosixFilePermissions.fromString("rw-------"));
+        current = written;
+        LOG.infof("settings revision %d stored (was %d)", written.revision(), now.revision());
+        return new Result.Accepted(written, true);
+    }
+
+    private static byte[] serialize(SettingsDocument doc) {
+        try {
+            String json = SettingsJson.STRICT.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc);
+            return (json + "\n").getBytes(StandardCharsets.UTF_8);
+        } catch (JsonProcessingException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

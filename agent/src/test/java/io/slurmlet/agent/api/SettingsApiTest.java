@@ -1,0 +1,240 @@
+package io.slurmlet.agent.api;
+
+import io.quarkus.test.junit.QuarkusTest;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+
+import static io.slurmlet.agent.api.ApiTestSupport.MERGE_PATCH;
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static io.slurmlet.agent.api.ApiTestSupport.reset;
+import static io.slurmlet.agent.api.ApiTestSupport.revision;
+import static io.slurmlet.agent.api.ApiTestSupport.storedFile;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+@QuarkusTest
+class SettingsApiTest {
+
+    private static final String CLUSTER = """
+            {"enabled": true, "controller": "n0", "nodes": ["n1", "n2", "n3"], "lent": ["n1"]}""";
+
+    private long base;
+
+    @BeforeEach
+    void startFromKnownSettings() {
+        base = reset(CLUSTER);
+    }
+
+    @Test
+    void getReturnsSettingsRevisionAndETag() {
+        admin().get("/v1/slurm/settings").then()
+                .statusCode(200)
+                .header("ETag", "\"" + base + "\"")
+                .body("revision", equalTo((int) base))
+                .body("settings.enabled", equalTo(true))
+                .body("settings.cluster_name", equalTo("slurmlet"))
+                .body("settings.partition", equalTo("gpu"))
+                .body("settings.nodes", contains("n1", "n2", "n3"))
+                .body("settings.shared.path", equalTo(""))
+                .body("settings.experimental.enable_async_reply", equalTo(false));
+    }
+
+    @Test
+    void putWithCurrentRevisionReplacesEverySetting() {
+        admin().contentType("application/json").header("If-Match", "\"" + base + "\"")
+                .body("""
+                        {"enabled": true, "controller": "c1", "nodes": ["g1"], "partition": "batch"}""")
+                .put("/v1/slurm/settings").then()
+                .statusCode(200)
+                .header("ETag", "\"" + (base + 1) + "\"")
+                .body("revision", equalTo((int) base + 1))
+                .body("settings.controller", equalTo("c1"))
+                .body("settings.lent", empty())
+                .body("settings.partition", equalTo("batch"));
+        assertEquals(base + 1, revision());
+    }
+
+    @Test
+    void putNamingAnOldRevisionIsRefusedWithTheCurrentOne() {
+        String before = storedFile();
+        admin().contentType("application/json").header("If-Match", "\"" + (base - 1) + "\"")
+                .body("{\"enabled\": false}")
+                .put("/v1/slurm/settings").then()
+                .statusCode(409)
+                .body("revision", equalTo((int) base))
+                .body("error", containsString("they are at revision " + base + " now: read them again"));
+        assertEquals(before, storedFile());
+    }
+
+    @Test
+    void putWithoutIfMatchIsRefused() {
+        admin().contentType("application/json").body("{}").put("/v1/slurm/settings").then()
+                .statusCode(428)
+                .body("error", containsString("If-Match: \"" + base + "\""));
+        assertEquals(base, revision());
+    }
+
+    @Test
+    void ifMatchThatIsNoRevisionIsABadRequest() {
+        admin().contentType("application/json").header("If-Match", "yesterday").body("{}")
+                .put("/v1/slurm/settings").then()
+                .statusCode(400)
+                .body("error", equalTo("If-Match \"yesterday\" is not a revision: send the ETag of GET /v1/slurm/settings, as If-Match: \"7\""));
+    }
+
+    @Test
+    void refusedChangeListsEveryProblemAndStoresNothing() {
+        String before = storedFile();
+        admin().contentType(MERGE_PATCH)
+                .body("""
+                        {"controller": "ALL", "lent": ["n9"], "shared": {"path": "/etc"}, "users": "ldap"}""")
+                .patch("/v1/slurm/settings").then()
+                .statusCode(400)
+                .body("error", equalTo("the settings were not changed: 4 problems"))
+                .body("problems.key", contains("controller", "lent[0]", "users", "shared.path"))
+                .body("problems[1].value", equalTo("n9"))
+                .body("problems[1].message", equalTo("lent[0] \"n9\" is not in nodes: only a node that runs slurmd "
+                        + "can be lent; add it to nodes first, or set all_nodes=true"));
+        assertEquals(base, revision());
+        assertEquals(before, storedFile());
+    }
+
+    @Test
+    void patchMergesAndNullClearsToTheDefault() {
+        admin().contentType(MERGE_PATCH).body("{\"cluster_name\": \"lab\", \"shared\": {\"path\": \"/shared\"}}")
+                .patch("/v1/slurm/settings").then().statusCode(200)
+                .body("settings.cluster_name", equalTo("lab"))
+                .body("settings.nodes", contains("n1", "n2", "n3"))
+                .body("settings.shared.path", equalTo("/shared"));
+        admin().contentType(MERGE_PATCH).body("{\"cluster_name\": null, \"shared\": {\"path\": null}}")
+                .patch("/v1/slurm/settings").then().statusCode(200)
+                .body("revision", equalTo((int) base + 2))
+                .body("settings.cluster_name", equalTo("slurmlet"))
+                .body("settings.shared.path", equalTo(""));
+    }
+
+    @Test
+    void patchThatChangesNothingKeepsTheRevision() {
+        admin().contentType(MERGE_PATCH).body("{\"enabled\": true}").patch("/v1/slurm/settings").then()
+                .statusCode(200).body("revision", equalTo((int) base));
+    }
+
+    @Test
+    void patchWithStaleIfMatchIsRefused() {
+        admin().contentType(MERGE_PATCH).header("If-Match", "\"" + (base + 5) + "\"").body("{\"enabled\": false}")
+                .patch("/v1/slurm/settings").then()
+                .statusCode(409).body("revision", equalTo((int) base));
+        admin().contentType(MERGE_PATCH).header("If-Match", "W/\"" + base + "\"").body("{\"enabled\": false}")
+                .patch("/v1/slurm/settings").then()
+                .statusCode(200).body("revision", equalTo((int) base + 1));
+    }
+
+    @Test
+    void patchAsPlainJsonIsTakenToo() {
+        admin().contentType("application/json").body("{\"containers\": true}").patch("/v1/slurm/settings").then()
+                .statusCode(200).body("settings.containers", equalTo(true));
+    }
+
+    @Test
+    void unknownKeysAreNamed() {
+        badPatch("{\"clustername\": \"x\"}", "unknown key \"clustername\": the keys there are all_nodes, cluster_name, "
+                + "containers, controller, enabled, experimental, lent, nodes, partition, shared, users");
+        badPatch("{\"shared\": {\"server\": \"n1\", \"export\": \"x\"}}",
+                "unknown key \"shared.export\": the keys there are nfs, path, server");
+    }
+
+    @Test
+    void wrongTypesNameTheKey() {
+        badPatch("{\"nodes\": \"n1,n2\"}", "nodes has the wrong type: it takes a list of strings, as [\"n1\", \"n2\"]");
+        badPatch("{\"enabled\": \"yes\"}", "enabled has the wrong type: it takes true or false");
+        badPatch("{\"lent\": [\"n1\", 7]}", "lent[1] has the wrong type: it takes a string");
+        badPatch("{\"experimental\": {\"enable_async_reply\": 1}}",
+                "experimental.enable_async_reply has the wrong type: it takes true or false");
+    }
+
+    @Test
+    void malformedBodiesAreBadRequests() {
+        badPatch("{\"enabled\": true", "the body is not valid JSON (line 1, column 17): "
+                + "Unexpected end-of-input: expected close marker for Object (opened at line 1, column 1)");
+        badPatch("", "the body is empty: send the settings as a JSON object");
+        badPatch("[\"n1\"]", "the body is JSON array, not an object: send the settings as {\"key\": value, …}");
+        badPatch("{\"enabled\": true, \"enabled\": false}",
+                "the body is not valid JSON (line 1, column 28): Duplicate field 'enabled'");
+        badPatch("{} {}", "the body is not valid JSON (line 1, column 4): more follows the first value: send one JSON object");
+    }
+
+    @Test
+    void bodyThatIsNotUtf8IsABadRequest() {
+        byte[] body = "{\"controller\": \"n\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
+        admin().contentType(MERGE_PATCH).body(body).patch("/v1/slurm/settings").then()
+                .statusCode(400).body("error", equalTo("the body is not UTF-8 text: send the JSON encoded as UTF-8"));
+        assertEquals(base, revision());
+    }
+
+    @Test
+    void bodyOverTheLimitIsABadRequest() {
+        String big = "{\"nodes\": [" + "\"n1\",".repeat(1000) + "\"n2\"]}";
+        admin().contentType(MERGE_PATCH).body(big).patch("/v1/slurm/settings").then()
+                .statusCode(400)
+                .body("error", equalTo("the body is %d bytes, over the 4096 this API reads: send only the settings"
+                        .formatted(big.length())));
+        assertEquals(base, revision());
+    }
+
+    @Test
+    void otherMediaTypesAreRefusedAsJson() {
+        admin().contentType("text/plain").body("{}").patch("/v1/slurm/settings").then()
+                .statusCode(415)
+                .body("error", startsWith("send the body as application/json"));
+    }
+
+    @Test
+    void lendAddsANodeOnceAndUnlendRemovesIt() {
+        admin().post("/v1/slurm/lent/n2").then().statusCode(200)
+                .header("ETag", "\"" + (base + 1) + "\"")
+                .body("settings.lent", contains("n1", "n2"));
+        admin().post("/v1/slurm/lent/n2").then().statusCode(200)
+                .body("revision", equalTo((int) base + 1))
+                .body("settings.lent", contains("n1", "n2"));
+        admin().delete("/v1/slurm/lent/n1").then().statusCode(200)
+                .body("revision", equalTo((int) base + 2))
+                .body("settings.lent", contains("n2"));
+    }
+
+    @Test
+    void lendingANodeThatRunsNoSlurmdIsRefused() {
+        admin().post("/v1/slurm/lent/n7").then().statusCode(400)
+                .body("problems", hasSize(1))
+                .body("problems[0].key", equalTo("lent[1]"))
+                .body("problems[0].message", startsWith("lent[1] \"n7\" is not in nodes"));
+        assertEquals(base, revision());
+    }
+
+    @Test
+    void lendWithStaleIfMatchIsRefused() {
+        admin().header("If-Match", "\"" + (base - 1) + "\"").post("/v1/slurm/lent/n3").then()
+                .statusCode(409).body("revision", equalTo((int) base));
+    }
+
+    @Test
+    void unknownPathsAnswerJson() {
+        admin().get("/v1/slurm/nothing").then().statusCode(404)
+                .body("error", startsWith("no such resource"));
+    }
+
+    private static void badPatch(String body, String error) {
+        long before = revision();
+        admin().contentType(MERGE_PATCH).body(body).patch("/v1/slurm/settings").then()
+                .statusCode(400)
+                .body("error", equalTo(error))
+                .body("problems", empty());
+        assertEquals(before, revision());
+    }
+}

@@ -1,0 +1,62 @@
+package io.slurmlet.ctl;
+
+import java.net.ConnectException;
+import java.net.NoRouteToHostException;
+import java.net.UnknownHostException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import java.util.Locale;
+import java.util.concurrent.TimeoutException;
+import javax.net.ssl.SSLException;
+
+/** Says in a few words why an I/O operation failed, from the exception and its causes. */
+final class IoErrors {
+
+    private IoErrors() {
+    }
+
+    static String describe(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
+            if (t instanceof NoSuchFileException || m.contains("no such file")) {
+                return "no such file";
+            }
+            if (t instanceof AccessDeniedException || m.contains("permission denied")) {
+                return "permission denied";
+            }
+            if (m.contains("connection refused")) {
+                return "connection refused";
+            }
+            if (t instanceof UnknownHostException) {
+                return "unknown host";
+            }
+            if (t instanceof NoRouteToHostException || m.contains("no route to host")) {
+                return "no route to host";
+            }
+            if (m.contains("network is unreachable")) {
+                return "network is unreachable";
+            }
+            if (m.contains("connection reset")) {
+                return "the connection was reset";
+            }
+            if (t instanceof SSLException) {
+                return "TLS failed: " + t.getMessage();
+            }
+            if (t.getClass().getName().equals("io.netty.channel.ConnectTimeoutException")) {
+                return "no connection within the time allowed";
+            }
+            if (t instanceof TimeoutException) {
+                return "no answer within the time allowed";
+            }
+            if (t.getClass().getName().equals("io.vertx.core.http.HttpClosedException")) {
+                return "the connection closed before an answer came (is it slurmlet's leader? does it take "
+                        + "https:// rather than http://, or the other way round?)";
+            }
+            if (t instanceof ConnectException && t.getCause() == null) {
+                return t.getMessage() == null ? "cannot connect" : t.getMessage();
+            }
+        }
+        String m = error.getMessage();
+        return m == null || m.isBlank() ? error.getClass().getSimpleName() : m;
+    }
+}

@@ -1,0 +1,186 @@
+package io.slurmlet.ctl;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.SettingsDocument;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.SlurmStatus;
+import io.slurmlet.model.settings.Problem;
+import io.vertx.core.http.HttpMethod;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.function.Function;
+
+/**
+ * The leader's REST API as ctl uses it: typed answers, and every refusal turned into a
+ * {@link CtlException} a person can act on.
+ */
+public final class Leader implements AutoCloseable {
+
+    /** Reads answers, tolerating keys a newer leader adds. */
+    static final ObjectMapper JSON = SettingsJson.lenient();
+
+    static final String SETTINGS = "/v1/slurm/settings";
+    static final String STATUS = "/v1/slurm/status";
+    static final String MERGE_PATCH = "application/merge-patch+json";
+
+    /** How many times a read-then-write is tried when someone else writes in between. */
+    static final int ATTEMPTS = 5;
+
+    /**
+     * An answer: the value, and the body as the leader sent it (for {@code -o json}).
+     */
+    public record Answer<T>(T value, JsonNode tree, String body) {
+    }
+
+    /**
+     * A read-then-write: the settings read, and what the leader answered to the write; no write
+     * when the settings already were as asked.
+     */
+    public record Change(Answer<SettingsDocument> before, Optional<Answer<SettingsDocument>> after) {
+    }
+
+    private final LeaderClient client;
+    private final LeaderResolver.Resolved target;
+
+    public Leader(LeaderClient client, LeaderResolver.Resolved target) {
+        this.client = client;
+        this.target = target;
+    }
+
+    public Answer<SettingsDocument> settings() {
+        return read(send(HttpMethod.GET, SETTINGS, Map.of(), null), SettingsDocument.class, "GET " + SETTINGS);
+    }
+
+    public Answer<SlurmStatus> status() {
+        return read(send(HttpMethod.GET, STATUS, Map.of(), null), SlurmStatus.class, "GET " + STATUS);
+    }
+
+    /** PATCH with an RFC 7396 merge patch; with {@code ifMatch}, only onto that revision. */
+    public Answer<SettingsDocument> patch(ObjectNode patch, OptionalLong ifMatch) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", MERGE_PATCH);
+        ifMatch.ifPresent(rev -> headers.put("If-Match", "\"" + rev + "\""));
+        return read(send(HttpMethod.PATCH, SETTINGS, headers, patch.toString()), SettingsDocument.class, "PATCH " + SETTINGS);
+    }
+
+    /**
+     * Reads the settings, asks {@code plan} for the patch that makes the change, and writes it onto
+     * the revision read; reads and tries again when someone else wrote in between.
+     *
+     * @param plan the patch to send, or empty when the settings already are as asked
+     */
+    public Change change(Function<Answer<SettingsDocument>, Optional<ObjectNode>> plan) {
+        Conflict last = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            Answer<SettingsDocument> before = settings();
+            Optional<ObjectNode> patch = plan.apply(before);
+            if (patch.isEmpty()) {
+                return new Change(before, Optional.empty());
+            }
+            try {
+                return new Change(before, Optional.of(patch(patch.get(), OptionalLong.of(before.value().revision()))));
+            } catch (Conflict c) {
+                last = c;
+                pause(attempt);
+            }
+        }
+        throw new CtlException(("someone else changed the settings %d times while ctl tried to change them "
+                + "(the leader is at revision %s now): run the command again").formatted(ATTEMPTS,
+                last.currentRevision() == null ? "?" : last.currentRevision()), List.of(), last.responseBody(), last);
+    }
+
+    private LeaderClient.Response send(HttpMethod method, String path, Map<String, String> headers, String body) {
+        LeaderClient.Response r = client.send(method, path, headers, body);
+        if (!r.ok()) {
+            throw refusal(method + " " + path, r);
+        }
+        return r;
+    }
+
+    private <T> Answer<T> read(LeaderClient.Response r, Class<T> type, String request) {
+        try {
+            JsonNode tree = JSON.readTree(r.body());
+            return new Answer<>(JSON.treeToValue(tree, type), tree, r.body());
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            throw new CtlException("the leader at %s answered %s with something ctl cannot read (%s): is it slurmlet's leader, of this version?"
+                    .formatted(client.address(), request,
+                    e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
+        }
+    }
+
+    private CtlException refusal(String request, LeaderClient.Response r) {
+        Optional<ApiError> error = apiError(r.body());
+        String said = error.map(ApiError::error).filter(s -> s != null && !s.isBlank()).orElseGet(() -> excerpt(r.body()));
+        String json = error.isPresent() ? r.body() : null;
+        String at = "the leader at " + client.address() + target.leaderOrigin();
+        return switch (r.status()) {
+            case 400 -> {
+                List<Problem> problems = error.map(ApiError::problems).orElse(List.of());
+                yield new CtlException((problems.isEmpty() ? "the leader refused the request: " : "the leader refused the change: ") + said,
+                        problems.stream().map(Problem::message).toList(), json, null);
+            }
+            case 401 -> new CtlException(client.sendsToken()
+                    ? ("%s refused the token from %s%s: %s. Name the leader's admin token (%s on the leader) with --token-file")
+                            .formatted(at, target.tokenFile().orElseThrow(), tokenOrigin(), said, LeaderResolver.DEFAULT_TOKEN_FILE)
+                    : ("%s wants a token, and ctl found none (no --token-file, no %s, no token_file in %s, and %s is not "
+                            + "readable here): name the leader's admin token with --token-file PATH")
+                            .formatted(at, LeaderResolver.TOKEN_FILE_ENV, LeaderResolver.DEFAULT_CONFIG, LeaderResolver.DEFAULT_TOKEN_FILE),
+                    List.of(), json, null);
+            case 409, 412 -> new Conflict(
+                    "someone else changed the settings since ctl read them%s: run the command again"
+                            .formatted(error.map(ApiError::revision).map(rev -> " (the leader is at revision " + rev + " now)").orElse("")),
+                    error.map(ApiError::revision).orElse(null), json);
+            case 404 -> new CtlException("%s has no %s (HTTP 404: %s): is it an older slurmlet-agent than ctl %s?"
+                    .formatted(at, request, said, CtlVersion.version()), List.of(), json, null);
+            default -> new CtlException("%s answered %s with HTTP %d: %s".formatted(at, request, r.status(), said),
+                    List.of(), json, null);
+        };
+    }
+
+    private String tokenOrigin() {
+        return LeaderResolver.DEFAULT_SOURCE.equals(target.tokenSource()) ? "" : " (from " + target.tokenSource() + ")";
+    }
+
+    private static Optional<ApiError> apiError(String body) {
+        try {
+            JsonNode tree = JSON.readTree(body);
+            if (tree != null && tree.isObject() && tree.has("error")) {
+                return Optional.of(JSON.treeToValue(tree, ApiError.class));
+            }
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            // Not an ApiError: the message quotes the body instead.
+        }
+        return Optional.empty();
+    }
+
+    private static String excerpt(String body) {
+        String b = body.strip();
+        if (b.isEmpty()) {
+            return "no explanation";
+        }
+        String line = b.lines().findFirst().orElse("");
+        return line.length() > 200 ? line.substring(0, 200) + "…" : line;
+    }
+
+    private static void pause(int attempt) {
+        try {
+            Thread.sleep(50L * attempt);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new CtlException("interrupted");
+        }
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

@@ -1,0 +1,18 @@
+package io.slurmlet.ctl;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.SettingsDocument;
+import io.slurmlet.model.api.SlurmStatus;
+import io.slurmlet.model.settings.Experimental;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SharedStorage;
+import io.slurmlet.model.settings.SlurmSettings;
+
+/** The API types ctl reads with Jackson, kept for reflection in a native build. */
+@RegisterForReflection(targets = {SettingsDocument.class, SlurmSettings.class, SharedStorage.class, Experimental.class,
+        SlurmStatus.class, SlurmStatus.NodeStatus.class, ApiError.class, Problem.class})
+final class NativeReflection {
+    private NativeReflection() {
+    }
+}

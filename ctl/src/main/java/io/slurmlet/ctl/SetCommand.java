@@ -1,0 +1,198 @@
+package io.slurmlet.ctl;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.slurmlet.model.api.SettingsDocument;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.settings.SettingKey;
+import io.slurmlet.model.settings.SlurmSettings;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code ctl slurm set KEY=VALUE…}: one merge patch with every assignment, written onto the
+ * revision read so that what it prints as changed is what changed.
+ */
+@Command(name = "set", mixinStandardHelpOptions = true,
+        description = {"Changes settings, all in one write: KEY=VALUE sets a key, KEY= clears it back to its default.",
+                "Lists are comma-separated (nodes=gpu001,gpu002); booleans are true or false."},
+        footer = {"", "Example: ctl slurm set enabled=true controller=head1 nodes=gpu001,gpu002 shared.path=/shared"})
+public class SetCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions options;
+
+    @Parameters(arity = "1..*", paramLabel = "KEY=VALUE", completionCandidates = SettingKeyCandidates.class,
+            description = "The keys: ${COMPLETION-CANDIDATES}.")
+    List<String> assignments;
+
+    @Override
+    public Integer call() {
+        Map<SettingKey, Object> values = parse(assignments);
+        ObjectNode patch = patch(values);
+        try (Leader leader = options.connect()) {
+            Leader.Change change = leader.change(read -> changes(read.tree().get("settings"), patch)
+                    ? Optional.of(patch) : Optional.empty());
+            SettingsDocument before = change.before().value();
+            PrintWriter out = options.out();
+            if (change.after().isEmpty()) {
+                if (options.json()) {
+                    options.printJson(change.before().body());
+                } else {
+                    out.println("nothing to change: the settings already are so (revision %d)".formatted(before.revision()));
+                }
+                return 0;
+            }
+            Leader.Answer<SettingsDocument> after = change.after().get();
+            if (options.json()) {
+                options.printJson(after.body());
+                return 0;
+            }
+            out.println("revision %d (was %d)".formatted(after.value().revision(), before.revision()));
+            Table table = new Table();
+            for (SettingKey key : SettingKey.values()) {
+                String was = key.format(before.settings());
+                String now = key.format(after.value().settings());
+                if (!was.equals(now)) {
+                    table.row(key.key(), Table.shown(was), "->", Table.shown(now));
+                }
+            }
+            table.print(out);
+            return 0;
+        }
+    }
+
+    /** Reads every KEY=VALUE; refuses the whole command for one bad assignment. */
+    private Map<SettingKey, Object> parse(List<String> given) {
+        Map<SettingKey, Object> values = new LinkedHashMap<>();
+        for (String assignment : given) {
+            int eq = assignment.indexOf('=');
+            String name = eq < 0 ? assignment : assignment.substring(0, eq);
+            SettingKey key = SettingKey.of(name).orElseThrow(() -> unknownKey(name));
+            if (eq < 0) {
+                throw new ParameterException(spec.commandLine(),
+                        "'%s' has no value: write %s=VALUE, or %s= to clear it back to its default".formatted(name, name, name));
+            }
+            if (values.containsKey(key)) {
+                throw new ParameterException(spec.commandLine(), "%s is given twice: give each key once".formatted(name));
+            }
+            try {
+                values.put(key, key.parse(assignment.substring(eq + 1)));
+            } catch (IllegalArgumentException e) {
+                throw new ParameterException(spec.commandLine(), e.getMessage());
+            }
+        }
+        return values;
+    }
+
+    /** The merge patch: dotted keys as nested objects, null for a cleared key. */
+    static ObjectNode patch(Map<SettingKey, Object> values) {
+        ObjectNode patch = Leader.JSON.createObjectNode();
+        values.forEach((key, value) -> {
+            ObjectNode parent = patch;
+            List<String> path = key.path();
+            for (String name : path.subList(0, path.size() - 1)) {
+                JsonNode child = parent.get(name);
+                parent = child instanceof ObjectNode o ? o : parent.putObject(name);
+            }
+            String name = path.get(path.size() - 1);
+            if (value == null) {
+                parent.putNull(name);
+            } else if (value instanceof Boolean b) {
+                parent.put(name, b);
+            } else if (value instanceof List<?> list) {
+                ArrayNode array = parent.putArray(name);
+                list.forEach(item -> array.add(item.toString()));
+            } else {
+                parent.put(name, value.toString());
+            }
+        });
+        return patch;
+    }
+
+    /** Whether {@code patch} would change any key of the settings read. */
+    private static boolean changes(JsonNode settings, ObjectNode patch) {
+        SlurmSettings before;
+        SlurmSettings after;
+        try {
+            before = Leader.JSON.treeToValue(settings, SlurmSettings.class);
+            after = Leader.JSON.treeToValue(SettingsJson.mergePatch(settings, patch), SlurmSettings.class);
+        } catch (Exception e) {
+            return true; // Let the leader judge what ctl cannot.
+        }
+        return Arrays.stream(SettingKey.values()).anyMatch(k -> !k.valueIn(before).equals(k.valueIn(after)));
+    }
+
+    private ParameterException unknownKey(String typed) {
+        String n = typed.strip().toLowerCase(Locale.ROOT).replace('-', '_');
+        List<String> under = Arrays.stream(SettingKey.values()).map(SettingKey::key).filter(k -> k.startsWith(n + ".")).toList();
+        String hint;
+        if (!under.isEmpty()) {
+            hint = "'%s' is not a key itself: the keys under it are %s".formatted(typed, String.join(", ", under));
+        } else {
+            hint = nearest(n).map(k -> "unknown key '%s': did you mean %s?".formatted(typed, k.key()))
+                    .orElse("unknown key '%s'".formatted(typed));
+        }
+        return new ParameterException(spec.commandLine(), hint + "\nThe keys: " + SettingKey.all()
+                + " ('ctl slurm show' shows their values).");
+    }
+
+    /** The key {@code n} is most likely a misspelling of: same but for case or dashes, its last part, or a near miss. */
+    static Optional<SettingKey> nearest(String n) {
+        List<SettingKey> keys = Arrays.asList(SettingKey.values());
+        Optional<SettingKey> same = keys.stream().filter(k -> k.key().equals(n)).findFirst();
+        if (same.isPresent()) {
+            return same;
+        }
+        List<SettingKey> tail = keys.stream().filter(k -> k.key().endsWith("." + n)).toList();
+        if (tail.size() == 1) {
+            return Optional.of(tail.get(0));
+        }
+        List<SettingKey> prefix = keys.stream().filter(k -> n.length() >= 3 && k.key().startsWith(n)).toList();
+        if (prefix.size() == 1) {
+            return Optional.of(prefix.get(0));
+        }
+        return keys.stream()
+                .min(Comparator.comparingInt(k -> distance(n, k.key())))
+                .filter(k -> distance(n, k.key()) <= Math.max(1, Math.min(3, n.length() / 3)));
+    }
+
+    /** Levenshtein distance, with a swap of two neighbours counted as one edit. */
+    static int distance(String a, String b) {
+        int[][] d = new int[a.length() + 1][b.length() + 1];
+        for (int i = 0; i <= a.length(); i++) {
+            d[i][0] = i;
+        }
+        for (int j = 0; j <= b.length(); j++) {
+            d[0][j] = j;
+        }
+        for (int i = 1; i <= a.length(); i++) {
+            for (int j = 1; j <= b.length(); j++) {
+                int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+                d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+                if (i > 1 && j > 1 && a.charAt(i - 1) == b.charAt(j - 2) && a.charAt(i - 2) == b.charAt(j - 1)) {
+                    d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+                }
+            }
+        }
+        return d[a.length()][b.length()];
+    }
+}

@@ -1,0 +1,24 @@
+package io.slurmlet.ctl;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code ctl slurm}: the Slurm cluster's settings, its lent nodes and its status. */
+@Command(name = "slurm", mixinStandardHelpOptions = true,
+        description = "The Slurm cluster slurmlet runs beside the platform: its settings, the nodes lent to it, its status.",
+        subcommands = {ShowCommand.class, SetCommand.class, LendCommand.class, UnlendCommand.class,
+                ContainersCommand.class, StatusCommand.class},
+        exitCodeListHeading = "%nExit codes:%n",
+        exitCodeList = {"0:done", "1:refused or failed", "2:bad usage"})
+public class SlurmCommand implements Runnable {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public void run() {
+        throw new ParameterException(spec.commandLine(), "name what to do: show, set, lend, unlend, containers or status");
+    }
+}

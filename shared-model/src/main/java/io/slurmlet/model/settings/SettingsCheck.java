@@ -1,0 +1,220 @@
+package io.slurmlet.model.settings;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * The rules settings must meet for Slurm to run on them. Every rule runs; each broken one adds a
+ * {@link Problem} that names the key, the value and the fix.
+ */
+final class SettingsCheck {
+
+    /** What Slurm takes as a node, cluster or partition name, and what a host name can be. */
+    private static final Pattern SLURM_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
+    /** A Slurm host list expression, as gpu[001-004]: a set of names, not one. */
+    private static final Pattern HOST_LIST = Pattern.compile("[A-Za-z0-9_.-]*\\[[0-9,-]+\\][A-Za-z0-9_.-]*");
+    /** Words slurm.conf gives a meaning of its own where a node or partition name goes. */
+    private static final Set<String> SLURM_KEYWORDS = Set.of("ALL", "DEFAULT");
+    /** host:/path, as an NFS export is written; an IPv6 host in brackets, as [fd00::5]:/export. */
+    private static final Pattern NFS_EXPORT = Pattern.compile(
+            "([A-Za-z0-9][A-Za-z0-9_.:-]*|\\[[0-9A-Fa-f:.]+\\]):/[A-Za-z0-9_./-]*");
+    /** An absolute path of plain names, which a systemd mount unit's name is made from. */
+    private static final Pattern SHARED_PATH = Pattern.compile("(/[A-Za-z0-9_.-]+)+");
+    /** The characters of a plain path, before it is normalised. */
+    private static final Pattern PATH_CHARS = Pattern.compile("[/A-Za-z0-9_.-]+");
+    /** The system's own directories: a shared file system mounted there would hide the machine's own. */
+    private static final List<String> SYSTEM_DIRS = List.of("/", "/etc", "/usr", "/var", "/var/lib", "/home", "/root",
+            "/boot", "/opt", "/srv", "/tmp", "/proc", "/sys", "/dev", "/run", "/bin", "/sbin", "/lib", "/lib64",
+            "/mnt", "/media");
+
+    private static final String NAME_RULE = "letters, digits, _ . - (up to 63, starting with a letter or digit)";
+
+    private final SlurmSettings s;
+    private final List<Problem> problems = new ArrayList<>();
+
+    SettingsCheck(SlurmSettings settings) {
+        this.s = settings;
+    }
+
+    List<Problem> problems() {
+        checkController();
+        checkClusterName();
+        checkPartition();
+        checkNodes();
+        checkLent();
+        checkUsers();
+        checkShared();
+        return List.copyOf(problems);
+    }
+
+    private void checkController() {
+        if (s.controller().isEmpty()) {
+            if (s.enabled()) {
+                add("controller", "", "controller is empty: name the node that runs slurmctld, as controller=NODE");
+            }
+            return;
+        }
+        checkNodeName("controller", s.controller());
+    }
+
+    private void checkClusterName() {
+        String name = s.clusterName();
+        if (!SLURM_NAME.matcher(name).matches()) {
+            add("cluster_name", name, "cluster_name %s is not a name Slurm takes: %s, as %s"
+                    .formatted(quote(name), NAME_RULE, SlurmSettings.DEFAULT_CLUSTER_NAME));
+        } else if (!name.equals(name.toLowerCase(Locale.ROOT))) {
+            add("cluster_name", name, "cluster_name %s has capitals, which Slurm's accounting silently lowers: write it %s"
+                    .formatted(quote(name), name.toLowerCase(Locale.ROOT)));
+        }
+    }
+
+    private void checkPartition() {
+        String name = s.partition();
+        if (!SLURM_NAME.matcher(name).matches()) {
+            add("partition", name, "partition %s is not a name Slurm takes: %s, as %s"
+                    .formatted(quote(name), NAME_RULE, SlurmSettings.DEFAULT_PARTITION));
+        } else if (isKeyword(name)) {
+            add("partition", name, "partition %s is a word slurm.conf reserves (%s): take another name, as %s"
+                    .formatted(quote(name), keywords(), SlurmSettings.DEFAULT_PARTITION));
+        }
+    }
+
+    private void checkNodes() {
+        checkNames("nodes", s.nodes());
+    }
+
+    private void checkLent() {
+        List<Integer> valid = checkNames("lent", s.lent());
+        if (s.allNodes()) {
+            return;
+        }
+        Set<String> nodes = Set.copyOf(s.nodes());
+        for (int i : valid) {
+            String n = s.lent().get(i);
+            if (!nodes.contains(n)) {
+                add("lent[" + i + "]", n, ("lent[%d] %s is not in nodes: only a node that runs slurmd can be lent; "
+                        + "add it to nodes first, or set all_nodes=true").formatted(i, quote(n)));
+            }
+        }
+    }
+
+    private void checkUsers() {
+        String users = s.users();
+        if (!users.isEmpty() && !users.equals(SlurmSettings.USERS_SLURMLET)) {
+            add("users", users, "users %s is not a choice: %s has slurmlet make them from its accounts, empty leaves them to the site"
+                    .formatted(quote(users), quote(SlurmSettings.USERS_SLURMLET)));
+        }
+    }
+
+    private void checkShared() {
+        SharedStorage sh = s.shared();
+        if (sh.path().isEmpty()) {
+            if (!sh.nfs().isEmpty() || !sh.server().isEmpty()) {
+                add("shared.path", "", "shared.path is empty: say where every machine sees the shared files, as shared.path=/shared");
+            }
+        } else if (isSystemDir(sh.path())) {
+            add("shared.path", sh.path(), "shared.path %s is the system's own directory: take one of its own, as /shared"
+                    .formatted(sh.path()));
+        } else if (!SHARED_PATH.matcher(sh.path()).matches() || sh.path().contains("/.")) {
+            add("shared.path", sh.path(), "shared.path %s is not an absolute path of plain names, as /shared"
+                    .formatted(quote(sh.path())));
+        }
+        if (!sh.nfs().isEmpty() && !sh.server().isEmpty()) {
+            add("shared", sh.nfs() + " " + sh.server(), ("shared names both the site's export (shared.nfs %s) and a node to "
+                    + "export it (shared.server %s): keep one, and clear the other with shared.nfs= or shared.server=")
+                    .formatted(quote(sh.nfs()), quote(sh.server())));
+        }
+        if (!sh.nfs().isEmpty() && !NFS_EXPORT.matcher(sh.nfs()).matches()) {
+            add("shared.nfs", sh.nfs(), "shared.nfs %s is not host:/path, as nfs1:/export/shared".formatted(quote(sh.nfs())));
+        }
+        if (!sh.server().isEmpty() && checkNodeName("shared.server", sh.server())) {
+            boolean known = sh.server().equals(s.controller()) || s.allNodes() || s.nodes().contains(sh.server());
+            if (!known) {
+                add("shared.server", sh.server(), ("shared.server %s is neither the controller nor one of nodes: "
+                        + "name one of them, or add it to nodes").formatted(quote(sh.server())));
+            }
+        }
+    }
+
+    /** Whether {@code path}, of plain characters and normalised ({@code /etc/}, {@code /var/../etc}), is a system directory. */
+    private static boolean isSystemDir(String path) {
+        return PATH_CHARS.matcher(path).matches() && SYSTEM_DIRS.contains(Path.of(path).normalize().toString());
+    }
+
+    /** Checks each element of a list of node names; returns the indexes of those that are valid names. */
+    private List<Integer> checkNames(String key, List<String> names) {
+        List<Integer> valid = new ArrayList<>();
+        Map<String, Integer> seen = new HashMap<>();
+        for (int i = 0; i < names.size(); i++) {
+            String n = names.get(i);
+            if (!checkNodeName(key + "[" + i + "]", n)) {
+                continue;
+            }
+            Integer first = seen.putIfAbsent(n.toLowerCase(Locale.ROOT), i);
+            if (first != null) {
+                String how = names.get(first).equals(n) ? "" : ", as host names ignore case";
+                add(key + "[" + i + "]", n, "%s names %s twice (%s[%d] and %s[%d]%s): name each node once"
+                        .formatted(key, n, key, first, key, i, how));
+                continue;
+            }
+            valid.add(i);
+        }
+        return valid;
+    }
+
+    /** Adds a problem unless {@code name} can name a node; says whether it can. */
+    private boolean checkNodeName(String key, String name) {
+        if (HOST_LIST.matcher(name).matches() && !SLURM_NAME.matcher(name).matches()) {
+            String fix = key.endsWith("]")
+                    ? "name each node, comma-separated, as %s=gpu001,gpu002".formatted(key.replaceAll("\\[.*", ""))
+                    : "name one node, as %s=gpu001".formatted(key);
+            add(key, name, "%s %s is a Slurm host list, not one node: %s".formatted(key, quote(name), fix));
+            return false;
+        }
+        if (!SLURM_NAME.matcher(name).matches()) {
+            add(key, name, "%s %s is not a name Slurm takes: %s; use the machine's host name"
+                    .formatted(key, quote(name), NAME_RULE));
+            return false;
+        }
+        if (isKeyword(name)) {
+            add(key, name, "%s %s is a word slurm.conf reserves (%s): a node cannot be called that; use the machine's host name"
+                    .formatted(key, quote(name), keywords()));
+            return false;
+        }
+        return true;
+    }
+
+    private static boolean isKeyword(String name) {
+        return SLURM_KEYWORDS.contains(name.toUpperCase(Locale.ROOT));
+    }
+
+    private static String keywords() {
+        return String.join(", ", SLURM_KEYWORDS.stream().sorted().toList());
+    }
+
+    private void add(String key, String value, String message) {
+        problems.add(new Problem(key, value, message));
+    }
+
+    /** A value in double quotes, with quotes, backslashes and unprintable characters escaped. */
+    static String quote(String value) {
+        StringBuilder b = new StringBuilder(value.length() + 2).append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') {
+                b.append('\\').append(c);
+            } else if (c < 0x20 || c == 0x7f || Character.isISOControl(c)) {
+                b.append("\\u%04x".formatted((int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.append('"').toString();
+    }
+}
