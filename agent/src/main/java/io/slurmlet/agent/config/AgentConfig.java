@@ -14,9 +14,6 @@ import java.util.Optional;
 @ConfigMapping(prefix = "slurmlet")
 public interface AgentConfig {
 
-    /** This machine's name in the Slurm cluster. Empty: its host name. */
-    Optional<String> nodeName();
-
     /** Where the agent keeps its state: the leader's settings, its token, the last plan. Root-only. */
     @WithDefault("/var/lib/slurmlet")
     Path stateDir();

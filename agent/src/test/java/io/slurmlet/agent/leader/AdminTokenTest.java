@@ -1,0 +1,58 @@
+package io.slurmlet.agent.leader;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AdminTokenTest {
+
+    @TempDir
+    Path state;
+
+    @Test
+    void madeAtFirstStartIntoARootOnlyFileAndKeptAfter() throws IOException {
+        Path file = state.resolve("admin.token");
+        AdminToken made = AdminToken.loadOrCreate(file);
+        String text = Files.readString(file).strip();
+        assertEquals(43, text.length(), "32 random bytes, base64url");
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+        assertTrue(made.matches(text));
+        AdminToken again = AdminToken.loadOrCreate(file);
+        assertTrue(again.matches(text + "\n"));
+        assertEquals(text, Files.readString(file).strip());
+    }
+
+    @Test
+    void onlyTheExactTokenMatches() throws IOException {
+        AdminToken token = AdminToken.loadOrCreate(state.resolve("admin.token"));
+        String text = Files.readString(state.resolve("admin.token")).strip();
+        assertFalse(token.matches(null));
+        assertFalse(token.matches(""));
+        assertFalse(token.matches(text.substring(1)));
+        assertFalse(token.matches(text + "x"));
+    }
+
+    @Test
+    void neverShownByToString() throws IOException {
+        AdminToken token = AdminToken.loadOrCreate(state.resolve("admin.token"));
+        assertFalse(token.toString().contains(Files.readString(state.resolve("admin.token")).strip()));
+    }
+
+    @Test
+    void aTooShortTokenIsRefusedWithTheFix() throws IOException {
+        Path file = state.resolve("admin.token");
+        Files.writeString(file, "short\n");
+        IOException e = assertThrows(IOException.class, () -> AdminToken.loadOrCreate(file));
+        assertEquals("the admin token in " + file + " is shorter than 32 characters: remove the file and restart "
+                + "the agent to make a new one", e.getMessage());
+    }
+}
