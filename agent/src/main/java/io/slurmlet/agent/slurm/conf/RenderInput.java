@@ -1,0 +1,29 @@
+package io.slurmlet.agent.slurm.conf;
+
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.SlurmSettings;
+
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * Everything Slurm's files are made from: the settings, what each node reported about its machine,
+ * the controller's Slurm version, and where the daemons keep their files.
+ *
+ * @param settings          the cluster's settings
+ * @param facts             node name → its facts; a node without facts yet is left out until it reports
+ * @param controllerVersion the Slurm version slurmctld runs: the files are written for it
+ * @param layout            paths and ports of the daemons
+ */
+public record RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion,
+                          Layout layout) {
+
+    public RenderInput {
+        facts = new TreeMap<>(facts);
+    }
+
+    public RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion) {
+        this(settings, facts, controllerVersion, Layout.DEBIAN);
+    }
+}

@@ -1,0 +1,198 @@
+package io.slurmlet.agent.slurm.conf;
+
+import io.slurmlet.agent.slurm.HostList;
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SlurmSettings;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Slurm's files for 22.05 (Debian 12's Slurm), the oldest release slurmlet writes for. Each newer
+ * generator extends the one before it and overrides only what its release changed.
+ */
+class Slurm2205 {
+
+    /** The reason of the drain a node not lent to Slurm starts with. */
+    static final String NOT_LENT = "slurmlet: not lent";
+
+    SlurmVersion since() {
+        return SlurmVersion.of(22, 5);
+    }
+
+    final String name() {
+        return since().release();
+    }
+
+    /** What the settings ask for that this release does not have. */
+    List<Problem> unsupported(SlurmSettings settings, SlurmVersion controller) {
+        List<Problem> problems = new ArrayList<>();
+        if (settings.experimental().enableAsyncReply()) {
+            problems.add(new Problem("experimental.enable_async_reply", "true",
+                    ("experimental.enable_async_reply needs Slurm 25.11 or later, and the controller runs %s: "
+                            + "upgrade Slurm on the controller, or set experimental.enable_async_reply=false")
+                            .formatted(controller)));
+        }
+        return problems;
+    }
+
+    final Map<String, String> files(RenderInput in, List<NodeFacts> nodes) {
+        Map<String, String> files = new LinkedHashMap<>();
+        files.put("slurm.conf", slurmConf(in, nodes));
+        files.put("cgroup.conf", cgroupConf());
+        files.put("gres.conf", gresConf(nodes));
+        files.put("plugstack.conf", plugstackConf(in));
+        return files;
+    }
+
+    String slurmConf(RenderInput in, List<NodeFacts> nodes) {
+        SlurmSettings s = in.settings();
+        Layout l = in.layout();
+        ConfText c = new ConfText("slurm.conf", name());
+        c.set("ClusterName", s.clusterName());
+        c.set("SlurmctldHost", controllerHost(in));
+        c.section("Authentication: munge, with the key slurmlet gives every machine");
+        c.set("AuthType", "auth/munge");
+        c.set("CredType", "cred/munge");
+        c.section("Daemons");
+        c.set("SlurmUser", "slurm");
+        c.set("SlurmctldPort", l.slurmctldPort());
+        if (l.slurmdPort() > 0) {
+            c.set("SlurmdPort", l.slurmdPort());
+        }
+        c.set("StateSaveLocation", l.stateSaveLocation());
+        c.set("SlurmdSpoolDir", l.slurmdSpoolDir());
+        c.set("SlurmctldPidFile", l.slurmctldPidFile());
+        c.set("SlurmdPidFile", l.slurmdPidFile());
+        c.set("SlurmctldLogFile", l.slurmctldLogFile());
+        c.set("SlurmdLogFile", l.slurmdLogFile());
+        // A node that was DOWN comes back on its own once it registers with a valid configuration;
+        // a DRAIN (ours or an admin's) is never lifted by this.
+        c.set("ReturnToService", 2);
+        // Jobs' mail goes nowhere: these machines need no mailer.
+        c.set("MailProg", "/bin/true");
+        c.section("Scheduling: whole cores and memory, so jobs sharing a node do not starve each other");
+        c.set("SchedulerType", "sched/backfill");
+        c.set("SelectType", "select/cons_tres");
+        c.set("SelectTypeParameters", "CR_Core_Memory");
+        c.section("Processes: each job in its own cgroup" + (s.makesUsers()
+                ? "; PrologFlags=Contain lets pam_slurm_adopt put a user's ssh session into their job" : ""));
+        c.set("ProctrackType", "proctrack/cgroup");
+        c.set("TaskPlugin", "task/cgroup,task/affinity");
+        if (s.makesUsers()) {
+            c.set("PrologFlags", "Contain");
+        }
+        List<String> parameters = slurmctldParameters(s);
+        if (!parameters.isEmpty()) {
+            c.set("SlurmctldParameters", String.join(",", parameters));
+        }
+        if (nodes.stream().anyMatch(n -> n.gpuCount() > 0)) {
+            c.set("GresTypes", "gpu");
+        }
+        c.section("Nodes: each as it reported its machine; a node not lent starts drained (" + NOT_LENT + ")");
+        int port = 6818;
+        for (NodeFacts n : nodes) {
+            List<Object> line = new ArrayList<>(List.of("NodeName", n.name()));
+            if (!n.address().isEmpty()) {
+                line.addAll(List.of("NodeAddr", n.address()));
+            }
+            if (l.slurmdPort() == 0) {
+                line.addAll(List.of("Port", port++));
+            }
+            line.addAll(List.of("CPUs", n.cpus(), "Boards", n.boards(), "SocketsPerBoard", n.sockets(),
+                    "CoresPerSocket", n.coresPerSocket(), "ThreadsPerCore", n.threadsPerCore(),
+                    "RealMemory", realMemory(n.memoryMiB())));
+            if (n.gpuCount() > 0) {
+                line.addAll(List.of("Gres", String.join(",", n.gpus().stream()
+                        .map(g -> "gpu:" + gresType(g.model()) + ":" + g.count()).toList())));
+            }
+            if (s.isLent(n.name())) {
+                line.addAll(List.of("State", "UNKNOWN"));
+            } else {
+                line.addAll(List.of("State", "DRAIN", "Reason", NOT_LENT));
+            }
+            c.line(line.toArray());
+        }
+        c.section("The one partition, every node of the settings");
+        List<Object> partition = new ArrayList<>(List.of("PartitionName", s.partition()));
+        if (!nodes.isEmpty()) {
+            partition.addAll(List.of("Nodes", HostList.compress(nodes.stream().map(NodeFacts::name).toList())));
+        }
+        partition.addAll(List.of("Default", "YES", "MaxTime", "INFINITE", "State", "UP"));
+        c.line(partition.toArray());
+        return c.toString();
+    }
+
+    /** {@code SlurmctldParameters}: none before 25.11. */
+    List<String> slurmctldParameters(SlurmSettings s) {
+        return List.of();
+    }
+
+    String cgroupConf() {
+        ConfText c = new ConfText("cgroup.conf", name());
+        c.set("CgroupPlugin", "autodetect");
+        c.set("CgroupAutomount", "yes");
+        constrain(c);
+        return c.toString();
+    }
+
+    final void constrain(ConfText c) {
+        c.comment("A job gets the cores, memory and GPUs it asked for, and no others.");
+        c.set("ConstrainCores", "yes");
+        c.set("ConstrainRAMSpace", "yes");
+        c.set("ConstrainSwapSpace", "yes");
+        c.set("ConstrainDevices", "yes");
+    }
+
+    String gresConf(List<NodeFacts> nodes) {
+        ConfText c = new ConfText("gres.conf", name());
+        for (NodeFacts n : nodes) {
+            int first = 0;
+            for (NodeFacts.Gpus g : n.gpus()) {
+                c.line("NodeName", n.name(), "Name", "gpu", "Type", gresType(g.model()),
+                        "File", deviceFiles(first, g.count()));
+                first += g.count();
+            }
+        }
+        return c.toString();
+    }
+
+    String plugstackConf(RenderInput in) {
+        ConfText c = new ConfText("plugstack.conf", name());
+        c.comment("No SPANK plugins: the containers step adds pyxis here once every Slurm machine reports it.");
+        return c.toString();
+    }
+
+    private static String controllerHost(RenderInput in) {
+        String controller = in.settings().controller();
+        NodeFacts facts = in.facts().get(controller);
+        return facts == null || facts.address().isEmpty() ? controller : controller + "(" + facts.address() + ")";
+    }
+
+    static String deviceFiles(int first, int count) {
+        return count == 1 ? "/dev/nvidia" + first : "/dev/nvidia[" + first + "-" + (first + count - 1) + "]";
+    }
+
+    /**
+     * A GPU model as Slurm names the type when it detects it: lower case, spaces as underscores
+     * ({@code NVIDIA H100 80GB HBM3} → {@code nvidia_h100_80gb_hbm3}), so a configured type and a
+     * detected one agree.
+     */
+    static String gresType(String model) {
+        return model.strip().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]+", "_");
+    }
+
+    /**
+     * What Slurm may give jobs of a node's memory: all but a margin for the system, 5% of it, at
+     * least 512 MiB and at most 16 GiB.
+     */
+    static long realMemory(long memoryMiB) {
+        long margin = Math.min(16 * 1024, Math.max(512, memoryMiB / 20));
+        return Math.max(1, memoryMiB - margin);
+    }
+}

@@ -1,0 +1,76 @@
+package io.slurmlet.agent.slurm.conf;
+
+import io.slurmlet.agent.slurm.HostList;
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SlurmSettings;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Slurm's files (slurm.conf, cgroup.conf, gres.conf, plugstack.conf) from the settings and the
+ * nodes' facts, written for the controller's Slurm version. Pure: no I/O, and the same input
+ * always gives the same bytes, so a re-render is never mistaken for a change.
+ */
+public final class SlurmConfig {
+
+    /** Newest first: the first whose release the controller's version has reached writes the files. */
+    private static final List<Slurm2205> GENERATORS = List.of(
+            new Slurm2511(), new Slurm2505(), new Slurm2411(), new Slurm2302(), new Slurm2205());
+
+    /** The newest release slurmlet knows what to write for; a later one gets its files, and a note. */
+    static final SlurmVersion NEWEST_KNOWN = SlurmVersion.of(26, 5);
+
+    private SlurmConfig() {
+    }
+
+    public static Rendered render(RenderInput in) {
+        SlurmVersion version = in.controllerVersion();
+        Slurm2205 generator = GENERATORS.stream().filter(g -> version.compareTo(g.since()) >= 0).findFirst().orElse(null);
+        if (generator == null) {
+            Slurm2205 oldest = GENERATORS.get(GENERATORS.size() - 1);
+            return new Rendered("", Map.of(), List.of(new Problem("controller", version.toString(),
+                    ("the controller %s runs Slurm %s, older than %s, the oldest release slurmlet writes for: "
+                            + "upgrade Slurm on it to %s or later").formatted(in.settings().controller(), version,
+                            oldest.name(), oldest.name()))), List.of());
+        }
+        List<String> notes = new ArrayList<>();
+        if (version.compareTo(SlurmVersion.of(NEWEST_KNOWN.year(), NEWEST_KNOWN.month() + 1)) >= 0) {
+            notes.add(("the controller runs Slurm %s, newer than %s, the newest release slurmlet knows: its files "
+                    + "are written as for %s; a newer slurmlet may know more").formatted(version,
+                    NEWEST_KNOWN.release(), generator.name()));
+        }
+        List<Problem> problems = generator.unsupported(in.settings(), version);
+        if (!problems.isEmpty()) {
+            return new Rendered(generator.name(), Map.of(), problems, notes);
+        }
+        List<NodeFacts> nodes = new ArrayList<>();
+        List<String> waiting = new ArrayList<>();
+        for (String name : slurmdNodes(in)) {
+            NodeFacts facts = in.facts().get(name);
+            if (facts == null) {
+                waiting.add(name);
+            } else {
+                nodes.add(facts);
+            }
+        }
+        if (!waiting.isEmpty()) {
+            notes.add("not in Slurm until their agents report their machines: " + HostList.compress(waiting));
+        }
+        return new Rendered(generator.name(), generator.files(in, nodes), List.of(), notes);
+    }
+
+    /** The nodes that run slurmd, in Slurm's order: named ones, and with all_nodes every node with facts. */
+    private static List<String> slurmdNodes(RenderInput in) {
+        SlurmSettings s = in.settings().withNodes(List.copyOf(in.facts().keySet()));
+        Set<String> names = new LinkedHashSet<>(s.nodes());
+        List<String> sorted = new ArrayList<>(names);
+        sorted.sort(HostList.NATURAL_ORDER);
+        return sorted;
+    }
+}

@@ -1,0 +1,200 @@
+package io.slurmlet.agent.slurm.conf;
+
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Experimental;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SlurmConfigTest {
+
+    static SlurmSettings settings(boolean asyncReply, String users, List<String> nodes, List<String> lent) {
+        return new SlurmSettings(true, "lab", "ctl0", nodes, false, lent, "gpu", null, users, false,
+                new Experimental(asyncReply));
+    }
+
+    static NodeFacts gpuNode(String name, String address, int gpus) {
+        return new NodeFacts(name, address, 64, 1, 2, 16, 2, 1_031_000, gpus == 0 ? List.of()
+                : List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", gpus)), "debian 12", "22.05.8");
+    }
+
+    static Map<String, NodeFacts> facts(String... names) {
+        Map<String, NodeFacts> facts = new HashMap<>();
+        facts.put("ctl0", gpuNode("ctl0", "10.0.0.1", 0));
+        for (String n : names) {
+            facts.put(n, gpuNode(n, "", 8));
+        }
+        return facts;
+    }
+
+    static Rendered render(SlurmSettings s, Map<String, NodeFacts> facts, String version) {
+        return SlurmConfig.render(new RenderInput(s, facts, SlurmVersion.parse(version).orElseThrow()));
+    }
+
+    static String slurmConf(Rendered r) {
+        assertTrue(r.ok(), r.problems().toString());
+        return r.files().get("slurm.conf");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"22.05.8", "23.02.7", "23.11.10", "24.05.8", "24.11.5", "25.05.3", "25.11.1", "26.05.5"})
+    void everyVersionGetsTheFourFilesEachWithOurHeader(String version) {
+        Rendered r = render(settings(false, "slurmlet", List.of("g1"), List.of("g1")), facts("g1"), version);
+        assertEquals(List.of("slurm.conf", "cgroup.conf", "gres.conf", "plugstack.conf"), List.copyOf(r.files().keySet()));
+        r.files().forEach((name, text) -> assertTrue(text.startsWith("# " + name + ", written by slurmlet for Slurm ")
+                && text.contains("Change the cluster with `ctl slurm set`"), name + ":\n" + text));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"22.05.8", "23.02.1", "24.05.1", "24.11.5", "25.05.0", "25.11.0", "26.05.5", "27.05.1"})
+    void theGeneratorIsChosenByTheControllersRelease(String version) {
+        String expected = switch (version.substring(0, 5)) {
+            case "22.05" -> "22.05";
+            case "23.02", "24.05" -> "23.02";
+            case "24.11" -> "24.11";
+            case "25.05" -> "25.05";
+            default -> "25.11";
+        };
+        assertEquals(expected, render(settings(false, "", List.of(), List.of()), facts(), version).generator());
+    }
+
+    @Test
+    void aVersionOlderThanTheOldestGeneratorIsRefused() {
+        Rendered r = render(settings(false, "", List.of(), List.of()), facts(), "21.08.8");
+        assertFalse(r.ok());
+        assertTrue(r.files().isEmpty());
+        assertEquals("the controller ctl0 runs Slurm 21.08.8, older than 22.05, the oldest release slurmlet writes "
+                + "for: upgrade Slurm on it to 22.05 or later", r.problems().get(0).message());
+    }
+
+    @Test
+    void aVersionNewerThanAnyKnownIsWrittenAsTheNewestAndSaysSo() {
+        Rendered r = render(settings(false, "", List.of(), List.of()), facts(), "27.05.1");
+        assertTrue(r.ok());
+        assertEquals(List.of("the controller runs Slurm 27.05.1, newer than 26.05, the newest release slurmlet "
+                + "knows: its files are written as for 25.11; a newer slurmlet may know more"), r.notes());
+        assertTrue(render(settings(false, "", List.of(), List.of()), facts(), "26.05.5").notes().isEmpty());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"22.05.8", "24.11.5", "25.05.2"})
+    void asyncReplyBeforeSlurm2511IsAProblemNamingKeyVersionAndFix(String version) {
+        Rendered r = render(settings(true, "", List.of("g1"), List.of()), facts("g1"), version);
+        assertTrue(r.files().isEmpty());
+        assertEquals(1, r.problems().size());
+        assertEquals("experimental.enable_async_reply", r.problems().get(0).key());
+        assertEquals(("experimental.enable_async_reply needs Slurm 25.11 or later, and the controller runs %s: "
+                + "upgrade Slurm on the controller, or set experimental.enable_async_reply=false").formatted(version),
+                r.problems().get(0).message());
+    }
+
+    @Test
+    void asyncReplyFromSlurm2511IsInSlurmctldParametersOnlyWhenAskedFor() {
+        assertTrue(slurmConf(render(settings(true, "", List.of(), List.of()), facts(), "25.11.0"))
+                .contains("\nSlurmctldParameters=enable_async_reply\n"));
+        assertFalse(slurmConf(render(settings(false, "", List.of(), List.of()), facts(), "26.05.5"))
+                .contains("SlurmctldParameters"));
+        for (String old : List.of("22.05.8", "24.11.5", "25.05.1")) {
+            assertFalse(slurmConf(render(settings(false, "", List.of(), List.of()), facts(), old))
+                    .contains("enable_async_reply"), old);
+        }
+    }
+
+    @Test
+    void lentNodesStartUnknownAndOthersDrainedWithOurReason() {
+        String conf = slurmConf(render(settings(false, "", List.of("g1", "g2"), List.of("g2")), facts("g1", "g2"), "22.05.8"));
+        assertTrue(conf.contains("\nNodeName=g1 CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=16 ThreadsPerCore=2 "
+                + "RealMemory=1014616 Gres=gpu:nvidia_h100_80gb_hbm3:8 State=DRAIN Reason=\"slurmlet: not lent\"\n"), conf);
+        assertTrue(conf.contains("\nNodeName=g2 CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=16 ThreadsPerCore=2 "
+                + "RealMemory=1014616 Gres=gpu:nvidia_h100_80gb_hbm3:8 State=UNKNOWN\n"), conf);
+    }
+
+    @Test
+    void thePartitionListsEveryNodeAsACompressedHostList() {
+        List<String> nodes = IntStream.rangeClosed(1, 128).mapToObj(i -> "gpu%03d".formatted(i)).toList();
+        String conf = slurmConf(render(settings(false, "", nodes, List.of()), facts(nodes.toArray(String[]::new)), "24.11.5"));
+        assertTrue(conf.contains("\nPartitionName=gpu Nodes=gpu[001-128] Default=YES MaxTime=INFINITE State=UP\n"), conf);
+    }
+
+    @Test
+    void theControllerIsNamedWithItsAddress() {
+        assertTrue(slurmConf(render(settings(false, "", List.of(), List.of()), facts(), "22.05.8"))
+                .contains("\nSlurmctldHost=ctl0(10.0.0.1)\n"));
+        assertTrue(slurmConf(render(settings(false, "", List.of(), List.of()), Map.of(), "22.05.8"))
+                .contains("\nSlurmctldHost=ctl0\n"));
+    }
+
+    @Test
+    void cgroupProctrackAndContainWheneverSlurmletMakesTheUsers() {
+        String withUsers = slurmConf(render(settings(false, "slurmlet", List.of(), List.of()), facts(), "22.05.8"));
+        assertTrue(withUsers.contains("\nProctrackType=proctrack/cgroup\nTaskPlugin=task/cgroup,task/affinity\n"
+                + "PrologFlags=Contain\n"), withUsers);
+        String siteUsers = slurmConf(render(settings(false, "", List.of(), List.of()), facts(), "22.05.8"));
+        assertFalse(siteUsers.contains("PrologFlags"));
+    }
+
+    @Test
+    void nodesWithoutFactsWaitAndStatusSaysSo() {
+        Rendered r = render(settings(false, "", List.of("g1", "g2", "g3"), List.of()), facts("g2"), "22.05.8");
+        assertEquals(List.of("not in Slurm until their agents report their machines: g[1,3]"), r.notes());
+        assertTrue(slurmConf(r).contains("PartitionName=gpu Nodes=g2 "));
+        assertFalse(slurmConf(r).contains("NodeName=g1"));
+    }
+
+    @Test
+    void gresLinesPerVersion() {
+        SlurmSettings s = settings(false, "", List.of("g1", "c1"), List.of());
+        Map<String, NodeFacts> facts = facts("g1");
+        facts.put("c1", gpuNode("c1", "", 0));
+        assertEquals("NodeName=g1 Name=gpu Type=nvidia_h100_80gb_hbm3 File=/dev/nvidia[0-7]",
+                lastLine(render(s, facts, "22.05.8").files().get("gres.conf")));
+        assertEquals("NodeName=g1 AutoDetect=nvidia", lastLine(render(s, facts, "24.11.5").files().get("gres.conf")));
+        assertEquals("NodeName=g1 AutoDetect=nvidia Name=gpu Type=nvidia_h100_80gb_hbm3",
+                lastLine(render(s, facts, "25.05.0").files().get("gres.conf")));
+        assertTrue(slurmConf(render(s, facts, "22.05.8")).contains("\nGresTypes=gpu\n"));
+        assertFalse(slurmConf(render(s, Map.of("c1", gpuNode("c1", "", 0)), "22.05.8")).contains("GresTypes"));
+    }
+
+    @Test
+    void cgroupAutomountOnlyWhereSlurmStillReadsIt() {
+        assertTrue(render(settings(false, "", List.of(), List.of()), facts(), "23.11.4").files().get("cgroup.conf")
+                .contains("\nCgroupAutomount=yes\n"));
+        assertFalse(render(settings(false, "", List.of(), List.of()), facts(), "24.11.5").files().get("cgroup.conf")
+                .contains("CgroupAutomount"));
+    }
+
+    @Test
+    void realMemoryKeepsAMarginForTheSystem() {
+        assertEquals(23_552 - 1_177, Slurm2205.realMemory(23_552));
+        assertEquals(4_096 - 512, Slurm2205.realMemory(4_096));
+        assertEquals(2_097_152 - 16_384, Slurm2205.realMemory(2_097_152));
+    }
+
+    @Test
+    void theSameInputGivesTheSameBytesWhateverTheOrderOfFacts() {
+        SlurmSettings s = settings(false, "slurmlet", List.of("g3", "g1", "g2"), List.of("g2"));
+        Rendered a = render(s, facts("g1", "g2", "g3"), "24.11.5");
+        Map<String, NodeFacts> shuffled = new java.util.LinkedHashMap<>();
+        for (String n : List.of("g3", "ctl0", "g2", "g1")) {
+            shuffled.put(n, facts("g1", "g2", "g3").get(n));
+        }
+        assertEquals(a.files(), render(s, shuffled, "24.11.5").files());
+        assertTrue(slurmConf(a).indexOf("NodeName=g1") < slurmConf(a).indexOf("NodeName=g2"));
+    }
+
+    private static String lastLine(String text) {
+        String[] lines = text.strip().split("\n");
+        return lines[lines.length - 1];
+    }
+}

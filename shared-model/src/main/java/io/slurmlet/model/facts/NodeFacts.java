@@ -1,0 +1,58 @@
+package io.slurmlet.model.facts;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+import java.util.List;
+
+/**
+ * What an agent reports about its machine: what Slurm's NodeName line is made from.
+ *
+ * @param name           the node's name in the Slurm cluster (its host name unless configured)
+ * @param address        the address the other machines reach it at; empty: its name resolves
+ * @param cpus           logical CPUs, as {@code slurmd -C} counts them
+ * @param boards         baseboards (almost always 1)
+ * @param sockets        sockets per board, as {@code slurmd -C}'s SocketsPerBoard
+ * @param coresPerSocket cores per socket
+ * @param threadsPerCore hardware threads per core
+ * @param memoryMiB      physical memory in MiB, as {@code slurmd -C}'s RealMemory
+ * @param gpus           the GPUs, one entry per model; empty: none
+ * @param os             the operating system, as {@code debian 12}; empty: not reported
+ * @param slurmVersion   the installed Slurm version, as {@code 22.05.8}; empty: Slurm not installed
+ */
+public record NodeFacts(
+        @JsonProperty("name") String name,
+        @JsonProperty("address") String address,
+        @JsonProperty("cpus") int cpus,
+        @JsonProperty("boards") int boards,
+        @JsonProperty("sockets") int sockets,
+        @JsonProperty("cores_per_socket") int coresPerSocket,
+        @JsonProperty("threads_per_core") int threadsPerCore,
+        @JsonProperty("memory_mib") long memoryMiB,
+        @JsonProperty("gpus") List<Gpus> gpus,
+        @JsonProperty("os") String os,
+        @JsonProperty("slurm_version") String slurmVersion) {
+
+    public NodeFacts {
+        address = address == null ? "" : address;
+        boards = boards <= 0 ? 1 : boards;
+        gpus = gpus == null ? List.of() : List.copyOf(gpus);
+        os = os == null ? "" : os;
+        slurmVersion = slurmVersion == null ? "" : slurmVersion;
+    }
+
+    /** The number of GPUs of every model. */
+    public int gpuCount() {
+        return gpus.stream().mapToInt(Gpus::count).sum();
+    }
+
+    /**
+     * GPUs of one model on a node.
+     *
+     * @param model the model as the driver names it, as {@code NVIDIA H100 80GB HBM3}
+     * @param count how many
+     */
+    public record Gpus(
+            @JsonProperty("model") String model,
+            @JsonProperty("count") int count) {
+    }
+}
