@@ -9,8 +9,8 @@ final class ConfText {
     private final StringBuilder text = new StringBuilder(4096);
 
     ConfText(String file, String generator) {
-        text.append("# ").append(file).append(", written by slurmlet for Slurm ").append(generator)
-                .append(" and the releases after it that slurmlet has no newer writer for.\n")
+        text.append("# ").append(file).append(": written by slurmlet, with its generator for Slurm ").append(generator)
+                .append(".\n")
                 .append("# slurmlet rewrites this file: edits here are lost. Change the cluster with `ctl slurm set`\n")
                 .append("# (`ctl slurm set --help` lists the keys; slurm.conf lines of a site's own go in\n")
                 .append("# `ctl slurm set slurm_conf.KEY=VALUE`).\n");

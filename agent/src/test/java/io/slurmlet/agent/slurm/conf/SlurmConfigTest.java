@@ -52,7 +52,7 @@ class SlurmConfigTest {
     void everyVersionGetsTheFourFilesEachWithOurHeader(String version) {
         Rendered r = render(settings(false, "slurmlet", List.of("g1"), List.of("g1")), facts("g1"), version);
         assertEquals(List.of("slurm.conf", "cgroup.conf", "gres.conf", "plugstack.conf"), List.copyOf(r.files().keySet()));
-        r.files().forEach((name, text) -> assertTrue(text.startsWith("# " + name + ", written by slurmlet for Slurm ")
+        r.files().forEach((name, text) -> assertTrue(text.startsWith("# " + name + ": written by slurmlet, with its generator for Slurm " + r.generator() + ".\n")
                 && text.contains("Change the cluster with `ctl slurm set`"), name + ":\n" + text));
     }
 

@@ -1,0 +1,60 @@
+package io.slurmlet.agent.slurm.conf;
+
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Experimental;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The files each generator writes for one example cluster, kept in src/test/resources/golden/RELEASE/
+ * for reviewers to read: a change to what slurmlet writes shows up there as a diff.
+ * {@code ./mvnw test -pl agent -Dtest=GoldenFilesTest -Dslurmlet.golden.update=true} rewrites them.
+ */
+class GoldenFilesTest {
+
+    private static final Path GOLDEN = Path.of("src/test/resources/golden");
+
+    /** A controller without GPUs, four GPU nodes (two lent), one CPU node; slurmlet makes the users. */
+    static RenderInput example(String version) {
+        SlurmVersion v = SlurmVersion.parse(version).orElseThrow();
+        boolean async = v.atLeast(25, 11);
+        SlurmSettings settings = new SlurmSettings(true, "lab", "head", List.of("gpu001", "gpu002", "gpu003", "gpu004", "cpu1"),
+                false, List.of("gpu001", "gpu002", "cpu1"), "batch", null, "slurmlet", false, new Experimental(async));
+        Map<String, NodeFacts> facts = new java.util.HashMap<>();
+        facts.put("head", new NodeFacts("head", "10.40.0.10", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 12", version));
+        for (String g : List.of("gpu001", "gpu002", "gpu003", "gpu004")) {
+            facts.put(g, new NodeFacts(g, "", 224, 1, 2, 56, 2, 2_063_000,
+                    List.of(new NodeFacts.Gpus("NVIDIA H200", 8)), "debian 12", version));
+        }
+        facts.put("cpu1", new NodeFacts("cpu1", "10.40.1.1", 128, 1, 2, 64, 1, 515_000, List.of(), "debian 12", version));
+        return new RenderInput(settings, facts, v);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"22.05.8", "23.11.10", "24.11.5", "25.05.3", "26.05.5"})
+    void filesMatchTheGoldenOnes(String version) throws IOException {
+        Rendered r = SlurmConfig.render(example(version));
+        assertTrue(r.ok(), r.problems().toString());
+        Path dir = GOLDEN.resolve(version.substring(0, 5));
+        for (var file : r.files().entrySet()) {
+            Path golden = dir.resolve(file.getKey());
+            if (Boolean.getBoolean("slurmlet.golden.update")) {
+                Files.createDirectories(dir);
+                Files.writeString(golden, file.getValue());
+            }
+            assertTrue(Files.exists(golden), golden + " is missing: run with -Dslurmlet.golden.update=true");
+            assertEquals(Files.readString(golden), file.getValue(), golden + " differs");
+        }
+    }
+}
