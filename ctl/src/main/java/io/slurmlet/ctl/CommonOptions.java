@@ -1,65 +1,37 @@
 package io.slurmlet.ctl;
 
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
+import picocli.CommandLine.ScopeType;
 
-import java.io.PrintWriter;
 import java.nio.file.Path;
 
 /**
- * The options every command that talks to the leader takes: how to print ({@code -o}, {@code -e})
- * and where the leader is ({@code --leader}, {@code --token-file}).
+ * The options every command takes, mixed into {@code ctl} and inherited by every subcommand, so
+ * that they may come anywhere on the line ({@code ctl --leader URL slurm show} and
+ * {@code ctl slurm show --leader URL} alike): how to print ({@code -o}, {@code -e}) and where the
+ * leader is ({@code --leader}, {@code --token-file}). Commands use them through {@link Session}.
  */
 public class CommonOptions {
 
     /** How to print an answer. */
     public enum Output { json, table }
 
-    @Spec(Spec.Target.MIXEE)
-    CommandSpec mixee;
-
-    @Option(names = {"-o", "--output"}, paramLabel = "json|table", defaultValue = "table",
+    @Option(names = {"-o", "--output"}, paramLabel = "json|table", scope = ScopeType.INHERIT,
             description = "table (the default): for reading; json: the leader's answer as it sent it.")
     Output output;
 
-    @Option(names = {"-e", "--errors"}, description = "On a failure, print the stack trace too.")
+    @Option(names = {"-e", "--errors"}, scope = ScopeType.INHERIT, description = "On a failure, print the stack trace too.")
     boolean errors;
 
-    @Option(names = "--leader", paramLabel = "URL", converter = LeaderAddress.Converter.class,
-            description = "The leader: http://HOST:PORT, https://HOST:PORT or unix:/path/to.sock "
-                    + "(default: SLURMLET_LEADER, then ctl.yaml, then unix:/run/slurmlet/leader.sock).")
+    @Option(names = "--leader", paramLabel = "URL", converter = LeaderAddress.Converter.class, scope = ScopeType.INHERIT,
+            description = "The leader: http://HOST:PORT, https://HOST:PORT or unix:/PATH (when not given: see the end of 'ctl --help').")
     LeaderAddress leader;
 
-    @Option(names = "--token-file", paramLabel = "PATH",
-            description = "The file holding the leader's admin token, sent over TCP only "
-                    + "(default: SLURMLET_TOKEN_FILE, then ctl.yaml, then /var/lib/slurmlet/admin.token).")
+    @Option(names = "--token-file", paramLabel = "PATH", scope = ScopeType.INHERIT,
+            description = "The file with the leader's admin token, sent over TCP only (when not given: see the end of 'ctl --help').")
     Path tokenFile;
-
-    public PrintWriter out() {
-        return mixee.commandLine().getOut();
-    }
-
-    public PrintWriter err() {
-        return mixee.commandLine().getErr();
-    }
 
     public boolean json() {
         return output == Output.json;
-    }
-
-    /** Prints the leader's JSON answer as it sent it, ending the line. */
-    public void printJson(String body) {
-        PrintWriter out = out();
-        out.print(body);
-        if (!body.endsWith("\n")) {
-            out.println();
-        }
-        out.flush();
-    }
-
-    /** Opens the leader named by the flags, the environment or ctl.yaml. */
-    public Leader connect() {
-        return ((CtlCommand) mixee.root().userObject()).connect(leader, tokenFile);
     }
 }

@@ -5,6 +5,7 @@ import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
@@ -20,19 +21,24 @@ import java.util.Optional;
  */
 @TopCommand
 @Command(name = "ctl", mixinStandardHelpOptions = true, versionProvider = CtlVersion.class,
-        description = "Changes the settings of slurmlet's Slurm cluster and shows its state, through the leader's REST API.",
+        description = {"Changes the settings of slurmlet's Slurm cluster and shows its state.",
+                "It talks to the leader's REST API."},
         subcommands = {SlurmCommand.class, CompletionCommand.class},
         footerHeading = "%nThe leader:%n",
         footer = {
-                "  --leader URL, else SLURMLET_LEADER, else leader: in /etc/slurmlet/ctl.yaml (or the file SLURMLET_CTL_CONFIG",
-                "  names), else unix:/run/slurmlet/leader.sock. Over TCP ctl sends the token in --token-file, else",
-                "  SLURMLET_TOKEN_FILE, else token_file: in ctl.yaml, else /var/lib/slurmlet/admin.token if readable."},
+                "  --leader URL, else SLURMLET_LEADER, else leader: in /etc/slurmlet/ctl.yaml",
+                "  (or the file SLURMLET_CTL_CONFIG names), else unix:/run/slurmlet/leader.sock.",
+                "  Over TCP, the token in --token-file, else SLURMLET_TOKEN_FILE, else",
+                "  token_file: in ctl.yaml, else /var/lib/slurmlet/admin.token if readable."},
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:refused or failed", "2:bad usage"})
 public class CtlCommand implements Runnable {
 
     @Spec
     CommandSpec spec;
+
+    @Mixin
+    CommonOptions options;
 
     private final Provider<Vertx> vertx;
     private final Map<String, String> env;

@@ -42,9 +42,9 @@ public class CtlCommandLine {
 
     private static int failed(Exception e, CommandLine cl, ParseResult parsed) {
         PrintWriter err = cl.getErr();
-        ParseResult leaf = leaf(parsed);
+        CommonOptions options = ((CtlCommand) cl.getCommandSpec().root().userObject()).options;
         if (e instanceof CtlException c) {
-            if (c.responseBody() != null && leaf.matchedOptionValue("-o", CommonOptions.Output.table) == CommonOptions.Output.json) {
+            if (c.responseBody() != null && options.json()) {
                 PrintWriter out = cl.getOut();
                 out.println(c.responseBody().stripTrailing());
                 out.flush();
@@ -52,20 +52,13 @@ public class CtlCommandLine {
             err.println(c.getMessage());
             c.details().forEach(d -> err.println("  " + d));
         } else {
-            err.println("ctl failed: " + e + (leaf.hasMatchedOption("-e") ? "" : " (run it again with -e for the stack trace)"));
+            err.println("ctl failed: " + e + (options.errors ? "" : " (run it again with -e for the stack trace)"));
         }
-        if (leaf.hasMatchedOption("-e")) {
+        if (options.errors) {
             e.printStackTrace(err);
         }
         err.flush();
         return cl.getCommandSpec().exitCodeOnExecutionException();
     }
 
-    private static ParseResult leaf(ParseResult parsed) {
-        ParseResult p = parsed;
-        while (p.hasSubcommand()) {
-            p = p.subcommand();
-        }
-        return p;
-    }
 }

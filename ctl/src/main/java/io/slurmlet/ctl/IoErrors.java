@@ -1,5 +1,6 @@
 package io.slurmlet.ctl;
 
+import java.io.FileNotFoundException;
 import java.net.ConnectException;
 import java.net.NoRouteToHostException;
 import java.net.UnknownHostException;
@@ -18,7 +19,7 @@ final class IoErrors {
     static String describe(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
             String m = t.getMessage() == null ? "" : t.getMessage().toLowerCase(Locale.ROOT);
-            if (t instanceof NoSuchFileException || m.contains("no such file")) {
+            if (t instanceof NoSuchFileException || t instanceof FileNotFoundException || m.contains("no such file")) {
                 return "no such file";
             }
             if (t instanceof AccessDeniedException || m.contains("permission denied")) {
@@ -40,7 +41,7 @@ final class IoErrors {
                 return "the connection was reset";
             }
             if (t instanceof SSLException) {
-                return "TLS failed: " + t.getMessage();
+                return "TLS failed: " + tls(t);
             }
             if (t.getClass().getName().equals("io.netty.channel.ConnectTimeoutException")) {
                 return "no connection within the time allowed";
@@ -58,5 +59,24 @@ final class IoErrors {
         }
         String m = error.getMessage();
         return m == null || m.isBlank() ? error.getClass().getSimpleName() : m;
+    }
+
+    /** The innermost TLS failure, which says what went wrong (the outer ones only that it did). */
+    private static String tls(Throwable error) {
+        Throwable inner = error;
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof SSLException || t.getClass().getName().startsWith("java.security.cert")
+                    || t.getClass().getName().startsWith("sun.security")) {
+                inner = t;
+            }
+        }
+        String m = inner.getMessage() == null ? inner.getClass().getSimpleName() : inner.getMessage();
+        if (m.startsWith("not an SSL/TLS record")) {
+            return "the other side does not speak TLS (does it take http:// rather than https://?)";
+        }
+        if (m.contains("unable to find valid certification path")) {
+            return "this machine does not trust the leader's certificate (add its CA to Java's trust store)";
+        }
+        return m.length() > 200 ? m.substring(0, 200) + "…" : m;
     }
 }

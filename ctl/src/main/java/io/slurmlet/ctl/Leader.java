@@ -108,6 +108,9 @@ public final class Leader implements AutoCloseable {
     private <T> Answer<T> read(LeaderClient.Response r, Class<T> type, String request) {
         try {
             JsonNode tree = JSON.readTree(r.body());
+            if (tree == null || !tree.isObject()) {
+                throw new IllegalArgumentException(r.body().isBlank() ? "an empty body" : "not a JSON object");
+            }
             return new Answer<>(JSON.treeToValue(tree, type), tree, r.body());
         } catch (JsonProcessingException | IllegalArgumentException e) {
             throw new CtlException("the leader at %s answered %s with something ctl cannot read (%s): is it slurmlet's leader, of this version?"
@@ -124,12 +127,12 @@ public final class Leader implements AutoCloseable {
         return switch (r.status()) {
             case 400 -> {
                 List<Problem> problems = error.map(ApiError::problems).orElse(List.of());
-                yield new CtlException((problems.isEmpty() ? "the leader refused the request: " : "the leader refused the change: ") + said,
+                // With problems, the leader's sentence says the change was refused ("the settings were not changed: …").
+                yield new CtlException(problems.isEmpty() ? "the leader refused the request: " + said : said,
                         problems.stream().map(Problem::message).toList(), json, null);
             }
             case 401 -> new CtlException(client.sendsToken()
-                    ? ("%s refused the token from %s%s: %s. Name the leader's admin token (%s on the leader) with --token-file")
-                            .formatted(at, target.tokenFile().orElseThrow(), tokenOrigin(), said, LeaderResolver.DEFAULT_TOKEN_FILE)
+                    ? "%s refused the token in %s%s: %s".formatted(at, target.tokenFile().orElseThrow(), tokenOrigin(), said)
                     : ("%s wants a token, and ctl found none (no --token-file, no %s, no token_file in %s, and %s is not "
                             + "readable here): name the leader's admin token with --token-file PATH")
                             .formatted(at, LeaderResolver.TOKEN_FILE_ENV, LeaderResolver.DEFAULT_CONFIG, LeaderResolver.DEFAULT_TOKEN_FILE),

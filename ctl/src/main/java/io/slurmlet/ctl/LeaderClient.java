@@ -1,5 +1,6 @@
 package io.slurmlet.ctl;
 
+import io.vertx.core.Context;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
@@ -57,6 +58,7 @@ public final class LeaderClient implements AutoCloseable {
     private final Optional<String> token;
     private final Duration timeout;
     private HttpClient client;
+    private Context context;
 
     /**
      * @param origin  where the address came from, for messages: empty, or " (from SLURMLET_LEADER)"
@@ -109,17 +111,26 @@ public final class LeaderClient implements AutoCloseable {
         headers.forEach(options::putHeader);
         token.ifPresent(t -> options.putHeader("Authorization", "Bearer " + t));
 
-        CompletableFuture<Response> answer = client().request(options)
+        // Every exchange runs on this client's one Vert.x context (one event loop thread), where its
+        // connection lives too: begun from this thread instead, a response's head and body can be
+        // handled on different threads, and a body that comes before body() asks for it is lost.
+        CompletableFuture<Response> answer = new CompletableFuture<>();
+        HttpClient http = client();
+        context.runOnContext(v -> http.request(options)
                 .compose(request -> body == null ? request.send() : request.send(Buffer.buffer(body, "UTF-8")))
                 .compose(response -> response.body().map(b -> toResponse(response, b)))
-                .toCompletionStage()
-                .toCompletableFuture();
+                .onComplete(result -> {
+                    if (result.succeeded()) {
+                        answer.complete(result.result());
+                    } else {
+                        answer.completeExceptionally(result.cause());
+                    }
+                }));
         try {
             return answer.get(ms, TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             close();
-            throw new CtlException("no answer from the leader at %s%s within %s (is it overloaded, or is the address wrong? check --leader)"
-                    .formatted(address, origin, seconds(timeout)), e);
+            throw noAnswer(e);
         } catch (ExecutionException e) {
             throw unreachable(e.getCause());
         } catch (InterruptedException e) {
@@ -128,9 +139,17 @@ public final class LeaderClient implements AutoCloseable {
         }
     }
 
+    private CtlException noAnswer(Throwable cause) {
+        return new CtlException("no answer from the leader at %s%s within %s (is it overloaded, or is the address wrong? check --leader)"
+                .formatted(address, origin, seconds(timeout)), cause);
+    }
+
     private CtlException unreachable(Throwable cause) {
         String why = IoErrors.describe(cause);
-        if (why.startsWith("no answer") || why.startsWith("no connection")) {
+        if (why.startsWith("no answer")) {
+            return noAnswer(cause);
+        }
+        if (why.startsWith("no connection")) {
             why = why.replace("the time allowed", seconds(timeout));
         }
         String hint;
@@ -160,6 +179,7 @@ public final class LeaderClient implements AutoCloseable {
 
     private HttpClient client() {
         if (client == null) {
+            context = vertx.getOrCreateContext();
             client = vertx.createHttpClient(new HttpClientOptions()
                     .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, timeout.toMillis()))
                     .setMaxPoolSize(1));

@@ -7,14 +7,15 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.settings.SettingKey;
 import io.slurmlet.model.settings.SlurmSettings;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -28,42 +29,60 @@ import java.util.concurrent.Callable;
  * {@code ctl slurm set KEY=VALUE…}: one merge patch with every assignment, written onto the
  * revision read so that what it prints as changed is what changed.
  */
-@Command(name = "set", mixinStandardHelpOptions = true,
-        description = {"Changes settings, all in one write: KEY=VALUE sets a key, KEY= clears it back to its default.",
-                "Lists are comma-separated (nodes=gpu001,gpu002); booleans are true or false."},
-        footer = {"", "Example: ctl slurm set enabled=true controller=head1 nodes=gpu001,gpu002 shared.path=/shared"})
+@Command(name = "set", mixinStandardHelpOptions = true, modelTransformer = SetCommand.KeysInHelp.class,
+        description = {"Changes settings, all in one write.",
+                "KEY=VALUE sets a key, KEY= clears it back to its default. Lists are comma-separated."})
 public class SetCommand implements Callable<Integer> {
+
+    /** Lists every key with what it takes under the help, one per line, from {@link SettingKey}. */
+    public static class KeysInHelp implements CommandLine.IModelTransformer {
+        @Override
+        public CommandSpec transform(CommandSpec spec) {
+            int width = Arrays.stream(SettingKey.values()).mapToInt(k -> k.key().length()).max().orElse(0);
+            List<String> footer = new ArrayList<>(List.of("", "Keys:"));
+            for (SettingKey key : SettingKey.values()) {
+                String takes = switch (key.kind()) {
+                    case BOOLEAN -> "true or false";
+                    case TEXT -> "text";
+                    case LIST -> "names, comma-separated";
+                };
+                footer.add(("  %-" + width + "s  %s").formatted(key.key(), takes));
+            }
+            footer.addAll(List.of("", "Examples:", "  ctl slurm set enabled=true controller=head1 nodes=gpu001,gpu002",
+                    "  ctl slurm set shared.nfs=nfs1:/export/shared shared.path=/shared", "  ctl slurm set shared.server="));
+            spec.usageMessage().footer(footer.toArray(String[]::new));
+            return spec;
+        }
+    }
 
     @Spec
     CommandSpec spec;
 
-    @Mixin
-    CommonOptions options;
-
     @Parameters(arity = "1..*", paramLabel = "KEY=VALUE", completionCandidates = SettingKeyCandidates.class,
-            description = "The keys: ${COMPLETION-CANDIDATES}.")
+            description = "A key (below) and its value.")
     List<String> assignments;
 
     @Override
     public Integer call() {
+        Session session = Session.of(spec);
         Map<SettingKey, Object> values = parse(assignments);
         ObjectNode patch = patch(values);
-        try (Leader leader = options.connect()) {
+        try (Leader leader = session.connect()) {
             Leader.Change change = leader.change(read -> changes(read.tree().get("settings"), patch)
                     ? Optional.of(patch) : Optional.empty());
             SettingsDocument before = change.before().value();
-            PrintWriter out = options.out();
+            PrintWriter out = session.out();
             if (change.after().isEmpty()) {
-                if (options.json()) {
-                    options.printJson(change.before().body());
+                if (session.json()) {
+                    session.printJson(change.before().body());
                 } else {
-                    out.println("nothing to change: the settings already are so (revision %d)".formatted(before.revision()));
+                    out.println("nothing to change: the settings are already so (revision %d)".formatted(before.revision()));
                 }
                 return 0;
             }
             Leader.Answer<SettingsDocument> after = change.after().get();
-            if (options.json()) {
-                options.printJson(after.body());
+            if (session.json()) {
+                session.printJson(after.body());
                 return 0;
             }
             out.println("revision %d (was %d)".formatted(after.value().revision(), before.revision()));

@@ -3,28 +3,30 @@ package io.slurmlet.ctl;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.settings.SettingKey;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 
 /** {@code ctl slurm show}: the settings, each key as {@code ctl slurm set} spells it. */
 @Command(name = "show", mixinStandardHelpOptions = true,
-        description = "Shows the settings and their revision: each key as 'ctl slurm set' takes it, and its value.")
+        description = {"Shows the settings and their revision.", "Each key as 'ctl slurm set' takes it, and its value."})
 public class ShowCommand implements Callable<Integer> {
 
-    @Mixin
-    CommonOptions options;
+    @Spec
+    CommandSpec spec;
 
     @Override
     public Integer call() {
-        try (Leader leader = options.connect()) {
+        Session session = Session.of(spec);
+        try (Leader leader = session.connect()) {
             Leader.Answer<SettingsDocument> doc = leader.settings();
-            if (options.json()) {
-                options.printJson(doc.body());
+            if (session.json()) {
+                session.printJson(doc.body());
                 return 0;
             }
-            PrintWriter out = options.out();
+            PrintWriter out = session.out();
             out.println("revision " + doc.value().revision());
             Table table = new Table("KEY", "VALUE");
             for (SettingKey key : SettingKey.values()) {

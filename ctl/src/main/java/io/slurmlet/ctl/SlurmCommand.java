@@ -7,7 +7,7 @@ import picocli.CommandLine.Spec;
 
 /** {@code ctl slurm}: the Slurm cluster's settings, its lent nodes and its status. */
 @Command(name = "slurm", mixinStandardHelpOptions = true,
-        description = "The Slurm cluster slurmlet runs beside the platform: its settings, the nodes lent to it, its status.",
+        description = {"The Slurm cluster slurmlet runs beside the platform.", "Its settings, the nodes lent to it, its status."},
         subcommands = {ShowCommand.class, SetCommand.class, LendCommand.class, UnlendCommand.class,
                 ContainersCommand.class, StatusCommand.class},
         exitCodeListHeading = "%nExit codes:%n",

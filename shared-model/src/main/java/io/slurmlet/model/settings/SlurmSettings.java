@@ -4,8 +4,9 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
-import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A Slurm cluster run beside the site's platform on some of its machines, for training and other
@@ -103,13 +104,9 @@ public record SlurmSettings(
         if (!allNodes) {
             return this;
         }
-        List<String> all = new ArrayList<>(nodes);
-        for (String id : ids) {
-            if (!all.contains(id)) {
-                all.add(id);
-            }
-        }
-        return withNodeList(all);
+        Set<String> all = new LinkedHashSet<>(nodes);
+        all.addAll(ids);
+        return all.size() == nodes.size() ? this : withNodeList(List.copyOf(all));
     }
 
     /** A copy with {@code lent} replaced. */

@@ -11,6 +11,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.HashSet;
+import java.util.Set;
 
 /**
  * Slurm's files for 22.05 (Debian 12's Slurm), the oldest release slurmlet writes for. Each newer
@@ -96,6 +98,7 @@ class Slurm2205 {
         }
         c.section("Nodes: each as it reported its machine; a node not lent starts drained (" + NOT_LENT + ")");
         int port = 6818;
+        Set<String> lent = s.enabled() ? new HashSet<>(s.lent()) : Set.of();
         for (NodeFacts n : nodes) {
             List<Object> line = new ArrayList<>(List.of("NodeName", n.name()));
             if (!n.address().isEmpty()) {
@@ -111,7 +114,7 @@ class Slurm2205 {
                 line.addAll(List.of("Gres", String.join(",", n.gpus().stream()
                         .map(g -> "gpu:" + gresType(g.model()) + ":" + g.count()).toList())));
             }
-            if (s.isLent(n.name())) {
+            if (lent.contains(n.name())) {
                 line.addAll(List.of("State", "UNKNOWN"));
             } else {
                 line.addAll(List.of("State", "DRAIN", "Reason", NOT_LENT));

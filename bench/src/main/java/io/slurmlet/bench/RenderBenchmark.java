@@ -1,0 +1,64 @@
+package io.slurmlet.bench;
+
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.agent.slurm.conf.RenderInput;
+import io.slurmlet.agent.slurm.conf.Rendered;
+import io.slurmlet.agent.slurm.conf.SlurmConfig;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.Warmup;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Rendering Slurm's four files for a cluster of N GPU nodes (half of them lent), for the newest
+ * generator: what the leader does on every change of the settings or of a node's facts.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.AverageTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class RenderBenchmark {
+
+    @Param({"10", "1000", "10000"})
+    int nodes;
+
+    RenderInput input;
+
+    @Setup
+    public void cluster() {
+        List<String> names = new ArrayList<>();
+        Map<String, NodeFacts> facts = new HashMap<>();
+        facts.put("head", new NodeFacts("head", "10.0.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 12", "26.05.5"));
+        for (int i = 1; i <= nodes; i++) {
+            String name = "gpu%05d".formatted(i);
+            names.add(name);
+            facts.put(name, new NodeFacts(name, "10.%d.%d.%d".formatted(i / 65536, (i / 256) % 256, i % 256), 224, 1, 2,
+                    56, 2, 2_063_000, List.of(new NodeFacts.Gpus("NVIDIA H200", 8)), "debian 12", "26.05.5"));
+        }
+        SlurmSettings settings = new SlurmSettings(true, "bench", "head", names, false,
+                names.subList(0, nodes / 2), "gpu", null, "slurmlet", false, null);
+        input = new RenderInput(settings, facts, SlurmVersion.parse("26.05.5").orElseThrow());
+    }
+
+    @Benchmark
+    public Rendered render() {
+        return SlurmConfig.render(input);
+    }
+}

@@ -1,0 +1,75 @@
+package io.slurmlet.ctl;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * What {@code lend} and {@code unlend} share: read {@code lent}, add or remove all the nodes named
+ * at once, write it onto the revision read (again on a conflict), and say which nodes already were
+ * as asked. Host names ignore case, so these comparisons do too.
+ */
+final class LentNodes {
+
+    private LentNodes() {
+    }
+
+    static int change(Session session, List<String> nodes, boolean lend) {
+        List<String> asked = new ArrayList<>();
+        for (String n : nodes) {
+            if (!contains(asked, n)) {
+                asked.add(n);
+            }
+        }
+        try (Leader leader = session.connect()) {
+            Leader.Change change = leader.change(read -> {
+                List<String> lent = read.value().settings().lent();
+                List<String> next = new ArrayList<>(lent);
+                if (lend) {
+                    asked.stream().filter(n -> !contains(lent, n)).forEach(next::add);
+                } else {
+                    next.removeIf(n -> contains(asked, n));
+                }
+                return next.equals(lent) ? Optional.empty() : Optional.of(patch(next));
+            });
+            List<String> was = change.before().value().settings().lent();
+            List<String> already = asked.stream().filter(n -> contains(was, n) == lend).toList();
+            List<String> changed = asked.stream().filter(n -> !already.contains(n)).toList();
+
+            PrintWriter notes = session.json() ? session.err() : session.out();
+            already.forEach(n -> notes.println(n + (lend ? " is already lent" : " is not lent")));
+            if (change.after().isEmpty()) {
+                if (session.json()) {
+                    session.printJson(change.before().body());
+                } else {
+                    notes.println("nothing to change (revision %d)".formatted(change.before().value().revision()));
+                }
+            } else if (session.json()) {
+                session.printJson(change.after().get().body());
+            } else {
+                session.out().println("%s %s (revision %d)".formatted(lend ? "lent" : "unlent", String.join(", ", changed),
+                        change.after().get().value().revision()));
+            }
+            notes.flush();
+            session.out().flush();
+            return 0;
+        }
+    }
+
+    private static ObjectNode patch(List<String> lent) {
+        ObjectNode patch = Leader.JSON.createObjectNode();
+        ArrayNode array = patch.putArray("lent");
+        lent.forEach(array::add);
+        return patch;
+    }
+
+    private static boolean contains(List<String> names, String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return names.stream().anyMatch(x -> x.toLowerCase(Locale.ROOT).equals(n));
+    }
+}

@@ -1,0 +1,57 @@
+package io.slurmlet.ctl;
+
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.PrintWriter;
+
+/**
+ * What one run of a command needs: the common options (wherever on the line they came), the
+ * command's own writers, and the way to the leader.
+ */
+public final class Session {
+
+    private final CommandSpec spec;
+    private final CtlCommand ctl;
+
+    private Session(CommandSpec spec, CtlCommand ctl) {
+        this.spec = spec;
+        this.ctl = ctl;
+    }
+
+    /** The session of the command {@code spec} describes. */
+    public static Session of(CommandSpec spec) {
+        return new Session(spec, (CtlCommand) spec.root().userObject());
+    }
+
+    public CommonOptions options() {
+        return ctl.options;
+    }
+
+    public PrintWriter out() {
+        return spec.commandLine().getOut();
+    }
+
+    public PrintWriter err() {
+        return spec.commandLine().getErr();
+    }
+
+    /** Whether {@code -o json} asks for the leader's answers as they are. */
+    public boolean json() {
+        return ctl.options.json();
+    }
+
+    /** Prints the leader's JSON answer as it sent it, ending the line. */
+    public void printJson(String body) {
+        PrintWriter out = out();
+        out.print(body);
+        if (!body.endsWith("\n")) {
+            out.println();
+        }
+        out.flush();
+    }
+
+    /** Opens the leader named by the flags, the environment or ctl.yaml. */
+    public Leader connect() {
+        return ctl.connect(ctl.options.leader, ctl.options.tokenFile);
+    }
+}

@@ -1,0 +1,65 @@
+package io.slurmlet.ctl;
+
+import io.slurmlet.model.api.SlurmStatus;
+import io.slurmlet.model.settings.Problem;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/** {@code ctl slurm status}: the cluster as the leader sees it, a row per node. */
+@Command(name = "status", mixinStandardHelpOptions = true,
+        description = {"Shows the Slurm cluster as the leader sees it.", "Its controller, and each node's roles and whether it is lent."})
+public class StatusCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        Session session = Session.of(spec);
+        try (Leader leader = session.connect()) {
+            Leader.Answer<SlurmStatus> answer = leader.status();
+            if (session.json()) {
+                session.printJson(answer.body());
+                return 0;
+            }
+            SlurmStatus s = answer.value();
+            PrintWriter out = session.out();
+            new Table()
+                    .row("cluster", Table.shown(nullToEmpty(s.clusterName())))
+                    .row("enabled", s.enabled() ? "yes" : "no")
+                    .row("controller", Table.shown(nullToEmpty(s.controller())))
+                    .row("partition", Table.shown(nullToEmpty(s.partition())))
+                    .row("revision", Long.toString(s.revision()))
+                    .print(out);
+            out.println();
+            List<SlurmStatus.NodeStatus> nodes = s.nodes() == null ? List.of() : s.nodes();
+            if (nodes.isEmpty()) {
+                out.println("no nodes: name them with 'ctl slurm set nodes=NODE,…' or 'ctl slurm set all_nodes=true'");
+            } else {
+                Table table = new Table("NODE", "ROLES", "LENT");
+                for (SlurmStatus.NodeStatus n : nodes) {
+                    List<String> roles = n.roles() == null ? List.of() : n.roles();
+                    table.row(n.name(), roles.isEmpty() ? "-" : String.join(",", roles), n.lent() ? "yes" : "no");
+                }
+                table.print(out);
+            }
+            List<Problem> problems = s.problems() == null ? List.of() : s.problems();
+            if (!problems.isEmpty()) {
+                out.println();
+                out.println("problems:");
+                problems.forEach(p -> out.println("  " + p.message()));
+            }
+            out.flush();
+            return 0;
+        }
+    }
+
+    private static String nullToEmpty(String s) {
+        return s == null ? "" : s;
+    }
+}

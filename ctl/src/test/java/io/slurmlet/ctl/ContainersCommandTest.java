@@ -1,0 +1,72 @@
+package io.slurmlet.ctl;
+
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+import static io.slurmlet.ctl.StubLeader.SETTINGS;
+import static io.slurmlet.ctl.StubLeader.document;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ContainersCommandTest {
+
+    static final SlurmSettings WITH_CONTAINERS = new SlurmSettings(SETTINGS.enabled(), SETTINGS.clusterName(),
+            SETTINGS.controller(), SETTINGS.nodes(), false, SETTINGS.lent(), SETTINGS.partition(), SETTINGS.shared(),
+            SETTINGS.users(), true, SETTINGS.experimental());
+
+    @TempDir
+    Path dir;
+    StubLeader leader;
+    CtlRunner ctl;
+
+    @BeforeEach
+    void start() throws IOException {
+        leader = new StubLeader();
+        ctl = CtlRunner.against(leader.url(), dir);
+    }
+
+    @AfterEach
+    void stop() {
+        leader.close();
+    }
+
+    @Test
+    void onPatchesContainersTrue() {
+        leader.on("PATCH", "/v1/slurm/settings", document(8, WITH_CONTAINERS));
+        var r = ctl.run("slurm", "containers", "on");
+        assertEquals(0, r.exit(), r::toString);
+        var patch = leader.requests("PATCH").get(0);
+        assertEquals("{\"containers\":true}", patch.body());
+        assertEquals("application/merge-patch+json", patch.header("Content-Type"));
+        assertNull(patch.header("If-Match"));
+        assertEquals("containers on (revision 8)\n", r.out());
+    }
+
+    @Test
+    void offPatchesContainersFalse() {
+        leader.on("PATCH", "/v1/slurm/settings", document(9, SETTINGS));
+        var r = ctl.run("slurm", "containers", "off");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("{\"containers\":false}", leader.requests("PATCH").get(0).body());
+        assertEquals("containers off (revision 9)\n", r.out());
+    }
+
+    @Test
+    void anythingElseIsBadUsage() {
+        var r = ctl.run("slurm", "containers", "yes");
+        assertEquals(2, r.exit(), r::toString);
+        assertTrue(r.err().contains("expected one of [on, off]"), r::toString);
+        assertTrue(r.err().contains("See 'ctl slurm containers --help'."), r::toString);
+        r = ctl.run("slurm", "containers");
+        assertEquals(2, r.exit(), r::toString);
+        assertEquals(List.of(), leader.requests);
+    }
+}

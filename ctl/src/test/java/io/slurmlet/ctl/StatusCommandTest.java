@@ -1,0 +1,90 @@
+package io.slurmlet.ctl;
+
+import io.slurmlet.model.api.SlurmStatus;
+import io.slurmlet.model.api.SlurmStatus.NodeStatus;
+import io.slurmlet.model.settings.Problem;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class StatusCommandTest {
+
+    static final SlurmStatus STATUS = new SlurmStatus(7, true, "slurmlet", "head1", "gpu", List.of(
+            new NodeStatus("head1", List.of("slurmctld"), false),
+            new NodeStatus("gpu1", List.of("slurmd"), true),
+            new NodeStatus("gpu2", List.of("slurmd"), false)), List.of());
+
+    @TempDir
+    Path dir;
+    StubLeader leader;
+    CtlRunner ctl;
+
+    @BeforeEach
+    void start() throws IOException {
+        leader = new StubLeader();
+        ctl = CtlRunner.against(leader.url(), dir);
+    }
+
+    @AfterEach
+    void stop() {
+        leader.close();
+    }
+
+    @Test
+    void showsTheClusterThenARowPerNode() {
+        leader.on("GET", "/v1/slurm/status", StubLeader.ok(StubLeader.json(STATUS)));
+        var r = ctl.run("slurm", "status");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("""
+                cluster     slurmlet
+                enabled     yes
+                controller  head1
+                partition   gpu
+                revision    7
+
+                NODE   ROLES      LENT
+                head1  slurmctld  no
+                gpu1   slurmd     yes
+                gpu2   slurmd     no
+                """, r.out());
+    }
+
+    @Test
+    void showsTheProblemsOfTheStoredSettings() {
+        SlurmStatus withProblems = new SlurmStatus(3, false, "slurmlet", "", "gpu", List.of(),
+                List.of(new Problem("controller", "", "controller is empty: name the node that runs slurmctld, as controller=NODE")));
+        leader.on("GET", "/v1/slurm/status", StubLeader.ok(StubLeader.json(withProblems)));
+        var r = ctl.run("slurm", "status");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("""
+                cluster     slurmlet
+                enabled     no
+                controller  (empty)
+                partition   gpu
+                revision    3
+
+                no nodes: name them with 'ctl slurm set nodes=NODE,…' or 'ctl slurm set all_nodes=true'
+
+                problems:
+                  controller is empty: name the node that runs slurmctld, as controller=NODE
+                """, r.out());
+    }
+
+    @Test
+    void jsonIsTheLeadersAnswer() {
+        String body = "{\"revision\":7,\"enabled\":true,\"cluster_name\":\"slurmlet\",\"controller\":\"head1\",\"partition\":\"gpu\","
+                + "\"nodes\":[],\"problems\":[],\"a_key_from_a_newer_leader\":1}";
+        leader.on("GET", "/v1/slurm/status", StubLeader.ok(body));
+        var r = ctl.run("slurm", "status", "-o", "json");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals(body + "\n", r.out());
+        assertEquals(0, ctl.run("slurm", "status").exit(), "a newer leader's extra key is no error");
+    }
+}
