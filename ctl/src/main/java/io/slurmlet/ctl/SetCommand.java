@@ -19,10 +19,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 
 /**
@@ -38,18 +40,21 @@ public class SetCommand implements Callable<Integer> {
     public static class KeysInHelp implements CommandLine.IModelTransformer {
         @Override
         public CommandSpec transform(CommandSpec spec) {
-            int width = Arrays.stream(SettingKey.values()).mapToInt(k -> k.key().length()).max().orElse(0);
+            int width = Arrays.stream(SettingKey.values()).mapToInt(k -> k.key().length() + 5).max().orElse(0);
             List<String> footer = new ArrayList<>(List.of("", "Keys:"));
             for (SettingKey key : SettingKey.values()) {
                 String takes = switch (key.kind()) {
                     case BOOLEAN -> "true or false";
                     case TEXT -> "text";
                     case LIST -> "names, comma-separated";
+                    case MAP -> "a slurm.conf line of the site's own: slurm_conf.KillWait=60";
                 };
-                footer.add(("  %-" + width + "s  %s").formatted(key.key(), takes));
+                footer.add(("  %-" + width + "s  %s").formatted(key.kind() == SettingKey.Kind.MAP
+                        ? key.key() + ".NAME" : key.key(), takes));
             }
             footer.addAll(List.of("", "Examples:", "  ctl slurm set enabled=true controller=head1 nodes=gpu001,gpu002",
-                    "  ctl slurm set shared.nfs=nfs1:/export/shared shared.path=/shared", "  ctl slurm set shared.server="));
+                    "  ctl slurm set shared.nfs=nfs1:/export/shared shared.path=/shared", "  ctl slurm set shared.server=",
+                    "  ctl slurm set slurm_conf.MaxJobCount=50000"));
             spec.usageMessage().footer(footer.toArray(String[]::new));
             return spec;
         }
@@ -65,7 +70,7 @@ public class SetCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         Session session = Session.of(spec);
-        Map<SettingKey, Object> values = parse(assignments);
+        Map<String, Object> values = parse(assignments);
         ObjectNode patch = patch(values);
         try (Leader leader = session.connect()) {
             Leader.Change change = leader.change(read -> changes(read.tree().get("settings"), patch)
@@ -87,11 +92,15 @@ public class SetCommand implements Callable<Integer> {
             }
             out.println("revision %d (was %d)".formatted(after.value().revision(), before.revision()));
             Table table = new Table();
-            for (SettingKey key : SettingKey.values()) {
-                String was = key.format(before.settings());
-                String now = key.format(after.value().settings());
-                if (!was.equals(now)) {
-                    table.row(key.key(), Table.shown(was), "->", Table.shown(now));
+            Map<String, String> was = SettingKey.rows(before.settings());
+            Map<String, String> now = SettingKey.rows(after.value().settings());
+            Set<String> keys = new LinkedHashSet<>(was.keySet());
+            keys.addAll(now.keySet());
+            for (String key : keys) {
+                String a = was.getOrDefault(key, "");
+                String b = now.getOrDefault(key, "");
+                if (!a.equals(b)) {
+                    table.row(key, Table.shown(a), "->", Table.shown(b));
                 }
             }
             table.print(out);
@@ -99,22 +108,25 @@ public class SetCommand implements Callable<Integer> {
         }
     }
 
-    /** Reads every KEY=VALUE; refuses the whole command for one bad assignment. */
-    private Map<SettingKey, Object> parse(List<String> given) {
-        Map<SettingKey, Object> values = new LinkedHashMap<>();
+    /**
+     * Reads every KEY=VALUE into the merge patch's values, by dotted path; refuses the whole command
+     * for one bad assignment.
+     */
+    private Map<String, Object> parse(List<String> given) {
+        Map<String, Object> values = new LinkedHashMap<>();
         for (String assignment : given) {
             int eq = assignment.indexOf('=');
             String name = eq < 0 ? assignment : assignment.substring(0, eq);
-            SettingKey key = SettingKey.of(name).orElseThrow(() -> unknownKey(name));
+            SettingKey key = keyOf(name);
             if (eq < 0) {
                 throw new ParameterException(spec.commandLine(),
                         "'%s' has no value: write %s=VALUE, or %s= to clear it back to its default".formatted(name, name, name));
             }
-            if (values.containsKey(key)) {
+            if (values.containsKey(name)) {
                 throw new ParameterException(spec.commandLine(), "%s is given twice: give each key once".formatted(name));
             }
             try {
-                values.put(key, key.parse(assignment.substring(eq + 1)));
+                values.put(name, key.parse(assignment.substring(eq + 1)));
             } catch (IllegalArgumentException e) {
                 throw new ParameterException(spec.commandLine(), e.getMessage());
             }
@@ -122,12 +134,26 @@ public class SetCommand implements Callable<Integer> {
         return values;
     }
 
+    /** The key typed: one of SettingKey's, or slurm_conf.NAME for a slurm.conf line of the site's own. */
+    private SettingKey keyOf(String name) {
+        if (name.startsWith(SettingKey.SLURM_CONF_PREFIX)) {
+            if (name.length() == SettingKey.SLURM_CONF_PREFIX.length()) {
+                throw new ParameterException(spec.commandLine(),
+                        "slurm_conf. needs a slurm.conf key after it, as slurm_conf.MaxJobCount=50000");
+            }
+            return SettingKey.SLURM_CONF;
+        }
+        return SettingKey.of(name).filter(k -> k.kind() != SettingKey.Kind.MAP).orElseThrow(() -> unknownKey(name));
+    }
+
     /** The merge patch: dotted keys as nested objects, null for a cleared key. */
-    static ObjectNode patch(Map<SettingKey, Object> values) {
+    static ObjectNode patch(Map<String, Object> values) {
         ObjectNode patch = Leader.JSON.createObjectNode();
         values.forEach((key, value) -> {
             ObjectNode parent = patch;
-            List<String> path = key.path();
+            List<String> path = key.startsWith(SettingKey.SLURM_CONF_PREFIX)
+                    ? List.of("slurm_conf", key.substring(SettingKey.SLURM_CONF_PREFIX.length()))
+                    : List.of(key.split("\\."));
             for (String name : path.subList(0, path.size() - 1)) {
                 JsonNode child = parent.get(name);
                 parent = child instanceof ObjectNode o ? o : parent.putObject(name);
@@ -157,7 +183,7 @@ public class SetCommand implements Callable<Integer> {
         } catch (Exception e) {
             return true; // Let the leader judge what ctl cannot.
         }
-        return Arrays.stream(SettingKey.values()).anyMatch(k -> !k.valueIn(before).equals(k.valueIn(after)));
+        return !SettingKey.rows(before).equals(SettingKey.rows(after));
     }
 
     private ParameterException unknownKey(String typed) {

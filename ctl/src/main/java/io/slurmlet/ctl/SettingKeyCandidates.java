@@ -10,6 +10,7 @@ public class SettingKeyCandidates implements Iterable<String> {
 
     @Override
     public Iterator<String> iterator() {
-        return Arrays.stream(SettingKey.values()).map(SettingKey::key).iterator();
+        return Arrays.stream(SettingKey.values())
+                .map(k -> k.kind() == SettingKey.Kind.MAP ? SettingKey.SLURM_CONF_PREFIX : k.key()).iterator();
     }
 }

@@ -29,9 +29,7 @@ public class ShowCommand implements Callable<Integer> {
             PrintWriter out = session.out();
             out.println("revision " + doc.value().revision());
             Table table = new Table("KEY", "VALUE");
-            for (SettingKey key : SettingKey.values()) {
-                table.row(key.key(), Table.shown(key.format(doc.value().settings())));
-            }
+            SettingKey.rows(doc.value().settings()).forEach((key, value) -> table.row(key, Table.shown(value)));
             table.print(out);
             return 0;
         }

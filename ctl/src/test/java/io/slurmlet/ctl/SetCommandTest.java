@@ -71,6 +71,27 @@ class SetCommandTest {
     }
 
     @Test
+    void siteSlurmConfLinesAreSetAndClearedOneByOne() {
+        leader.on("PATCH", "/v1/slurm/settings", document(8, new SlurmSettings(true, null, "head1", SETTINGS.nodes(),
+                false, SETTINGS.lent(), null, SETTINGS.shared(), "slurmlet", false, null,
+                java.util.Map.of("MaxJobCount", "50000"))));
+        var r = ctl.run("slurm", "set", "slurm_conf.MaxJobCount=50000", "slurm_conf.KillWait=");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("{\"slurm_conf\":{\"MaxJobCount\":\"50000\",\"KillWait\":null}}",
+                leader.requests("PATCH").get(0).body());
+        assertTrue(r.out().contains("slurm_conf.MaxJobCount  (empty)  ->  50000"), r::toString);
+    }
+
+    @Test
+    void slurmConfWithoutANameIsBadUsage() {
+        var r = ctl.run("slurm", "set", "slurm_conf.=1");
+        assertEquals(2, r.exit(), r::toString);
+        assertTrue(r.err().startsWith("slurm_conf. needs a slurm.conf key after it, as slurm_conf.MaxJobCount=50000"),
+                r::toString);
+        assertEquals(2, ctl.run("slurm", "set", "slurm_conf=x").exit());
+    }
+
+    @Test
     void anEmptyValueSendsNullToClearTheKey() {
         leader.on("PATCH", "/v1/slurm/settings", document(8, new SlurmSettings(true, null, "head1", SETTINGS.nodes(), false,
                 SETTINGS.lent(), null, SharedStorage.NONE, "slurmlet", false, null)));

@@ -145,7 +145,7 @@ class SettingsApiTest {
     @Test
     void unknownKeysAreNamed() {
         badPatch("{\"clustername\": \"x\"}", "unknown key \"clustername\": the keys there are all_nodes, cluster_name, "
-                + "containers, controller, enabled, experimental, lent, nodes, partition, shared, users");
+                + "containers, controller, enabled, experimental, lent, nodes, partition, shared, slurm_conf, users");
         badPatch("{\"shared\": {\"server\": \"n1\", \"export\": \"x\"}}",
                 "unknown key \"shared.export\": the keys there are nfs, path, server");
     }

@@ -1,7 +1,9 @@
 package io.slurmlet.model.settings;
 
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.function.Function;
@@ -25,10 +27,15 @@ public enum SettingKey {
     USERS("users", Kind.TEXT, SlurmSettings::users),
     CONTAINERS("containers", Kind.BOOLEAN, SlurmSettings::containers),
     EXPERIMENTAL_ENABLE_ASYNC_REPLY("experimental.enable_async_reply", Kind.BOOLEAN,
-            s -> s.experimental().enableAsyncReply());
+            s -> s.experimental().enableAsyncReply()),
+    /** slurm.conf lines of the site's own: set one as {@code slurm_conf.MaxJobCount=50000}. */
+    SLURM_CONF("slurm_conf", Kind.MAP, SlurmSettings::slurmConf);
+
+    /** Keys under slurm_conf are typed {@code slurm_conf.NAME}. */
+    public static final String SLURM_CONF_PREFIX = "slurm_conf.";
 
     /** What a key's value is. */
-    public enum Kind { BOOLEAN, TEXT, LIST }
+    public enum Kind { BOOLEAN, TEXT, LIST, MAP }
 
     private final String key;
     private final Kind kind;
@@ -62,15 +69,34 @@ public enum SettingKey {
     /** The key's value in {@code settings} as {@code ctl slurm set} would take it back. */
     public String format(SlurmSettings settings) {
         Object v = valueIn(settings);
+        if (v instanceof Map<?, ?> map) {
+            return String.join(",", map.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+        }
         if (v instanceof List<?> list) {
             return String.join(",", list.stream().map(Object::toString).toList());
         }
         return String.valueOf(v);
     }
 
-    /** Every key, as {@code enabled, cluster_name, …}, for messages. */
+    /** Every key, as {@code enabled, cluster_name, …, slurm_conf.NAME}, for messages. */
     public static String all() {
-        return String.join(", ", Arrays.stream(values()).map(SettingKey::key).toList());
+        return String.join(", ", Arrays.stream(values()).map(k -> k.kind == Kind.MAP ? k.key + ".NAME" : k.key).toList());
+    }
+
+    /**
+     * Every setting of {@code settings} as {@code ctl slurm set} would take it back, one entry per
+     * key, and one per {@code slurm_conf.NAME}: what ctl shows and compares.
+     */
+    public static Map<String, String> rows(SlurmSettings settings) {
+        Map<String, String> rows = new LinkedHashMap<>();
+        for (SettingKey k : values()) {
+            if (k.kind == Kind.MAP) {
+                settings.slurmConf().forEach((name, value) -> rows.put(SLURM_CONF_PREFIX + name, value));
+            } else {
+                rows.put(k.key, k.format(settings));
+            }
+        }
+        return rows;
     }
 
     public static Optional<SettingKey> of(String key) {
@@ -89,7 +115,7 @@ public enum SettingKey {
             return null;
         }
         return switch (kind) {
-            case TEXT -> raw;
+            case TEXT, MAP -> raw;
             case LIST -> parseList(raw);
             case BOOLEAN -> parseBoolean(raw);
         };

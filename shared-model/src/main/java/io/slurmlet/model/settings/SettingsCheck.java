@@ -33,6 +33,9 @@ final class SettingsCheck {
             "/boot", "/opt", "/srv", "/tmp", "/proc", "/sys", "/dev", "/run", "/bin", "/sbin", "/lib", "/lib64",
             "/mnt", "/media");
 
+    /** A slurm.conf key: a word of letters and digits. */
+    private static final Pattern SLURM_CONF_KEY = Pattern.compile("[A-Za-z][A-Za-z0-9]{0,63}");
+
     private static final String NAME_RULE = "letters, digits, _ . - (up to 63, starting with a letter or digit)";
 
     private final SlurmSettings s;
@@ -50,6 +53,7 @@ final class SettingsCheck {
         checkLent();
         checkUsers();
         checkShared();
+        checkSlurmConf();
         return List.copyOf(problems);
     }
 
@@ -145,6 +149,35 @@ final class SettingsCheck {
     /** Whether {@code path}, of plain characters and normalised ({@code /etc/}, {@code /var/../etc}), is a system directory. */
     private static boolean isSystemDir(String path) {
         return PATH_CHARS.matcher(path).matches() && SYSTEM_DIRS.contains(Path.of(path).normalize().toString());
+    }
+
+    private void checkSlurmConf() {
+        Map<String, String> seen = new HashMap<>();
+        for (var entry : s.slurmConf().entrySet()) {
+            String name = entry.getKey();
+            String value = entry.getValue() == null ? "" : entry.getValue();
+            String key = "slurm_conf." + name;
+            if (!SLURM_CONF_KEY.matcher(name).matches()) {
+                add(key, name, "slurm_conf key %s is not a slurm.conf key: letters and digits, as slurm_conf.MaxJobCount=50000"
+                        .formatted(quote(name)));
+                continue;
+            }
+            String other = seen.putIfAbsent(name.toLowerCase(Locale.ROOT), name);
+            if (other != null) {
+                add(key, value, "slurm_conf names %s twice (%s and %s), and slurm.conf ignores case: keep one, and clear the other with slurm_conf.%s="
+                        .formatted(other, other, name, name));
+                continue;
+            }
+            SlurmConfKeys.whyOwned(name).ifPresent(why -> add(key, value,
+                    "%s is a key slurmlet writes itself, so a site cannot add it (%s)".formatted(key, why)));
+            if (value.isBlank()) {
+                add(key, value, "%s is empty: a key without a value breaks scontrol reconfigure; give it a value, or remove it with %s="
+                        .formatted(key, key));
+            } else if (value.chars().anyMatch(c -> c == '\n' || c == '\r' || c == '#' || Character.isISOControl(c))) {
+                add(key, value, "%s %s holds a line break, # or a control character, which would end or break its slurm.conf line: one line of plain text"
+                        .formatted(key, quote(value)));
+            }
+        }
     }
 
     /** Checks each element of a list of node names; returns the indexes of those that are valid names. */

@@ -4,9 +4,12 @@ import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 
+import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * A Slurm cluster run beside the site's platform on some of its machines, for training and other
@@ -41,9 +44,13 @@ import java.util.Set;
  *                     under it, the GPUs and the shared path inside). The agents install both on every
  *                     Slurm machine; jobs take it once every machine has them. False: not installed.
  * @param experimental Slurm features SchedMD calls experimental, each off unless asked for.
+ * @param slurmConf    slurm.conf lines of the site's own that no setting covers, KEY → VALUE (as
+ *                     {@code MaxJobCount} → {@code 50000}), written at the end of slurm.conf in key
+ *                     order. Keys slurmlet writes itself are refused, naming the setting that covers
+ *                     them. Empty: none.
  */
 @JsonPropertyOrder({"enabled", "cluster_name", "controller", "nodes", "all_nodes", "lent", "partition",
-        "shared", "users", "containers", "experimental"})
+        "shared", "users", "containers", "experimental", "slurm_conf"})
 public record SlurmSettings(
         @JsonProperty("enabled") boolean enabled,
         @JsonProperty("cluster_name") String clusterName,
@@ -55,7 +62,8 @@ public record SlurmSettings(
         @JsonProperty("shared") SharedStorage shared,
         @JsonProperty("users") String users,
         @JsonProperty("containers") boolean containers,
-        @JsonProperty("experimental") Experimental experimental) {
+        @JsonProperty("experimental") Experimental experimental,
+        @JsonProperty("slurm_conf") Map<String, String> slurmConf) {
 
     public static final String DEFAULT_CLUSTER_NAME = "slurmlet";
     public static final String DEFAULT_PARTITION = "gpu";
@@ -64,7 +72,15 @@ public record SlurmSettings(
 
     /** Settings of a fresh leader: Slurm off, nothing named. */
     public static final SlurmSettings DEFAULTS = new SlurmSettings(false, null, null, null, false, null,
-            null, null, null, false, null);
+            null, null, null, false, null, null);
+
+    /** Settings without site additions to slurm.conf. */
+    public SlurmSettings(boolean enabled, String clusterName, String controller, List<String> nodes, boolean allNodes,
+                         List<String> lent, String partition, SharedStorage shared, String users, boolean containers,
+                         Experimental experimental) {
+        this(enabled, clusterName, controller, nodes, allNodes, lent, partition, shared, users, containers,
+                experimental, null);
+    }
 
     public SlurmSettings {
         clusterName = clusterName == null || clusterName.isEmpty() ? DEFAULT_CLUSTER_NAME : clusterName;
@@ -75,6 +91,7 @@ public record SlurmSettings(
         shared = shared == null ? SharedStorage.NONE : shared;
         users = users == null ? "" : users;
         experimental = experimental == null ? Experimental.NONE : experimental;
+        slurmConf = slurmConf == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(slurmConf));
     }
 
     /**
@@ -112,11 +129,11 @@ public record SlurmSettings(
     /** A copy with {@code lent} replaced. */
     public SlurmSettings withLent(List<String> newLent) {
         return new SlurmSettings(enabled, clusterName, controller, nodes, allNodes, newLent, partition, shared,
-                users, containers, experimental);
+                users, containers, experimental, slurmConf);
     }
 
     private SlurmSettings withNodeList(List<String> newNodes) {
         return new SlurmSettings(enabled, clusterName, controller, newNodes, allNodes, lent, partition, shared,
-                users, containers, experimental);
+                users, containers, experimental, slurmConf);
     }
 }

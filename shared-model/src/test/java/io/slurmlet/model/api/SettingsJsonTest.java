@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class SettingsJsonTest {
 
     private static final String TOP_LEVEL_KEYS =
-            "all_nodes, cluster_name, containers, controller, enabled, experimental, lent, nodes, partition, shared, users";
+            "all_nodes, cluster_name, containers, controller, enabled, experimental, lent, nodes, partition, shared, slurm_conf, users";
 
     private static final SlurmSettings FULL = new SlurmSettings(true, "lab", "ctl1", List.of("gpu1", "gpu2"), true,
             List.of("gpu2"), "train", new SharedStorage("/shared", "nfs1:/export/shared", ""), "slurmlet", true,
@@ -78,7 +78,7 @@ class SettingsJsonTest {
         assertEquals("{\"enabled\":false,\"cluster_name\":\"slurmlet\",\"controller\":\"\",\"nodes\":[],"
                         + "\"all_nodes\":false,\"lent\":[],\"partition\":\"gpu\","
                         + "\"shared\":{\"path\":\"\",\"nfs\":\"\",\"server\":\"\"},\"users\":\"\",\"containers\":false,"
-                        + "\"experimental\":{\"enable_async_reply\":false}}",
+                        + "\"experimental\":{\"enable_async_reply\":false},\"slurm_conf\":{}}",
                 SettingsJson.STRICT.writeValueAsString(SlurmSettings.DEFAULTS));
     }
 

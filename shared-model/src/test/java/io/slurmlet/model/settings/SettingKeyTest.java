@@ -75,13 +75,14 @@ class SettingKeyTest {
     @Test
     void everyKeyIsFoundByItsName() {
         List<String> names = List.of("enabled", "cluster_name", "controller", "nodes", "all_nodes", "lent", "partition",
-                "shared.path", "shared.nfs", "shared.server", "users", "containers", "experimental.enable_async_reply");
+                "shared.path", "shared.nfs", "shared.server", "users", "containers", "experimental.enable_async_reply",
+                "slurm_conf");
 
         assertEquals(names, Arrays.stream(SettingKey.values()).map(SettingKey::key).toList());
         for (SettingKey key : SettingKey.values()) {
             assertEquals(Optional.of(key), SettingKey.of(key.key()));
         }
-        assertEquals(String.join(", ", names), SettingKey.all());
+        assertEquals(String.join(", ", names) + ".NAME", SettingKey.all());
     }
 
     @Test
@@ -100,6 +101,7 @@ class SettingKeyTest {
                 case BOOLEAN -> Boolean.class;
                 case TEXT -> String.class;
                 case LIST -> List.class;
+                case MAP -> java.util.Map.class;
             };
             assertTrue(expected.isInstance(value), key.key() + " holds " + value);
         }
@@ -121,6 +123,9 @@ class SettingKeyTest {
                 .build();
 
         for (SettingKey key : SettingKey.values()) {
+            if (key.kind() == SettingKey.Kind.MAP) {
+                continue; // typed one entry at a time, as slurm_conf.NAME=VALUE
+            }
             assertEquals(key.valueIn(s), key.parse(key.format(s)), key.key() + "=" + key.format(s));
         }
     }
@@ -146,5 +151,18 @@ class SettingKeyTest {
                 () -> assertEquals(List.of("shared", "server"), SettingKey.SHARED_SERVER.path()),
                 () -> assertEquals(List.of("experimental", "enable_async_reply"),
                         SettingKey.EXPERIMENTAL_ENABLE_ASYNC_REPLY.path()));
+    }
+
+    @Test
+    void rowsListEverySettingAndEachSlurmConfLineOnItsOwn() {
+        SlurmSettings s = new SlurmSettings(true, null, "c", List.of("n1"), false, List.of(), null, null, null, false,
+                null, java.util.Map.of("MaxJobCount", "50000", "KillWait", "60"));
+        var rows = SettingKey.rows(s);
+        assertEquals(List.of("enabled", "cluster_name", "controller", "nodes", "all_nodes", "lent", "partition",
+                "shared.path", "shared.nfs", "shared.server", "users", "containers", "experimental.enable_async_reply",
+                "slurm_conf.KillWait", "slurm_conf.MaxJobCount"), List.copyOf(rows.keySet()));
+        assertEquals("50000", rows.get("slurm_conf.MaxJobCount"));
+        assertEquals("enabled, cluster_name, controller, nodes, all_nodes, lent, partition, shared.path, shared.nfs, "
+                + "shared.server, users, containers, experimental.enable_async_reply, slurm_conf.NAME", SettingKey.all());
     }
 }

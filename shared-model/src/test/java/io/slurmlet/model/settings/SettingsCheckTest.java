@@ -360,4 +360,53 @@ class SettingsCheckTest {
         Problem p = new Problem("users", "root", "users \"root\" is not a choice");
         assertEquals("users \"root\" is not a choice", p.toString());
     }
+
+    private static List<Problem> slurmConf(java.util.Map<String, String> lines) {
+        return new SlurmSettings(false, null, null, null, false, null, null, null, null, false, null, lines).check();
+    }
+
+    @Test
+    void siteSlurmConfLinesAreAccepted() {
+        assertEquals(List.of(), slurmConf(java.util.Map.of("MaxJobCount", "50000", "KillWait", "60",
+                "MailProg", "/usr/bin/mail", "SchedulerParameters", "bf_continue,bf_max_job_test=1000")));
+    }
+
+    @Test
+    void siteCannotAddAKeySlurmletWrites() {
+        assertEquals(List.of(new Problem("slurm_conf.clustername", "x",
+                        "slurm_conf.clustername is a key slurmlet writes itself, so a site cannot add it (ClusterName: set cluster_name)")),
+                slurmConf(java.util.Map.of("clustername", "x")));
+        assertEquals(List.of(new Problem("slurm_conf.TaskPlugin", "task/none",
+                        "slurm_conf.TaskPlugin is a key slurmlet writes itself, so a site cannot add it (TaskPlugin: slurmlet writes it, and its agents depend on it)")),
+                slurmConf(java.util.Map.of("TaskPlugin", "task/none")));
+    }
+
+    @Test
+    void siteSlurmConfKeyMustBeAWord() {
+        assertEquals(List.of(new Problem("slurm_conf.Max Job", "Max Job",
+                        "slurm_conf key \"Max Job\" is not a slurm.conf key: letters and digits, as slurm_conf.MaxJobCount=50000")),
+                slurmConf(java.util.Map.of("Max Job", "1")));
+    }
+
+    @Test
+    void siteSlurmConfValueMustNotBeEmpty() {
+        // An empty SuspendExcNodes= once broke scontrol reconfigure on a peer's clusters.
+        assertEquals(List.of(new Problem("slurm_conf.SuspendExcNodes", "",
+                        "slurm_conf.SuspendExcNodes is empty: a key without a value breaks scontrol reconfigure; give it a value, or remove it with slurm_conf.SuspendExcNodes=")),
+                slurmConf(java.util.Map.of("SuspendExcNodes", "")));
+    }
+
+    @Test
+    void siteSlurmConfValueIsOneLine() {
+        assertEquals(List.of(new Problem("slurm_conf.KillWait", "60\nNodeName=evil",
+                        "slurm_conf.KillWait \"60\\u000aNodeName=evil\" holds a line break, # or a control character, which would end or break its slurm.conf line: one line of plain text")),
+                slurmConf(java.util.Map.of("KillWait", "60\nNodeName=evil")));
+    }
+
+    @Test
+    void siteSlurmConfKeyTwiceInAnotherCase() {
+        assertEquals(List.of(new Problem("slurm_conf.maxjobcount", "2",
+                        "slurm_conf names MaxJobCount twice (MaxJobCount and maxjobcount), and slurm.conf ignores case: keep one, and clear the other with slurm_conf.maxjobcount=")),
+                slurmConf(java.util.Map.of("MaxJobCount", "1", "maxjobcount", "2")));
+    }
 }

@@ -44,7 +44,7 @@ final class ConfText {
     }
 
     static String quote(String value) {
-        return value.contains(" ") || value.contains("#") ? "\"" + value + "\"" : value;
+        return value.contains(" ") && !value.startsWith("\"") ? "\"" + value + "\"" : value;
     }
 
     @Override

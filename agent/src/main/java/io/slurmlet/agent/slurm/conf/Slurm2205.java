@@ -4,6 +4,7 @@ import io.slurmlet.agent.slurm.HostList;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SlurmConfKeys;
 import io.slurmlet.model.settings.SlurmSettings;
 
 import java.util.ArrayList;
@@ -75,11 +76,11 @@ class Slurm2205 {
         c.set("SlurmdLogFile", l.slurmdLogFile());
         // A node that was DOWN comes back on its own once it registers with a valid configuration;
         // a DRAIN (ours or an admin's) is never lifted by this.
-        c.set("ReturnToService", 2);
-        // Jobs' mail goes nowhere: these machines need no mailer.
-        c.set("MailProg", "/bin/true");
+        setDefault(c, s, "ReturnToService", 2);
+        // Jobs' mail goes nowhere unless the site names a mailer: these machines need none.
+        setDefault(c, s, "MailProg", "/bin/true");
         c.section("Scheduling: whole cores and memory, so jobs sharing a node do not starve each other");
-        c.set("SchedulerType", "sched/backfill");
+        setDefault(c, s, "SchedulerType", "sched/backfill");
         c.set("SelectType", "select/cons_tres");
         c.set("SelectTypeParameters", "CR_Core_Memory");
         c.section("Processes: each job in its own cgroup" + (s.makesUsers()
@@ -128,7 +129,18 @@ class Slurm2205 {
         }
         partition.addAll(List.of("Default", "YES", "MaxTime", "INFINITE", "State", "UP"));
         c.line(partition.toArray());
+        if (!s.slurmConf().isEmpty()) {
+            c.section("The site's own lines (settings: slurm_conf)");
+            s.slurmConf().forEach(c::set);
+        }
         return c.toString();
+    }
+
+    /** A line of slurmlet's default, unless the site's slurm_conf sets the key itself. */
+    private static void setDefault(ConfText c, SlurmSettings s, String key, Object value) {
+        if (!SlurmConfKeys.overrides(s.slurmConf(), key)) {
+            c.set(key, value);
+        }
     }
 
     /** {@code SlurmctldParameters}: none before 25.11. */

@@ -197,4 +197,20 @@ class SlurmConfigTest {
         String[] lines = text.strip().split("\n");
         return lines[lines.length - 1];
     }
+
+    @Test
+    void siteLinesComeLastInKeyOrderAndReplaceOurDefaults() {
+        SlurmSettings s = new SlurmSettings(true, "lab", "ctl0", List.of("g1"), false, List.of("g1"), "gpu", null, "",
+                false, null, Map.of("MaxJobCount", "50000", "MailProg", "/usr/bin/mail", "KillWait", "60"));
+        String conf = slurmConf(render(s, facts("g1"), "24.11.5"));
+        assertTrue(conf.endsWith("""
+
+                # The site's own lines (settings: slurm_conf)
+                KillWait=60
+                MailProg=/usr/bin/mail
+                MaxJobCount=50000
+                """), conf);
+        assertFalse(conf.contains("MailProg=/bin/true"), conf);
+        assertTrue(conf.contains("\nSchedulerType=sched/backfill\n"), conf);
+    }
 }
