@@ -9,8 +9,8 @@ package io.slurmlet.agent.slurm.conf;
  * @param slurmdSpoolDir    slurmd's spool; {@code %n} for the node name
  * @param slurmctldPidFile  slurmctld's pid file
  * @param slurmdPidFile     slurmd's pid file; {@code %n} for the node name
- * @param slurmctldLogFile  slurmctld's log
- * @param slurmdLogFile     slurmd's log; {@code %n} for the node name
+ * @param slurmctldLogFile  slurmctld's log; empty: none (syslog, or stderr in the foreground)
+ * @param slurmdLogFile     slurmd's log; {@code %n} for the node name; empty: none
  * @param slurmctldPort     slurmctld's port
  * @param slurmdPort        slurmd's port; 0: each node gets its own, from 6818 up in name order
  */
@@ -21,9 +21,10 @@ public record Layout(String stateSaveLocation, String slurmdSpoolDir, String slu
             "/run/slurmctld.pid", "/run/slurmd.pid", "/var/log/slurm/slurmctld.log", "/var/log/slurm/slurmd.log",
             6817, 6818);
 
-    /** Several slurmd on one machine: per-node spool, pid file, log and port. */
-    public static Layout oneMachine(String dir, int slurmctldPort) {
-        return new Layout(dir + "/slurmctld", dir + "/slurmd-%n", dir + "/slurmctld.pid", dir + "/slurmd-%n.pid",
-                dir + "/slurmctld.log", dir + "/slurmd-%n.log", slurmctldPort, 0);
-    }
+    /**
+     * Several slurmd on one machine, as tests run them in the foreground: Debian's folders with a
+     * spool and pid file per node, a port per node, the logs on stderr.
+     */
+    public static final Layout ONE_MACHINE = new Layout("/var/lib/slurm/slurmctld", "/var/lib/slurm/slurmd/%n",
+            "/run/slurmctld.pid", "/run/slurmd-%n.pid", "", "", 6817, 0);
 }

@@ -72,8 +72,12 @@ class Slurm2205 {
         c.set("SlurmdSpoolDir", l.slurmdSpoolDir());
         c.set("SlurmctldPidFile", l.slurmctldPidFile());
         c.set("SlurmdPidFile", l.slurmdPidFile());
-        c.set("SlurmctldLogFile", l.slurmctldLogFile());
-        c.set("SlurmdLogFile", l.slurmdLogFile());
+        if (!l.slurmctldLogFile().isEmpty()) {
+            c.set("SlurmctldLogFile", l.slurmctldLogFile());
+        }
+        if (!l.slurmdLogFile().isEmpty()) {
+            c.set("SlurmdLogFile", l.slurmdLogFile());
+        }
         // A node that was DOWN comes back on its own once it registers with a valid configuration;
         // a DRAIN (ours or an admin's) is never lifted by this.
         setDefault(c, s, "ReturnToService", 2);

@@ -1,0 +1,114 @@
+package io.slurmlet.systemtests;
+
+import io.slurmlet.agent.facts.SlurmdConfig;
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.agent.slurm.conf.Layout;
+import io.slurmlet.agent.slurm.conf.RenderInput;
+import io.slurmlet.agent.slurm.conf.Rendered;
+import io.slurmlet.agent.slurm.conf.SlurmConfig;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Experimental;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The files slurmlet writes, run by the real Slurm of each Debian suite: munged, slurmctld and two
+ * slurmd (one lent, one not) from Debian's packages, in a root made with debootstrap (cached in
+ * /var/cache/slurmlet-test/roots, made when absent). The daemons' logs must show no configuration
+ * problem, so a generator that writes what its version rejects fails here and not on a site.
+ */
+class SlurmConfIT {
+
+    @BeforeAll
+    static void needsRoot() throws Exception {
+        String uid = new String(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes()).strip();
+        assertEquals("0", uid, "real Slurm needs root (mount namespaces, chroot, munge): run the system tests as root, as CI does");
+    }
+
+    @ParameterizedTest(name = "{0}, enable_async_reply={1}")
+    @CsvSource({"bookworm,false,22.05", "trixie,false,24.11", "forky,false,25.11", "forky,true,25.11"})
+    void slurmRunsOnTheFilesWeWrite(String suite, boolean asyncReply, String generator) throws Exception {
+        Path root = Path.of(Harness.ok(900, "slurm-root", "ensure", suite).strip());
+        SlurmVersion version = SlurmVersion.parse(Harness.ok(60, "slurm-root", "version", root.toString()).strip())
+                .orElseThrow();
+
+        // Every node is this machine, as slurmd -C in that root counts it.
+        String slurmdC = Harness.ok(60, "slurm-root", "slurmd-c", root.toString());
+        Map<String, NodeFacts> facts = Map.of(
+                "ctl", SlurmdConfig.parse("ctl", slurmdC).orElseThrow(),
+                "n1", SlurmdConfig.parse("n1", slurmdC).orElseThrow(),
+                "n2", SlurmdConfig.parse("n2", slurmdC).orElseThrow());
+        SlurmSettings settings = new SlurmSettings(true, "slurmlet-it", "ctl", List.of("n1", "n2"), false,
+                List.of("n1"), "gpu", null, "slurmlet", false, new Experimental(asyncReply),
+                Map.of("KillWait", "10"));
+        Rendered rendered = SlurmConfig.render(new RenderInput(settings, facts, version, Layout.ONE_MACHINE));
+        assertTrue(rendered.ok(), rendered.problems().toString());
+        assertEquals(generator, rendered.generator());
+        assertEquals(asyncReply, rendered.files().get("slurm.conf").contains("SlurmctldParameters=enable_async_reply"));
+
+        Path work = Files.createTempDirectory("slurmlet-test-conf-" + suite + "-");
+        Path conf = Files.createDirectories(work.resolve("conf"));
+        Path run = work.resolve("run");
+        for (var file : rendered.files().entrySet()) {
+            Files.writeString(conf.resolve(file.getKey()), file.getValue());
+        }
+        try {
+            Harness.ok(180, "slurm-cluster", "up", root.toString(), conf.toString(), run.toString(), "n1", "n2");
+
+            String sinfo = Harness.ok(60, "slurm-cluster", "run", run.toString(), "sinfo", "-N", "-h", "-o", "%N %P %t");
+            assertTrue(sinfo.contains("n1 gpu") && sinfo.contains("n2 gpu"), "sinfo lists both nodes:\n" + sinfo);
+
+            Map<String, String> n1 = node(run, "n1");
+            Map<String, String> n2 = node(run, "n2");
+            assertEquals("IDLE", n1.get("State"), "the lent node is idle: " + n1);
+            assertTrue(n2.get("State").contains("DRAIN"), "the node not lent is drained: " + n2);
+            assertEquals("slurmlet: not lent", n2.get("Reason").replaceAll(" \\[.*$", ""), "with our reason: " + n2);
+
+            String ran = Harness.ok(120, "slurm-cluster", "run", run.toString(),
+                    "srun", "-w", "n1", "-t", "1", "printenv", "SLURMD_NODENAME").strip();
+            assertEquals("n1", ran, "srun ran the job on the lent node");
+
+            List<String> logs = Files.list(run).map(Path::toString)
+                    .filter(p -> p.endsWith(".log") && (p.contains("slurmctld") || p.contains("slurmd"))).sorted().toList();
+            assertEquals(3, logs.size(), "slurmctld's and two slurmd's logs: " + logs);
+            Harness.Result check = Harness.run(60, "slurm-log-check", logs.toArray(String[]::new));
+            assertEquals(0, check.exit(), "the daemons logged configuration problems:\n" + check.out() + check.err());
+        } finally {
+            Harness.run(120, "slurm-cluster", "down", run.toString());
+        }
+        deleteTree(work);
+    }
+
+    private static final Pattern FIELD = Pattern.compile("(\\w+)=(.*?)(?= \\w+=|$)");
+
+    /** {@code scontrol show node -o NODE} as key → value. */
+    private static Map<String, String> node(Path run, String name) throws Exception {
+        String line = Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "node", "-o", name).strip();
+        Map<String, String> fields = new java.util.HashMap<>();
+        Matcher m = FIELD.matcher(line);
+        while (m.find()) {
+            fields.put(m.group(1), m.group(2));
+        }
+        return fields;
+    }
+
+    private static void deleteTree(Path dir) throws Exception {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
