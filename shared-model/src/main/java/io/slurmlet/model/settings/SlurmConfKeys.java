@@ -18,7 +18,7 @@ public final class SlurmConfKeys {
     private static final Map<String, String> OWNED = owned();
 
     /** Keys slurmlet writes a default for; a site's own value replaces that line. */
-    public static final Set<String> DEFAULTED = Set.of("mailprog", "schedulertype", "returntoservice");
+    public static final Set<String> DEFAULTED = Set.of("mailprog", "schedulertype", "returntoservice", "defmempercpu");
 
     private SlurmConfKeys() {
     }

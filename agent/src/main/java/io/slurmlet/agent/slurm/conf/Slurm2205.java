@@ -87,6 +87,12 @@ class Slurm2205 {
         setDefault(c, s, "SchedulerType", "sched/backfill");
         c.set("SelectType", "select/cons_tres");
         c.set("SelectTypeParameters", "CR_Core_Memory");
+        if (!nodes.isEmpty()) {
+            // Without a default, a job that names no memory is given the whole node's, and nothing
+            // else fits beside it: the smallest node's memory per CPU never over-commits any node.
+            setDefault(c, s, "DefMemPerCPU", nodes.stream()
+                    .mapToLong(n -> realMemory(n.memoryMiB()) / Math.max(1, n.cpus())).min().orElseThrow());
+        }
         c.section("Processes: each job in its own cgroup" + (s.makesUsers()
                 ? "; PrologFlags=Contain lets pam_slurm_adopt put a user's ssh session into their job" : ""));
         c.set("ProctrackType", "proctrack/cgroup");
@@ -152,10 +158,13 @@ class Slurm2205 {
         return List.of();
     }
 
+    /**
+     * Always written: without one, 22.05's slurmstepd finds no cgroup and runs no job at all.
+     * {@code CgroupAutomount} is left out: 24.11 and later call it defunct in every daemon's log.
+     */
     String cgroupConf() {
         ConfText c = new ConfText("cgroup.conf", name());
         c.set("CgroupPlugin", "autodetect");
-        c.set("CgroupAutomount", "yes");
         constrain(c);
         return c.toString();
     }

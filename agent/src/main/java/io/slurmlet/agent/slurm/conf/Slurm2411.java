@@ -7,21 +7,13 @@ import java.util.List;
 
 /**
  * Slurm 24.11: slurmd finds NVIDIA GPUs itself ({@code AutoDetect=nvidia}, no NVML library
- * needed), and cgroup.conf no longer takes {@code CgroupAutomount}.
+ * needed; 22.05 calls the flag unknown, and Debian's 26.05 is built without NVML).
  */
 class Slurm2411 extends Slurm2302 {
 
     @Override
     SlurmVersion since() {
         return SlurmVersion.of(24, 11);
-    }
-
-    @Override
-    String cgroupConf() {
-        ConfText c = new ConfText("cgroup.conf", name());
-        c.set("CgroupPlugin", "autodetect");
-        constrain(c);
-        return c.toString();
     }
 
     @Override

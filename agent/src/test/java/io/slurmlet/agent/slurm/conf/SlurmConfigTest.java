@@ -166,12 +166,35 @@ class SlurmConfigTest {
         assertFalse(slurmConf(render(s, Map.of("c1", gpuNode("c1", "", 0)), "22.05.8")).contains("GresTypes"));
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"22.05.8", "23.11.4", "24.11.5", "26.05.5"})
+    void cgroupConfIsAlwaysWrittenWithoutTheDefunctCgroupAutomount(String version) {
+        String cgroup = render(settings(false, "", List.of(), List.of()), facts(), version).files().get("cgroup.conf");
+        assertTrue(cgroup.contains("\nCgroupPlugin=autodetect\n") && cgroup.contains("\nConstrainDevices=yes\n"), cgroup);
+        assertFalse(cgroup.contains("CgroupAutomount"), cgroup);
+        assertFalse(cgroup.contains("EnableControllers"), "22.05 refuses EnableControllers: " + cgroup);
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"22.05.8", "24.11.5", "26.05.5"})
+    void neitherJobContainerTypeNorNamespaceTypeIsWritten(String version) {
+        // 22.05 and 24.11 refuse NamespaceType (fatal), 26.05 warns on JobContainerType; leaving both
+        // out is accepted by all three (system-tests/slurm/FINDINGS.md).
+        String conf = slurmConf(render(settings(false, "slurmlet", List.of("g1"), List.of()), facts("g1"), version));
+        assertFalse(conf.contains("JobContainerType") || conf.contains("NamespaceType"), conf);
+    }
+
     @Test
-    void cgroupAutomountOnlyWhereSlurmStillReadsIt() {
-        assertTrue(render(settings(false, "", List.of(), List.of()), facts(), "23.11.4").files().get("cgroup.conf")
-                .contains("\nCgroupAutomount=yes\n"));
-        assertFalse(render(settings(false, "", List.of(), List.of()), facts(), "24.11.5").files().get("cgroup.conf")
-                .contains("CgroupAutomount"));
+    void defMemPerCpuIsTheSmallestNodesShareAndASiteMayReplaceIt() {
+        Map<String, NodeFacts> facts = facts("g1");
+        facts.put("small", new NodeFacts("small", "", 4, 1, 1, 4, 1, 8_192, List.of(), "", ""));
+        String conf = slurmConf(render(settings(false, "", List.of("g1", "small"), List.of()), facts, "24.11.5"));
+        assertTrue(conf.contains("\nDefMemPerCPU=1920\n"), conf);
+        SlurmSettings own = new SlurmSettings(true, "lab", "ctl0", List.of("g1"), false, List.of(), "gpu", null, "",
+                false, null, Map.of("DefMemPerCPU", "4096"));
+        String replaced = slurmConf(render(own, facts, "24.11.5"));
+        assertTrue(replaced.endsWith("DefMemPerCPU=4096\n") && replaced.indexOf("DefMemPerCPU") == replaced.lastIndexOf("DefMemPerCPU"),
+                replaced);
     }
 
     @Test
