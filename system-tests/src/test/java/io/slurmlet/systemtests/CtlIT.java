@@ -44,6 +44,11 @@ class CtlIT {
         if (agent != null) {
             agent.close();
         }
+        try (var paths = Files.walk(tmp)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
     }
 
     @Test

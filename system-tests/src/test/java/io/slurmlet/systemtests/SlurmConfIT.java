@@ -87,8 +87,8 @@ class SlurmConfIT {
             assertEquals(0, check.exit(), "the daemons logged configuration problems:\n" + check.out() + check.err());
         } finally {
             Harness.run(120, "slurm-cluster", "down", run.toString());
+            deleteTree(work); // what failed is in the assertion's message
         }
-        deleteTree(work);
     }
 
     private static final Pattern FIELD = Pattern.compile("(\\w+)=(.*?)(?= \\w+=|$)");
