@@ -45,7 +45,7 @@ class SlurmConfIT {
                 .orElseThrow();
 
         // Every node is this machine, as slurmd -C in that root counts it.
-        String slurmdC = Harness.ok(60, "slurm-root", "slurmd-c", root.toString());
+        String slurmdC = slurmdC(root);
         Map<String, NodeFacts> facts = Map.of(
                 "ctl", SlurmdConfig.parse("ctl", slurmdC).orElseThrow(),
                 "n1", SlurmdConfig.parse("n1", slurmdC).orElseThrow(),
@@ -89,6 +89,17 @@ class SlurmConfIT {
             Harness.run(120, "slurm-cluster", "down", run.toString());
             deleteTree(work); // what failed is in the assertion's message
         }
+    }
+
+    /** What {@code slurmd -C} in the root prints about this machine, as the agent's facts step reads it. */
+    private static String slurmdC(Path root) throws Exception {
+        String r = root.toString();
+        Process p = new ProcessBuilder("unshare", "--mount", "--propagation", "private", "sh", "-ec",
+                "mount --bind /proc \"$1/proc\"; mount --rbind /sys \"$1/sys\"; exec chroot \"$1\" /usr/sbin/slurmd -C",
+                "slurmd-C", r).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        assertEquals(0, p.waitFor(), "slurmd -C in " + r + ":\n" + out);
+        return out;
     }
 
     private static final Pattern FIELD = Pattern.compile("(\\w+)=(.*?)(?= \\w+=|$)");
