@@ -37,9 +37,15 @@ class SlurmConfIT {
         assertEquals("0", uid, "real Slurm needs root (mount namespaces, chroot, munge): run the system tests as root, as CI does");
     }
 
-    @ParameterizedTest(name = "{0}, enable_async_reply={1}")
-    @CsvSource({"bookworm,false,22.05", "trixie,false,24.11", "forky,false,25.11", "forky,true,25.11"})
-    void slurmRunsOnTheFilesWeWrite(String suite, boolean asyncReply, String generator) throws Exception {
+    /**
+     * GPUs: without a GPU on this machine, only the 22.05 generator's gres.conf (explicit device
+     * files) can be run for real, on fake /dev/nvidia devices; 24.11 and later let slurmd detect
+     * the GPUs (AutoDetect=nvidia), which finds none here. Their lines are checked by the golden files.
+     */
+    @ParameterizedTest(name = "{0}, enable_async_reply={1}, {3} GPUs a node")
+    @CsvSource({"bookworm,false,22.05,0", "bookworm,false,22.05,2", "trixie,false,24.11,0", "forky,false,25.11,0",
+            "forky,true,25.11,0"})
+    void slurmRunsOnTheFilesWeWrite(String suite, boolean asyncReply, String generator, int gpus) throws Exception {
         Path root = Path.of(Harness.ok(900, "slurm-root", "ensure", suite).strip());
         SlurmVersion version = SlurmVersion.parse(Harness.ok(60, "slurm-root", "version", root.toString()).strip())
                 .orElseThrow();
@@ -48,8 +54,8 @@ class SlurmConfIT {
         String slurmdC = slurmdC(root);
         Map<String, NodeFacts> facts = Map.of(
                 "ctl", SlurmdConfig.parse("ctl", slurmdC).orElseThrow(),
-                "n1", SlurmdConfig.parse("n1", slurmdC).orElseThrow(),
-                "n2", SlurmdConfig.parse("n2", slurmdC).orElseThrow());
+                "n1", withGpus(SlurmdConfig.parse("n1", slurmdC).orElseThrow(), gpus),
+                "n2", withGpus(SlurmdConfig.parse("n2", slurmdC).orElseThrow(), gpus));
         SlurmSettings settings = new SlurmSettings(true, "slurmlet-it", "ctl", List.of("n1", "n2"), false,
                 List.of("n1"), "gpu", null, "slurmlet", false, new Experimental(asyncReply),
                 Map.of("KillWait", "10"));
@@ -65,7 +71,8 @@ class SlurmConfIT {
             Files.writeString(conf.resolve(file.getKey()), file.getValue());
         }
         try {
-            Harness.ok(180, "slurm-cluster", "up", root.toString(), conf.toString(), run.toString(), "n1", "n2");
+            Harness.ok(180, "slurm-cluster", "up", "--fake-gpus", Integer.toString(gpus),
+                    root.toString(), conf.toString(), run.toString(), "n1", "n2");
 
             String sinfo = Harness.ok(60, "slurm-cluster", "run", run.toString(), "sinfo", "-N", "-h", "-o", "%N %P %t");
             assertTrue(sinfo.contains("n1 gpu") && sinfo.contains("n2 gpu"), "sinfo lists both nodes:\n" + sinfo);
@@ -79,16 +86,32 @@ class SlurmConfIT {
             String ran = Harness.ok(120, "slurm-cluster", "run", run.toString(),
                     "srun", "-w", "n1", "-t", "1", "printenv", "SLURMD_NODENAME").strip();
             assertEquals("n1", ran, "srun ran the job on the lent node");
+            if (gpus > 0) {
+                String devices = Harness.ok(120, "slurm-cluster", "run", run.toString(), "srun", "-w", "n1", "-t", "1",
+                        "--gres=gpu:tesla_t4:1", "printenv", "CUDA_VISIBLE_DEVICES").strip();
+                assertEquals("0", devices, "a job asking for one GPU of the type slurm.conf names gets one");
+            }
 
-            List<String> logs = Files.list(run).map(Path::toString)
-                    .filter(p -> p.endsWith(".log") && (p.contains("slurmctld") || p.contains("slurmd"))).sorted().toList();
-            assertEquals(3, logs.size(), "slurmctld's and two slurmd's logs: " + logs);
+            // The daemons' stderr, and the log files slurm.conf names (slurmstepd writes only there).
+            List<String> logs = new java.util.ArrayList<>();
+            for (Path dir : List.of(run, run.resolve("upper/var/log/slurm"))) {
+                try (var files = Files.list(dir)) {
+                    files.map(Path::toString).filter(p -> p.endsWith(".log") && (p.contains("slurmctld") || p.contains("slurmd")))
+                            .sorted().forEach(logs::add);
+                }
+            }
+            assertEquals(6, logs.size(), "slurmctld's and two slurmd's stderr and log files: " + logs);
             Harness.Result check = Harness.run(60, "slurm-log-check", logs.toArray(String[]::new));
             assertEquals(0, check.exit(), "the daemons logged configuration problems:\n" + check.out() + check.err());
         } finally {
             Harness.run(120, "slurm-cluster", "down", run.toString());
             deleteTree(work); // what failed is in the assertion's message
         }
+    }
+
+    private static NodeFacts withGpus(NodeFacts f, int gpus) {
+        return gpus == 0 ? f : new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(), f.sockets(), f.coresPerSocket(),
+                f.threadsPerCore(), f.memoryMiB(), List.of(new NodeFacts.Gpus("Tesla T4", gpus)), f.os(), f.slurmVersion());
     }
 
     /** What {@code slurmd -C} in the root prints about this machine, as the agent's facts step reads it. */

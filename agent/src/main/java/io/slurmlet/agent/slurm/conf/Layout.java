@@ -22,9 +22,10 @@ public record Layout(String stateSaveLocation, String slurmdSpoolDir, String slu
             6817, 6818);
 
     /**
-     * Several slurmd on one machine, as tests run them in the foreground: Debian's folders with a
-     * spool and pid file per node, a port per node, the logs on stderr.
+     * Several slurmd on one machine, as tests run them: Debian's folders with a spool, pid file and
+     * log per node, and a port per node.
      */
     public static final Layout ONE_MACHINE = new Layout("/var/lib/slurm/slurmctld", "/var/lib/slurm/slurmd/%n",
-            "/run/slurmctld.pid", "/run/slurmd-%n.pid", "", "", 6817, 0);
+            "/run/slurmctld.pid", "/run/slurmd-%n.pid", "/var/log/slurm/slurmctld.log", "/var/log/slurm/slurmd-%n.log",
+            6817, 0);
 }
