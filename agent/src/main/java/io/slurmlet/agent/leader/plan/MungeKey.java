@@ -1,0 +1,55 @@
+package io.slurmlet.agent.leader.plan;
+
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Arrays;
+
+/**
+ * The cluster's munge key: the secret every Slurm machine shares. It reaches a machine only in
+ * that machine's plan, over the agents' TLS channel; it never appears in a log, a status or an
+ * error, so {@link #toString()} names nothing of it.
+ */
+public final class MungeKey {
+
+    /** munge's own key files are 1024 bytes of randomness. */
+    public static final int BYTES = 1024;
+
+    private final byte[] key;
+
+    private MungeKey(byte[] key) {
+        this.key = key.clone();
+    }
+
+    public static MungeKey random() {
+        byte[] key = new byte[BYTES];
+        new SecureRandom().nextBytes(key);
+        return new MungeKey(key);
+    }
+
+    public static MungeKey of(byte[] key) {
+        if (key.length < 32) {
+            throw new IllegalArgumentException("a munge key of " + key.length + " bytes is too short: munge wants at least 32");
+        }
+        return new MungeKey(key);
+    }
+
+    /** The key's bytes, for the one place that writes them to /etc/munge/munge.key. */
+    public byte[] bytes() {
+        return key.clone();
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof MungeKey other && MessageDigest.isEqual(key, other.key);
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(key);
+    }
+
+    @Override
+    public String toString() {
+        return "MungeKey[" + key.length + " bytes, not shown]";
+    }
+}

@@ -1,0 +1,144 @@
+package io.slurmlet.agent.leader.plan;
+
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.agent.slurm.VersionSkew;
+import io.slurmlet.agent.slurm.conf.RenderInput;
+import io.slurmlet.agent.slurm.conf.Rendered;
+import io.slurmlet.agent.slurm.conf.SlurmConfig;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SlurmSettings;
+
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The leader's planner: settings × what every agent reported → one plan per machine. Pure: the
+ * same input gives equal plans, so an unchanged plan is never sent again.
+ */
+public final class Planner {
+
+    /** Where Slurm's files go on every machine (Debian's and EPEL's packages read them there). */
+    public static final String SLURM_DIR = "/etc/slurm/";
+
+    private Planner() {
+    }
+
+    /** Every machine's plan, and what keeps the cluster from running as the settings say. */
+    public record Plans(Map<String, NodePlan> nodes, List<Problem> problems, List<String> notes) {
+        public Plans {
+            nodes = java.util.Collections.unmodifiableMap(new TreeMap<>(nodes));
+            problems = List.copyOf(problems);
+            notes = List.copyOf(notes);
+        }
+    }
+
+    /**
+     * @param settings  the cluster's settings
+     * @param inventory every machine with an agent, by name, with its facts
+     * @param mungeKey  the cluster's munge key
+     */
+    public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey) {
+        SlurmSettings s = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
+        List<Problem> problems = new ArrayList<>();
+        List<String> notes = new ArrayList<>();
+        Map<String, String> files = Map.of();
+        Optional<SlurmVersion> controllerVersion = Optional.empty();
+
+        if (s.enabled()) {
+            NodeFacts controller = inventory.get(s.controller());
+            if (controller == null) {
+                notes.add("the controller %s has no agent yet: install slurmlet-agent there and join it".formatted(s.controller()));
+            } else {
+                controllerVersion = SlurmVersion.parse(controller.slurmVersion());
+                if (controllerVersion.isEmpty()) {
+                    notes.add("Slurm's files wait for the controller %s to report its Slurm version (its packages step installs Slurm)"
+                            .formatted(s.controller()));
+                }
+            }
+            if (controllerVersion.isPresent()) {
+                Rendered rendered = SlurmConfig.render(new RenderInput(s, inventory, controllerVersion.get()));
+                problems.addAll(rendered.problems());
+                notes.addAll(rendered.notes());
+                Map<String, String> paths = new LinkedHashMap<>();
+                rendered.files().forEach((name, text) -> paths.put(SLURM_DIR + name, text));
+                files = paths;
+            }
+        }
+
+        Map<String, NodePlan> plans = new LinkedHashMap<>();
+        for (var entry : new TreeMap<>(inventory).entrySet()) {
+            String name = entry.getKey();
+            NodeFacts facts = entry.getValue();
+            Set<Role> roles = EnumSet.noneOf(Role.class);
+            if (s.enabled() && name.equals(s.controller())) {
+                roles.add(Role.CONTROLLER);
+            }
+            if (s.enabled() && s.nodes().contains(name)) {
+                roles.add(Role.COMPUTE);
+            }
+            List<Problem> nodeProblems = new ArrayList<>();
+            boolean slurmdMayRun = true;
+            if (roles.contains(Role.COMPUTE) && controllerVersion.isPresent()) {
+                Optional<SlurmVersion> own = SlurmVersion.parse(facts.slurmVersion());
+                if (own.isPresent()) {
+                    Optional<String> skew = VersionSkew.problem(name, own.get(), s.controller(), controllerVersion.get());
+                    if (skew.isPresent()) {
+                        nodeProblems.add(new Problem("nodes", name, skew.get()));
+                        slurmdMayRun = false;
+                    }
+                }
+            }
+            plans.put(name, new NodePlan(name, roles, packages(roles, facts.os()),
+                    roles.isEmpty() ? Optional.empty() : Optional.of(mungeKey),
+                    roles.isEmpty() ? Map.of() : files,
+                    services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems));
+            problems.addAll(nodeProblems);
+        }
+        return new Plans(plans, problems, notes);
+    }
+
+    /** The packages of a machine's roles, in its package manager's names. */
+    static List<String> packages(Set<Role> roles, String os) {
+        if (roles.isEmpty()) {
+            return List.of();
+        }
+        boolean rpm = isRpmFamily(os);
+        List<String> packages = new ArrayList<>(List.of("munge", rpm ? "slurm" : "slurm-client"));
+        if (roles.contains(Role.CONTROLLER)) {
+            packages.add(rpm ? "slurm-slurmctld" : "slurmctld");
+        }
+        if (roles.contains(Role.COMPUTE)) {
+            packages.add(rpm ? "slurm-slurmd" : "slurmd");
+        }
+        return packages;
+    }
+
+    private static boolean isRpmFamily(String os) {
+        String id = os.toLowerCase(Locale.ROOT).split(" ")[0];
+        return Set.of("rhel", "rocky", "almalinux", "centos", "fedora", "ol", "amzn").contains(id);
+    }
+
+    /** munged wherever Slurm runs; slurmctld and slurmd once their files exist and their versions agree. */
+    static List<String> services(Set<Role> roles, boolean slurmd, boolean slurmctld) {
+        List<String> services = new ArrayList<>();
+        if (roles.isEmpty()) {
+            return services;
+        }
+        services.add("munge");
+        if (roles.contains(Role.CONTROLLER) && slurmctld) {
+            services.add("slurmctld");
+        }
+        if (roles.contains(Role.COMPUTE) && slurmd) {
+            services.add("slurmd");
+        }
+        return services;
+    }
+}

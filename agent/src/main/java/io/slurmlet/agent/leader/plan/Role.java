@@ -1,0 +1,9 @@
+package io.slurmlet.agent.leader.plan;
+
+/** What a machine runs for the Slurm cluster. A machine can be both. */
+public enum Role {
+    /** Runs slurmctld: the settings' controller. */
+    CONTROLLER,
+    /** Runs slurmd: one of the settings' nodes, or any machine with all_nodes. */
+    COMPUTE
+}

@@ -1,0 +1,150 @@
+package io.slurmlet.agent.leader.plan;
+
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PlannerTest {
+
+    private static final MungeKey KEY = MungeKey.of(new byte[64]);
+
+    static NodeFacts machine(String name, String os, String slurm) {
+        return new NodeFacts(name, "", 8, 1, 1, 8, 1, 32_000, List.of(), os, slurm);
+    }
+
+    static SlurmSettings settings(boolean allNodes, String... nodes) {
+        return new SlurmSettings(true, "lab", "c0", List.of(nodes), allNodes, List.of(), null, null, null, false, null);
+    }
+
+    static Map<String, NodeFacts> inventory(String slurm, String... names) {
+        Map<String, NodeFacts> m = new HashMap<>();
+        for (String n : names) {
+            m.put(n, machine(n, "debian 12", slurm));
+        }
+        return m;
+    }
+
+    @Test
+    void theControllerRunsSlurmctldNodesRunSlurmdAndAMachineCanBeBoth() {
+        var plans = Planner.plan(settings(false, "c0", "n1"), inventory("22.05.8", "c0", "n1", "other"), KEY);
+        assertEquals(Set.of(Role.CONTROLLER, Role.COMPUTE), plans.nodes().get("c0").roles());
+        assertEquals(Set.of(Role.COMPUTE), plans.nodes().get("n1").roles());
+        assertEquals(Set.of(), plans.nodes().get("other").roles());
+        assertEquals(List.of("munge", "slurm-client", "slurmctld", "slurmd"), plans.nodes().get("c0").packages());
+        assertEquals(List.of("munge", "slurmctld", "slurmd"), plans.nodes().get("c0").services());
+        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").services());
+    }
+
+    @Test
+    void aMachineWithoutARoleGetsNothingNotEvenTheKey() {
+        NodePlan other = Planner.plan(settings(false, "n1"), inventory("22.05.8", "c0", "n1", "other"), KEY).nodes().get("other");
+        assertEquals(List.of(), other.packages());
+        assertEquals(Optional.empty(), other.mungeKey());
+        assertTrue(other.files().isEmpty());
+        assertEquals(List.of(), other.services());
+    }
+
+    @Test
+    void allNodesTakesEveryMachineThatJoined() {
+        var plans = Planner.plan(settings(true), inventory("24.11.5", "c0", "late1", "late2"), KEY);
+        assertTrue(plans.nodes().get("late2").runs(Role.COMPUTE));
+        assertTrue(plans.nodes().get("c0").runs(Role.COMPUTE), "with all_nodes the controller is a node too");
+    }
+
+    @Test
+    void everyMachineGetsTheSameSlurmFilesForTheControllersVersion() {
+        var plans = Planner.plan(settings(false, "n1", "n2"), inventory("24.11.5", "c0", "n1", "n2"), KEY);
+        Map<String, String> files = plans.nodes().get("c0").files();
+        assertEquals(List.of("/etc/slurm/slurm.conf", "/etc/slurm/cgroup.conf", "/etc/slurm/gres.conf",
+                "/etc/slurm/plugstack.conf"), List.copyOf(files.keySet()));
+        assertTrue(files.get("/etc/slurm/slurm.conf").startsWith("# slurm.conf: written by slurmlet, with its generator for Slurm 24.11."));
+        assertEquals(files, plans.nodes().get("n1").files());
+        assertEquals(files, plans.nodes().get("n2").files());
+    }
+
+    @Test
+    void filesWaitForTheControllersSlurmVersionAndNoDaemonStartsWithoutThem() {
+        Map<String, NodeFacts> inv = inventory("22.05.8", "n1");
+        inv.put("c0", machine("c0", "debian 12", ""));
+        var plans = Planner.plan(settings(false, "n1"), inv, KEY);
+        assertTrue(plans.nodes().get("n1").files().isEmpty());
+        assertEquals(List.of("munge"), plans.nodes().get("n1").services());
+        assertEquals(List.of("munge", "slurm-client", "slurmctld"), plans.nodes().get("c0").packages());
+        assertEquals(List.of("Slurm's files wait for the controller c0 to report its Slurm version (its packages step installs Slurm)"),
+                plans.notes());
+    }
+
+    @Test
+    void aNodeNewerThanTheControllerIsReportedAndItsSlurmdNotStarted() {
+        Map<String, NodeFacts> inv = inventory("22.05.8", "c0", "n1");
+        inv.put("n2", machine("n2", "debian 13", "24.11.5"));
+        var plans = Planner.plan(settings(false, "n1", "n2"), inv, KEY);
+        NodePlan n2 = plans.nodes().get("n2");
+        assertEquals(List.of("munge"), n2.services());
+        assertEquals(List.of(new Problem("nodes", "n2", "n2 has Slurm 24.11.5, newer than the controller c0's 22.05.8: "
+                + "slurmctld must be at least as new as every slurmd; upgrade Slurm on c0 first, or install 22.05 on n2")),
+                n2.problems());
+        assertEquals(n2.problems(), plans.problems());
+        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").services());
+    }
+
+    @Test
+    void aNodeTooFarBehindTheControllerIsReported() {
+        Map<String, NodeFacts> inv = inventory("26.05.5", "c0");
+        inv.put("old", machine("old", "debian 12", "22.05.8"));
+        inv.put("ok", machine("ok", "debian 13", "24.11.5"));
+        var plans = Planner.plan(settings(false, "old", "ok"), inv, KEY);
+        assertEquals("old has Slurm 22.05.8, 7 major releases older than the controller c0's 26.05.5; slurmctld 26.05 "
+                + "talks to slurmd up to 3 releases older: upgrade Slurm on old to 24.11 or later",
+                plans.nodes().get("old").problems().get(0).message());
+        assertTrue(plans.nodes().get("ok").problems().isEmpty(), "24.11 is three releases behind 26.05");
+    }
+
+    @Test
+    void rpmMachinesGetEpelPackageNames() {
+        Map<String, NodeFacts> inv = Map.of("c0", machine("c0", "rocky 9.4", "24.11.5"));
+        assertEquals(List.of("munge", "slurm", "slurm-slurmctld", "slurm-slurmd"),
+                Planner.plan(settings(false, "c0"), inv, KEY).nodes().get("c0").packages());
+    }
+
+    @Test
+    void disabledSettingsPlanNothing() {
+        SlurmSettings off = new SlurmSettings(false, null, "c0", List.of("n1"), false, List.of(), null, null, null, false, null);
+        var plans = Planner.plan(off, inventory("22.05.8", "c0", "n1"), KEY);
+        plans.nodes().values().forEach(p -> assertTrue(p.roles().isEmpty() && p.files().isEmpty() && p.mungeKey().isEmpty()));
+    }
+
+    @Test
+    void theMungeKeyIsNeverPrinted() {
+        NodePlan plan = Planner.plan(settings(false, "n1"), inventory("22.05.8", "c0", "n1"), MungeKey.random()).nodes().get("n1");
+        assertTrue(plan.toString().contains("MungeKey[1024 bytes, not shown]"), plan.toString());
+    }
+
+    @Test
+    void theSamePlanTwiceKeepsItsRevisionAndAChangeRaisesOnlyThatMachines() {
+        PlanBook book = new PlanBook();
+        var first = Planner.plan(settings(false, "n1", "n2"), inventory("24.11.5", "c0", "n1", "n2"), KEY);
+        assertEquals(3, book.publish(first));
+        assertEquals(0, book.publish(Planner.plan(settings(false, "n1", "n2"), inventory("24.11.5", "c0", "n1", "n2"), KEY)));
+        assertEquals(1, book.get("n1").orElseThrow().revision());
+        Map<String, NodeFacts> inv = inventory("24.11.5", "c0", "n1", "n2", "n3");
+        var withOther = Planner.plan(settings(false, "n1", "n2"), inv, KEY);
+        assertEquals(1, book.publish(withOther), "a machine without a role joining changes no one else's plan");
+        assertEquals(1, book.get("n1").orElseThrow().revision());
+        assertEquals(4, book.publish(Planner.plan(settings(false, "n1", "n2", "n3"), inv, KEY)),
+                "a new node changes slurm.conf, so the plan of every Slurm machine, the controller included");
+        assertEquals(2, book.get("n1").orElseThrow().revision());
+        assertFalse(book.get("nobody").isPresent());
+    }
+}
