@@ -1,0 +1,68 @@
+package io.slurmlet.agent.system.fake;
+
+import io.slurmlet.agent.system.Services;
+import io.slurmlet.agent.system.SystemException;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/** systemd in memory, with a log of every change asked of it. */
+public final class FakeServices implements Services {
+
+    private final Set<String> enabled = new HashSet<>();
+    private final Set<String> active = new HashSet<>();
+    private final Set<String> failing = new HashSet<>();
+    public final List<String> log = new ArrayList<>();
+
+    public FakeServices running(String unit) {
+        enabled.add(unit);
+        active.add(unit);
+        return this;
+    }
+
+    /** Starting or restarting {@code unit} fails, as systemctl does when the daemon exits at once. */
+    public FakeServices failing(String unit) {
+        failing.add(unit);
+        return this;
+    }
+
+    @Override
+    public boolean isEnabled(String unit) {
+        return enabled.contains(unit);
+    }
+
+    @Override
+    public boolean isActive(String unit) {
+        return active.contains(unit);
+    }
+
+    @Override
+    public void enable(String unit) {
+        log.add("enable " + unit);
+        enabled.add(unit);
+    }
+
+    @Override
+    public void start(String unit) throws SystemException {
+        log.add("start " + unit);
+        fail(unit, "start");
+        active.add(unit);
+    }
+
+    @Override
+    public void restart(String unit) throws SystemException {
+        log.add("restart " + unit);
+        fail(unit, "restart");
+        active.add(unit);
+    }
+
+    private void fail(String unit, String verb) throws SystemException {
+        if (failing.contains(unit)) {
+            active.remove(unit);
+            throw new SystemException("systemctl %s %s failed (exit 1): Job for %s.service failed because the control process exited with error code."
+                    .formatted(verb, unit, unit));
+        }
+    }
+}
