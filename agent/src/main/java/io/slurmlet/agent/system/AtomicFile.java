@@ -29,7 +29,18 @@ public final class AtomicFile {
     private AtomicFile() {
     }
 
+    /** Something done to the temporary file before it replaces the target, as setting its owner. */
+    @FunctionalInterface
+    public interface Prepare {
+        void accept(Path temp) throws IOException;
+    }
+
     public static void write(Path target, byte[] content, Set<PosixFilePermission> mode) throws IOException {
+        write(target, content, mode, temp -> { });
+    }
+
+    public static void write(Path target, byte[] content, Set<PosixFilePermission> mode, Prepare prepare)
+            throws IOException {
         Path dir = target.toAbsolutePath().getParent();
         Path temp = dir.resolve(target.getFileName() + TEMP_MARK + HexFormat.of().formatHex(randomBytes()));
         try {
@@ -41,7 +52,8 @@ public final class AtomicFile {
                 }
                 ch.force(true);
             }
-            // The umask may have narrowed the mode given at creation.
+            prepare.accept(temp);
+            // The umask may have narrowed the mode given at creation; chown may have cleared set-id bits.
             Files.setPosixFilePermissions(temp, mode);
             Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException | RuntimeException e) {
