@@ -1,0 +1,200 @@
+package io.slurmlet.agent.facts;
+
+import io.slurmlet.agent.system.Commands.Result;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import io.slurmlet.agent.system.linux.LinuxHostFiles;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.facts.NodeFacts.Gpus;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The collector with fake commands and a made-up machine in a temporary folder. */
+class FactsCollectorTest {
+
+    private static final List<String> SLURMD_C = List.of("slurmd", "-C");
+    private static final List<String> SLURMD_V = List.of("slurmd", "-V");
+    private static final List<String> NVIDIA_SMI = List.of("nvidia-smi", "--query-gpu=name", "--format=csv,noheader");
+    private static final String SLURMD_C_OUT = """
+            NodeName=gpu1 CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 ThreadsPerCore=2 RealMemory=2063000
+            UpTime=12-03:11:52
+            """;
+
+    @TempDir
+    Path root;
+    private final FakeCommands commands = new FakeCommands();
+    private FactsCollector collector;
+
+    @BeforeEach
+    void aDebianMachineWithTwoXeons() throws IOException {
+        put("proc/cpuinfo", Samples.intelTwoSocketsHyperthreaded());
+        put("proc/meminfo", Samples.MEMINFO);
+        put("etc/os-release", Samples.DEBIAN_12);
+        collector = new FactsCollector(commands, new LinuxHostFiles(root));
+    }
+
+    @Test
+    void slurmdInstalledGivesCpusMemoryAndVersion() {
+        commands.answer(SLURMD_C, SLURMD_C_OUT)
+                .answer(SLURMD_V, "slurm-wlm 22.05.8\n")
+                .answer(NVIDIA_SMI, Samples.EIGHT_H100);
+
+        FactsCollector.Collected c = collector.collect("gpu1");
+
+        assertEquals(new NodeFacts("gpu1", "", 224, 1, 2, 56, 2, 2_063_000,
+                List.of(new Gpus("NVIDIA H100 80GB HBM3", 8)), "debian 12", "22.05.8"), c.facts());
+        assertEquals(List.of(), c.warnings());
+        assertEquals(List.of(SLURMD_C, SLURMD_V, NVIDIA_SMI), commands.log());
+        assertTrue(commands.calls().stream().allMatch(call -> call.deadline().equals(Duration.ofSeconds(10))));
+    }
+
+    @Test
+    void withoutSlurmdCpusAndMemoryComeFromProcAndNoVersionIsAsked() {
+        commands.notInstalled("slurmd").answer(NVIDIA_SMI, Samples.FOUR_A100_TWO_L40S);
+
+        FactsCollector.Collected c = collector.collect("n1");
+
+        assertEquals(new NodeFacts("n1", "", 8, 1, 2, 2, 2, 773_779,
+                List.of(new Gpus("NVIDIA A100-SXM4-80GB", 4), new Gpus("NVIDIA L40S", 2)), "debian 12", ""), c.facts());
+        assertEquals(List.of(), c.warnings());
+        assertEquals(List.of(SLURMD_C, NVIDIA_SMI), commands.log());
+    }
+
+    @Test
+    void withoutNvidiaSmiThereAreNoGpusAndNothingToWarnAbout() {
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi");
+
+        FactsCollector.Collected c = collector.collect("n1");
+
+        assertEquals(List.of(), c.facts().gpus());
+        assertEquals(List.of(), c.warnings());
+        assertEquals(List.of(SLURMD_C, NVIDIA_SMI), commands.log());
+    }
+
+    @Test
+    void aFailingNvidiaSmiGivesNoGpusAndAWarning() {
+        commands.notInstalled("slurmd").answer(NVIDIA_SMI, new Result(9, Samples.NVIDIA_SMI_NO_DRIVER, ""));
+
+        FactsCollector.Collected c = collector.collect("n1");
+
+        assertEquals(List.of(), c.facts().gpus());
+        assertEquals(8, c.facts().cpus());
+        assertEquals(1, c.warnings().size());
+        assertTrue(c.warnings().get(0).startsWith("`nvidia-smi --query-gpu=name --format=csv,noheader` exited with "
+                + "status 9; it printed: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."),
+                c.warnings().get(0));
+    }
+
+    @Test
+    void slurmdPastItsDeadlineFallsBackToProcAndSaysSo() {
+        commands.pastDeadline(SLURMD_C, "")
+                .answer(SLURMD_V, "slurm 24.11.5\n")
+                .notInstalled("nvidia-smi");
+
+        FactsCollector.Collected c = collector.collect("n1");
+
+        assertEquals(new NodeFacts("n1", "", 8, 1, 2, 2, 2, 773_779, List.of(), "debian 12", "24.11.5"), c.facts());
+        assertEquals(List.of("`slurmd -C` ran past its deadline of 10 s and was killed with its child processes; "
+                + "CPUs and memory were read from /proc and /sys instead"), c.warnings());
+        assertEquals(List.of(SLURMD_C, SLURMD_V, NVIDIA_SMI), commands.log());
+    }
+
+    @Test
+    void slurmdFailingFallsBackToProcAndQuotesIt() {
+        commands.answer(SLURMD_C, new Result(1, "", "slurmd: fatal: Unable to determine this slurmd's NodeName\n"))
+                .answer(SLURMD_V, "slurm 23.11.10\n")
+                .notInstalled("nvidia-smi");
+
+        FactsCollector.Collected c = collector.collect("n1");
+
+        assertEquals(8, c.facts().cpus());
+        assertEquals("23.11.10", c.facts().slurmVersion());
+        assertEquals(List.of("`slurmd -C` exited with status 1; it printed: slurmd: fatal: Unable to determine this "
+                + "slurmd's NodeName; CPUs and memory were read from /proc and /sys instead"), c.warnings());
+    }
+
+    @Test
+    void arm64TakesTheTopologyFromSysfs() throws IOException {
+        put("proc/cpuinfo", Samples.ARM64);
+        // Two clusters of two cores, one thread each; package ids as the kernel gives them.
+        for (int cpu = 0; cpu < 4; cpu++) {
+            put("sys/devices/system/cpu/cpu" + cpu + "/topology/physical_package_id", (cpu / 2) + "\n");
+            put("sys/devices/system/cpu/cpu" + cpu + "/topology/core_id", (cpu % 2) + "\n");
+        }
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi");
+
+        FactsCollector.Collected c = collector.collect("arm1");
+
+        assertEquals(List.of(4, 2, 2, 1), List.of(c.facts().cpus(), c.facts().sockets(), c.facts().coresPerSocket(),
+                c.facts().threadsPerCore()));
+        assertEquals(List.of(), c.warnings());
+    }
+
+    @Test
+    void arm64WithoutSysfsIsOneSocketOfSingleThreadedCores() throws IOException {
+        put("proc/cpuinfo", Samples.ARM64);
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi");
+
+        NodeFacts f = collector.collect("arm1").facts();
+
+        assertEquals(List.of(4, 1, 4, 1), List.of(f.cpus(), f.sockets(), f.coresPerSocket(), f.threadsPerCore()));
+    }
+
+    @Test
+    void withoutCpuinfoTheCpusAreCountedInSysfs() throws IOException {
+        Files.delete(root.resolve("proc/cpuinfo"));
+        for (String d : List.of("cpu0", "cpu1", "cpu2", "cpufreq", "cpuidle")) {
+            Files.createDirectories(root.resolve("sys/devices/system/cpu/" + d));
+        }
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi");
+
+        assertEquals(3, collector.collect("n1").facts().cpus());
+    }
+
+    @Test
+    void withoutOsReleaseTheOsIsEmptyAndSaidSo() throws IOException {
+        Files.delete(root.resolve("etc/os-release"));
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi");
+
+        FactsCollector.Collected c = collector.collect("n1");
+
+        assertEquals("", c.facts().os());
+        assertEquals(List.of("neither /etc/os-release nor /usr/lib/os-release exists; the operating system is not "
+                + "reported"), c.warnings());
+    }
+
+    @Test
+    void usrLibOsReleaseStandsInForEtc() throws IOException {
+        Files.delete(root.resolve("etc/os-release"));
+        put("usr/lib/os-release", Samples.ROCKY_9);
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi");
+
+        assertEquals("rocky 9.4", collector.collect("n1").facts().os());
+    }
+
+    @Test
+    void anUnreadableSlurmdVersionIsAWarning() {
+        commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "something else\n").notInstalled("nvidia-smi");
+
+        FactsCollector.Collected c = collector.collect("gpu1");
+
+        assertEquals("", c.facts().slurmVersion());
+        assertEquals(List.of("`slurmd -V` printed no version (it printed: something else); the installed Slurm "
+                + "version is not reported"), c.warnings());
+    }
+
+    private void put(String relative, String content) throws IOException {
+        Path p = root.resolve(relative);
+        Files.createDirectories(p.getParent());
+        Files.writeString(p, content);
+    }
+}
