@@ -1,0 +1,106 @@
+package io.slurmlet.agent.slurm;
+
+import io.slurmlet.agent.leader.plan.MungeKey;
+import io.slurmlet.agent.leader.plan.NodePlan;
+import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import io.slurmlet.agent.system.fake.FakeFiles;
+import io.slurmlet.agent.system.fake.FakeServices;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SlurmStepTest {
+
+    private static final MungeKey KEY = MungeKey.of(new byte[64]);
+    private final FakeFiles files = new FakeFiles();
+    private final FakeServices services = new FakeServices();
+    private final FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""));
+    private final SlurmStep step = new SlurmStep(files, services, commands, Path.of("/"));
+
+    static NodePlan plan(String node, SlurmSettings s) {
+        Map<String, NodeFacts> inv = new HashMap<>();
+        for (String n : List.of("c0", "n1", "n2")) {
+            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5"));
+        }
+        return Planner.plan(s, inv, KEY).nodes().get(node);
+    }
+
+    static SlurmSettings settings(String partition, Map<String, String> site) {
+        return new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), partition, null, null,
+                false, null, site);
+    }
+
+    @Test
+    void firstApplyWritesTheFilesAndStartsTheDaemons() {
+        Outcome o = step.apply(plan("c0", settings("gpu", Map.of())));
+        assertEquals(Outcome.changed("slurm", "wrote cgroup.conf, gres.conf, plugstack.conf, slurm.conf; enabled slurmctld; "
+                + "started slurmctld"), o);
+        assertEquals(4, files.log.size());
+        assertTrue(files.log.contains("write /etc/slurm/slurm.conf rw-r--r-- root:root"), files.log.toString());
+        assertEquals(List.of("enable slurmctld", "start slurmctld"), services.log);
+    }
+
+    @Test
+    void secondApplyWritesNothing() {
+        NodePlan plan = plan("n1", settings("gpu", Map.of()));
+        step.apply(plan);
+        files.log.clear();
+        services.log.clear();
+        commands.clearLog();
+        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan));
+        assertTrue(files.log.isEmpty() && services.log.isEmpty() && commands.log().isEmpty());
+    }
+
+    @Test
+    void renamingThePartitionIsAReconfigureIssuedByTheControllerAndNoRestart() {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        services.log.clear();
+        Outcome o = step.apply(plan("c0", settings("batch", Map.of())));
+        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"), o);
+        assertTrue(services.log.isEmpty(), services.log.toString());
+        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log());
+
+        FakeServices nodeServices = new FakeServices();
+        SlurmStep onNode = new SlurmStep(new FakeFiles(), nodeServices, commands, Path.of("/"));
+        onNode.apply(plan("n1", settings("gpu", Map.of())));
+        nodeServices.log.clear();
+        commands.clearLog();
+        assertEquals(Outcome.changed("slurm", "wrote slurm.conf"), onNode.apply(plan("n1", settings("batch", Map.of()))));
+        assertTrue(nodeServices.log.isEmpty() && commands.log().isEmpty(), "a node only takes the new file");
+    }
+
+    @Test
+    void aKeyReadOnlyAtStartRestartsTheDaemon() {
+        assertTrue(SlurmStep.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/linear\nKillWait=30\n"));
+        assertTrue(!SlurmStep.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/cons_tres\nKillWait=60\n"));
+        assertTrue(!SlurmStep.needsRestart("# SelectType=x\n", "# SelectType=y\n"));
+    }
+
+    @Test
+    void aFailedReconfigureSaysWhatScontrolPrinted() {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        FakeCommands failing = new FakeCommands().answer(List.of("scontrol", "reconfigure"),
+                new Commands.Result(1, "", "slurm_reconfigure error: Unable to contact slurm controller (connect failure)"));
+        SlurmStep s = new SlurmStep(files, services, failing, Path.of("/"));
+        Outcome o = s.apply(plan("c0", settings("batch", Map.of())));
+        assertTrue(o.failed());
+        assertTrue(o.detail().contains("scontrol reconfigure") && o.detail().contains("Unable to contact slurm controller"), o.detail());
+    }
+
+    @Test
+    void aMachineWithoutFilesYetIsLeftAlone() {
+        NodePlan none = new NodePlan("x", java.util.Set.of(), List.of(), java.util.Optional.empty(), Map.of(), List.of(), List.of());
+        assertEquals(Outcome.unchanged("slurm", "no Slurm role here"), step.apply(none));
+    }
+}
