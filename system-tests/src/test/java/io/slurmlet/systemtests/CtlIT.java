@@ -44,17 +44,13 @@ class CtlIT {
         if (agent != null) {
             agent.close();
         }
-        try (var paths = Files.walk(tmp)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
+        Proc.deleteTree(tmp);
     }
 
     @Test
     @Order(1)
     void showOnAFreshLeaderPrintsTheDefaults() throws Exception {
-        Ctl.Run r = local.run("slurm", "show");
+        Proc.Result r = local.run("slurm", "show");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().startsWith("revision 0\n"), r.toString());
         assertTrue(r.out().contains("\ncluster_name                     slurmlet\n"), r.toString());
@@ -65,7 +61,7 @@ class CtlIT {
     @Test
     @Order(2)
     void setStoresAndSaysWhatChanged() throws Exception {
-        Ctl.Run r = local.run("slurm", "set", "enabled=true", "controller=n0", "nodes=n1,n2,n3");
+        Proc.Result r = local.run("slurm", "set", "enabled=true", "controller=n0", "nodes=n1,n2,n3");
         assertEquals(0, r.exit(), r.toString());
         assertEquals("""
                 revision 1 (was 0)
@@ -79,10 +75,10 @@ class CtlIT {
     @Test
     @Order(3)
     void lendAndUnlend() throws Exception {
-        Ctl.Run lend = local.run("slurm", "lend", "n1", "n2");
+        Proc.Result lend = local.run("slurm", "lend", "n1", "n2");
         assertEquals(0, lend.exit(), lend.toString());
         assertEquals("lent n1, n2 (revision 2)\n", lend.out());
-        Ctl.Run unlend = local.run("slurm", "unlend", "n2");
+        Proc.Result unlend = local.run("slurm", "unlend", "n2");
         assertEquals(0, unlend.exit(), unlend.toString());
         assertEquals("unlent n2 (revision 3)\n", unlend.out());
     }
@@ -90,7 +86,7 @@ class CtlIT {
     @Test
     @Order(4)
     void statusShowsRolesAndLending() throws Exception {
-        Ctl.Run r = local.run("slurm", "status");
+        Proc.Result r = local.run("slurm", "status");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("""
                 NODE  ROLES      LENT
@@ -104,7 +100,7 @@ class CtlIT {
     @Test
     @Order(5)
     void aRefusedChangePrintsEveryProblemAndStoresNothing() throws Exception {
-        Ctl.Run r = local.run("slurm", "set", "controller=ALL", "lent=n9", "shared.path=/etc");
+        Proc.Result r = local.run("slurm", "set", "controller=ALL", "lent=n9", "shared.path=/etc");
         assertEquals(1, r.exit(), r.toString());
         assertEquals("", r.out());
         assertEquals("""
@@ -120,11 +116,11 @@ class CtlIT {
     @Test
     @Order(6)
     void badUsageExitsTwoWithAHint() throws Exception {
-        Ctl.Run unknown = local.run("slurm", "set", "bogus=1");
+        Proc.Result unknown = local.run("slurm", "set", "bogus=1");
         assertEquals(2, unknown.exit(), unknown.toString());
         assertTrue(unknown.err().startsWith("unknown key 'bogus'\n"), unknown.toString());
         assertTrue(unknown.err().contains("See 'ctl slurm set --help'."), unknown.toString());
-        Ctl.Run containers = local.run("slurm", "containers", "maybe");
+        Proc.Result containers = local.run("slurm", "containers", "maybe");
         assertEquals(2, containers.exit(), containers.toString());
         assertEquals(3, revision());
     }
@@ -134,7 +130,7 @@ class CtlIT {
     void overTcpTheTokenIsNeededAndNeverPrinted() throws Exception {
         String token = agent.token();
         Ctl tcp = new Ctl(Map.of("SLURMLET_CTL_CONFIG", config()));
-        Ctl.Run ok = tcp.run("--leader", agent.leaderUrl(), "--token-file", agent.tokenFile().toString(),
+        Proc.Result ok = tcp.run("--leader", agent.leaderUrl(), "--token-file", agent.tokenFile().toString(),
                 "slurm", "show", "-o", "json");
         assertEquals(0, ok.exit(), ok.toString());
         JsonNode doc = JSON.readTree(ok.out());
@@ -143,10 +139,10 @@ class CtlIT {
 
         Path wrong = tmp.resolve("wrong.token");
         Files.writeString(wrong, "not-the-token-not-the-token-not-the-token\n");
-        Ctl.Run refused = tcp.run("--leader", agent.leaderUrl(), "--token-file", wrong.toString(), "slurm", "show");
+        Proc.Result refused = tcp.run("--leader", agent.leaderUrl(), "--token-file", wrong.toString(), "slurm", "show");
         assertEquals(1, refused.exit(), refused.toString());
         assertTrue(refused.err().contains("the admin token is wrong"), refused.toString());
-        for (Ctl.Run r : new Ctl.Run[] {ok, refused}) {
+        for (Proc.Result r : new Proc.Result[] {ok, refused}) {
             assertFalse(r.out().contains(token) || r.err().contains(token), "the token was printed");
         }
         assertFalse(refused.err().contains("not-the-token"), "a presented token was echoed");
@@ -156,7 +152,7 @@ class CtlIT {
     @Order(8)
     void anUnreachableLeaderIsNamed() throws Exception {
         Path socket = tmp.resolve("nobody.sock");
-        Ctl.Run r = new Ctl(Map.of("SLURMLET_LEADER", "unix:" + socket, "SLURMLET_CTL_CONFIG", config())).run("slurm", "show");
+        Proc.Result r = new Ctl(Map.of("SLURMLET_LEADER", "unix:" + socket, "SLURMLET_CTL_CONFIG", config())).run("slurm", "show");
         assertEquals(1, r.exit(), r.toString());
         assertTrue(r.err().startsWith("cannot reach the leader at unix:" + socket), r.toString());
         assertFalse(r.err().contains("\tat "), "no stack trace without -e");

@@ -101,11 +101,11 @@ class SlurmConfIT {
                 }
             }
             assertEquals(6, logs.size(), "slurmctld's and two slurmd's stderr and log files: " + logs);
-            Harness.Result check = Harness.run(60, "slurm-log-check", logs.toArray(String[]::new));
-            assertEquals(0, check.exit(), "the daemons logged configuration problems:\n" + check.out() + check.err());
+            Proc.Result check = Harness.run(60, "slurm-log-check", logs.toArray(String[]::new));
+            assertEquals(0, check.exit(), "the daemons logged configuration problems:\n" + check);
         } finally {
             Harness.run(120, "slurm-cluster", "down", run.toString());
-            deleteTree(work); // what failed is in the assertion's message
+            Proc.deleteTree(work); // what failed is in the assertion's message
         }
     }
 
@@ -136,13 +136,5 @@ class SlurmConfIT {
             fields.put(m.group(1), m.group(2));
         }
         return fields;
-    }
-
-    private static void deleteTree(Path dir) throws Exception {
-        try (var paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
     }
 }
