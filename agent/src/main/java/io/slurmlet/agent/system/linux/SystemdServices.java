@@ -1,0 +1,50 @@
+package io.slurmlet.agent.system.linux;
+
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.Services;
+import io.slurmlet.agent.system.SystemException;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * {@link Services} through systemctl. Queries read systemctl's exit status (is-enabled and
+ * is-active exit 0 only when so); changes fail with the command and what it printed.
+ */
+public final class SystemdServices implements Services {
+
+    static final Duration QUERY = Duration.ofSeconds(10);
+    /** A daemon's start can wait on its own start-up (slurmctld reading its state): give it time. */
+    static final Duration CHANGE = Duration.ofSeconds(120);
+
+    private final Commands commands;
+
+    public SystemdServices(Commands commands) {
+        this.commands = commands;
+    }
+
+    @Override
+    public boolean isEnabled(String unit) throws SystemException {
+        return commands.run(List.of("systemctl", "is-enabled", "--quiet", unit), QUERY).succeeded();
+    }
+
+    @Override
+    public boolean isActive(String unit) throws SystemException {
+        return commands.run(List.of("systemctl", "is-active", "--quiet", unit), QUERY).succeeded();
+    }
+
+    @Override
+    public void enable(String unit) throws SystemException {
+        commands.runChecked(List.of("systemctl", "enable", unit), CHANGE);
+    }
+
+    @Override
+    public void start(String unit) throws SystemException {
+        commands.runChecked(List.of("systemctl", "start", unit), CHANGE);
+    }
+
+    @Override
+    public void restart(String unit) throws SystemException {
+        commands.runChecked(List.of("systemctl", "restart", unit), CHANGE);
+    }
+}

@@ -1,0 +1,53 @@
+package io.slurmlet.agent.system.linux;
+
+import io.slurmlet.agent.system.CommandFailed;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The systemctl and apt ports: the exact commands they run, and how they read the answers. */
+class SystemPortsTest {
+
+    @Test
+    void systemctlQueriesReadTheExitStatus() throws Exception {
+        FakeCommands commands = new FakeCommands()
+                .answer(List.of("systemctl", "is-enabled", "--quiet", "munge"), Commands.Result.ok(""))
+                .answer(List.of("systemctl", "is-active", "--quiet", "munge"), new Commands.Result(3, "", ""));
+        SystemdServices services = new SystemdServices(commands);
+        assertTrue(services.isEnabled("munge"));
+        assertFalse(services.isActive("munge"));
+    }
+
+    @Test
+    void aFailedStartSaysWhatSystemctlPrinted() {
+        FakeCommands commands = new FakeCommands().answer(List.of("systemctl", "start", "slurmd"),
+                new Commands.Result(1, "", "Job for slurmd.service failed because the control process exited with error code."));
+        CommandFailed e = assertThrows(CommandFailed.class, () -> new SystemdServices(commands).start("slurmd"));
+        assertTrue(e.getMessage().contains("systemctl start slurmd") && e.getMessage().contains("exited with status 1")
+                && e.getMessage().contains("Job for slurmd.service failed"), e.getMessage());
+    }
+
+    @Test
+    void aptInstallsOnlyWhatDpkgDoesNotHave() throws Exception {
+        FakeCommands commands = new FakeCommands()
+                .answer(List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status}\\n", "munge", "slurmd", "slurm-client"),
+                        new Commands.Result(1, "munge installed\nslurm-client config-files\n",
+                                "dpkg-query: no packages found matching slurmd"))
+                .answer(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q",
+                        "--no-install-recommends", "-o", "Dpkg::Options::=--force-confold", "slurmd", "slurm-client"),
+                        Commands.Result.ok(""));
+        AptPackages apt = new AptPackages(commands);
+        List<String> missing = apt.missing(List.of("munge", "slurmd", "slurm-client"));
+        assertEquals(List.of("slurmd", "slurm-client"), missing, "removed but configured is not installed");
+        apt.install(missing);
+        assertEquals(2, commands.log().size());
+        assertEquals(List.of(), apt.missing(List.of()));
+    }
+}
