@@ -41,10 +41,11 @@ public class StatusCommand implements Callable<Integer> {
             if (nodes.isEmpty()) {
                 out.println("no nodes: name them with 'ctl slurm set nodes=NODE,…' or 'ctl slurm set all_nodes=true'");
             } else {
-                Table table = new Table("NODE", "ROLES", "LENT");
+                Table table = new Table("NODE", "ROLES", "LENT", "SLURM");
                 for (SlurmStatus.NodeStatus n : nodes) {
                     List<String> roles = n.roles() == null ? List.of() : n.roles();
-                    table.row(n.name(), roles.isEmpty() ? "-" : String.join(",", roles), n.lent() ? "yes" : "no");
+                    String slurm = n.slurm() == null || n.slurm().isEmpty() ? "-" : n.slurm();
+                    table.row(n.name(), roles.isEmpty() ? "-" : String.join(",", roles), n.lent() ? "yes" : "no", slurm);
                 }
                 table.print(out);
             }
@@ -53,6 +54,11 @@ public class StatusCommand implements Callable<Integer> {
                 out.println();
                 out.println("problems:");
                 problems.forEach(p -> out.println("  " + p.message()));
+            }
+            if (!s.notes().isEmpty()) {
+                out.println();
+                out.println("notes:");
+                s.notes().forEach(n -> out.println("  " + n));
             }
             out.flush();
             return 0;

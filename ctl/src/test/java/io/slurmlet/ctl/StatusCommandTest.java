@@ -17,9 +17,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class StatusCommandTest {
 
     static final SlurmStatus STATUS = new SlurmStatus(7, true, "slurmlet", "head1", "gpu", List.of(
-            new NodeStatus("head1", List.of("slurmctld"), false),
-            new NodeStatus("gpu1", List.of("slurmd"), true),
-            new NodeStatus("gpu2", List.of("slurmd"), false)), List.of());
+            new NodeStatus("head1", List.of("slurmctld"), false, "24.11.5"),
+            new NodeStatus("gpu1", List.of("slurmd"), true, "24.11.5"),
+            new NodeStatus("gpu2", List.of("slurmd"), false, "")), List.of(),
+            List.of("not in Slurm until their agents report their machines: gpu2"));
 
     @TempDir
     Path dir;
@@ -49,17 +50,21 @@ class StatusCommandTest {
                 partition   gpu
                 revision    7
 
-                NODE   ROLES      LENT
-                head1  slurmctld  no
-                gpu1   slurmd     yes
-                gpu2   slurmd     no
+                NODE   ROLES      LENT  SLURM
+                head1  slurmctld  no    24.11.5
+                gpu1   slurmd     yes   24.11.5
+                gpu2   slurmd     no    -
+
+                notes:
+                  not in Slurm until their agents report their machines: gpu2
                 """, r.out());
     }
 
     @Test
     void showsTheProblemsOfTheStoredSettings() {
         SlurmStatus withProblems = new SlurmStatus(3, false, "slurmlet", "", "gpu", List.of(),
-                List.of(new Problem("controller", "", "controller is empty: name the node that runs slurmctld, as controller=NODE")));
+                List.of(new Problem("controller", "", "controller is empty: name the node that runs slurmctld, as controller=NODE")),
+                List.of());
         leader.on("GET", "/v1/slurm/status", StubLeader.ok(StubLeader.json(withProblems)));
         var r = ctl.run("slurm", "status");
         assertEquals(0, r.exit(), r::toString);

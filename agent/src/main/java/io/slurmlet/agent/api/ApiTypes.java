@@ -11,7 +11,8 @@ import io.slurmlet.model.settings.SlurmSettings;
 
 /** The shared model's JSON types, registered for reflection so a native build serialises them. */
 @RegisterForReflection(targets = {SlurmSettings.class, SharedStorage.class, Experimental.class, Problem.class,
-        SettingsDocument.class, ApiError.class, SlurmStatus.class, SlurmStatus.NodeStatus.class})
+        SettingsDocument.class, ApiError.class, SlurmStatus.class, SlurmStatus.NodeStatus.class,
+        io.slurmlet.model.facts.NodeFacts.class, io.slurmlet.model.facts.NodeFacts.Gpus.class})
 final class ApiTypes {
     private ApiTypes() {
     }

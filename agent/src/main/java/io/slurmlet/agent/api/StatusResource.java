@@ -1,6 +1,10 @@
 package io.slurmlet.agent.api;
 
+import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.SettingsStore;
+import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.SlurmStatus.NodeStatus;
@@ -14,9 +18,13 @@ import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
-/** The Slurm cluster as the leader sees it: the settings' nodes, their roles and lending. */
+/**
+ * The Slurm cluster as the leader sees it: the settings' nodes (with all_nodes, every machine that
+ * reported), their roles, lending and Slurm version, and what the planner finds in the way.
+ */
 @Path("/v1/slurm/status")
 @Produces(MediaType.APPLICATION_JSON)
 public class StatusResource {
@@ -24,10 +32,14 @@ public class StatusResource {
     @Inject
     SettingsStore store;
 
+    @Inject
+    Inventory inventory;
+
     @GET
     public SlurmStatus status() {
         SettingsDocument doc = store.current();
-        SlurmSettings s = doc.settings();
+        Map<String, NodeFacts> facts = inventory.all();
+        SlurmSettings s = doc.settings().withNodes(List.copyOf(new java.util.TreeSet<>(facts.keySet())));
         Set<String> names = new LinkedHashSet<>();
         if (!s.controller().isEmpty()) {
             names.add(s.controller());
@@ -42,9 +54,13 @@ public class StatusResource {
             if (s.nodes().contains(name)) {
                 roles.add("slurmd");
             }
-            nodes.add(new NodeStatus(name, roles, s.isLent(name)));
+            NodeFacts f = facts.get(name);
+            nodes.add(new NodeStatus(name, roles, s.isLent(name), f == null ? "" : f.slurmVersion()));
         }
+        Planner.Plans plans = Planner.review(s, facts);
+        List<Problem> problems = new ArrayList<>(doc.settings().check());
+        problems.addAll(plans.problems());
         return new SlurmStatus(doc.revision(), s.enabled(), s.clusterName(), s.controller(), s.partition(), nodes,
-                s.check());
+                problems, plans.notes());
     }
 }

@@ -9,7 +9,7 @@ import jakarta.inject.Singleton;
 import java.io.IOException;
 
 /**
- * Opens the leader's durable state at start: the settings store and the admin token. A state
+ * Opens the leader's durable state at start: the settings store, the node inventory and the admin token. A state
  * directory that cannot be read stops the agent with the reason, rather than serving empty settings.
  */
 @ApplicationScoped
@@ -20,6 +20,13 @@ public class LeaderState {
     @Startup
     SettingsStore settingsStore(AgentConfig config) throws IOException {
         return SettingsStore.open(config.stateDir());
+    }
+
+    @Produces
+    @Singleton
+    @Startup
+    Inventory inventory(AgentConfig config) throws IOException {
+        return Inventory.open(config.stateDir());
     }
 
     @Produces

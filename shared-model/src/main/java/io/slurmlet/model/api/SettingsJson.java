@@ -105,6 +105,15 @@ public final class SettingsJson {
         return object;
     }
 
+    /** Turns a JSON object into {@code type}, refusing unknown keys and wrong types, naming the key. */
+    public static <T> T toValue(JsonNode node, Class<T> type) {
+        try {
+            return STRICT.treeToValue(node, type);
+        } catch (JsonProcessingException | IllegalArgumentException e) {
+            throw explain(e);
+        }
+    }
+
     /** Turns a JSON object into settings, refusing unknown keys and wrong types. */
     public static SlurmSettings toSettings(JsonNode node) {
         try {

@@ -14,8 +14,11 @@ import java.util.List;
  * @param controller  the node that runs slurmctld; empty when none is named
  * @param partition   the one partition
  * @param nodes       every node named in the settings, the controller first
- * @param problems    what is wrong with the stored settings (normally nothing: a refused change is
- *                    never stored, but a newer rule may find fault with settings stored before it)
+ * @param problems    what keeps the cluster from running as the settings say: the stored settings'
+ *                    problems (a newer rule may find fault with settings stored before it), and what
+ *                    the planner found (a Slurm version slurmlet cannot write for, version skew)
+ * @param notes       what the leader waits for or assumes, as a controller newer than any Slurm
+ *                    release slurmlet knows, or nodes whose agents have not reported yet
  */
 public record SlurmStatus(
         @JsonProperty("revision") long revision,
@@ -24,7 +27,14 @@ public record SlurmStatus(
         @JsonProperty("controller") String controller,
         @JsonProperty("partition") String partition,
         @JsonProperty("nodes") List<NodeStatus> nodes,
-        @JsonProperty("problems") List<Problem> problems) {
+        @JsonProperty("problems") List<Problem> problems,
+        @JsonProperty("notes") List<String> notes) {
+
+    public SlurmStatus {
+        nodes = nodes == null ? List.of() : List.copyOf(nodes);
+        problems = problems == null ? List.of() : List.copyOf(problems);
+        notes = notes == null ? List.of() : List.copyOf(notes);
+    }
 
     /**
      * One node.
@@ -32,10 +42,12 @@ public record SlurmStatus(
      * @param name  its name
      * @param roles what it runs for Slurm: {@code slurmctld}, {@code slurmd}, or both
      * @param lent  whether the settings lend it to Slurm now
+     * @param slurm the Slurm version its agent reported; empty: not reported, or not installed
      */
     public record NodeStatus(
             @JsonProperty("name") String name,
             @JsonProperty("roles") List<String> roles,
-            @JsonProperty("lent") boolean lent) {
+            @JsonProperty("lent") boolean lent,
+            @JsonProperty("slurm") String slurm) {
     }
 }

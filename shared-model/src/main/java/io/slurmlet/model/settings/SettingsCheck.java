@@ -6,6 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -203,24 +204,29 @@ final class SettingsCheck {
 
     /** Adds a problem unless {@code name} can name a node; says whether it can. */
     private boolean checkNodeName(String key, String name) {
+        Optional<Problem> problem = nodeName(key, name);
+        problem.ifPresent(problems::add);
+        return problem.isEmpty();
+    }
+
+    /** Why {@code name} cannot name a node, under {@code key}; empty when it can. */
+    static Optional<Problem> nodeName(String key, String name) {
         if (HOST_LIST.matcher(name).matches() && !SLURM_NAME.matcher(name).matches()) {
             String fix = key.endsWith("]")
                     ? "name each node, comma-separated, as %s=gpu001,gpu002".formatted(key.replaceAll("\\[.*", ""))
                     : "name one node, as %s=gpu001".formatted(key);
-            add(key, name, "%s %s is a Slurm host list, not one node: %s".formatted(key, quote(name), fix));
-            return false;
+            return Optional.of(new Problem(key, name, "%s %s is a Slurm host list, not one node: %s".formatted(key, quote(name), fix)));
         }
         if (!SLURM_NAME.matcher(name).matches()) {
-            add(key, name, "%s %s is not a name Slurm takes: %s; use the machine's host name"
-                    .formatted(key, quote(name), NAME_RULE));
-            return false;
+            return Optional.of(new Problem(key, name, "%s %s is not a name Slurm takes: %s; use the machine's host name"
+                    .formatted(key, quote(name), NAME_RULE)));
         }
         if (isKeyword(name)) {
-            add(key, name, "%s %s is a word slurm.conf reserves (%s): a node cannot be called that; use the machine's host name"
-                    .formatted(key, quote(name), keywords()));
-            return false;
+            return Optional.of(new Problem(key, name,
+                    "%s %s is a word slurm.conf reserves (%s): a node cannot be called that; use the machine's host name"
+                            .formatted(key, quote(name), keywords())));
         }
-        return true;
+        return Optional.empty();
     }
 
     private static boolean isKeyword(String name) {

@@ -102,6 +102,11 @@ public record SlurmSettings(
         return new SettingsCheck(this).problems();
     }
 
+    /** Why {@code name} cannot name a node (reported under {@code key}); empty when it can. */
+    public static java.util.Optional<Problem> nodeNameProblem(String key, String name) {
+        return SettingsCheck.nodeName(key, name);
+    }
+
     /** Whether Slurm may use the node now: enabled, one of the nodes, and lent. */
     public boolean isLent(String node) {
         return enabled && (allNodes || nodes.contains(node)) && lent.contains(node);

@@ -46,6 +46,15 @@ public final class Planner {
      * @param mungeKey  the cluster's munge key
      */
     public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey) {
+        return plan(settings, inventory, Optional.of(mungeKey));
+    }
+
+    /** The plans without the munge key: what status shows of them (problems, notes), never sent to a machine. */
+    public static Plans review(SlurmSettings settings, Map<String, NodeFacts> inventory) {
+        return plan(settings, inventory, Optional.empty());
+    }
+
+    private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey) {
         SlurmSettings s = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
         List<Problem> problems = new ArrayList<>();
         List<String> notes = new ArrayList<>();
@@ -97,7 +106,7 @@ public final class Planner {
                 }
             }
             plans.put(name, new NodePlan(name, roles, packages(roles, facts.os()),
-                    roles.isEmpty() ? Optional.empty() : Optional.of(mungeKey),
+                    roles.isEmpty() ? Optional.empty() : mungeKey,
                     roles.isEmpty() ? Map.of() : files,
                     services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems));
             problems.addAll(nodeProblems);

@@ -1,0 +1,68 @@
+package io.slurmlet.agent.api;
+
+import io.slurmlet.agent.leader.Inventory;
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SlurmSettings;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What the agents report about their machines. Until agents join with credentials of their own
+ * (the join step), a report carries the admin token, as any /v1 call.
+ */
+@Path("/v1/nodes")
+@Produces(MediaType.APPLICATION_JSON)
+public class NodesResource {
+
+    @Inject
+    Inventory inventory;
+
+    @GET
+    public Map<String, NodeFacts> all() {
+        return inventory.all();
+    }
+
+    @PUT
+    @Path("/{node}/facts")
+    @Consumes(MediaType.APPLICATION_JSON)
+    public Response report(@PathParam("node") String node, byte[] body) throws IOException {
+        NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(body), NodeFacts.class);
+        List<Problem> problems = new ArrayList<>();
+        SlurmSettings.nodeNameProblem("node", node).ifPresent(problems::add);
+        if (reported.name() != null && !reported.name().isEmpty() && !reported.name().equals(node)) {
+            problems.add(new Problem("name", reported.name(), "name %s differs from the node %s in the path: report a machine's facts under its own name"
+                    .formatted(reported.name(), node)));
+        }
+        if (reported.cpus() < 1 || reported.sockets() < 1 || reported.coresPerSocket() < 1 || reported.threadsPerCore() < 1) {
+            problems.add(new Problem("cpus", Integer.toString(reported.cpus()),
+                    "cpus, sockets, cores_per_socket and threads_per_core must each be at least 1, as slurmd -C reports them"));
+        }
+        if (reported.memoryMiB() < 1) {
+            problems.add(new Problem("memory_mib", Long.toString(reported.memoryMiB()), "memory_mib must be at least 1"));
+        }
+        if (!problems.isEmpty()) {
+            return SettingsResource.error(400, new ApiError("the facts were not stored: %d problem%s"
+                    .formatted(problems.size(), problems.size() == 1 ? "" : "s"), problems, null));
+        }
+        NodeFacts named = new NodeFacts(node, reported.address(), reported.cpus(), reported.boards(), reported.sockets(),
+                reported.coresPerSocket(), reported.threadsPerCore(), reported.memoryMiB(), reported.gpus(), reported.os(),
+                reported.slurmVersion());
+        boolean changed = inventory.report(named);
+        return Response.ok(Map.of("node", node, "changed", changed)).build();
+    }
+}

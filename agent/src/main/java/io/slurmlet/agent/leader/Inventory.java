@@ -1,0 +1,66 @@
+package io.slurmlet.agent.leader;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What every agent reported about its machine, by node name: what the planner makes plans from.
+ * Kept in the state directory, written atomically, so a restarted leader plans at once.
+ */
+public final class Inventory {
+
+    public static final String FILE_NAME = "inventory.json";
+
+    private final Path file;
+    private Map<String, NodeFacts> facts;
+
+    private Inventory(Path file, Map<String, NodeFacts> facts) {
+        this.file = file;
+        this.facts = facts;
+    }
+
+    public static Inventory open(Path stateDir) throws IOException {
+        AtomicFile.ensurePrivateDirectory(stateDir);
+        Path file = stateDir.resolve(FILE_NAME);
+        AtomicFile.removeLeftovers(file);
+        try {
+            Map<String, NodeFacts> read = SettingsJson.STRICT.readValue(Files.readAllBytes(file), new TypeReference<>() { });
+            return new Inventory(file, new TreeMap<>(read));
+        } catch (NoSuchFileException e) {
+            return new Inventory(file, new TreeMap<>());
+        } catch (IOException e) {
+            throw new IOException("cannot read the node inventory in %s (%s): remove it and the agents report again"
+                    .formatted(file, e.getMessage().split("\n")[0]), e);
+        }
+    }
+
+    /** Every machine's facts, by name. */
+    public synchronized Map<String, NodeFacts> all() {
+        return Map.copyOf(facts);
+    }
+
+    /** Stores what a machine reported; says whether it differs from what was known. */
+    public synchronized boolean report(NodeFacts reported) throws IOException {
+        if (reported.equals(facts.get(reported.name()))) {
+            return false;
+        }
+        Map<String, NodeFacts> next = new TreeMap<>(facts);
+        next.put(reported.name(), reported);
+        byte[] json = SettingsJson.STRICT.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsBytes(next);
+        AtomicFile.write(file, json, PosixFilePermissions.fromString("rw-------"));
+        facts = next;
+        return true;
+    }
+}
