@@ -45,17 +45,19 @@ public class StatusResource {
             names.add(s.controller());
         }
         names.addAll(s.nodes());
+        Set<String> slurmd = Set.copyOf(s.nodes());
+        Set<String> lent = s.lentNodes();
         List<NodeStatus> nodes = new ArrayList<>();
         for (String name : names) {
             List<String> roles = new ArrayList<>();
             if (name.equals(s.controller())) {
                 roles.add("slurmctld");
             }
-            if (s.nodes().contains(name)) {
+            if (slurmd.contains(name)) {
                 roles.add("slurmd");
             }
             NodeFacts f = facts.get(name);
-            nodes.add(new NodeStatus(name, roles, s.isLent(name), f == null ? "" : f.slurmVersion()));
+            nodes.add(new NodeStatus(name, roles, lent.contains(name), f == null ? "" : f.slurmVersion()));
         }
         Planner.Plans plans = Planner.review(s, facts);
         List<Problem> problems = new ArrayList<>(doc.settings().check());

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.leader;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
@@ -58,8 +57,7 @@ public final class Inventory {
         }
         Map<String, NodeFacts> next = new TreeMap<>(facts);
         next.put(reported.name(), reported);
-        byte[] json = SettingsJson.STRICT.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsBytes(next);
-        AtomicFile.write(file, json, PosixFilePermissions.fromString("rw-------"));
+        AtomicFile.write(file, SettingsJson.pretty(next), PosixFilePermissions.fromString("rw-------"));
         facts = next;
         return true;
     }

@@ -1,7 +1,5 @@
 package io.slurmlet.agent.leader;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
@@ -10,8 +8,6 @@ import io.slurmlet.model.settings.SlurmSettings;
 import org.jboss.logging.Logger;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -107,18 +103,9 @@ public final class SettingsStore {
             return new Result.Accepted(now, false);
         }
         SettingsDocument written = new SettingsDocument(now.revision() + 1, next);
-        AtomicFile.write(file, serialize(written), PosixFilePermissions.fromString("rw-------"));
+        AtomicFile.write(file, SettingsJson.pretty(written), PosixFilePermissions.fromString("rw-------"));
         current = written;
         LOG.infof("settings revision %d stored (was %d)", written.revision(), now.revision());
         return new Result.Accepted(written, true);
-    }
-
-    private static byte[] serialize(SettingsDocument doc) {
-        try {
-            String json = SettingsJson.STRICT.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(doc);
-            return (json + "\n").getBytes(StandardCharsets.UTF_8);
-        } catch (JsonProcessingException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

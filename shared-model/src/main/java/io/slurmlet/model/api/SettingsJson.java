@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.MapperFeature;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -103,6 +104,16 @@ public final class SettingsJson {
                     .formatted(node == null ? "nothing" : node.getNodeType().toString().toLowerCase()));
         }
         return object;
+    }
+
+    /** {@code value} as indented JSON ending in a newline, as the leader keeps its state files. */
+    public static byte[] pretty(Object value) {
+        try {
+            return (STRICT.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value) + "\n")
+                    .getBytes(StandardCharsets.UTF_8);
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+        }
     }
 
     /** Turns a JSON object into {@code type}, refusing unknown keys and wrong types, naming the key. */

@@ -120,4 +120,18 @@ class SlurmSettingsTest {
         assertTrue(settings().users("slurmlet").build().makesUsers());
         assertFalse(settings().users("").build().makesUsers());
     }
+
+    @Test
+    void lentNodesAreTheNodesIsLentAccepts() {
+        SlurmSettings s = new SlurmSettings(true, null, "c", List.of("n1", "n2"), false, List.of("n2", "n9", "n1"),
+                null, null, null, false, null);
+        assertEquals(List.of("n2", "n1"), List.copyOf(s.lentNodes()));
+        for (String n : List.of("n1", "n2", "n9", "c")) {
+            assertEquals(s.isLent(n), s.lentNodes().contains(n), n);
+        }
+        SlurmSettings all = new SlurmSettings(true, null, "c", List.of(), true, List.of("x"), null, null, null, false, null);
+        assertEquals(List.of("x"), List.copyOf(all.lentNodes()));
+        SlurmSettings off = new SlurmSettings(false, null, "c", List.of("n1"), false, List.of("n1"), null, null, null, false, null);
+        assertTrue(off.lentNodes().isEmpty());
+    }
 }

@@ -82,6 +82,7 @@ public final class Planner {
             }
         }
 
+        Set<String> slurmd = Set.copyOf(s.nodes());
         Map<String, NodePlan> plans = new LinkedHashMap<>();
         for (var entry : new TreeMap<>(inventory).entrySet()) {
             String name = entry.getKey();
@@ -90,7 +91,7 @@ public final class Planner {
             if (s.enabled() && name.equals(s.controller())) {
                 roles.add(Role.CONTROLLER);
             }
-            if (s.enabled() && s.nodes().contains(name)) {
+            if (s.enabled() && slurmd.contains(name)) {
                 roles.add(Role.COMPUTE);
             }
             List<Problem> nodeProblems = new ArrayList<>();

@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.HashSet;
 import java.util.Set;
 
 /**
@@ -109,7 +108,7 @@ class Slurm2205 {
         }
         c.section("Nodes: each as it reported its machine; a node not lent starts drained (" + NOT_LENT + ")");
         int port = 6818;
-        Set<String> lent = s.enabled() ? new HashSet<>(s.lent()) : Set.of();
+        Set<String> lent = s.lentNodes();
         for (NodeFacts n : nodes) {
             List<Object> line = new ArrayList<>(List.of("NodeName", n.name()));
             if (!n.address().isEmpty()) {
