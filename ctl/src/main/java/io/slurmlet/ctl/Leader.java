@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.settings.Problem;
 import io.vertx.core.http.HttpMethod;
@@ -29,6 +30,7 @@ public final class Leader implements AutoCloseable {
 
     static final String SETTINGS = "/v1/slurm/settings";
     static final String STATUS = "/v1/slurm/status";
+    static final String JOIN_TOKEN = "/v1/join-token";
     static final String MERGE_PATCH = "application/merge-patch+json";
 
     /** How many times a read-then-write is tried when someone else writes in between. */
@@ -57,6 +59,10 @@ public final class Leader implements AutoCloseable {
 
     public Answer<SettingsDocument> settings() {
         return read(send(HttpMethod.GET, SETTINGS, Map.of(), null), SettingsDocument.class, "GET " + SETTINGS);
+    }
+
+    public Answer<JoinInfo> joinToken() {
+        return read(send(HttpMethod.GET, JOIN_TOKEN, Map.of(), null), JoinInfo.class, "GET " + JOIN_TOKEN);
     }
 
     public Answer<SlurmStatus> status() {

@@ -3,7 +3,9 @@ package io.slurmlet.ctl;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsDocument;
+import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.SlurmStatus;
+import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.settings.Experimental;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SharedStorage;
@@ -11,7 +13,7 @@ import io.slurmlet.model.settings.SlurmSettings;
 
 /** The API types ctl reads with Jackson, kept for reflection in a native build. */
 @RegisterForReflection(targets = {SettingsDocument.class, SlurmSettings.class, SharedStorage.class, Experimental.class,
-        SlurmStatus.class, SlurmStatus.NodeStatus.class, ApiError.class, Problem.class})
+        SlurmStatus.class, SlurmStatus.NodeStatus.class, StepStatus.class, JoinInfo.class, ApiError.class, Problem.class})
 final class NativeReflection {
     private NativeReflection() {
     }

@@ -48,7 +48,7 @@ class HelpTest {
         assertTrue(r.err().startsWith("name a command: slurm or completion"), r::toString);
         r = ctl.runExactly("slurm");
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("name what to do: show, set, lend, unlend, containers or status"), r::toString);
+        assertTrue(r.err().startsWith("name what to do: show, set, lend, unlend, containers, status or join-token"), r::toString);
         assertTrue(r.err().contains("See 'ctl slurm --help'."), r::toString);
     }
 

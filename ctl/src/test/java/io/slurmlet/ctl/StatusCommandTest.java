@@ -2,6 +2,7 @@ package io.slurmlet.ctl;
 
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.SlurmStatus.NodeStatus;
+import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.settings.Problem;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -18,7 +19,11 @@ class StatusCommandTest {
 
     static final SlurmStatus STATUS = new SlurmStatus(7, true, "slurmlet", "head1", "gpu", List.of(
             new NodeStatus("head1", List.of("slurmctld"), false, "24.11.5"),
-            new NodeStatus("gpu1", List.of("slurmd"), true, "24.11.5"),
+            new NodeStatus("gpu1", List.of("slurmd"), true, "24.11.5", "2026-11-30T04:00:00Z", 3, List.of(
+                    new StepStatus("facts", "unchanged", "", "", "", ""),
+                    new StepStatus("packages", "unchanged", "", "", "", ""),
+                    new StepStatus("munge", "changed", "restarted munge", "", "munged did not start", "2026-11-30T03:59:00Z"),
+                    new StepStatus("slurm", "failed", "slurmd did not start", "", "slurmd did not start", "2026-11-30T04:00:00Z"))),
             new NodeStatus("gpu2", List.of("slurmd"), false, "")), List.of(),
             List.of("not in Slurm until their agents report their machines: gpu2"));
 
@@ -50,10 +55,14 @@ class StatusCommandTest {
                 partition   gpu
                 revision    7
 
-                NODE   ROLES      LENT  SLURM
-                head1  slurmctld  no    24.11.5
-                gpu1   slurmd     yes   24.11.5
-                gpu2   slurmd     no    -
+                NODE   ROLES      LENT  SLURM    FACTS  PACKAGES  MUNGE  SLURM
+                head1  slurmctld  no    24.11.5  -      -         -      -
+                gpu1   slurmd     yes   24.11.5  ok     ok        ok     FAILED
+                gpu2   slurmd     no    -        -      -         -      -
+
+                last errors:
+                  gpu1 munge, since recovered: munged did not start (2026-11-30T03:59:00Z)
+                  gpu1 slurm: slurmd did not start (2026-11-30T04:00:00Z)
 
                 notes:
                   not in Slurm until their agents report their machines: gpu2

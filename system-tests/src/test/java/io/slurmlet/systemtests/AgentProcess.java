@@ -50,7 +50,11 @@ final class AgentProcess implements AutoCloseable {
                 "SLURMLET_STATE_DIR", stateDir.toString(),
                 "QUARKUS_HTTP_PORT", Integer.toString(port),
                 "QUARKUS_HTTP_DOMAIN_SOCKET", socket.toString(),
-                "QUARKUS_CONFIG_LOCATIONS", stateDir.resolve("agent.yaml").toString()));
+                "QUARKUS_CONFIG_LOCATIONS", stateDir.resolve("agent.yaml").toString(),
+                // The leader alone: its node role would manage this very machine.
+                "SLURMLET_NODE_ENABLED", "false",
+                "SLURMLET_LEADER_AGENT_HOST", "127.0.0.1",
+                "SLURMLET_LEADER_AGENT_PORT", "0"));
         process = pb.start();
         awaitReady(Duration.ofSeconds(30));
         return this;

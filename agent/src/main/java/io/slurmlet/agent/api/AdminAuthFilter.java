@@ -1,7 +1,7 @@
 package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.config.AgentConfig;
-import io.slurmlet.agent.leader.AdminToken;
+import io.slurmlet.agent.leader.TokenFile;
 import io.slurmlet.model.api.ApiError;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.inject.Inject;
@@ -20,7 +20,7 @@ public class AdminAuthFilter {
     private static final String BEARER = "Bearer ";
 
     @Inject
-    AdminToken token;
+    TokenFile token;
 
     @Inject
     AgentConfig config;

@@ -42,6 +42,17 @@ public class NodesResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response report(@PathParam("node") String node, byte[] body) throws IOException {
         NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(body), NodeFacts.class);
+        List<Problem> problems = problems(node, reported);
+        if (!problems.isEmpty()) {
+            return SettingsResource.error(400, refusal(problems));
+        }
+        NodeFacts named = named(node, reported);
+        boolean changed = inventory.report(named);
+        return Response.ok(Map.of("node", node, "changed", changed)).build();
+    }
+
+    /** What is wrong with {@code reported} as the facts of {@code node}: each problem names the key and the fix. */
+    static List<Problem> problems(String node, NodeFacts reported) {
         List<Problem> problems = new ArrayList<>();
         SlurmSettings.nodeNameProblem("node", node).ifPresent(problems::add);
         if (reported.name() != null && !reported.name().isEmpty() && !reported.name().equals(node)) {
@@ -55,14 +66,18 @@ public class NodesResource {
         if (reported.memoryMiB() < 1) {
             problems.add(new Problem("memory_mib", Long.toString(reported.memoryMiB()), "memory_mib must be at least 1"));
         }
-        if (!problems.isEmpty()) {
-            return SettingsResource.error(400, new ApiError("the facts were not stored: %d problem%s"
-                    .formatted(problems.size(), problems.size() == 1 ? "" : "s"), problems, null));
-        }
-        NodeFacts named = new NodeFacts(node, reported.address(), reported.cpus(), reported.boards(), reported.sockets(),
+        return problems;
+    }
+
+    static ApiError refusal(List<Problem> problems) {
+        return new ApiError("the facts were not stored: %d problem%s"
+                .formatted(problems.size(), problems.size() == 1 ? "" : "s"), problems, null);
+    }
+
+    /** {@code reported} under the name of the machine that sent it. */
+    static NodeFacts named(String node, NodeFacts reported) {
+        return new NodeFacts(node, reported.address(), reported.cpus(), reported.boards(), reported.sockets(),
                 reported.coresPerSocket(), reported.threadsPerCore(), reported.memoryMiB(), reported.gpus(), reported.os(),
                 reported.slurmVersion());
-        boolean changed = inventory.report(named);
-        return Response.ok(Map.of("node", node, "changed", changed)).build();
     }
 }

@@ -1,6 +1,7 @@
 package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.leader.Inventory;
+import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.model.facts.NodeFacts;
@@ -35,6 +36,9 @@ public class StatusResource {
     @Inject
     Inventory inventory;
 
+    @Inject
+    NodeReports reports;
+
     @GET
     public SlurmStatus status() {
         SettingsDocument doc = store.current();
@@ -57,7 +61,10 @@ public class StatusResource {
                 roles.add("slurmd");
             }
             NodeFacts f = facts.get(name);
-            nodes.add(new NodeStatus(name, roles, lent.contains(name), f == null ? "" : f.slurmVersion()));
+            var report = reports.get(name);
+            nodes.add(new NodeStatus(name, roles, lent.contains(name), f == null ? "" : f.slurmVersion(),
+                    report.map(r -> r.at().toString()).orElse(""), report.map(r -> r.report().planRevision()).orElse(0L),
+                    report.map(r -> r.report().steps()).orElse(List.of())));
         }
         Planner.Plans plans = Planner.review(s, facts);
         List<Problem> problems = new ArrayList<>(doc.settings().check());

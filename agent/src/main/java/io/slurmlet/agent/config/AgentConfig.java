@@ -4,6 +4,8 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -20,6 +22,42 @@ public interface AgentConfig {
 
     /** The leader role. */
     Leader leader();
+
+    /** The node role: every machine's agent, the leader's included, keeps its own machine true to its plan. */
+    Node node();
+
+    interface Node {
+        /** Whether this agent manages its machine. Off only for a leader that runs on no Slurm machine, and in tests. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** The machine's name in the Slurm cluster. Empty: its short host name. */
+        Optional<String> name();
+
+        /**
+         * Where the leader's agent channel is, as {@code https://n0:7818}. Empty on the leader's own
+         * machine (it talks to itself at {@code https://127.0.0.1:PORT}).
+         */
+        Optional<String> leader();
+
+        /** The join token ({@code ctl slurm join-token} on the leader prints it): needed once, until the machine has its own credential. */
+        Optional<String> joinToken();
+
+        /** The pin of the cluster's CA, as {@code sha256:HEX}: the agent trusts no leader whose CA differs. */
+        Optional<String> caHash();
+
+        /** A folder that stands for {@code /} for the files the agent writes; {@code /} on a real machine. */
+        @WithDefault("/")
+        Path root();
+
+        /** How often the agent checks its machine against its plan when no new plan comes. */
+        @WithDefault("60s")
+        Duration resync();
+
+        /** How long the leader may hold a plan poll open. */
+        @WithDefault("30s")
+        Duration pollWait();
+    }
 
     interface Leader {
         /** Whether this agent is the leader: holds the settings and serves the settings API. */
@@ -38,5 +76,19 @@ public interface AgentConfig {
          */
         @WithDefault("1048576")
         int maxBodyBytes();
+
+        /** The agents' channel: TLS only, with the leader's certificate from the cluster CA. */
+        @WithDefault("0.0.0.0")
+        String agentHost();
+
+        @WithDefault("7818")
+        int agentPort();
+
+        /**
+         * Names and addresses agents reach the leader at, beyond those the machine has (host name,
+         * every interface's address): they go into the leader's certificate. The first one is the
+         * address {@code ctl slurm join-token} prints; empty: the host name.
+         */
+        Optional<List<String>> advertise();
     }
 }

@@ -23,6 +23,7 @@ public final class Inventory {
     public static final String FILE_NAME = "inventory.json";
 
     private final Path file;
+    private final java.util.List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private Map<String, NodeFacts> facts;
 
     private Inventory(Path file, Map<String, NodeFacts> facts) {
@@ -50,8 +51,21 @@ public final class Inventory {
         return Map.copyOf(facts);
     }
 
+    /** Runs {@code listener} after every change of a machine's facts, outside the inventory's lock. */
+    public void onChange(Runnable listener) {
+        listeners.add(listener);
+    }
+
     /** Stores what a machine reported; says whether it differs from what was known. */
-    public synchronized boolean report(NodeFacts reported) throws IOException {
+    public boolean report(NodeFacts reported) throws IOException {
+        boolean changed = store(reported);
+        if (changed) {
+            listeners.forEach(Runnable::run);
+        }
+        return changed;
+    }
+
+    private synchronized boolean store(NodeFacts reported) throws IOException {
         if (reported.equals(facts.get(reported.name()))) {
             return false;
         }

@@ -1,39 +1,68 @@
 package io.slurmlet.agent.leader;
 
-import io.quarkus.runtime.Startup;
 import io.slurmlet.agent.config.AgentConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 
 import java.io.IOException;
+import java.util.List;
 
 /**
- * Opens the leader's durable state at start: the settings store, the node inventory and the admin token. A state
- * directory that cannot be read stops the agent with the reason, rather than serving empty settings.
+ * Opens the leader's durable state: the settings store, the node inventory, the tokens, the
+ * agents' credentials, the cluster's CA and munge key. A state directory that cannot be read stops
+ * the agent with the reason, rather than serving empty settings. {@link LeaderStartup} opens them at
+ * start on the leader only; an agent that is not the leader never makes them.
  */
 @ApplicationScoped
 public class LeaderState {
 
     @Produces
     @Singleton
-    @Startup
     SettingsStore settingsStore(AgentConfig config) throws IOException {
         return SettingsStore.open(config.stateDir());
     }
 
     @Produces
     @Singleton
-    @Startup
     Inventory inventory(AgentConfig config) throws IOException {
         return Inventory.open(config.stateDir());
     }
 
     @Produces
     @Singleton
-    @Startup
-    AdminToken adminToken(AgentConfig config) throws IOException {
-        return AdminToken.loadOrCreate(config.leader().adminTokenFile()
-                .orElse(config.stateDir().resolve(AdminToken.FILE_NAME)));
+    TokenFile adminToken(AgentConfig config) throws IOException {
+        return TokenFile.loadOrCreate(config.leader().adminTokenFile()
+                .orElse(config.stateDir().resolve(TokenFile.FILE_NAME)));
+    }
+
+    @Produces
+    @Singleton
+    JoinToken joinToken(AgentConfig config) throws IOException {
+        return new JoinToken(TokenFile.loadOrCreate(config.stateDir().resolve(TokenFile.JOIN_FILE_NAME)));
+    }
+
+    @Produces
+    @Singleton
+    AgentCredentials agentCredentials(AgentConfig config) throws IOException {
+        return AgentCredentials.open(config.stateDir());
+    }
+
+    @Produces
+    @Singleton
+    PlanPublisher planPublisher(AgentConfig config, SettingsStore settings, Inventory inventory) throws IOException {
+        return new PlanPublisher(settings, inventory, PlanPublisher.mungeKey(config.stateDir()));
+    }
+
+    @Produces
+    @Singleton
+    Pki pki(AgentConfig config) throws IOException {
+        return Pki.open(config.stateDir().resolve(Pki.DIR), Pki.localNames(config.leader().advertise().orElse(List.of())));
+    }
+
+    @Produces
+    @Singleton
+    NodeReports nodeReports() {
+        return new NodeReports();
     }
 }

@@ -30,6 +30,7 @@ public final class SettingsStore {
     private static final Logger LOG = Logger.getLogger(SettingsStore.class);
 
     private final Path file;
+    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile SettingsDocument current;
 
     private SettingsStore(Path file, SettingsDocument current) {
@@ -72,6 +73,11 @@ public final class SettingsStore {
         return file;
     }
 
+    /** Runs {@code listener} after every stored change, on the writer's thread, outside the store's lock. */
+    public void onChange(Runnable listener) {
+        listeners.add(listener);
+    }
+
     /** What became of a change. */
     public sealed interface Result {
         /** Stored and durable. */
@@ -89,7 +95,15 @@ public final class SettingsStore {
      * (when present) is the current revision and the result has no problems. Settings equal to the
      * current ones are accepted without a write or a new revision.
      */
-    public synchronized Result update(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
+    public Result update(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
+        Result result = store(expected, change);
+        if (result instanceof Result.Accepted accepted && accepted.changed()) {
+            listeners.forEach(Runnable::run);
+        }
+        return result;
+    }
+
+    private synchronized Result store(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
         SettingsDocument now = current;
         if (expected.isPresent() && expected.getAsLong() != now.revision()) {
             return new Result.Conflict(expected.getAsLong(), now);

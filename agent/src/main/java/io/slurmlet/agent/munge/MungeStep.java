@@ -1,7 +1,7 @@
 package io.slurmlet.agent.munge;
 
-import io.slurmlet.agent.leader.plan.MungeKey;
-import io.slurmlet.agent.leader.plan.NodePlan;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.system.Files;

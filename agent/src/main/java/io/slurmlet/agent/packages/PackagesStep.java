@@ -1,6 +1,6 @@
 package io.slurmlet.agent.packages;
 
-import io.slurmlet.agent.leader.plan.NodePlan;
+import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.system.Packages;

@@ -1,6 +1,6 @@
 package io.slurmlet.agent.reconcile;
 
-import io.slurmlet.agent.leader.plan.NodePlan;
+import io.slurmlet.model.plan.NodePlan;
 
 /**
  * One concern of a machine made to match its plan: observe the machine, compare with what the plan

@@ -1,8 +1,8 @@
 package io.slurmlet.agent.munge;
 
-import io.slurmlet.agent.leader.plan.MungeKey;
-import io.slurmlet.agent.leader.plan.NodePlan;
-import io.slurmlet.agent.leader.plan.Role;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.fake.FakeFiles;
 import io.slurmlet.agent.system.fake.FakeServices;

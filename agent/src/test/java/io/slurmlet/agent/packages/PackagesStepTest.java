@@ -1,7 +1,7 @@
 package io.slurmlet.agent.packages;
 
-import io.slurmlet.agent.leader.plan.NodePlan;
-import io.slurmlet.agent.leader.plan.Role;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.SystemException;

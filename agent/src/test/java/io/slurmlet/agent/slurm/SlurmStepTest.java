@@ -1,7 +1,7 @@
 package io.slurmlet.agent.slurm;
 
-import io.slurmlet.agent.leader.plan.MungeKey;
-import io.slurmlet.agent.leader.plan.NodePlan;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Commands;

@@ -43,11 +43,27 @@ public record SlurmStatus(
      * @param roles what it runs for Slurm: {@code slurmctld}, {@code slurmd}, or both
      * @param lent  whether the settings lend it to Slurm now
      * @param slurm the Slurm version its agent reported; empty: not reported, or not installed
+     * @param reported when its agent last reported a reconcile pass (ISO-8601); empty: not since the leader started
+     * @param planRevision the plan revision that pass applied; 0: none
+     * @param steps each reconcile step's last outcome there, with its last error
      */
     public record NodeStatus(
             @JsonProperty("name") String name,
             @JsonProperty("roles") List<String> roles,
             @JsonProperty("lent") boolean lent,
-            @JsonProperty("slurm") String slurm) {
+            @JsonProperty("slurm") String slurm,
+            @JsonProperty("reported") String reported,
+            @JsonProperty("plan_revision") long planRevision,
+            @JsonProperty("steps") List<StepStatus> steps) {
+
+        public NodeStatus {
+            reported = reported == null ? "" : reported;
+            steps = steps == null ? List.of() : List.copyOf(steps);
+        }
+
+        /** A node whose agent has posted no pass yet. */
+        public NodeStatus(String name, List<String> roles, boolean lent, String slurm) {
+            this(name, roles, lent, slurm, "", 0, List.of());
+        }
     }
 }

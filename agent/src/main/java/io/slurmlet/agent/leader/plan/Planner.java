@@ -1,5 +1,8 @@
 package io.slurmlet.agent.leader.plan;
 
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.agent.slurm.VersionSkew;
 import io.slurmlet.agent.slurm.conf.RenderInput;

@@ -1,8 +1,12 @@
-package io.slurmlet.agent.leader.plan;
+package io.slurmlet.model.plan;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonValue;
 
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Arrays;
+import java.util.Base64;
 
 /**
  * The cluster's munge key: the secret every Slurm machine shares. It reaches a machine only in
@@ -31,6 +35,21 @@ public final class MungeKey {
             throw new IllegalArgumentException("a munge key of " + key.length + " bytes is too short: munge wants at least 32");
         }
         return new MungeKey(key);
+    }
+
+    /** The key in a plan's JSON: base64, read only by the machine the plan is for. */
+    @JsonCreator
+    public static MungeKey fromBase64(String base64) {
+        try {
+            return of(Base64.getDecoder().decode(base64));
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("the plan's munge_key is not base64 of a key", null);
+        }
+    }
+
+    @JsonValue
+    String base64() {
+        return Base64.getEncoder().encodeToString(key);
     }
 
     /** The key's bytes, for the one place that writes them to /etc/munge/munge.key. */

@@ -13,7 +13,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-class AdminTokenTest {
+class TokenFileTest {
 
     @TempDir
     Path state;
@@ -21,19 +21,19 @@ class AdminTokenTest {
     @Test
     void madeAtFirstStartIntoARootOnlyFileAndKeptAfter() throws IOException {
         Path file = state.resolve("admin.token");
-        AdminToken made = AdminToken.loadOrCreate(file);
+        TokenFile made = TokenFile.loadOrCreate(file);
         String text = Files.readString(file).strip();
         assertEquals(43, text.length(), "32 random bytes, base64url");
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         assertTrue(made.matches(text));
-        AdminToken again = AdminToken.loadOrCreate(file);
+        TokenFile again = TokenFile.loadOrCreate(file);
         assertTrue(again.matches(text + "\n"));
         assertEquals(text, Files.readString(file).strip());
     }
 
     @Test
     void onlyTheExactTokenMatches() throws IOException {
-        AdminToken token = AdminToken.loadOrCreate(state.resolve("admin.token"));
+        TokenFile token = TokenFile.loadOrCreate(state.resolve("admin.token"));
         String text = Files.readString(state.resolve("admin.token")).strip();
         assertFalse(token.matches(null));
         assertFalse(token.matches(""));
@@ -43,7 +43,7 @@ class AdminTokenTest {
 
     @Test
     void neverShownByToString() throws IOException {
-        AdminToken token = AdminToken.loadOrCreate(state.resolve("admin.token"));
+        TokenFile token = TokenFile.loadOrCreate(state.resolve("admin.token"));
         assertFalse(token.toString().contains(Files.readString(state.resolve("admin.token")).strip()));
     }
 
@@ -51,8 +51,8 @@ class AdminTokenTest {
     void aTooShortTokenIsRefusedWithTheFix() throws IOException {
         Path file = state.resolve("admin.token");
         Files.writeString(file, "short\n");
-        IOException e = assertThrows(IOException.class, () -> AdminToken.loadOrCreate(file));
-        assertEquals("the admin token in " + file + " is shorter than 32 characters: remove the file and restart "
+        IOException e = assertThrows(IOException.class, () -> TokenFile.loadOrCreate(file));
+        assertEquals("the token in " + file + " is shorter than 32 characters: remove the file and restart "
                 + "the agent to make a new one", e.getMessage());
     }
 }

@@ -1,4 +1,4 @@
-package io.slurmlet.agent.leader.plan;
+package io.slurmlet.model.plan;
 
 /** What a machine runs for the Slurm cluster. A machine can be both. */
 public enum Role {

@@ -13,30 +13,35 @@ import java.security.SecureRandom;
 import java.util.Base64;
 
 /**
- * The admin token every /v1 call over TCP must carry. Made at the leader's first start into a
- * root-only file; ctl on another machine is given a copy. Never logged, never in any response.
+ * A secret token in a root-only file, made at the leader's first start: the admin token every /v1
+ * call over TCP must carry (ctl on another machine is given a copy), and the join token a new
+ * machine's agent presents once. Never logged, never in any response but the one made to hand it
+ * out ({@code ctl slurm join-token}).
  */
-public final class AdminToken {
+public final class TokenFile {
 
+    /** The admin token's file in the state directory. */
     public static final String FILE_NAME = "admin.token";
+    /** The join token's file in the state directory. */
+    public static final String JOIN_FILE_NAME = "join.token";
 
     private final byte[] token;
     private final Path file;
 
-    private AdminToken(byte[] token, Path file) {
+    private TokenFile(byte[] token, Path file) {
         this.token = token;
         this.file = file;
     }
 
-    public static AdminToken loadOrCreate(Path file) throws IOException {
+    public static TokenFile loadOrCreate(Path file) throws IOException {
         try {
             String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
             if (text.length() < 32) {
-                throw new IOException("the admin token in %s is shorter than 32 characters: remove the file and "
+                throw new IOException("the token in %s is shorter than 32 characters: remove the file and "
                         .formatted(file) + "restart the agent to make a new one");
             }
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-            return new AdminToken(text.getBytes(StandardCharsets.US_ASCII), file);
+            return new TokenFile(text.getBytes(StandardCharsets.US_ASCII), file);
         } catch (NoSuchFileException e) {
             AtomicFile.ensurePrivateDirectory(file.toAbsolutePath().getParent());
             byte[] random = new byte[32];
@@ -44,7 +49,7 @@ public final class AdminToken {
             String text = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
             AtomicFile.write(file, (text + "\n").getBytes(StandardCharsets.US_ASCII),
                     PosixFilePermissions.fromString("rw-------"));
-            return new AdminToken(text.getBytes(StandardCharsets.US_ASCII), file);
+            return new TokenFile(text.getBytes(StandardCharsets.US_ASCII), file);
         }
     }
 
@@ -54,12 +59,17 @@ public final class AdminToken {
                 && MessageDigest.isEqual(token, presented.strip().getBytes(StandardCharsets.US_ASCII));
     }
 
+    /** The token itself: only for the one response that hands it out. */
+    public String reveal() {
+        return new String(token, StandardCharsets.US_ASCII);
+    }
+
     public Path file() {
         return file;
     }
 
     @Override
     public String toString() {
-        return "AdminToken[" + file + "]";
+        return "TokenFile[" + file + ", not shown]";
     }
 }

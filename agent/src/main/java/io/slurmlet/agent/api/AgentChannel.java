@@ -1,0 +1,242 @@
+package io.slurmlet.agent.api;
+
+import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.AgentCredentials;
+import io.slurmlet.agent.leader.Inventory;
+import io.slurmlet.agent.leader.JoinToken;
+import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.leader.PlanPublisher;
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.JoinReply;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.PublishedPlan;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SlurmSettings;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import io.vertx.ext.web.handler.BodyHandler;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The leader's channel for agents: TLS only, with the leader's certificate from the cluster CA, on
+ * its own port (7818), apart from the admin API. A machine joins with the join token and is given
+ * its own credential; from then on it reports its facts, long-polls its plan (answered at once when
+ * the leader has another revision, else held up to {@code slurmlet.node.poll-wait}) and posts what
+ * each reconcile pass did. A plan, which holds the munge key, is served only to its own machine.
+ */
+public final class AgentChannel implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(AgentChannel.class);
+    private static final String BEARER = "Bearer ";
+    private static final String NODE = "slurmlet.node";
+    private static final Duration LONGEST_POLL = Duration.ofSeconds(120);
+
+    private final Pki pki;
+    private final JoinToken joinToken;
+    private final AgentCredentials credentials;
+    private final Inventory inventory;
+    private final PlanPublisher plans;
+    private final NodeReports reports;
+    private final Duration pollWait;
+    private HttpServer server;
+
+    public AgentChannel(Pki pki, JoinToken joinToken, AgentCredentials credentials, Inventory inventory,
+                        PlanPublisher plans, NodeReports reports, Duration pollWait) {
+        this.pki = pki;
+        this.joinToken = joinToken;
+        this.credentials = credentials;
+        this.inventory = inventory;
+        this.plans = plans;
+        this.reports = reports;
+        this.pollWait = pollWait;
+    }
+
+    /** Starts listening; returns the port (the configured one, or the one the kernel chose for 0). */
+    public int start(Vertx vertx, AgentConfig config) throws Exception {
+        Router router = Router.router(vertx);
+        router.route().handler(BodyHandler.create(false).setBodyLimit(config.leader().maxBodyBytes()));
+        router.get("/v1/join/ca").handler(ctx -> ctx.response().putHeader("Content-Type", "application/x-pem-file").end(pki.caPem()));
+        router.post("/v1/join").blockingHandler(this::join, false);
+        router.route("/v1/agent/*").handler(this::authenticate);
+        router.put("/v1/agent/facts").blockingHandler(this::facts, false);
+        router.get("/v1/agent/plan").handler(this::plan);
+        router.put("/v1/agent/status").handler(this::status);
+        router.route().last().handler(ctx -> error(ctx, 404, "no %s %s on the agents' channel".formatted(ctx.request().method(), ctx.normalizedPath())));
+        router.route().failureHandler(this::failure);
+        HttpServerOptions options = new HttpServerOptions()
+                .setHost(config.leader().agentHost())
+                .setPort(config.leader().agentPort())
+                .setSsl(true)
+                .setKeyCertOptions(new PemKeyCertOptions()
+                        .setCertPath(pki.leaderCertificateFile().toString())
+                        .setKeyPath(pki.leaderKeyFile().toString()));
+        server = vertx.createHttpServer(options).requestHandler(router);
+        server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
+        LOG.infof("agents' channel on https://%s:%d, CA %s", config.leader().agentHost(), server.actualPort(), pki.caHash());
+        return server.actualPort();
+    }
+
+    private void join(RoutingContext ctx) {
+        String header = ctx.request().getHeader("Authorization");
+        if (header == null || !header.startsWith(BEARER) || !joinToken.file().matches(header.substring(BEARER.length()))) {
+            error(ctx, 401, "the join token is missing or wrong: run 'ctl slurm join-token' on the leader and use the line it prints");
+            return;
+        }
+        Map<?, ?> body = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), Map.class);
+        Object node = body.get("node");
+        if (!(node instanceof String name)) {
+            error(ctx, 400, "a join names its machine: send {\"node\": \"NAME\"}");
+            return;
+        }
+        var problem = SlurmSettings.nodeNameProblem("node", name);
+        if (problem.isPresent()) {
+            error(ctx, 400, new ApiError("the join was refused: " + problem.get().message(), List.of(problem.get()), null));
+            return;
+        }
+        try {
+            boolean again = credentials.joined(name);
+            String credential = credentials.issue(name);
+            LOG.infof("%s joined%s from %s", name, again ? " again (its old credential no longer works)" : "",
+                    ctx.request().remoteAddress());
+            json(ctx, 200, new JoinReply(name, credential));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void authenticate(RoutingContext ctx) {
+        String header = ctx.request().getHeader("Authorization");
+        var node = header != null && header.startsWith(BEARER)
+                ? credentials.nodeOf(header.substring(BEARER.length())) : java.util.Optional.<String>empty();
+        if (node.isEmpty()) {
+            error(ctx, 401, "this machine's credential is missing or no longer valid: join it again with the line "
+                    + "'ctl slurm join-token' prints on the leader");
+            return;
+        }
+        ctx.put(NODE, node.get());
+        ctx.next();
+    }
+
+    private void facts(RoutingContext ctx) {
+        String node = ctx.get(NODE);
+        NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), NodeFacts.class);
+        List<Problem> problems = NodesResource.problems(node, reported);
+        if (!problems.isEmpty()) {
+            error(ctx, 400, NodesResource.refusal(problems));
+            return;
+        }
+        try {
+            boolean changed = inventory.report(NodesResource.named(node, reported));
+            json(ctx, 200, Map.of("node", node, "changed", changed));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void plan(RoutingContext ctx) {
+        String node = ctx.get(NODE);
+        long held;
+        Duration wait;
+        try {
+            held = Long.parseLong(ctx.request().getParam("after", "0"));
+            wait = Duration.ofSeconds(Long.parseLong(ctx.request().getParam("wait", Long.toString(pollWait.toSeconds()))));
+        } catch (NumberFormatException e) {
+            error(ctx, 400, "after and wait are whole numbers: the plan revision held, and seconds to wait");
+            return;
+        }
+        if (wait.compareTo(LONGEST_POLL) > 0 || wait.isNegative()) {
+            wait = LONGEST_POLL;
+        }
+        AtomicBoolean answered = new AtomicBoolean();
+        Vertx vertx = ctx.vertx();
+        long[] timer = {-1};
+        Runnable cancel = plans.book().whenNewer(node, held, published -> {
+            if (answered.compareAndSet(false, true)) {
+                if (timer[0] >= 0) {
+                    vertx.cancelTimer(timer[0]);
+                }
+                json(ctx, 200, published);
+            }
+        });
+        if (answered.get()) {
+            return;
+        }
+        timer[0] = vertx.setTimer(Math.max(1, wait.toMillis()), t -> {
+            if (answered.compareAndSet(false, true)) {
+                cancel.run();
+                ctx.response().setStatusCode(204).end();
+            }
+        });
+        ctx.request().connection().closeHandler(v -> {
+            if (answered.compareAndSet(false, true)) {
+                vertx.cancelTimer(timer[0]);
+                cancel.run();
+            }
+        });
+    }
+
+    private void status(RoutingContext ctx) {
+        String node = ctx.get(NODE);
+        NodeReport report = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), NodeReport.class);
+        reports.put(new NodeReport(node, report.planRevision(), report.steps()));
+        json(ctx, 200, Map.of("node", node));
+    }
+
+    private void failure(RoutingContext ctx) {
+        Throwable cause = ctx.failure();
+        if (cause instanceof SettingsJson.BadJson bad) {
+            error(ctx, 400, bad.getMessage());
+        } else if (ctx.statusCode() == 413) {
+            error(ctx, 400, "the request body is larger than slurmlet.leader.max-body-bytes allows");
+        } else {
+            LOG.errorf(cause, "the agents' channel failed on %s %s", ctx.request().method(), ctx.normalizedPath());
+            error(ctx, 500, "the leader failed to answer: its log says why");
+        }
+    }
+
+    private static byte[] bytes(RoutingContext ctx) {
+        return ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
+    }
+
+    private static void error(RoutingContext ctx, int status, String message) {
+        error(ctx, status, ApiError.of(message));
+    }
+
+    private static void error(RoutingContext ctx, int status, ApiError error) {
+        json(ctx, status, error);
+    }
+
+    private static void json(RoutingContext ctx, int status, Object value) {
+        if (ctx.response().ended()) {
+            return;
+        }
+        try {
+            ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json")
+                    .end(io.vertx.core.buffer.Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(value)));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (server != null) {
+            server.close();
+        }
+    }
+}

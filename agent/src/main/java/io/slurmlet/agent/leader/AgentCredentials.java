@@ -1,0 +1,97 @@
+package io.slurmlet.agent.leader;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.api.SettingsJson;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * Each joined machine's own credential, which it presents on every call after joining. The leader
+ * keeps only each credential's sha256 ({@code agents.json}, root-only): a copy of the state directory
+ * lets no one act as a machine. Joining again (a reinstalled machine) replaces the old credential.
+ */
+public final class AgentCredentials {
+
+    public static final String FILE_NAME = "agents.json";
+
+    private final Path file;
+    private Map<String, String> hashes;
+
+    private AgentCredentials(Path file, Map<String, String> hashes) {
+        this.file = file;
+        this.hashes = hashes;
+    }
+
+    public static AgentCredentials open(Path stateDir) throws IOException {
+        AtomicFile.ensurePrivateDirectory(stateDir);
+        Path file = stateDir.resolve(FILE_NAME);
+        AtomicFile.removeLeftovers(file);
+        try {
+            Map<String, String> read = SettingsJson.STRICT.readValue(Files.readAllBytes(file), new TypeReference<>() { });
+            return new AgentCredentials(file, new TreeMap<>(read));
+        } catch (NoSuchFileException e) {
+            return new AgentCredentials(file, new TreeMap<>());
+        } catch (IOException e) {
+            throw new IOException("cannot read the agents' credentials in %s (%s): remove it and join every agent again"
+                    .formatted(file, e.getMessage().split("\n")[0]), e);
+        }
+    }
+
+    /** Makes {@code node} a new credential, durable before it is returned, replacing any it had. */
+    public synchronized String issue(String node) throws IOException {
+        byte[] random = new byte[32];
+        new SecureRandom().nextBytes(random);
+        String credential = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
+        Map<String, String> next = new TreeMap<>(hashes);
+        next.put(node, hash(credential));
+        AtomicFile.write(file, SettingsJson.pretty(next), PosixFilePermissions.fromString("rw-------"));
+        hashes = next;
+        return credential;
+    }
+
+    /** The machine {@code credential} belongs to; empty when it is no one's. */
+    public synchronized Optional<String> nodeOf(String credential) {
+        if (credential == null || credential.isBlank()) {
+            return Optional.empty();
+        }
+        byte[] presented = hash(credential.strip()).getBytes(StandardCharsets.US_ASCII);
+        Optional<String> found = Optional.empty();
+        for (var entry : hashes.entrySet()) {
+            if (MessageDigest.isEqual(presented, entry.getValue().getBytes(StandardCharsets.US_ASCII))) {
+                found = Optional.of(entry.getKey());
+            }
+        }
+        return found;
+    }
+
+    public synchronized boolean joined(String node) {
+        return hashes.containsKey(node);
+    }
+
+    private static String hash(String credential) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(credential.getBytes(StandardCharsets.US_ASCII)));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "AgentCredentials[" + file + "]";
+    }
+}

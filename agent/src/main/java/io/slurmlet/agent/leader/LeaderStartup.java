@@ -1,0 +1,87 @@
+package io.slurmlet.agent.leader;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.slurmlet.agent.api.AgentChannel;
+import io.slurmlet.agent.config.AgentConfig;
+import io.vertx.core.Vertx;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+
+import java.net.InetAddress;
+import java.util.List;
+
+/**
+ * On the leader only: opens the durable state (so a state directory that cannot be read stops the
+ * agent at once, with the reason), makes the CA, the tokens and the munge key at the first start,
+ * publishes the plans and opens the agents' channel.
+ */
+@ApplicationScoped
+public class LeaderStartup {
+
+    @Inject
+    AgentConfig config;
+
+    @Inject
+    Instance<SettingsStore> settings;
+
+    @Inject
+    Instance<Inventory> inventory;
+
+    @Inject
+    Instance<TokenFile> adminToken;
+
+    @Inject
+    Instance<JoinToken> joinToken;
+
+    @Inject
+    Instance<AgentCredentials> credentials;
+
+    @Inject
+    Instance<Pki> pki;
+
+    @Inject
+    Instance<PlanPublisher> plans;
+
+    @Inject
+    Instance<NodeReports> reports;
+
+    private AgentChannel channel;
+    private volatile int agentPort;
+
+    void start(@Observes StartupEvent event, Vertx vertx) throws Exception {
+        if (!config.leader().enabled()) {
+            return;
+        }
+        settings.get().current();
+        adminToken.get();
+        channel = new AgentChannel(pki.get(), joinToken.get(), credentials.get(), inventory.get(), plans.get(),
+                reports.get(), config.node().pollWait());
+        agentPort = channel.start(vertx, config);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        if (channel != null) {
+            channel.close();
+        }
+    }
+
+    /** The port the agents' channel listens on; 0 before it does. */
+    public int agentPort() {
+        return agentPort;
+    }
+
+    /** The address agents reach the leader at: the first advertised name, else this machine's host name. */
+    public String advertisedUrl() {
+        String host = config.leader().advertise().orElse(List.of()).stream().findFirst().orElseGet(() -> {
+            try {
+                return InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException e) {
+                return "localhost";
+            }
+        });
+        return "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + agentPort;
+    }
+}

@@ -1,0 +1,67 @@
+package io.slurmlet.agent.leader;
+
+import io.slurmlet.agent.leader.plan.PlanBook;
+import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.plan.MungeKey;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+/**
+ * Plans every machine again whenever the settings or a machine's facts change, and publishes the
+ * plans that differ. The cluster's munge key is made at the leader's first start ({@code munge.key}
+ * in the state directory, 0400) and reaches machines only inside their plans.
+ */
+public final class PlanPublisher {
+
+    public static final String MUNGE_KEY_FILE = "munge.key";
+    private static final Logger LOG = Logger.getLogger(PlanPublisher.class);
+
+    private final SettingsStore settings;
+    private final Inventory inventory;
+    private final MungeKey mungeKey;
+    private final PlanBook book = new PlanBook();
+
+    public PlanPublisher(SettingsStore settings, Inventory inventory, MungeKey mungeKey) {
+        this.settings = settings;
+        this.inventory = inventory;
+        this.mungeKey = mungeKey;
+        settings.onChange(this::refresh);
+        inventory.onChange(this::refresh);
+        refresh();
+    }
+
+    /** Reads the cluster's munge key from the state directory, making it at the first start. */
+    public static MungeKey mungeKey(Path stateDir) throws IOException {
+        Path file = stateDir.resolve(MUNGE_KEY_FILE);
+        try {
+            return MungeKey.of(Files.readAllBytes(file));
+        } catch (NoSuchFileException e) {
+            MungeKey made = MungeKey.random();
+            AtomicFile.ensurePrivateDirectory(stateDir);
+            AtomicFile.write(file, made.bytes(), PosixFilePermissions.fromString("r--------"));
+            LOG.infof("made the cluster's munge key in %s", file);
+            return made;
+        } catch (IllegalArgumentException e) {
+            throw new IOException("the cluster's munge key in %s is not usable (%s): restore it from a backup; "
+                    .formatted(file, e.getMessage()) + "a new key stops every machine's munge until all have it", e);
+        }
+    }
+
+    /** Plans again from the settings and facts now, publishing what changed. */
+    public synchronized void refresh() {
+        int changed = book.publish(Planner.plan(settings.current().settings(), inventory.all(), mungeKey));
+        if (changed > 0) {
+            LOG.infof("published new plans for %d machine%s", changed, changed == 1 ? "" : "s");
+        }
+    }
+
+    public PlanBook book() {
+        return book;
+    }
+}

@@ -1,0 +1,201 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.JoinReply;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.PublishedPlan;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * An agent's side of the leader's agents' channel: TLS to a leader whose certificate the cluster CA
+ * signed, and nothing else; the machine's own credential on every call. The CA itself is fetched
+ * once, at join, and kept only if the sha256 of its public key is the pin the site gave.
+ */
+public final class LeaderLink {
+
+    private static final Duration CONNECT = Duration.ofSeconds(10);
+    private static final Duration CALL = Duration.ofSeconds(30);
+
+    /** The leader answered with an error: its status and its sentence. */
+    public static final class Refused extends IOException {
+        private final int status;
+
+        Refused(int status, String message) {
+            super(message, null);
+            this.status = status;
+        }
+
+        public int status() {
+            return status;
+        }
+    }
+
+    private final URI base;
+    private final HttpClient client;
+    private final String credential;
+
+    public LeaderLink(URI base, X509Certificate ca, String credential) throws GeneralSecurityException, IOException {
+        this.base = base;
+        this.client = client(trusting(ca));
+        this.credential = credential;
+    }
+
+    /**
+     * Fetches the leader's CA and keeps it only if its pin matches {@code caHash}: what a new
+     * machine does before it trusts anything the leader says.
+     */
+    public static X509Certificate fetchPinnedCa(URI base, String caHash) throws IOException, InterruptedException {
+        try {
+            HttpClient open = client(trustingAnything());
+            HttpResponse<byte[]> response = open.send(HttpRequest.newBuilder(base.resolve("/v1/join/ca")).timeout(CALL).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            if (response.statusCode() != 200) {
+                throw new IOException("the leader at %s answered %d for its CA: is that the leader's agents' port (7818)?"
+                        .formatted(base, response.statusCode()));
+            }
+            X509Certificate ca = Pki.parseCertificate(response.body());
+            String found = Pki.caHash(ca);
+            if (!found.equalsIgnoreCase(caHash.strip())) {
+                throw new IOException(("the leader at %s shows a CA whose pin is %s, not %s (slurmlet.node.ca-hash): "
+                        + "copy the line 'ctl slurm join-token' prints on the leader again; if it is the same, "
+                        + "something between this machine and the leader is not the leader").formatted(base, found, caHash));
+            }
+            return ca;
+        } catch (GeneralSecurityException e) {
+            throw new IOException("the leader at %s sent no usable CA certificate: %s".formatted(base, e.getMessage()), e);
+        }
+    }
+
+    /** Joins with the join token; the answer holds this machine's own credential. */
+    public static JoinReply join(URI base, X509Certificate ca, String joinToken, String node)
+            throws IOException, InterruptedException, GeneralSecurityException {
+        HttpClient client = client(trusting(ca));
+        HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(base.resolve("/v1/join"))
+                .timeout(CALL)
+                .header("Authorization", "Bearer " + joinToken.strip())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(Map.of("node", node))))
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        checked(base, "/v1/join", response);
+        return SettingsJson.STRICT.readValue(response.body(), JoinReply.class);
+    }
+
+    public void reportFacts(NodeFacts facts) throws IOException, InterruptedException {
+        send("/v1/agent/facts", "PUT", facts);
+    }
+
+    public void postStatus(NodeReport report) throws IOException, InterruptedException {
+        send("/v1/agent/status", "PUT", report);
+    }
+
+    /**
+     * This machine's plan if the leader has another revision than {@code held}; empty when none
+     * came within {@code wait} (the leader holds the call that long).
+     */
+    public Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException {
+        String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds();
+        HttpResponse<byte[]> response = client.send(request(path).timeout(wait.plus(CALL)).GET().build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        if (response.statusCode() == 204) {
+            return Optional.empty();
+        }
+        checked(base, path, response);
+        return Optional.of(SettingsJson.STRICT.readValue(response.body(), PublishedPlan.class));
+    }
+
+    private void send(String path, String method, Object body) throws IOException, InterruptedException {
+        HttpResponse<byte[]> response = client.send(request(path).timeout(CALL).header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(body))).build(),
+                HttpResponse.BodyHandlers.ofByteArray());
+        checked(base, path, response);
+    }
+
+    private HttpRequest.Builder request(String path) {
+        return HttpRequest.newBuilder(base.resolve(path)).header("Authorization", "Bearer " + credential);
+    }
+
+    private static void checked(URI base, String path, HttpResponse<byte[]> response) throws Refused {
+        if (response.statusCode() / 100 == 2) {
+            return;
+        }
+        String message;
+        try {
+            message = SettingsJson.STRICT.readValue(response.body(), ApiError.class).error();
+        } catch (IOException e) {
+            message = new String(response.body(), StandardCharsets.UTF_8).strip();
+        }
+        throw new Refused(response.statusCode(), "the leader at %s refused %s (%d): %s"
+                .formatted(base, path.replaceAll("\\?.*", ""), response.statusCode(), message));
+    }
+
+    private static HttpClient client(SSLContext ssl) {
+        return HttpClient.newBuilder().sslContext(ssl).connectTimeout(CONNECT).version(HttpClient.Version.HTTP_1_1).build();
+    }
+
+    static SSLContext trusting(X509Certificate ca) throws GeneralSecurityException, IOException {
+        KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
+        store.load(null, null);
+        store.setCertificateEntry("slurmlet-ca", ca);
+        TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        factory.init(store);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, factory.getTrustManagers(), null);
+        return context;
+    }
+
+    /** Only for fetching the CA, which is then checked against the pin before anything is trusted. */
+    private static SSLContext trustingAnything() throws GeneralSecurityException {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, new TrustManager[]{new X509ExtendedTrustManager() {
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) { }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) { }
+
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) { }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) { }
+
+            @Override
+            public void checkClientTrusted(X509Certificate[] chain, String authType) { }
+
+            @Override
+            public void checkServerTrusted(X509Certificate[] chain, String authType) { }
+
+            @Override
+            public X509Certificate[] getAcceptedIssuers() {
+                return new X509Certificate[0];
+            }
+        }}, null);
+        return context;
+    }
+
+    @Override
+    public String toString() {
+        return "LeaderLink[" + base + ", credential not shown]";
+    }
+}

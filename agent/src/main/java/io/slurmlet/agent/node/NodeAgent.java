@@ -1,0 +1,291 @@
+package io.slurmlet.agent.node;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.facts.FactsCollector;
+import io.slurmlet.agent.leader.AgentCredentials;
+import io.slurmlet.agent.leader.LeaderStartup;
+import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.munge.MungeStep;
+import io.slurmlet.agent.packages.PackagesStep;
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.agent.slurm.SlurmStep;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.linux.AptPackages;
+import io.slurmlet.agent.system.linux.LinuxCommands;
+import io.slurmlet.agent.system.linux.LinuxFiles;
+import io.slurmlet.agent.system.linux.LinuxHostFiles;
+import io.slurmlet.agent.system.linux.SystemdServices;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.StepStatus;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.PublishedPlan;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The node role, on every machine: joins the leader once, then reports the machine's facts,
+ * long-polls its plan and applies it through the reconcile steps (facts, packages, munge, slurm),
+ * posting what each did. A new plan is applied at once; the same plan again every
+ * {@code slurmlet.node.resync}, which repairs what drifted (a daemon someone stopped). With the leader
+ * unreachable it changes nothing and waits: Slurm keeps running as it was.
+ */
+@ApplicationScoped
+public class NodeAgent {
+
+    /** The steps, in the order they run; health has one check each. */
+    public static final List<String> STEPS = List.of("facts", "packages", "munge", "slurm");
+
+    private static final Logger LOG = Logger.getLogger(NodeAgent.class);
+    private static final Duration LONGEST_BACKOFF = Duration.ofSeconds(30);
+
+    @Inject
+    AgentConfig config;
+
+    @Inject
+    Instance<LeaderStartup> leader;
+
+    @Inject
+    Instance<AgentCredentials> credentials;
+
+    @Inject
+    Instance<Pki> pki;
+
+    private final Map<String, StepStatus> steps = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile Thread thread;
+    private volatile boolean stopping;
+    private volatile long passes;
+
+    void start(@Observes StartupEvent event) {
+        if (!config.node().enabled()) {
+            return;
+        }
+        thread = new Thread(this::run, "slurmlet-node");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        stopping = true;
+        Thread t = thread;
+        if (t != null) {
+            t.interrupt();
+        }
+    }
+
+    /** Each step's last outcome; empty for a step that has not run. */
+    public Optional<StepStatus> step(String name) {
+        return Optional.ofNullable(steps.get(name));
+    }
+
+    public boolean enabled() {
+        return config.node().enabled();
+    }
+
+    /** How many reconcile passes ran since start, for tests and figures. */
+    public long passes() {
+        return passes;
+    }
+
+    private void run() {
+        String name = config.node().name().orElseGet(NodeAgent::shortHostName);
+        Commands commands = new LinuxCommands();
+        LinuxFiles files = new LinuxFiles();
+        SystemdServices services = new SystemdServices(commands);
+        Path root = config.node().root();
+        FactsCollector collector = new FactsCollector(commands, new LinuxHostFiles());
+        List<Step> reconcile = List.of(new PackagesStep(new AptPackages(commands)), new MungeStep(files, services, root),
+                new SlurmStep(files, services, commands, root));
+        Duration backoff = Duration.ofSeconds(1);
+        String lastProblem = "";
+        NodeState state;
+        try {
+            state = NodeState.open(config.stateDir());
+        } catch (IOException e) {
+            LOG.errorf("the node role cannot start: %s", e.getMessage());
+            return;
+        }
+        LeaderLink link = null;
+        NodeFacts reported = null;
+        Optional<PublishedPlan> plan = Optional.empty();
+        boolean fresh = false;
+        Instant lastPass = Instant.EPOCH;
+        try {
+            plan = state.plan();
+        } catch (IOException e) {
+            LOG.warnf("the last plan on disk cannot be read (%s): waiting for the leader's", e.getMessage());
+        }
+        while (!stopping) {
+            try {
+                if (link == null) {
+                    link = connect(name, state);
+                }
+                FactsCollector.Collected collected = collector.collect(name);
+                String warnings = String.join("; ", collected.warnings());
+                if (!collected.facts().equals(reported)) {
+                    link.reportFacts(collected.facts());
+                    reported = collected.facts();
+                    record(Outcome.changed("facts", describe(reported) + (warnings.isEmpty() ? "" : "; " + warnings)));
+                } else {
+                    record(Outcome.unchanged("facts", describe(reported) + (warnings.isEmpty() ? "" : "; " + warnings)));
+                }
+                if (plan.isPresent() && (fresh || Instant.now().isAfter(lastPass.plus(config.node().resync())))) {
+                    pass(link, plan.get(), reconcile);
+                    lastPass = Instant.now();
+                    fresh = false;
+                }
+                Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L), config.node().pollWait());
+                if (next.isPresent()) {
+                    // A plan the leader hands out is applied at once, even one equal to ours (a
+                    // restarted leader numbers plans anew): applying it again changes nothing.
+                    state.savePlan(next.get());
+                    plan = next;
+                    fresh = true;
+                }
+                backoff = Duration.ofSeconds(1);
+                if (!lastProblem.isEmpty()) {
+                    LOG.infof("the leader answers again");
+                    lastProblem = "";
+                }
+            } catch (InterruptedException e) {
+                return;
+            } catch (LeaderLink.Refused e) {
+                if (e.status() == 401 && link != null) {
+                    try {
+                        state.forgetCredential();
+                    } catch (IOException ignored) {
+                        // the next join overwrites it
+                    }
+                    link = null;
+                }
+                lastProblem = report(e.getMessage(), lastProblem);
+                backoff = sleep(backoff);
+            } catch (IOException | GeneralSecurityException | RuntimeException e) {
+                lastProblem = report(e.getMessage() == null ? e.toString() : e.getMessage(), lastProblem);
+                backoff = sleep(backoff);
+            }
+        }
+    }
+
+    /** A joined link: from the state on disk, by joining with the token, or on the leader's own machine in-process. */
+    private LeaderLink connect(String name, NodeState state) throws IOException, InterruptedException, GeneralSecurityException {
+        URI base;
+        if (config.leader().enabled() && config.node().leader().isEmpty()) {
+            int port = leader.get().agentPort();
+            if (port == 0) {
+                throw new IOException("the leader's agents' channel is not open yet");
+            }
+            base = URI.create("https://127.0.0.1:" + port);
+        } else {
+            base = URI.create(config.node().leader().orElseThrow(() -> new IOException(
+                    "this machine has no leader to join: set slurmlet.node.leader, slurmlet.node.join-token and "
+                            + "slurmlet.node.ca-hash (ctl slurm join-token on the leader prints them)")));
+        }
+        Optional<NodeState.Joined> joined = state.joined();
+        if (joined.isPresent()) {
+            return new LeaderLink(base, joined.get().ca(), joined.get().credential());
+        }
+        if (config.leader().enabled()) {
+            String credential = credentials.get().issue(name);
+            state.saveJoined(Pki.readCertificate(pki.get().caFile()), credential);
+            LOG.infof("%s joined its own leader", name);
+        } else {
+            String token = config.node().joinToken().orElseThrow(() -> new IOException(
+                    "this machine has not joined yet and has no join token: set slurmlet.node.join-token (ctl slurm join-token on the leader prints it)"));
+            String hash = config.node().caHash().orElseThrow(() -> new IOException(
+                    "this machine has not joined yet and no CA pin is set: set slurmlet.node.ca-hash (ctl slurm join-token on the leader prints it)"));
+            var ca = LeaderLink.fetchPinnedCa(base, hash);
+            var reply = LeaderLink.join(base, ca, token, name);
+            state.saveJoined(ca, reply.credential());
+            LOG.infof("%s joined the leader at %s (CA %s)", name, base, hash);
+        }
+        NodeState.Joined now = state.joined().orElseThrow();
+        return new LeaderLink(base, now.ca(), now.credential());
+    }
+
+    private void pass(LeaderLink link, PublishedPlan plan, List<Step> reconcile) throws IOException, InterruptedException {
+        for (Step step : reconcile) {
+            Outcome outcome;
+            try {
+                outcome = step.apply(plan.plan());
+            } catch (RuntimeException e) {
+                outcome = Outcome.failed(step.name(), "the step failed unexpectedly: " + e);
+            }
+            record(outcome);
+            switch (outcome.kind()) {
+                case CHANGED -> LOG.infof("%s: %s", outcome.step(), outcome.detail());
+                case FAILED -> LOG.warnf("%s failed: %s", outcome.step(), outcome.detail());
+                default -> { }
+            }
+        }
+        passes++;
+        List<StepStatus> report = new ArrayList<>();
+        for (String name : STEPS) {
+            step(name).ifPresent(report::add);
+        }
+        link.postStatus(new NodeReport(plan.plan().node(), plan.revision(), report));
+    }
+
+    private void record(Outcome outcome) {
+        String now = Instant.now().toString();
+        StepStatus before = steps.get(outcome.step());
+        String lastError = before == null ? "" : before.lastError();
+        String lastErrorAt = before == null ? "" : before.lastErrorAt();
+        if (outcome.failed()) {
+            lastError = outcome.detail();
+            lastErrorAt = now;
+        }
+        steps.put(outcome.step(), new StepStatus(outcome.step(), outcome.kind().name().toLowerCase(java.util.Locale.ROOT),
+                outcome.detail(), now, lastError, lastErrorAt));
+    }
+
+    private static String describe(NodeFacts f) {
+        return "%d CPUs, %d MiB, %d GPUs, %s, Slurm %s".formatted(f.cpus(), f.memoryMiB(), f.gpuCount(),
+                f.os().isEmpty() ? "OS unknown" : f.os(), f.slurmVersion().isEmpty() ? "not installed" : f.slurmVersion());
+    }
+
+    /** Logs a problem with the leader once, not at every retry. */
+    private static String report(String problem, String last) {
+        if (!problem.equals(last)) {
+            LOG.warnf("%s; changing nothing on this machine until the leader answers", problem);
+        }
+        return problem;
+    }
+
+    private Duration sleep(Duration backoff) {
+        try {
+            Thread.sleep(backoff.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+        Duration next = backoff.multipliedBy(2);
+        return next.compareTo(LONGEST_BACKOFF) > 0 ? LONGEST_BACKOFF : next;
+    }
+
+    /** The kernel's host name, without its domain: no lookup that could hang on a resolver. */
+    static String shortHostName() {
+        try {
+            return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip().split("\\.")[0];
+        } catch (IOException e) {
+            return System.getenv().getOrDefault("HOSTNAME", "localhost").split("\\.")[0];
+        }
+    }
+}

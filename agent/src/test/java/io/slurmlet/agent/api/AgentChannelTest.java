@@ -1,0 +1,145 @@
+package io.slurmlet.agent.api;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.leader.LeaderStartup;
+import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.StepStatus;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.PublishedPlan;
+import io.slurmlet.model.plan.Role;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static io.slurmlet.agent.api.ApiTestSupport.STATE_DIR;
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static io.slurmlet.agent.api.ApiTestSupport.reset;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The agents' channel over real TLS: join with the pinned CA, facts, the plan long poll, status. */
+@QuarkusTest
+class AgentChannelTest {
+
+    @Inject
+    LeaderStartup leader;
+
+    @Inject
+    Pki pki;
+
+    URI base() {
+        return URI.create("https://127.0.0.1:" + leader.agentPort());
+    }
+
+    String joinToken() throws IOException {
+        return Files.readString(STATE_DIR.resolve("join.token")).strip();
+    }
+
+    static NodeFacts facts(String node, String slurm) {
+        return new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 12", slurm);
+    }
+
+    LeaderLink joined(String node) throws Exception {
+        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        var reply = LeaderLink.join(base(), ca, joinToken(), node);
+        assertEquals(node, reply.node());
+        assertFalse(reply.toString().contains(reply.credential()), "a join reply never prints its credential");
+        return new LeaderLink(base(), ca, reply.credential());
+    }
+
+    @Test
+    void aMachineJoinsReportsAndIsAnsweredAtOnceWithItsPlanThenHeldUntilItChanges() throws Exception {
+        String ctl = "ch" + Long.toString(System.nanoTime(), 36);
+        String node = ctl + "n";
+        reset("{\"enabled\": true, \"controller\": \"%s\", \"nodes\": [\"%s\"], \"lent\": []}".formatted(ctl, node));
+        LeaderLink c = joined(ctl);
+        LeaderLink n = joined(node);
+        c.reportFacts(facts(ctl, "22.05.8"));
+        n.reportFacts(facts(node, "22.05.8"));
+
+        PublishedPlan first = n.poll(0, Duration.ofSeconds(5)).orElseThrow();
+        assertEquals(node, first.plan().node());
+        assertEquals(java.util.Set.of(Role.COMPUTE), first.plan().roles());
+        assertTrue(first.plan().mungeKey().isPresent(), "a Slurm machine's plan carries the munge key");
+        assertTrue(first.plan().files().get("/etc/slurm/slurm.conf").contains("PartitionName=gpu"));
+
+        assertEquals(Optional.empty(), n.poll(first.revision(), Duration.ofSeconds(1)),
+                "with nothing new the poll is held and answered empty");
+
+        CompletableFuture<Optional<PublishedPlan>> waiting = CompletableFuture.supplyAsync(() -> {
+            try {
+                return n.poll(first.revision(), Duration.ofSeconds(20));
+            } catch (Exception e) {
+                throw new RuntimeException(e);
+            }
+        });
+        Thread.sleep(300);
+        admin().contentType(ApiTestSupport.MERGE_PATCH).body("{\"partition\": \"batch\"}")
+                .patch("/v1/slurm/settings").then().statusCode(200);
+        PublishedPlan renamed = waiting.get(10, TimeUnit.SECONDS).orElseThrow();
+        assertEquals(first.revision() + 1, renamed.revision());
+        assertTrue(renamed.plan().files().get("/etc/slurm/slurm.conf").contains("PartitionName=batch"));
+
+        n.postStatus(new NodeReport(node, renamed.revision(), List.of(
+                new StepStatus("munge", "failed", "munged did not start", "2026-11-30T04:00:00Z", "munged did not start", "2026-11-30T04:00:00Z"))));
+        admin().get("/v1/slurm/status").then().statusCode(200)
+                .body("nodes.find { it.name == '%s' }.steps[0].last_error".formatted(node), equalTo("munged did not start"))
+                .body("nodes.find { it.name == '%s' }.plan_revision".formatted(node), equalTo((int) renamed.revision()));
+    }
+
+    @Test
+    void theMungeKeyAndTokensAreInNoAdminAnswer() throws Exception {
+        String node = "mk" + Long.toString(System.nanoTime(), 36);
+        reset("{\"enabled\": true, \"controller\": \"%s\", \"nodes\": [\"%s\"], \"lent\": []}".formatted(node, node));
+        LeaderLink n = joined(node);
+        n.reportFacts(facts(node, "24.11.5"));
+        PublishedPlan plan = n.poll(0, Duration.ofSeconds(5)).orElseThrow();
+        String key = SettingsJson.STRICT.readTree(SettingsJson.STRICT.writeValueAsBytes(plan)).at("/plan/munge_key").asText();
+        assertTrue(key.length() > 1000);
+        for (String path : List.of("/v1/slurm/status", "/v1/nodes", "/v1/slurm/settings", "/q/health")) {
+            admin().get(path).then().body(not(containsString(key))).body(not(containsString(joinToken())));
+        }
+    }
+
+    @Test
+    void aWrongPinAWrongTokenAndAnUnknownCredentialAreRefusedWithTheFix() throws Exception {
+        IOException pin = assertThrows(IOException.class, () -> LeaderLink.fetchPinnedCa(base(), "sha256:" + "0".repeat(64)));
+        assertTrue(pin.getMessage().contains("shows a CA whose pin is " + pki.caHash()), pin.getMessage());
+        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        LeaderLink.Refused token = assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, "not-the-token", "x1"));
+        assertEquals(401, token.status());
+        assertTrue(token.getMessage().contains("ctl slurm join-token"), token.getMessage());
+        LeaderLink.Refused name = assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), "ALL"));
+        assertEquals(400, name.status());
+        LeaderLink.Refused stranger = assertThrows(LeaderLink.Refused.class,
+                () -> new LeaderLink(base(), ca, "forged").poll(0, Duration.ofSeconds(1)));
+        assertEquals(401, stranger.status());
+    }
+
+    @Test
+    void joinTokenPrintsTheLineForANewMachine() throws Exception {
+        admin().get("/v1/join-token").then().statusCode(200)
+                .body("ca_hash", equalTo(pki.caHash()))
+                .body("token", equalTo(joinToken()))
+                .body("command", startsWith("slurmlet-agent join --leader https://"));
+        io.restassured.RestAssured.given().get("/v1/join-token").then().statusCode(401);
+    }
+}

@@ -1,0 +1,66 @@
+package io.slurmlet.model.plan;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.slurmlet.model.settings.Problem;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * What one machine must hold and run for the Slurm cluster: the desired state its agent's
+ * reconcile steps make true. Made by the leader's planner, pure; sent to that machine only, over
+ * the agents' TLS channel, since it carries the munge key.
+ *
+ * @param node     the machine
+ * @param roles    what it runs; empty: nothing of Slurm's (the agent leaves what was installed)
+ * @param packages the packages it needs, in the names of its package manager
+ * @param mungeKey the cluster's munge key, for any machine with a role
+ * @param files    absolute path → content: Slurm's files, the same on every machine; empty until the
+ *                 controller has reported its Slurm version, which they are written for
+ * @param services the systemd units that must be enabled and running (slurmd is left out when its
+ *                 version cannot talk to the controller's)
+ * @param problems why this machine cannot take part as planned, each naming versions and fix
+ */
+public record NodePlan(
+        @JsonProperty("node") String node,
+        @JsonProperty("roles") Set<Role> roles,
+        @JsonProperty("packages") List<String> packages,
+        @JsonIgnore Optional<MungeKey> mungeKey,
+        @JsonProperty("files") Map<String, String> files,
+        @JsonProperty("services") List<String> services,
+        @JsonProperty("problems") List<Problem> problems) {
+
+    public NodePlan {
+        roles = Set.copyOf(roles);
+        packages = List.copyOf(packages);
+        files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
+        services = List.copyOf(services);
+        problems = List.copyOf(problems);
+    }
+
+    @JsonCreator
+    static NodePlan fromJson(@JsonProperty("node") String node, @JsonProperty("roles") Set<Role> roles,
+                             @JsonProperty("packages") List<String> packages, @JsonProperty("munge_key") MungeKey mungeKey,
+                             @JsonProperty("files") Map<String, String> files, @JsonProperty("services") List<String> services,
+                             @JsonProperty("problems") List<Problem> problems) {
+        return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
+                Optional.ofNullable(mungeKey), files == null ? Map.of() : files, services == null ? List.of() : services,
+                problems == null ? List.of() : problems);
+    }
+
+    /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */
+    @JsonProperty("munge_key")
+    MungeKey mungeKeyForJson() {
+        return mungeKey.orElse(null);
+    }
+
+    public boolean runs(Role role) {
+        return roles.contains(role);
+    }
+}
