@@ -1,0 +1,206 @@
+package io.slurmlet.systemtests;
+
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.SlurmStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The local cluster of README's first command ({@code dev/cluster up}): a leader and three nodes,
+ * each a systemd-nspawn container booted with systemd, each running the agent as its systemd
+ * service, joined over TLS with the join token and the CA pin; real munged, slurmctld and slurmd
+ * (Debian 12's Slurm 22.05). What an admin relies on: lent nodes idle and others drained with our
+ * reason, jobs run, and restarting an agent or the leader, or renaming the partition, restarts no
+ * daemon that did not need it and rewrites no file that did not change.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterIT {
+
+    static final Path RUN = Path.of("/var/tmp/slurmlet-it-cluster");
+    static final Map<String, String> ENV = Map.of("SLURMLET_CLUSTER_DIR", RUN.toString());
+    static final List<String> NODES = List.of("n0", "n1", "n2", "n3");
+
+    @BeforeAll
+    static void up() throws Exception {
+        assertEquals("0", Proc.run(List.of("id", "-u"), Map.of(), 10).out().strip(),
+                "the local cluster boots containers: run the system tests as root, as CI does");
+        Proc.run(cluster("down"), ENV, 120);
+        Proc.Result r = Proc.run(cluster("up"), ENV, 900);
+        assertEquals(0, r.exit(), r.toString());
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        String prefix = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/nspawn-cluster").toString(),
+                "prefix", RUN.resolve("machines").toString()), Map.of(), 10).out().strip();
+        Proc.Result r = Proc.run(cluster("down"), ENV, 180);
+        assertEquals(0, r.exit(), r.toString());
+        assertFalse(prefix.isEmpty());
+        String netns = Proc.run(List.of("ip", "netns", "list"), Map.of(), 10).out();
+        assertFalse(netns.contains(prefix), "down leaves no network namespace: " + netns);
+        String mounts = Proc.run(List.of("cat", "/proc/self/mountinfo"), Map.of(), 10).out();
+        assertFalse(mounts.contains(prefix), "down leaves no mount");
+    }
+
+    static List<String> cluster(String... args) {
+        List<String> command = new ArrayList<>(List.of(AgentProcess.ROOT.resolve("dev/cluster").toString()));
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+
+    static Proc.Result on(String node, String... command) throws IOException, InterruptedException {
+        List<String> args = new ArrayList<>(List.of("exec", node));
+        args.addAll(Arrays.asList(command));
+        return Proc.run(cluster(args.toArray(String[]::new)), ENV, 120);
+    }
+
+    static String ok(String node, String... command) throws IOException, InterruptedException {
+        Proc.Result r = on(node, command);
+        assertEquals(0, r.exit(), () -> node + ": " + String.join(" ", command) + "\n" + r);
+        return r.out();
+    }
+
+    /** node → state and reason, from sinfo's fields (not its symbols). */
+    static Map<String, String> sinfo() throws IOException, InterruptedException {
+        Map<String, String> nodes = new LinkedHashMap<>();
+        for (String line : ok("n0", "sinfo", "-h", "-N", "-o", "%N|%R|%T|%E").strip().split("\n")) {
+            String[] f = line.split("\\|", 2);
+            nodes.put(f[0], f[1]);
+        }
+        return nodes;
+    }
+
+    /** What must not change when nothing changed: each file's mtime (ns) and each daemon's PID. */
+    static String snapshot(String node) throws IOException, InterruptedException {
+        return ok(node, "sh", "-c", "find /etc/slurm /etc/munge/munge.key -maxdepth 1 -type f -printf '%p %T@\\n' | sort; "
+                + "for u in munge slurmctld slurmd; do echo \"$u $(systemctl show -p MainPID --value $u)\"; done");
+    }
+
+    static Map<String, String> snapshots() throws IOException, InterruptedException {
+        Map<String, String> all = new LinkedHashMap<>();
+        for (String node : NODES) {
+            all.put(node, snapshot(node));
+        }
+        return all;
+    }
+
+    static SlurmStatus status() throws IOException, InterruptedException {
+        return SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
+    }
+
+    /** Waits until the agents of {@code nodes} (all: none named) have posted a pass the leader received after {@code since}. */
+    static void awaitPassesAfter(Instant since, String... nodes) throws Exception {
+        List<String> which = nodes.length == 0 ? NODES : List.of(nodes);
+        await(Duration.ofSeconds(90), which + " report a pass after " + since, () -> {
+            try {
+                SlurmStatus s = status();
+                return s.nodes().stream().filter(n -> which.contains(n.name())).count() == which.size()
+                        && s.nodes().stream().filter(n -> which.contains(n.name())).allMatch(n ->
+                        !n.reported().isEmpty() && Instant.parse(n.reported()).isAfter(since)
+                                && n.steps().size() == 4 && n.steps().stream().noneMatch(st -> st.failed()));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
+    static void await(Duration limit, String what, BooleanSupplier condition) throws InterruptedException {
+        Instant end = Instant.now().plus(limit);
+        while (!condition.getAsBoolean()) {
+            if (Instant.now().isAfter(end)) {
+                throw new AssertionError("waited " + limit.toSeconds() + " s for: " + what);
+            }
+            Thread.sleep(250);
+        }
+    }
+
+    static List<String> hostnamesOfATwoNodeJob(String... options) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("srun", "-N2", "-t", "1"));
+        command.addAll(Arrays.asList(options));
+        command.add("hostname");
+        return Arrays.stream(ok("n0", command.toArray(String[]::new)).strip().split("\n")).sorted().toList();
+    }
+
+    @Test
+    @Order(1)
+    void lentNodesRunJobsAndTheOthersAreDrainedWithOurReason() throws Exception {
+        Map<String, String> nodes = sinfo();
+        assertEquals("gpu|idle|none", nodes.get("n1"), nodes::toString);
+        assertEquals("gpu|idle|none", nodes.get("n2"), nodes::toString);
+        assertTrue(nodes.get("n3").startsWith("gpu|drained|slurmlet: "), nodes::toString);
+        assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob());
+        awaitPassesAfter(Instant.EPOCH);
+        String table = ok("n0", "ctl", "slurm", "status");
+        assertFalse(table.contains("FAILED"), table);
+    }
+
+    @Test
+    @Order(2)
+    void restartingAnAgentRestartsNoDaemonAndRewritesNoFile() throws Exception {
+        Map<String, String> before = snapshots();
+        Instant restart = Instant.now();
+        ok("n1", "systemctl", "restart", "slurmlet-agent");
+        awaitPassesAfter(restart, "n1");
+        assertEquals(before, snapshots());
+    }
+
+    @Test
+    @Order(3)
+    void withTheLeaderDownJobsStillRunAndItsReturnChangesNothing() throws Exception {
+        Map<String, String> before = snapshots();
+        ok("n0", "systemctl", "stop", "slurmlet-agent");
+        assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob());
+        Thread.sleep(3_000);
+        assertEquals("gpu|idle|none", sinfo().get("n1"));
+        assertEquals(before, snapshots(), "with the leader down no agent changes anything");
+        Instant start = Instant.now();
+        ok("n0", "systemctl", "start", "slurmlet-agent");
+        awaitPassesAfter(start);
+        assertEquals(before, snapshots(), "a leader that starts again changes nothing");
+    }
+
+    @Test
+    @Order(4)
+    void aPartitionRenameReachesEveryNodeWithReconfigureAndNoDaemonRestart() throws Exception {
+        Map<String, String> pids = new LinkedHashMap<>();
+        for (String node : NODES) {
+            pids.put(node, ok(node, "systemctl", "show", "-p", "MainPID", "--value", node.equals("n0") ? "slurmctld" : "slurmd"));
+        }
+        Instant change = Instant.now();
+        ok("n0", "ctl", "slurm", "set", "partition=batch");
+        await(Duration.ofSeconds(60), "sinfo shows the partition batch", () -> {
+            try {
+                return sinfo().values().stream().allMatch(v -> v.startsWith("batch|"));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        awaitPassesAfter(change);
+        for (String node : NODES) {
+            assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("PartitionName=batch"), node);
+            assertEquals(pids.get(node), ok(node, "systemctl", "show", "-p", "MainPID", "--value",
+                    node.equals("n0") ? "slurmctld" : "slurmd"), node + ": no daemon restarted");
+        }
+        assertTrue(ok("n0", "journalctl", "-u", "slurmlet-agent", "--no-pager").contains("scontrol reconfigure"));
+        assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob("-p", "batch"));
+    }
+}
