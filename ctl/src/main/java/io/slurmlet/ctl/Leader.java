@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.settings.Problem;
@@ -32,6 +33,8 @@ public final class Leader implements AutoCloseable {
     static final String STATUS = "/v1/slurm/status";
     static final String JOIN_TOKEN = "/v1/join-token";
     static final String MERGE_PATCH = "application/merge-patch+json";
+    /** Asks a write for a preview instead: nothing is stored. */
+    static final String DRY_RUN = "?dry_run=true";
 
     /** How many times a read-then-write is tried when someone else writes in between. */
     static final int ATTEMPTS = 5;
@@ -78,28 +81,59 @@ public final class Leader implements AutoCloseable {
     }
 
     /**
+     * PATCH with {@code ?dry_run=true}: what the merge patch would do on each machine, judged as the
+     * write would be; the leader stores nothing.
+     */
+    public Answer<SettingsPreview> previewPatch(ObjectNode patch, OptionalLong ifMatch) {
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Content-Type", MERGE_PATCH);
+        ifMatch.ifPresent(rev -> headers.put("If-Match", "\"" + rev + "\""));
+        return read(send(HttpMethod.PATCH, SETTINGS + DRY_RUN, headers, patch.toString()), SettingsPreview.class,
+                "PATCH " + SETTINGS + DRY_RUN);
+    }
+
+    /**
      * Reads the settings, asks {@code plan} for the patch that makes the change, and writes it onto
      * the revision read; reads and tries again when someone else wrote in between.
      *
      * @param plan the patch to send, or empty when the settings already are as asked
      */
     public Change change(Function<Answer<SettingsDocument>, Optional<ObjectNode>> plan) {
-        Conflict last = null;
-        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
-            Answer<SettingsDocument> before = settings();
+        return onRevisionRead("change them", before -> {
             Optional<ObjectNode> patch = plan.apply(before);
-            if (patch.isEmpty()) {
-                return new Change(before, Optional.empty());
-            }
+            return patch.isEmpty() ? new Change(before, Optional.<Answer<SettingsDocument>>empty())
+                    : new Change(before, Optional.of(patch(patch.get(), OptionalLong.of(before.value().revision()))));
+        });
+    }
+
+    /**
+     * As {@link #change}, as a dry run: the patch {@code plan} makes of the settings read, sent with
+     * {@code ?dry_run=true} onto their revision, even when it changes nothing (the preview says so).
+     *
+     * @return the settings read, and what the leader says the patch would do
+     */
+    public Preview preview(Function<Answer<SettingsDocument>, ObjectNode> plan) {
+        return onRevisionRead("preview the change", before -> new Preview(before,
+                previewPatch(plan.apply(before), OptionalLong.of(before.value().revision()))));
+    }
+
+    /** A dry run: the settings read, and what the leader said the change would do. */
+    public record Preview(Answer<SettingsDocument> before, Answer<SettingsPreview> preview) {
+    }
+
+    /** Reads the settings and hands them to {@code attempt}; again when someone else wrote in between. */
+    private <T> T onRevisionRead(String doing, Function<Answer<SettingsDocument>, T> attempt) {
+        Conflict last = null;
+        for (int n = 1; n <= ATTEMPTS; n++) {
             try {
-                return new Change(before, Optional.of(patch(patch.get(), OptionalLong.of(before.value().revision()))));
+                return attempt.apply(settings());
             } catch (Conflict c) {
                 last = c;
-                pause(attempt);
+                pause(n);
             }
         }
-        throw new CtlException(("someone else changed the settings %d times while ctl tried to change them "
-                + "(the leader is at revision %s now): run the command again").formatted(ATTEMPTS,
+        throw new CtlException(("someone else changed the settings %d times while ctl tried to %s "
+                + "(the leader is at revision %s now): run the command again").formatted(ATTEMPTS, doing,
                 last.currentRevision() == null ? "?" : last.currentRevision()), List.of(), last.responseBody(), last);
     }
 

@@ -2,6 +2,7 @@ package io.slurmlet.ctl;
 
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
@@ -20,8 +21,11 @@ public class LendCommand implements Callable<Integer> {
     @Parameters(arity = "1..*", paramLabel = "NODE", description = "A node of the Slurm cluster (one of its nodes).")
     List<String> nodes;
 
+    @Option(names = "--dry-run", description = "Shows what each machine would do, and stores nothing.")
+    boolean dryRun;
+
     @Override
     public Integer call() {
-        return LentNodes.change(Session.of(spec), nodes, true);
+        return LentNodes.change(Session.of(spec), nodes, true, dryRun);
     }
 }

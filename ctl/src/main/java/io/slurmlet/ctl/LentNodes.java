@@ -12,36 +12,44 @@ import java.util.Optional;
 /**
  * What {@code lend} and {@code unlend} share: read {@code lent}, add or remove all the nodes named
  * at once, write it onto the revision read (again on a conflict), and say which nodes already were
- * as asked. Host names ignore case, so these comparisons do too.
+ * as asked; or, for a dry run, send the same patch as a preview and print what each machine would
+ * do. Host names ignore case, so these comparisons do too.
  */
 final class LentNodes {
 
     private LentNodes() {
     }
 
-    static int change(Session session, List<String> nodes, boolean lend) {
+    static int change(Session session, List<String> nodes, boolean lend, boolean dryRun) {
         List<String> asked = new ArrayList<>();
         for (String n : nodes) {
             if (!contains(asked, n)) {
                 asked.add(n);
             }
         }
+        PrintWriter notes = session.json() ? session.err() : session.out();
         try (Leader leader = session.connect()) {
+            if (dryRun) {
+                Leader.Preview p = leader.preview(read -> patch(next(read.value().settings().lent(), asked, lend)));
+                already(p.before().value().settings().lent(), asked, lend)
+                        .forEach(n -> notes.println(n + (lend ? " is already lent" : " is not lent")));
+                notes.flush();
+                if (session.json()) {
+                    session.printJson(p.preview().body());
+                } else {
+                    DryRun.print(session.out(), p.preview().value());
+                }
+                return 0;
+            }
             Leader.Change change = leader.change(read -> {
                 List<String> lent = read.value().settings().lent();
-                List<String> next = new ArrayList<>(lent);
-                if (lend) {
-                    asked.stream().filter(n -> !contains(lent, n)).forEach(next::add);
-                } else {
-                    next.removeIf(n -> contains(asked, n));
-                }
+                List<String> next = next(lent, asked, lend);
                 return next.equals(lent) ? Optional.empty() : Optional.of(patch(next));
             });
             List<String> was = change.before().value().settings().lent();
-            List<String> already = asked.stream().filter(n -> contains(was, n) == lend).toList();
+            List<String> already = already(was, asked, lend);
             List<String> changed = asked.stream().filter(n -> !already.contains(n)).toList();
 
-            PrintWriter notes = session.json() ? session.err() : session.out();
             already.forEach(n -> notes.println(n + (lend ? " is already lent" : " is not lent")));
             if (change.after().isEmpty()) {
                 if (session.json()) {
@@ -59,6 +67,22 @@ final class LentNodes {
             session.out().flush();
             return 0;
         }
+    }
+
+    /** {@code lent} with the nodes asked added (in the order asked) or removed. */
+    private static List<String> next(List<String> lent, List<String> asked, boolean lend) {
+        List<String> next = new ArrayList<>(lent);
+        if (lend) {
+            asked.stream().filter(n -> !contains(lent, n)).forEach(next::add);
+        } else {
+            next.removeIf(n -> contains(asked, n));
+        }
+        return next;
+    }
+
+    /** The nodes asked that already are as asked. */
+    private static List<String> already(List<String> lent, List<String> asked, boolean lend) {
+        return asked.stream().filter(n -> contains(lent, n) == lend).toList();
     }
 
     private static ObjectNode patch(List<String> lent) {

@@ -3,6 +3,7 @@ package io.slurmlet.ctl;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsDocument;
+import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.StepStatus;
@@ -13,7 +14,9 @@ import io.slurmlet.model.settings.SlurmSettings;
 
 /** The API types ctl reads with Jackson, kept for reflection in a native build. */
 @RegisterForReflection(targets = {SettingsDocument.class, SlurmSettings.class, SharedStorage.class, Experimental.class,
-        SlurmStatus.class, SlurmStatus.NodeStatus.class, StepStatus.class, JoinInfo.class, ApiError.class, Problem.class})
+        SlurmStatus.class, SlurmStatus.NodeStatus.class, StepStatus.class, JoinInfo.class, ApiError.class, Problem.class,
+        SettingsPreview.class, SettingsPreview.NodeChange.class, SettingsPreview.FileChange.class,
+        SettingsPreview.DaemonChange.class, SettingsPreview.Change.class, SettingsPreview.Action.class})
 final class NativeReflection {
     private NativeReflection() {
     }

@@ -5,11 +5,13 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.settings.SettingKey;
 import io.slurmlet.model.settings.SlurmSettings;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -29,7 +31,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code ctl slurm set KEY=VALUE…}: one merge patch with every assignment, written onto the
- * revision read so that what it prints as changed is what changed.
+ * revision read so that what it prints as changed is what changed. With {@code --dry-run}, the same
+ * patch is sent as a preview: what each machine would do, and nothing stored.
  */
 @Command(name = "set", mixinStandardHelpOptions = true, modelTransformer = SetCommand.KeysInHelp.class,
         description = {"Changes settings, all in one write.",
@@ -53,6 +56,7 @@ public class SetCommand implements Callable<Integer> {
                         ? key.key() + ".NAME" : key.key(), takes));
             }
             footer.addAll(List.of("", "Examples:", "  ctl slurm set enabled=true controller=head1 nodes=gpu001,gpu002",
+                    "  ctl slurm set partition=batch --dry-run",
                     "  ctl slurm set shared.nfs=nfs1:/export/shared shared.path=/shared", "  ctl slurm set shared.server=",
                     "  ctl slurm set slurm_conf.MaxJobCount=50000"));
             spec.usageMessage().footer(footer.toArray(String[]::new));
@@ -67,12 +71,19 @@ public class SetCommand implements Callable<Integer> {
             description = "A key (below) and its value.")
     List<String> assignments;
 
+    @Option(names = "--dry-run", description = "Shows what each machine would do (diffs of its files, daemons "
+            + "started, reconfigured or restarted), and stores nothing.")
+    boolean dryRun;
+
     @Override
     public Integer call() {
         Session session = Session.of(spec);
         Map<String, Object> values = parse(assignments);
         ObjectNode patch = patch(values);
         try (Leader leader = session.connect()) {
+            if (dryRun) {
+                return preview(session, leader, patch);
+            }
             Leader.Change change = leader.change(read -> changes(read.tree().get("settings"), patch)
                     ? Optional.of(patch) : Optional.empty());
             SettingsDocument before = change.before().value();
@@ -91,21 +102,47 @@ public class SetCommand implements Callable<Integer> {
                 return 0;
             }
             out.println("revision %d (was %d)".formatted(after.value().revision(), before.revision()));
-            Table table = new Table();
-            Map<String, String> was = SettingKey.rows(before.settings());
-            Map<String, String> now = SettingKey.rows(after.value().settings());
-            Set<String> keys = new LinkedHashSet<>(was.keySet());
-            keys.addAll(now.keySet());
-            for (String key : keys) {
-                String a = was.getOrDefault(key, "");
-                String b = now.getOrDefault(key, "");
-                if (!a.equals(b)) {
-                    table.row(key, Table.shown(a), "->", Table.shown(b));
-                }
-            }
-            table.print(out);
+            keysTable(before.settings(), after.value().settings()).print(out);
             return 0;
         }
+    }
+
+    /** The dry run: the keys that would change, then what each machine would do. */
+    private static int preview(Session session, Leader leader, ObjectNode patch) {
+        Leader.Preview p = leader.preview(read -> patch);
+        if (session.json()) {
+            session.printJson(p.preview().body());
+            return 0;
+        }
+        PrintWriter out = session.out();
+        SettingsPreview preview = p.preview().value();
+        Table keys = keysTable(p.before().value().settings(), preview.settings());
+        if (keys.isEmpty()) {
+            out.println("the settings are already so (revision %d)".formatted(preview.revision()));
+        } else {
+            out.println("would change revision %d:".formatted(preview.revision()));
+            keys.print(out);
+        }
+        out.println();
+        DryRun.print(out, preview);
+        return 0;
+    }
+
+    /** A row per key whose value differs: KEY  BEFORE  ->  AFTER. */
+    private static Table keysTable(SlurmSettings before, SlurmSettings after) {
+        Table table = new Table();
+        Map<String, String> was = SettingKey.rows(before);
+        Map<String, String> now = SettingKey.rows(after);
+        Set<String> keys = new LinkedHashSet<>(was.keySet());
+        keys.addAll(now.keySet());
+        for (String key : keys) {
+            String a = was.getOrDefault(key, "");
+            String b = now.getOrDefault(key, "");
+            if (!a.equals(b)) {
+                table.row(key, Table.shown(a), "->", Table.shown(b));
+            }
+        }
+        return table;
     }
 
     /**

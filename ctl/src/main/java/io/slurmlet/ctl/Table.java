@@ -21,6 +21,11 @@ final class Table {
         return this;
     }
 
+    /** Whether the table has no row (a header counts as one). */
+    boolean isEmpty() {
+        return rows.isEmpty();
+    }
+
     /** What a table shows for an empty value. */
     static String shown(String value) {
         return value.isEmpty() ? "(empty)" : value;

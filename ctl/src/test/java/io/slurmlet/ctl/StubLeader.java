@@ -38,7 +38,8 @@ final class StubLeader implements AutoCloseable {
     static final SlurmSettings SETTINGS = new SlurmSettings(true, "slurmlet", "head1", List.of("gpu1", "gpu2", "gpu3"), false,
             List.of("gpu1"), "gpu", new SharedStorage("/shared", "", ""), "slurmlet", false, Experimental.NONE);
 
-    record Request(String method, String path, Map<String, String> headers, String body) {
+    /** One request; {@code query} is the URI's query, null for none. */
+    record Request(String method, String path, String query, Map<String, String> headers, String body) {
         String header(String name) {
             return headers.get(name.toLowerCase(Locale.ROOT));
         }
@@ -110,7 +111,7 @@ final class StubLeader implements AutoCloseable {
         String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         String method = exchange.getRequestMethod();
         String path = exchange.getRequestURI().getPath();
-        requests.add(new Request(method, path, headers, body));
+        requests.add(new Request(method, path, exchange.getRequestURI().getRawQuery(), headers, body));
         Deque<Reply> replies = routes.get(method + " " + path);
         Reply reply;
         if (replies == null) {

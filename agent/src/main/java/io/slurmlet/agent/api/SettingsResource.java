@@ -2,11 +2,14 @@ package io.slurmlet.agent.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.SettingsStore.Result;
+import io.slurmlet.agent.leader.plan.Preview;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsJson.BadJson;
 import io.slurmlet.model.settings.SlurmSettings;
 import jakarta.inject.Inject;
@@ -19,6 +22,7 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.EntityTag;
 import jakarta.ws.rs.core.HttpHeaders;
@@ -36,17 +40,24 @@ import java.util.regex.Pattern;
 /**
  * The leader's settings: read them, replace them (PUT, naming the revision read), change some keys
  * (PATCH, a JSON merge patch), lend and unlend single nodes. A refused change leaves the store as
- * it was and says every problem.
+ * it was and says every problem. Every write takes {@code ?dry_run=true}: judged the same way
+ * (If-Match, problems), nothing stored, and answered with what each machine would do
+ * ({@link SettingsPreview}), so a change can be seen before it is made.
  */
 @Path("/v1/slurm")
 @Produces(MediaType.APPLICATION_JSON)
 public class SettingsResource {
 
     static final String MERGE_PATCH_JSON = "application/merge-patch+json";
+    /** The query parameter that asks for a preview instead of a write. */
+    static final String DRY_RUN = "dry_run";
     private static final Pattern REVISION_TAG = Pattern.compile("(?:W/)?\"?(\\d{1,18})\"?");
 
     @Inject
     SettingsStore store;
+
+    @Inject
+    Inventory inventory;
 
     @Inject
     AgentConfig config;
@@ -60,7 +71,9 @@ public class SettingsResource {
     @PUT
     @Path("/settings")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response put(@HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, byte[] body) throws IOException {
+    public Response put(@HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, @QueryParam(DRY_RUN) String dryRun,
+                        byte[] body) throws IOException {
+        boolean preview = dryRun(dryRun);
         OptionalLong expected = revision(ifMatch);
         if (ifMatch == null) {
             return error(428, ApiError.of("a PUT replaces every setting, so it must say which revision it read: "
@@ -68,35 +81,68 @@ public class SettingsResource {
                     .formatted(store.current().revision())));
         }
         SlurmSettings replacement = SettingsJson.toSettings(SettingsJson.readObject(limit(body)));
-        return answer(store.update(expected, current -> replacement));
+        return write(expected, current -> replacement, preview);
     }
 
     @PATCH
     @Path("/settings")
     @Consumes({MERGE_PATCH_JSON, MediaType.APPLICATION_JSON})
-    public Response patch(@HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, byte[] body) throws IOException {
+    public Response patch(@HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, @QueryParam(DRY_RUN) String dryRun,
+                          byte[] body) throws IOException {
+        boolean preview = dryRun(dryRun);
         OptionalLong expected = revision(ifMatch);
         JsonNode patch = SettingsJson.readObject(limit(body));
-        return answer(store.update(expected, current ->
-                SettingsJson.toSettings(SettingsJson.mergePatch(SettingsJson.STRICT.valueToTree(current), patch))));
+        return write(expected, current ->
+                SettingsJson.toSettings(SettingsJson.mergePatch(SettingsJson.STRICT.valueToTree(current), patch)), preview);
     }
 
     @POST
     @Path("/lent/{node}")
-    public Response lend(@PathParam("node") String node, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch)
-            throws IOException {
-        return answer(store.update(revision(ifMatch), changeLent(lent -> {
+    public Response lend(@PathParam("node") String node, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
+                         @QueryParam(DRY_RUN) String dryRun) throws IOException {
+        boolean preview = dryRun(dryRun);
+        return write(revision(ifMatch), changeLent(lent -> {
             if (!lent.contains(node)) {
                 lent.add(node);
             }
-        })));
+        }), preview);
     }
 
     @DELETE
     @Path("/lent/{node}")
-    public Response unlend(@PathParam("node") String node, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch)
-            throws IOException {
-        return answer(store.update(revision(ifMatch), changeLent(lent -> lent.remove(node))));
+    public Response unlend(@PathParam("node") String node, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
+                           @QueryParam(DRY_RUN) String dryRun) throws IOException {
+        boolean preview = dryRun(dryRun);
+        return write(revision(ifMatch), changeLent(lent -> lent.remove(node)), preview);
+    }
+
+    /**
+     * The one way every write goes: {@code change} stored, or, for a dry run, judged by the same
+     * rules and shown as what each machine would do, with nothing stored.
+     */
+    private Response write(OptionalLong expected, UnaryOperator<SlurmSettings> change, boolean dryRun) throws IOException {
+        if (!dryRun) {
+            return answer(store.update(expected, change));
+        }
+        Result judged = store.dryRun(expected, change);
+        if (judged instanceof Result.WouldStore would) {
+            SettingsPreview preview = Preview.of(would.current(), would.next(), inventory.all());
+            return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
+        }
+        return answer(judged);
+    }
+
+    /** {@code ?dry_run=}: true or false only, so that a misspelt value never stores what was meant as a preview. */
+    static boolean dryRun(String value) {
+        if (value == null || value.equals("false")) {
+            return false;
+        }
+        if (value.equals("true")) {
+            return true;
+        }
+        throw new BadJson("dry_run \"%s\" is not true or false: send ?dry_run=true to see what the change would do, "
+                .formatted(value.length() > 40 ? value.substring(0, 40) + "…" : value)
+                + "or leave it out to make the change");
     }
 
     private static UnaryOperator<SlurmSettings> changeLent(java.util.function.Consumer<List<String>> edit) {

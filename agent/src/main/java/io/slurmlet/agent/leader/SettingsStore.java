@@ -88,6 +88,9 @@ public final class SettingsStore {
 
         /** The settings the change would make have problems; nothing was stored. */
         record Refused(List<Problem> problems) implements Result { }
+
+        /** A dry run's answer: the change would be accepted, making {@code next} of {@code current}; nothing was stored. */
+        record WouldStore(SettingsDocument current, SlurmSettings next) implements Result { }
     }
 
     /**
@@ -103,8 +106,15 @@ public final class SettingsStore {
         return result;
     }
 
-    private synchronized Result store(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
-        SettingsDocument now = current;
+    /**
+     * Judges {@code change} exactly as {@link #update} does (the revision, then the problems) and
+     * stores nothing: a conflict, a refusal, or what the change would make of the current settings.
+     */
+    public Result dryRun(OptionalLong expected, UnaryOperator<SlurmSettings> change) {
+        return judge(current, expected, change);
+    }
+
+    private static Result judge(SettingsDocument now, OptionalLong expected, UnaryOperator<SlurmSettings> change) {
         if (expected.isPresent() && expected.getAsLong() != now.revision()) {
             return new Result.Conflict(expected.getAsLong(), now);
         }
@@ -113,6 +123,16 @@ public final class SettingsStore {
         if (!problems.isEmpty()) {
             return new Result.Refused(problems);
         }
+        return new Result.WouldStore(now, next);
+    }
+
+    private synchronized Result store(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
+        SettingsDocument now = current;
+        Result judged = judge(now, expected, change);
+        if (!(judged instanceof Result.WouldStore accepted)) {
+            return judged;
+        }
+        SlurmSettings next = accepted.next();
         if (next.equals(now.settings())) {
             return new Result.Accepted(now, false);
         }

@@ -1,5 +1,7 @@
 package io.slurmlet.agent.munge;
 
+import io.slurmlet.model.api.SettingsPreview.Action;
+import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.agent.reconcile.Outcome;
@@ -24,7 +26,7 @@ public final class MungeStep implements Step {
 
     public static final Path KEY_FILE = Path.of("/etc/munge/munge.key");
     static final String MODE = "r--------";
-    static final String UNIT = "munge";
+    public static final String UNIT = "munge";
 
     private final Files files;
     private final Services services;
@@ -34,6 +36,22 @@ public final class MungeStep implements Step {
         this.files = files;
         this.services = services;
         this.keyFile = root.resolve(KEY_FILE.toString().substring(1));
+    }
+
+    /**
+     * What munged is to do on a machine with a Slurm role: the one decision {@link #apply} acts on
+     * and a settings preview shows. Started when it does not run; restarted for a new key, which
+     * it reads only at start.
+     *
+     * @param running whether munged runs now
+     * @param newKey  whether the key file is about to be written with another key (or made)
+     */
+    public static Optional<DaemonChange> effect(boolean running, boolean newKey) {
+        if (!running) {
+            return Optional.of(new DaemonChange(UNIT, Action.START, "munged does not run here yet"));
+        }
+        return newKey ? Optional.of(new DaemonChange(UNIT, Action.RESTART, "a new munge key, which munged reads only at start"))
+                : Optional.empty();
     }
 
     @Override
@@ -67,10 +85,11 @@ public final class MungeStep implements Step {
                 services.enable(UNIT);
                 done.add("enabled munge");
             }
-            if (!services.isActive(UNIT)) {
+            Optional<DaemonChange> effect = effect(services.isActive(UNIT), newKey);
+            if (effect.isPresent() && effect.get().action() == Action.START) {
                 services.start(UNIT);
                 done.add("started munge");
-            } else if (newKey) {
+            } else if (effect.isPresent()) {
                 services.restart(UNIT);
                 done.add("restarted munge for its new key");
             }

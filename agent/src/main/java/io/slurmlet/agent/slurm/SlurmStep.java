@@ -1,5 +1,7 @@
 package io.slurmlet.agent.slurm;
 
+import io.slurmlet.model.api.SettingsPreview.Action;
+import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.reconcile.Outcome;
@@ -15,12 +17,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Slurm's files as the plan has them, and slurmctld / slurmd enabled and running. A change Slurm
@@ -37,11 +42,18 @@ public final class SlurmStep implements Step {
             "prologflags", "statesavelocation", "slurmdspooldir", "slurmuser", "grestypes", "switchtype");
 
     static final String MODE = "rw-r--r--";
+    static final String SLURM_CONF = "/etc/slurm/slurm.conf";
+    static final String GRES_CONF = "/etc/slurm/gres.conf";
+    static final String CGROUP_CONF = "/etc/slurm/cgroup.conf";
+    /** The units this step starts and restarts; munge is the munge step's. */
+    static final Set<String> DAEMONS = Set.of("slurmctld", "slurmd");
     static final Duration RECONFIGURE_DEADLINE = Duration.ofSeconds(60);
 
     private final Files files;
     private final Services services;
     private final Commands commands;
+    /** Restarts and the controller's reconfigure decided at an earlier pass that did not complete. */
+    private final Map<String, DaemonChange> owed = new LinkedHashMap<>();
     private final Path root;
 
     public SlurmStep(Files files, Services services, Commands commands, Path root) {
@@ -63,7 +75,7 @@ public final class SlurmStep implements Step {
                     ? "no Slurm role here" : "Slurm's files wait for the controller's Slurm version");
         }
         List<String> done = new ArrayList<>();
-        Map<String, String> before = new TreeMap<>();
+        Map<String, String> written = new TreeMap<>();
         try {
             for (var file : plan.files().entrySet()) {
                 Path path = root.resolve(file.getKey().substring(1));
@@ -72,44 +84,55 @@ public final class SlurmStep implements Step {
                 boolean same = now.isPresent() && Arrays.equals(now.get().content(), wanted) && MODE.equals(now.get().mode())
                         && "root".equals(now.get().owner());
                 if (!same) {
-                    before.put(Path.of(file.getKey()).getFileName().toString(),
-                            now.map(s -> new String(s.content(), StandardCharsets.UTF_8)).orElse(""));
+                    written.put(file.getKey(), now.map(s -> new String(s.content(), StandardCharsets.UTF_8)).orElse(""));
                     files.write(path, wanted, MODE, "root", "root");
                 }
             }
         } catch (IOException e) {
             return Outcome.failed(name(), "cannot write Slurm's files: " + e.getMessage());
         }
-        if (!before.isEmpty()) {
-            done.add("wrote " + String.join(", ", before.keySet()));
+        if (!written.isEmpty()) {
+            done.add("wrote " + String.join(", ", written.keySet().stream()
+                    .map(p -> Path.of(p).getFileName().toString()).toList()));
         }
-        boolean restartAll = before.containsKey("slurm.conf")
-                && needsRestart(before.get("slurm.conf"), plan.files().get("/etc/slurm/slurm.conf"));
-        boolean restartSlurmd = restartAll || before.containsKey("gres.conf") || before.containsKey("cgroup.conf");
-        boolean reconfigure = false;
         try {
+            Set<String> running = new HashSet<>();
             for (String unit : plan.services()) {
-                if (!unit.equals("slurmctld") && !unit.equals("slurmd")) {
+                if (DAEMONS.contains(unit) && services.isActive(unit)) {
+                    running.add(unit);
+                }
+            }
+            Map<String, DaemonChange> effects = new LinkedHashMap<>(owed);
+            effects(written, plan.files(), plan.services(), running).forEach(e -> effects.merge(e.unit(), e, SlurmStep::covering));
+            // What is owed until it is done: a restart, and the controller's reconfigure. A failed
+            // one is tried again at the next pass, though the files then already match.
+            owed.clear();
+            effects.values().stream()
+                    .filter(e -> e.action() == Action.RESTART || e.action() == Action.RECONFIGURE && e.unit().equals("slurmctld")
+                            && plan.runs(Role.CONTROLLER))
+                    .forEach(e -> owed.put(e.unit(), e));
+            for (String unit : plan.services()) {
+                if (!DAEMONS.contains(unit)) {
                     continue;
                 }
                 if (!services.isEnabled(unit)) {
                     services.enable(unit);
                     done.add("enabled " + unit);
                 }
-                if (!services.isActive(unit)) {
+                DaemonChange effect = effects.get(unit);
+                if (effect != null && effect.action() == Action.START) {
                     services.start(unit);
                     done.add("started " + unit);
-                } else if (before.isEmpty()) {
-                    continue;
-                } else if (unit.equals("slurmctld") ? restartAll : restartSlurmd) {
+                } else if (effect != null && effect.action() == Action.RESTART) {
                     services.restart(unit);
+                    owed.remove(unit);
                     done.add("restarted " + unit + " (a change it reads only at start)");
-                } else if (unit.equals("slurmctld")) {
-                    reconfigure = true;
                 }
             }
-            if (reconfigure && plan.runs(Role.CONTROLLER)) {
+            DaemonChange controller = effects.get("slurmctld");
+            if (controller != null && controller.action() == Action.RECONFIGURE && plan.runs(Role.CONTROLLER)) {
                 commands.runChecked(List.of("scontrol", "reconfigure"), RECONFIGURE_DEADLINE);
+                owed.remove("slurmctld");
                 done.add("scontrol reconfigure");
             }
         } catch (SystemException e) {
@@ -120,19 +143,102 @@ public final class SlurmStep implements Step {
                 : Outcome.changed(name(), String.join("; ", done));
     }
 
-    /** Whether the change from {@code old} to {@code next} touches a key a daemon reads only at start. */
-    static boolean needsRestart(String old, String next) {
-        return !restartLines(old).equals(restartLines(next));
+    /**
+     * What Slurm's daemons on one machine are to do once its files are written: the one decision
+     * that {@link #apply} acts on and a settings preview shows, so the two cannot disagree. A
+     * daemon that does not run is started; one that runs is restarted where Slurm needs it (a
+     * slurm.conf key it reads only at start; gres.conf or cgroup.conf for slurmd), else it takes
+     * the change from the {@code scontrol reconfigure} the controller's agent issues. Nothing is
+     * ever stopped.
+     *
+     * @param written  each file about to be written, by path, with what it holds now ("" when absent)
+     * @param files    the plan's files, as they will be: empty leaves Slurm alone, as {@link #apply} does
+     * @param services the plan's units, in the order the agent acts on them
+     * @param running  the units of slurmctld and slurmd that run now
+     * @return an action for each daemon that gets one, in the order of {@code services}
+     */
+    public static List<DaemonChange> effects(Map<String, String> written, Map<String, String> files,
+                                             List<String> services, Set<String> running) {
+        if (files.isEmpty()) {
+            return List.of();
+        }
+        List<String> restartKeys = written.containsKey(SLURM_CONF)
+                ? restartKeys(written.get(SLURM_CONF), files.getOrDefault(SLURM_CONF, "")) : List.of();
+        List<String> slurmdOnly = new ArrayList<>();
+        for (String file : List.of(GRES_CONF, CGROUP_CONF)) {
+            if (written.containsKey(file)) {
+                slurmdOnly.add(Path.of(file).getFileName().toString());
+            }
+        }
+        String keys = "slurm.conf changes " + String.join(", ", restartKeys);
+        List<DaemonChange> effects = new ArrayList<>();
+        for (String unit : services) {
+            if (!DAEMONS.contains(unit)) {
+                continue;
+            }
+            boolean controller = unit.equals("slurmctld");
+            if (!running.contains(unit)) {
+                effects.add(new DaemonChange(unit, Action.START, unit + " does not run here yet"));
+            } else if (written.isEmpty()) {
+                continue;
+            } else if (!restartKeys.isEmpty()) {
+                effects.add(new DaemonChange(unit, Action.RESTART, keys + ", which " + unit + " reads only at start"));
+            } else if (!controller && !slurmdOnly.isEmpty()) {
+                effects.add(new DaemonChange(unit, Action.RESTART, "%s change%s, which slurmd reads only at start"
+                        .formatted(String.join(" and ", slurmdOnly), slurmdOnly.size() == 1 ? "s" : "")));
+            } else {
+                effects.add(new DaemonChange(unit, Action.RECONFIGURE, controller
+                        ? "scontrol reconfigure: slurmctld reads the new files and has every slurmd read them too"
+                        : "the controller's scontrol reconfigure has it read the new files"));
+            }
+        }
+        return effects;
     }
 
-    private static Map<String, String> restartLines(String conf) {
-        Map<String, String> lines = new TreeMap<>();
+    /** The action that does both {@code a} and {@code b}: a start reads everything, a restart all a reconfigure does. */
+    private static DaemonChange covering(DaemonChange a, DaemonChange b) {
+        for (Action action : List.of(Action.START, Action.RESTART)) {
+            if (a.action() == action) {
+                return a;
+            }
+            if (b.action() == action) {
+                return b;
+            }
+        }
+        return b;
+    }
+
+    /** Whether the change from {@code old} to {@code next} touches a key a daemon reads only at start. */
+    static boolean needsRestart(String old, String next) {
+        return !restartKeys(old, next).isEmpty();
+    }
+
+    /** The keys a daemon reads only at start that differ between {@code old} and {@code next}, as {@code next} spells them. */
+    static List<String> restartKeys(String old, String next) {
+        Map<String, String[]> was = restartLines(old);
+        Map<String, String[]> now = restartLines(next);
+        Set<String> keys = new TreeSet<>(was.keySet());
+        keys.addAll(now.keySet());
+        List<String> changed = new ArrayList<>();
+        for (String key : keys) {
+            String[] a = was.get(key);
+            String[] b = now.get(key);
+            if (a == null || b == null || !a[1].equals(b[1])) {
+                changed.add((b != null ? b : a)[0]);
+            }
+        }
+        return changed;
+    }
+
+    /** Each restart key's line: lower-case key → {key as written, value}. */
+    private static Map<String, String[]> restartLines(String conf) {
+        Map<String, String[]> lines = new TreeMap<>();
         for (String line : conf.split("\n")) {
             int eq = line.indexOf('=');
             if (eq > 0 && !line.startsWith("#")) {
-                String key = line.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-                if (RESTART_KEYS.contains(key)) {
-                    lines.put(key, line.substring(eq + 1).strip());
+                String key = line.substring(0, eq).strip();
+                if (RESTART_KEYS.contains(key.toLowerCase(Locale.ROOT))) {
+                    lines.put(key.toLowerCase(Locale.ROOT), new String[] {key, line.substring(eq + 1).strip()});
                 }
             }
         }

@@ -103,4 +103,35 @@ class SlurmStepTest {
         NodePlan none = new NodePlan("x", java.util.Set.of(), List.of(), java.util.Optional.empty(), Map.of(), List.of(), List.of());
         assertEquals(Outcome.unchanged("slurm", "no Slurm role here"), step.apply(none));
     }
+
+    @Test
+    void aReconfigureThatFailedIsIssuedAgainAtTheNextPassThoughTheFilesThenMatch() {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        commands.answer(List.of("scontrol", "reconfigure"), new Commands.Result(1, "", "slurm_reconfigure error: Zero Bytes were transmitted or received"));
+        commands.clearLog();
+        assertTrue(step.apply(plan("c0", settings("batch", Map.of()))).failed());
+        commands.answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""));
+        assertEquals(Outcome.changed("slurm", "scontrol reconfigure"), step.apply(plan("c0", settings("batch", Map.of()))));
+        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("batch", Map.of()))));
+        assertEquals(2, commands.log().size(), "issued once more, then never again");
+    }
+
+    @Test
+    void aRestartThatFailedIsTriedAgainAndAReconfigureOwedFoldsIntoIt() {
+        NodePlan before = plan("c0", settings("gpu", Map.of()));
+        step.apply(before);
+        services.running("slurmctld").failing("slurmctld");
+        NodePlan restart = plan("c0", new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu",
+                null, "slurmlet", false, null, Map.of()));
+        assertTrue(SlurmStep.needsRestart(before.files().get("/etc/slurm/slurm.conf"), restart.files().get("/etc/slurm/slurm.conf")),
+                "users=slurmlet adds PrologFlags, read only at start");
+        assertTrue(step.apply(restart).failed());
+        services.recovered("slurmctld").running("slurmctld");
+        services.log.clear();
+        Outcome again = step.apply(restart);
+        assertEquals(List.of("restart slurmctld"), services.log, again.toString());
+        services.log.clear();
+        step.apply(restart);
+        assertTrue(services.log.isEmpty(), "done once: owed no more");
+    }
 }

@@ -28,6 +28,12 @@ public final class FakeServices implements Services {
         return this;
     }
 
+    /** Starting or restarting {@code unit} works again. */
+    public FakeServices recovered(String unit) {
+        failing.remove(unit);
+        return this;
+    }
+
     @Override
     public boolean isEnabled(String unit) {
         return enabled.contains(unit);

@@ -1,0 +1,279 @@
+package io.slurmlet.agent.leader.plan;
+
+import io.slurmlet.agent.munge.MungeStep;
+import io.slurmlet.agent.slurm.SlurmStep;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import io.slurmlet.agent.system.fake.FakeFiles;
+import io.slurmlet.agent.system.fake.FakeServices;
+import io.slurmlet.model.api.SettingsDocument;
+import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.api.SettingsPreview.Action;
+import io.slurmlet.model.api.SettingsPreview.Change;
+import io.slurmlet.model.api.SettingsPreview.DaemonChange;
+import io.slurmlet.model.api.SettingsPreview.FileChange;
+import io.slurmlet.model.api.SettingsPreview.NodeChange;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class PreviewTest {
+
+    private static final MungeKey KEY = MungeKey.random();
+    private static final String SLURM_CONF = "/etc/slurm/slurm.conf";
+
+    static Map<String, NodeFacts> inventory() {
+        Map<String, NodeFacts> inv = new HashMap<>();
+        for (String n : List.of("c0", "n1", "n2", "other")) {
+            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5"));
+        }
+        inv.put("g1", new NodeFacts("g1", "", 64, 1, 2, 16, 2, 515_000, List.of(new NodeFacts.Gpus("NVIDIA H200", 8)),
+                "debian 12", "24.11.5"));
+        return inv;
+    }
+
+    static SlurmSettings cluster() {
+        return new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
+                false, null);
+    }
+
+    static SlurmSettings with(String key, Object value) {
+        var tree = SettingsJson.STRICT.valueToTree(cluster());
+        ((com.fasterxml.jackson.databind.node.ObjectNode) tree).set(key, SettingsJson.STRICT.valueToTree(value));
+        return SettingsJson.toSettings(tree);
+    }
+
+    static SettingsPreview preview(SlurmSettings before, SlurmSettings after) {
+        return Preview.of(new SettingsDocument(7, before), after, inventory());
+    }
+
+    static Map<String, NodeChange> byNode(SettingsPreview p) {
+        Map<String, NodeChange> m = new TreeMap<>();
+        p.nodes().forEach(n -> m.put(n.node(), n));
+        return m;
+    }
+
+    static List<String> actions(NodeChange n) {
+        return n.daemons().stream().map(d -> d.action().name().toLowerCase() + " " + d.unit()).toList();
+    }
+
+    @Test
+    void renamingThePartitionChangesSlurmConfEverywhereAndReconfiguresWithoutARestart() {
+        SettingsPreview p = preview(cluster(), with("partition", "batch"));
+        assertEquals(7, p.revision());
+        assertTrue(p.changed());
+        Map<String, NodeChange> nodes = byNode(p);
+        assertEquals(Set.of("c0", "n1", "n2"), nodes.keySet(), "every Slurm machine, and no other");
+        for (NodeChange n : nodes.values()) {
+            assertEquals(1, n.files().size(), n::toString);
+            FileChange f = n.files().get(0);
+            assertEquals(SLURM_CONF, f.path());
+            assertEquals(Change.CHANGED, f.change());
+            assertTrue(f.diff().startsWith("--- a/etc/slurm/slurm.conf\n+++ b/etc/slurm/slurm.conf\n@@ "), f.diff());
+            assertTrue(f.diff().contains("\n-PartitionName=gpu Nodes=n[1-2]"), f.diff());
+            assertTrue(f.diff().contains("\n+PartitionName=batch Nodes=n[1-2]"), f.diff());
+            assertEquals(n.rolesBefore(), n.rolesAfter());
+        }
+        assertEquals(List.of("reconfigure slurmctld"), actions(nodes.get("c0")));
+        assertEquals(List.of("reconfigure slurmd"), actions(nodes.get("n1")));
+        assertEquals("scontrol reconfigure: slurmctld reads the new files and has every slurmd read them too",
+                nodes.get("c0").daemons().get(0).why());
+    }
+
+    @Test
+    void aKeyReadOnlyAtStartRestartsBothDaemonsNamingTheKey() {
+        SettingsPreview p = preview(cluster(), with("users", "slurmlet"));
+        Map<String, NodeChange> nodes = byNode(p);
+        assertEquals(List.of("restart slurmctld"), actions(nodes.get("c0")));
+        assertEquals(List.of("restart slurmd"), actions(nodes.get("n2")));
+        assertEquals("slurm.conf changes PrologFlags, which slurmd reads only at start", nodes.get("n2").daemons().get(0).why());
+        assertTrue(nodes.get("n2").files().get(0).diff().contains("\n+PrologFlags=Contain\n"));
+    }
+
+    @Test
+    void enablingMakesEveryFileAndStartsEveryDaemonShowingNoKey() {
+        SlurmSettings off = new SlurmSettings(false, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null,
+                null, false, null);
+        SettingsPreview p = preview(off, cluster());
+        Map<String, NodeChange> nodes = byNode(p);
+        assertEquals(Set.of("c0", "n1", "n2"), nodes.keySet());
+        NodeChange c0 = nodes.get("c0");
+        assertEquals(List.of(), c0.rolesBefore());
+        assertEquals(List.of("slurmctld"), c0.rolesAfter());
+        assertEquals(List.of("/etc/munge/munge.key", SLURM_CONF, "/etc/slurm/cgroup.conf", "/etc/slurm/gres.conf",
+                "/etc/slurm/plugstack.conf"), c0.files().stream().map(FileChange::path).toList(), "in the order the steps write");
+        assertTrue(c0.files().stream().allMatch(f -> f.change() == Change.CREATED));
+        assertNull(c0.files().get(0).diff(), "the key's content is never shown");
+        assertTrue(c0.files().get(1).diff().startsWith("--- /dev/null\n+++ b/etc/slurm/slurm.conf\n@@ -0,0 +1,"),
+                c0.files().get(1).diff());
+        assertEquals(List.of("start munge", "start slurmctld"), actions(c0));
+        assertEquals(List.of("start munge", "start slurmd"), actions(nodes.get("n1")));
+        assertEquals("slurmd does not run here yet", nodes.get("n1").daemons().get(1).why());
+        String json = new String(SettingsJson.pretty(p), java.nio.charset.StandardCharsets.UTF_8);
+        assertFalse(json.contains("munge_key"), json);
+        assertFalse(json.contains(Base64.getEncoder().encodeToString(KEY.bytes())), json);
+    }
+
+    @Test
+    void settingsThatChangeNoMachineHaveNoNodes() {
+        SettingsPreview same = preview(cluster(), cluster());
+        assertFalse(same.changed());
+        assertEquals(List.of(), same.nodes());
+        // A node without an agent changes the settings, but no machine's files.
+        SettingsPreview noAgent = preview(cluster(), with("nodes", List.of("n1", "n2", "n9")));
+        assertTrue(noAgent.changed());
+        assertEquals(List.of(), noAgent.nodes());
+    }
+
+    @Test
+    void aMachineLeavingSlurmKeepsItsFilesAndDaemons() {
+        SettingsPreview p = preview(cluster(), with("nodes", List.of("n1")));
+        NodeChange n2 = byNode(p).get("n2");
+        assertEquals(List.of("slurmd"), n2.rolesBefore());
+        assertEquals(List.of(), n2.rolesAfter());
+        assertEquals(List.of(), n2.files());
+        assertEquals(List.of(), n2.daemons());
+    }
+
+    @Test
+    void diffsAreUnifiedWithThreeLinesOfContext() {
+        String before = "a\nb\nc\nd\ne\nf\ng\nh\ni\nj\nk\nl\nm\n";
+        String after = "a\nb\nc\nD\ne\nf\ng\nh\ni\nj\nk\nl\nM\n";
+        assertEquals("""
+                --- a/etc/x.conf
+                +++ b/etc/x.conf
+                @@ -1,7 +1,7 @@
+                 a
+                 b
+                 c
+                -d
+                +D
+                 e
+                 f
+                 g
+                @@ -10,4 +10,4 @@
+                 j
+                 k
+                 l
+                -m
+                +M
+                """, Preview.diff("/etc/x.conf", before, after));
+        assertEquals("", Preview.diff("/etc/x.conf", before, before));
+        assertEquals("--- /dev/null\n+++ b/etc/x.conf\n@@ -0,0 +1,2 @@\n+a\n+b\n", Preview.diff("/etc/x.conf", null, "a\nb\n"));
+        assertEquals("--- a/etc/x.conf\n+++ b/etc/x.conf\n@@ -1,1 +1,1 @@\n-a\n\\ No newline at end of file\n+a\n",
+                Preview.diff("/etc/x.conf", "a", "a\n"));
+    }
+
+    /** Changes of every kind a preview tells apart: reconfigure, restart for slurm.conf or gres.conf, start, role moves. */
+    static Stream<SlurmSettings[]> changes() {
+        SlurmSettings off = new SlurmSettings(false, "lab", "c0", List.of("n1", "n2"), false, List.of(), "gpu", null,
+                null, false, null);
+        return Stream.of(
+                new SlurmSettings[] {cluster(), with("partition", "batch")},
+                new SlurmSettings[] {cluster(), with("lent", List.of("n1", "n2"))},
+                new SlurmSettings[] {cluster(), with("slurm_conf", Map.of("KillWait", "60"))},
+                new SlurmSettings[] {cluster(), with("users", "slurmlet")},
+                new SlurmSettings[] {cluster(), with("nodes", List.of("n1", "n2", "g1"))},
+                new SlurmSettings[] {cluster(), with("controller", "n1")},
+                new SlurmSettings[] {cluster(), with("nodes", List.of("n1"))},
+                new SlurmSettings[] {off, cluster()},
+                new SlurmSettings[] {cluster(), cluster()});
+    }
+
+    /** One machine: what the agent's steps did there, read from the fakes' logs. */
+    record Machine(FakeFiles files, FakeServices services, FakeCommands commands, MungeStep munge, SlurmStep slurm) {
+        static Machine fresh() {
+            FakeFiles files = new FakeFiles();
+            FakeServices services = new FakeServices();
+            FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""));
+            return new Machine(files, services, commands, new MungeStep(files, services, Path.of("/")),
+                    new SlurmStep(files, services, commands, Path.of("/")));
+        }
+
+        void apply(io.slurmlet.model.plan.NodePlan plan) {
+            assertFalse(munge.apply(plan).failed());
+            assertFalse(slurm.apply(plan).failed());
+        }
+
+        void clearLogs() {
+            files.log.clear();
+            services.log.clear();
+            commands.clearLog();
+        }
+
+        Set<String> written() {
+            Set<String> paths = new TreeSet<>();
+            files.log.forEach(line -> paths.add(line.split(" ")[1]));
+            return paths;
+        }
+
+        /** "start slurmd", "restart munge", "reconfigure slurmctld" (the scontrol reconfigure it issued). */
+        List<String> acted() {
+            List<String> acted = new ArrayList<>();
+            services.log.stream().filter(l -> !l.startsWith("enable ")).forEach(acted::add);
+            if (commands.log().contains(List.of("scontrol", "reconfigure"))) {
+                acted.add("reconfigure slurmctld");
+            }
+            return acted;
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("changes")
+    void thePreviewIsWhatTheStepsDo(SlurmSettings before, SlurmSettings after) {
+        Map<String, NodeFacts> inv = inventory();
+        Planner.Plans was = Planner.plan(before, inv, KEY);
+        Planner.Plans will = Planner.plan(after, inv, KEY);
+        Map<String, Machine> machines = new TreeMap<>();
+        for (String node : inv.keySet()) {
+            Machine m = Machine.fresh();
+            m.apply(was.nodes().get(node));
+            m.clearLogs();
+            m.apply(will.nodes().get(node));
+            machines.put(node, m);
+        }
+        boolean controllerReconfigured = machines.values().stream().anyMatch(m -> m.acted().contains("reconfigure slurmctld"));
+
+        Map<String, NodeChange> shown = byNode(Preview.of(new SettingsDocument(1, before), after, inv));
+        for (var entry : machines.entrySet()) {
+            String node = entry.getKey();
+            Machine m = entry.getValue();
+            NodeChange n = shown.get(node);
+            List<FileChange> files = n == null ? List.of() : n.files();
+            List<DaemonChange> daemons = n == null ? List.of() : n.daemons();
+            assertEquals(m.written(), new TreeSet<>(files.stream().map(FileChange::path).toList()),
+                    node + ": the files the preview shows are those the steps write");
+            List<String> local = new ArrayList<>();
+            for (DaemonChange d : daemons) {
+                if (d.unit().equals("slurmd") && d.action() == Action.RECONFIGURE) {
+                    assertTrue(controllerReconfigured, node + ": slurmd's reconfigure is the controller's scontrol reconfigure");
+                } else {
+                    local.add(d.action().name().toLowerCase() + " " + d.unit());
+                }
+            }
+            assertEquals(new HashSet<>(m.acted()), new HashSet<>(local), node + ": the daemons' actions");
+            assertEquals(m.acted().size(), local.size(), node);
+        }
+    }
+}
