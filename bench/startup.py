@@ -36,6 +36,7 @@ def rss_kib(pid):
 def start_agent(java, state, extra):
     port = free_port()
     env = dict(os.environ, SLURMLET_JAVA=java, **extra, SLURMLET_STATE_DIR=state, QUARKUS_HTTP_PORT=str(port),
+               SLURMLET_NODE_ENABLED="false", SLURMLET_LEADER_AGENT_HOST="127.0.0.1", SLURMLET_LEADER_AGENT_PORT="0",
                QUARKUS_HTTP_DOMAIN_SOCKET=os.path.join(state, "leader.sock"),
                QUARKUS_CONFIG_LOCATIONS=os.path.join(state, "agent.yaml"))
     t0 = time.perf_counter()

@@ -13,7 +13,7 @@ import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.slurm.SlurmStep;
 import io.slurmlet.agent.system.Commands;
-import io.slurmlet.agent.system.linux.AptPackages;
+import io.slurmlet.agent.system.linux.DnfPackages;
 import io.slurmlet.agent.system.linux.LinuxCommands;
 import io.slurmlet.agent.system.linux.LinuxFiles;
 import io.slurmlet.agent.system.linux.LinuxHostFiles;
@@ -111,7 +111,7 @@ public class NodeAgent {
         SystemdServices services = new SystemdServices(commands);
         Path root = config.node().root();
         FactsCollector collector = new FactsCollector(commands, new LinuxHostFiles());
-        List<Step> reconcile = List.of(new PackagesStep(new AptPackages(commands)), new MungeStep(files, services, root),
+        List<Step> reconcile = List.of(new PackagesStep(DnfPackages.forMachine(commands)), new MungeStep(files, services, root),
                 new SlurmStep(files, services, commands, root));
         Duration backoff = Duration.ofSeconds(1);
         String lastProblem = "";
@@ -221,6 +221,8 @@ public class NodeAgent {
     }
 
     private void pass(LeaderLink link, PublishedPlan plan, List<Step> reconcile) throws IOException, InterruptedException {
+        long started = System.nanoTime();
+        List<String> changed = new ArrayList<>();
         for (Step step : reconcile) {
             Outcome outcome;
             try {
@@ -229,11 +231,21 @@ public class NodeAgent {
                 outcome = Outcome.failed(step.name(), "the step failed unexpectedly: " + e);
             }
             record(outcome);
+            if (outcome.kind() != Outcome.Kind.UNCHANGED) {
+                changed.add(outcome.step() + " " + outcome.kind().name().toLowerCase(java.util.Locale.ROOT));
+            }
             switch (outcome.kind()) {
                 case CHANGED -> LOG.infof("%s: %s", outcome.step(), outcome.detail());
                 case FAILED -> LOG.warnf("%s failed: %s", outcome.step(), outcome.detail());
                 default -> { }
             }
+        }
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        if (passes == 0 || !changed.isEmpty()) {
+            LOG.infof("pass %d of plan %d in %d ms: %s", passes + 1, plan.revision(), millis,
+                    changed.isEmpty() ? "nothing to change" : String.join(", ", changed));
+        } else {
+            LOG.debugf("pass %d of plan %d in %d ms: nothing to change", passes + 1, plan.revision(), millis);
         }
         passes++;
         List<StepStatus> report = new ArrayList<>();

@@ -50,4 +50,26 @@ class SystemPortsTest {
         assertEquals(2, commands.log().size());
         assertEquals(List.of(), apt.missing(List.of()));
     }
+
+    @Test
+    void dnfInstallsOnlyWhatRpmDoesNotHave() throws Exception {
+        FakeCommands commands = new FakeCommands()
+                .answer(List.of("rpm", "-q", "--qf", "%{NAME}\\n", "munge", "slurm-slurmd", "slurm"),
+                        new Commands.Result(1, "munge\npackage slurm-slurmd is not installed\nslurm\n", ""))
+                .answer(List.of("dnf", "install", "-y", "-q", "--setopt=install_weak_deps=False", "slurm-slurmd"),
+                        Commands.Result.ok(""));
+        DnfPackages dnf = new DnfPackages(commands);
+        List<String> missing = dnf.missing(List.of("munge", "slurm-slurmd", "slurm"));
+        assertEquals(List.of("slurm-slurmd"), missing);
+        dnf.install(missing);
+        assertEquals(2, commands.log().size());
+    }
+
+    @Test
+    void aFailedDnfInstallSaysWhatDnfPrinted() {
+        FakeCommands commands = new FakeCommands().answer(List.of("dnf", "install", "-y", "-q", "--setopt=install_weak_deps=False", "slurm-slurmd"),
+                new Commands.Result(1, "", "Error: Unable to find a match: slurm-slurmd"));
+        CommandFailed e = assertThrows(CommandFailed.class, () -> new DnfPackages(commands).install(List.of("slurm-slurmd")));
+        assertTrue(e.getMessage().contains("Unable to find a match: slurm-slurmd"), e.getMessage());
+    }
 }
