@@ -203,4 +203,40 @@ class ClusterIT {
         assertTrue(ok("n0", "journalctl", "-u", "slurmlet-agent", "--no-pager").contains("scontrol reconfigure"));
         assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob("-p", "batch"));
     }
+
+    /** The readiness answer of the agent on {@code node}: the HTTP status line, then the body. */
+    static String health(String node) throws IOException, InterruptedException {
+        return on(node, "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/7817 && printf 'GET /q/health/ready HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3").out();
+    }
+
+    @Test
+    @Order(5)
+    void aFailingStepIsShownWithItsErrorInStatusAndHealthAndRecovers() throws Exception {
+        String ready = health("n3");
+        assertTrue(ready.startsWith("HTTP/1.0 200") && ready.contains("step slurm") && ready.contains("step munge"), ready);
+        // An admin masked slurmd on n3 (drained, no job there): the agent cannot start it and says why.
+        ok("n3", "sh", "-c", "systemctl stop slurmd && systemctl mask slurmd");
+        try {
+            ok("n3", "systemctl", "restart", "slurmlet-agent");
+            await(Duration.ofSeconds(60), "n3's slurm step fails", () -> {
+                try {
+                    return status().nodes().stream().filter(n -> n.name().equals("n3")).flatMap(n -> n.steps().stream())
+                            .anyMatch(st -> st.step().equals("slurm") && st.failed() && st.lastError().contains("masked"));
+                } catch (Exception | AssertionError e) {
+                    return false;
+                }
+            });
+            String down = health("n3");
+            assertTrue(down.startsWith("HTTP/1.0 503") && down.contains("masked"), down);
+            String table = ok("n0", "ctl", "slurm", "status");
+            assertTrue(table.contains("FAILED") && table.contains("n3 slurm: "), table);
+        } finally {
+            ok("n3", "systemctl", "unmask", "slurmd");
+        }
+        Instant fixed = Instant.now();
+        ok("n3", "systemctl", "restart", "slurmlet-agent");
+        awaitPassesAfter(fixed, "n3");
+        assertTrue(health("n3").startsWith("HTTP/1.0 200"));
+        assertTrue(ok("n0", "ctl", "slurm", "status").contains("n3 slurm, since recovered: "));
+    }
 }

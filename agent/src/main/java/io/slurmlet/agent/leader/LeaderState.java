@@ -51,7 +51,8 @@ public class LeaderState {
     @Produces
     @Singleton
     PlanPublisher planPublisher(AgentConfig config, SettingsStore settings, Inventory inventory) throws IOException {
-        return new PlanPublisher(settings, inventory, PlanPublisher.mungeKey(config.stateDir()));
+        return new PlanPublisher(settings, inventory, PlanPublisher.mungeKey(config.stateDir()),
+                io.slurmlet.agent.leader.plan.PlanBook.open(config.stateDir()));
     }
 
     @Produces

@@ -1,15 +1,19 @@
 package io.slurmlet.agent.leader;
 
 import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.StepStatus;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The last reconcile pass each agent posted, and when. Kept in memory: every agent posts again after
- * its next pass, so a restarted leader knows its machines again within a minute.
+ * The last reconcile pass each agent posted, and when, with each step's last error kept across the
+ * agent's restarts (an agent forgets its own when it restarts). Kept in memory: every agent posts
+ * again after its next pass, so a restarted leader knows its machines again within a minute.
  */
 public final class NodeReports {
 
@@ -19,7 +23,17 @@ public final class NodeReports {
     private final Map<String, Received> reports = new ConcurrentHashMap<>();
 
     public void put(NodeReport report) {
-        reports.put(report.node(), new Received(report, Instant.now()));
+        reports.merge(report.node(), new Received(report, Instant.now()), (before, now) -> {
+            Map<String, StepStatus> old = new java.util.HashMap<>();
+            before.report().steps().forEach(st -> old.put(st.step(), st));
+            List<StepStatus> steps = new ArrayList<>();
+            for (StepStatus st : now.report().steps()) {
+                StepStatus was = old.get(st.step());
+                steps.add(st.lastError().isEmpty() && was != null && !was.lastError().isEmpty()
+                        ? new StepStatus(st.step(), st.state(), st.detail(), st.at(), was.lastError(), was.lastErrorAt()) : st);
+            }
+            return new Received(new NodeReport(now.report().node(), now.report().planRevision(), steps), now.at());
+        });
     }
 
     public Optional<Received> get(String node) {

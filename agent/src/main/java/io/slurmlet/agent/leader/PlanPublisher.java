@@ -25,12 +25,13 @@ public final class PlanPublisher {
     private final SettingsStore settings;
     private final Inventory inventory;
     private final MungeKey mungeKey;
-    private final PlanBook book = new PlanBook();
+    private final PlanBook book;
 
-    public PlanPublisher(SettingsStore settings, Inventory inventory, MungeKey mungeKey) {
+    public PlanPublisher(SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book) {
         this.settings = settings;
         this.inventory = inventory;
         this.mungeKey = mungeKey;
+        this.book = book;
         settings.onChange(this::refresh);
         inventory.onChange(this::refresh);
         refresh();

@@ -68,8 +68,7 @@ public final class LeaderLink {
     public static X509Certificate fetchPinnedCa(URI base, String caHash) throws IOException, InterruptedException {
         try {
             HttpClient open = client(trustingAnything());
-            HttpResponse<byte[]> response = open.send(HttpRequest.newBuilder(base.resolve("/v1/join/ca")).timeout(CALL).GET().build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
+            HttpResponse<byte[]> response = exchange(open, base, HttpRequest.newBuilder(base.resolve("/v1/join/ca")).timeout(CALL).GET().build());
             if (response.statusCode() != 200) {
                 throw new IOException("the leader at %s answered %d for its CA: is that the leader's agents' port (7818)?"
                         .formatted(base, response.statusCode()));
@@ -91,12 +90,12 @@ public final class LeaderLink {
     public static JoinReply join(URI base, X509Certificate ca, String joinToken, String node)
             throws IOException, InterruptedException, GeneralSecurityException {
         HttpClient client = client(trusting(ca));
-        HttpResponse<byte[]> response = client.send(HttpRequest.newBuilder(base.resolve("/v1/join"))
+        HttpResponse<byte[]> response = exchange(client, base, HttpRequest.newBuilder(base.resolve("/v1/join"))
                 .timeout(CALL)
                 .header("Authorization", "Bearer " + joinToken.strip())
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(Map.of("node", node))))
-                .build(), HttpResponse.BodyHandlers.ofByteArray());
+                .build());
         checked(base, "/v1/join", response);
         return SettingsJson.STRICT.readValue(response.body(), JoinReply.class);
     }
@@ -115,8 +114,7 @@ public final class LeaderLink {
      */
     public Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException {
         String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds();
-        HttpResponse<byte[]> response = client.send(request(path).timeout(wait.plus(CALL)).GET().build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> response = exchange(client, base, request(path).timeout(wait.plus(CALL)).GET().build());
         if (response.statusCode() == 204) {
             return Optional.empty();
         }
@@ -125,14 +123,32 @@ public final class LeaderLink {
     }
 
     private void send(String path, String method, Object body) throws IOException, InterruptedException {
-        HttpResponse<byte[]> response = client.send(request(path).timeout(CALL).header("Content-Type", "application/json")
-                .method(method, HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(body))).build(),
-                HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> response = exchange(client, base, request(path).timeout(CALL).header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(body))).build());
         checked(base, path, response);
     }
 
     private HttpRequest.Builder request(String path) {
         return HttpRequest.newBuilder(base.resolve(path)).header("Authorization", "Bearer " + credential);
+    }
+
+    /** One request; a leader that cannot be reached is said so, with the address and the reason. */
+    private static HttpResponse<byte[]> exchange(HttpClient client, URI base, HttpRequest request)
+            throws IOException, InterruptedException {
+        try {
+            return client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+        } catch (java.net.ConnectException e) {
+            throw new IOException("cannot reach the leader at %s: connection refused (is slurmlet-agent running there, "
+                    .formatted(base) + "and is port " + base.getPort() + " open to this machine?)", e);
+        } catch (java.net.http.HttpTimeoutException e) {
+            throw new IOException("the leader at %s did not answer in time".formatted(base), e);
+        } catch (javax.net.ssl.SSLException e) {
+            throw new IOException("TLS with the leader at %s failed: %s (a leader whose certificate the pinned CA did not sign "
+                    .formatted(base, e.getMessage()) + "is refused)", e);
+        } catch (IOException e) {
+            throw new IOException("the exchange with the leader at %s failed: %s".formatted(base,
+                    e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e);
+        }
     }
 
     private static void checked(URI base, String path, HttpResponse<byte[]> response) throws Refused {

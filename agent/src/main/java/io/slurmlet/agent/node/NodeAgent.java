@@ -54,7 +54,8 @@ public class NodeAgent {
     public static final List<String> STEPS = List.of("facts", "packages", "munge", "slurm");
 
     private static final Logger LOG = Logger.getLogger(NodeAgent.class);
-    private static final Duration LONGEST_BACKOFF = Duration.ofSeconds(30);
+    /** Retries of an unreachable leader back off to this, with up to a second of jitter so many machines do not call at once. */
+    private static final Duration LONGEST_BACKOFF = Duration.ofSeconds(10);
 
     @Inject
     AgentConfig config;
@@ -146,6 +147,14 @@ public class NodeAgent {
                 } else {
                     record(Outcome.unchanged("facts", describe(reported) + (warnings.isEmpty() ? "" : "; " + warnings)));
                 }
+                if (!lastProblem.isEmpty()) {
+                    // A leader that was away (restarted, perhaps) learns at once how this machine stands.
+                    LOG.infof("the leader answers again");
+                    lastProblem = "";
+                    if (plan.isPresent() && passes > 0) {
+                        link.postStatus(report(plan.get()));
+                    }
+                }
                 if (plan.isPresent() && (fresh || Instant.now().isAfter(lastPass.plus(config.node().resync())))) {
                     pass(link, plan.get(), reconcile);
                     lastPass = Instant.now();
@@ -160,10 +169,6 @@ public class NodeAgent {
                     fresh = true;
                 }
                 backoff = Duration.ofSeconds(1);
-                if (!lastProblem.isEmpty()) {
-                    LOG.infof("the leader answers again");
-                    lastProblem = "";
-                }
             } catch (InterruptedException e) {
                 return;
             } catch (LeaderLink.Refused e) {
@@ -248,11 +253,15 @@ public class NodeAgent {
             LOG.debugf("pass %d of plan %d in %d ms: nothing to change", passes + 1, plan.revision(), millis);
         }
         passes++;
+        link.postStatus(report(plan));
+    }
+
+    private NodeReport report(PublishedPlan plan) {
         List<StepStatus> report = new ArrayList<>();
         for (String name : STEPS) {
             step(name).ifPresent(report::add);
         }
-        link.postStatus(new NodeReport(plan.plan().node(), plan.revision(), report));
+        return new NodeReport(plan.plan().node(), plan.revision(), report);
     }
 
     private void record(Outcome outcome) {
@@ -283,7 +292,7 @@ public class NodeAgent {
 
     private Duration sleep(Duration backoff) {
         try {
-            Thread.sleep(backoff.toMillis());
+            Thread.sleep(backoff.toMillis() + java.util.concurrent.ThreadLocalRandom.current().nextLong(1000));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stopping = true;

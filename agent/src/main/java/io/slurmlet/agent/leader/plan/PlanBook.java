@@ -1,7 +1,20 @@
 package io.slurmlet.agent.leader.plan;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PublishedPlan;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.TreeMap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -14,25 +27,68 @@ import java.util.function.Consumer;
 /**
  * The plans the leader has published, each with its own revision: a machine's revision rises only
  * when its plan changes, so an agent polling with the revision it applied is answered only when
- * there is something new for it. Revisions live as long as the leader: an agent that holds a
- * revision the leader does not know (the leader restarted) is answered at once with the current
- * plan, which for an unchanged cluster is the plan it already applied.
+ * there is something new for it. Each machine's revision and a digest of its plan are kept in
+ * {@code plans.json} (written only when a plan changes): a restarted leader gives an unchanged
+ * plan its old revision, so agents holding it are not disturbed, and a changed one a higher
+ * revision than any it gave before, so no agent can mistake it for the plan it holds.
  */
 public final class PlanBook {
 
+    public static final String FILE_NAME = "plans.json";
+
+    /** A machine's last revision and the sha256 of its plan's JSON, as kept on disk. */
+    public record Kept(@com.fasterxml.jackson.annotation.JsonProperty("revision") long revision,
+                       @com.fasterxml.jackson.annotation.JsonProperty("digest") String digest) { }
+
+    private final Path file;
+    private Map<String, Kept> kept;
     private final Map<String, PublishedPlan> plans = new HashMap<>();
     private final Map<String, Set<Consumer<PublishedPlan>>> waiting = new HashMap<>();
+
+    /** A book kept in memory only, for tests of the planner. */
+    public PlanBook() {
+        this.file = null;
+        this.kept = new TreeMap<>();
+    }
+
+    private PlanBook(Path file, Map<String, Kept> kept) {
+        this.file = file;
+        this.kept = kept;
+    }
+
+    /** Opens the book kept in {@code stateDir}; an unreadable one starts over above every revision it could hold. */
+    public static PlanBook open(Path stateDir) throws IOException {
+        Path file = stateDir.resolve(FILE_NAME);
+        AtomicFile.removeLeftovers(file);
+        try {
+            Map<String, Kept> read = SettingsJson.STRICT.readValue(Files.readAllBytes(file), new TypeReference<>() { });
+            return new PlanBook(file, new TreeMap<>(read));
+        } catch (NoSuchFileException e) {
+            return new PlanBook(file, new TreeMap<>());
+        } catch (IOException e) {
+            throw new IOException("cannot read the plans' revisions in %s (%s): remove it; agents then fetch their plans again"
+                    .formatted(file, e.getMessage().split("\n")[0]), e);
+        }
+    }
 
     /** Publishes every plan; returns how many machines got a new revision. */
     public int publish(Planner.Plans next) {
         List<Runnable> wake = new ArrayList<>();
         int changed = 0;
         synchronized (this) {
+            Map<String, Kept> nextKept = new TreeMap<>(kept);
             for (var plan : next.nodes().values()) {
                 PublishedPlan before = plans.get(plan.node());
                 if (before == null || !before.plan().equals(plan)) {
-                    PublishedPlan now = new PublishedPlan(before == null ? 1 : before.revision() + 1, plan);
+                    String digest = digest(plan);
+                    Kept was = kept.get(plan.node());
+                    long revision = was == null ? 1 : digest.equals(was.digest()) ? was.revision() : was.revision() + 1;
+                    PublishedPlan now = new PublishedPlan(revision, plan);
                     plans.put(plan.node(), now);
+                    nextKept.put(plan.node(), new Kept(revision, digest));
+                    if (was != null && was.revision() == revision) {
+                        continue;
+                    }
                     changed++;
                     Set<Consumer<PublishedPlan>> waiters = waiting.remove(plan.node());
                     if (waiters != null) {
@@ -40,9 +96,32 @@ public final class PlanBook {
                     }
                 }
             }
+            if (!nextKept.equals(kept)) {
+                save(nextKept);
+                kept = nextKept;
+            }
         }
         wake.forEach(Runnable::run);
         return changed;
+    }
+
+    private void save(Map<String, Kept> next) {
+        if (file == null) {
+            return;
+        }
+        try {
+            AtomicFile.write(file, SettingsJson.pretty(next), PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write the plans' revisions to " + file, e);
+        }
+    }
+
+    private static String digest(Object plan) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(SettingsJson.STRICT.writeValueAsBytes(plan)));
+        } catch (NoSuchAlgorithmException | IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public synchronized Optional<PublishedPlan> get(String node) {
