@@ -116,7 +116,7 @@ class ClusterIT {
                 return s.nodes().stream().filter(n -> which.contains(n.name())).count() == which.size()
                         && s.nodes().stream().filter(n -> which.contains(n.name())).allMatch(n ->
                         !n.reported().isEmpty() && Instant.parse(n.reported()).isAfter(since)
-                                && n.steps().size() == 4 && n.steps().stream().noneMatch(st -> st.failed()));
+                                && n.steps().size() == 5 && n.steps().stream().noneMatch(st -> st.failed()));
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -238,5 +238,127 @@ class ClusterIT {
         awaitPassesAfter(fixed, "n3");
         assertTrue(health("n3").startsWith("HTTP/1.0 200"));
         assertTrue(ok("n0", "ctl", "slurm", "status").contains("n3 slurm, since recovered: "));
+    }
+
+    /** The platform's hooks of the site, as a test stands them in: drain answers busy three times a node, then free. */
+    static final String HOOK = """
+            #!/bin/sh
+            echo "$1 $2" >>/var/log/platform-hook.log
+            if [ "$1" = drain ]; then
+                n=$(grep -c "^drain $2$" /var/log/platform-hook.log)
+                [ "$n" -gt 3 ] || { echo "pods still on $2 ($n)"; exit 75; }
+                echo "$2 is free"
+            fi
+            exit 0
+            """;
+
+    static String hookLog() throws IOException, InterruptedException {
+        return on("n0", "cat", "/var/log/platform-hook.log").out();
+    }
+
+    static long count(String text, String line) {
+        return text.lines().filter(line::equals).count();
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> lending(String node) throws IOException, InterruptedException {
+        Map<String, Object> book = SettingsJson.STRICT.readValue(ok("n0", "cat", "/var/lib/slurmlet/lending.json"), Map.class);
+        return (Map<String, Object>) ((Map<String, Object>) book.get("nodes")).get(node);
+    }
+
+    static void awaitPhase(String node, String phase, Duration limit) throws InterruptedException {
+        await(limit, node + " in phase " + phase, () -> {
+            try {
+                return phase.equals(lending(node).get("phase"));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
+    static void awaitSinfo(String node, String expected) throws InterruptedException {
+        await(Duration.ofSeconds(30), node + " shows " + expected, () -> {
+            try {
+                return expected.equals(sinfo().get(node));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
+    @Test
+    @Order(6)
+    void theSitesHooksAreRunAsTheLeaderIsToldTo() throws Exception {
+        ok("n0", "sh", "-c", "printf '%s' \"$0\" >/usr/local/bin/platform-hook && chmod 0755 /usr/local/bin/platform-hook"
+                + " && : >/var/log/platform-hook.log", HOOK);
+        ok("n0", "sh", "-c", """
+                cat >/etc/slurmlet/agent.yaml <<'YAML'
+                slurmlet:
+                  leader:
+                    enabled: true
+                    advertise: [n0]
+                    platform:
+                      drain: [/usr/local/bin/platform-hook, drain, "{node}"]
+                      release: [/usr/local/bin/platform-hook, release, "{node}"]
+                      busy-retry: 1s
+                      hook-deadline: 20s
+                YAML
+                systemctl restart slurmlet-agent""");
+        await(Duration.ofSeconds(60), "the leader answers", () -> {
+            try {
+                return on("n0", "ctl", "slurm", "show").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    @Test
+    @Order(7)
+    void unlendingDuringAJobDrainsTheNodeLetsTheJobFinishAndReleasesItOnce() throws Exception {
+        String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/lent-job.out", "--wrap", "sleep 6; echo finished").strip();
+        await(Duration.ofSeconds(20), "job " + job + " runs", () -> {
+            try {
+                return ok("n0", "squeue", "-h", "-j", job, "-o", "%T").strip().equals("RUNNING");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        ok("n0", "ctl", "slurm", "unlend", "n1");
+        awaitPhase("n1", "RECLAIMING", Duration.ofSeconds(10));
+        awaitSinfo("n1", "batch|draining|slurmlet: reclaiming for the platform");
+        assertEquals("job " + job + " of root still running", lending("n1").get("waiting_for"));
+        assertEquals(0, count(hookLog(), "release n1"), "never released while a job runs");
+        awaitPhase("n1", "PLATFORM", Duration.ofSeconds(40));
+        assertEquals("finished", ok("n1", "cat", "/tmp/lent-job.out").strip(), "the job ran to its end, untouched");
+        awaitSinfo("n1", "batch|drained|slurmlet: not lent");
+        Thread.sleep(2_000);
+        assertEquals(1, count(hookLog(), "release n1"), hookLog());
+    }
+
+    @Test
+    @Order(8)
+    void aDrainHookBusyThreeTimesThenFreeLendsTheNode() throws Exception {
+        ok("n0", "ctl", "slurm", "lend", "n3");
+        awaitPhase("n3", "LENT", Duration.ofSeconds(30));
+        assertEquals(4, count(hookLog(), "drain n3"), hookLog());
+        awaitSinfo("n3", "batch|idle|none");
+        assertEquals("n3", ok("n0", "srun", "-w", "n3", "-t", "1", "hostname").strip());
+    }
+
+    @Test
+    @Order(9)
+    void anAdminsDrainSurvivesALendAndAnUnlend() throws Exception {
+        ok("n0", "scontrol", "update", "nodename=n2", "state=drain", "reason=admin: bad dimm");
+        ok("n0", "ctl", "slurm", "unlend", "n2");
+        awaitPhase("n2", "PLATFORM", Duration.ofSeconds(30));
+        awaitSinfo("n2", "batch|drained|admin: bad dimm");
+        ok("n0", "ctl", "slurm", "lend", "n2");
+        awaitPhase("n2", "LENT", Duration.ofSeconds(30));
+        Thread.sleep(3_000);
+        assertEquals("batch|drained|admin: bad dimm", sinfo().get("n2"), "slurmlet never lifts a drain it did not set");
+        assertTrue(String.valueOf(lending("n2").get("waiting_for")).contains("drained in Slurm by someone else (\"admin: bad dimm\")"));
+        ok("n0", "scontrol", "update", "nodename=n2", "state=resume");
+        awaitSinfo("n2", "batch|idle|none");
     }
 }

@@ -6,6 +6,7 @@ import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.JoinToken;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.leader.lending.LendingEngine;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.JoinReply;
@@ -53,10 +54,12 @@ public final class AgentChannel implements AutoCloseable {
     private final PlanPublisher plans;
     private final NodeReports reports;
     private final Duration pollWait;
+    private final LendingEngine lending;
     private HttpServer server;
 
     public AgentChannel(Pki pki, JoinToken joinToken, AgentCredentials credentials, Inventory inventory,
-                        PlanPublisher plans, NodeReports reports, Duration pollWait) {
+                        PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending) {
+        this.lending = lending;
         this.pki = pki;
         this.joinToken = joinToken;
         this.credentials = credentials;
@@ -193,7 +196,10 @@ public final class AgentChannel implements AutoCloseable {
     private void status(RoutingContext ctx) {
         String node = ctx.get(NODE);
         NodeReport report = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), NodeReport.class);
-        reports.put(new NodeReport(node, report.planRevision(), report.steps()));
+        reports.put(new NodeReport(node, report.planRevision(), report.steps(), report.slurmNodes()));
+        if (!report.slurmNodes().isEmpty()) {
+            lending.wake();
+        }
         json(ctx, 200, Map.of("node", node));
     }
 

@@ -90,5 +90,29 @@ public interface AgentConfig {
          * address {@code ctl slurm join-token} prints; empty: the host name.
          */
         Optional<List<String>> advertise();
+
+        /** The platform's side of lending: the site's hooks, which the leader runs. */
+        Platform platform();
+    }
+
+    /**
+     * The site's hooks, run by the leader as Slurm runs its ResumeProgram: an argv list, {@code {node}}
+     * filled in with the node's name. None configured: a node is free for Slurm at once, and the
+     * platform's at once when its last job ends.
+     */
+    interface Platform {
+        /** Moves the platform's work off a node: exit 0 when it is free, 75 while it is still busy, else failed. */
+        Optional<List<String>> drain();
+
+        /** Gives a reclaimed node, with no job left, back to the platform: run once, exit 0 when done. */
+        Optional<List<String>> release();
+
+        /** How long a hook may run before it is killed (and counted as failed). */
+        @WithDefault("10m")
+        Duration hookDeadline();
+
+        /** How long after "still busy" (75) the drain hook runs again. */
+        @WithDefault("15s")
+        Duration busyRetry();
     }
 }

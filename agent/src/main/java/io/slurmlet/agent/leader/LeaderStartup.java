@@ -48,6 +48,9 @@ public class LeaderStartup {
     @Inject
     Instance<NodeReports> reports;
 
+    @Inject
+    Instance<io.slurmlet.agent.leader.lending.LendingEngine> lending;
+
     private AgentChannel channel;
     private volatile int agentPort;
 
@@ -58,13 +61,15 @@ public class LeaderStartup {
         settings.get().current();
         adminToken.get();
         channel = new AgentChannel(pki.get(), joinToken.get(), credentials.get(), inventory.get(), plans.get(),
-                reports.get(), config.node().pollWait());
+                reports.get(), config.node().pollWait(), lending.get());
         agentPort = channel.start(vertx, config);
+        lending.get().start();
     }
 
     void stop(@Observes ShutdownEvent event) {
         if (channel != null) {
             channel.close();
+            lending.get().close();
         }
     }
 

@@ -4,6 +4,12 @@ import io.slurmlet.agent.config.AgentConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
+import io.slurmlet.agent.leader.lending.Hooks;
+import io.slurmlet.agent.leader.lending.LendingBook;
+import io.slurmlet.agent.leader.lending.LendingEngine;
+import io.slurmlet.agent.system.linux.LinuxCommands;
+
+import java.time.Clock;
 
 import java.io.IOException;
 import java.util.List;
@@ -50,9 +56,28 @@ public class LeaderState {
 
     @Produces
     @Singleton
-    PlanPublisher planPublisher(AgentConfig config, SettingsStore settings, Inventory inventory) throws IOException {
+    PlanPublisher planPublisher(AgentConfig config, SettingsStore settings, Inventory inventory, LendingBook lending)
+            throws IOException {
         return new PlanPublisher(settings, inventory, PlanPublisher.mungeKey(config.stateDir()),
-                io.slurmlet.agent.leader.plan.PlanBook.open(config.stateDir()));
+                io.slurmlet.agent.leader.plan.PlanBook.open(config.stateDir()), lending);
+    }
+
+    @Produces
+    @Singleton
+    LendingBook lendingBook(AgentConfig config) throws IOException {
+        return LendingBook.open(config.stateDir());
+    }
+
+    @Produces
+    @Singleton
+    LendingEngine lendingEngine(AgentConfig config, LendingBook book, SettingsStore settings, Inventory inventory,
+                                NodeReports reports, PlanPublisher plans) {
+        AgentConfig.Platform platform = config.leader().platform();
+        LendingEngine engine = new LendingEngine(book, settings, inventory, reports,
+                new Hooks(new LinuxCommands(), platform.drain(), platform.release(), platform.hookDeadline()),
+                platform.busyRetry(), plans::refresh, Clock.systemUTC());
+        settings.onChange(engine::wake);
+        return engine;
     }
 
     @Produces

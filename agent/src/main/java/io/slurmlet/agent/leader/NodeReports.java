@@ -32,7 +32,8 @@ public final class NodeReports {
                 steps.add(st.lastError().isEmpty() && was != null && !was.lastError().isEmpty()
                         ? new StepStatus(st.step(), st.state(), st.detail(), st.at(), was.lastError(), was.lastErrorAt()) : st);
             }
-            return new Received(new NodeReport(now.report().node(), now.report().planRevision(), steps), now.at());
+            return new Received(new NodeReport(now.report().node(), now.report().planRevision(), steps,
+                    now.report().slurmNodes()), now.at());
         });
     }
 

@@ -1,5 +1,7 @@
 package io.slurmlet.agent.leader;
 
+import io.slurmlet.agent.leader.lending.LendingBook;
+import io.slurmlet.agent.leader.lending.Phase;
 import io.slurmlet.agent.leader.plan.PlanBook;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.system.AtomicFile;
@@ -11,6 +13,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Plans every machine again whenever the settings or a machine's facts change, and publishes the
@@ -26,12 +31,14 @@ public final class PlanPublisher {
     private final Inventory inventory;
     private final MungeKey mungeKey;
     private final PlanBook book;
+    private final LendingBook lending;
 
-    public PlanPublisher(SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book) {
+    public PlanPublisher(SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book, LendingBook lending) {
         this.settings = settings;
         this.inventory = inventory;
         this.mungeKey = mungeKey;
         this.book = book;
+        this.lending = lending;
         settings.onChange(this::refresh);
         inventory.onChange(this::refresh);
         refresh();
@@ -56,7 +63,12 @@ public final class PlanPublisher {
 
     /** Plans again from the settings and facts now, publishing what changed. */
     public synchronized void refresh() {
-        int changed = book.publish(Planner.plan(settings.current().settings(), inventory.all(), mungeKey));
+        Map<String, Phase> phases = lending.phases();
+        Set<String> lent = new TreeSet<>();
+        Set<String> reclaiming = new TreeSet<>();
+        phases.forEach((node, phase) -> (phase == Phase.LENT ? lent : phase == Phase.RECLAIMING ? reclaiming : new TreeSet<String>()).add(node));
+        int changed = book.publish(Planner.plan(settings.current().settings(), inventory.all(), mungeKey,
+                new Planner.Lent(lent, reclaiming, lending.knownToSlurm())));
         if (changed > 0) {
             LOG.infof("published new plans for %d machine%s", changed, changed == 1 ? "" : "s");
         }

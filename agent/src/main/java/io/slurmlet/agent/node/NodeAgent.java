@@ -11,7 +11,10 @@ import io.slurmlet.agent.munge.MungeStep;
 import io.slurmlet.agent.packages.PackagesStep;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.agent.slurm.NodeStatesStep;
 import io.slurmlet.agent.slurm.SlurmStep;
+import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.linux.DnfPackages;
 import io.slurmlet.agent.system.linux.LinuxCommands;
@@ -51,7 +54,10 @@ import java.util.Optional;
 public class NodeAgent {
 
     /** The steps, in the order they run; health has one check each. */
-    public static final List<String> STEPS = List.of("facts", "packages", "munge", "slurm");
+    public static final List<String> STEPS = List.of("facts", "packages", "munge", "slurm", "nodestates");
+
+    /** How often the controller looks at Slurm's node states while a node is being reclaimed (its last job may end any time). */
+    static final Duration RECLAIM_WATCH = Duration.ofSeconds(2);
 
     private static final Logger LOG = Logger.getLogger(NodeAgent.class);
     /** Retries of an unreachable leader back off to this, with up to a second of jitter so many machines do not call at once. */
@@ -73,6 +79,7 @@ public class NodeAgent {
     private volatile Thread thread;
     private volatile boolean stopping;
     private volatile long passes;
+    private NodeStatesStep nodeStates;
 
     void start(@Observes StartupEvent event) {
         if (!config.node().enabled()) {
@@ -112,8 +119,9 @@ public class NodeAgent {
         SystemdServices services = new SystemdServices(commands);
         Path root = config.node().root();
         FactsCollector collector = new FactsCollector(commands, new LinuxHostFiles());
+        nodeStates = new NodeStatesStep(commands);
         List<Step> reconcile = List.of(new PackagesStep(DnfPackages.forMachine(commands)), new MungeStep(files, services, root),
-                new SlurmStep(files, services, commands, root));
+                new SlurmStep(files, services, commands, root), nodeStates);
         Duration backoff = Duration.ofSeconds(1);
         String lastProblem = "";
         NodeState state;
@@ -159,8 +167,11 @@ public class NodeAgent {
                     pass(link, plan.get(), reconcile);
                     lastPass = Instant.now();
                     fresh = false;
+                } else if (plan.isPresent() && reclaiming(plan.get())) {
+                    watch(link, plan.get());
                 }
-                Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L), config.node().pollWait());
+                Duration wait = plan.isPresent() && reclaiming(plan.get()) ? RECLAIM_WATCH : config.node().pollWait();
+                Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L), wait);
                 if (next.isPresent()) {
                     // A plan the leader hands out is applied at once, even one equal to ours (a
                     // restarted leader numbers plans anew): applying it again changes nothing.
@@ -261,7 +272,25 @@ public class NodeAgent {
         for (String name : STEPS) {
             step(name).ifPresent(report::add);
         }
-        return new NodeReport(plan.plan().node(), plan.revision(), report);
+        return new NodeReport(plan.plan().node(), plan.revision(), report, nodeStates.seen());
+    }
+
+    /** The controller holds a node being reclaimed: the leader waits for its jobs to end. */
+    private static boolean reclaiming(PublishedPlan plan) {
+        return plan.plan().nodeStates().values().stream().anyMatch(v -> v.endsWith(Planner.RECLAIMING));
+    }
+
+    /** Between passes, on the controller: Slurm's node states again, posted when they changed. */
+    private void watch(LeaderLink link, PublishedPlan plan) throws IOException, InterruptedException {
+        List<SlurmNodeState> before = nodeStates.seen();
+        Outcome outcome = nodeStates.apply(plan.plan());
+        record(outcome);
+        if (outcome.kind() != Outcome.Kind.UNCHANGED) {
+            LOG.infof("%s: %s", outcome.step(), outcome.detail());
+        }
+        if (!before.equals(nodeStates.seen()) || outcome.kind() != Outcome.Kind.UNCHANGED) {
+            link.postStatus(report(plan));
+        }
     }
 
     private void record(Outcome outcome) {

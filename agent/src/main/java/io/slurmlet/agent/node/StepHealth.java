@@ -43,6 +43,13 @@ public class StepHealth {
         return () -> check(agent, "slurm");
     }
 
+    @Produces
+    @Singleton
+    @Readiness
+    HealthCheck nodeStates(NodeAgent agent) {
+        return () -> check(agent, "nodestates");
+    }
+
     static HealthCheckResponse check(NodeAgent agent, String step) {
         HealthCheckResponseBuilder b = HealthCheckResponse.named("step " + step);
         if (!agent.enabled()) {

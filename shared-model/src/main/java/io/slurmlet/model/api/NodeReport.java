@@ -10,13 +10,21 @@ import java.util.List;
  * @param node         the machine
  * @param planRevision the plan revision the pass applied
  * @param steps        each step's last outcome, in the order they run
+ * @param slurmNodes   from the controller only: every Slurm node as slurmctld showed it last
  */
 public record NodeReport(
         @JsonProperty("node") String node,
         @JsonProperty("plan_revision") long planRevision,
-        @JsonProperty("steps") List<StepStatus> steps) {
+        @JsonProperty("steps") List<StepStatus> steps,
+        @JsonProperty("slurm_nodes") List<SlurmNodeState> slurmNodes) {
 
     public NodeReport {
         steps = steps == null ? List.of() : List.copyOf(steps);
+        slurmNodes = slurmNodes == null ? List.of() : List.copyOf(slurmNodes);
+    }
+
+    /** A report of a machine that is not the controller. */
+    public NodeReport(String node, long planRevision, List<StepStatus> steps) {
+        this(node, planRevision, steps, List.of());
     }
 }

@@ -26,6 +26,8 @@ import java.util.Set;
  * @param services the systemd units that must be enabled and running (slurmd is left out when its
  *                 version cannot talk to the controller's)
  * @param problems why this machine cannot take part as planned, each naming versions and fix
+ * @param nodeStates for the controller: each Slurm node's state as slurmlet wants it, {@link #RESUME}
+ *                 or {@link #DRAIN} and a reason (lending); empty on every other machine
  */
 public record NodePlan(
         @JsonProperty("node") String node,
@@ -34,7 +36,19 @@ public record NodePlan(
         @JsonIgnore Optional<MungeKey> mungeKey,
         @JsonProperty("files") Map<String, String> files,
         @JsonProperty("services") List<String> services,
-        @JsonProperty("problems") List<Problem> problems) {
+        @JsonProperty("problems") List<Problem> problems,
+        @JsonProperty("node_states") Map<String, String> nodeStates) {
+
+    /** The node is lent: slurmlet's own drain is lifted. */
+    public static final String RESUME = "resume";
+    /** The node is drained with the reason after this prefix, as {@code drain:slurmlet: not lent}. */
+    public static final String DRAIN = "drain:";
+
+    /** A plan without Slurm node states: every machine but the controller. */
+    public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
+                    Map<String, String> files, List<String> services, List<Problem> problems) {
+        this(node, roles, packages, mungeKey, files, services, problems, Map.of());
+    }
 
     public NodePlan {
         roles = Set.copyOf(roles);
@@ -42,16 +56,18 @@ public record NodePlan(
         files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
         services = List.copyOf(services);
         problems = List.copyOf(problems);
+        nodeStates = Collections.unmodifiableMap(new java.util.TreeMap<>(nodeStates == null ? Map.of() : nodeStates));
     }
 
     @JsonCreator
     static NodePlan fromJson(@JsonProperty("node") String node, @JsonProperty("roles") Set<Role> roles,
                              @JsonProperty("packages") List<String> packages, @JsonProperty("munge_key") MungeKey mungeKey,
                              @JsonProperty("files") Map<String, String> files, @JsonProperty("services") List<String> services,
-                             @JsonProperty("problems") List<Problem> problems) {
+                             @JsonProperty("problems") List<Problem> problems,
+                             @JsonProperty("node_states") Map<String, String> nodeStates) {
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
                 Optional.ofNullable(mungeKey), files == null ? Map.of() : files, services == null ? List.of() : services,
-                problems == null ? List.of() : problems);
+                problems == null ? List.of() : problems, nodeStates);
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */

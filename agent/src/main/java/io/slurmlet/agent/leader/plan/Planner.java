@@ -49,15 +49,49 @@ public final class Planner {
      * @param mungeKey  the cluster's munge key
      */
     public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey) {
-        return plan(settings, inventory, Optional.of(mungeKey));
+        return plan(settings, inventory, Optional.of(mungeKey), Lent.asWished(settings));
+    }
+
+    /**
+     * @param lent where each node is in its lending, and which nodes slurmctld has a record of
+     */
+    public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey, Lent lent) {
+        return plan(settings, inventory, Optional.of(mungeKey), lent);
     }
 
     /** The plans without the munge key: what status shows of them (problems, notes), never sent to a machine. */
     public static Plans review(SlurmSettings settings, Map<String, NodeFacts> inventory) {
-        return plan(settings, inventory, Optional.empty());
+        return plan(settings, inventory, Optional.empty(), Lent.asWished(settings));
     }
 
-    private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey) {
+    /**
+     * What the planner needs of lending.
+     *
+     * @param lent  the nodes in phase lent: resumed in Slurm
+     * @param reclaiming the nodes being reclaimed: drained with the reclaiming reason
+     * @param knownToSlurm the nodes slurmctld has a record of: their drain is kept at run time
+     *                  only, so slurm.conf carries no State= for them (a State= line is applied
+     *                  again at every reconfigure and would replace an admin's drain reason)
+     */
+    public record Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm) {
+        public Lent {
+            lent = Set.copyOf(lent);
+            reclaiming = Set.copyOf(reclaiming);
+            knownToSlurm = Set.copyOf(knownToSlurm);
+        }
+
+        /** Lending as the settings wish it, with no node known to slurmctld yet: what a preview assumes. */
+        public static Lent asWished(SlurmSettings settings) {
+            return new Lent(settings.lentNodes(), Set.of(), Set.of());
+        }
+    }
+
+    /** The reason slurmlet drains a node that is the platform's. */
+    public static final String NOT_LENT = "slurmlet: not lent";
+    /** The reason slurmlet drains a node it is taking back for the platform. */
+    public static final String RECLAIMING = "slurmlet: reclaiming for the platform";
+
+    private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey, Lent lending) {
         SlurmSettings s = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
         List<Problem> problems = new ArrayList<>();
         List<String> notes = new ArrayList<>();
@@ -76,7 +110,11 @@ public final class Planner {
                 }
             }
             if (controllerVersion.isPresent()) {
-                Rendered rendered = SlurmConfig.render(new RenderInput(s, inventory, controllerVersion.get()));
+                // slurm.conf drains (State=DRAIN) only nodes slurmctld has no record of and that are not lent:
+                // the rest are drained and resumed at run time, so lending never rewrites slurm.conf.
+                List<String> renderedLent = s.nodes().stream()
+                        .filter(n -> lending.lent().contains(n) || lending.knownToSlurm().contains(n)).toList();
+                Rendered rendered = SlurmConfig.render(new RenderInput(s.withLent(renderedLent), inventory, controllerVersion.get()));
                 problems.addAll(rendered.problems());
                 notes.addAll(rendered.notes());
                 Map<String, String> paths = new LinkedHashMap<>();
@@ -109,10 +147,17 @@ public final class Planner {
                     }
                 }
             }
+            Map<String, String> nodeStates = new TreeMap<>();
+            if (roles.contains(Role.CONTROLLER) && !files.isEmpty()) {
+                for (String n : s.nodes()) {
+                    nodeStates.put(n, lending.lent().contains(n) ? NodePlan.RESUME
+                            : NodePlan.DRAIN + (lending.reclaiming().contains(n) ? RECLAIMING : NOT_LENT));
+                }
+            }
             plans.put(name, new NodePlan(name, roles, packages(roles, facts.os()),
                     roles.isEmpty() ? Optional.empty() : mungeKey,
                     roles.isEmpty() ? Map.of() : files,
-                    services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems));
+                    services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates));
             problems.addAll(nodeProblems);
         }
         return new Plans(plans, problems, notes);

@@ -1,0 +1,107 @@
+package io.slurmlet.agent.leader.lending;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.api.SettingsJson;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Every node's lending record, and which nodes slurmctld has seen, on disk ({@code lending.json},
+ * written atomically on every change): a leader restarted in the middle of a transition carries on
+ * where it was.
+ */
+public final class LendingBook {
+
+    public static final String FILE_NAME = "lending.json";
+
+    /** The file's shape. */
+    record Stored(@JsonProperty("nodes") Map<String, LendingRecord> nodes,
+                  @JsonProperty("known_to_slurm") Set<String> knownToSlurm) {
+        Stored {
+            nodes = nodes == null ? Map.of() : nodes;
+            knownToSlurm = knownToSlurm == null ? Set.of() : knownToSlurm;
+        }
+    }
+
+    private final Path file;
+    private Map<String, LendingRecord> nodes;
+    private Set<String> known;
+
+    private LendingBook(Path file, Stored stored) {
+        this.file = file;
+        this.nodes = new TreeMap<>(stored.nodes());
+        this.known = new TreeSet<>(stored.knownToSlurm());
+    }
+
+    public static LendingBook open(Path stateDir) throws IOException {
+        AtomicFile.ensurePrivateDirectory(stateDir);
+        Path file = stateDir.resolve(FILE_NAME);
+        AtomicFile.removeLeftovers(file);
+        try {
+            return new LendingBook(file, SettingsJson.STRICT.readValue(Files.readAllBytes(file), Stored.class));
+        } catch (NoSuchFileException e) {
+            return new LendingBook(file, new Stored(Map.of(), Set.of()));
+        } catch (IOException e) {
+            throw new IOException(("cannot read the nodes' lending in %s (%s): restore it from a backup; without it "
+                    + "slurmlet cannot tell which nodes are being reclaimed").formatted(file, e.getMessage().split("\n")[0]), e);
+        }
+    }
+
+    public synchronized Optional<LendingRecord> get(String node) {
+        return Optional.ofNullable(nodes.get(node));
+    }
+
+    public synchronized Map<String, LendingRecord> all() {
+        return Map.copyOf(nodes);
+    }
+
+    /** Every node's phase; a node without a record is the platform's. */
+    public synchronized Map<String, Phase> phases() {
+        Map<String, Phase> phases = new TreeMap<>();
+        nodes.forEach((n, r) -> phases.put(n, r.phase()));
+        return phases;
+    }
+
+    public synchronized Set<String> knownToSlurm() {
+        return Set.copyOf(known);
+    }
+
+    /** Stores {@code record} if it differs from the one kept; says whether it did. */
+    public synchronized boolean put(LendingRecord record) throws IOException {
+        if (record.equals(nodes.get(record.node()))) {
+            return false;
+        }
+        Map<String, LendingRecord> next = new TreeMap<>(nodes);
+        next.put(record.node(), record);
+        save(next, known);
+        nodes = next;
+        return true;
+    }
+
+    /** Notes nodes slurmctld has a record of; says whether any was new. */
+    public synchronized boolean known(List<String> seen) throws IOException {
+        if (known.containsAll(seen)) {
+            return false;
+        }
+        Set<String> next = new TreeSet<>(known);
+        next.addAll(seen);
+        save(nodes, next);
+        known = next;
+        return true;
+    }
+
+    private void save(Map<String, LendingRecord> n, Set<String> k) throws IOException {
+        AtomicFile.write(file, SettingsJson.pretty(new Stored(n, k)), PosixFilePermissions.fromString("rw-------"));
+    }
+}

@@ -1,0 +1,195 @@
+package io.slurmlet.agent.leader.lending;
+
+import io.slurmlet.agent.leader.Inventory;
+import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.SettingsStore;
+import io.slurmlet.model.api.NodeLending;
+import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * Moves every node toward what the settings wish, on the leader: one thread that applies the
+ * {@link Lending} rules whenever the settings change, the controller reports Slurm's node states,
+ * a hook ends, or a second passes; hooks run on threads of their own, one per node at most, so a
+ * hook that hangs holds up no other node. Every change is on disk before it is acted on; a phase
+ * change publishes new plans (the controller's holds the node states).
+ */
+public final class LendingEngine implements AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(LendingEngine.class);
+
+    private final LendingBook book;
+    private final SettingsStore settings;
+    private final Inventory inventory;
+    private final NodeReports reports;
+    private final Hooks hooks;
+    private final Duration busyRetry;
+    private final Runnable plansChanged;
+    private final Clock clock;
+    private final Set<String> hookRunning = ConcurrentHashMap.newKeySet();
+    private final ExecutorService hookThreads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "slurmlet-hook");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Object signal = new Object();
+    private boolean woken;
+    private volatile boolean stopped;
+    private Thread thread;
+
+    public LendingEngine(LendingBook book, SettingsStore settings, Inventory inventory, NodeReports reports, Hooks hooks,
+                         Duration busyRetry, Runnable plansChanged, Clock clock) {
+        this.book = book;
+        this.settings = settings;
+        this.inventory = inventory;
+        this.reports = reports;
+        this.hooks = hooks;
+        this.busyRetry = busyRetry;
+        this.plansChanged = plansChanged;
+        this.clock = clock;
+    }
+
+    public void start() {
+        thread = new Thread(this::run, "slurmlet-lending");
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    /** Something changed: look again now rather than at the next second. */
+    public void wake() {
+        synchronized (signal) {
+            woken = true;
+            signal.notifyAll();
+        }
+    }
+
+    private void run() {
+        while (!stopped) {
+            try {
+                tick();
+            } catch (IOException | RuntimeException e) {
+                LOG.errorf(e, "lending: %s", e.getMessage());
+            }
+            synchronized (signal) {
+                if (!woken) {
+                    try {
+                        signal.wait(1000);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                woken = false;
+            }
+        }
+    }
+
+    /** One look at every node; public for tests, which drive it without the thread. */
+    public synchronized void tick() throws IOException {
+        SlurmSettings s = settings.current().settings().withNodes(List.copyOf(new TreeSet<>(inventory.all().keySet())));
+        Map<String, SlurmNodeState> slurm = slurmNodes(s);
+        boolean changed = book.known(List.copyOf(slurm.keySet()));
+        Set<String> names = new TreeSet<>(s.nodes());
+        names.addAll(s.lentNodes());
+        names.addAll(book.all().keySet());
+        Instant now = clock.instant();
+        for (String node : names) {
+            if (hookRunning.contains(node)) {
+                continue;
+            }
+            LendingRecord before = book.get(node).orElse(LendingRecord.platform(node, now.toString()));
+            Lending.Decision d = Lending.decide(before, inputs(s, node, slurm), now);
+            book.put(d.record());
+            if (d.record().phase() != before.phase()) {
+                changed = true;
+                LOG.infof("%s: %s → %s (%s)", node, before.phase().word(), d.record().phase().word(),
+                        d.record().transitions().get(d.record().transitions().size() - 1).why());
+            }
+            if (d.hook() != Lending.Hook.NONE) {
+                runHook(node, d.hook());
+            }
+        }
+        if (changed) {
+            plansChanged.run();
+        }
+    }
+
+    private Lending.Inputs inputs(SlurmSettings s, String node, Map<String, SlurmNodeState> slurm) {
+        return new Lending.Inputs(s.lentNodes().contains(node), s.enabled() && s.nodes().contains(node),
+                Optional.ofNullable(slurm.get(node)), hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry);
+    }
+
+    private Map<String, SlurmNodeState> slurmNodes(SlurmSettings s) {
+        Map<String, SlurmNodeState> nodes = new TreeMap<>();
+        if (s.enabled() && !s.controller().isEmpty()) {
+            reports.get(s.controller()).ifPresent(r -> r.report().slurmNodes().forEach(n -> nodes.put(n.name(), n)));
+        }
+        return nodes;
+    }
+
+    private void runHook(String node, Lending.Hook hook) {
+        hookRunning.add(node);
+        LOG.infof("%s: running the %s hook", node, hook == Lending.Hook.DRAIN ? "drain" : "release");
+        hookThreads.submit(() -> {
+            try {
+                Lending.HookResult result = hooks.run(hook, node);
+                synchronized (this) {
+                    LendingRecord now = book.get(node).orElseThrow();
+                    LendingRecord after = Lending.afterHook(now, hook, result, busyRetry, clock.instant());
+                    book.put(after);
+                    if (!after.lastError().equals(now.lastError())) {
+                        LOG.warnf("%s: %s", node, after.lastError());
+                    }
+                    if (after.phase() != now.phase()) {
+                        LOG.infof("%s: %s → %s (%s)", node, now.phase().word(), after.phase().word(),
+                                after.transitions().get(after.transitions().size() - 1).why());
+                        plansChanged.run();
+                    }
+                }
+            } catch (IOException | RuntimeException e) {
+                LOG.errorf(e, "%s: the %s hook's result could not be kept: %s", node, hook, e.getMessage());
+            } finally {
+                hookRunning.remove(node);
+                wake();
+            }
+        });
+    }
+
+    /** Every node's lending as ctl shows it. */
+    public List<NodeLending> view() {
+        SlurmSettings s = settings.current().settings().withNodes(List.copyOf(new TreeSet<>(inventory.all().keySet())));
+        Map<String, SlurmNodeState> slurm = slurmNodes(s);
+        Set<String> names = new TreeSet<>(s.nodes());
+        names.addAll(book.all().keySet());
+        List<NodeLending> view = new ArrayList<>();
+        for (String node : names) {
+            LendingRecord r = book.get(node).orElse(LendingRecord.platform(node, ""));
+            view.add(new NodeLending(node, r.phase().word(), s.lentNodes().contains(node), r.since(),
+                    hookRunning.contains(node) ? "a hook runs" : r.waitingFor(), r.lastError(), r.lastErrorAt(),
+                    r.hookOutput(), slurm.get(node), r.transitions()));
+        }
+        return view;
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        wake();
+        hookThreads.shutdownNow();
+    }
+}

@@ -1,0 +1,76 @@
+package io.slurmlet.agent.leader.lending;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.slurmlet.model.api.NodeLending.Transition;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One node's lending, as the leader keeps it ({@code lending.json}): the phase, when it began, what
+ * it waits for, the last error, when a hook may run next, and the latest transitions.
+ *
+ * @param node         the node
+ * @param phase        its phase
+ * @param since        when it entered the phase (ISO-8601)
+ * @param waitingFor   what keeps it from the next phase; empty: nothing
+ * @param lastError    the last failure; empty: none
+ * @param lastErrorAt  when
+ * @param hookOutput   the last lines the last hook printed
+ * @param attempts     hook runs since the phase began that did not end it
+ * @param nextTry      no hook runs before this (ISO-8601); empty: at once
+ * @param transitions  the latest transitions, oldest first, at most {@link #KEPT}
+ */
+public record LendingRecord(
+        @JsonProperty("node") String node,
+        @JsonProperty("phase") Phase phase,
+        @JsonProperty("since") String since,
+        @JsonProperty("waiting_for") String waitingFor,
+        @JsonProperty("last_error") String lastError,
+        @JsonProperty("last_error_at") String lastErrorAt,
+        @JsonProperty("hook_output") String hookOutput,
+        @JsonProperty("attempts") int attempts,
+        @JsonProperty("next_try") String nextTry,
+        @JsonProperty("transitions") List<Transition> transitions) {
+
+    /** How many transitions a node keeps. */
+    public static final int KEPT = 20;
+
+    public LendingRecord {
+        waitingFor = waitingFor == null ? "" : waitingFor;
+        lastError = lastError == null ? "" : lastError;
+        lastErrorAt = lastErrorAt == null ? "" : lastErrorAt;
+        hookOutput = hookOutput == null ? "" : hookOutput;
+        nextTry = nextTry == null ? "" : nextTry;
+        transitions = transitions == null ? List.of() : List.copyOf(transitions);
+    }
+
+    /** A node the leader has not seen lent: the platform's since {@code at}. */
+    public static LendingRecord platform(String node, String at) {
+        return new LendingRecord(node, Phase.PLATFORM, at, "", "", "", "", 0, "", List.of());
+    }
+
+    /** This record moved to {@code next}, with the transition noted; waits, attempts and the next try start over. */
+    public LendingRecord moved(Phase next, String at, String why) {
+        List<Transition> kept = new ArrayList<>(transitions);
+        kept.add(new Transition(phase.word(), next.word(), at, why));
+        while (kept.size() > KEPT) {
+            kept.remove(0);
+        }
+        return new LendingRecord(node, next, at, "", lastError, lastErrorAt, hookOutput, 0, "", kept);
+    }
+
+    public LendingRecord waiting(String what) {
+        return new LendingRecord(node, phase, since, what, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions);
+    }
+
+    /** A hook ran and did not end the phase: counted, and the next run not before {@code nextTry}. */
+    public LendingRecord retried(String what, String error, String errorAt, String output, String nextTry) {
+        return new LendingRecord(node, phase, since, what, error.isEmpty() ? lastError : error,
+                error.isEmpty() ? lastErrorAt : errorAt, output, attempts + 1, nextTry, transitions);
+    }
+
+    public LendingRecord withOutput(String output) {
+        return new LendingRecord(node, phase, since, waitingFor, lastError, lastErrorAt, output, attempts, nextTry, transitions);
+    }
+}

@@ -1,0 +1,87 @@
+package io.slurmlet.agent.slurm;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import io.slurmlet.model.plan.NodePlan;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class NodeStatesStepTest {
+
+    static final String NOT_LENT = NodePlan.DRAIN + "slurmlet: not lent";
+
+    static NodePlan controller(Map<String, String> states) {
+        return new NodePlan("c0", Set.of(), List.of(), Optional.empty(), Map.of(), List.of(), List.of(), states);
+    }
+
+    static String node(String name, String state, String reason) {
+        return "NodeName=%s Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUTot=2 State=%s ThreadsPerCore=1 Partitions=gpu %s"
+                .formatted(name, state, reason.isEmpty() ? "" : "Reason=" + reason + " [root@2026-11-30T04:00:00]");
+    }
+
+    FakeCommands slurm(String nodes, String jobs) {
+        return new FakeCommands().answer(NodeStatesStep.SHOW_NODES, Commands.Result.ok(nodes))
+                .answer(NodeStatesStep.JOBS, Commands.Result.ok(jobs))
+                .answerPrefix(List.of("scontrol", "update"), Commands.Result.ok(""));
+    }
+
+    @Test
+    void lentNodesAreResumedInOneCallAndOthersDrainedInOne() {
+        FakeCommands c = slurm(String.join("\n", node("n1", "IDLE+DRAIN", "slurmlet: not lent"), node("n2", "IDLE+DRAIN", "slurmlet: not lent"),
+                node("n3", "IDLE", ""), node("n4", "IDLE", "")) + "\n", "");
+        Outcome o = new NodeStatesStep(c).apply(controller(Map.of("n1", NodePlan.RESUME, "n2", NodePlan.RESUME, "n3", NOT_LENT, "n4", NOT_LENT)));
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n[1-2]", "state=idle")), c.log().toString());
+        assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n[3-4]", "state=drain", "reason=slurmlet: not lent")), c.log().toString());
+        assertEquals(2, c.log().stream().filter(a -> a.get(1).equals("update")).count(), "one call per change, not per node");
+    }
+
+    @Test
+    void anAdminsDrainIsNeverLiftedNorItsReasonReplaced() {
+        FakeCommands c = slurm(node("n1", "IDLE+DRAIN", "bad dimm, ticket 42") + "\n", "");
+        NodeStatesStep step = new NodeStatesStep(c);
+        Outcome lend = step.apply(controller(Map.of("n1", NodePlan.RESUME)));
+        Outcome unlend = step.apply(controller(Map.of("n1", NOT_LENT)));
+        assertTrue(c.log().stream().noneMatch(a -> a.get(1).equals("update")), c.log().toString());
+        assertTrue(lend.detail().contains("left drained by someone else: n1 (\"bad dimm, ticket 42\")"), lend.detail());
+        assertEquals(Outcome.Kind.UNCHANGED, unlend.kind());
+        assertEquals("bad dimm, ticket 42", step.seen().get(0).reason());
+    }
+
+    @Test
+    void aReclaimTakenBackWhileAJobRunsResumesKeepingTheJobAndAReasonChangeIsOneUpdate() {
+        FakeCommands c = slurm(String.join("\n", node("n1", "MIXED+DRAIN", "slurmlet: reclaiming for the platform"),
+                node("n2", "IDLE+DRAIN", "slurmlet: not lent")) + "\n", "1234|alice|n1\n");
+        NodeStatesStep step = new NodeStatesStep(c);
+        step.apply(controller(Map.of("n1", NodePlan.RESUME, "n2", NodePlan.DRAIN + "slurmlet: reclaiming for the platform")));
+        assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n1", "state=resume")), c.log().toString());
+        assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n2", "state=drain", "reason=slurmlet: reclaiming for the platform")));
+        assertEquals(List.of("1234 of alice"), step.seen().get(0).jobs());
+    }
+
+    @Test
+    void asPlannedNothingIsCalledAndAFailedUpdateSaysWhatScontrolPrinted() {
+        FakeCommands c = slurm(node("n1", "IDLE", "") + "\n" + node("n2", "IDLE+DRAIN", "slurmlet: not lent") + "\n", "");
+        NodeStatesStep step = new NodeStatesStep(c);
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(controller(Map.of("n1", NodePlan.RESUME, "n2", NOT_LENT))).kind());
+        assertEquals(2, c.log().size(), "only the two reads");
+        c.answerPrefix(List.of("scontrol", "update"), new Commands.Result(1, "", "slurm_update error: Invalid node name specified"));
+        Outcome o = step.apply(controller(Map.of("n1", NOT_LENT, "n2", NOT_LENT)));
+        assertTrue(o.failed() && o.detail().contains("Invalid node name specified"), o.toString());
+    }
+
+    @Test
+    void notTheControllerNothingIsRead() {
+        FakeCommands c = new FakeCommands();
+        assertEquals(Outcome.Kind.UNCHANGED, new NodeStatesStep(c).apply(controller(Map.of())).kind());
+        assertTrue(c.log().isEmpty());
+    }
+}
