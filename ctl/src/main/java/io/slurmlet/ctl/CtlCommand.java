@@ -34,6 +34,9 @@ import java.util.Optional;
         exitCodeList = {"0:done", "1:refused or failed", "2:bad usage"})
 public class CtlCommand implements Runnable {
 
+    /** How often {@code --wait} asks the leader again. */
+    static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(200);
+
     @Spec
     CommandSpec spec;
 
@@ -43,22 +46,28 @@ public class CtlCommand implements Runnable {
     private final Provider<Vertx> vertx;
     private final Map<String, String> env;
     private final Duration timeout;
+    private final Duration pollInterval;
 
     @Inject
     CtlCommand(Provider<Vertx> vertx) {
-        this(vertx, System.getenv(), LeaderClient.DEFAULT_TIMEOUT);
+        this(vertx, System.getenv(), LeaderClient.DEFAULT_TIMEOUT, DEFAULT_POLL_INTERVAL);
     }
 
-    /** For tests: their own Vert.x, environment and deadline. */
-    CtlCommand(Provider<Vertx> vertx, Map<String, String> env, Duration timeout) {
+    /** For tests: their own Vert.x, environment, deadline and pace of {@code --wait}. */
+    CtlCommand(Provider<Vertx> vertx, Map<String, String> env, Duration timeout, Duration pollInterval) {
         this.vertx = vertx;
         this.env = env;
         this.timeout = timeout;
+        this.pollInterval = pollInterval;
     }
 
     @Override
     public void run() {
         throw new ParameterException(spec.commandLine(), "name a command: slurm or completion");
+    }
+
+    Duration pollInterval() {
+        return pollInterval;
     }
 
     /** Finds the leader and its token (flags first), and opens a client to it. */

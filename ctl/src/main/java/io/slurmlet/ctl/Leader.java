@@ -1,6 +1,7 @@
 package io.slurmlet.ctl;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -9,10 +10,12 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.JoinInfo;
+import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.settings.Problem;
 import io.vertx.core.http.HttpMethod;
 
+import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +35,7 @@ public final class Leader implements AutoCloseable {
     static final String SETTINGS = "/v1/slurm/settings";
     static final String STATUS = "/v1/slurm/status";
     static final String JOIN_TOKEN = "/v1/join-token";
+    static final String NODES = "/v1/slurm/nodes";
     static final String MERGE_PATCH = "application/merge-patch+json";
     /** Asks a write for a preview instead: nothing is stored. */
     static final String DRY_RUN = "?dry_run=true";
@@ -70,6 +74,12 @@ public final class Leader implements AutoCloseable {
 
     public Answer<SlurmStatus> status() {
         return read(send(HttpMethod.GET, STATUS, Map.of(), null), SlurmStatus.class, "GET " + STATUS);
+    }
+
+    /** Every node's lending: its phase, what it waits for, its last error, Slurm's view of it. */
+    public Answer<List<NodeLending>> nodes() {
+        return read(send(HttpMethod.GET, NODES, Map.of(), null),
+                JSON.getTypeFactory().constructCollectionType(List.class, NodeLending.class), "GET " + NODES);
     }
 
     /** PATCH with an RFC 7396 merge patch; with {@code ifMatch}, only onto that revision. */
@@ -146,13 +156,20 @@ public final class Leader implements AutoCloseable {
     }
 
     private <T> Answer<T> read(LeaderClient.Response r, Class<T> type, String request) {
+        return read(r, JSON.constructType(type), request);
+    }
+
+    /** Reads a JSON object, or a JSON array for a list type. */
+    private <T> Answer<T> read(LeaderClient.Response r, JavaType type, String request) {
         try {
             JsonNode tree = JSON.readTree(r.body());
-            if (tree == null || !tree.isObject()) {
-                throw new IllegalArgumentException(r.body().isBlank() ? "an empty body" : "not a JSON object");
+            boolean list = type.isCollectionLikeType();
+            if (tree == null || (list ? !tree.isArray() : !tree.isObject())) {
+                throw new IllegalArgumentException(r.body().isBlank() ? "an empty body" : list ? "not a JSON array" : "not a JSON object");
             }
-            return new Answer<>(JSON.treeToValue(tree, type), tree, r.body());
-        } catch (JsonProcessingException | IllegalArgumentException e) {
+            T value = JSON.readerFor(type).readValue(tree);
+            return new Answer<>(value, tree, r.body());
+        } catch (IOException | IllegalArgumentException e) {
             throw new CtlException("the leader at %s answered %s with something ctl cannot read (%s): is it slurmlet's leader, of this version?"
                     .formatted(client.address(), request,
                     e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);

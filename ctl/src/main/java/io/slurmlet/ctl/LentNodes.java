@@ -13,14 +13,15 @@ import java.util.Optional;
  * What {@code lend} and {@code unlend} share: read {@code lent}, add or remove all the nodes named
  * at once, write it onto the revision read (again on a conflict), and say which nodes already were
  * as asked; or, for a dry run, send the same patch as a preview and print what each machine would
- * do. Host names ignore case, so these comparisons do too.
+ * do. With {@code --wait}, then follow the nodes until they are there ({@link LendingWait}). Host
+ * names ignore case, so these comparisons do too.
  */
 final class LentNodes {
 
     private LentNodes() {
     }
 
-    static int change(Session session, List<String> nodes, boolean lend, boolean dryRun) {
+    static int change(Session session, List<String> nodes, boolean lend, boolean dryRun, WaitOptions wait) {
         List<String> asked = new ArrayList<>();
         for (String n : nodes) {
             if (!contains(asked, n)) {
@@ -41,6 +42,9 @@ final class LentNodes {
                 }
                 return 0;
             }
+            LendingWait following = wait.wait
+                    ? LendingWait.before(leader, asked, lend, wait.timeout, session.pollInterval())
+                    : null;
             Leader.Change change = leader.change(read -> {
                 List<String> lent = read.value().settings().lent();
                 List<String> next = next(lent, asked, lend);
@@ -65,7 +69,7 @@ final class LentNodes {
             }
             notes.flush();
             session.out().flush();
-            return 0;
+            return following == null ? 0 : following.follow(notes, session.err());
         }
     }
 

@@ -5,6 +5,8 @@ import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.JoinInfo;
+import io.slurmlet.model.api.NodeLending;
+import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.settings.Experimental;
@@ -16,7 +18,8 @@ import io.slurmlet.model.settings.SlurmSettings;
 @RegisterForReflection(targets = {SettingsDocument.class, SlurmSettings.class, SharedStorage.class, Experimental.class,
         SlurmStatus.class, SlurmStatus.NodeStatus.class, StepStatus.class, JoinInfo.class, ApiError.class, Problem.class,
         SettingsPreview.class, SettingsPreview.NodeChange.class, SettingsPreview.FileChange.class,
-        SettingsPreview.DaemonChange.class, SettingsPreview.Change.class, SettingsPreview.Action.class})
+        SettingsPreview.DaemonChange.class, SettingsPreview.Change.class, SettingsPreview.Action.class,
+        NodeLending.class, NodeLending.Transition.class, SlurmNodeState.class})
 final class NativeReflection {
     private NativeReflection() {
     }

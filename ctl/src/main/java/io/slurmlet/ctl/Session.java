@@ -3,6 +3,7 @@ package io.slurmlet.ctl;
 import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
+import java.time.Duration;
 
 /**
  * What one run of a command needs: the common options (wherever on the line they came), the
@@ -48,6 +49,11 @@ public final class Session {
             out.println();
         }
         out.flush();
+    }
+
+    /** How often {@code --wait} asks the leader again. */
+    public Duration pollInterval() {
+        return ctl.pollInterval();
     }
 
     /** Opens the leader named by the flags, the environment or ctl.yaml. */

@@ -1,6 +1,7 @@
 package io.slurmlet.ctl;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -24,8 +25,12 @@ public class UnlendCommand implements Callable<Integer> {
     @Option(names = "--dry-run", description = "Shows what each machine would do, and stores nothing.")
     boolean dryRun;
 
+    @Mixin
+    WaitOptions wait;
+
     @Override
     public Integer call() {
-        return LentNodes.change(Session.of(spec), nodes, false, dryRun);
+        wait.check(spec, dryRun);
+        return LentNodes.change(Session.of(spec), nodes, false, dryRun, wait);
     }
 }

@@ -45,6 +45,8 @@ final class CtlRunner {
     final Map<String, String> env = new HashMap<>();
     Vertx vertx = VERTX;
     Duration timeout = Duration.ofSeconds(5);
+    /** How often --wait asks again: short, so that tests of it are fast. */
+    Duration pollInterval = Duration.ofMillis(10);
     /** Appended to every run's arguments (as --leader URL --token-file PATH). */
     final List<String> always = new ArrayList<>();
 
@@ -85,7 +87,7 @@ final class CtlRunner {
     Result runExactly(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = CtlCommandLine.configure(new CommandLine(new CtlCommand(() -> vertx, env, timeout)));
+        CommandLine cl = CtlCommandLine.configure(new CommandLine(new CtlCommand(() -> vertx, env, timeout, pollInterval)));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int exit = cl.execute(args);

@@ -13,7 +13,7 @@ class HelpTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "slurm", "slurm show", "slurm set", "slurm lend", "slurm unlend", "slurm containers",
-            "slurm status", "completion"})
+            "slurm status", "slurm nodes", "completion"})
     void everyCommandHasHelp(String command) {
         String[] words = command.isEmpty() ? new String[0] : command.split(" ");
         String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(words), java.util.stream.Stream.of("--help"))
@@ -26,7 +26,7 @@ class HelpTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "slurm", "slurm show", "slurm set", "slurm lend", "slurm unlend", "slurm containers",
-            "slurm status", "completion"})
+            "slurm status", "slurm nodes", "completion"})
     void everyCommandTakesTheSharedOptions(String command) {
         var r = ctl.runExactly((command + " --help").strip().split(" "));
         for (String option : new String[] {"-o, --output=json|table", "-e, --errors", "--leader=URL", "--token-file=PATH"}) {
@@ -48,7 +48,7 @@ class HelpTest {
         assertTrue(r.err().startsWith("name a command: slurm or completion"), r::toString);
         r = ctl.runExactly("slurm");
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("name what to do: show, set, lend, unlend, containers, status or join-token"), r::toString);
+        assertTrue(r.err().startsWith("name what to do: show, set, lend, unlend, containers, status, nodes or join-token"), r::toString);
         assertTrue(r.err().contains("See 'ctl slurm --help'."), r::toString);
     }
 
@@ -65,7 +65,7 @@ class HelpTest {
         assertEquals(0, r.exit(), r::toString);
         assertTrue(r.out().startsWith("#!/usr/bin/env bash"), r::toString);
         assertTrue(r.out().contains("complete -F _complete_ctl"), r::toString);
-        for (String word : new String[] {"slurm", "show", "set", "lend", "unlend", "containers", "status", "--leader",
+        for (String word : new String[] {"slurm", "show", "set", "lend", "unlend", "containers", "status", "nodes", "--wait", "--leader",
                 "\"shared.path\"", "(\"on\" \"off\")", "(\"json\" \"table\")"}) {
             assertTrue(r.out().contains(word), () -> word + " is not in the script");
         }
