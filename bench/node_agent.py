@@ -11,6 +11,12 @@
       after start, the CPU it uses over IDLE idle seconds, and the duration of a no-op reconcile
       pass (resync and poll every second for the measure, then put back).
 
+  bench/node_agent.py lending [--runs 10]
+      On the local cluster, n1 taken back first (no hooks configured): from the start of
+      `ctl slurm lend n1` on n0 to n1 idle in Slurm, and to a job that waited for n1 starting there;
+      and from the start of `ctl slurm unlend n1` (no job on it) to the leader's record saying the
+      platform's again.
+
 Build first: ./mvnw -B -q package -DskipTests.
 """
 import argparse, http.client, json, os, re, shutil, ssl, statistics, subprocess, sys, tempfile, time, urllib.request
@@ -147,11 +153,69 @@ def cluster(runs, idle):
         on("n1", "systemctl", "restart", "slurmlet-agent")
 
 
+# The admin API's lend, without ctl's own start (a JVM): what a script or the platform calling the API sees.
+API_LEND = r"""exec 3<>/dev/tcp/127.0.0.1/7817
+printf 'POST /v1/slurm/lent/n1 HTTP/1.0\r\nAuthorization: Bearer %s\r\nContent-Length: 0\r\n\r\n' "$(cat /var/lib/slurmlet/admin.token)" >&3
+cat <&3 >/dev/null"""
+
+LEND = r"""
+t0=$(date +%s.%N)
+LEND_COMMAND
+until [ "$(sinfo -h -N -n n1 -o %T)" = idle ] || [ "$(sinfo -h -N -n n1 -o %T)" = allocated ] || [ "$(sinfo -h -N -n n1 -o %T)" = mixed ]; do sleep 0.005; done
+t1=$(date +%s.%N)
+echo "$t0 $t1"
+"""
+
+UNLEND = r"""
+t0=$(date +%s.%N)
+ctl slurm unlend n1 >/dev/null
+until tr -d ' \n' </var/lib/slurmlet/lending.json | grep -q '"n1":{"node":"n1","phase":"PLATFORM"'; do sleep 0.005; done
+t1=$(date +%s.%N)
+echo "$t0 $t1"
+"""
+
+
+def lending(runs):
+    on("n0", "ctl", "slurm", "unlend", "n1")
+    time.sleep(3)
+    idle, started, back, api, api_started = [], [], [], [], []
+    for i in range(2 * runs):
+        by_api = i % 2 == 1
+        job = on("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/dev/null", "--wrap",
+                 "date +%s.%N > /tmp/bench-start-$SLURM_JOB_ID").strip()
+        time.sleep(1)
+        t0, t1 = map(float, on("n0", "bash", "-c", LEND.replace(
+            "LEND_COMMAND", API_LEND if by_api else "ctl slurm lend n1 >/dev/null")).split())
+        while on("n1", "cat", f"/tmp/bench-start-{job}", check=False).strip() == "":
+            time.sleep(0.1)
+        t2 = float(on("n1", "cat", f"/tmp/bench-start-{job}").strip())
+        if by_api:
+            api.append(t1 - t0)
+            api_started.append(t2 - t0)
+        else:
+            idle.append(t1 - t0)
+            started.append(t2 - t0)
+        while on("n0", "squeue", "-h", "-j", job, "-o", "%T", check=False).strip():
+            time.sleep(0.1)
+        t0, t1 = map(float, on("n0", "bash", "-c", UNLEND).split())
+        back.append(t1 - t0)
+        time.sleep(1)
+    print(f"lend n1, medians of {runs}: ctl start → n1 idle in Slurm {statistics.median(idle) * 1000:.0f} ms "
+          f"(min {min(idle) * 1000:.0f}, max {max(idle) * 1000:.0f}); → the waiting job started "
+          f"{statistics.median(started) * 1000:.0f} ms (min {min(started) * 1000:.0f}, max {max(started) * 1000:.0f})")
+    print(f"lend n1 by the admin API (no ctl start), median of {runs}: call → n1 idle in Slurm "
+          f"{statistics.median(api) * 1000:.0f} ms (min {min(api) * 1000:.0f}, max {max(api) * 1000:.0f}); → the waiting job "
+          f"started {statistics.median(api_started) * 1000:.0f} ms")
+    print(f"unlend n1 with no job, median of {2 * runs}: ctl start → the platform's again {statistics.median(back) * 1000:.0f} ms "
+          f"(min {min(back) * 1000:.0f}, max {max(back) * 1000:.0f})")
+    on("n0", "ctl", "slurm", "lend", "n1")
+
+
 if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("what", choices=["polls", "cluster"])
+    ap.add_argument("what", choices=["polls", "cluster", "lending"])
     ap.add_argument("--polls", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--idle", type=int, default=60)
     a = ap.parse_args()
-    polls(a.polls) if a.what == "polls" else cluster(a.runs, a.idle)
+    {"polls": lambda: polls(a.polls), "cluster": lambda: cluster(a.runs, a.idle), "lending": lambda: lending(a.runs)}[a.what]()
