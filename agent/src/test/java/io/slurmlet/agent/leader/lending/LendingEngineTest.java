@@ -1,0 +1,100 @@
+package io.slurmlet.agent.leader.lending;
+
+import io.slurmlet.agent.leader.Inventory;
+import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.SettingsStore;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/** The engine on the leader's real stores: persisted phases, hooks on their own threads. */
+class LendingEngineTest {
+
+    @TempDir
+    Path state;
+
+    final AtomicInteger plansChanged = new AtomicInteger();
+
+    LendingEngine engine(LendingBook book, SettingsStore settings, Inventory inventory, NodeReports reports, Hooks hooks) {
+        return new LendingEngine(book, settings, inventory, reports, hooks, Duration.ofSeconds(1), plansChanged::incrementAndGet,
+                Clock.systemUTC());
+    }
+
+    static void lend(SettingsStore settings, List<String> lent) throws Exception {
+        settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n1"), false, lent, "gpu",
+                null, null, false, null, Map.of()));
+    }
+
+    static void controllerShows(NodeReports reports, SlurmNodeState n1) {
+        reports.put(new NodeReport("c0", 1, List.of(), List.of(n1)));
+    }
+
+    static Phase awaitPhase(LendingBook book, Phase phase) throws InterruptedException {
+        Instant end = Instant.now().plusSeconds(5);
+        while (Instant.now().isBefore(end)) {
+            Optional<LendingRecord> r = book.get("n1");
+            if (r.isPresent() && r.get().phase() == phase) {
+                return phase;
+            }
+            Thread.sleep(20);
+        }
+        return book.get("n1").map(LendingRecord::phase).orElse(null);
+    }
+
+    @Test
+    void aLeaderRestartedInTheMiddleOfAReclaimCarriesOnAndReleasesOnce() throws Exception {
+        SettingsStore settings = SettingsStore.open(state);
+        Inventory inventory = Inventory.open(state);
+        for (String n : List.of("c0", "n1")) {
+            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+        }
+        NodeReports reports = new NodeReports();
+        lend(settings, List.of("n1"));
+        LendingBook book = LendingBook.open(state);
+        LendingEngine first = engine(book, settings, inventory, reports, new Hooks(new FakeCommands(), Optional.empty(), Optional.empty(),
+                Duration.ofSeconds(5)));
+        first.tick();
+        assertEquals(Phase.LENT, book.get("n1").orElseThrow().phase());
+        lend(settings, List.of());
+        controllerShows(reports, new SlurmNodeState("n1", "MIXED+DRAIN", "slurmlet: reclaiming for the platform", List.of("7 of alice")));
+        first.tick();
+        assertEquals("job 7 of alice still running", book.get("n1").orElseThrow().waitingFor());
+        first.close();
+
+        // The leader restarts: a new engine on the book read back from disk, now with a release hook.
+        FakeCommands commands = new FakeCommands().answer(List.of("platform-release", "n1"), Commands.Result.ok("n1 is the platform's"));
+        LendingBook again = LendingBook.open(state);
+        assertEquals(Phase.RECLAIMING, again.get("n1").orElseThrow().phase());
+        LendingEngine second = engine(again, settings, inventory, reports, new Hooks(commands, Optional.empty(),
+                Optional.of(List.of("platform-release", "{node}")), Duration.ofSeconds(5)));
+        second.tick();
+        assertEquals(Phase.RECLAIMING, again.get("n1").orElseThrow().phase(), "the job still runs");
+        controllerShows(reports, new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the platform", List.of()));
+        second.tick();
+        assertEquals(Phase.PLATFORM, awaitPhase(again, Phase.PLATFORM));
+        second.tick();
+        second.tick();
+        assertEquals(List.of(List.of("platform-release", "n1")), commands.log(), "released exactly once");
+        assertEquals("n1 is the platform's", again.get("n1").orElseThrow().hookOutput());
+        assertEquals(List.of("platform→lending", "lending→lent", "lent→reclaiming", "reclaiming→platform"),
+                again.get("n1").orElseThrow().transitions().stream().map(t -> t.from() + "→" + t.to()).toList());
+        second.close();
+    }
+}
