@@ -116,7 +116,7 @@ class ClusterIT {
                 return s.nodes().stream().filter(n -> which.contains(n.name())).count() == which.size()
                         && s.nodes().stream().filter(n -> which.contains(n.name())).allMatch(n ->
                         !n.reported().isEmpty() && Instant.parse(n.reported()).isAfter(since)
-                                && n.steps().size() == 5 && n.steps().stream().noneMatch(st -> st.failed()));
+                                && n.steps().size() == 6 && n.steps().stream().noneMatch(st -> st.failed()));
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -360,5 +360,48 @@ class ClusterIT {
         assertTrue(String.valueOf(lending("n2").get("waiting_for")).contains("drained in Slurm by someone else (\"admin: bad dimm\")"));
         ok("n0", "scontrol", "update", "nodename=n2", "state=resume");
         awaitSinfo("n2", "batch|idle|none");
+    }
+
+    /** A call to the leader's admin API from n0, with the admin token, as a script on the leader's machine makes it. */
+    static String api(String method, String path, String json) throws IOException, InterruptedException {
+        return ok("n0", "bash", "-c", """
+                exec 3<>/dev/tcp/127.0.0.1/7817
+                printf '%s %s HTTP/1.0\\r\\nAuthorization: Bearer %s\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n%s' \
+                    "$0" "$1" "$(cat /var/lib/slurmlet/admin.token)" "${#2}" "$2" >&3
+                cat <&3""", method, path, json);
+    }
+
+    static final String ALICE_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
+
+    @Test
+    @Order(10)
+    void anAccountIsTheSameUserOnEveryMachineWithItsKeysAndADisabledOneIsLocked() throws Exception {
+        ok("n0", "ctl", "slurm", "set", "users=slurmlet");
+        String added = api("POST", "/v1/users", "{\"email\": \"alice@example.org\", \"ssh_keys\": [\"" + ALICE_KEY + "\"]}");
+        assertTrue(added.startsWith("HTTP/1.0 201"), added);
+        for (String node : NODES) {
+            await(Duration.ofSeconds(60), "alice on " + node, () -> {
+                try {
+                    return on(node, "stat", "-c", "%a %U %G", "/home/alice/.ssh/authorized_keys").out().strip().equals("600 alice alice");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            String[] passwd = ok(node, "getent", "passwd", "alice").strip().split(":");
+            assertEquals("200000", passwd[2], node);
+            assertEquals("200000", passwd[3], node);
+            assertEquals("/home/alice", passwd[5]);
+            assertEquals(ALICE_KEY, ok(node, "cat", "/home/alice/.ssh/authorized_keys").strip());
+            assertEquals("700 alice", ok(node, "stat", "-c", "%a %U", "/home/alice").strip());
+        }
+        assertTrue(api("POST", "/v1/users/alice/disable", "").startsWith("HTTP/1.0 200"));
+        await(Duration.ofSeconds(60), "alice locked on n1", () -> {
+            try {
+                return ok("n1", "getent", "shadow", "alice").split(":", -1)[7].equals("1");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        assertEquals(ALICE_KEY, ok("n1", "cat", "/home/alice/.ssh/authorized_keys").strip(), "a disabled account's files are kept");
     }
 }

@@ -56,10 +56,16 @@ public class LeaderState {
 
     @Produces
     @Singleton
-    PlanPublisher planPublisher(AgentConfig config, SettingsStore settings, Inventory inventory, LendingBook lending)
-            throws IOException {
+    PlanPublisher planPublisher(AgentConfig config, SettingsStore settings, Inventory inventory, LendingBook lending,
+                                AccountsStore accounts) throws IOException {
         return new PlanPublisher(settings, inventory, PlanPublisher.mungeKey(config.stateDir()),
-                io.slurmlet.agent.leader.plan.PlanBook.open(config.stateDir()), lending);
+                io.slurmlet.agent.leader.plan.PlanBook.open(config.stateDir()), lending, accounts);
+    }
+
+    @Produces
+    @Singleton
+    AccountsStore accountsStore(AgentConfig config) throws IOException {
+        return AccountsStore.open(config.stateDir());
     }
 
     @Produces

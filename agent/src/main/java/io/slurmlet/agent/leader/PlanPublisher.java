@@ -33,7 +33,11 @@ public final class PlanPublisher {
     private final PlanBook book;
     private final LendingBook lending;
 
-    public PlanPublisher(SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book, LendingBook lending) {
+    private final AccountsStore accounts;
+
+    public PlanPublisher(SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book, LendingBook lending,
+                         AccountsStore accounts) {
+        this.accounts = accounts;
         this.settings = settings;
         this.inventory = inventory;
         this.mungeKey = mungeKey;
@@ -41,6 +45,7 @@ public final class PlanPublisher {
         this.lending = lending;
         settings.onChange(this::refresh);
         inventory.onChange(this::refresh);
+        accounts.onChange(this::refresh);
         refresh();
     }
 
@@ -68,7 +73,7 @@ public final class PlanPublisher {
         Set<String> reclaiming = new TreeSet<>();
         phases.forEach((node, phase) -> (phase == Phase.LENT ? lent : phase == Phase.RECLAIMING ? reclaiming : new TreeSet<String>()).add(node));
         int changed = book.publish(Planner.plan(settings.current().settings(), inventory.all(), mungeKey,
-                new Planner.Lent(lent, reclaiming, lending.knownToSlurm())));
+                new Planner.Lent(lent, reclaiming, lending.knownToSlurm()), accounts.current().accounts()));
         if (changed > 0) {
             LOG.infof("published new plans for %d machine%s", changed, changed == 1 ? "" : "s");
         }

@@ -17,6 +17,8 @@ import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.linux.DnfPackages;
+import io.slurmlet.agent.system.linux.LinuxUsers;
+import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.agent.system.linux.LinuxCommands;
 import io.slurmlet.agent.system.linux.LinuxFiles;
 import io.slurmlet.agent.system.linux.LinuxHostFiles;
@@ -45,7 +47,7 @@ import java.util.Optional;
 
 /**
  * The node role, on every machine: joins the leader once, then reports the machine's facts,
- * long-polls its plan and applies it through the reconcile steps (facts, packages, munge, slurm),
+ * long-polls its plan and applies it through the reconcile steps (facts, packages, munge, users, slurm, nodestates),
  * posting what each did. A new plan is applied at once; the same plan again every
  * {@code slurmlet.node.resync}, which repairs what drifted (a daemon someone stopped). With the leader
  * unreachable it changes nothing and waits: Slurm keeps running as it was.
@@ -54,7 +56,7 @@ import java.util.Optional;
 public class NodeAgent {
 
     /** The steps, in the order they run; health has one check each. */
-    public static final List<String> STEPS = List.of("facts", "packages", "munge", "slurm", "nodestates");
+    public static final List<String> STEPS = List.of("facts", "packages", "munge", "users", "slurm", "nodestates");
 
     /** How often the controller looks at Slurm's node states while a node is being reclaimed (its last job may end any time). */
     static final Duration RECLAIM_WATCH = Duration.ofSeconds(2);
@@ -121,7 +123,7 @@ public class NodeAgent {
         FactsCollector collector = new FactsCollector(commands, new LinuxHostFiles());
         nodeStates = new NodeStatesStep(commands);
         List<Step> reconcile = List.of(new PackagesStep(DnfPackages.forMachine(commands)), new MungeStep(files, services, root),
-                new SlurmStep(files, services, commands, root), nodeStates);
+                new UsersStep(new LinuxUsers(commands), files, root), new SlurmStep(files, services, commands, root), nodeStates);
         Duration backoff = Duration.ofSeconds(1);
         String lastProblem = "";
         NodeState state;

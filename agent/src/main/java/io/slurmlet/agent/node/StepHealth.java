@@ -39,6 +39,13 @@ public class StepHealth {
     @Produces
     @Singleton
     @Readiness
+    HealthCheck users(NodeAgent agent) {
+        return () -> check(agent, "users");
+    }
+
+    @Produces
+    @Singleton
+    @Readiness
     HealthCheck slurm(NodeAgent agent) {
         return () -> check(agent, "slurm");
     }

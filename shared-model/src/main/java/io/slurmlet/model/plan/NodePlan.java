@@ -28,6 +28,9 @@ import java.util.Set;
  * @param problems why this machine cannot take part as planned, each naming versions and fix
  * @param nodeStates for the controller: each Slurm node's state as slurmlet wants it, {@link #RESUME}
  *                 or {@link #DRAIN} and a reason (lending); empty on every other machine
+ * @param users    the accounts to keep as Linux users here (settings' users = "slurmlet"); null:
+ *                 leave the machine's users alone
+ * @param homeRoot where their homes are: {@code /home}, or {@code PATH/home} on shared storage
  */
 public record NodePlan(
         @JsonProperty("node") String node,
@@ -37,7 +40,9 @@ public record NodePlan(
         @JsonProperty("files") Map<String, String> files,
         @JsonProperty("services") List<String> services,
         @JsonProperty("problems") List<Problem> problems,
-        @JsonProperty("node_states") Map<String, String> nodeStates) {
+        @JsonProperty("node_states") Map<String, String> nodeStates,
+        @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
+        @JsonProperty("home_root") String homeRoot) {
 
     /** The node is lent: slurmlet's own drain is lifted. */
     public static final String RESUME = "resume";
@@ -47,7 +52,13 @@ public record NodePlan(
     /** A plan without Slurm node states: every machine but the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems) {
-        this(node, roles, packages, mungeKey, files, services, problems, Map.of());
+        this(node, roles, packages, mungeKey, files, services, problems, Map.of(), null, "/home");
+    }
+
+    /** A plan that leaves the machine's users alone. */
+    public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
+                    Map<String, String> files, List<String> services, List<Problem> problems, Map<String, String> nodeStates) {
+        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, null, "/home");
     }
 
     public NodePlan {
@@ -57,6 +68,8 @@ public record NodePlan(
         services = List.copyOf(services);
         problems = List.copyOf(problems);
         nodeStates = Collections.unmodifiableMap(new java.util.TreeMap<>(nodeStates == null ? Map.of() : nodeStates));
+        users = users == null ? null : List.copyOf(users);
+        homeRoot = homeRoot == null || homeRoot.isEmpty() ? "/home" : homeRoot;
     }
 
     @JsonCreator
@@ -64,10 +77,12 @@ public record NodePlan(
                              @JsonProperty("packages") List<String> packages, @JsonProperty("munge_key") MungeKey mungeKey,
                              @JsonProperty("files") Map<String, String> files, @JsonProperty("services") List<String> services,
                              @JsonProperty("problems") List<Problem> problems,
-                             @JsonProperty("node_states") Map<String, String> nodeStates) {
+                             @JsonProperty("node_states") Map<String, String> nodeStates,
+                             @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
+                             @JsonProperty("home_root") String homeRoot) {
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
                 Optional.ofNullable(mungeKey), files == null ? Map.of() : files, services == null ? List.of() : services,
-                problems == null ? List.of() : problems, nodeStates);
+                problems == null ? List.of() : problems, nodeStates, users, homeRoot);
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */

@@ -1,6 +1,7 @@
 package io.slurmlet.agent.leader.plan;
 
 import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.users.Account;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.slurm.SlurmVersion;
@@ -49,19 +50,25 @@ public final class Planner {
      * @param mungeKey  the cluster's munge key
      */
     public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey) {
-        return plan(settings, inventory, Optional.of(mungeKey), Lent.asWished(settings));
+        return plan(settings, inventory, Optional.of(mungeKey), Lent.asWished(settings), List.of());
     }
 
     /**
      * @param lent where each node is in its lending, and which nodes slurmctld has a record of
      */
     public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey, Lent lent) {
-        return plan(settings, inventory, Optional.of(mungeKey), lent);
+        return plan(settings, inventory, Optional.of(mungeKey), lent, List.of());
+    }
+
+    /** @param accounts the cluster's accounts, made Linux users on every Slurm machine with users = "slurmlet" */
+    public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey, Lent lent,
+                             List<Account> accounts) {
+        return plan(settings, inventory, Optional.of(mungeKey), lent, accounts);
     }
 
     /** The plans without the munge key: what status shows of them (problems, notes), never sent to a machine. */
     public static Plans review(SlurmSettings settings, Map<String, NodeFacts> inventory) {
-        return plan(settings, inventory, Optional.empty(), Lent.asWished(settings));
+        return plan(settings, inventory, Optional.empty(), Lent.asWished(settings), List.of());
     }
 
     /**
@@ -91,7 +98,8 @@ public final class Planner {
     /** The reason slurmlet drains a node it is taking back for the platform. */
     public static final String RECLAIMING = "slurmlet: reclaiming for the platform";
 
-    private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey, Lent lending) {
+    private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey, Lent lending,
+                              List<Account> accounts) {
         SlurmSettings s = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
         List<Problem> problems = new ArrayList<>();
         List<String> notes = new ArrayList<>();
@@ -154,10 +162,13 @@ public final class Planner {
                             : NodePlan.DRAIN + (lending.reclaiming().contains(n) ? RECLAIMING : NOT_LENT));
                 }
             }
+            boolean users = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
+            String sharedPath = s.shared() == null || s.shared().path() == null ? "" : s.shared().path();
             plans.put(name, new NodePlan(name, roles, packages(roles, facts.os()),
                     roles.isEmpty() ? Optional.empty() : mungeKey,
                     roles.isEmpty() ? Map.of() : files,
-                    services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates));
+                    services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates,
+                    users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home"));
             problems.addAll(nodeProblems);
         }
         return new Plans(plans, problems, notes);

@@ -1,0 +1,181 @@
+package io.slurmlet.agent.leader;
+
+import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.users.Account;
+import io.slurmlet.model.users.Accounts;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.UnaryOperator;
+
+/**
+ * The cluster's accounts ({@code accounts.json}, root-only, written atomically before any change is
+ * acknowledged), with their revision and the next UID. A change with a problem stores nothing.
+ */
+public final class AccountsStore {
+
+    public static final String FILE_NAME = "accounts.json";
+
+    /** What became of a change. */
+    public sealed interface Result {
+        record Stored(Accounts accounts, Optional<Account> account) implements Result { }
+
+        record Refused(List<Problem> problems) implements Result { }
+
+        record NotFound(String login) implements Result { }
+    }
+
+    /** One account of an import. */
+    public record Imported(String email, List<String> sshKeys, boolean enabled) { }
+
+    private final Path file;
+    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
+    private volatile Accounts current;
+
+    private AccountsStore(Path file, Accounts current) {
+        this.file = file;
+        this.current = current;
+    }
+
+    public static AccountsStore open(Path stateDir) throws IOException {
+        AtomicFile.ensurePrivateDirectory(stateDir);
+        Path file = stateDir.resolve(FILE_NAME);
+        AtomicFile.removeLeftovers(file);
+        try {
+            return new AccountsStore(file, SettingsJson.STRICT.readValue(Files.readAllBytes(file), Accounts.class));
+        } catch (NoSuchFileException e) {
+            return new AccountsStore(file, Accounts.EMPTY);
+        } catch (IOException e) {
+            throw new IOException(("cannot read the accounts in %s (%s): restore it from a backup; slurmlet never starts "
+                    + "over with no accounts, which would give their UIDs to others").formatted(file, e.getMessage().split("\n")[0]), e);
+        }
+    }
+
+    public Accounts current() {
+        return current;
+    }
+
+    public void onChange(Runnable listener) {
+        listeners.add(listener);
+    }
+
+    public Result add(String email, List<String> keys) throws IOException {
+        return change(all -> {
+            List<Problem> problems = new ArrayList<>(all.emailProblems(email));
+            problems.addAll(all.keyProblems(keys, ""));
+            if (!problems.isEmpty()) {
+                return new Result.Refused(problems);
+            }
+            return added(all, email.strip(), keys, true, new HashSet<>());
+        });
+    }
+
+    public Result setEnabled(String login, boolean enabled) throws IOException {
+        return update(login, a -> a.removed() ? a : a.withEnabled(enabled));
+    }
+
+    public Result remove(String login) throws IOException {
+        return update(login, Account::asRemoved);
+    }
+
+    public Result setKeys(String login, List<String> keys) throws IOException {
+        return change(all -> {
+            Optional<Account> a = all.find(login);
+            if (a.isEmpty()) {
+                return new Result.NotFound(login);
+            }
+            List<Problem> problems = all.keyProblems(keys, a.get().login());
+            return problems.isEmpty() ? replaced(all, a.get().withKeys(keys.stream().map(String::strip).toList()))
+                    : new Result.Refused(problems);
+        });
+    }
+
+    /** Adds the new e-mails and brings the known ones to the keys and state given, all or nothing. */
+    public Result importAll(List<Imported> entries) throws IOException {
+        return change(all -> {
+            Accounts next = all;
+            List<Problem> problems = new ArrayList<>();
+            Set<String> seen = new HashSet<>();
+            for (int i = 0; i < entries.size(); i++) {
+                Imported e = entries.get(i);
+                String at = "[" + i + "] ";
+                if (e.email() == null || !seen.add(e.email().strip().toLowerCase(java.util.Locale.ROOT))) {
+                    problems.add(new Problem("accounts[" + i + "].email", String.valueOf(e.email()),
+                            at + "email %s is missing or given twice in the file: give each person once".formatted(e.email())));
+                    continue;
+                }
+                Optional<Account> known = next.find(e.email());
+                List<String> keys = e.sshKeys() == null ? List.of() : e.sshKeys();
+                if (known.isPresent()) {
+                    List<Problem> kp = next.keyProblems(keys, known.get().login());
+                    String index = "accounts[" + i + "].";
+                    kp.forEach(p -> problems.add(new Problem(index + p.key(), p.value(), at + p.message())));
+                    if (kp.isEmpty() && !known.get().removed()) {
+                        next = ((Result.Stored) replaced(next, known.get().withKeys(keys).withEnabled(e.enabled()))).accounts();
+                    }
+                } else {
+                    List<Problem> ep = new ArrayList<>(next.emailProblems(e.email()));
+                    ep.addAll(next.keyProblems(keys, ""));
+                    String index = "accounts[" + i + "].";
+                    ep.forEach(p -> problems.add(new Problem(index + p.key(), p.value(), at + p.message())));
+                    if (ep.isEmpty()) {
+                        next = ((Result.Stored) added(next, e.email().strip(), keys, e.enabled(), new HashSet<>())).accounts();
+                    }
+                }
+            }
+            return problems.isEmpty() ? new Result.Stored(next, Optional.empty()) : new Result.Refused(problems);
+        });
+    }
+
+    private Result update(String login, UnaryOperator<Account> edit) throws IOException {
+        return change(all -> all.find(login).<Result>map(a -> replaced(all, edit.apply(a))).orElse(new Result.NotFound(login)));
+    }
+
+    private static Result added(Accounts all, String email, List<String> keys, boolean enabled, Set<String> taken) {
+        String login = all.loginFor(email, taken).orElseThrow();
+        long uid = all.nextUid();
+        List<Account> next = new ArrayList<>(all.accounts());
+        Account made = new Account(email, login, uid, uid, keys.stream().map(String::strip).toList(), enabled, false);
+        next.add(made);
+        return new Result.Stored(new Accounts(all.revision(), uid + 1, next), Optional.of(made));
+    }
+
+    private static Result replaced(Accounts all, Account account) {
+        List<Account> next = new ArrayList<>();
+        for (Account a : all.accounts()) {
+            next.add(a.login().equals(account.login()) ? account : a);
+        }
+        return new Result.Stored(new Accounts(all.revision(), all.nextUid(), next), Optional.of(account));
+    }
+
+    private Result change(java.util.function.Function<Accounts, Result> edit) throws IOException {
+        Result result;
+        boolean changed = false;
+        synchronized (this) {
+            Accounts now = current;
+            result = edit.apply(now);
+            if (result instanceof Result.Stored stored && !stored.accounts().accounts().equals(now.accounts())) {
+                Accounts written = new Accounts(now.revision() + 1, stored.accounts().nextUid(), stored.accounts().accounts());
+                AtomicFile.write(file, SettingsJson.pretty(written), PosixFilePermissions.fromString("rw-------"));
+                current = written;
+                result = new Result.Stored(written, stored.account());
+                changed = true;
+            }
+        }
+        if (changed) {
+            listeners.forEach(Runnable::run);
+        }
+        return result;
+    }
+}

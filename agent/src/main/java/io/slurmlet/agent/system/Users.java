@@ -1,0 +1,35 @@
+package io.slurmlet.agent.system;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/** The machine's users and groups, as the users step keeps them (getent, groupadd, useradd, usermod on Linux). */
+public interface Users {
+
+    /**
+     * A user as the machine has it.
+     *
+     * @param expired its account has expired (slurmlet's lock: ssh refuses it, even with a key)
+     */
+    record Entry(String login, long uid, long gid, String home, String comment, boolean expired) { }
+
+    Optional<Entry> user(String login) throws SystemException;
+
+    /** The GID of group {@code name}; empty when there is none. */
+    Optional<Long> group(String name) throws SystemException;
+
+    void addGroup(String name, long gid) throws SystemException;
+
+    /** Adds a user without making its home (the step makes it, owner-only, where the plan says). */
+    void addUser(String login, long uid, long gid, String home, String comment) throws SystemException;
+
+    /** Locks (expires) or unlocks the account; its files are left alone. */
+    void setExpired(String login, boolean expired) throws SystemException;
+
+    /** The logins whose comment says slurmlet made them. */
+    List<String> managed(String commentPrefix) throws SystemException;
+
+    /** Makes {@code dir} a folder of mode 0700 owned by uid:gid if it is not one; says whether it changed anything. */
+    boolean ensurePrivateDirectory(Path dir, long uid, long gid) throws SystemException;
+}

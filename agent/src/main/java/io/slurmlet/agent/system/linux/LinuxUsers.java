@@ -1,0 +1,98 @@
+package io.slurmlet.agent.system.linux;
+
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.agent.system.Users;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** {@link Users} with getent, groupadd, useradd, usermod and install, as every Linux distribution has them. */
+public final class LinuxUsers implements Users {
+
+    static final Duration DEADLINE = Duration.ofSeconds(30);
+    /** useradd refuses UIDs above its UID_MAX (60000 on Debian) unless told otherwise. */
+    static final List<String> HIGH_IDS = List.of("-K", "UID_MAX=4294967294", "-K", "GID_MAX=4294967294");
+
+    private final Commands commands;
+
+    public LinuxUsers(Commands commands) {
+        this.commands = commands;
+    }
+
+    @Override
+    public Optional<Entry> user(String login) throws SystemException {
+        Commands.Result r = commands.run(List.of("getent", "passwd", login), DEADLINE);
+        if (r.exit() == 2) {
+            return Optional.empty();
+        }
+        String[] f = r.orThrow(List.of("getent", "passwd", login)).stdout().strip().split(":", -1);
+        if (f.length < 7) {
+            return Optional.empty();
+        }
+        Commands.Result shadow = commands.run(List.of("getent", "shadow", login), DEADLINE);
+        String[] s = shadow.stdout().strip().split(":", -1);
+        boolean expired = s.length > 7 && !s[7].isEmpty() && !s[7].equals("-1")
+                && Long.parseLong(s[7]) <= LocalDate.now().toEpochDay();
+        return Optional.of(new Entry(f[0], Long.parseLong(f[2]), Long.parseLong(f[3]), f[5], f[4], expired));
+    }
+
+    @Override
+    public Optional<Long> group(String name) throws SystemException {
+        Commands.Result r = commands.run(List.of("getent", "group", name), DEADLINE);
+        if (r.exit() == 2) {
+            return Optional.empty();
+        }
+        String[] f = r.orThrow(List.of("getent", "group", name)).stdout().strip().split(":", -1);
+        return f.length > 2 ? Optional.of(Long.parseLong(f[2])) : Optional.empty();
+    }
+
+    @Override
+    public void addGroup(String name, long gid) throws SystemException {
+        List<String> argv = new ArrayList<>(List.of("groupadd", "-g", Long.toString(gid)));
+        argv.addAll(HIGH_IDS);
+        argv.add(name);
+        commands.runChecked(argv, DEADLINE);
+    }
+
+    @Override
+    public void addUser(String login, long uid, long gid, String home, String comment) throws SystemException {
+        List<String> argv = new ArrayList<>(List.of("useradd", "-M", "-u", Long.toString(uid), "-g", Long.toString(gid),
+                "-d", home, "-s", "/bin/bash", "-c", comment));
+        argv.addAll(HIGH_IDS);
+        argv.add(login);
+        commands.runChecked(argv, DEADLINE);
+    }
+
+    @Override
+    public void setExpired(String login, boolean expired) throws SystemException {
+        commands.runChecked(List.of("usermod", "-e", expired ? "1" : "", login), DEADLINE);
+    }
+
+    @Override
+    public List<String> managed(String commentPrefix) throws SystemException {
+        List<String> logins = new ArrayList<>();
+        for (String line : commands.runChecked(List.of("getent", "passwd"), DEADLINE).stdout().split("\n")) {
+            String[] f = line.split(":", -1);
+            if (f.length >= 7 && f[4].startsWith(commentPrefix)) {
+                logins.add(f[0]);
+            }
+        }
+        return logins;
+    }
+
+    @Override
+    public boolean ensurePrivateDirectory(Path dir, long uid, long gid) throws SystemException {
+        Commands.Result now = commands.run(List.of("stat", "-c", "%F %a %u %g", dir.toString()), DEADLINE);
+        if (now.succeeded() && now.stdout().strip().equals("directory 700 %d %d".formatted(uid, gid))) {
+            return false;
+        }
+        commands.runChecked(List.of("install", "-d", "-m", "0700", "-o", Long.toString(uid), "-g", Long.toString(gid),
+                dir.toString()), DEADLINE);
+        return true;
+    }
+}

@@ -1,0 +1,65 @@
+package io.slurmlet.agent.system.fake;
+
+import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.agent.system.Users;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Users in memory, with a log of every change asked of it. */
+public final class FakeUsers implements Users {
+
+    public final Map<String, Entry> users = new HashMap<>();
+    public final Map<String, Long> groups = new HashMap<>();
+    public final Map<Path, String> dirs = new HashMap<>();
+    public final List<String> log = new ArrayList<>();
+
+    @Override
+    public Optional<Entry> user(String login) {
+        return Optional.ofNullable(users.get(login));
+    }
+
+    @Override
+    public Optional<Long> group(String name) {
+        return Optional.ofNullable(groups.get(name));
+    }
+
+    @Override
+    public void addGroup(String name, long gid) {
+        log.add("groupadd " + name + " " + gid);
+        groups.put(name, gid);
+    }
+
+    @Override
+    public void addUser(String login, long uid, long gid, String home, String comment) throws SystemException {
+        log.add("useradd " + login + " " + uid + " " + home);
+        users.put(login, new Entry(login, uid, gid, home, comment, false));
+    }
+
+    @Override
+    public void setExpired(String login, boolean expired) {
+        log.add((expired ? "lock " : "unlock ") + login);
+        Entry e = users.get(login);
+        users.put(login, new Entry(e.login(), e.uid(), e.gid(), e.home(), e.comment(), expired));
+    }
+
+    @Override
+    public List<String> managed(String commentPrefix) {
+        return users.values().stream().filter(e -> e.comment().startsWith(commentPrefix)).map(Entry::login).sorted().toList();
+    }
+
+    @Override
+    public boolean ensurePrivateDirectory(Path dir, long uid, long gid) {
+        String want = uid + ":" + gid + " 0700";
+        if (want.equals(dirs.get(dir))) {
+            return false;
+        }
+        log.add("install -d " + dir + " " + want);
+        dirs.put(dir, want);
+        return true;
+    }
+}

@@ -1,0 +1,80 @@
+package io.slurmlet.agent.users;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.Users;
+import io.slurmlet.agent.system.fake.FakeFiles;
+import io.slurmlet.agent.system.fake.FakeUsers;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.users.Account;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class UsersStepTest {
+
+    static final String KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
+    static final Account ALICE = new Account("alice@example.org", "alice", 200000, 200000, List.of(KEY), true, false);
+
+    final FakeUsers users = new FakeUsers();
+    final FakeFiles files = new FakeFiles();
+    final UsersStep step = new UsersStep(users, files, Path.of("/"));
+
+    static NodePlan plan(List<Account> accounts, String homeRoot) {
+        return new NodePlan("n1", Set.of(), List.of(), Optional.empty(), Map.of(), List.of(), List.of(), Map.of(), accounts, homeRoot);
+    }
+
+    @Test
+    void anAccountBecomesAUserWithItsHomeAndKeysAndTwiceChangesNothing() throws Exception {
+        Outcome o = step.apply(plan(List.of(ALICE), "/shared/home"));
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        assertEquals(List.of("groupadd alice 200000", "useradd alice 200000 /shared/home/alice",
+                "install -d /shared/home/alice 200000:200000 0700", "install -d /shared/home/alice/.ssh 200000:200000 0700"), users.log);
+        assertTrue(files.log.contains("write /shared/home/alice/.ssh/authorized_keys rw------- alice:alice"), files.log.toString());
+        assertEquals(KEY + "\n", new String(files.stat(Path.of("/shared/home/alice/.ssh/authorized_keys")).orElseThrow().content(),
+                StandardCharsets.UTF_8));
+        users.log.clear();
+        files.log.clear();
+        assertEquals(Outcome.unchanged("users", "1 account as planned"), step.apply(plan(List.of(ALICE), "/shared/home")));
+        assertTrue(users.log.isEmpty() && files.log.isEmpty());
+    }
+
+    @Test
+    void aDisabledAccountIsLockedAndItsFilesKeptAndEnablingUnlocksIt() {
+        step.apply(plan(List.of(ALICE), "/home"));
+        users.log.clear();
+        files.log.clear();
+        assertEquals(Outcome.changed("users", "locked alice (disabled)"), step.apply(plan(List.of(ALICE.withEnabled(false)), "/home")));
+        assertTrue(files.log.isEmpty(), "its files are kept");
+        assertEquals(Outcome.changed("users", "unlocked alice"), step.apply(plan(List.of(ALICE), "/home")));
+        assertEquals(Outcome.changed("users", "locked alice (removed)"), step.apply(plan(List.of(ALICE.asRemoved()), "/home")));
+    }
+
+    @Test
+    void anExistingUserWithAnotherUidIsNeverChanged() {
+        users.users.put("alice", new Users.Entry("alice", 1001, 1001, "/home/alice", "Alice", false));
+        Account bob = new Account("bob@example.org", "bob", 200001, 200001, List.of(), true, false);
+        Outcome o = step.apply(plan(List.of(ALICE, bob), "/home"));
+        assertTrue(o.failed());
+        assertTrue(o.detail().startsWith("user alice exists here with uid 1001, not 200000: slurmlet never changes an existing user's uid"),
+                o.detail());
+        assertTrue(o.detail().contains("added bob (uid 200001)"), "the others are still made: " + o.detail());
+        assertEquals(1001, users.users.get("alice").uid());
+    }
+
+    @Test
+    void usersLeftToTheSiteAreNotTouchedAndAUserNoLongerAnAccountIsLocked() {
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan(null, "/home")).kind());
+        assertTrue(users.log.isEmpty());
+        step.apply(plan(List.of(ALICE), "/home"));
+        users.log.clear();
+        assertEquals(Outcome.changed("users", "locked alice (no longer an account)"), step.apply(plan(List.of(), "/home")));
+    }
+}

@@ -1,0 +1,144 @@
+package io.slurmlet.model.users;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.slurmlet.model.settings.Problem;
+
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Every account, the revision of the list, and the next UID to give: UIDs only grow, so a removed
+ * account's UID (and whatever files still carry it) never passes to someone else.
+ *
+ * @param revision rises with every change
+ * @param nextUid  the UID the next new account gets
+ * @param accounts the accounts, in the order they were made
+ */
+public record Accounts(
+        @JsonProperty("revision") long revision,
+        @JsonProperty("next_uid") long nextUid,
+        @JsonProperty("accounts") List<Account> accounts) {
+
+    /** The first UID slurmlet gives: far above any distribution's own users and most sites' directories. */
+    public static final long FIRST_UID = 200_000;
+    public static final int LOGIN_MAX = 32;
+    public static final Accounts EMPTY = new Accounts(0, FIRST_UID, List.of());
+
+    private static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
+    private static final Set<String> KEY_TYPES = Set.of("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
+            "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com");
+    /** Logins a site's machines already use, or that would confuse: never given. */
+    private static final Set<String> RESERVED = Set.of("root", "daemon", "bin", "sys", "sync", "games", "man", "lp", "mail",
+            "news", "uucp", "proxy", "www-data", "backup", "list", "irc", "nobody", "slurm", "munge", "sshd", "messagebus",
+            "systemd-network", "systemd-resolve", "systemd-timesync", "_apt", "admin", "ubuntu", "debian", "centos", "rocky");
+
+    public Accounts {
+        accounts = accounts == null ? List.of() : List.copyOf(accounts);
+    }
+
+    public Optional<Account> find(String loginOrEmail) {
+        String key = loginOrEmail.strip().toLowerCase(Locale.ROOT);
+        return accounts.stream().filter(a -> a.login().equals(key) || a.email().toLowerCase(Locale.ROOT).equals(key)).findFirst();
+    }
+
+    /**
+     * The login an e-mail makes: its local part, lowercase, with only letters, digits, {@code _}
+     * and {@code -}, starting with a letter, at most 32 characters; one already given (or kept for
+     * the system) gets a number after it. Empty: the e-mail makes no valid login.
+     */
+    public Optional<String> loginFor(String email, Set<String> taken) {
+        String local = email.strip().split("@", 2)[0].toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_-]", "");
+        local = local.replaceFirst("^[^a-z]+", "");
+        if (local.isEmpty()) {
+            return Optional.empty();
+        }
+        String base = local.length() > LOGIN_MAX ? local.substring(0, LOGIN_MAX) : local;
+        Set<String> used = new HashSet<>(taken);
+        accounts.forEach(a -> used.add(a.login()));
+        used.addAll(RESERVED);
+        if (!used.contains(base)) {
+            return Optional.of(base);
+        }
+        for (int n = 2; ; n++) {
+            String suffix = Integer.toString(n);
+            String candidate = (base.length() + suffix.length() > LOGIN_MAX ? base.substring(0, LOGIN_MAX - suffix.length()) : base) + suffix;
+            if (!used.contains(candidate)) {
+                return Optional.of(candidate);
+            }
+        }
+    }
+
+    /** What is wrong with an e-mail as a new account's: each problem names the key, the value and the fix. */
+    public List<Problem> emailProblems(String email) {
+        List<Problem> problems = new ArrayList<>();
+        if (email == null || !EMAIL.matcher(email.strip()).matches()) {
+            problems.add(new Problem("email", String.valueOf(email), "email \"%s\" is not an e-mail address: give one as name@example.org"
+                    .formatted(email)));
+        } else if (find(email).isPresent()) {
+            problems.add(new Problem("email", email, "email %s already has the account %s: add keys to it, or enable it if it is disabled"
+                    .formatted(email, find(email).get().login())));
+        } else if (loginFor(email, Set.of()).isEmpty()) {
+            problems.add(new Problem("email", email, ("email %s makes no login: its part before @ needs a letter (a-z), and only letters, "
+                    + "digits, _ and - are kept; use an address whose local part has one").formatted(email)));
+        }
+        return problems;
+    }
+
+    /**
+     * What is wrong with SSH public keys: each must be {@code TYPE BASE64 [COMMENT]} of a known type whose
+     * base64 holds that same type, and none may be given twice or belong to another account.
+     */
+    public List<Problem> keyProblems(List<String> keys, String owner) {
+        List<Problem> problems = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        for (int i = 0; i < keys.size(); i++) {
+            String key = keys.get(i).strip();
+            String name = "ssh_keys[" + i + "]";
+            String shown = key.length() > 60 ? key.substring(0, 60) + "…" : key;
+            Optional<String> blob = blob(key);
+            if (blob.isEmpty()) {
+                problems.add(new Problem(name, shown, ("%s is not an SSH public key: give a line as in id_ed25519.pub, "
+                        + "'ssh-ed25519 AAAA… comment' (types: ssh-ed25519, ssh-rsa, ecdsa-sha2-nistp256/384/521, sk-…)").formatted(name)));
+                continue;
+            }
+            if (!seen.add(blob.get())) {
+                problems.add(new Problem(name, shown, name + " is given twice: give each key once"));
+                continue;
+            }
+            for (Account a : accounts) {
+                if (!a.login().equals(owner) && a.sshKeys().stream().map(Accounts::blob).flatMap(Optional::stream).anyMatch(blob.get()::equals)) {
+                    problems.add(new Problem(name, shown, "%s is already the key of the account %s: a key belongs to one person"
+                            .formatted(name, a.login())));
+                }
+            }
+        }
+        return problems;
+    }
+
+    /** A public key's type and base64, the part that identifies it; empty when the line is not a key. */
+    static Optional<String> blob(String line) {
+        String[] parts = line.strip().split("\\s+");
+        if (parts.length < 2 || !KEY_TYPES.contains(parts[0])) {
+            return Optional.empty();
+        }
+        try {
+            byte[] raw = Base64.getDecoder().decode(parts[1]);
+            if (raw.length < 4) {
+                return Optional.empty();
+            }
+            int n = ((raw[0] & 0xff) << 24) | ((raw[1] & 0xff) << 16) | ((raw[2] & 0xff) << 8) | (raw[3] & 0xff);
+            if (n <= 0 || 4 + n > raw.length || !new String(raw, 4, n, java.nio.charset.StandardCharsets.US_ASCII).equals(parts[0])) {
+                return Optional.empty();
+            }
+            return Optional.of(parts[0] + " " + parts[1]);
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+}
