@@ -10,6 +10,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -21,9 +22,9 @@ import java.util.Optional;
  */
 @TopCommand
 @Command(name = "ctl", mixinStandardHelpOptions = true, versionProvider = CtlVersion.class,
-        description = {"Changes the settings of slurmlet's Slurm cluster and shows its state.",
+        description = {"Changes the settings of slurmlet's Slurm cluster and its accounts, and shows their state.",
                 "It talks to the leader's REST API."},
-        subcommands = {SlurmCommand.class, CompletionCommand.class},
+        subcommands = {SlurmCommand.class, UsersCommand.class, CompletionCommand.class},
         footerHeading = "%nThe leader:%n",
         footer = {
                 "  --leader URL, else SLURMLET_LEADER, else leader: in /etc/slurmlet/ctl.yaml",
@@ -42,6 +43,9 @@ public class CtlCommand implements Runnable {
 
     @Mixin
     CommonOptions options;
+
+    /** What {@code -} reads ({@code ctl users import -}); tests give their own. */
+    InputStream stdin = System.in;
 
     private final Provider<Vertx> vertx;
     private final Map<String, String> env;
@@ -63,7 +67,7 @@ public class CtlCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "name a command: slurm or completion");
+        throw new ParameterException(spec.commandLine(), "name a command: slurm, users or completion");
     }
 
     Duration pollInterval() {

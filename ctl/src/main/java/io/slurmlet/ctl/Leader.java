@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsDocument;
@@ -13,9 +14,12 @@ import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.users.Account;
+import io.slurmlet.model.users.Accounts;
 import io.vertx.core.http.HttpMethod;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,7 +40,11 @@ public final class Leader implements AutoCloseable {
     static final String STATUS = "/v1/slurm/status";
     static final String JOIN_TOKEN = "/v1/join-token";
     static final String NODES = "/v1/slurm/nodes";
+    static final String USERS = "/v1/users";
     static final String MERGE_PATCH = "application/merge-patch+json";
+    static final Map<String, String> JSON_BODY = Map.of("Content-Type", "application/json");
+    /** How the leader's 404 for a path it does not serve begins (an older agent's, for one); any other 404 names what is missing. */
+    static final String NO_SUCH_RESOURCE = "no such resource";
     /** Asks a write for a preview instead: nothing is stored. */
     static final String DRY_RUN = "?dry_run=true";
 
@@ -100,6 +108,77 @@ public final class Leader implements AutoCloseable {
         ifMatch.ifPresent(rev -> headers.put("If-Match", "\"" + rev + "\""));
         return read(send(HttpMethod.PATCH, SETTINGS + DRY_RUN, headers, patch.toString()), SettingsPreview.class,
                 "PATCH " + SETTINGS + DRY_RUN);
+    }
+
+    /** Every account, removed ones too, with the list's revision and the next UID. */
+    public Answer<Accounts> accounts() {
+        return read(send(HttpMethod.GET, USERS, Map.of(), null), Accounts.class, "GET " + USERS);
+    }
+
+    /** A new account for {@code email}, with these keys (none is allowed: it may get them later). */
+    public Answer<Account> addAccount(String email, List<String> sshKeys) {
+        ObjectNode body = JSON.createObjectNode().put("email", email);
+        sshKeys.forEach(body.putArray("ssh_keys")::add);
+        return read(send(HttpMethod.POST, USERS, JSON_BODY, body.toString()), Account.class, "POST " + USERS);
+    }
+
+    /** Locks the account (by login or e-mail) on every machine; its files are kept. */
+    public Answer<Account> disableAccount(String login) {
+        return aboutAccount(HttpMethod.POST, accountPath(login) + "/disable", null);
+    }
+
+    public Answer<Account> enableAccount(String login) {
+        return aboutAccount(HttpMethod.POST, accountPath(login) + "/enable", null);
+    }
+
+    /** Removes the account: locked, keys dropped, files kept; its login and UID are never given again. */
+    public Answer<Account> removeAccount(String login) {
+        return aboutAccount(HttpMethod.DELETE, accountPath(login), null);
+    }
+
+    /** Replaces the account's SSH keys with these. */
+    public Answer<Account> setAccountKeys(String login, List<String> sshKeys) {
+        ObjectNode body = JSON.createObjectNode();
+        sshKeys.forEach(body.putArray("ssh_keys")::add);
+        return aboutAccount(HttpMethod.PUT, accountPath(login) + "/ssh_keys", body.toString());
+    }
+
+    /** Adds the e-mails not known yet and brings the known ones to the keys and state given; all or nothing. */
+    public Answer<Accounts> importAccounts(ArrayNode accounts) {
+        ObjectNode body = JSON.createObjectNode();
+        body.set("accounts", accounts);
+        String path = USERS + "/import";
+        return read(send(HttpMethod.POST, path, JSON_BODY, body.toString()), Accounts.class, "POST " + path);
+    }
+
+    /** A request about one account: a 400, or a 404 that says the leader has no such account, is a {@link Refused}. */
+    private Answer<Account> aboutAccount(HttpMethod method, String path, String body) {
+        LeaderClient.Response r = client.send(method, path, body == null ? Map.of() : JSON_BODY, body);
+        if (r.status() == 404) {
+            Optional<String> said = apiError(r.body()).map(ApiError::error).filter(s -> s != null && !s.isBlank());
+            if (said.isPresent() && !said.get().startsWith(NO_SUCH_RESOURCE)) {
+                throw new Refused(said.get(), List.of(), r.body());
+            }
+        }
+        if (!r.ok()) {
+            CtlException e = refusal(method + " " + path, r);
+            throw r.status() == 400 ? new Refused(e.getMessage(), e.details(), e.responseBody()) : e;
+        }
+        return read(r, Account.class, method + " " + path);
+    }
+
+    /** {@code /v1/users/LOGIN}, the login (or e-mail) percent-encoded as a path segment. */
+    static String accountPath(String login) {
+        StringBuilder path = new StringBuilder(USERS).append('/');
+        for (byte b : login.getBytes(StandardCharsets.UTF_8)) {
+            char c = (char) (b & 0xff);
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~@".indexOf(c) >= 0) {
+                path.append(c);
+            } else {
+                path.append('%').append(String.format("%02X", b & 0xff));
+            }
+        }
+        return path.toString();
     }
 
     /**

@@ -2,6 +2,7 @@ package io.slurmlet.ctl;
 
 import picocli.CommandLine.Model.CommandSpec;
 
+import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
 
@@ -34,6 +35,11 @@ public final class Session {
 
     public PrintWriter err() {
         return spec.commandLine().getErr();
+    }
+
+    /** Standard input, for a file named {@code -}. */
+    public InputStream in() {
+        return ctl.stdin;
     }
 
     /** Whether {@code -o json} asks for the leader's answers as they are. */

@@ -4,10 +4,12 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import picocli.CommandLine;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -47,6 +49,8 @@ final class CtlRunner {
     Duration timeout = Duration.ofSeconds(5);
     /** How often --wait asks again: short, so that tests of it are fast. */
     Duration pollInterval = Duration.ofMillis(10);
+    /** What ctl reads for a file named -. */
+    String stdin = "";
     /** Appended to every run's arguments (as --leader URL --token-file PATH). */
     final List<String> always = new ArrayList<>();
 
@@ -87,7 +91,9 @@ final class CtlRunner {
     Result runExactly(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cl = CtlCommandLine.configure(new CommandLine(new CtlCommand(() -> vertx, env, timeout, pollInterval)));
+        CtlCommand ctl = new CtlCommand(() -> vertx, env, timeout, pollInterval);
+        ctl.stdin = new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8));
+        CommandLine cl = CtlCommandLine.configure(new CommandLine(ctl));
         cl.setOut(new PrintWriter(out, true));
         cl.setErr(new PrintWriter(err, true));
         int exit = cl.execute(args);

@@ -13,7 +13,8 @@ class HelpTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "slurm", "slurm show", "slurm set", "slurm lend", "slurm unlend", "slurm containers",
-            "slurm status", "slurm nodes", "completion"})
+            "slurm status", "slurm nodes", "users", "users list", "users add", "users keys", "users disable", "users enable",
+            "users remove", "users import", "completion"})
     void everyCommandHasHelp(String command) {
         String[] words = command.isEmpty() ? new String[0] : command.split(" ");
         String[] args = java.util.stream.Stream.concat(java.util.Arrays.stream(words), java.util.stream.Stream.of("--help"))
@@ -26,7 +27,8 @@ class HelpTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"", "slurm", "slurm show", "slurm set", "slurm lend", "slurm unlend", "slurm containers",
-            "slurm status", "slurm nodes", "completion"})
+            "slurm status", "slurm nodes", "users", "users list", "users add", "users keys", "users disable", "users enable",
+            "users remove", "users import", "completion"})
     void everyCommandTakesTheSharedOptions(String command) {
         var r = ctl.runExactly((command + " --help").strip().split(" "));
         for (String option : new String[] {"-o, --output=json|table", "-e, --errors", "--leader=URL", "--token-file=PATH"}) {
@@ -45,11 +47,15 @@ class HelpTest {
     void aGroupWithoutACommandIsBadUsage() {
         var r = ctl.runExactly();
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("name a command: slurm or completion"), r::toString);
+        assertTrue(r.err().startsWith("name a command: slurm, users or completion"), r::toString);
         r = ctl.runExactly("slurm");
         assertEquals(2, r.exit(), r::toString);
         assertTrue(r.err().startsWith("name what to do: show, set, lend, unlend, containers, status, nodes or join-token"), r::toString);
         assertTrue(r.err().contains("See 'ctl slurm --help'."), r::toString);
+        r = ctl.runExactly("users");
+        assertEquals(2, r.exit(), r::toString);
+        assertTrue(r.err().startsWith("name what to do: list, add, keys, disable, enable, remove or import"), r::toString);
+        assertTrue(r.err().contains("See 'ctl users --help'."), r::toString);
     }
 
     @Test
@@ -65,7 +71,7 @@ class HelpTest {
         assertEquals(0, r.exit(), r::toString);
         assertTrue(r.out().startsWith("#!/usr/bin/env bash"), r::toString);
         assertTrue(r.out().contains("complete -F _complete_ctl"), r::toString);
-        for (String word : new String[] {"slurm", "show", "set", "lend", "unlend", "containers", "status", "nodes", "--wait", "--leader",
+        for (String word : new String[] {"slurm", "show", "set", "lend", "unlend", "containers", "status", "nodes", "--wait", "--leader", "users", "import", "--ssh-key-file",
                 "\"shared.path\"", "(\"on\" \"off\")", "(\"json\" \"table\")"}) {
             assertTrue(r.out().contains(word), () -> word + " is not in the script");
         }

@@ -116,7 +116,7 @@ class ClusterIT {
                 return s.nodes().stream().filter(n -> which.contains(n.name())).count() == which.size()
                         && s.nodes().stream().filter(n -> which.contains(n.name())).allMatch(n ->
                         !n.reported().isEmpty() && Instant.parse(n.reported()).isAfter(since)
-                                && n.steps().size() == 6 && n.steps().stream().noneMatch(st -> st.failed()));
+                                && n.steps().size() == 7 && n.steps().stream().noneMatch(st -> st.failed()));
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -403,5 +403,75 @@ class ClusterIT {
             }
         });
         assertEquals(ALICE_KEY, ok("n1", "cat", "/home/alice/.ssh/authorized_keys").strip(), "a disabled account's files are kept");
+    }
+
+    static final List<String> SSH = List.of("ssh", "-i", "/root/alice_key", "-o", "StrictHostKeyChecking=no", "-o",
+            "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "LogLevel=ERROR");
+
+    static Proc.Result ssh(String target, String... command) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(SSH);
+        argv.add(target);
+        argv.addAll(Arrays.asList(command));
+        return on("n0", argv.toArray(String[]::new));
+    }
+
+    @Test
+    @Order(11)
+    void pamSlurmAdoptLetsAUserIntoAComputeNodeOnlyWhileAJobOfTheirsRunsThere() throws Exception {
+        Path key = Path.of("/tmp/slurmlet-it-alice");
+        java.nio.file.Files.deleteIfExists(key);
+        java.nio.file.Files.deleteIfExists(Path.of(key + ".pub"));
+        Proc.Result made = Proc.run(List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@it", "-f", key.toString()), Map.of(), 30);
+        assertEquals(0, made.exit(), made.toString());
+        String pub = java.nio.file.Files.readString(Path.of(key + ".pub")).strip();
+        ok("n0", "sh", "-c", "umask 077 && printf '%s\\n' \"$0\" >/root/alice_key", java.nio.file.Files.readString(key).strip());
+        assertTrue(api("POST", "/v1/users/alice/enable", "").startsWith("HTTP/1.0 200"));
+        assertTrue(api("PUT", "/v1/users/alice/ssh_keys", "{\"ssh_keys\": [\"" + pub + "\"]}").startsWith("HTTP/1.0 200"));
+        for (String node : NODES) {
+            ok(node, "systemctl", "start", "ssh");
+        }
+        await(Duration.ofSeconds(60), "pam_slurm_adopt on n3 and alice's new key everywhere", () -> {
+            try {
+                return ok("n3", "cat", "/etc/pam.d/sshd").contains("pam_slurm_adopt.so action_adopt_failure=deny")
+                        && ok("n3", "cat", "/home/alice/.ssh/authorized_keys").strip().equals(pub)
+                        && ok("n0", "cat", "/home/alice/.ssh/authorized_keys").strip().equals(pub);
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        assertFalse(ok("n0", "cat", "/etc/pam.d/sshd").contains("pam_slurm_adopt"), "never on the controller");
+
+        assertEquals("n0", ssh("alice@n0", "hostname").out().strip(), "alice logs in to the controller to submit jobs");
+        Proc.Result refused = ssh("alice@n3", "hostname");
+        assertTrue(refused.exit() != 0, "no job of alice's on n3: " + refused);
+
+        String job = ok("n0", "runuser", "-u", "alice", "--", "sbatch", "--parsable", "-w", "n3", "-o", "/tmp/alice-%j.out",
+                "--wrap", "sleep 120").strip();
+        await(Duration.ofSeconds(30), "alice's job runs", () -> {
+            try {
+                return ok("n0", "squeue", "-h", "-j", job, "-o", "%T").strip().equals("RUNNING");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        Proc.Result in = ssh("alice@n3", "cat", "/proc/self/cgroup");
+        assertEquals(0, in.exit(), in.toString());
+        assertTrue(in.out().contains("job_" + job), "adopted into the job's cgroup: " + in.out());
+        ok("n0", "scancel", job);
+        await(Duration.ofSeconds(30), "alice's job ends", () -> {
+            try {
+                return ok("n0", "squeue", "-h", "-j", job, "-o", "%T").isBlank();
+            } catch (Exception | AssertionError e) {
+                return true;
+            }
+        });
+        assertTrue(ssh("alice@n3", "hostname").exit() != 0, "after scancel alice is out again");
+
+        ok("n0", "sh", "-c", "test -f /root/.ssh/id_ed25519 || ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519");
+        String rootPub = ok("n0", "cat", "/root/.ssh/id_ed25519.pub").strip();
+        ok("n3", "sh", "-c", "mkdir -p -m 0700 /root/.ssh && printf '%s\\n' \"$0\" >>/root/.ssh/authorized_keys", rootPub);
+        Proc.Result root = on("n0", "ssh", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
+                "-o", "LogLevel=ERROR", "root@n3", "hostname");
+        assertEquals("n3", root.out().strip(), "root still gets in: " + root);
     }
 }

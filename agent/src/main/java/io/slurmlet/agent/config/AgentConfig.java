@@ -50,6 +50,12 @@ public interface AgentConfig {
         @WithDefault("/")
         Path root();
 
+        /**
+         * A group whose members get into this machine by ssh without a job of theirs (beside root),
+         * where pam_slurm_adopt guards it (users = "slurmlet"). Empty: root only.
+         */
+        Optional<String> adminGroup();
+
         /** How often the agent checks its machine against its plan when no new plan comes. */
         @WithDefault("60s")
         Duration resync();

@@ -53,6 +53,13 @@ public class StepHealth {
     @Produces
     @Singleton
     @Readiness
+    HealthCheck pam(NodeAgent agent) {
+        return () -> check(agent, "pam");
+    }
+
+    @Produces
+    @Singleton
+    @Readiness
     HealthCheck nodeStates(NodeAgent agent) {
         return () -> check(agent, "nodestates");
     }

@@ -19,4 +19,7 @@ public interface Files {
 
     /** Replaces (or makes) the file with exactly this content, mode and owner, atomically. */
     void write(Path path, byte[] content, String mode, String owner, String group) throws IOException;
+
+    /** Removes the file if it exists. */
+    void delete(Path path) throws IOException;
 }

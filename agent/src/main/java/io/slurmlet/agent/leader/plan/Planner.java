@@ -164,7 +164,11 @@ public final class Planner {
             }
             boolean users = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
             String sharedPath = s.shared() == null || s.shared().path() == null ? "" : s.shared().path();
-            plans.put(name, new NodePlan(name, roles, packages(roles, facts.os()),
+            List<String> packages = new ArrayList<>(packages(roles, facts.os()));
+            if (users && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER)) {
+                packages.add(isRpmFamily(facts.os()) ? "slurm-pam_slurm" : "libpam-slurm-adopt");
+            }
+            plans.put(name, new NodePlan(name, roles, packages,
                     roles.isEmpty() ? Optional.empty() : mungeKey,
                     roles.isEmpty() ? Map.of() : files,
                     services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates,

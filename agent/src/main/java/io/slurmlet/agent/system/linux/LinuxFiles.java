@@ -45,4 +45,11 @@ public final class LinuxFiles implements Files {
             view.setGroup(grp);
         });
     }
+
+    @Override
+    public void delete(Path path) throws IOException {
+        if (java.nio.file.Files.deleteIfExists(path)) {
+            AtomicFile.syncDirectory(path.toAbsolutePath().getParent());
+        }
+    }
 }

@@ -44,4 +44,11 @@ public final class FakeFiles implements Files {
         log.add("write %s %s %s:%s".formatted(path, mode, owner, group));
         files.put(path, new Stat(content.clone(), mode, owner, group));
     }
+
+    @Override
+    public void delete(Path path) {
+        if (files.remove(path) != null) {
+            log.add("delete " + path);
+        }
+    }
 }

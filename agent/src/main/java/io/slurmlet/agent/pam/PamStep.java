@@ -1,0 +1,193 @@
+package io.slurmlet.agent.pam;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.agent.system.Files;
+import io.slurmlet.agent.system.Services;
+import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * pam_slurm_adopt in sshd's account stack on machines that run slurmd and are not the controller
+ * (users = "slurmlet"): a user gets in by ssh only while a job of theirs runs there, and lands in
+ * that job's cgroup; root, and the members of an admin group, get in through pam_access before it.
+ * pam_systemd is kept out of sshd's sessions (it would move the session out of the job's cgroup).
+ * Only once the node's slurmd runs with PrologFlags=Contain and proctrack/cgroup: before, every
+ * user would be refused. Never on the controller: users log in there to submit jobs. The original
+ * /etc/pam.d/sshd is kept in the state directory and put back, byte for byte, when users is set
+ * back to "".
+ */
+public final class PamStep implements Step {
+
+    static final Path SSHD = Path.of("/etc/pam.d/sshd");
+    static final Path ACCESS = Path.of("/etc/security/access-slurmlet.conf");
+    static final String MODE = "rw-r--r--";
+    static final String BEGIN = "# BEGIN slurmlet";
+    static final String END = "# END slurmlet";
+    /** Where distributions put pam_slurm_adopt.so (Debian's package: /usr/lib/security). */
+    static final List<String> MODULE_DIRS = List.of("/usr/lib/security", "/lib/security", "/usr/lib64/security", "/lib64/security",
+            "/usr/lib/x86_64-linux-gnu/security", "/lib/x86_64-linux-gnu/security", "/usr/lib/aarch64-linux-gnu/security");
+
+    private final Files files;
+    private final Services services;
+    private final Path root;
+    private final Path backup;
+    private final Optional<String> adminGroup;
+
+    /**
+     * @param stateDir   where the original /etc/pam.d/sshd is kept while slurmlet's stands in its place
+     * @param adminGroup a group whose members get in without a job, beside root
+     */
+    public PamStep(Files files, Services services, Path root, Path stateDir, Optional<String> adminGroup) {
+        this.files = files;
+        this.services = services;
+        this.root = root;
+        this.backup = stateDir.resolve("pam").resolve("sshd.orig");
+        this.adminGroup = adminGroup.filter(g -> !g.isBlank());
+    }
+
+    @Override
+    public String name() {
+        return "pam";
+    }
+
+    @Override
+    public Outcome apply(NodePlan plan) {
+        try {
+            Optional<Files.Stat> kept = files.stat(backup);
+            Path sshd = at(SSHD);
+            if (!wanted(plan)) {
+                if (kept.isEmpty()) {
+                    return Outcome.unchanged(name(), "sshd's PAM stack is the site's");
+                }
+                files.write(sshd, kept.get().content(), kept.get().mode(), kept.get().owner(), kept.get().group());
+                files.delete(backup);
+                return Outcome.changed(name(), "put back /etc/pam.d/sshd as it was before slurmlet");
+            }
+            String conf = plan.files().getOrDefault("/etc/slurm/slurm.conf", "");
+            Optional<Files.Stat> live = files.stat(at(Path.of("/etc/slurm/slurm.conf")));
+            if (!conf.contains("PrologFlags=Contain") || !conf.contains("ProctrackType=proctrack/cgroup")
+                    || live.isEmpty() || !new String(live.get().content(), StandardCharsets.UTF_8).equals(conf) || !services.isActive("slurmd")) {
+                return Outcome.unchanged(name(), "pam_slurm_adopt waits for slurmd to run with PrologFlags=Contain and proctrack/cgroup");
+            }
+            Optional<String> module = module();
+            if (module.isEmpty()) {
+                return Outcome.failed(name(), "pam_slurm_adopt.so is in none of " + String.join(", ", MODULE_DIRS)
+                        + ": install libpam-slurm-adopt (Debian) or slurm-pam_slurm (EPEL)");
+            }
+            Optional<Files.Stat> now = files.stat(sshd);
+            if (now.isEmpty()) {
+                return Outcome.failed(name(), "/etc/pam.d/sshd does not exist: install openssh-server first");
+            }
+            byte[] original = kept.map(Files.Stat::content).orElse(now.get().content());
+            if (kept.isEmpty()) {
+                files.write(backup, original, now.get().mode(), now.get().owner(), now.get().group());
+            }
+            List<String> done = new ArrayList<>();
+            byte[] access = access().getBytes(StandardCharsets.UTF_8);
+            Optional<Files.Stat> accessNow = files.stat(at(ACCESS));
+            if (accessNow.isEmpty() || !java.util.Arrays.equals(accessNow.get().content(), access)) {
+                files.write(at(ACCESS), access, MODE, "root", "root");
+                done.add("wrote " + ACCESS);
+            }
+            byte[] wanted = render(new String(original, StandardCharsets.UTF_8), module.get(), this::sessionLines)
+                    .getBytes(StandardCharsets.UTF_8);
+            if (!java.util.Arrays.equals(now.get().content(), wanted)) {
+                files.write(sshd, wanted, MODE, "root", "root");
+                done.add("put pam_slurm_adopt in /etc/pam.d/sshd (the original is kept in " + backup + ")");
+            }
+            return done.isEmpty() ? Outcome.unchanged(name(), "sshd admits users with a job here only")
+                    : Outcome.changed(name(), String.join("; ", done));
+        } catch (IOException | SystemException e) {
+            return Outcome.failed(name(), e.getMessage());
+        }
+    }
+
+    static boolean wanted(NodePlan plan) {
+        return plan.users() != null && plan.runs(Role.COMPUTE) && !plan.runs(Role.CONTROLLER);
+    }
+
+    /**
+     * sshd's PAM file with pam_access and pam_slurm_adopt after its last account line, and its
+     * session include replaced by that file's session lines without pam_systemd.
+     */
+    static String render(String original, String module, java.util.function.Function<String, List<String>> included) {
+        List<String> lines = new ArrayList<>(List.of(original.split("\n", -1)));
+        int lastAccount = -1;
+        for (int i = 0; i < lines.size(); i++) {
+            String l = lines.get(i).strip();
+            if (l.startsWith("account") || l.startsWith("-account") || l.equals("@include common-account")) {
+                lastAccount = i;
+            }
+        }
+        List<String> out = new ArrayList<>();
+        out.add("# Changed by slurmlet (users = \"slurmlet\"): pam_slurm_adopt lets a user in only while a job of theirs");
+        out.add("# runs here. The original is kept by the agent and comes back when users is set to \"\".");
+        for (int i = 0; i < lines.size(); i++) {
+            String l = lines.get(i).strip();
+            String[] w = l.split("\\s+");
+            boolean debianInclude = l.equals("@include common-session");
+            boolean rhelInclude = w.length >= 3 && (w[0].equals("session") || w[0].equals("-session"))
+                    && (w[1].equals("include") || w[1].equals("substack"));
+            if (debianInclude || rhelInclude) {
+                String file = debianInclude ? "common-session" : w[2];
+                out.add(BEGIN + ": the session lines of " + file + ", without pam_systemd");
+                included.apply(file).stream().filter(s -> !s.contains("pam_systemd.so")).forEach(out::add);
+                out.add(END);
+            } else {
+                out.add(lines.get(i));
+            }
+            if (i == lastAccount) {
+                out.add(BEGIN + ": root and the admin group in without a job, everyone else only with one");
+                out.add("account    sufficient   pam_access.so accessfile=" + ACCESS);
+                out.add("account    required     " + module + " action_adopt_failure=deny action_generic_failure=deny");
+                out.add(END);
+            }
+        }
+        return String.join("\n", out);
+    }
+
+    /** The session lines of an included PAM file, as they stand in it. */
+    private List<String> sessionLines(String file) {
+        try {
+            Optional<Files.Stat> s = files.stat(at(Path.of("/etc/pam.d").resolve(file)));
+            List<String> lines = new ArrayList<>();
+            for (String l : new String(s.map(Files.Stat::content).orElse(new byte[0]), StandardCharsets.UTF_8).split("\n")) {
+                String t = l.strip();
+                if (t.startsWith("session") || t.startsWith("-session")) {
+                    lines.add(l);
+                }
+            }
+            return lines;
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private String access() {
+        return "# Written by slurmlet: who gets into this Slurm node by ssh without a job of theirs here.\n"
+                + "+:root:ALL\n" + adminGroup.map(g -> "+:(" + g + "):ALL\n").orElse("") + "-:ALL:ALL\n";
+    }
+
+    private Optional<String> module() throws IOException {
+        for (String dir : MODULE_DIRS) {
+            Path p = Path.of(dir, "pam_slurm_adopt.so");
+            if (files.stat(at(p)).isPresent()) {
+                return Optional.of(p.toString());
+            }
+        }
+        return Optional.empty();
+    }
+
+    private Path at(Path absolute) {
+        return root.resolve(absolute.toString().substring(1));
+    }
+}
