@@ -130,7 +130,8 @@ public final class LendingEngine implements AutoCloseable {
     }
 
     private Lending.Inputs inputs(SlurmSettings s, String node, Map<String, SlurmNodeState> slurm) {
-        return new Lending.Inputs(s.lentNodes().contains(node), s.enabled() && s.nodes().contains(node),
+        // A node lent by name before its agent joined (all_nodes) is not Slurm's yet: it waits on the platform.
+        return new Lending.Inputs(s.lentNodes().contains(node) && s.nodes().contains(node), s.enabled() && s.nodes().contains(node),
                 Optional.ofNullable(slurm.get(node)), hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry);
     }
 
@@ -179,8 +180,9 @@ public final class LendingEngine implements AutoCloseable {
         List<NodeLending> view = new ArrayList<>();
         for (String node : names) {
             LendingRecord r = book.get(node).orElse(LendingRecord.platform(node, ""));
-            view.add(new NodeLending(node, r.phase().word(), s.lentNodes().contains(node), r.since(),
-                    hookRunning.contains(node) ? "a hook runs" : r.waitingFor(), r.lastError(), r.lastErrorAt(),
+            String waiting = hookRunning.contains(node) ? "a hook runs"
+                    : s.lentNodes().contains(node) && !s.nodes().contains(node) ? "lent, but its agent has not joined yet" : r.waitingFor();
+            view.add(new NodeLending(node, r.phase().word(), s.lentNodes().contains(node), r.since(), waiting, r.lastError(), r.lastErrorAt(),
                     r.hookOutput(), slurm.get(node), r.transitions()));
         }
         return view;

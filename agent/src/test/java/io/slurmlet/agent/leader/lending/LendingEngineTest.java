@@ -97,4 +97,24 @@ class LendingEngineTest {
                 again.get("n1").orElseThrow().transitions().stream().map(t -> t.from() + "→" + t.to()).toList());
         second.close();
     }
+
+    @Test
+    void withAllNodesANodeLentBeforeItsAgentJoinsIsLentOnceItHas() throws Exception {
+        SettingsStore settings = SettingsStore.open(state);
+        Inventory inventory = Inventory.open(state);
+        inventory.report(new NodeFacts("c0", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+        settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of(), true, List.of("n9"), "gpu",
+                null, null, false, null, Map.of()));
+        LendingBook book = LendingBook.open(state);
+        LendingEngine engine = engine(book, settings, inventory, new NodeReports(), new Hooks(new FakeCommands(), Optional.empty(),
+                Optional.empty(), Duration.ofSeconds(5)));
+        engine.tick();
+        assertEquals(Phase.PLATFORM, book.get("n9").orElseThrow().phase());
+        assertEquals("lent, but its agent has not joined yet",
+                engine.view().stream().filter(n -> n.name().equals("n9")).findFirst().orElseThrow().waitingFor());
+        inventory.report(new NodeFacts("n9", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+        engine.tick();
+        assertEquals(Phase.LENT, book.get("n9").orElseThrow().phase());
+        engine.close();
+    }
 }
