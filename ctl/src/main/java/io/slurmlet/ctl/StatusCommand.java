@@ -20,7 +20,7 @@ import java.util.concurrent.Callable;
 public class StatusCommand implements Callable<Integer> {
 
     /** The agents' reconcile steps, in the order they run: a column each ("-": not reported yet). */
-    static final List<String> STEPS = List.of("facts", "packages", "munge", "users", "slurm", "pam", "nodestates");
+    static final List<String> STEPS = List.of("facts", "packages", "munge", "storage", "users", "slurm", "pam", "nodestates");
 
     @Spec
     CommandSpec spec;

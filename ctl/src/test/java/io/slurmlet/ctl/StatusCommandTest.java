@@ -55,10 +55,10 @@ class StatusCommandTest {
                 partition   gpu
                 revision    7
 
-                NODE   ROLES      LENT  SLURM    FACTS  PACKAGES  MUNGE  USERS  SLURM   PAM  NODESTATES
-                head1  slurmctld  no    24.11.5  -      -         -      -      -       -    -
-                gpu1   slurmd     yes   24.11.5  ok     ok        ok     -      FAILED  -    -
-                gpu2   slurmd     no    -        -      -         -      -      -       -    -
+                NODE   ROLES      LENT  SLURM    FACTS  PACKAGES  MUNGE  STORAGE  USERS  SLURM   PAM  NODESTATES
+                head1  slurmctld  no    24.11.5  -      -         -      -        -      -       -    -
+                gpu1   slurmd     yes   24.11.5  ok     ok        ok     -        -      FAILED  -    -
+                gpu2   slurmd     no    -        -      -         -      -        -      -       -    -
 
                 last errors:
                   gpu1 munge, since recovered: munged did not start (2026-11-30T03:59:00Z)

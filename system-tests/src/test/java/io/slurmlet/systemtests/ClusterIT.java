@@ -116,7 +116,7 @@ class ClusterIT {
                 return s.nodes().stream().filter(n -> which.contains(n.name())).count() == which.size()
                         && s.nodes().stream().filter(n -> which.contains(n.name())).allMatch(n ->
                         !n.reported().isEmpty() && Instant.parse(n.reported()).isAfter(since)
-                                && n.steps().size() == 7 && n.steps().stream().noneMatch(st -> st.failed()));
+                                && n.steps().size() == 8 && n.steps().stream().noneMatch(st -> st.failed()));
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -473,5 +473,43 @@ class ClusterIT {
         Proc.Result root = on("n0", "ssh", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
                 "-o", "LogLevel=ERROR", "root@n3", "hostname");
         assertEquals("n3", root.out().strip(), "root still gets in: " + root);
+    }
+
+    @Test
+    @Order(12)
+    void theServersExportIsEveryMachinesSharedStorageAndHomesLiveThere() throws Exception {
+        ok("n0", "ctl", "slurm", "set", "shared.path=/shared", "shared.server=n0");
+        for (String node : List.of("n1", "n2", "n3")) {
+            await(Duration.ofSeconds(60), "/shared mounted from n0 on " + node, () -> {
+                try {
+                    return on(node, "findmnt", "-n", "-o", "SOURCE", "/shared").out().strip().equals("n0:/shared");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            assertEquals("[Unit]\nRequiresMountsFor=/shared", ok(node, "sed", "1d",
+                    "/etc/systemd/system/slurmd.service.d/slurmlet-storage.conf").strip(), "slurmd waits for the storage");
+        }
+        String added = api("POST", "/v1/users", "{\"email\": \"bob@example.org\"}");
+        assertTrue(added.startsWith("HTTP/1.0 201"), added);
+        await(Duration.ofSeconds(60), "bob's home on the shared storage", () -> {
+            try {
+                return on("n3", "stat", "-c", "%U %a", "/shared/home/bob").out().strip().equals("bob 700");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        String job = ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", "n3", "-o", "/dev/null",
+                "--wrap", "echo written on $(hostname) > /shared/home/bob/from-job").strip();
+        await(Duration.ofSeconds(30), "bob's job " + job + " wrote its file", () -> {
+            try {
+                return on("n2", "cat", "/shared/home/bob/from-job").out().strip().equals("written on n3");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        String uid = ok("n0", "id", "-u", "bob").strip();
+        assertEquals(uid, ok("n2", "stat", "-c", "%u", "/shared/home/bob/from-job").strip(), "seen on n2 with bob's uid");
+        assertEquals(uid, ok("n0", "stat", "-c", "%u", "/shared/home/bob/from-job").strip(), "and on the server");
     }
 }

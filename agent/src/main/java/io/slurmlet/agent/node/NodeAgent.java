@@ -19,6 +19,7 @@ import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.linux.DnfPackages;
 import io.slurmlet.agent.system.linux.LinuxUsers;
 import io.slurmlet.agent.users.UsersStep;
+import io.slurmlet.agent.storage.StorageStep;
 import io.slurmlet.agent.pam.PamStep;
 import io.slurmlet.agent.system.linux.LinuxCommands;
 import io.slurmlet.agent.system.linux.LinuxFiles;
@@ -48,7 +49,7 @@ import java.util.Optional;
 
 /**
  * The node role, on every machine: joins the leader once, then reports the machine's facts,
- * long-polls its plan and applies it through the reconcile steps (facts, packages, munge, users, slurm, pam, nodestates),
+ * long-polls its plan and applies it through the reconcile steps (facts, packages, munge, storage, users, slurm, pam, nodestates),
  * posting what each did. A new plan is applied at once; the same plan again every
  * {@code slurmlet.node.resync}, which repairs what drifted (a daemon someone stopped). With the leader
  * unreachable it changes nothing and waits: Slurm keeps running as it was.
@@ -57,7 +58,7 @@ import java.util.Optional;
 public class NodeAgent {
 
     /** The steps, in the order they run; health has one check each. */
-    public static final List<String> STEPS = List.of("facts", "packages", "munge", "users", "slurm", "pam", "nodestates");
+    public static final List<String> STEPS = List.of("facts", "packages", "munge", "storage", "users", "slurm", "pam", "nodestates");
 
     /** How often the controller looks at Slurm's node states while a node is being reclaimed (its last job may end any time). */
     static final Duration RECLAIM_WATCH = Duration.ofSeconds(2);
@@ -124,7 +125,7 @@ public class NodeAgent {
         FactsCollector collector = new FactsCollector(commands, new LinuxHostFiles());
         nodeStates = new NodeStatesStep(commands);
         List<Step> reconcile = List.of(new PackagesStep(DnfPackages.forMachine(commands)), new MungeStep(files, services, root),
-                new UsersStep(new LinuxUsers(commands), files, root), new SlurmStep(files, services, commands, root),
+                new StorageStep(files, new LinuxHostFiles(), services, commands, root), new UsersStep(new LinuxUsers(commands), files, root), new SlurmStep(files, services, commands, root),
                 new PamStep(files, services, root, config.stateDir(), config.node().adminGroup()), nodeStates);
         Duration backoff = Duration.ofSeconds(1);
         String lastProblem = "";

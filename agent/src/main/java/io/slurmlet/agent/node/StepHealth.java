@@ -39,6 +39,13 @@ public class StepHealth {
     @Produces
     @Singleton
     @Readiness
+    HealthCheck storage(NodeAgent agent) {
+        return () -> check(agent, "storage");
+    }
+
+    @Produces
+    @Singleton
+    @Readiness
     HealthCheck users(NodeAgent agent) {
         return () -> check(agent, "users");
     }

@@ -12,4 +12,10 @@ public interface Services {
     void start(String unit) throws SystemException;
 
     void restart(String unit) throws SystemException;
+
+    /** Stops a unit: only for units slurmlet itself made (mounts), never Slurm's daemons. */
+    void stop(String unit) throws SystemException;
+
+    /** Has systemd read unit files written or removed. */
+    void reload() throws SystemException;
 }

@@ -31,6 +31,7 @@ import java.util.Set;
  * @param users    the accounts to keep as Linux users here (settings' users = "slurmlet"); null:
  *                 leave the machine's users alone
  * @param homeRoot where their homes are: {@code /home}, or {@code PATH/home} on shared storage
+ * @param shared   the shared storage this machine mounts, exports or checks; null: none
  */
 public record NodePlan(
         @JsonProperty("node") String node,
@@ -42,7 +43,15 @@ public record NodePlan(
         @JsonProperty("problems") List<Problem> problems,
         @JsonProperty("node_states") Map<String, String> nodeStates,
         @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
-        @JsonProperty("home_root") String homeRoot) {
+        @JsonProperty("home_root") String homeRoot,
+        @JsonProperty("shared") io.slurmlet.model.settings.SharedStorage shared) {
+
+    /** A plan without shared storage. */
+    public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
+                    Map<String, String> files, List<String> services, List<Problem> problems, Map<String, String> nodeStates,
+                    List<io.slurmlet.model.users.Account> users, String homeRoot) {
+        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, users, homeRoot, null);
+    }
 
     /** The node is lent: slurmlet's own drain is lifted. */
     public static final String RESUME = "resume";
@@ -52,13 +61,13 @@ public record NodePlan(
     /** A plan without Slurm node states: every machine but the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems) {
-        this(node, roles, packages, mungeKey, files, services, problems, Map.of(), null, "/home");
+        this(node, roles, packages, mungeKey, files, services, problems, Map.of(), null, "/home", null);
     }
 
     /** A plan that leaves the machine's users alone. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems, Map<String, String> nodeStates) {
-        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, null, "/home");
+        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, null, "/home", null);
     }
 
     public NodePlan {
@@ -79,10 +88,11 @@ public record NodePlan(
                              @JsonProperty("problems") List<Problem> problems,
                              @JsonProperty("node_states") Map<String, String> nodeStates,
                              @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
-                             @JsonProperty("home_root") String homeRoot) {
+                             @JsonProperty("home_root") String homeRoot,
+                             @JsonProperty("shared") io.slurmlet.model.settings.SharedStorage shared) {
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
                 Optional.ofNullable(mungeKey), files == null ? Map.of() : files, services == null ? List.of() : services,
-                problems == null ? List.of() : problems, nodeStates, users, homeRoot);
+                problems == null ? List.of() : problems, nodeStates, users, homeRoot, shared);
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */

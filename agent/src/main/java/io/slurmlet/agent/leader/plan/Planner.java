@@ -165,6 +165,10 @@ public final class Planner {
             boolean users = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
             String sharedPath = s.shared() == null || s.shared().path() == null ? "" : s.shared().path();
             List<String> packages = new ArrayList<>(packages(roles, facts.os()));
+            if (!roles.isEmpty() && s.shared() != null && name.equals(s.shared().server())
+                    && (s.shared().nfs() == null || s.shared().nfs().isEmpty())) {
+                packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
+            }
             if (users && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER)) {
                 packages.add(isRpmFamily(facts.os()) ? "slurm-pam_slurm" : "libpam-slurm-adopt");
             }
@@ -172,7 +176,8 @@ public final class Planner {
                     roles.isEmpty() ? Optional.empty() : mungeKey,
                     roles.isEmpty() ? Map.of() : files,
                     services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates,
-                    users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home"));
+                    users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home",
+                    roles.isEmpty() || sharedPath.isEmpty() ? null : s.shared()));
             problems.addAll(nodeProblems);
         }
         return new Plans(plans, problems, notes);

@@ -47,4 +47,14 @@ public final class SystemdServices implements Services {
     public void restart(String unit) throws SystemException {
         commands.runChecked(List.of("systemctl", "restart", unit), CHANGE);
     }
+
+    @Override
+    public void stop(String unit) throws SystemException {
+        commands.runChecked(List.of("systemctl", "stop", unit), CHANGE);
+    }
+
+    @Override
+    public void reload() throws SystemException {
+        commands.runChecked(List.of("systemctl", "daemon-reload"), CHANGE);
+    }
 }

@@ -71,4 +71,15 @@ public final class FakeServices implements Services {
                     .formatted(verb, unit, unit));
         }
     }
+
+    @Override
+    public void stop(String unit) {
+        log.add("stop " + unit);
+        active.remove(unit);
+    }
+
+    @Override
+    public void reload() {
+        log.add("daemon-reload");
+    }
 }

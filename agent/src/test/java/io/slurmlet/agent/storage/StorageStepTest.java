@@ -1,0 +1,114 @@
+package io.slurmlet.agent.storage;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import io.slurmlet.agent.system.fake.FakeServices;
+import io.slurmlet.agent.system.linux.LinuxFiles;
+import io.slurmlet.agent.system.linux.LinuxHostFiles;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.settings.SharedStorage;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The storage step on a folder that stands for /, with the real file ports and fake systemd. */
+class StorageStepTest {
+
+    @TempDir
+    Path root;
+
+    final FakeServices services = new FakeServices();
+    final FakeCommands commands = new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok(""));
+    StorageStep step;
+
+    static final String CONF = "SlurmctldHost=n0\nNodeName=n1 CPUs=2 State=UNKNOWN\nNodeName=n2 CPUs=2 State=UNKNOWN\n";
+
+    @BeforeEach
+    void setUp() throws Exception {
+        Files.createDirectories(root.resolve("etc/systemd/system"));
+        step = new StorageStep(new LinuxFiles(), new LinuxHostFiles(root), services, commands, root);
+    }
+
+    static NodePlan plan(String node, SharedStorage shared) {
+        return new NodePlan(node, Set.of(Role.COMPUTE), List.of(), Optional.empty(), Map.of("/etc/slurm/slurm.conf", CONF),
+                List.of("slurmd"), List.of(), Map.of(), null, "/home", shared);
+    }
+
+    @Test
+    void mountUnitsAreNamedAsSystemdEscapesThePath() {
+        assertEquals("shared.mount", StorageStep.unitName("/shared"));
+        assertEquals("srv-shared\\x20data.mount", StorageStep.unitName("/srv/shared data/"));
+        assertEquals("a.b-.c.mount", StorageStep.unitName("/a.b/.c"));
+        assertEquals("\\x2ehidden.mount", StorageStep.unitName("/.hidden"), "as systemd-escape --path prints them");
+        assertEquals("data-x\\x2dy.mount", StorageStep.unitName("/data/x-y"));
+    }
+
+    @Test
+    void aServersExportIsMountedByAMountUnitAndSlurmdWaitsForItAndTwiceChangesNothing() throws Exception {
+        Outcome o = step.apply(plan("n1", new SharedStorage("/shared", null, "n0")));
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        String unit = Files.readString(root.resolve("etc/systemd/system/shared.mount"));
+        assertTrue(unit.contains("What=n0:/shared\nWhere=/shared\nType=nfs\nOptions=_netdev,vers=3\n"), unit);
+        assertTrue(unit.contains("After=network-online.target"));
+        assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
+                Files.readString(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
+        assertEquals(List.of("daemon-reload", "enable shared.mount", "start shared.mount", "daemon-reload"), services.log);
+        services.log.clear();
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan("n1", new SharedStorage("/shared", null, "n0"))).kind());
+        assertTrue(services.log.isEmpty(), services.log.toString());
+    }
+
+    @Test
+    void storageNoLongerInTheSettingsIsUnmountedAndItsFilesRemoved() throws Exception {
+        step.apply(plan("n1", new SharedStorage("/shared", "nas:/export/slurm", null)));
+        assertTrue(Files.readString(root.resolve("etc/systemd/system/shared.mount")).contains("What=nas:/export/slurm\n"));
+        Files.writeString(root.resolve("etc/systemd/system/site.mount"), "[Mount]\nWhat=other\n");
+        services.log.clear();
+        Outcome o = step.apply(plan("n1", null));
+        assertTrue(o.detail().contains("unmounted and removed shared.mount"), o.toString());
+        assertTrue(services.log.contains("stop shared.mount"));
+        assertFalse(Files.exists(root.resolve("etc/systemd/system/shared.mount")));
+        assertFalse(Files.exists(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
+        assertTrue(Files.exists(root.resolve("etc/systemd/system/site.mount")), "a mount unit slurmlet did not write is left alone");
+    }
+
+    @Test
+    void aPathAloneIsOnlyCheckedAndTheMachineIsNotReadyUntilSomethingIsMountedThere() throws Exception {
+        Outcome missing = step.apply(plan("n1", new SharedStorage("/lustre", null, null)));
+        assertTrue(missing.failed());
+        assertTrue(missing.detail().startsWith("nothing is mounted at /lustre"), missing.detail());
+        Files.createDirectories(root.resolve("proc/self"));
+        Files.writeString(root.resolve("proc/self/mountinfo"),
+                "36 25 0:32 / /lustre rw,relatime shared:1 - lustre 10.0.0.1@tcp:/fs rw\n");
+        Outcome there = step.apply(plan("n1", new SharedStorage("/lustre", null, null)));
+        assertFalse(there.failed(), there.toString());
+        assertTrue(there.detail().contains("/lustre is mounted (10.0.0.1@tcp:/fs, lustre)"), there.detail());
+    }
+
+    @Test
+    void theServerExportsWithGaneshaToTheClustersMachinesOnly() throws Exception {
+        NodePlan server = plan("n0", new SharedStorage("/shared", null, "n0"));
+        Outcome o = step.apply(server);
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        String conf = Files.readString(root.resolve("etc/ganesha/ganesha.conf"));
+        assertTrue(conf.contains("Path = /shared;") && conf.contains("Clients = n0, n1, n2;") && conf.contains("Squash = No_Root_Squash;"), conf);
+        assertTrue(services.log.contains("start nfs-ganesha"));
+        assertEquals(List.of(List.of("install", "-d", "-m", "0755", "/shared", "/shared/home")), commands.log());
+        services.log.clear();
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(server).kind());
+        assertTrue(services.log.isEmpty());
+    }
+}
