@@ -457,7 +457,21 @@ class ClusterIT {
         Proc.Result in = ssh("alice@n3", "cat", "/proc/self/cgroup");
         assertEquals(0, in.exit(), in.toString());
         assertTrue(in.out().contains("job_" + job), "adopted into the job's cgroup: " + in.out());
+        List<String> session = new ArrayList<>(cluster("exec", "n0"));
+        session.addAll(SSH);
+        session.addAll(List.of("alice@n3", "sleep", "300"));
+        ProcessBuilder pb = new ProcessBuilder(session).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        pb.environment().putAll(ENV);
+        Process open = pb.start();
+        await(Duration.ofSeconds(20), "alice's session runs on n3", () -> {
+            try {
+                return !ok("n3", "pgrep", "-u", "alice", "-f", "^sleep 300$").isBlank();
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
         ok("n0", "scancel", job);
+        assertTrue(open.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "scancel ends alice's ssh session on n3");
         await(Duration.ofSeconds(30), "alice's job ends", () -> {
             try {
                 return ok("n0", "squeue", "-h", "-j", job, "-o", "%T").isBlank();

@@ -99,6 +99,15 @@ public interface AgentConfig {
 
         /** The platform's side of lending: the site's hooks, which the leader runs. */
         Platform platform();
+
+        /**
+         * For a platform that owns the accounts: a command (argv) that prints them as JSON, run
+         * every {@link #accountsSyncEvery()}; accounts it no longer prints are disabled.
+         */
+        Optional<List<String>> accountsSync();
+
+        @WithDefault("5m")
+        Duration accountsSyncEvery();
     }
 
     /**

@@ -103,6 +103,18 @@ public final class AccountsStore {
 
     /** Adds the new e-mails and brings the known ones to the keys and state given, all or nothing. */
     public Result importAll(List<Imported> entries) throws IOException {
+        return importAll(entries, false);
+    }
+
+    /**
+     * As {@link #importAll(List)}, for a platform that owns the accounts: an account it no longer
+     * lists is disabled (locked, files kept), never removed.
+     */
+    public Result sync(List<Imported> entries) throws IOException {
+        return importAll(entries, true);
+    }
+
+    private Result importAll(List<Imported> entries, boolean disableOthers) throws IOException {
         return change(all -> {
             Accounts next = all;
             List<Problem> problems = new ArrayList<>();
@@ -131,6 +143,13 @@ public final class AccountsStore {
                     ep.forEach(p -> problems.add(new Problem(index + p.key(), p.value(), at + p.message())));
                     if (ep.isEmpty()) {
                         next = ((Result.Stored) added(next, e.email().strip(), keys, e.enabled(), new HashSet<>())).accounts();
+                    }
+                }
+            }
+            if (disableOthers && problems.isEmpty()) {
+                for (Account a : next.accounts()) {
+                    if (a.active() && !seen.contains(a.email().toLowerCase(java.util.Locale.ROOT))) {
+                        next = ((Result.Stored) replaced(next, a.withEnabled(false))).accounts();
                     }
                 }
             }

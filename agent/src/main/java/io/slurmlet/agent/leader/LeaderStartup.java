@@ -49,6 +49,9 @@ public class LeaderStartup {
     Instance<NodeReports> reports;
 
     @Inject
+    Instance<AccountsStore> accounts;
+
+    @Inject
     Instance<io.slurmlet.agent.leader.lending.LendingEngine> lending;
 
     private AgentChannel channel;
@@ -64,6 +67,12 @@ public class LeaderStartup {
                 reports.get(), config.node().pollWait(), lending.get());
         agentPort = channel.start(vertx, config);
         lending.get().start();
+        config.leader().accountsSync().filter(a -> !a.isEmpty()).ifPresent(argv -> {
+            AccountsSync sync = new AccountsSync(new io.slurmlet.agent.system.linux.LinuxCommands(), argv, accounts.get());
+            vertx.executeBlocking(() -> sync.run());
+            vertx.setPeriodic(Math.max(1000, config.leader().accountsSyncEvery().toMillis()),
+                    id -> vertx.executeBlocking(() -> sync.run()));
+        });
     }
 
     void stop(@Observes ShutdownEvent event) {

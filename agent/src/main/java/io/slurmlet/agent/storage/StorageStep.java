@@ -92,12 +92,18 @@ public final class StorageStep implements Step {
                 if (!services.isEnabled(wantedUnit)) {
                     services.enable(wantedUnit);
                 }
-                if (!services.isActive(wantedUnit)) {
-                    services.start(wantedUnit);
-                    done.add("mounted " + what.get() + " at " + path);
-                } else if (changed) {
-                    services.restart(wantedUnit);
-                    done.add("mounted " + what.get() + " at " + path + " again (the export changed)");
+                String key = ours ? "shared.server" : "shared.nfs";
+                try {
+                    if (!services.isActive(wantedUnit)) {
+                        services.start(wantedUnit);
+                        done.add("mounted " + what.get() + " at " + path);
+                    } else if (changed) {
+                        services.restart(wantedUnit);
+                        done.add("mounted " + what.get() + " at " + path + " again (the export changed)");
+                    }
+                } catch (SystemException e) {
+                    return Outcome.failed(name(), ("%s: the export %s could not be mounted at %s (%s): check that it answers and "
+                            + "exports %s to this machine; slurmd waits for it").formatted(key, what.get(), path, e.getMessage(), path));
                 }
             }
             for (String removed : removeUnwanted(wantedUnit)) {
@@ -109,6 +115,7 @@ public final class StorageStep implements Step {
             if (server) {
                 return export(plan, path, done);
             }
+            unexport(done);
             if (shared != null && what.isEmpty()) {
                 Optional<String> source = mountedAt(path);
                 if (source.isEmpty()) {
@@ -124,6 +131,16 @@ public final class StorageStep implements Step {
         return done.isEmpty()
                 ? Outcome.unchanged(name(), plan.shared() == null ? "no shared storage in the settings" : "the shared storage is mounted")
                 : Outcome.changed(name(), String.join("; ", done));
+    }
+
+    /** A machine that no longer serves: ganesha stopped and its configuration removed, if slurmlet wrote it. */
+    private void unexport(List<String> done) throws IOException, SystemException {
+        Optional<Files.Stat> conf = files.stat(at(GANESHA_CONF));
+        if (conf.isPresent() && new String(conf.get().content(), StandardCharsets.UTF_8).startsWith(MARK.substring(0, 20))) {
+            services.stop(GANESHA);
+            files.delete(at(GANESHA_CONF));
+            done.add("stopped exporting the shared storage (no longer shared.server)");
+        }
     }
 
     /** The export on the server node: the folder, ganesha's configuration, ganesha running. */

@@ -110,5 +110,19 @@ class StorageStepTest {
         services.log.clear();
         assertEquals(Outcome.Kind.UNCHANGED, step.apply(server).kind());
         assertTrue(services.log.isEmpty());
+
+        Outcome moved = step.apply(plan("n0", new SharedStorage("/shared", null, "n1")));
+        assertTrue(moved.detail().contains("stopped exporting the shared storage (no longer shared.server)"), moved.detail());
+        assertTrue(services.log.contains("stop nfs-ganesha"));
+        assertFalse(Files.exists(root.resolve("etc/ganesha/ganesha.conf")));
+    }
+
+    @Test
+    void anExportThatDoesNotAnswerIsReportedWithTheKeyAndTheFix() {
+        services.failing("shared.mount");
+        Outcome o = step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
+        assertTrue(o.failed());
+        assertTrue(o.detail().startsWith("shared.nfs: the export nas:/export could not be mounted at /shared ("), o.detail());
+        assertTrue(o.detail().endsWith("check that it answers and exports /shared to this machine; slurmd waits for it"), o.detail());
     }
 }
