@@ -24,9 +24,10 @@ import java.util.Optional;
  * <ul>
  *   <li>{@code nfs}: the site's export mounted at {@code path} by a systemd mount unit named from
  *       the path (systemd's escaping), ordered after the network;</li>
- *   <li>{@code server}: that node exports {@code path} with nfs-ganesha (NFSv3, to the cluster's
- *       machines only, root not squashed), and every other machine mounts {@code server:path} the
- *       same way;</li>
+ *   <li>{@code server}: that node exports {@code path} to the cluster's machines only, root not
+ *       squashed: with the kernel's NFS server where the kernel has one (an exports file of
+ *       slurmlet's own), else with nfs-ganesha (containers); every other machine mounts
+ *       {@code server:path} the same way;</li>
  *   <li>{@code path} alone: the site mounts it; the step only checks that something is mounted
  *       there, and fails, saying so, until it is.</li>
  * </ul>
@@ -41,6 +42,8 @@ public final class StorageStep implements Step {
     static final String MODE = "rw-r--r--";
 
     static final Path GANESHA_CONF = Path.of("/etc/ganesha/ganesha.conf");
+    static final Path EXPORTS = Path.of("/etc/exports.d/slurmlet.exports");
+    static final String KERNEL_SERVER = "nfs-server";
     static final String GANESHA = "nfs-ganesha";
     private static final java.util.regex.Pattern MACHINE = java.util.regex.Pattern.compile("^(?:NodeName|SlurmctldHost)=([^\\s(]+)",
             java.util.regex.Pattern.MULTILINE);
@@ -135,6 +138,11 @@ public final class StorageStep implements Step {
 
     /** A machine that no longer serves: ganesha stopped and its configuration removed, if slurmlet wrote it. */
     private void unexport(List<String> done) throws IOException, SystemException {
+        if (files.stat(at(EXPORTS)).isPresent()) {
+            files.delete(at(EXPORTS));
+            commands.runChecked(List.of("exportfs", "-ra"), java.time.Duration.ofSeconds(60));
+            done.add("removed " + EXPORTS + " (no longer shared.server)");
+        }
         Optional<Files.Stat> conf = files.stat(at(GANESHA_CONF));
         if (conf.isPresent() && new String(conf.get().content(), StandardCharsets.UTF_8).startsWith(MARK.substring(0, 20))) {
             services.stop(GANESHA);
@@ -156,6 +164,9 @@ public final class StorageStep implements Step {
             return Outcome.unchanged(name(), "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)");
         }
         commands.runChecked(List.of("install", "-d", "-m", "0755", path, path + "/home"), java.time.Duration.ofSeconds(30));
+        if (kernelServer()) {
+            return kernelExport(path, clients, done);
+        }
         byte[] conf = ganeshaConf(path, clients).getBytes(StandardCharsets.UTF_8);
         Optional<Files.Stat> now = files.stat(at(GANESHA_CONF));
         boolean changed = now.isEmpty() || !Arrays.equals(now.get().content(), conf);
@@ -175,6 +186,41 @@ public final class StorageStep implements Step {
         }
         return done.isEmpty() ? Outcome.unchanged(name(), "%s is exported to %s".formatted(path, String.join(", ", clients)))
                 : Outcome.changed(name(), String.join("; ", done));
+    }
+
+    /** Whether this kernel serves NFS itself (nfsd): then the kernel's server exports, else nfs-ganesha (containers). */
+    private boolean kernelServer() {
+        return host.read(Path.of("/proc/filesystems")).map(f -> f.lines().anyMatch(l -> l.strip().endsWith("nfsd"))).orElse(false);
+    }
+
+    /** The kernel's NFS server: an exports file of slurmlet's own, re-read by exportfs, nfs-server running. */
+    private Outcome kernelExport(String path, List<String> clients, List<String> done) throws IOException, SystemException {
+        byte[] exports = exportsLine(path, clients).getBytes(StandardCharsets.UTF_8);
+        Optional<Files.Stat> now = files.stat(at(EXPORTS));
+        if (now.isEmpty() || !Arrays.equals(now.get().content(), exports)) {
+            files.write(at(EXPORTS), exports, MODE, "root", "root");
+            if (services.isActive(KERNEL_SERVER)) {
+                commands.runChecked(List.of("exportfs", "-ra"), java.time.Duration.ofSeconds(60));
+            }
+            done.add("wrote " + EXPORTS);
+        }
+        if (!services.isEnabled(KERNEL_SERVER)) {
+            services.enable(KERNEL_SERVER);
+        }
+        if (!services.isActive(KERNEL_SERVER)) {
+            services.start(KERNEL_SERVER);
+            done.add("exported %s with the kernel's NFS server to %s".formatted(path, String.join(", ", clients)));
+        }
+        return done.isEmpty() ? Outcome.unchanged(name(), "%s is exported to %s".formatted(path, String.join(", ", clients)))
+                : Outcome.changed(name(), String.join("; ", done));
+    }
+
+    static String exportsLine(String path, List<String> clients) {
+        StringBuilder line = new StringBuilder(MARK + "\n" + path);
+        for (String c : clients) {
+            line.append(' ').append(c).append("(rw,sync,no_subtree_check,no_root_squash)");
+        }
+        return line.append('\n').toString();
     }
 
     static String ganeshaConf(String path, List<String> clients) {

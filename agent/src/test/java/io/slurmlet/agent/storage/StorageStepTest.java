@@ -31,7 +31,8 @@ class StorageStepTest {
     Path root;
 
     final FakeServices services = new FakeServices();
-    final FakeCommands commands = new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok(""));
+    final FakeCommands commands = new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok(""))
+            .answerPrefix(List.of("exportfs"), Commands.Result.ok(""));
     StorageStep step;
 
     static final String CONF = "SlurmctldHost=n0\nNodeName=n1 CPUs=2 State=UNKNOWN\nNodeName=n2 CPUs=2 State=UNKNOWN\n";
@@ -124,5 +125,21 @@ class StorageStepTest {
         assertTrue(o.failed());
         assertTrue(o.detail().startsWith("shared.nfs: the export nas:/export could not be mounted at /shared ("), o.detail());
         assertTrue(o.detail().endsWith("check that it answers and exports /shared to this machine; slurmd waits for it"), o.detail());
+    }
+
+    @Test
+    void whereTheKernelServesNfsItsServerExportsAnExportsFileOfSlurmletsOwn() throws Exception {
+        Files.createDirectories(root.resolve("proc"));
+        Files.writeString(root.resolve("proc/filesystems"), "nodev\tsysfs\nnodev\ttmpfs\n\text4\nnodev\tnfsd\n");
+        Outcome o = step.apply(plan("n0", new SharedStorage("/shared", null, "n0")));
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n/shared n0(rw,sync,no_subtree_check,no_root_squash) "
+                + "n1(rw,sync,no_subtree_check,no_root_squash) n2(rw,sync,no_subtree_check,no_root_squash)\n",
+                Files.readString(root.resolve("etc/exports.d/slurmlet.exports")));
+        assertTrue(services.log.contains("start nfs-server"), services.log.toString());
+        assertFalse(Files.exists(root.resolve("etc/ganesha/ganesha.conf")));
+        step.apply(plan("n0", null));
+        assertFalse(Files.exists(root.resolve("etc/exports.d/slurmlet.exports")));
+        assertTrue(commands.log().contains(List.of("exportfs", "-ra")));
     }
 }
