@@ -1,16 +1,12 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.agent.system.AtomicFile;
-import io.slurmlet.model.api.SettingsJson;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.users.Accounts;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -39,27 +35,19 @@ public final class AccountsStore {
     /** One account of an import. */
     public record Imported(String email, List<String> sshKeys, boolean enabled) { }
 
-    private final Path file;
+    private final StateFile<Accounts> file;
     private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
     private volatile Accounts current;
 
-    private AccountsStore(Path file, Accounts current) {
+    private AccountsStore(StateFile<Accounts> file, Accounts current) {
         this.file = file;
         this.current = current;
     }
 
     public static AccountsStore open(Path stateDir) throws IOException {
-        AtomicFile.ensurePrivateDirectory(stateDir);
-        Path file = stateDir.resolve(FILE_NAME);
-        AtomicFile.removeLeftovers(file);
-        try {
-            return new AccountsStore(file, SettingsJson.STRICT.readValue(Files.readAllBytes(file), Accounts.class));
-        } catch (NoSuchFileException e) {
-            return new AccountsStore(file, Accounts.EMPTY);
-        } catch (IOException e) {
-            throw new IOException(("cannot read the accounts in %s (%s): restore it from a backup; slurmlet never starts "
-                    + "over with no accounts, which would give their UIDs to others").formatted(file, e.getMessage().split("\n")[0]), e);
-        }
+        StateFile<Accounts> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+        return new AccountsStore(file, file.read(() -> Accounts.EMPTY, "the accounts", "restore it from a backup; slurmlet never "
+                + "starts over with no accounts, which would give their UIDs to others"));
     }
 
     public Accounts current() {
@@ -186,7 +174,7 @@ public final class AccountsStore {
             result = edit.apply(now);
             if (result instanceof Result.Stored stored && !stored.accounts().accounts().equals(now.accounts())) {
                 Accounts written = new Accounts(now.revision() + 1, stored.accounts().nextUid(), stored.accounts().accounts());
-                AtomicFile.write(file, SettingsJson.pretty(written), PosixFilePermissions.fromString("rw-------"));
+                file.write(written);
                 current = written;
                 result = new Result.Stored(written, stored.account());
                 changed = true;

@@ -1,15 +1,10 @@
 package io.slurmlet.agent.leader;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.slurmlet.agent.system.AtomicFile;
-import io.slurmlet.model.api.SettingsJson;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -28,27 +23,18 @@ public final class AgentCredentials {
 
     public static final String FILE_NAME = "agents.json";
 
-    private final Path file;
+    private final StateFile<Map<String, String>> file;
     private Map<String, String> hashes;
 
-    private AgentCredentials(Path file, Map<String, String> hashes) {
+    private AgentCredentials(StateFile<Map<String, String>> file, Map<String, String> hashes) {
         this.file = file;
         this.hashes = hashes;
     }
 
     public static AgentCredentials open(Path stateDir) throws IOException {
-        AtomicFile.ensurePrivateDirectory(stateDir);
-        Path file = stateDir.resolve(FILE_NAME);
-        AtomicFile.removeLeftovers(file);
-        try {
-            Map<String, String> read = SettingsJson.STRICT.readValue(Files.readAllBytes(file), new TypeReference<>() { });
-            return new AgentCredentials(file, new TreeMap<>(read));
-        } catch (NoSuchFileException e) {
-            return new AgentCredentials(file, new TreeMap<>());
-        } catch (IOException e) {
-            throw new IOException("cannot read the agents' credentials in %s (%s): remove it and join every agent again"
-                    .formatted(file, e.getMessage().split("\n")[0]), e);
-        }
+        StateFile<Map<String, String>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+        return new AgentCredentials(file, new TreeMap<>(file.read(Map::of, "the agents' credentials",
+                "remove it and join every agent again")));
     }
 
     /** Makes {@code node} a new credential, durable before it is returned, replacing any it had. */
@@ -58,7 +44,7 @@ public final class AgentCredentials {
         String credential = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
         Map<String, String> next = new TreeMap<>(hashes);
         next.put(node, hash(credential));
-        AtomicFile.write(file, SettingsJson.pretty(next), PosixFilePermissions.fromString("rw-------"));
+        file.write(next);
         hashes = next;
         return credential;
     }
@@ -92,6 +78,6 @@ public final class AgentCredentials {
 
     @Override
     public String toString() {
-        return "AgentCredentials[" + file + "]";
+        return "AgentCredentials[" + file.path() + "]";
     }
 }

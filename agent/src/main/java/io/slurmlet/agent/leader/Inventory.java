@@ -1,16 +1,10 @@
 package io.slurmlet.agent.leader;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.slurmlet.agent.system.AtomicFile;
-import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -22,28 +16,18 @@ public final class Inventory {
 
     public static final String FILE_NAME = "inventory.json";
 
-    private final Path file;
+    private final StateFile<Map<String, NodeFacts>> file;
     private final java.util.List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private Map<String, NodeFacts> facts;
 
-    private Inventory(Path file, Map<String, NodeFacts> facts) {
+    private Inventory(StateFile<Map<String, NodeFacts>> file, Map<String, NodeFacts> facts) {
         this.file = file;
         this.facts = facts;
     }
 
     public static Inventory open(Path stateDir) throws IOException {
-        AtomicFile.ensurePrivateDirectory(stateDir);
-        Path file = stateDir.resolve(FILE_NAME);
-        AtomicFile.removeLeftovers(file);
-        try {
-            Map<String, NodeFacts> read = SettingsJson.STRICT.readValue(Files.readAllBytes(file), new TypeReference<>() { });
-            return new Inventory(file, new TreeMap<>(read));
-        } catch (NoSuchFileException e) {
-            return new Inventory(file, new TreeMap<>());
-        } catch (IOException e) {
-            throw new IOException("cannot read the node inventory in %s (%s): remove it and the agents report again"
-                    .formatted(file, e.getMessage().split("\n")[0]), e);
-        }
+        StateFile<Map<String, NodeFacts>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+        return new Inventory(file, new TreeMap<>(file.read(Map::of, "the node inventory", "remove it and the agents report again")));
     }
 
     /** Every machine's facts, by name. */
@@ -71,7 +55,7 @@ public final class Inventory {
         }
         Map<String, NodeFacts> next = new TreeMap<>(facts);
         next.put(reported.name(), reported);
-        AtomicFile.write(file, SettingsJson.pretty(next), PosixFilePermissions.fromString("rw-------"));
+        file.write(next);
         facts = next;
         return true;
     }

@@ -1,14 +1,10 @@
 package io.slurmlet.agent.leader.lending;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.slurmlet.agent.system.AtomicFile;
-import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.agent.leader.StateFile;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -34,28 +30,20 @@ public final class LendingBook {
         }
     }
 
-    private final Path file;
+    private final StateFile<Stored> file;
     private Map<String, LendingRecord> nodes;
     private Set<String> known;
 
-    private LendingBook(Path file, Stored stored) {
+    private LendingBook(StateFile<Stored> file, Stored stored) {
         this.file = file;
         this.nodes = new TreeMap<>(stored.nodes());
         this.known = new TreeSet<>(stored.knownToSlurm());
     }
 
     public static LendingBook open(Path stateDir) throws IOException {
-        AtomicFile.ensurePrivateDirectory(stateDir);
-        Path file = stateDir.resolve(FILE_NAME);
-        AtomicFile.removeLeftovers(file);
-        try {
-            return new LendingBook(file, SettingsJson.STRICT.readValue(Files.readAllBytes(file), Stored.class));
-        } catch (NoSuchFileException e) {
-            return new LendingBook(file, new Stored(Map.of(), Set.of()));
-        } catch (IOException e) {
-            throw new IOException(("cannot read the nodes' lending in %s (%s): restore it from a backup; without it "
-                    + "slurmlet cannot tell which nodes are being reclaimed").formatted(file, e.getMessage().split("\n")[0]), e);
-        }
+        StateFile<Stored> file = StateFile.in(stateDir, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() { });
+        return new LendingBook(file, file.read(() -> new Stored(Map.of(), Set.of()), "the nodes' lending",
+                "restore it from a backup; without it slurmlet cannot tell which nodes are being reclaimed"));
     }
 
     public synchronized Optional<LendingRecord> get(String node) {
@@ -102,6 +90,6 @@ public final class LendingBook {
     }
 
     private void save(Map<String, LendingRecord> n, Set<String> k) throws IOException {
-        AtomicFile.write(file, SettingsJson.pretty(new Stored(n, k)), PosixFilePermissions.fromString("rw-------"));
+        file.write(new Stored(n, k));
     }
 }

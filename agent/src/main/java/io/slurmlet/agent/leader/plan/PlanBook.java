@@ -1,16 +1,13 @@
 package io.slurmlet.agent.leader.plan;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.agent.leader.StateFile;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PublishedPlan;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -40,7 +37,7 @@ public final class PlanBook {
     public record Kept(@com.fasterxml.jackson.annotation.JsonProperty("revision") long revision,
                        @com.fasterxml.jackson.annotation.JsonProperty("digest") String digest) { }
 
-    private final Path file;
+    private final StateFile<Map<String, Kept>> file;
     private Map<String, Kept> kept;
     private final Map<String, PublishedPlan> plans = new HashMap<>();
     private final Map<String, Set<Consumer<PublishedPlan>>> waiting = new HashMap<>();
@@ -51,24 +48,16 @@ public final class PlanBook {
         this.kept = new TreeMap<>();
     }
 
-    private PlanBook(Path file, Map<String, Kept> kept) {
+    private PlanBook(StateFile<Map<String, Kept>> file, Map<String, Kept> kept) {
         this.file = file;
         this.kept = kept;
     }
 
     /** Opens the book kept in {@code stateDir}; an unreadable one starts over above every revision it could hold. */
     public static PlanBook open(Path stateDir) throws IOException {
-        Path file = stateDir.resolve(FILE_NAME);
-        AtomicFile.removeLeftovers(file);
-        try {
-            Map<String, Kept> read = SettingsJson.STRICT.readValue(Files.readAllBytes(file), new TypeReference<>() { });
-            return new PlanBook(file, new TreeMap<>(read));
-        } catch (NoSuchFileException e) {
-            return new PlanBook(file, new TreeMap<>());
-        } catch (IOException e) {
-            throw new IOException("cannot read the plans' revisions in %s (%s): remove it; agents then fetch their plans again"
-                    .formatted(file, e.getMessage().split("\n")[0]), e);
-        }
+        StateFile<Map<String, Kept>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+        return new PlanBook(file, new TreeMap<>(file.read(Map::of, "the plans' revisions",
+                "remove it; agents then fetch their plans again")));
     }
 
     /** Publishes every plan; returns how many machines got a new revision. */
@@ -110,9 +99,9 @@ public final class PlanBook {
             return;
         }
         try {
-            AtomicFile.write(file, SettingsJson.pretty(next), PosixFilePermissions.fromString("rw-------"));
+            file.write(next);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the plans' revisions to " + file, e);
+            throw new UncheckedIOException("cannot write the plans' revisions to " + file.path(), e);
         }
     }
 
