@@ -327,7 +327,13 @@ class ClusterIT {
         ok("n0", "ctl", "slurm", "unlend", "n1");
         awaitPhase("n1", "RECLAIMING", Duration.ofSeconds(10));
         awaitSinfo("n1", "batch|draining|slurmlet: reclaiming for the platform");
-        assertEquals("job " + job + " of root still running", lending("n1").get("waiting_for"));
+        await(Duration.ofSeconds(10), "the leader says n1 waits for job " + job, () -> {
+            try {
+                return ("job " + job + " of root still running").equals(lending("n1").get("waiting_for"));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
         assertEquals(0, count(hookLog(), "release n1"), "never released while a job runs");
         awaitPhase("n1", "PLATFORM", Duration.ofSeconds(40));
         assertEquals("finished", ok("n1", "cat", "/tmp/lent-job.out").strip(), "the job ran to its end, untouched");

@@ -83,6 +83,7 @@ public class LeaderState {
                 new Hooks(new LinuxCommands(), platform.drain(), platform.release(), platform.hookDeadline()),
                 platform.busyRetry(), plans::refresh, Clock.systemUTC());
         settings.onChange(engine::wake);
+        engine.afterEachTick(plans::retryIfOwed);
         return engine;
     }
 

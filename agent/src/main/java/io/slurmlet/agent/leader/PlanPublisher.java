@@ -66,8 +66,28 @@ public final class PlanPublisher {
         }
     }
 
-    /** Plans again from the settings and facts now, publishing what changed. */
+    /** Set while a refresh has failed: the lending thread's tick tries again every second. */
+    private volatile boolean owed;
+
+    /** Plans again from the settings and facts now, publishing what changed; a failure is logged and retried. */
     public synchronized void refresh() {
+        try {
+            publish();
+            owed = false;
+        } catch (RuntimeException e) {
+            owed = true;
+            LOG.errorf(e, "publishing the plans failed (%s); trying again every second", e.getMessage());
+        }
+    }
+
+    /** Publishes again if the last refresh failed. */
+    public void retryIfOwed() {
+        if (owed) {
+            refresh();
+        }
+    }
+
+    private void publish() {
         Map<String, Phase> phases = lending.phases();
         Set<String> lent = new TreeSet<>();
         Set<String> reclaiming = new TreeSet<>();

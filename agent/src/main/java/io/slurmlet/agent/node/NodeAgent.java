@@ -129,11 +129,17 @@ public class NodeAgent {
                 new PamStep(files, services, root, config.stateDir(), config.node().adminGroup()), nodeStates);
         Duration backoff = Duration.ofSeconds(1);
         String lastProblem = "";
-        NodeState state;
-        try {
-            state = NodeState.open(config.stateDir());
-        } catch (IOException e) {
-            LOG.errorf("the node role cannot start: %s", e.getMessage());
+        NodeState state = null;
+        while (state == null && !stopping) {
+            try {
+                state = NodeState.open(config.stateDir());
+            } catch (IOException e) {
+                lastProblem = report("the node role cannot open its state in %s (%s)".formatted(config.stateDir(), e.getMessage()),
+                        lastProblem);
+                backoff = sleep(backoff);
+            }
+        }
+        if (state == null) {
             return;
         }
         LeaderLink link = null;
@@ -201,6 +207,9 @@ public class NodeAgent {
             } catch (IOException | GeneralSecurityException | RuntimeException e) {
                 lastProblem = report(e.getMessage() == null ? e.toString() : e.getMessage(), lastProblem);
                 backoff = sleep(backoff);
+            } catch (Error e) {
+                LOG.errorf(e, "the node role stopped: %s", e.getMessage());
+                throw e;
             }
         }
     }

@@ -87,6 +87,11 @@ public final class PamStep implements Step {
             if (now.isEmpty()) {
                 return Outcome.failed(name(), "/etc/pam.d/sshd does not exist: install openssh-server first");
             }
+            if (kept.isEmpty() && new String(now.get().content(), StandardCharsets.UTF_8).contains(BEGIN)) {
+                return Outcome.failed(name(), ("/etc/pam.d/sshd already holds slurmlet's lines but the original kept in %s is gone: "
+                        + "put the distribution's sshd PAM file back (or remove the lines between '%s' and '%s'), and the next "
+                        + "pass keeps it").formatted(backup, BEGIN, END));
+            }
             byte[] original = kept.map(Files.Stat::content).orElse(now.get().content());
             if (kept.isEmpty()) {
                 files.write(backup, original, now.get().mode(), now.get().owner(), now.get().group());

@@ -30,6 +30,18 @@ public interface Users {
     /** The logins whose comment says slurmlet made them. */
     List<String> managed(String commentPrefix) throws SystemException;
 
-    /** Makes {@code dir} a folder of mode 0700 owned by uid:gid if it is not one; says whether it changed anything. */
+    /**
+     * Makes {@code dir} a folder of mode 0700 owned by uid:gid if it is not one; says whether it
+     * changed anything. Refuses a {@code dir} that is a symbolic link or not a folder: root never
+     * follows a path a user could have pointed elsewhere.
+     */
     boolean ensurePrivateDirectory(Path dir, long uid, long gid) throws SystemException;
+
+    /**
+     * Makes {@code dir} (inside the user's home) a 0700 folder and writes {@code file} in it with
+     * exactly {@code content}, 0600, both as the user, never as root: what a user controls
+     * (their home) can only lead the writes to where the user could write anyway. Says whether
+     * anything changed.
+     */
+    boolean writeAsUser(long uid, long gid, Path dir, Path file, byte[] content) throws SystemException;
 }

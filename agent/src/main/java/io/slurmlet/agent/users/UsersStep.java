@@ -12,7 +12,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -21,7 +20,8 @@ import java.util.Set;
 /**
  * The cluster's accounts as Linux users on this machine (settings' users = "slurmlet"): each with
  * its login, UID and GID, a home of its own (0700), and its SSH keys in ~/.ssh/authorized_keys
- * (0600, owned by the user). A disabled or removed account is locked (expired: ssh refuses it even
+ * (0600, written as the user, so a link the user put in their home leads nowhere root could not
+ * otherwise be led). A user of the same login that slurmlet did not make is left alone, and said so. A disabled or removed account is locked (expired: ssh refuses it even
  * with a key) and its files kept. An existing user of the same login with another UID is never
  * changed: the step says so. users = "" leaves the machine's users alone.
  */
@@ -94,6 +94,12 @@ public final class UsersStep implements Step {
                     + "rename or remove that user").formatted(a.login(), user.get().uid(), a.uid()));
             return;
         }
+        if (user.isPresent() && !user.get().comment().startsWith(COMMENT)) {
+            problems.add(("user %s exists here and is the site's (its comment is \"%s\"): slurmlet leaves its keys, home and lock "
+                    + "alone; rename it, or set its comment to \"%s\" to have slurmlet keep it").formatted(a.login(),
+                    user.get().comment(), COMMENT + " " + a.email()));
+            return;
+        }
         if (user.isEmpty() && a.removed()) {
             return;
         }
@@ -119,17 +125,12 @@ public final class UsersStep implements Step {
         }
         Path homeDir = root.resolve(home.substring(1));
         Path ssh = homeDir.resolve(".ssh");
-        boolean made = users.ensurePrivateDirectory(homeDir, a.uid(), a.gid());
-        made |= users.ensurePrivateDirectory(ssh, a.uid(), a.gid());
-        if (made) {
-            done.add("made " + home + " and its .ssh");
+        if (users.ensurePrivateDirectory(homeDir, a.uid(), a.gid())) {
+            done.add("made " + home);
         }
+        // Inside the home the user controls every name: .ssh and its keys are written as the user.
         byte[] keys = (a.sshKeys().isEmpty() ? "" : String.join("\n", a.sshKeys()) + "\n").getBytes(StandardCharsets.UTF_8);
-        Path authorized = ssh.resolve("authorized_keys");
-        Optional<Files.Stat> now = files.stat(authorized);
-        if (now.isEmpty() || !Arrays.equals(now.get().content(), keys) || !KEYS_MODE.equals(now.get().mode())
-                || !a.login().equals(now.get().owner())) {
-            files.write(authorized, keys, KEYS_MODE, a.login(), a.login());
+        if (users.writeAsUser(a.uid(), a.gid(), ssh, ssh.resolve("authorized_keys"), keys)) {
             done.add("wrote %s's %d key%s".formatted(a.login(), a.sshKeys().size(), a.sshKeys().size() == 1 ? "" : "s"));
         }
     }

@@ -126,4 +126,16 @@ class PamStepTest {
         assertTrue(o.failed() && o.detail().endsWith("install libpam-slurm-adopt (Debian) or slurm-pam_slurm (EPEL)"), o.detail());
         assertEquals(DEBIAN_SSHD, sshd());
     }
+
+    @Test
+    void aRenderedFileWhoseOriginalIsGoneIsNotRenderedAgain() {
+        debianMachine();
+        step.apply(plan(Set.of(Role.COMPUTE), List.of()));
+        files.delete(Path.of("/var/lib/slurmlet/pam/sshd.orig"));
+        String rendered = sshd();
+        Outcome o = step.apply(plan(Set.of(Role.COMPUTE), List.of()));
+        assertTrue(o.failed() && o.detail().startsWith("/etc/pam.d/sshd already holds slurmlet's lines but the original kept in"),
+                o.detail());
+        assertEquals(rendered, sshd());
+    }
 }

@@ -84,4 +84,17 @@ class NodeStatesStepTest {
         assertEquals(Outcome.Kind.UNCHANGED, new NodeStatesStep(c).apply(controller(Map.of())).kind());
         assertTrue(c.log().isEmpty());
     }
+
+    @Test
+    void aNodeSomeoneElseSetDownIsNeitherDrainedOverNorResumed() {
+        FakeCommands c = slurm(node("n1", "DOWN", "bad DIMM") + "\n" + node("n2", "IDLE", "slurmlet: not lent") + "\n", "");
+        NodeStatesStep step = new NodeStatesStep(c);
+        Outcome unlent = step.apply(controller(Map.of("n1", NOT_LENT, "n2", NOT_LENT)));
+        assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n2", "state=drain", "reason=slurmlet: not lent")),
+                "an idle node's stale reason (24.11) holds nothing: " + c.log());
+        assertTrue(c.log().stream().noneMatch(a -> a.contains("nodename=n1")), c.log().toString());
+        assertTrue(unlent.detail().contains("left drained by someone else: n1 (\"bad DIMM\")"), unlent.detail());
+        step.apply(controller(Map.of("n1", NodePlan.RESUME)));
+        assertTrue(c.log().stream().noneMatch(a -> a.contains("nodename=n1")), "a DOWN with an admin's reason is never resumed");
+    }
 }

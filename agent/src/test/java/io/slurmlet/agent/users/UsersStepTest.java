@@ -36,10 +36,9 @@ class UsersStepTest {
         Outcome o = step.apply(plan(List.of(ALICE), "/shared/home"));
         assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
         assertEquals(List.of("groupadd alice 200000", "useradd alice 200000 /shared/home/alice",
-                "install -d /shared/home/alice 200000:200000 0700", "install -d /shared/home/alice/.ssh 200000:200000 0700"), users.log);
-        assertTrue(files.log.contains("write /shared/home/alice/.ssh/authorized_keys rw------- alice:alice"), files.log.toString());
-        assertEquals(KEY + "\n", new String(files.stat(Path.of("/shared/home/alice/.ssh/authorized_keys")).orElseThrow().content(),
-                StandardCharsets.UTF_8));
+                "install -d /shared/home/alice 200000:200000 0700", "install -d /shared/home/alice/.ssh 200000:200000 0700",
+                "write as 200000 /shared/home/alice/.ssh/authorized_keys"), users.log);
+        assertEquals(KEY + "\n", new String(users.userFiles.get(Path.of("/shared/home/alice/.ssh/authorized_keys")), StandardCharsets.UTF_8));
         users.log.clear();
         files.log.clear();
         assertEquals(Outcome.unchanged("users", "1 account as planned"), step.apply(plan(List.of(ALICE), "/shared/home")));
@@ -55,6 +54,16 @@ class UsersStepTest {
         assertTrue(files.log.isEmpty(), "its files are kept");
         assertEquals(Outcome.changed("users", "unlocked alice"), step.apply(plan(List.of(ALICE), "/home")));
         assertEquals(Outcome.changed("users", "locked alice (removed)"), step.apply(plan(List.of(ALICE.asRemoved()), "/home")));
+    }
+
+    @Test
+    void aSitesUserOfTheSameLoginAndUidIsLeftAlone() {
+        users.users.put("alice", new Users.Entry("alice", 200000, 200000, "/home/alice", "Alice Site", false));
+        users.groups.put("alice", 200000L);
+        Outcome o = step.apply(plan(List.of(ALICE), "/home"));
+        assertTrue(o.failed() && o.detail().startsWith("user alice exists here and is the site's (its comment is \"Alice Site\")"),
+                o.detail());
+        assertTrue(users.log.isEmpty() && users.userFiles.isEmpty(), "its keys, home and lock untouched: " + users.log);
     }
 
     @Test

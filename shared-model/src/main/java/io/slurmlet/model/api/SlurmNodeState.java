@@ -32,9 +32,13 @@ public record SlurmNodeState(
         return words().contains("DRAIN");
     }
 
-    /** Drained, and not by slurmlet: an admin's or a health check's reason. */
+    /**
+     * Drained, down or failed with a reason that is not slurmlet's: an admin's or a health
+     * check's. (An idle node's stale reason, which 24.11 keeps showing after a resume, holds nothing.)
+     */
     public boolean drainedBySomeoneElse() {
-        return drained() && !reason.startsWith(OUR_PREFIX);
+        List<String> w = words();
+        return (drained() || w.contains("DOWN") || w.contains("FAIL")) && !reason.isEmpty() && !reason.startsWith(OUR_PREFIX);
     }
 
     /** Down, not responding, or not registered: slurmctld cannot run anything there now. */

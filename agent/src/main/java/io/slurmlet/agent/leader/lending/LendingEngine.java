@@ -41,6 +41,7 @@ public final class LendingEngine implements AutoCloseable {
     private final Hooks hooks;
     private final Duration busyRetry;
     private final Runnable plansChanged;
+    private volatile Runnable retry = () -> { };
     private final Clock clock;
     private final Set<String> hookRunning = ConcurrentHashMap.newKeySet();
     private final ExecutorService hookThreads = Executors.newCachedThreadPool(r -> {
@@ -65,6 +66,11 @@ public final class LendingEngine implements AutoCloseable {
         this.clock = clock;
     }
 
+    /** Runs after every tick: the publisher's retry of a refresh that failed. */
+    public void afterEachTick(Runnable retry) {
+        this.retry = retry;
+    }
+
     public void start() {
         thread = new Thread(this::run, "slurmlet-lending");
         thread.setDaemon(true);
@@ -85,7 +91,11 @@ public final class LendingEngine implements AutoCloseable {
                 tick();
             } catch (IOException | RuntimeException e) {
                 LOG.errorf(e, "lending: %s", e.getMessage());
+            } catch (Error e) {
+                LOG.errorf(e, "lending stopped: %s", e.getMessage());
+                throw e;
             }
+            retry.run();
             synchronized (signal) {
                 if (!woken) {
                     try {

@@ -57,15 +57,20 @@ public final class PlanBook {
     public static PlanBook open(Path stateDir) throws IOException {
         StateFile<Map<String, Kept>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
         return new PlanBook(file, new TreeMap<>(file.read(Map::of, "the plans' revisions",
-                "remove it; agents then fetch their plans again")));
+                "restore it from a backup; without it, restart every agent after the leader")));
     }
 
-    /** Publishes every plan; returns how many machines got a new revision. */
+    /**
+     * Publishes every plan; returns how many machines got a new revision. The revisions are on disk
+     * before any plan is served or any poll answered: a failed write serves nothing new.
+     */
     public int publish(Planner.Plans next) {
         List<Runnable> wake = new ArrayList<>();
         int changed = 0;
         synchronized (this) {
             Map<String, Kept> nextKept = new TreeMap<>(kept);
+            Map<String, PublishedPlan> nextPlans = new HashMap<>(plans);
+            List<PublishedPlan> fresh = new ArrayList<>();
             for (var plan : next.nodes().values()) {
                 PublishedPlan before = plans.get(plan.node());
                 if (before == null || !before.plan().equals(plan)) {
@@ -73,21 +78,25 @@ public final class PlanBook {
                     Kept was = kept.get(plan.node());
                     long revision = was == null ? 1 : digest.equals(was.digest()) ? was.revision() : was.revision() + 1;
                     PublishedPlan now = new PublishedPlan(revision, plan);
-                    plans.put(plan.node(), now);
+                    nextPlans.put(plan.node(), now);
                     nextKept.put(plan.node(), new Kept(revision, digest));
-                    if (was != null && was.revision() == revision) {
-                        continue;
-                    }
-                    changed++;
-                    Set<Consumer<PublishedPlan>> waiters = waiting.remove(plan.node());
-                    if (waiters != null) {
-                        waiters.forEach(w -> wake.add(() -> w.accept(now)));
+                    if (was == null || was.revision() != revision) {
+                        fresh.add(now);
                     }
                 }
             }
             if (!nextKept.equals(kept)) {
                 save(nextKept);
                 kept = nextKept;
+            }
+            plans.clear();
+            plans.putAll(nextPlans);
+            for (PublishedPlan now : fresh) {
+                changed++;
+                Set<Consumer<PublishedPlan>> waiters = waiting.remove(now.plan().node());
+                if (waiters != null) {
+                    waiters.forEach(w -> wake.add(() -> w.accept(now)));
+                }
             }
         }
         wake.forEach(Runnable::run);

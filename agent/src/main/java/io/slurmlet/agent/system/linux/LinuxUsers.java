@@ -73,6 +73,28 @@ public final class LinuxUsers implements Users {
         commands.runChecked(List.of("usermod", "-e", expired ? "1" : "", login), DEADLINE);
     }
 
+    /** The shell the user's writes run in: no variable of ours, no profile, the paths as arguments. */
+    static final String AS_USER = "umask 077; [ -L \"$1\" ] && { echo \"$1 is a symbolic link\" >&2; exit 3; }; "
+            + "mkdir -p \"$1\" && chmod 0700 \"$1\" || exit 4; "
+            + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(cat \"$2\"; echo x)\" = \"$(printf '%s' \"$3\"; echo x)\" ] "
+            + "&& [ \"$(stat -c %a \"$2\")\" = 600 ] && exit 10; "
+            + "printf '%s' \"$3\" > \"$2.slurmlet-tmp\" && mv -f \"$2.slurmlet-tmp\" \"$2\" && chmod 0600 \"$2\"";
+
+    @Override
+    public boolean writeAsUser(long uid, long gid, Path dir, Path file, byte[] content) throws SystemException {
+        List<String> argv = List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh", "-c", AS_USER,
+                "sh", dir.toString(), file.toString(), new String(content, java.nio.charset.StandardCharsets.UTF_8));
+        Commands.Result r = commands.run(argv, DEADLINE);
+        if (r.exit() == 10) {
+            return false;
+        }
+        if (r.exit() != 0) {
+            throw new SystemException("cannot write %s as uid %d: %s".formatted(file, uid,
+                    r.stderr().isBlank() ? "exit " + r.exit() : r.stderr().strip()));
+        }
+        return true;
+    }
+
     @Override
     public List<String> managed(String commentPrefix) throws SystemException {
         List<String> logins = new ArrayList<>();
@@ -90,6 +112,10 @@ public final class LinuxUsers implements Users {
         Commands.Result now = commands.run(List.of("stat", "-c", "%F %a %u %g", dir.toString()), DEADLINE);
         if (now.succeeded() && now.stdout().strip().equals("directory 700 %d %d".formatted(uid, gid))) {
             return false;
+        }
+        if (now.succeeded() && !now.stdout().startsWith("directory ")) {
+            throw new SystemException("%s is a %s, not a folder: slurmlet does not follow or replace it; remove it and the next pass makes the folder"
+                    .formatted(dir, now.stdout().strip().replaceAll(" \\d+ \\d+ \\d+$", "")));
         }
         commands.runChecked(List.of("install", "-d", "-m", "0700", "-o", Long.toString(uid), "-g", Long.toString(gid),
                 dir.toString()), DEADLINE);

@@ -52,6 +52,19 @@ public final class FakeUsers implements Users {
         return users.values().stream().filter(e -> e.comment().startsWith(commentPrefix)).map(Entry::login).sorted().toList();
     }
 
+    public final Map<Path, byte[]> userFiles = new HashMap<>();
+
+    @Override
+    public boolean writeAsUser(long uid, long gid, Path dir, Path file, byte[] content) {
+        boolean made = ensurePrivateDirectory(dir, uid, gid);
+        if (java.util.Arrays.equals(userFiles.get(file), content)) {
+            return made;
+        }
+        log.add("write as " + uid + " " + file);
+        userFiles.put(file, content.clone());
+        return true;
+    }
+
     @Override
     public boolean ensurePrivateDirectory(Path dir, long uid, long gid) {
         String want = uid + ":" + gid + " 0700";

@@ -1,0 +1,65 @@
+package io.slurmlet.agent.system.linux;
+
+import io.slurmlet.agent.system.SystemException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The users port's writes in a user's home, for real, as nobody (65534), by root as the agent runs. */
+class LinuxUsersTest {
+
+    static final long NOBODY = 65534;
+
+    @TempDir
+    Path tmp;
+
+    final LinuxUsers users = new LinuxUsers(new LinuxCommands());
+
+    Path home() throws Exception {
+        Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path home = tmp.resolve("home");
+        assertTrue(users.ensurePrivateDirectory(home, NOBODY, NOBODY));
+        assertFalse(users.ensurePrivateDirectory(home, NOBODY, NOBODY), "the second time nothing changes");
+        return home;
+    }
+
+    @Test
+    void keysAreWrittenAsTheUserOwnerOnlyAndOnceOnly() throws Exception {
+        Path ssh = home().resolve(".ssh");
+        Path keys = ssh.resolve("authorized_keys");
+        assertTrue(users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("ssh-ed25519 AAAA k\n", Files.readString(keys));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(keys)));
+        assertEquals(NOBODY, ((Number) Files.getAttribute(keys, "unix:uid")).longValue());
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(ssh)));
+        assertFalse(users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8)));
+    }
+
+    @Test
+    void aLinkTheUserPutInTheirHomeLeadsNowhere() throws Exception {
+        Path home = home();
+        Path target = Files.createDirectory(tmp.resolve("etc-like"));
+        Files.writeString(target.resolve("authorized_keys"), "root's own\n");
+        Files.createSymbolicLink(home.resolve(".ssh"), target);
+        SystemException e = assertThrows(SystemException.class, () -> users.writeAsUser(NOBODY, NOBODY, home.resolve(".ssh"),
+                home.resolve(".ssh/authorized_keys"), "evil\n".getBytes(StandardCharsets.UTF_8)));
+        assertTrue(e.getMessage().contains("is a symbolic link"), e.getMessage());
+        assertEquals("root's own\n", Files.readString(target.resolve("authorized_keys")));
+        assertEquals("rwxr-xr-x", PosixFilePermissions.toString(Files.getPosixFilePermissions(target)));
+
+        Path linkedHome = tmp.resolve("linked");
+        Files.createSymbolicLink(linkedHome, target);
+        SystemException h = assertThrows(SystemException.class, () -> users.ensurePrivateDirectory(linkedHome, NOBODY, NOBODY));
+        assertTrue(h.getMessage().contains("is a symbolic link, not a folder"), h.getMessage());
+        assertEquals(0L, ((Number) Files.getAttribute(target, "unix:uid")).longValue(), "root never chowns what a link points to");
+    }
+}
