@@ -62,6 +62,7 @@ public class NodeAgent {
 
     /** How often the controller looks at Slurm's node states while a node is being reclaimed (its last job may end any time). */
     static final Duration RECLAIM_WATCH = Duration.ofSeconds(2);
+    static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(5);
 
     private static final Logger LOG = Logger.getLogger(NodeAgent.class);
     /** Retries of an unreachable leader back off to this, with up to a second of jitter so many machines do not call at once. */
@@ -83,6 +84,7 @@ public class NodeAgent {
     private volatile Thread thread;
     private volatile boolean stopping;
     private volatile long passes;
+    private int failedPasses;
     private NodeStatesStep nodeStates;
 
     void start(@Observes StartupEvent event) {
@@ -174,7 +176,8 @@ public class NodeAgent {
                         link.postStatus(report(plan.get()));
                     }
                 }
-                if (plan.isPresent() && (fresh || Instant.now().isAfter(lastPass.plus(config.node().resync())))) {
+                Duration dueIn = nextPassIn(failedPasses, config.node().resync());
+                if (plan.isPresent() && (fresh || Instant.now().isAfter(lastPass.plus(dueIn)))) {
                     pass(link, plan.get(), reconcile);
                     lastPass = Instant.now();
                     fresh = false;
@@ -182,6 +185,9 @@ public class NodeAgent {
                     watch(link, plan.get());
                 }
                 Duration wait = plan.isPresent() && reclaiming(plan.get()) ? RECLAIM_WATCH : config.node().pollWait();
+                if (failedPasses > 0 && dueIn.compareTo(wait) < 0) {
+                    wait = dueIn;
+                }
                 Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L), wait);
                 if (next.isPresent()) {
                     // A plan the leader hands out is applied at once, even one equal to ours (a
@@ -250,6 +256,19 @@ public class NodeAgent {
         return new LeaderLink(base, now.ca(), now.credential());
     }
 
+    /**
+     * When the next pass is due without a new plan: after a pass with a failed step (a mount whose
+     * server was not exporting yet, a daemon that did not start) again in 5 s, doubling up to the
+     * resync interval; else at the resync interval.
+     */
+    static Duration nextPassIn(int failedPasses, Duration resync) {
+        if (failedPasses == 0) {
+            return resync;
+        }
+        Duration retry = RETRY_AFTER_FAILURE.multipliedBy(1L << Math.min(failedPasses - 1, 10));
+        return retry.compareTo(resync) < 0 ? retry : resync;
+    }
+
     private void pass(LeaderLink link, PublishedPlan plan, List<Step> reconcile) throws IOException, InterruptedException {
         long started = System.nanoTime();
         List<String> changed = new ArrayList<>();
@@ -278,6 +297,7 @@ public class NodeAgent {
             LOG.debugf("pass %d of plan %d in %d ms: nothing to change", passes + 1, plan.revision(), millis);
         }
         passes++;
+        failedPasses = changed.stream().anyMatch(c -> c.endsWith(" failed")) ? failedPasses + 1 : 0;
         link.postStatus(report(plan));
     }
 
