@@ -1,17 +1,14 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.agent.system.AtomicFile;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.api.SettingsDocument;
-import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
 import org.jboss.logging.Logger;
 
+
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
@@ -29,11 +26,11 @@ public final class SettingsStore {
 
     private static final Logger LOG = Logger.getLogger(SettingsStore.class);
 
-    private final Path file;
+    private final StateFile<SettingsDocument> file;
     private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private volatile SettingsDocument current;
 
-    private SettingsStore(Path file, SettingsDocument current) {
+    private SettingsStore(StateFile<SettingsDocument> file, SettingsDocument current) {
         this.file = file;
         this.current = current;
     }
@@ -43,26 +40,9 @@ public final class SettingsStore {
      * when there are none yet. An unreadable file is an error, never a silent reset.
      */
     public static SettingsStore open(Path stateDir) throws IOException {
-        AtomicFile.ensurePrivateDirectory(stateDir);
-        Path file = stateDir.resolve(FILE_NAME);
-        AtomicFile.removeLeftovers(file);
-        return new SettingsStore(file, read(file));
-    }
-
-    private static SettingsDocument read(Path file) throws IOException {
-        byte[] bytes;
-        try {
-            bytes = Files.readAllBytes(file);
-        } catch (NoSuchFileException e) {
-            return new SettingsDocument(0, SlurmSettings.DEFAULTS);
-        }
-        try {
-            return SettingsJson.STRICT.readValue(bytes, SettingsDocument.class);
-        } catch (IOException e) {
-            throw new IOException("cannot read the stored settings in %s (%s): restore the file from a backup; "
-                    .formatted(file, e.getMessage().split("\n")[0])
-                    + "slurmlet never starts over from empty settings on its own", e);
-        }
+        StateFile<SettingsDocument> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+        return new SettingsStore(file, file.read(() -> new SettingsDocument(0, SlurmSettings.DEFAULTS), "the stored settings",
+                "restore the file from a backup; slurmlet never starts over from empty settings on its own"));
     }
 
     public SettingsDocument current() {
@@ -70,7 +50,7 @@ public final class SettingsStore {
     }
 
     public Path file() {
-        return file;
+        return file.path();
     }
 
     /** Runs {@code listener} after every stored change, on the writer's thread, outside the store's lock. */
@@ -137,7 +117,7 @@ public final class SettingsStore {
             return new Result.Accepted(now, false);
         }
         SettingsDocument written = new SettingsDocument(now.revision() + 1, next);
-        AtomicFile.write(file, SettingsJson.pretty(written), PosixFilePermissions.fromString("rw-------"));
+        file.write(written);
         current = written;
         LOG.infof("settings revision %d stored (was %d)", written.revision(), now.revision());
         return new Result.Accepted(written, true);
