@@ -2,13 +2,20 @@ package io.slurmlet.ctl;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.JoinInfo;
+import io.slurmlet.model.api.JoinReply;
+import io.slurmlet.model.api.NodeLending;
+import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsPreview;
-import io.slurmlet.model.api.JoinInfo;
-import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.StepStatus;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.PublishedPlan;
+import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.Experimental;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SharedStorage;
@@ -16,12 +23,22 @@ import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.users.Accounts;
 
-/** The API types ctl reads with Jackson, kept for reflection in a native build. */
-@RegisterForReflection(targets = {SettingsDocument.class, SlurmSettings.class, SharedStorage.class, Experimental.class,
-        SlurmStatus.class, SlurmStatus.NodeStatus.class, StepStatus.class, JoinInfo.class, ApiError.class, Problem.class,
+/**
+ * The shared model's JSON types, kept for reflection in a native ctl: ctl reads the leader's
+ * answers with its own ObjectMapper ({@link Leader#JSON}), which native-image cannot follow. All of
+ * them, not only those ctl reads today, so that a command reading one more needs nothing here;
+ * {@code NativeReflectionTest} fails when a JSON type of the model is missing.
+ */
+@RegisterForReflection(targets = {
+        ApiError.class, JoinInfo.class, JoinReply.class, NodeReport.class, SettingsDocument.class,
+        NodeLending.class, NodeLending.Transition.class, SlurmNodeState.class,
         SettingsPreview.class, SettingsPreview.NodeChange.class, SettingsPreview.FileChange.class,
         SettingsPreview.DaemonChange.class, SettingsPreview.Change.class, SettingsPreview.Action.class,
-        NodeLending.class, NodeLending.Transition.class, SlurmNodeState.class, Accounts.class, Account.class})
+        SlurmStatus.class, SlurmStatus.NodeStatus.class, StepStatus.class,
+        NodeFacts.class, NodeFacts.Gpus.class,
+        MungeKey.class, NodePlan.class, PublishedPlan.class, Role.class,
+        SlurmSettings.class, SharedStorage.class, Experimental.class, Problem.class,
+        Account.class, Accounts.class})
 final class NativeReflection {
     private NativeReflection() {
     }

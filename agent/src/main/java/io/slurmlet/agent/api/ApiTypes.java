@@ -2,20 +2,47 @@ package io.slurmlet.agent.api;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.JoinInfo;
+import io.slurmlet.model.api.JoinReply;
+import io.slurmlet.model.api.NodeLending;
+import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.api.SlurmStatus;
+import io.slurmlet.model.api.StepStatus;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.PublishedPlan;
+import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.Experimental;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SharedStorage;
 import io.slurmlet.model.settings.SlurmSettings;
+import io.slurmlet.model.users.Account;
+import io.slurmlet.model.users.Accounts;
 
-/** The shared model's JSON types, registered for reflection so a native build serialises them. */
-@RegisterForReflection(targets = {SlurmSettings.class, SharedStorage.class, Experimental.class, Problem.class,
-        SettingsDocument.class, ApiError.class, SlurmStatus.class, SlurmStatus.NodeStatus.class,
-        io.slurmlet.model.facts.NodeFacts.class, io.slurmlet.model.facts.NodeFacts.Gpus.class,
+/**
+ * Every JSON type of the shared model, registered for reflection so a native agent can read and
+ * write them. Quarkus registers by itself only what a REST method names in its signature; the rest
+ * goes through {@code SettingsJson}'s ObjectMapper, which native-image cannot follow: the agents'
+ * channel (facts, reports, plans, join replies), the leader's state files (settings.json,
+ * accounts.json, inventory.json), a node's plan on disk, the bodies of {@code Response}s and
+ * {@code LeaderLink}'s answers. The shared model has no Quarkus to annotate itself with, so the list
+ * is here; the agent's own JSON types carry {@code @RegisterForReflection} themselves.
+ * {@code NativeReflectionTest} fails when a JSON type of the model is missing.
+ */
+@RegisterForReflection(targets = {
+        ApiError.class, JoinInfo.class, JoinReply.class, NodeReport.class, SettingsDocument.class,
+        NodeLending.class, NodeLending.Transition.class, SlurmNodeState.class,
         SettingsPreview.class, SettingsPreview.NodeChange.class, SettingsPreview.FileChange.class,
-        SettingsPreview.DaemonChange.class, SettingsPreview.Change.class, SettingsPreview.Action.class})
+        SettingsPreview.DaemonChange.class, SettingsPreview.Change.class, SettingsPreview.Action.class,
+        SlurmStatus.class, SlurmStatus.NodeStatus.class, StepStatus.class,
+        NodeFacts.class, NodeFacts.Gpus.class,
+        MungeKey.class, NodePlan.class, PublishedPlan.class, Role.class,
+        SlurmSettings.class, SharedStorage.class, Experimental.class, Problem.class,
+        Account.class, Accounts.class})
 final class ApiTypes {
     private ApiTypes() {
     }

@@ -1,6 +1,7 @@
 package io.slurmlet.agent.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.leader.AccountsStore;
 import io.slurmlet.agent.leader.AccountsStore.Result;
 import io.slurmlet.model.api.ApiError;
@@ -31,14 +32,18 @@ import java.util.List;
 public class UsersResource {
 
     /** A new account. */
+    @RegisterForReflection
     public record NewAccount(@JsonProperty("email") String email, @JsonProperty("ssh_keys") List<String> sshKeys) { }
 
     /** An account's keys. */
+    @RegisterForReflection
     public record Keys(@JsonProperty("ssh_keys") List<String> sshKeys) { }
 
     /** An import: every account a site's file or sync command names. */
+    @RegisterForReflection
     public record Import(@JsonProperty("accounts") List<ImportedAccount> accounts) { }
 
+    @RegisterForReflection
     public record ImportedAccount(@JsonProperty("email") String email, @JsonProperty("ssh_keys") List<String> sshKeys,
                                   @JsonProperty("enabled") Boolean enabled) { }
 

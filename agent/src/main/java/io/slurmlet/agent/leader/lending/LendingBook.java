@@ -1,6 +1,7 @@
 package io.slurmlet.agent.leader.lending;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.leader.StateFile;
 
 import java.io.IOException;
@@ -22,6 +23,7 @@ public final class LendingBook {
     public static final String FILE_NAME = "lending.json";
 
     /** The file's shape. */
+    @RegisterForReflection
     record Stored(@JsonProperty("nodes") Map<String, LendingRecord> nodes,
                   @JsonProperty("known_to_slurm") Set<String> knownToSlurm) {
         Stored {

@@ -1,6 +1,7 @@
 package io.slurmlet.agent.leader.lending;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.api.NodeLending.Transition;
 
 import java.util.ArrayList;
@@ -21,6 +22,7 @@ import java.util.List;
  * @param nextTry      no hook runs before this (ISO-8601); empty: at once
  * @param transitions  the latest transitions, oldest first, at most {@link #KEPT}
  */
+@RegisterForReflection
 public record LendingRecord(
         @JsonProperty("node") String node,
         @JsonProperty("phase") Phase phase,

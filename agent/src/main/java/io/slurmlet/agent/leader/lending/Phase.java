@@ -1,8 +1,11 @@
 package io.slurmlet.agent.leader.lending;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
 import java.util.Locale;
 
 /** Where a node is between the platform and Slurm. */
+@RegisterForReflection
 public enum Phase {
     /** The platform's: drained in Slurm with reason {@code slurmlet: not lent}. */
     PLATFORM,

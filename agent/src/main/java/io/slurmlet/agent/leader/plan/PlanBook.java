@@ -1,6 +1,7 @@
 package io.slurmlet.agent.leader.plan;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.leader.StateFile;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PublishedPlan;
@@ -34,6 +35,7 @@ public final class PlanBook {
     public static final String FILE_NAME = "plans.json";
 
     /** A machine's last revision and the sha256 of its plan's JSON, as kept on disk. */
+    @RegisterForReflection
     public record Kept(@com.fasterxml.jackson.annotation.JsonProperty("revision") long revision,
                        @com.fasterxml.jackson.annotation.JsonProperty("digest") String digest) { }
 

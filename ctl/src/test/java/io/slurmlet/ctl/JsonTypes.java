@@ -1,0 +1,152 @@
+package io.slurmlet.ctl;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.slurmlet.model.settings.SettingKey;
+import io.slurmlet.model.settings.SlurmSettings;
+
+import java.lang.reflect.AnnotatedElement;
+import java.lang.reflect.Executable;
+import java.lang.reflect.Field;
+import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.Type;
+import java.lang.reflect.WildcardType;
+import java.nio.file.FileSystem;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Stream;
+
+/**
+ * The classes Jackson maps and the classes registered for reflection, found by walking the compiled
+ * classes of a package (a build folder or a jar). The agent's tests hold the same walk.
+ */
+final class JsonTypes {
+
+    /** The shared model's types that are never JSON: the keys {@code ctl slurm set} takes, and their kinds. */
+    static final Set<Class<?>> NOT_JSON = Set.of(SettingKey.class, SettingKey.Kind.class);
+
+    private JsonTypes() {
+    }
+
+    /** Every record and enum of the shared model, and every class of it with Jackson annotations, but {@link #NOT_JSON}. */
+    static Set<Class<?>> ofModel() throws Exception {
+        Set<Class<?>> found = new LinkedHashSet<>();
+        for (Class<?> c : classesUnder("io.slurmlet.model", SlurmSettings.class)) {
+            if (!c.isAnonymousClass() && !c.isSynthetic() && !NOT_JSON.contains(c) && (c.isRecord() || c.isEnum() || annotated(c))) {
+                found.add(c);
+            }
+        }
+        return found;
+    }
+
+    /**
+     * The classes under {@code pkg} with Jackson annotations, and the slurmlet records, enums and
+     * annotated classes their fields hold, and theirs in turn.
+     */
+    static Set<Class<?>> annotatedUnder(String pkg, Class<?> anyOfThem) throws Exception {
+        Deque<Class<?>> todo = new ArrayDeque<>();
+        for (Class<?> c : classesUnder(pkg, anyOfThem)) {
+            if (annotated(c)) {
+                todo.add(c);
+            }
+        }
+        Set<Class<?>> found = new LinkedHashSet<>();
+        while (!todo.isEmpty()) {
+            Class<?> c = todo.pop();
+            if (!found.add(c)) {
+                continue;
+            }
+            for (Field f : c.getDeclaredFields()) {
+                if (Modifier.isStatic(f.getModifiers())) {
+                    continue;
+                }
+                Set<Class<?>> held = new LinkedHashSet<>();
+                classesIn(f.getGenericType(), held);
+                for (Class<?> h : held) {
+                    if (h.getName().startsWith("io.slurmlet.") && (h.isRecord() || h.isEnum() || annotated(h))) {
+                        todo.add(h);
+                    }
+                }
+            }
+        }
+        return found;
+    }
+
+    /** What the {@code @RegisterForReflection} annotations of the classes under {@code pkg} register. */
+    static Set<Class<?>> registeredUnder(String pkg, Class<?> anyOfThem) throws Exception {
+        Set<Class<?>> registered = new HashSet<>();
+        for (Class<?> c : classesUnder(pkg, anyOfThem)) {
+            RegisterForReflection r = c.getAnnotation(RegisterForReflection.class);
+            if (r == null) {
+                continue;
+            }
+            if (r.targets().length == 0 && r.classNames().length == 0) {
+                registered.add(c);
+            }
+            registered.addAll(List.of(r.targets()));
+            for (String name : r.classNames()) {
+                registered.add(Class.forName(name, false, c.getClassLoader()));
+            }
+        }
+        return registered;
+    }
+
+    /** Whether Jackson's annotations are on the class, a field, a method, a constructor or a parameter of it. */
+    static boolean annotated(Class<?> c) {
+        List<AnnotatedElement> elements = new ArrayList<>(List.of(c));
+        elements.addAll(List.of(c.getDeclaredFields()));
+        for (Executable e : Stream.concat(Arrays.stream(c.getDeclaredMethods()), Arrays.stream(c.getDeclaredConstructors())).toList()) {
+            elements.add(e);
+            elements.addAll(List.of(e.getParameters()));
+        }
+        return elements.stream().flatMap(e -> Arrays.stream(e.getDeclaredAnnotations()))
+                .anyMatch(a -> a.annotationType().getPackageName().equals("com.fasterxml.jackson.annotation"));
+    }
+
+    /** Every class under {@code pkg} in the build folder or jar that {@code anyOfThem} was loaded from. */
+    static List<Class<?>> classesUnder(String pkg, Class<?> anyOfThem) throws Exception {
+        Path source = Path.of(anyOfThem.getProtectionDomain().getCodeSource().getLocation().toURI());
+        try (FileSystem jar = Files.isDirectory(source) ? null : FileSystems.newFileSystem(source)) {
+            Path root = jar == null ? source : jar.getPath("/");
+            List<Class<?>> classes = new ArrayList<>();
+            try (Stream<Path> files = Files.walk(root.resolve(pkg.replace('.', '/')))) {
+                for (Path file : (Iterable<Path>) files::iterator) {
+                    String name = root.relativize(file).toString();
+                    if (name.endsWith(".class") && !name.endsWith("package-info.class")) {
+                        classes.add(Class.forName(name.substring(0, name.length() - ".class".length()).replace('/', '.'),
+                                false, anyOfThem.getClassLoader()));
+                    }
+                }
+            }
+            return classes;
+        }
+    }
+
+    private static void classesIn(Type type, Set<Class<?>> into) {
+        if (type instanceof Class<?> c) {
+            if (c.isArray()) {
+                classesIn(c.getComponentType(), into);
+            } else {
+                into.add(c);
+            }
+        } else if (type instanceof ParameterizedType p) {
+            classesIn(p.getRawType(), into);
+            for (Type argument : p.getActualTypeArguments()) {
+                classesIn(argument, into);
+            }
+        } else if (type instanceof WildcardType w) {
+            for (Type bound : w.getUpperBounds()) {
+                classesIn(bound, into);
+            }
+        }
+    }
+}
