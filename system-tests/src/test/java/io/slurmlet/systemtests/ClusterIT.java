@@ -22,6 +22,7 @@ import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -180,6 +181,37 @@ class ClusterIT {
 
     @Test
     @Order(4)
+    void upgradingSlurmletDuringAJobTouchesNoDaemonNoFileAndNoJob() throws Exception {
+        String job = ok("n0", "sbatch", "--parsable", "-w", "n2", "-o", "/tmp/upgrade-job.out", "--wrap", "sleep 20; echo finished").strip();
+        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        Map<String, String> before = snapshots();
+        String agentBefore = ok("n2", "systemctl", "show", "-p", "MainPID", "--value", "slurmlet-agent").strip();
+        Path newer = Debs.newerBuild(Debs.newest("slurmlet_*_all.deb"), RUN.resolve("newer"), RUN.resolve("packages"));
+        Instant upgrade = Instant.now();
+        ok("n2", "env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-install-recommends",
+                "/var/tmp/slurmlet-packages/" + newer.getFileName());
+        assertEquals(Debs.version(newer), ok("n2", "dpkg-query", "-W", "-f", "${Version}", "slurmlet").strip());
+        assertNotEquals(agentBefore, ok("n2", "systemctl", "show", "-p", "MainPID", "--value", "slurmlet-agent").strip(),
+                "the agent restarted on the new build");
+        assertEquals("RUNNING", jobState(job), "the job runs on through the upgrade");
+        awaitPassesAfter(upgrade, "n2");
+        assertEquals(before, snapshots(), "the upgraded agent's first pass restarts no daemon and rewrites no file");
+        await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());
+        assertEquals("finished", ok("n2", "cat", "/tmp/upgrade-job.out").strip(), "the job ran to its end, untouched");
+    }
+
+    /** The job's state in squeue, empty once it has left the queue. */
+    static String jobState(String job) {
+        try {
+            Proc.Result r = on("n0", "squeue", "-h", "-j", job, "-o", "%T");
+            return r.exit() == 0 ? r.out().strip() : r.err().contains("Invalid job id") ? "" : "unknown";
+        } catch (IOException | InterruptedException e) {
+            return "unknown";
+        }
+    }
+
+    @Test
+    @Order(5)
     void aPartitionRenameReachesEveryNodeWithReconfigureAndNoDaemonRestart() throws Exception {
         Map<String, String> pids = new LinkedHashMap<>();
         for (String node : NODES) {
@@ -210,7 +242,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aFailingStepIsShownWithItsErrorInStatusAndHealthAndRecovers() throws Exception {
         String ready = health("n3");
         assertTrue(ready.startsWith("HTTP/1.0 200") && ready.contains("step slurm") && ready.contains("step munge"), ready);
@@ -287,7 +319,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void theSitesHooksAreRunAsTheLeaderIsToldTo() throws Exception {
         ok("n0", "sh", "-c", "printf '%s' \"$0\" >/usr/local/bin/platform-hook && chmod 0755 /usr/local/bin/platform-hook"
                 + " && : >/var/log/platform-hook.log", HOOK);
@@ -314,7 +346,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void unlendingDuringAJobDrainsTheNodeLetsTheJobFinishAndReleasesItOnce() throws Exception {
         String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/lent-job.out", "--wrap", "sleep 6; echo finished").strip();
         await(Duration.ofSeconds(20), "job " + job + " runs", () -> {
@@ -343,7 +375,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void aDrainHookBusyThreeTimesThenFreeLendsTheNode() throws Exception {
         ok("n0", "ctl", "slurm", "lend", "n3");
         awaitPhase("n3", "LENT", Duration.ofSeconds(30));
@@ -353,7 +385,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(9)
+    @Order(10)
     void anAdminsDrainSurvivesALendAndAnUnlend() throws Exception {
         ok("n0", "scontrol", "update", "nodename=n2", "state=drain", "reason=admin: bad dimm");
         ok("n0", "ctl", "slurm", "unlend", "n2");
@@ -380,7 +412,7 @@ class ClusterIT {
     static final String ALICE_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
 
     @Test
-    @Order(10)
+    @Order(11)
     void anAccountIsTheSameUserOnEveryMachineWithItsKeysAndADisabledOneIsLocked() throws Exception {
         ok("n0", "ctl", "slurm", "set", "users=slurmlet");
         String added = api("POST", "/v1/users", "{\"email\": \"alice@example.org\", \"ssh_keys\": [\"" + ALICE_KEY + "\"]}");
@@ -422,7 +454,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(11)
+    @Order(12)
     void pamSlurmAdoptLetsAUserIntoAComputeNodeOnlyWhileAJobOfTheirsRunsThere() throws Exception {
         Path key = Path.of("/tmp/slurmlet-it-alice");
         java.nio.file.Files.deleteIfExists(key);
@@ -496,7 +528,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void theServersExportIsEveryMachinesSharedStorageAndHomesLiveThere() throws Exception {
         ok("n0", "ctl", "slurm", "set", "shared.path=/shared", "shared.server=n0");
         for (String node : List.of("n1", "n2", "n3")) {

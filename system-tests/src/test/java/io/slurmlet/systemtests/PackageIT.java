@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -56,15 +55,15 @@ class PackageIT {
     static void packages() throws Exception {
         assertEquals("0", Proc.run(List.of("id", "-u"), Map.of(), 10).out().strip(),
                 "the package tests boot a container: run the system tests as root, as CI does");
-        deb = newest("slurmlet_*_all.deb");
-        rpm = newest("slurmlet-*.noarch.rpm");
-        version = host(List.of("dpkg-deb", "-f", deb.toString(), "Version")).strip();
+        deb = Debs.newest("slurmlet_*_all.deb");
+        rpm = Debs.newest("slurmlet-*.noarch.rpm");
+        version = Debs.version(deb);
         Proc.run(List.of(CLUSTER.toString(), "down", MACHINES.toString()), Map.of(), 120);
         Proc.deleteTree(RUN);
         Files.createDirectories(PACKAGES);
         Files.copy(deb, PACKAGES.resolve(deb.getFileName()));
-        newerVersion = version + ".1";
-        newerDeb = newerBuild();
+        newerDeb = Debs.newerBuild(deb, RUN.resolve("newer"), PACKAGES);
+        newerVersion = Debs.version(newerDeb);
     }
 
     @AfterAll
@@ -74,47 +73,8 @@ class PackageIT {
         Proc.deleteTree(RUN);
     }
 
-    /** The newest file the packaging module made that matches {@code glob}. */
-    static Path newest(String glob) throws IOException {
-        Path target = AgentProcess.ROOT.resolve("packaging/target");
-        List<Path> found = new ArrayList<>();
-        if (Files.isDirectory(target)) {
-            try (var dir = Files.newDirectoryStream(target, glob)) {
-                dir.forEach(found::add);
-            }
-        }
-        return found.stream().max(Comparator.comparing(p -> p.toFile().lastModified()))
-                .orElseThrow(() -> new AssertionError("no " + glob + " in " + target + ": build the project first (./mvnw package)"));
-    }
-
-    /**
-     * A newer build of the same DEB, as the next release would be: a higher version, a launcher
-     * that differs, and a unit that sets one more variable (so that the upgrade's daemon-reload
-     * and restart are seen).
-     */
-    static Path newerBuild() throws Exception {
-        Path tree = RUN.resolve("newer");
-        host(List.of("dpkg-deb", "-R", deb.toString(), tree.toString()));
-        Path control = tree.resolve("DEBIAN/control");
-        Files.writeString(control, Files.readString(control).replace("Version: " + version + "\n", "Version: " + newerVersion + "\n"));
-        Path launcher = tree.resolve("usr/lib/slurmlet/bin/slurmlet-java");
-        Files.writeString(launcher, Files.readString(launcher) + "# the newer build\n");
-        Path unit = tree.resolve("lib/systemd/system/slurmlet-agent.service");
-        Files.writeString(unit, Files.readString(unit).replace("[Service]\n", "[Service]\nEnvironment=SLURMLET_TEST_BUILD=newer\n"));
-        Path md5sums = tree.resolve("DEBIAN/md5sums");
-        String sums = host(List.of("sh", "-c", "cd " + tree + " && md5sums=$(cat DEBIAN/md5sums) && "
-                + "echo \"$md5sums\" | grep -v -e ' usr/lib/slurmlet/bin/slurmlet-java$' -e ' lib/systemd/system/slurmlet-agent.service$'; "
-                + "md5sum usr/lib/slurmlet/bin/slurmlet-java lib/systemd/system/slurmlet-agent.service"));
-        Files.writeString(md5sums, sums);
-        Path out = PACKAGES.resolve("slurmlet_" + newerVersion + "_all.deb");
-        host(List.of("dpkg-deb", "--root-owner-group", "-Zxz", "-z1", "--build", tree.toString(), out.toString()));
-        return out;
-    }
-
     static String host(List<String> command) throws IOException, InterruptedException {
-        Proc.Result r = Proc.run(command, Map.of(), 300);
-        assertEquals(0, r.exit(), () -> String.join(" ", command) + "\n" + r);
-        return r.out();
+        return Debs.host(command);
     }
 
     static Proc.Result on(String... command) throws IOException, InterruptedException {
@@ -194,6 +154,12 @@ class PackageIT {
         assertTrue(scripts.contains("systemctl --no-reload disable --now slurmlet-agent.service"), scripts);
         assertTrue(scripts.contains("systemctl try-restart slurmlet-agent.service"), scripts);
         assertFalse(scripts.contains("rm -rf /var/lib/slurmlet"), "erasing the RPM keeps the state:\n" + scripts);
+        for (String tag : List.of("POSTIN", "PREUN", "POSTUN")) {
+            String body = host(List.of("rpm", "-qp", "--qf", "%{" + tag + "}", rpmPath));
+            Path file = RUN.resolve(tag.toLowerCase() + ".sh");
+            Files.writeString(file, body);
+            host(List.of("sh", "-n", file.toString()));
+        }
         String files = host(List.of("rpm", "-qplv", rpmPath));
         for (String line : List.of(
                 "-rwxr-xr-x .* root +root .* /usr/lib/slurmlet/bin/slurmlet-agent",
