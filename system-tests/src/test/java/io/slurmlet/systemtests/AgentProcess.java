@@ -15,15 +15,15 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real slurmlet agent, started through the packaged launcher ({@code packaging/bin/slurmlet-agent})
- * as a site would run it, with its state in a folder of the test's own, on a free loopback port
+ * A real slurmlet agent, started through the launcher of the installed DEB ({@link Installed}:
+ * {@code /usr/lib/slurmlet/bin/slurmlet-agent}) as a site would run it, with its state in a folder of the test's own, on a free loopback port
  * and a unix socket in that folder.
  */
 final class AgentProcess implements AutoCloseable {
 
     static final Path ROOT = Path.of(System.getProperty("slurmlet.root", "..")).toAbsolutePath().normalize();
-    static final Path AGENT = ROOT.resolve("packaging/bin/slurmlet-agent");
-    static final Path CTL = ROOT.resolve("packaging/bin/ctl");
+    static final Path AGENT = Installed.bin("slurmlet-agent");
+    static final Path CTL = Installed.bin("ctl");
 
     private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 

@@ -6,7 +6,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** The packaged ctl ({@code packaging/bin/ctl}) run as an admin runs it, with its output captured. */
+/** ctl as the DEB installs it ({@link Installed}) run as an admin runs it, with its output captured. */
 final class Ctl {
 
     private final Map<String, String> env = new HashMap<>();
