@@ -1,5 +1,6 @@
 package io.slurmlet.agent;
 
+import io.slurmlet.model.JsonTypes;
 import io.slurmlet.agent.leader.lending.LendingRecord;
 import io.slurmlet.agent.leader.lending.Phase;
 import io.slurmlet.agent.leader.plan.PlanBook;

@@ -1,5 +1,6 @@
 package io.slurmlet.ctl;
 
+import io.slurmlet.model.JsonTypes;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.SlurmSettings;

@@ -1,9 +1,9 @@
-package io.slurmlet.agent;
+package io.slurmlet.model;
 
-import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.settings.SettingKey;
 import io.slurmlet.model.settings.SlurmSettings;
 
+import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Executable;
 import java.lang.reflect.Field;
@@ -27,18 +27,22 @@ import java.util.stream.Stream;
 
 /**
  * The classes Jackson maps and the classes registered for reflection, found by walking the compiled
- * classes of a package (a build folder or a jar). ctl's tests hold the same walk.
+ * classes of a package (a build folder or a jar). For the agent's and ctl's tests that every JSON
+ * type is registered for a native build (shared-model's test-jar; Quarkus's annotation is read by
+ * name, since the shared model does not depend on Quarkus).
  */
-final class JsonTypes {
+public final class JsonTypes {
+
+    static final String REGISTER_FOR_REFLECTION = "io.quarkus.runtime.annotations.RegisterForReflection";
 
     /** The shared model's types that are never JSON: the keys {@code ctl slurm set} takes, and their kinds. */
-    static final Set<Class<?>> NOT_JSON = Set.of(SettingKey.class, SettingKey.Kind.class);
+    public static final Set<Class<?>> NOT_JSON = Set.of(SettingKey.class, SettingKey.Kind.class);
 
     private JsonTypes() {
     }
 
     /** Every record and enum of the shared model, and every class of it with Jackson annotations, but {@link #NOT_JSON}. */
-    static Set<Class<?>> ofModel() throws Exception {
+    public static Set<Class<?>> ofModel() throws Exception {
         Set<Class<?>> found = new LinkedHashSet<>();
         for (Class<?> c : classesUnder("io.slurmlet.model", SlurmSettings.class)) {
             if (!c.isAnonymousClass() && !c.isSynthetic() && !NOT_JSON.contains(c) && (c.isRecord() || c.isEnum() || annotated(c))) {
@@ -52,7 +56,7 @@ final class JsonTypes {
      * The classes under {@code pkg} with Jackson annotations, and the slurmlet records, enums and
      * annotated classes their fields hold, and theirs in turn.
      */
-    static Set<Class<?>> annotatedUnder(String pkg, Class<?> anyOfThem) throws Exception {
+    public static Set<Class<?>> annotatedUnder(String pkg, Class<?> anyOfThem) throws Exception {
         Deque<Class<?>> todo = new ArrayDeque<>();
         for (Class<?> c : classesUnder(pkg, anyOfThem)) {
             if (annotated(c)) {
@@ -82,19 +86,22 @@ final class JsonTypes {
     }
 
     /** What the {@code @RegisterForReflection} annotations of the classes under {@code pkg} register. */
-    static Set<Class<?>> registeredUnder(String pkg, Class<?> anyOfThem) throws Exception {
+    public static Set<Class<?>> registeredUnder(String pkg, Class<?> anyOfThem) throws Exception {
         Set<Class<?>> registered = new HashSet<>();
         for (Class<?> c : classesUnder(pkg, anyOfThem)) {
-            RegisterForReflection r = c.getAnnotation(RegisterForReflection.class);
-            if (r == null) {
-                continue;
-            }
-            if (r.targets().length == 0 && r.classNames().length == 0) {
-                registered.add(c);
-            }
-            registered.addAll(List.of(r.targets()));
-            for (String name : r.classNames()) {
-                registered.add(Class.forName(name, false, c.getClassLoader()));
+            for (Annotation r : c.getDeclaredAnnotations()) {
+                if (!r.annotationType().getName().equals(REGISTER_FOR_REFLECTION)) {
+                    continue;
+                }
+                Class<?>[] targets = (Class<?>[]) r.annotationType().getMethod("targets").invoke(r);
+                String[] names = (String[]) r.annotationType().getMethod("classNames").invoke(r);
+                if (targets.length == 0 && names.length == 0) {
+                    registered.add(c);
+                }
+                registered.addAll(List.of(targets));
+                for (String name : names) {
+                    registered.add(Class.forName(name, false, c.getClassLoader()));
+                }
             }
         }
         return registered;
