@@ -24,7 +24,7 @@ import java.util.Optional;
 @Command(name = "ctl", mixinStandardHelpOptions = true, versionProvider = CtlVersion.class,
         description = {"Changes the settings of slurmlet's Slurm cluster and its accounts, and shows their state.",
                 "It talks to the leader's REST API."},
-        subcommands = {SlurmCommand.class, UsersCommand.class, CompletionCommand.class},
+        subcommands = {SlurmCommand.class, UsersCommand.class, CompletionCommand.class, TrainingRunCommand.class},
         footerHeading = "%nThe leader:%n",
         footer = {
                 "  --leader URL, else SLURMLET_LEADER, else leader: in /etc/slurmlet/ctl.yaml",
@@ -72,6 +72,11 @@ public class CtlCommand implements Runnable {
 
     Duration pollInterval() {
         return pollInterval;
+    }
+
+    /** The Vert.x every command shares. */
+    Vertx vertx() {
+        return vertx.get();
     }
 
     /** Finds the leader and its token (flags first), and opens a client to it. */
