@@ -107,6 +107,12 @@ class PackageIT {
                 + "\njournal:\n" + on("journalctl", "-u", "slurmlet-agent", "--no-pager", "-n", "40").out());
     }
 
+    /** The programs whose start-up cache (class-data archive or AOT cache) is in /var/cache/slurmlet, one each. */
+    static List<String> startupCaches() throws IOException, InterruptedException {
+        return sh("ls /var/cache/slurmlet").lines().filter(f -> f.endsWith(".jsa") || f.endsWith(".aot"))
+                .map(f -> f.substring(0, f.indexOf('-'))).sorted().toList();
+    }
+
     @Test
     @Order(1)
     void lintianFindsNoErrorInTheDeb() throws Exception {
@@ -189,6 +195,8 @@ class PackageIT {
         assertEquals("disabled", on("systemctl", "is-enabled", "slurmlet-agent").out().strip());
         assertEquals("inactive", on("systemctl", "is-active", "slurmlet-agent").out().strip());
         assertEquals("", sh("ls -A /var/lib/slurmlet"), "nothing ran: no leader state was made");
+        assertEquals(List.of("agent", "ctl"), startupCaches(), "postinst made this build's start-up caches");
+        assertEquals("", sh("ps -eo args | grep -v grep | grep quarkus-run.jar || true"), "no training run is left running");
         // Twice: the second run maps the start-up cache the first one made.
         assertTrue(ok("ctl", "--version").startsWith("ctl "), "ctl runs from PATH on the package's JRE");
         assertTrue(ok("ctl", "--version").startsWith("ctl "), "ctl runs again, with its start-up cache");
@@ -228,6 +236,7 @@ class PackageIT {
         assertTrue(sh("cat /etc/slurmlet/agent.yaml").contains("# a site line, kept across upgrades"));
         assertEquals("", sh("ls /etc/slurmlet | grep dpkg || true"), "no .dpkg-new or .dpkg-old beside the site's file");
         assertEquals("active", on("systemctl", "is-active", "slurmlet-agent").out().strip());
+        assertEquals(List.of("agent", "ctl"), startupCaches(), "the old build's caches replaced by the new one's");
         String pidAfter = sh("systemctl show -p MainPID --value slurmlet-agent");
         assertNotEquals(pidBefore, pidAfter, "the agent restarted on the new build");
         assertTrue(sh("tr '\\0' '\\n' </proc/" + pidAfter + "/environ").contains("SLURMLET_TEST_BUILD=newer"),
