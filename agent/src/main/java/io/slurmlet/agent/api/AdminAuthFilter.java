@@ -31,7 +31,7 @@ public class AdminAuthFilter {
         if (!path.startsWith("/v1/") && !path.equals("/v1")) {
             return null;
         }
-        if (!config.leader().enabled()) {
+        if (!config.isLeader()) {
             return error(Response.Status.NOT_FOUND,
                     "this agent is not the leader: run ctl against the leader's address (--leader)");
         }

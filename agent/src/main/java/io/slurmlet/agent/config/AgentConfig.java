@@ -26,6 +26,15 @@ public interface AgentConfig {
     /** The node role: every machine's agent, the leader's included, keeps its own machine true to its plan. */
     Node node();
 
+    /**
+     * Whether this agent is the leader: {@code slurmlet.leader.enabled} when set, else whether no
+     * leader to join is named ({@code slurmlet.node.leader}), so that a machine joined through
+     * agent.yaml alone never also leads a cluster of its own.
+     */
+    default boolean isLeader() {
+        return leader().enabled().orElse(node().leader().isEmpty());
+    }
+
     interface Node {
         /** Whether this agent manages its machine. Off only for a leader that runs on no Slurm machine, and in tests. */
         @WithDefault("true")
@@ -66,9 +75,12 @@ public interface AgentConfig {
     }
 
     interface Leader {
-        /** Whether this agent is the leader: holds the settings and serves the settings API. */
-        @WithDefault("true")
-        boolean enabled();
+        /**
+         * Whether this agent is the leader: holds the settings and serves the settings API. Unset:
+         * it is, unless {@code slurmlet.node.leader} names the leader this machine joins
+         * ({@link AgentConfig#isLeader()}).
+         */
+        Optional<Boolean> enabled();
 
         /**
          * The file holding the admin token that every /v1 call over TCP must carry. Made at first

@@ -58,7 +58,7 @@ public class LeaderStartup {
     private volatile int agentPort;
 
     void start(@Observes StartupEvent event, Vertx vertx) throws Exception {
-        if (!config.leader().enabled()) {
+        if (!config.isLeader()) {
             return;
         }
         settings.get().current();

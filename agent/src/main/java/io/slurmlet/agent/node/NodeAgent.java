@@ -223,7 +223,7 @@ public class NodeAgent {
     /** A joined link: from the state on disk, by joining with the token, or on the leader's own machine in-process. */
     private LeaderLink connect(String name, NodeState state) throws IOException, InterruptedException, GeneralSecurityException {
         URI base;
-        if (config.leader().enabled() && config.node().leader().isEmpty()) {
+        if (config.isLeader() && config.node().leader().isEmpty()) {
             int port = leader.get().agentPort();
             if (port == 0) {
                 throw new IOException("the leader's agents' channel is not open yet");
@@ -238,7 +238,7 @@ public class NodeAgent {
         if (joined.isPresent()) {
             return new LeaderLink(base, joined.get().ca(), joined.get().credential());
         }
-        if (config.leader().enabled()) {
+        if (config.isLeader()) {
             String credential = credentials.get().issue(name);
             state.saveJoined(Pki.readCertificate(pki.get().caFile()), credential);
             LOG.infof("%s joined its own leader", name);
