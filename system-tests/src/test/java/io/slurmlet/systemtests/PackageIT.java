@@ -265,4 +265,73 @@ class PackageIT {
             assertEquals(List.of(), lines.filter(l -> !l.isBlank() && !l.contains("not-found")).toList(), "no unit of slurmlet is loaded");
         }
     }
+
+    /**
+     * A newer build of the RPM, made by the packaging module's own script from this build's
+     * programs and documents: a later ~dev version, the same files.
+     */
+    static Path newerRpm() throws IOException, InterruptedException {
+        Path out = RUN.resolve("rebuild");
+        Proc.deleteTree(out);
+        Files.createDirectories(out);
+        Debs.host(List.of("cp", "-a", AgentProcess.ROOT.resolve("packaging/target/docs").toString(), out.resolve("docs").toString()));
+        String base = rpmVersion().replaceFirst("~dev.*", "");
+        Thread.sleep(1_100);
+        Debs.host(List.of(AgentProcess.ROOT.resolve("packaging/build-packages").toString(), base + "-SNAPSHOT", out.toString()));
+        try (var dir = Files.newDirectoryStream(out, "slurmlet-*.noarch.rpm")) {
+            Path built = dir.iterator().next();
+            Path copy = PACKAGES.resolve(built.getFileName());
+            Files.copy(built, copy);
+            return copy;
+        }
+    }
+
+    static String rpmVersion() throws IOException, InterruptedException {
+        return Debs.host(List.of("rpm", "-qp", "--qf", "%{VERSION}", rpm.toString())).strip();
+    }
+
+    @Test
+    @Order(8)
+    void theRpmInstalledStartsNothingUntilToldThenLeads() throws Exception {
+        Files.copy(rpm, PACKAGES.resolve(rpm.getFileName()));
+        String out = ok("rpm", "-i", "--nodeps", IN_NODE + rpm.getFileName());
+        assertTrue(out.contains("On the leader's machine: systemctl enable --now slurmlet-agent"), out);
+        assertEquals("slurmlet-" + rpmVersion() + "-1.noarch", sh("rpm -q slurmlet"));
+        assertEquals("700 root", sh("stat -c '%a %U' /var/lib/slurmlet"));
+        assertEquals(List.of("agent", "ctl"), startupCaches(), "%post made this build's start-up caches");
+        assertEquals("inactive", on("systemctl", "is-active", "slurmlet-agent").out().strip());
+        assertEquals("disabled", on("systemctl", "is-enabled", "slurmlet-agent").out().strip());
+        ok("systemctl", "enable", "--now", "slurmlet-agent");
+        await(Duration.ofSeconds(90), "the leader answers ctl", "ctl", "slurm", "show");
+        ok("ctl", "slurm", "set", "partition=rpmtest");
+    }
+
+    @Test
+    @Order(9)
+    void anRpmUpgradeRestartsTheAgentAndKeepsItsStateAndTheSitesFile() throws Exception {
+        Path newer = newerRpm();
+        sh("echo '# a site line, kept across upgrades' >>/etc/slurmlet/agent.yaml");
+        String pidBefore = sh("systemctl show -p MainPID --value slurmlet-agent");
+        ok("rpm", "-U", "--nodeps", IN_NODE + newer.getFileName());
+        String version = Debs.host(List.of("rpm", "-qp", "--qf", "%{VERSION}", newer.toString())).strip();
+        assertNotEquals(rpmVersion(), version);
+        assertEquals("slurmlet-" + version + "-1.noarch", sh("rpm -q slurmlet"), "one slurmlet, the newer");
+        assertEquals("active", on("systemctl", "is-active", "slurmlet-agent").out().strip());
+        assertNotEquals(pidBefore, sh("systemctl show -p MainPID --value slurmlet-agent"), "%postun restarted the agent on the new build");
+        assertTrue(sh("cat /etc/slurmlet/agent.yaml").contains("# a site line, kept across upgrades"));
+        assertEquals("", sh("ls /etc/slurmlet | grep rpm || true"), "no .rpmnew or .rpmsave beside the site's file");
+        assertEquals(List.of("agent", "ctl"), startupCaches(), "the old build's caches replaced by the new one's");
+        await(Duration.ofSeconds(90), "the upgraded leader answers ctl", "ctl", "slurm", "show");
+        assertTrue(ok("ctl", "slurm", "show").contains("rpmtest"), "the settings survived the upgrade");
+    }
+
+    @Test
+    @Order(10)
+    void erasingTheRpmStopsAndDisablesTheAgentAndKeepsItsState() throws Exception {
+        ok("rpm", "-e", "--nodeps", "slurmlet");
+        assertEquals("inactive", on("systemctl", "is-active", "slurmlet-agent").out().strip());
+        assertEquals("gone", sh("test -e /usr/lib/slurmlet || test -e /usr/bin/ctl || test -e /etc/systemd/system/multi-user.target.wants/slurmlet-agent.service || echo gone"));
+        assertTrue(sh("ls /var/lib/slurmlet").contains("settings.json"), "erase keeps the state (RPM has no purge)");
+        assertTrue(sh("cat /etc/slurmlet/agent.yaml.rpmsave").contains("# a site line"), "the site's changed file is kept as .rpmsave");
+    }
 }
