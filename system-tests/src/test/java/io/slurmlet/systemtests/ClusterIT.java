@@ -152,6 +152,10 @@ class ClusterIT {
         awaitPassesAfter(Instant.EPOCH);
         String table = ok("n0", "ctl", "slurm", "status");
         assertFalse(table.contains("FAILED"), table);
+        // n3 joined through agent.yaml alone (dev/cluster): a node of n0's, with no leader of its own.
+        assertEquals("no join.env, no CA", ok("n3", "sh", "-c",
+                "test -e /etc/slurmlet/join.env || test -e /var/lib/slurmlet/pki || echo 'no join.env, no CA'").strip());
+        assertTrue(ok("n3", "cat", "/etc/slurmlet/agent.yaml").contains("leader: https://n0:7818"));
     }
 
     @Test
