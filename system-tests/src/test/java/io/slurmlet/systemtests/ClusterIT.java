@@ -353,13 +353,7 @@ class ClusterIT {
     @Order(8)
     void unlendingDuringAJobDrainsTheNodeLetsTheJobFinishAndReleasesItOnce() throws Exception {
         String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/lent-job.out", "--wrap", "sleep 6; echo finished").strip();
-        await(Duration.ofSeconds(20), "job " + job + " runs", () -> {
-            try {
-                return ok("n0", "squeue", "-h", "-j", job, "-o", "%T").strip().equals("RUNNING");
-            } catch (Exception | AssertionError e) {
-                return false;
-            }
-        });
+        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
         ok("n0", "ctl", "slurm", "unlend", "n1");
         awaitPhase("n1", "RECLAIMING", Duration.ofSeconds(10));
         awaitSinfo("n1", "batch|draining|slurmlet: reclaiming for the platform");
@@ -489,13 +483,7 @@ class ClusterIT {
 
         String job = ok("n0", "runuser", "-u", "alice", "--", "sbatch", "--parsable", "-w", "n3", "-o", "/tmp/alice-%j.out",
                 "--wrap", "sleep 120").strip();
-        await(Duration.ofSeconds(30), "alice's job runs", () -> {
-            try {
-                return ok("n0", "squeue", "-h", "-j", job, "-o", "%T").strip().equals("RUNNING");
-            } catch (Exception | AssertionError e) {
-                return false;
-            }
-        });
+        await(Duration.ofSeconds(30), "alice's job runs", () -> jobState(job).equals("RUNNING"));
         Proc.Result in = ssh("alice@n3", "cat", "/proc/self/cgroup");
         assertEquals(0, in.exit(), in.toString());
         assertTrue(in.out().contains("job_" + job), "adopted into the job's cgroup: " + in.out());
@@ -514,13 +502,7 @@ class ClusterIT {
         });
         ok("n0", "scancel", job);
         assertTrue(open.waitFor(30, java.util.concurrent.TimeUnit.SECONDS), "scancel ends alice's ssh session on n3");
-        await(Duration.ofSeconds(30), "alice's job ends", () -> {
-            try {
-                return ok("n0", "squeue", "-h", "-j", job, "-o", "%T").isBlank();
-            } catch (Exception | AssertionError e) {
-                return true;
-            }
-        });
+        await(Duration.ofSeconds(30), "alice's job ends", () -> jobState(job).isEmpty());
         assertTrue(ssh("alice@n3", "hostname").exit() != 0, "after scancel alice is out again");
 
         ok("n0", "sh", "-c", "test -f /root/.ssh/id_ed25519 || ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519");

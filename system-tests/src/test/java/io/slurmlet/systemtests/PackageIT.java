@@ -89,6 +89,12 @@ class PackageIT {
         return r.out();
     }
 
+    /** Installs a DEB from {@link #PACKAGES} with apt, as a site does; its output. */
+    static String aptInstall(Path deb) throws IOException, InterruptedException {
+        return ok("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-install-recommends",
+                IN_NODE + deb.getFileName());
+    }
+
     static String sh(String script) throws IOException, InterruptedException {
         return ok("sh", "-c", script).strip();
     }
@@ -187,8 +193,7 @@ class PackageIT {
     void installedOnAFreshMachineItStartsNothingUntilTold() throws Exception {
         String image = host(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/node-image").toString(), "ensure")).strip();
         host(List.of(CLUSTER.toString(), "up", "--bind-ro", PACKAGES + ":" + IN_NODE, image, MACHINES.toString(), NODE));
-        String out = ok("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-install-recommends",
-                IN_NODE + deb.getFileName());
+        String out = aptInstall(deb);
         assertTrue(out.contains("On the leader's machine: systemctl enable --now slurmlet-agent"), out);
         assertEquals("install ok installed " + version, sh("dpkg-query -W -f '${Status} ${Version}' slurmlet"));
         assertEquals("700 root", sh("stat -c '%a %U' /var/lib/slurmlet"));
@@ -229,8 +234,7 @@ class PackageIT {
         String pidBefore = sh("systemctl show -p MainPID --value slurmlet-agent");
         String settingsBefore = sh("cat /var/lib/slurmlet/settings.json");
         // No --force-conf* option: a conffile the site changed and the package did not must not prompt.
-        String out = ok("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "--no-install-recommends",
-                IN_NODE + newerDeb.getFileName());
+        String out = aptInstall(newerDeb);
         assertEquals("install ok installed " + newerVersion, sh("dpkg-query -W -f '${Status} ${Version}' slurmlet"), out);
         assertTrue(sh("tail -1 /usr/lib/slurmlet/bin/slurmlet-java").contains("the newer build"));
         assertTrue(sh("cat /etc/slurmlet/agent.yaml").contains("# a site line, kept across upgrades"));
