@@ -132,7 +132,7 @@ class PackageIT {
     @Test
     @Order(2)
     void theDebDeclaresWhatASiteNeeds() throws Exception {
-        assertEquals("openjdk-17-jre-headless | java17-runtime-headless", host(List.of("dpkg-deb", "-f", deb.toString(), "Depends")).strip());
+        assertEquals("default-jre-headless (>= 2:1.17) | java-runtime-headless (>= 17)", host(List.of("dpkg-deb", "-f", deb.toString(), "Depends")).strip());
         assertEquals("/etc/slurmlet/agent.yaml", host(List.of("sh", "-c", "dpkg-deb --ctrl-tarfile " + deb + " | tar -xO ./conffiles")).strip());
         String contents = host(List.of("dpkg-deb", "-c", deb.toString()));
         for (String line : List.of(
