@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The local cluster of README's first command ({@code dev/cluster up}): a leader and three nodes,
  * each a systemd-nspawn container booted with systemd, each running the agent as its systemd
  * service, joined over TLS with the join token and the CA pin; real munged, slurmctld and slurmd
- * (Debian 12's Slurm 22.05). What an admin relies on: lent nodes idle and others drained with our
+ * (Debian's Slurm of the suite: 22.05 on bookworm, 24.11 on trixie, 26.05 on forky). What an admin relies on: lent nodes idle and others drained with our
  * reason, jobs run, and restarting an agent or the leader, or renaming the partition, restarts no
  * daemon that did not need it and rewrites no file that did not change.
  */
@@ -37,7 +37,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ClusterIT {
 
     static final Path RUN = Path.of("/var/tmp/slurmlet-it-cluster");
-    static final Map<String, String> ENV = Map.of("SLURMLET_CLUSTER_DIR", RUN.toString());
+    /** The Debian suite every machine runs (-Dslurmlet.cluster.suite): bookworm (default), trixie or forky. */
+    static final String SUITE = System.getProperty("slurmlet.cluster.suite", "bookworm");
+    static final Map<String, String> ENV = Map.of("SLURMLET_CLUSTER_DIR", RUN.toString(), "SLURMLET_CLUSTER_SUITE", SUITE);
     static final List<String> NODES = List.of("n0", "n1", "n2", "n3");
 
     @BeforeAll
