@@ -21,9 +21,12 @@ Build first: ./mvnw -B -q package -DskipTests.
 """
 import argparse, http.client, json, os, re, shutil, ssl, statistics, subprocess, sys, tempfile, time, urllib.request
 
-from startup import AGENT, CTL, ROOT, free_port
+from startup import ROOT, free_port
 
 CLUSTER = os.path.join(ROOT, "dev/cluster")
+# The programs as the packages run them: through their launchers (packaging/bin).
+AGENT = os.path.join(ROOT, "packaging/bin/slurmlet-agent")
+CTL = os.path.join(ROOT, "packaging/bin/ctl")
 
 
 def rss_kib(status_text):

@@ -37,8 +37,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ClusterIT {
 
     static final Path RUN = Path.of("/var/tmp/slurmlet-it-cluster");
-    /** The Debian suite every machine runs (-Dslurmlet.cluster.suite): bookworm (default), trixie or forky. */
-    static final String SUITE = System.getProperty("slurmlet.cluster.suite", "bookworm");
+    /** The Debian suite every machine runs (-Dslurmlet.cluster.suite): bookworm, trixie (default) or forky. */
+    static final String SUITE = System.getProperty("slurmlet.cluster.suite", "trixie");
     static final Map<String, String> ENV = Map.of("SLURMLET_CLUSTER_DIR", RUN.toString(), "SLURMLET_CLUSTER_SUITE", SUITE);
     static final List<String> NODES = List.of("n0", "n1", "n2", "n3");
 
@@ -219,9 +219,11 @@ class ClusterIT {
     @Test
     @Order(5)
     void aPartitionRenameReachesEveryNodeWithReconfigureAndNoDaemonRestart() throws Exception {
-        Map<String, String> pids = new LinkedHashMap<>();
+        // A restart is a new invocation of the unit; a reconfigure is not, though from 23.11 slurmctld
+        // re-executes itself on one and its PID changes (system-tests/slurm/FINDINGS.md).
+        Map<String, String> invocations = new LinkedHashMap<>();
         for (String node : NODES) {
-            pids.put(node, ok(node, "systemctl", "show", "-p", "MainPID", "--value", node.equals("n0") ? "slurmctld" : "slurmd"));
+            invocations.put(node, ok(node, "systemctl", "show", "-p", "InvocationID", "--value", node.equals("n0") ? "slurmctld" : "slurmd"));
         }
         Instant change = Instant.now();
         ok("n0", "ctl", "slurm", "set", "partition=batch");
@@ -235,7 +237,7 @@ class ClusterIT {
         awaitPassesAfter(change);
         for (String node : NODES) {
             assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("PartitionName=batch"), node);
-            assertEquals(pids.get(node), ok(node, "systemctl", "show", "-p", "MainPID", "--value",
+            assertEquals(invocations.get(node), ok(node, "systemctl", "show", "-p", "InvocationID", "--value",
                     node.equals("n0") ? "slurmctld" : "slurmd"), node + ": no daemon restarted");
         }
         assertTrue(ok("n0", "journalctl", "-u", "slurmlet-agent", "--no-pager").contains("scontrol reconfigure"));
@@ -314,6 +316,15 @@ class ClusterIT {
         });
     }
 
+    /**
+     * sinfo's fields for an idle node in {@code partition} that was drained and resumed: no reason,
+     * except on Slurm 24.11 (trixie), which keeps one after a resume (system-tests/slurm/FINDINGS.md):
+     * there slurmlet replaces its own by "slurmlet: lent", and an admin's stays as the admin left it.
+     */
+    static String idleAfterADrain(String partition, String reasonOn2411) {
+        return partition + "|idle|" + (SUITE.equals("trixie") ? reasonOn2411 : "none");
+    }
+
     static void awaitSinfo(String node, String expected) throws InterruptedException {
         await(Duration.ofSeconds(30), node + " shows " + expected, () -> {
             try {
@@ -380,7 +391,7 @@ class ClusterIT {
         ok("n0", "ctl", "slurm", "lend", "n3");
         awaitPhase("n3", "LENT", Duration.ofSeconds(30));
         assertEquals(4, count(hookLog(), "drain n3"), hookLog());
-        awaitSinfo("n3", "batch|idle|none");
+        awaitSinfo("n3", idleAfterADrain("batch", "slurmlet: lent"));
         assertEquals("n3", ok("n0", "srun", "-w", "n3", "-t", "1", "hostname").strip());
     }
 
@@ -397,7 +408,7 @@ class ClusterIT {
         assertEquals("batch|drained|admin: bad dimm", sinfo().get("n2"), "slurmlet never lifts a drain it did not set");
         assertTrue(String.valueOf(lending("n2").get("waiting_for")).contains("drained in Slurm by someone else (\"admin: bad dimm\")"));
         ok("n0", "scontrol", "update", "nodename=n2", "state=resume");
-        awaitSinfo("n2", "batch|idle|none");
+        awaitSinfo("n2", idleAfterADrain("batch", "admin: bad dimm"));
     }
 
     /** A call to the leader's admin API from n0, with the admin token, as a script on the leader's machine makes it. */

@@ -27,10 +27,16 @@ import java.util.regex.Pattern;
  * <p>A drained node that runs no job is handed back with {@code state=idle}, which slurmctld
  * schedules at once (measured on 22.05: 35-40 ms to a job, against 1.5-2 s for {@code resume});
  * one that still runs jobs (a reclaim taken back) with {@code state=resume}, which keeps them.
+ *
+ * <p>Slurm 24.11 keeps a drained node's reason after either (22.05 and 26.05 clear it): an idle,
+ * lent node would go on showing {@code slurmlet: not lent}. Where a resumed node still shows a
+ * drain reason of slurmlet's, that reason is replaced by {@link #LENT} (system-tests/slurm/FINDINGS.md).
  */
 public final class NodeStatesStep implements Step {
 
     static final Duration DEADLINE = Duration.ofSeconds(30);
+    /** The reason a lent node shows where Slurm keeps the drain's reason after a resume (24.11). */
+    static final String LENT = "slurmlet: lent";
     static final List<String> SHOW_NODES = List.of("scontrol", "-o", "show", "node");
     static final List<String> JOBS = List.of("squeue", "-h", "-a", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED",
             "-o", "%i|%u|%N");
@@ -67,6 +73,7 @@ public final class NodeStatesStep implements Step {
             List<String> resume = new ArrayList<>();
             Map<String, List<String>> drain = new TreeMap<>();
             List<String> others = new ArrayList<>();
+            List<String> stale = new ArrayList<>();
             for (var wanted : plan.nodeStates().entrySet()) {
                 SlurmNodeState s = now.get(wanted.getKey());
                 if (s == null) {
@@ -77,6 +84,8 @@ public final class NodeStatesStep implements Step {
                 } else if (wanted.getValue().equals(NodePlan.RESUME)) {
                     if (s.drained()) {
                         (s.jobs().isEmpty() && s.state().startsWith("IDLE") ? idle : resume).add(s.name());
+                    } else if (staleReason(s)) {
+                        stale.add(s.name());
                     }
                 } else if (wanted.getValue().startsWith(NodePlan.DRAIN)) {
                     String reason = wanted.getValue().substring(NodePlan.DRAIN.length());
@@ -100,6 +109,18 @@ public final class NodeStatesStep implements Step {
             }
             if (!done.isEmpty()) {
                 now = observe();
+                for (String node : idle.isEmpty() && resume.isEmpty() ? List.<String>of() : concat(idle, resume)) {
+                    SlurmNodeState after = now.get(node);
+                    if (after != null && staleReason(after)) {
+                        stale.add(node);
+                    }
+                }
+            }
+            if (!stale.isEmpty()) {
+                update(stale, "reason=" + LENT);
+                done.add("%s: the drain's reason, which this Slurm keeps after a resume, replaced by \"%s\""
+                        .formatted(HostList.compress(stale), LENT));
+                now = observe();
             }
             seen = List.copyOf(now.values());
             String left = others.isEmpty() ? "" : "; left drained by someone else: " + String.join(", ", others);
@@ -109,6 +130,18 @@ public final class NodeStatesStep implements Step {
         } catch (SystemException e) {
             return Outcome.failed(name(), e.getMessage());
         }
+    }
+
+    /** Not drained, yet still showing a drain reason of slurmlet's other than {@link #LENT}. */
+    private static boolean staleReason(SlurmNodeState s) {
+        return !s.drained() && s.reason().startsWith(SlurmNodeState.OUR_PREFIX) && !s.reason().equals(LENT)
+                && !s.state().contains("DOWN") && !s.state().contains("FAIL");
+    }
+
+    private static List<String> concat(List<String> a, List<String> b) {
+        List<String> all = new ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     private void update(List<String> nodes, String... what) throws SystemException {

@@ -167,7 +167,7 @@ public final class StorageStep implements Step {
         if (kernelServer()) {
             return kernelExport(path, clients, done);
         }
-        byte[] conf = ganeshaConf(path, clients).getBytes(StandardCharsets.UTF_8);
+        byte[] conf = ganeshaConf(path, clients, ganeshaMajor() >= 6).getBytes(StandardCharsets.UTF_8);
         Optional<Files.Stat> now = files.stat(at(GANESHA_CONF));
         boolean changed = now.isEmpty() || !Arrays.equals(now.get().content(), conf);
         if (changed) {
@@ -223,9 +223,35 @@ public final class StorageStep implements Step {
         return line.append('\n').toString();
     }
 
-    static String ganeshaConf(String path, List<String> clients) {
+    /**
+     * The major version of the nfs-ganesha that dpkg has installed, or 0 when unknown (not a dpkg
+     * machine, or not installed yet).
+     */
+    private int ganeshaMajor() {
+        String status = host.read(Path.of("/var/lib/dpkg/status")).orElse("");
+        for (String stanza : status.split("\n\n")) {
+            if (stanza.startsWith("Package: nfs-ganesha\n")) {
+                var v = GANESHA_VERSION.matcher(stanza);
+                return v.find() ? Integer.parseInt(v.group(1)) : 0;
+            }
+        }
+        return 0;
+    }
+
+    private static final java.util.regex.Pattern GANESHA_VERSION =
+            java.util.regex.Pattern.compile("(?m)^Version: (?:\\d+:)?(\\d+)");
+
+    /**
+     * ganesha.conf exporting {@code path} to {@code clients}. nfs-ganesha 6 (trixie and newer) ends at
+     * start when it cannot mark itself an I/O flusher (PR_SET_IO_FLUSHER needs CAP_SYS_RESOURCE,
+     * which a container's root may lack): {@code allowFlusherFail} lets it go on with a warning
+     * there; where the capability is held nothing changes. nfs-ganesha 4 (bookworm) neither sets the
+     * flag nor knows the key, so it is written only for 6 and newer (system-tests/slurm/FINDINGS.md).
+     */
+    static String ganeshaConf(String path, List<String> clients, boolean allowFlusherFail) {
         return MARK.replace("storage.", "storage: nfs-ganesha exports shared.path to its machines only.") + "\n"
-                + "NFS_CORE_PARAM {\n    Protocols = 3, 4;\n    Enable_NLM = false;\n    Enable_RQUOTA = false;\n}\n"
+                + "NFS_CORE_PARAM {\n    Protocols = 3, 4;\n    Enable_NLM = false;\n    Enable_RQUOTA = false;\n"
+                + (allowFlusherFail ? "    allow_set_io_flusher_fail = true;\n" : "") + "}\n"
                 + "NFS_KRB5 {\n    Active_krb5 = false;\n}\n"
                 + "NFSV4 {\n    Graceless = true;\n}\n"
                 + "EXPORT {\n    Export_Id = 1;\n    Path = " + path + ";\n    Pseudo = " + path + ";\n    Protocols = 3, 4;\n"

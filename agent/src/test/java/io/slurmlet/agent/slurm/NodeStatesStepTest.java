@@ -79,6 +79,19 @@ class NodeStatesStepTest {
     }
 
     @Test
+    void aResumedNodeThatKeepsOurDrainReasonShowsThatItIsLentInstead() {
+        // Slurm 24.11 keeps the reason after state=idle or state=resume (FINDINGS.md): idle, and still "not lent".
+        FakeCommands c = slurm(String.join("\n", node("n1", "IDLE", "slurmlet: not lent"), node("n2", "IDLE", "slurmlet: lent"),
+                node("n3", "IDLE", "bad dimm, ticket 42"), node("n4", "IDLE", "")) + "\n", "");
+        NodeStatesStep step = new NodeStatesStep(c);
+        Outcome o = step.apply(controller(Map.of("n1", NodePlan.RESUME, "n2", NodePlan.RESUME, "n3", NodePlan.RESUME, "n4", NodePlan.RESUME)));
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        assertEquals(List.of(List.of("scontrol", "update", "nodename=n1", "reason=slurmlet: lent")),
+                c.log().stream().filter(a -> a.get(1).equals("update")).toList(), "only our stale reason is replaced, and no state");
+        assertTrue(o.detail().contains("n1: the drain's reason, which this Slurm keeps after a resume, replaced by \"slurmlet: lent\""), o.detail());
+    }
+
+    @Test
     void notTheControllerNothingIsRead() {
         FakeCommands c = new FakeCommands();
         assertEquals(Outcome.Kind.UNCHANGED, new NodeStatesStep(c).apply(controller(Map.of())).kind());

@@ -100,6 +100,24 @@ class StorageStepTest {
     }
 
     @Test
+    void ganeshaSixMayGoOnWithoutTheIoFlusherFlagAndFourIsNotToldAKeyItLacks() throws Exception {
+        NodePlan server = plan("n0", new SharedStorage("/shared", null, "n0"));
+        Files.createDirectories(root.resolve("var/lib/dpkg"));
+        Files.writeString(root.resolve("var/lib/dpkg/status"), "Package: rpcbind\nVersion: 1.2.7-1\n\n"
+                + "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 6.5-5\n\n");
+        step.apply(server);
+        String six = Files.readString(root.resolve("etc/ganesha/ganesha.conf"));
+        assertTrue(six.contains("    Enable_RQUOTA = false;\n    allow_set_io_flusher_fail = true;\n}\n"), six);
+
+        Files.writeString(root.resolve("var/lib/dpkg/status"), "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 4.3-2\n");
+        Outcome o = step.apply(server);
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        assertTrue(services.log.contains("restart nfs-ganesha"), services.log.toString());
+        String four = Files.readString(root.resolve("etc/ganesha/ganesha.conf"));
+        assertFalse(four.contains("flusher"), four);
+    }
+
+    @Test
     void theServerExportsWithGaneshaToTheClustersMachinesOnly() throws Exception {
         NodePlan server = plan("n0", new SharedStorage("/shared", null, "n0"));
         Outcome o = step.apply(server);

@@ -43,6 +43,11 @@ class Slurm2205 {
         return problems;
     }
 
+    /** What the settings ask for that this release does by itself or differently: said, not refused. */
+    List<String> notes(SlurmSettings settings, SlurmVersion controller) {
+        return List.of();
+    }
+
     final Map<String, String> files(RenderInput in, List<NodeFacts> nodes) {
         Map<String, String> files = new LinkedHashMap<>();
         files.put("slurm.conf", slurmConf(in, nodes));

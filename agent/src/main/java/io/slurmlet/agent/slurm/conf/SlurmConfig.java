@@ -21,7 +21,7 @@ public final class SlurmConfig {
 
     /** Newest first: the first whose release the controller's version has reached writes the files. */
     private static final List<Slurm2205> GENERATORS = List.of(
-            new Slurm2511(), new Slurm2505(), new Slurm2411(), new Slurm2302(), new Slurm2205());
+            new Slurm2611(), new Slurm2511(), new Slurm2505(), new Slurm2411(), new Slurm2302(), new Slurm2205());
 
     /** The newest release slurmlet knows what to write for; a later one gets its files, and a note. */
     static final SlurmVersion NEWEST_KNOWN = SlurmVersion.of(26, 5);
@@ -45,6 +45,7 @@ public final class SlurmConfig {
                     + "are written as for %s; a newer slurmlet may know more").formatted(version,
                     NEWEST_KNOWN.release(), generator.name()));
         }
+        notes.addAll(generator.notes(in.settings(), version));
         List<Problem> problems = generator.unsupported(in.settings(), version);
         if (!problems.isEmpty()) {
             return new Rendered(generator.name(), Map.of(), problems, notes);

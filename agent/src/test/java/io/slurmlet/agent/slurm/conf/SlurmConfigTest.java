@@ -57,14 +57,15 @@ class SlurmConfigTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"22.05.8", "23.02.1", "24.05.1", "24.11.5", "25.05.0", "25.11.0", "26.05.5", "27.05.1"})
+    @ValueSource(strings = {"22.05.8", "23.02.1", "24.05.1", "24.11.5", "25.05.0", "25.11.0", "26.05.5", "26.11.0", "27.05.1"})
     void theGeneratorIsChosenByTheControllersRelease(String version) {
         String expected = switch (version.substring(0, 5)) {
             case "22.05" -> "22.05";
             case "23.02", "24.05" -> "23.02";
             case "24.11" -> "24.11";
             case "25.05" -> "25.05";
-            default -> "25.11";
+            case "25.11", "26.05" -> "25.11";
+            default -> "26.11";
         };
         assertEquals(expected, render(settings(false, "", List.of(), List.of()), facts(), version).generator());
     }
@@ -83,7 +84,7 @@ class SlurmConfigTest {
         Rendered r = render(settings(false, "", List.of(), List.of()), facts(), "27.05.1");
         assertTrue(r.ok());
         assertEquals(List.of("the controller runs Slurm 27.05.1, newer than 26.05, the newest release slurmlet "
-                + "knows: its files are written as for 25.11; a newer slurmlet may know more"), r.notes());
+                + "knows: its files are written as for 26.11; a newer slurmlet may know more"), r.notes());
         assertTrue(render(settings(false, "", List.of(), List.of()), facts(), "26.05.5").notes().isEmpty());
     }
 
@@ -109,6 +110,21 @@ class SlurmConfigTest {
             assertFalse(slurmConf(render(settings(false, "", List.of(), List.of()), facts(), old))
                     .contains("enable_async_reply"), old);
         }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"26.11.0", "27.05.1"})
+    void asyncReplyFromSlurm2611IsNeverWrittenAndTheNoteSaysWhy(String version) {
+        Rendered asked = render(settings(true, "", List.of(), List.of()), facts(), version);
+        assertEquals(List.of(), asked.problems());
+        assertFalse(slurmConf(asked).contains("enable_async_reply"), slurmConf(asked));
+        assertFalse(slurmConf(asked).contains("SlurmctldParameters"), slurmConf(asked));
+        assertTrue(asked.notes().contains(("experimental.enable_async_reply: Slurm %s always replies asynchronously "
+                + "(26.11 removed the enable_async_reply parameter), so nothing is written for it; "
+                + "set experimental.enable_async_reply=false to drop this note").formatted(version)), asked.notes().toString());
+        Rendered not = render(settings(false, "", List.of(), List.of()), facts(), version);
+        assertTrue(not.notes().stream().noneMatch(n -> n.contains("enable_async_reply")), not.notes().toString());
+        assertEquals(slurmConf(not), slurmConf(asked), "the setting changes nothing in the files from 26.11");
     }
 
     @Test
