@@ -1,0 +1,79 @@
+package io.slurmlet.systemtests;
+
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.SlurmStatus;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Version skew on a real cluster ({@code dev/cluster up --suite trixie --node n3=bookworm}): the
+ * controller and two nodes run Debian trixie's Slurm 24.11, n3 bookworm's 22.05, which slurmctld
+ * 24.11 cannot take. The leader says so with both versions and the fix, n3's slurmd is never
+ * started, and the rest of the cluster runs jobs undisturbed.
+ */
+class SkewIT {
+
+    static final Path RUN = Path.of("/var/tmp/slurmlet-it-skew");
+    static final Map<String, String> ENV = Map.of("SLURMLET_CLUSTER_DIR", RUN.toString());
+
+    @BeforeAll
+    static void up() throws Exception {
+        assertEquals("0", Proc.run(List.of("id", "-u"), Map.of(), 10).out().strip(), "run the system tests as root, as CI does");
+        Proc.run(cluster("down"), ENV, 120);
+        Proc.Result r = Proc.run(cluster("up", "--suite", "trixie", "--node", "n3=bookworm"), ENV, 900);
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.err().contains("n3 has Slurm 22.05"), "up says what the leader reports:\n" + r.err());
+    }
+
+    @AfterAll
+    static void down() throws Exception {
+        Proc.Result r = Proc.run(cluster("down"), ENV, 180);
+        assertEquals(0, r.exit(), r.toString());
+    }
+
+    static List<String> cluster(String... args) {
+        List<String> command = new ArrayList<>(List.of(AgentProcess.ROOT.resolve("dev/cluster").toString()));
+        command.addAll(Arrays.asList(args));
+        return command;
+    }
+
+    static String ok(String node, String... command) throws Exception {
+        List<String> args = new ArrayList<>(List.of("exec", node));
+        args.addAll(Arrays.asList(command));
+        Proc.Result r = Proc.run(cluster(args.toArray(String[]::new)), ENV, 120);
+        assertEquals(0, r.exit(), () -> node + ": " + String.join(" ", command) + "\n" + r);
+        return r.out();
+    }
+
+    @Test
+    void anOlderSlurmThanTheControllerTakesIsReportedWithBothVersionsAndTheFixAndNothingElseIsDisturbed() throws Exception {
+        SlurmStatus status = SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
+        String problems = status.problems().toString();
+        assertTrue(problems.contains("n3 has Slurm 22.05.8") && problems.contains("the controller n0's 24.11.5")
+                && problems.contains("upgrade Slurm on n3 to 23.02 or later"), problems);
+        assertEquals(1, status.problems().size(), problems);
+
+        assertEquals("22.05.8", ok("n3", "dpkg-query", "-W", "-f=${Version}", "slurmd").replaceFirst("-.*", ""));
+        Proc.Result slurmd = Proc.run(cluster("exec", "n3", "systemctl", "is-active", "slurmd"), ENV, 30);
+        assertEquals("inactive", slurmd.out().strip(), "n3's slurmd is not started: " + slurmd);
+        assertEquals("active", ok("n3", "systemctl", "is-active", "munge").strip(), "the rest of n3's machine is kept");
+
+        String sinfo = ok("n0", "sinfo", "-h", "-N", "-o", "%N|%T|%E");
+        assertTrue(sinfo.contains("n1|idle|none") && sinfo.contains("n2|idle|none"), sinfo);
+        List<String> hosts = new ArrayList<>(List.of(ok("n0", "srun", "-N2", "-t", "1", "hostname").strip().split("\n")));
+        hosts.sort(null);
+        assertEquals(List.of("n1", "n2"), hosts, "the nodes of the controller's version run jobs");
+        assertFalse(ok("n0", "systemctl", "is-active", "slurmctld").isBlank());
+    }
+}
