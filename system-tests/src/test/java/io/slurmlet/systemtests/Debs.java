@@ -48,11 +48,11 @@ final class Debs {
         Files.writeString(control, Files.readString(control).replace("Version: " + version + "\n", "Version: " + newer + "\n"));
         Path launcher = work.resolve("usr/lib/slurmlet/bin/slurmlet-java");
         Files.writeString(launcher, Files.readString(launcher) + "# the newer build\n");
-        Path unit = work.resolve("lib/systemd/system/slurmlet-agent.service");
+        Path unit = work.resolve("usr/lib/systemd/system/slurmlet-agent.service");
         Files.writeString(unit, Files.readString(unit).replace("[Service]\n", "[Service]\nEnvironment=SLURMLET_TEST_BUILD=newer\n"));
         String sums = host(List.of("sh", "-c", "cd " + work + " && md5sums=$(cat DEBIAN/md5sums) && "
-                + "echo \"$md5sums\" | grep -v -e ' usr/lib/slurmlet/bin/slurmlet-java$' -e ' lib/systemd/system/slurmlet-agent.service$'; "
-                + "md5sum usr/lib/slurmlet/bin/slurmlet-java lib/systemd/system/slurmlet-agent.service"));
+                + "echo \"$md5sums\" | grep -v -e ' usr/lib/slurmlet/bin/slurmlet-java$' -e ' usr/lib/systemd/system/slurmlet-agent.service$'; "
+                + "md5sum usr/lib/slurmlet/bin/slurmlet-java usr/lib/systemd/system/slurmlet-agent.service"));
         Files.writeString(work.resolve("DEBIAN/md5sums"), sums);
         Files.createDirectories(outDir);
         Path out = outDir.resolve("slurmlet_" + newer + "_all.deb");

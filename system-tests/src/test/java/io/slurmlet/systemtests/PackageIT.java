@@ -6,6 +6,8 @@ import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -129,6 +131,26 @@ class PackageIT {
         assertEquals(0, r.exit(), r.toString());
     }
 
+    /**
+     * The same DEB on Debian's stable (trixie, Java 21) and on forky (Java 25), each in that suite's
+     * image: its lintian finds no error, apt installs it with the suite's own Java runtime, and the
+     * launcher runs ctl on that Java.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"trixie", "forky"})
+    @Order(1)
+    void newerSuitesLintInstallAndRunTheDebOnTheirOwnJava(String suite) throws Exception {
+        Proc.Result r = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/suite-deb").toString(), suite,
+                deb.toString()), Map.of(), 600);
+        assertTrue(r.out().startsWith("Lintian v"), "lintian ran in the " + suite + " image:\n" + r);
+        List<String> errors = r.out().lines().filter(l -> l.startsWith("E:")).toList();
+        assertEquals(List.of(), errors, suite + "'s lintian's errors:\n" + r);
+        assertEquals(0, r.exit(), r.toString());
+        assertTrue(r.out().contains("\ninstalled: " + version + "\n"), r.out());
+        String java = suite.equals("trixie") ? "java-21-openjdk-amd64" : "java-25-openjdk-amd64";
+        assertTrue(r.out().contains("\njava: /usr/lib/jvm/" + java + "/bin/java\n"), "the launcher runs the suite's Java:\n" + r.out());
+    }
+
     @Test
     @Order(2)
     void theDebDeclaresWhatASiteNeeds() throws Exception {
@@ -140,7 +162,7 @@ class PackageIT {
                 "-rwxr-xr-x root/root .* \\./usr/lib/slurmlet/bin/ctl",
                 "lrwxrwxrwx root/root .* \\./usr/bin/ctl -> \\.\\./lib/slurmlet/bin/ctl",
                 "lrwxrwxrwx root/root .* \\./usr/sbin/slurmlet-agent -> \\.\\./lib/slurmlet/bin/slurmlet-agent",
-                "-rw-r--r-- root/root .* \\./lib/systemd/system/slurmlet-agent\\.service",
+                "-rw-r--r-- root/root .* \\./usr/lib/systemd/system/slurmlet-agent\\.service",
                 "-rw-r--r-- root/root .* \\./etc/slurmlet/agent\\.yaml",
                 "-rw-r--r-- root/root .* \\./usr/share/bash-completion/completions/ctl",
                 "-rw-r--r-- root/root .* \\./usr/share/man/man1/ctl-slurm-lend\\.1\\.gz",
