@@ -1,0 +1,96 @@
+package io.slurmlet.systemtests;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The project's shell scripts: none stops without saying why, and what a machine lacks is named. */
+class ScriptsIT {
+
+    static final Path ROOT = AgentProcess.ROOT;
+
+    /** Every tracked file that starts with a shell's #!, relative to the repository. */
+    static List<String> scripts(String shell) throws Exception {
+        List<String> found = new ArrayList<>();
+        for (String f : Proc.run(List.of("git", "-C", ROOT.toString(), "ls-files"), Map.of(), 30).out().split("\n")) {
+            Path p = ROOT.resolve(f);
+            if (!f.isBlank() && Files.isRegularFile(p) && Files.size(p) > 2) {
+                String first = Files.readAllLines(p).stream().findFirst().orElse("");
+                if (first.equals("#!/usr/bin/env " + shell) || first.equals("#!/bin/" + shell)) {
+                    found.add(f);
+                }
+            }
+        }
+        return found;
+    }
+
+    @Test
+    void everyBashScriptStopsOnAnErrorAndSaysWhereAndWhy() throws Exception {
+        List<String> bash = scripts("bash");
+        assertTrue(bash.size() >= 15 && bash.contains("dev/cluster") && bash.contains(".ci/run"), bash.toString());
+        List<String> silent = new ArrayList<>();
+        for (String f : bash) {
+            String text = Files.readString(ROOT.resolve(f));
+            // -E: the trap holds in functions and subshells too; it prints the line, the command and its status.
+            if (!text.contains("\nset -Eeuo pipefail\n") || !text.matches("(?s).*\ntrap 'echo \"[^\"]+: line \\$LINENO: \\\\\"\\$BASH_COMMAND\\\\\" failed \\(exit \\$\\?\\)\" >&2' ERR\n.*")) {
+                silent.add(f);
+            }
+        }
+        assertEquals(List.of(), silent, "bash scripts without set -Eeuo pipefail and the ERR trap that says where they stopped");
+    }
+
+    @Test
+    void aFailingBashScriptNamesItsLineAndCommand() throws Exception {
+        // The same two lines as every script, around a command that fails inside a function.
+        Proc.Result r = Proc.run(List.of("bash", "-c", """
+                set -Eeuo pipefail
+                trap 'echo "demo: line $LINENO: \\"$BASH_COMMAND\\" failed (exit $?)" >&2' ERR
+                f() { ls /nonexistent-slurmlet-path >/dev/null 2>&1; }
+                f
+                echo not reached
+                """), Map.of(), 30);
+        assertEquals(2, r.exit(), r.toString());
+        assertTrue(r.err().contains("demo: line 3: \"ls /nonexistent-slurmlet-path > /dev/null 2>&1\" failed (exit 2)"), r.err());
+        assertTrue(!r.out().contains("not reached"), r.out());
+    }
+
+    @Test
+    void hostToolsNamesWhatThisMachineLacksAndTheCommandThatInstallsIt() throws Exception {
+        // A PATH with only what the script itself runs on: every tool it checks is missing.
+        Path bin = Files.createTempDirectory("slurmlet-scripts-it");
+        try {
+            for (String tool : List.of("bash", "cat", "sed", "id", "head", "cut", "awk")) {
+                String real = Proc.run(List.of("bash", "-c", "command -v " + tool), Map.of(), 10).out().strip();
+                Files.createSymbolicLink(bin.resolve(tool), Path.of(real));
+            }
+            Proc.Result r = Proc.run(List.of(bin.resolve("bash").toString(), ROOT.resolve("dev/host-tools").toString(), "check"),
+                    Map.of("PATH", bin.toString()), 30);
+            assertEquals(1, r.exit(), r.toString());
+            assertEquals(1, r.err().strip().lines().count(), "one line: " + r.err());
+            assertTrue(r.err().startsWith("host-tools: missing: default-jdk-headless rpm curl debootstrap systemd-container util-linux iproute2"), r.err());
+            assertTrue(r.err().contains("(install with: apt-get install --no-install-recommends default-jdk-headless rpm curl"), r.err());
+        } finally {
+            Proc.run(List.of("rm", "-rf", bin.toString()), Map.of(), 10);
+        }
+        assertEquals(0, Proc.run(List.of(ROOT.resolve("dev/host-tools").toString(), "check"), Map.of(), 30).exit(),
+                "on this machine (CI installed them) nothing is missing");
+    }
+
+    @Test
+    void devClusterRefusesAnUnknownSuiteWithTheOnesItKnows() throws Exception {
+        Proc.Result r = Proc.run(List.of(ROOT.resolve("system-tests/cluster/node-image").toString(), "path", "buster"), Map.of(), 30);
+        assertEquals(2, r.exit(), r.toString());
+        assertEquals("node-image: unknown suite 'buster': use one of bookworm trixie forky", r.err().strip());
+        Proc.Result node = Proc.run(List.of(ROOT.resolve("dev/cluster").toString(), "up", "--node", "n9=bookworm"),
+                Map.of("SLURMLET_CLUSTER_DIR", "/var/tmp/slurmlet-it-scripts"), 30);
+        assertEquals(2, node.exit(), node.toString());
+        assertTrue(node.err().contains("--node n9=bookworm: n9 is not one of the machines (n0 n1 n2 n3)"), node.err());
+    }
+}
