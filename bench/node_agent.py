@@ -5,7 +5,7 @@
       A leader on this machine (node role off): its RSS once ready and after serving POLLS plan
       polls over TLS from one joined machine, half answered at once with the plan (after=0), half
       held and answered empty (wait=0); polls a second.
-  bench/node_agent.py cluster [--runs 10] [--idle 60]
+  bench/node_agent.py cluster [--runs 10] [--idle 60] [--passes 30]
       On the local cluster (dev/cluster up; SLURMLET_CLUSTER_DIR as dev/cluster's), on n1: the
       agent's start (systemctl restart → /q/health/ready answers, → its first pass logged), its RSS
       after start, the CPU it uses over IDLE idle seconds, and the duration of a no-op reconcile
@@ -103,7 +103,7 @@ def main_pid(node):
     return on(node, "systemctl", "show", "-p", "MainPID", "--value", "slurmlet-agent").strip()
 
 
-def cluster(runs, idle):
+def cluster(runs, idle, noop_passes=30):
     starts, passes, rss = [], [], []
     for _ in range(runs):
         since = on("n1", "date", "+%Y-%m-%d %H:%M:%S.%N").strip()
@@ -137,6 +137,7 @@ def cluster(runs, idle):
           f"RSS then {rss_kib(on('n1', 'cat', f'/proc/{pid}/status')) / 1024:.0f} MiB")
 
     dropin = "/etc/systemd/system/slurmlet-agent.service.d/bench.conf"
+    on("n1", "mkdir", "-p", os.path.dirname(dropin))
     on("n1", "sh", "-c", f"printf '[Service]\\nEnvironment=SLURMLET_NODE_RESYNC=1s\\nEnvironment=SLURMLET_NODE_POLL_WAIT=1s\\n"
                          f"Environment=QUARKUS_LOG_CATEGORY__IO_SLURMLET_AGENT_NODE__LEVEL=DEBUG\\n' > {dropin}")
     try:
@@ -144,7 +145,7 @@ def cluster(runs, idle):
         since = on("n1", "date", "+%Y-%m-%d %H:%M:%S").strip()
         on("n1", "systemctl", "restart", "slurmlet-agent")
         durations = []
-        while len(durations) < 30:
+        while len(durations) < noop_passes:
             time.sleep(2)
             log = on("n1", "journalctl", "-u", "slurmlet-agent", "--since", since, "--no-pager", "-o", "cat")
             durations = [int(m) for m in re.findall(r"pass \d+ of plan \d+ in (\d+) ms: nothing to change", log)][1:]
@@ -152,6 +153,7 @@ def cluster(runs, idle):
               f"{statistics.median(durations)} ms (min {min(durations)}, max {max(durations)})")
     finally:
         on("n1", "rm", "-f", dropin)
+        on("n1", "rmdir", "--ignore-fail-on-non-empty", os.path.dirname(dropin))
         on("n1", "systemctl", "daemon-reload")
         on("n1", "systemctl", "restart", "slurmlet-agent")
 
@@ -220,5 +222,6 @@ if __name__ == "__main__":
     ap.add_argument("--polls", type=int, default=10000)
     ap.add_argument("--runs", type=int, default=10)
     ap.add_argument("--idle", type=int, default=60)
+    ap.add_argument("--passes", type=int, default=30, help="no-op passes timed (cluster)")
     a = ap.parse_args()
-    {"polls": lambda: polls(a.polls), "cluster": lambda: cluster(a.runs, a.idle), "lending": lambda: lending(a.runs)}[a.what]()
+    {"polls": lambda: polls(a.polls), "cluster": lambda: cluster(a.runs, a.idle, a.passes), "lending": lambda: lending(a.runs)}[a.what]()
