@@ -64,7 +64,7 @@ class NodesApiTest {
         admin().get("/v1/slurm/status").then().statusCode(200)
                 .body("nodes.slurm", contains("27.05.1", "27.05.1"))
                 .body("notes", hasItem("the controller runs Slurm 27.05.1, newer than 26.05, the newest release "
-                        + "slurmlet knows: its files are written as for 25.11; a newer slurmlet may know more"));
+                        + "slurmlet is proven against: its files are written as for 26.11; a newer slurmlet may know more"));
     }
 
     @Test

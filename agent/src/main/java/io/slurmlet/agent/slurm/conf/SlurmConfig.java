@@ -23,7 +23,10 @@ public final class SlurmConfig {
     private static final List<Slurm2205> GENERATORS = List.of(
             new Slurm2611(), new Slurm2511(), new Slurm2505(), new Slurm2411(), new Slurm2302(), new Slurm2205());
 
-    /** The newest release slurmlet knows what to write for; a later one gets its files, and a note. */
+    /**
+     * The newest release slurmlet is proven against on real daemons; a later one gets the files of
+     * the newest generator (26.11's knows only what 26.11 removed), and a note.
+     */
     static final SlurmVersion NEWEST_KNOWN = SlurmVersion.of(26, 5);
 
     private SlurmConfig() {
@@ -41,7 +44,7 @@ public final class SlurmConfig {
         }
         List<String> notes = new ArrayList<>();
         if (version.compareTo(SlurmVersion.of(NEWEST_KNOWN.year(), NEWEST_KNOWN.month() + 1)) >= 0) {
-            notes.add(("the controller runs Slurm %s, newer than %s, the newest release slurmlet knows: its files "
+            notes.add(("the controller runs Slurm %s, newer than %s, the newest release slurmlet is proven against: its files "
                     + "are written as for %s; a newer slurmlet may know more").formatted(version,
                     NEWEST_KNOWN.release(), generator.name()));
         }

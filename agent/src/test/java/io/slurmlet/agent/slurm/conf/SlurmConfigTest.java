@@ -84,7 +84,7 @@ class SlurmConfigTest {
         Rendered r = render(settings(false, "", List.of(), List.of()), facts(), "27.05.1");
         assertTrue(r.ok());
         assertEquals(List.of("the controller runs Slurm 27.05.1, newer than 26.05, the newest release slurmlet "
-                + "knows: its files are written as for 26.11; a newer slurmlet may know more"), r.notes());
+                + "is proven against: its files are written as for 26.11; a newer slurmlet may know more"), r.notes());
         assertTrue(render(settings(false, "", List.of(), List.of()), facts(), "26.05.5").notes().isEmpty());
     }
 
