@@ -92,5 +92,14 @@ class ScriptsIT {
                 Map.of("SLURMLET_CLUSTER_DIR", "/var/tmp/slurmlet-it-scripts"), 30);
         assertEquals(2, node.exit(), node.toString());
         assertTrue(node.err().contains("--node n9=bookworm: n9 is not one of the machines (n0 n1 n2 n3)"), node.err());
+
+        boolean hybrid = Files.readAllLines(Path.of("/proc/self/mounts")).stream().anyMatch(l -> l.split(" ")[2].equals("cgroup"));
+        if (hybrid) { // as on CI's machines: forky is refused before anything is built or booted, and told why
+            Proc.Result forky = Proc.run(List.of(ROOT.resolve("dev/cluster").toString(), "up", "--suite", "forky"),
+                    Map.of("SLURMLET_CLUSTER_DIR", "/var/tmp/slurmlet-it-scripts"), 30);
+            assertEquals(1, forky.exit(), forky.toString());
+            assertTrue(forky.err().contains("forky's Slurm 26.05 cannot run slurmd on this host: it has cgroup v1 hierarchies"), forky.err());
+            assertTrue(!Files.exists(Path.of("/var/tmp/slurmlet-it-scripts")), "nothing was made");
+        }
     }
 }
