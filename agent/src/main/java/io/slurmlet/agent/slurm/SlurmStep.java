@@ -31,12 +31,19 @@ import java.util.TreeSet;
  * Slurm's files as the plan has them, and slurmctld / slurmd enabled and running. A change Slurm
  * takes with {@code scontrol reconfigure} is applied so, issued once by the controller's agent; a
  * daemon is restarted only where Slurm needs it (keys it reads only at start, gres.conf and
- * cgroup.conf for slurmd). Nothing is stopped: a daemon the plan leaves out keeps running, and no
- * job is touched.
+ * cgroup.conf for slurmd; on 22.05 slurmctld for NodeName lines added or removed, which would end
+ * it on a reconfigure: {@link ReconfigureTable}). Nothing is stopped: a daemon the plan leaves out
+ * keeps running, and no job is touched.
  */
 public final class SlurmStep implements Step {
 
-    /** slurm.conf keys a running daemon does not take from {@code scontrol reconfigure}. */
+    /**
+     * slurm.conf keys for which every daemon is restarted rather than reconfigured. Of these, the
+     * measurements in {@link ReconfigureTable} found SelectTypeParameters refused by 22.05's
+     * reconfigure, and PrologFlags, ProctrackType and TaskPlugin taken by a reconfigure on 22.05,
+     * 24.11 and 26.05 (new steps get them); they stay here until a restart is shown needless for the
+     * jobs already running too. A change of the node set is {@link ReconfigureTable}'s alone.
+     */
     static final Set<String> RESTART_KEYS = Set.of("authtype", "credtype", "slurmctldhost", "controlmachine",
             "slurmctldport", "slurmdport", "selecttype", "selecttypeparameters", "proctracktype", "taskplugin",
             "prologflags", "statesavelocation", "slurmdspooldir", "slurmuser", "grestypes", "switchtype");
@@ -127,6 +134,12 @@ public final class SlurmStep implements Step {
                     services.restart(unit);
                     owed.remove(unit);
                     done.add("restarted " + unit + " (a change it reads only at start)");
+                    if (unit.equals("slurmctld") && plan.runs(Role.CONTROLLER) && nodeSetChangeNeedingRestart(written, plan.files()) != null) {
+                        // The slurmds still hold the old node set: the reconfigure a later release does
+                        // in one, owed until done.
+                        owed.put(unit, new DaemonChange(unit, Action.RECONFIGURE, "every slurmd reads the new node set"));
+                        effects.put(unit, owed.get(unit));
+                    }
                 }
             }
             DaemonChange controller = effects.get("slurmctld");
@@ -171,6 +184,7 @@ public final class SlurmStep implements Step {
             }
         }
         String keys = "slurm.conf changes " + String.join(", ", restartKeys);
+        String nodeSet = nodeSetChangeNeedingRestart(written, files);
         List<DaemonChange> effects = new ArrayList<>();
         for (String unit : services) {
             if (!DAEMONS.contains(unit)) {
@@ -183,6 +197,8 @@ public final class SlurmStep implements Step {
                 continue;
             } else if (!restartKeys.isEmpty()) {
                 effects.add(new DaemonChange(unit, Action.RESTART, keys + ", which " + unit + " reads only at start"));
+            } else if (controller && nodeSet != null) {
+                effects.add(new DaemonChange(unit, Action.RESTART, nodeSet));
             } else if (!controller && !slurmdOnly.isEmpty()) {
                 effects.add(new DaemonChange(unit, Action.RESTART, "%s change%s, which slurmd reads only at start"
                         .formatted(String.join(" and ", slurmdOnly), slurmdOnly.size() == 1 ? "s" : "")));
@@ -193,6 +209,29 @@ public final class SlurmStep implements Step {
             }
         }
         return effects;
+    }
+
+    /**
+     * Why slurmctld must be restarted rather than reconfigured for a change of the cluster's node
+     * set (NodeName lines added or removed), or null where a reconfigure takes it: slurmctld 22.05
+     * ends on such a reconfigure ("MaxNodeCount has changed ... slurmctld must be restarted"),
+     * 24.11 and 26.05 take it ({@link ReconfigureTable}).
+     */
+    static String nodeSetChangeNeedingRestart(Map<String, String> written, Map<String, String> files) {
+        String old = written.get(SLURM_CONF);
+        String next = files.get(SLURM_CONF);
+        if (old == null || old.isEmpty() || next == null) {
+            return null;
+        }
+        Set<String> was = new TreeSet<>(ReconfigureTable.nodeNames(old));
+        Set<String> now = new TreeSet<>(ReconfigureTable.nodeNames(next));
+        var release = ReconfigureTable.releaseOf(next);
+        if (was.equals(now) || release.isEmpty()
+                || ReconfigureTable.need(release.get(), ReconfigureTable.Change.NODE_SET) != ReconfigureTable.Need.SLURMCTLD_RESTART) {
+            return null;
+        }
+        return ("slurm.conf adds or removes NodeName lines, which slurmctld %s takes only at a restart (a reconfigure "
+                + "would end it); then a reconfigure has every slurmd read them").formatted(release.get().release());
     }
 
     /** The action that does both {@code a} and {@code b}: a start reads everything, a restart all a reconfigure does. */

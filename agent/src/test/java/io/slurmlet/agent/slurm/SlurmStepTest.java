@@ -80,6 +80,58 @@ class SlurmStepTest {
         assertTrue(nodeServices.log.isEmpty() && commands.log().isEmpty(), "a node only takes the new file");
     }
 
+    static NodePlan planOf(String node, String slurm, List<String> nodes) {
+        Map<String, NodeFacts> inv = new HashMap<>();
+        for (String n : List.of("c0", "n1", "n2", "n3")) {
+            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian", slurm));
+        }
+        SlurmSettings s = new SlurmSettings(true, "lab", "c0", nodes, false, List.of("n1"), "gpu", null, null, false, null, Map.of());
+        return Planner.plan(s, inv, KEY).nodes().get(node);
+    }
+
+    @Test
+    void aNodeAddedOrRemovedRestartsSlurmctld2205ThenReconfiguresAndIsAReconfigureFrom2411() {
+        // FINDINGS.md, "Reconfigure or restart, per version": 22.05's slurmctld ends on that reconfigure.
+        step.apply(planOf("c0", "22.05.8", List.of("n1", "n2")));
+        services.log.clear();
+        commands.clearLog();
+        Outcome added = step.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3")));
+        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; restarted slurmctld (a change it reads only at start); "
+                + "scontrol reconfigure"), added);
+        assertEquals(List.of("restart slurmctld"), services.log);
+        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "after the restart, the slurmds read the new node set");
+        assertTrue(SlurmStep.effects(Map.of("/etc/slurm/slurm.conf", planOf("c0", "22.05.8", List.of("n1", "n2", "n3")).files().get("/etc/slurm/slurm.conf")),
+                        planOf("c0", "22.05.8", List.of("n1", "n2")).files(), List.of("slurmctld"), java.util.Set.of("slurmctld"))
+                .get(0).why().startsWith("slurm.conf adds or removes NodeName lines, which slurmctld 22.05 takes only at a restart"),
+                "the preview says the same");
+
+        SlurmStep newer = new SlurmStep(new FakeFiles(), new FakeServices(), commands, Path.of("/"));
+        newer.apply(planOf("c0", "24.11.5", List.of("n1", "n2", "n3")));
+        commands.clearLog();
+        Outcome removed = newer.apply(planOf("c0", "24.11.5", List.of("n1", "n2")));
+        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"), removed);
+        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log());
+    }
+
+    @Test
+    void theMeasuredTableOfWhatAReconfigureTakes() {
+        var v2205 = SlurmVersion.of(22, 5);
+        var v2302 = SlurmVersion.of(23, 2);
+        var v2411 = SlurmVersion.of(24, 11);
+        var v2605 = SlurmVersion.of(26, 5);
+        for (var change : ReconfigureTable.Change.values()) {
+            boolean restart2205 = change == ReconfigureTable.Change.NODE_SET || change == ReconfigureTable.Change.SELECT_TYPE_PARAMETERS;
+            assertEquals(restart2205 ? ReconfigureTable.Need.SLURMCTLD_RESTART : ReconfigureTable.Need.RECONFIGURE,
+                    ReconfigureTable.need(v2205, change), "22.05 " + change);
+            assertEquals(ReconfigureTable.need(v2205, change), ReconfigureTable.need(v2302, change), "unmeasured 23.02 as 22.05: " + change);
+            assertEquals(ReconfigureTable.Need.RECONFIGURE, ReconfigureTable.need(v2411, change), "24.11 " + change);
+            assertEquals(ReconfigureTable.Need.RECONFIGURE, ReconfigureTable.need(v2605, change), "26.05 " + change);
+        }
+        assertEquals(java.util.Optional.of(SlurmVersion.of(24, 11)), ReconfigureTable.releaseOf(
+                "# slurm.conf: written by slurmlet, with its generator for Slurm 24.11.\nClusterName=x\n"));
+        assertEquals(List.of("n1", "n[2-3]"), ReconfigureTable.nodeNames("NodeName=n1 CPUs=2\nNodeName=n[2-3] CPUs=2\n# NodeName=n9\n"));
+    }
+
     @Test
     void aKeyReadOnlyAtStartRestartsTheDaemon() {
         assertTrue(SlurmStep.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/linear\nKillWait=30\n"));
