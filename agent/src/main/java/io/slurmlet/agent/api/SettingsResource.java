@@ -3,6 +3,7 @@ package io.slurmlet.agent.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.Inventory;
+import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.SettingsStore.Result;
 import io.slurmlet.agent.leader.plan.Preview;
@@ -11,7 +12,9 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsJson.BadJson;
+import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
+import io.slurmlet.model.api.SlurmNodeState;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -58,6 +61,9 @@ public class SettingsResource {
 
     @Inject
     Inventory inventory;
+
+    @Inject
+    NodeReports reports;
 
     @Inject
     AgentConfig config;
@@ -121,6 +127,10 @@ public class SettingsResource {
      * rules and shown as what each machine would do, with nothing stored.
      */
     private Response write(OptionalLong expected, UnaryOperator<SlurmSettings> change, boolean dryRun) throws IOException {
+        List<Problem> hurts = whatWouldEndJobs(store.current().settings(), change);
+        if (!hurts.isEmpty()) {
+            return answer(new Result.Refused(hurts));
+        }
         if (!dryRun) {
             return answer(store.update(expected, change));
         }
@@ -130,6 +140,40 @@ public class SettingsResource {
             return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
         }
         return answer(judged);
+    }
+
+    /**
+     * A change that would end running jobs, refused with why and what to do: renaming the partition
+     * while jobs run in it (Slurm ends the jobs of a partition that leaves slurm.conf, on 22.05,
+     * 24.11 and 26.05: system-tests/slurm/FINDINGS.md, "Reconfigure or restart, per version").
+     * The jobs are the ones the controller's agent last reported.
+     */
+    private List<Problem> whatWouldEndJobs(SlurmSettings current, UnaryOperator<SlurmSettings> change) {
+        SlurmSettings next;
+        try {
+            next = change.apply(current);
+        } catch (RuntimeException e) {
+            return List.of(); // the store judges it, and says what is wrong
+        }
+        String was = partitionOf(current);
+        String now = partitionOf(next);
+        if (!current.enabled() || was.equals(now) || current.controller() == null) {
+            return List.of();
+        }
+        List<String> jobs = reports.get(current.controller()).stream()
+                .flatMap(r -> r.report().slurmNodes().stream()).map(SlurmNodeState::jobs)
+                .flatMap(List::stream).distinct().toList();
+        if (jobs.isEmpty()) {
+            return List.of();
+        }
+        return List.of(new Problem("partition", now, ("renaming the partition %s to %s would end the %d job%s running in it "
+                + "(%s): Slurm ends the jobs of a partition that leaves slurm.conf; rename it once squeue shows none "
+                + "(ctl slurm unlend the nodes to let them drain)").formatted(was, now, jobs.size(), jobs.size() == 1 ? "" : "s",
+                String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : ""))));
+    }
+
+    private static String partitionOf(SlurmSettings s) {
+        return s.partition() == null || s.partition().isBlank() ? SlurmSettings.DEFAULT_PARTITION : s.partition();
     }
 
     /** {@code ?dry_run=}: true or false only, so that a misspelt value never stores what was meant as a preview. */

@@ -1,0 +1,49 @@
+package io.slurmlet.agent.api;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SlurmNodeState;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static io.slurmlet.agent.api.ApiTestSupport.reset;
+import static org.hamcrest.Matchers.equalTo;
+
+/** A settings change that would end running jobs is refused, dry run included, and nothing is stored. */
+@QuarkusTest
+class JobSafeSettingsApiTest {
+
+    @Inject
+    NodeReports reports;
+
+    @Test
+    void renamingThePartitionWhileJobsRunInItIsRefusedWithWhyAndWhatToDoAndTakenOnceTheyEnd() {
+        long revision = reset("""
+                {"enabled": true, "controller": "js-ctl", "nodes": ["js-n1", "js-n2"], "lent": ["js-n1"], "partition": "gpu"}""");
+        reports.put(new NodeReport("js-ctl", 1, List.of(), List.of(
+                new SlurmNodeState("js-n1", "MIXED", "", List.of("17 of alice")),
+                new SlurmNodeState("js-n2", "IDLE+DRAIN", "slurmlet: not lent", List.of()))));
+        String message = "renaming the partition gpu to batch would end the 1 job running in it (17 of alice): Slurm ends "
+                + "the jobs of a partition that leaves slurm.conf; rename it once squeue shows none (ctl slurm unlend the "
+                + "nodes to let them drain)";
+        for (String dryRun : List.of("true", "false")) {
+            admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"partition\": \"batch\"}")
+                    .patch("/v1/slurm/settings?dry_run=" + dryRun).then().statusCode(400)
+                    .body("problems[0].key", equalTo("partition")).body("problems[0].value", equalTo("batch"))
+                    .body("problems[0].message", equalTo(message));
+        }
+        admin().get("/v1/slurm/settings").then().statusCode(200)
+                .body("revision", equalTo((int) revision)).body("settings.partition", equalTo("gpu"));
+
+        // Another change while the job runs is not held up; once it ended the rename is taken.
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"lent\": [\"js-n1\", \"js-n2\"]}")
+                .patch("/v1/slurm/settings").then().statusCode(200);
+        reports.put(new NodeReport("js-ctl", 2, List.of(), List.of(new SlurmNodeState("js-n1", "IDLE", "", List.of()))));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"partition\": \"batch\"}")
+                .patch("/v1/slurm/settings").then().statusCode(200).body("settings.partition", equalTo("batch"));
+    }
+}
