@@ -12,9 +12,9 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsJson.BadJson;
+import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
-import io.slurmlet.model.api.SlurmNodeState;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.DELETE;
@@ -155,8 +155,8 @@ public class SettingsResource {
         } catch (RuntimeException e) {
             return List.of(); // the store judges it, and says what is wrong
         }
-        String was = partitionOf(current);
-        String now = partitionOf(next);
+        String was = current.partition(); // never empty: SlurmSettings gives the default
+        String now = next.partition();
         if (!current.enabled() || was.equals(now) || current.controller() == null) {
             return List.of();
         }
@@ -170,10 +170,6 @@ public class SettingsResource {
                 + "(%s): Slurm ends the jobs of a partition that leaves slurm.conf; rename it once squeue shows none "
                 + "(ctl slurm unlend the nodes to let them drain)").formatted(was, now, jobs.size(), jobs.size() == 1 ? "" : "s",
                 String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : ""))));
-    }
-
-    private static String partitionOf(SlurmSettings s) {
-        return s.partition() == null || s.partition().isBlank() ? SlurmSettings.DEFAULT_PARTITION : s.partition();
     }
 
     /** {@code ?dry_run=}: true or false only, so that a misspelt value never stores what was meant as a preview. */

@@ -16,6 +16,7 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * On the controller: Slurm's node states as the lending phases want them. A lent node is resumed,
@@ -109,7 +110,7 @@ public final class NodeStatesStep implements Step {
             }
             if (!done.isEmpty()) {
                 now = observe();
-                for (String node : idle.isEmpty() && resume.isEmpty() ? List.<String>of() : concat(idle, resume)) {
+                for (String node : Stream.concat(idle.stream(), resume.stream()).toList()) {
                     SlurmNodeState after = now.get(node);
                     if (after != null && staleReason(after)) {
                         stale.add(node);
@@ -136,12 +137,6 @@ public final class NodeStatesStep implements Step {
     private static boolean staleReason(SlurmNodeState s) {
         return !s.drained() && s.reason().startsWith(SlurmNodeState.OUR_PREFIX) && !s.reason().equals(LENT)
                 && !s.state().contains("DOWN") && !s.state().contains("FAIL");
-    }
-
-    private static List<String> concat(List<String> a, List<String> b) {
-        List<String> all = new ArrayList<>(a);
-        all.addAll(b);
-        return all;
     }
 
     private void update(List<String> nodes, String... what) throws SystemException {

@@ -40,7 +40,7 @@ public final class ReconfigureTable {
         SLURMCTLD_RESTART
     }
 
-    /** The measured releases, oldest first; the first release each row names is where it starts to hold. */
+    /** Per measured release, the changes a reconfigure does not take; every other change it takes. */
     static final Map<String, Map<Change, Need>> MEASURED = Map.of(
             "22.05", Map.of(Change.NODE_SET, Need.SLURMCTLD_RESTART, Change.SELECT_TYPE_PARAMETERS, Need.SLURMCTLD_RESTART),
             "24.11", Map.of(),
