@@ -147,8 +147,8 @@ class ClusterIT {
     @Order(1)
     void lentNodesRunJobsAndTheOthersAreDrainedWithOurReason() throws Exception {
         Map<String, String> nodes = sinfo();
-        assertEquals("gpu|idle|none", nodes.get("n1"), nodes::toString);
-        assertEquals("gpu|idle|none", nodes.get("n2"), nodes::toString);
+        assertLentAndIdle("gpu", nodes.get("n1"), nodes.toString());
+        assertLentAndIdle("gpu", nodes.get("n2"), nodes.toString());
         assertTrue(nodes.get("n3").startsWith("gpu|drained|slurmlet: "), nodes::toString);
         assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob());
         awaitPassesAfter(Instant.EPOCH);
@@ -177,7 +177,7 @@ class ClusterIT {
         ok("n0", "systemctl", "stop", "slurmlet-agent");
         assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob());
         Thread.sleep(3_000);
-        assertEquals("gpu|idle|none", sinfo().get("n1"));
+        assertLentAndIdle("gpu", sinfo().get("n1"), "n1 with the leader down");
         assertEquals(before, snapshots(), "with the leader down no agent changes anything");
         Instant start = Instant.now();
         ok("n0", "systemctl", "start", "slurmlet-agent");
@@ -314,6 +314,18 @@ class ClusterIT {
                 return false;
             }
         });
+    }
+
+    /**
+     * A node lent from the start, idle: no reason; on 24.11 (trixie) also "slurmlet: lent", where the
+     * node was drained by slurmlet for a moment before its lend took effect (its slurmd registered
+     * first) and 24.11 kept the reason, which slurmlet then replaced (system-tests/slurm/FINDINGS.md).
+     */
+    static void assertLentAndIdle(String partition, String actual, String context) {
+        if (SUITE.equals("trixie") && actual != null && actual.equals(idleAfterADrain(partition, "slurmlet: lent"))) {
+            return;
+        }
+        assertEquals(partition + "|idle|none", actual, context);
     }
 
     /**
