@@ -4,9 +4,13 @@ import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SlurmStatus;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -20,8 +24,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Version skew on a real cluster ({@code dev/cluster up --suite trixie --node n3=bookworm}): the
  * controller and two nodes run Debian trixie's Slurm 24.11, n3 bookworm's 22.05, which slurmctld
  * 24.11 cannot take. The leader says so with both versions and the fix, n3's slurmd is never
- * started, and the rest of the cluster runs jobs undisturbed.
+ * started, and the rest of the cluster runs jobs undisturbed. Then n3 is reinstalled on trixie
+ * ({@code dev/cluster reimage n3 trixie}: its OS replaced, slurmlet's own files kept, as a site
+ * upgrades a machine) while a job runs on n1, and the cluster converges with no step of an admin's.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SkewIT {
 
     static final Path RUN = Path.of("/var/tmp/slurmlet-it-skew");
@@ -57,6 +64,7 @@ class SkewIT {
     }
 
     @Test
+    @Order(1)
     void anOlderSlurmThanTheControllerTakesIsReportedWithBothVersionsAndTheFixAndNothingElseIsDisturbed() throws Exception {
         SlurmStatus status = SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
         String problems = status.problems().toString();
@@ -79,5 +87,54 @@ class SkewIT {
         hosts.sort(null);
         assertEquals(List.of("n1", "n2"), hosts, "the nodes of the controller's version run jobs");
         assertFalse(ok("n0", "systemctl", "is-active", "slurmctld").isBlank());
+    }
+
+    @Test
+    @Order(2)
+    void afterTheOldNodeIsUpgradedTheClusterConvergesWithNoManualStepAndTheRunningJobIsUntouched() throws Exception {
+        String controller = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip();
+        String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/skew-job.out", "--wrap", "sleep 25; echo finished").strip();
+        ClusterIT.await(Duration.ofSeconds(20), "job " + job + " runs", () -> state(job).equals("RUNNING"));
+
+        Proc.Result reimage = Proc.run(cluster("reimage", "n3", "trixie"), ENV, 600);
+        assertEquals(0, reimage.exit(), reimage.toString());
+        assertEquals("24.11.5", ok("n3", "dpkg-query", "-W", "-f=${Version}", "slurmd").replaceFirst("-.*", ""));
+
+        ClusterIT.await(Duration.ofSeconds(90), "the leader reports no problem and n3 in Slurm", () -> {
+            try {
+                SlurmStatus status = SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
+                return status.problems().isEmpty()
+                        && ok("n0", "sinfo", "-h", "-N", "-n", "n3", "-o", "%N|%T|%E").strip().equals("n3|drained|slurmlet: not lent");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        assertEquals("active", ok("n3", "systemctl", "is-active", "slurmd").strip());
+        assertEquals("RUNNING", state(job), "the job on n1 runs on through n3's upgrade");
+
+        ok("n0", "ctl", "slurm", "lend", "n3");
+        ClusterIT.await(Duration.ofSeconds(60), "n3 lent and idle", () -> {
+            try {
+                String n3 = ok("n0", "sinfo", "-h", "-N", "-n", "n3", "-o", "%T|%E").strip();
+                return n3.equals("idle|none") || n3.equals("idle|slurmlet: lent");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        assertEquals("n3", ok("n0", "srun", "-w", "n3", "-t", "1", "hostname").strip());
+
+        ClusterIT.await(Duration.ofSeconds(40), "job " + job + " ends", () -> state(job).equals("COMPLETED"));
+        assertEquals("finished", ok("n1", "cat", "/tmp/skew-job.out").strip());
+        assertEquals(controller, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
+                "slurmctld was not restarted");
+    }
+
+    static String state(String job) {
+        try {
+            String squeue = ok("n0", "squeue", "-h", "-j", job, "-o", "%T").strip();
+            return squeue.isEmpty() ? ok("n0", "scontrol", "show", "job", job).replaceAll("(?s).*JobState=(\\S+).*", "$1") : squeue;
+        } catch (Exception | AssertionError e) {
+            return "unknown: " + e.getMessage();
+        }
     }
 }
