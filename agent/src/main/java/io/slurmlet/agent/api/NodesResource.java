@@ -3,6 +3,7 @@ package io.slurmlet.agent.api;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -51,22 +52,9 @@ public class NodesResource {
         return Response.ok(Map.of("node", node, "changed", changed)).build();
     }
 
-    /** What is wrong with {@code reported} as the facts of {@code node}: each problem names the key and the fix. */
+    /** What is wrong with {@code reported} as the facts of {@code node}: each problem names the key and the fix ({@link FactsCheck}). */
     static List<Problem> problems(String node, NodeFacts reported) {
-        List<Problem> problems = new ArrayList<>();
-        SlurmSettings.nodeNameProblem("node", node).ifPresent(problems::add);
-        if (reported.name() != null && !reported.name().isEmpty() && !reported.name().equals(node)) {
-            problems.add(new Problem("name", reported.name(), "name %s differs from the node %s in the path: report a machine's facts under its own name"
-                    .formatted(reported.name(), node)));
-        }
-        if (reported.cpus() < 1 || reported.sockets() < 1 || reported.coresPerSocket() < 1 || reported.threadsPerCore() < 1) {
-            problems.add(new Problem("cpus", Integer.toString(reported.cpus()),
-                    "cpus, sockets, cores_per_socket and threads_per_core must each be at least 1, as slurmd -C reports them"));
-        }
-        if (reported.memoryMiB() < 1) {
-            problems.add(new Problem("memory_mib", Long.toString(reported.memoryMiB()), "memory_mib must be at least 1"));
-        }
-        return problems;
+        return FactsCheck.problems(node, reported);
     }
 
     static ApiError refusal(List<Problem> problems) {

@@ -131,6 +131,10 @@ public class SettingsResource {
         if (!hurts.isEmpty()) {
             return answer(new Result.Refused(hurts));
         }
+        List<Problem> tooLarge = tooLargeToSendBack(store.current().settings(), change);
+        if (!tooLarge.isEmpty()) {
+            return answer(new Result.Refused(tooLarge));
+        }
         if (!dryRun) {
             return answer(store.update(expected, change));
         }
@@ -170,6 +174,26 @@ public class SettingsResource {
                 + "(%s): Slurm ends the jobs of a partition that leaves slurm.conf; rename it once squeue shows none "
                 + "(ctl slurm unlend the nodes to let them drain)").formatted(was, now, jobs.size(), jobs.size() == 1 ? "" : "s",
                 String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : ""))));
+    }
+
+    /**
+     * Settings that would outgrow the body this API reads could be stored but never PUT back (a
+     * GET, an edit and a PUT is how an admin restores them): refused while they would.
+     */
+    private List<Problem> tooLargeToSendBack(SlurmSettings current, UnaryOperator<SlurmSettings> change) {
+        int size;
+        try {
+            size = SettingsJson.STRICT.writeValueAsBytes(change.apply(current)).length;
+        } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
+            return List.of(); // the store judges it, and says what is wrong
+        }
+        int max = config.leader().maxBodyBytes();
+        if (size <= max) {
+            return List.of();
+        }
+        return List.of(new Problem("settings", Integer.toString(size), ("the settings would be %d bytes as JSON, over the %d this API "
+                + "reads, so they could not be sent back with a PUT: keep slurm_conf and the lists shorter, or raise "
+                + "slurmlet.leader.max-body-bytes").formatted(size, max)));
     }
 
     /** {@code ?dry_run=}: true or false only, so that a misspelt value never stores what was meant as a preview. */

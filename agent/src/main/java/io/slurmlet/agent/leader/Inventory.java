@@ -1,10 +1,15 @@
 package io.slurmlet.agent.leader;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.text.Text;
+import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -15,9 +20,10 @@ import java.util.TreeMap;
 public final class Inventory {
 
     public static final String FILE_NAME = "inventory.json";
+    private static final Logger LOG = Logger.getLogger(Inventory.class);
 
     private final StateFile<Map<String, NodeFacts>> file;
-    private final java.util.List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private Map<String, NodeFacts> facts;
 
     private Inventory(StateFile<Map<String, NodeFacts>> file, Map<String, NodeFacts> facts) {
@@ -25,9 +31,23 @@ public final class Inventory {
         this.facts = facts;
     }
 
+    /**
+     * The inventory kept in {@code stateDir}. Facts stored there that {@link FactsCheck} refuses
+     * (kept by a slurmlet before it checked them) are left out with a warning: the machine reports
+     * again within a pass, and one machine's facts can never stop every plan.
+     */
     public static Inventory open(Path stateDir) throws IOException {
         StateFile<Map<String, NodeFacts>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
-        return new Inventory(file, new TreeMap<>(file.read(Map::of, "the node inventory", "remove it and the agents report again")));
+        Map<String, NodeFacts> kept = new TreeMap<>();
+        file.read(Map::of, "the node inventory", "remove it and the agents report again").forEach((node, facts) -> {
+            List<Problem> problems = FactsCheck.problems(node, facts);
+            if (problems.isEmpty()) {
+                kept.put(node, facts);
+            } else {
+                LOG.warnf("%s: the facts kept for %s are left out until it reports again: %s", stateDir.resolve(FILE_NAME), Text.quote(node), problems);
+            }
+        });
+        return new Inventory(file, kept);
     }
 
     /** Every machine's facts, by name. */

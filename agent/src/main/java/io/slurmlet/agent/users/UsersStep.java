@@ -6,6 +6,7 @@ import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.text.Text;
 import io.slurmlet.model.users.Account;
 
 import java.io.IOException;
@@ -129,9 +130,11 @@ public final class UsersStep implements Step {
             done.add("made " + home);
         }
         // Inside the home the user controls every name: .ssh and its keys are written as the user.
-        byte[] keys = (a.sshKeys().isEmpty() ? "" : String.join("\n", a.sshKeys()) + "\n").getBytes(StandardCharsets.UTF_8);
+        // One key, one line: a key the accounts' check let through with a line break is never written.
+        List<String> lines = a.sshKeys().stream().filter(k -> Text.unsafe(k).isEmpty()).toList();
+        byte[] keys = (lines.isEmpty() ? "" : String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
         if (users.writeAsUser(a.uid(), a.gid(), ssh, ssh.resolve("authorized_keys"), keys)) {
-            done.add("wrote %s's %d key%s".formatted(a.login(), a.sshKeys().size(), a.sshKeys().size() == 1 ? "" : "s"));
+            done.add("wrote %s's %d key%s".formatted(a.login(), lines.size(), lines.size() == 1 ? "" : "s"));
         }
     }
 }

@@ -46,13 +46,32 @@ class NodesApiTest {
         admin().contentType("application/json").body(facts("24.11.5")).put("/v1/nodes/ALL/facts").then()
                 .statusCode(400).body("problems[0].message", startsWith("node \"ALL\" is a word slurm.conf reserves"));
         admin().contentType("application/json").body("{\"cpus\": 0, \"memory_mib\": 0}").put("/v1/nodes/rep2/facts").then()
-                .statusCode(400).body("error", equalTo("the facts were not stored: 2 problems"));
+                .statusCode(400).body("error", equalTo("the facts were not stored: 5 problems"))
+                .body("problems.key", contains("cpus", "sockets", "cores_per_socket", "threads_per_core", "memory_mib"));
         admin().contentType("application/json").body("{\"cpu\": 4}").put("/v1/nodes/rep2/facts").then()
                 .statusCode(400).body("error", startsWith("unknown key \"cpu\""));
         admin().contentType("application/json").body("{\"name\": \"other\", \"cpus\": 1, \"sockets\": 1, "
                         + "\"cores_per_socket\": 1, \"threads_per_core\": 1, \"memory_mib\": 1}")
                 .put("/v1/nodes/rep2/facts").then()
                 .statusCode(400).body("problems[0].key", equalTo("name"));
+    }
+
+    @Test
+    void factsThatWouldPutALineIntoSlurmConfAreRefusedAndNotStored() {
+        String node = "evil" + Long.toString(System.nanoTime(), 36);
+        admin().contentType("application/json")
+                .body(facts("24.11.5").replace("\"cpus\"", "\"address\": \"10.0.0.2\\nPrologSlurmctld=/tmp/evil\\n#\", \"cpus\""))
+                .put("/v1/nodes/" + node + "/facts").then()
+                .statusCode(400).body("problems[0].key", equalTo("address"))
+                .body("problems[0].value", equalTo("10.0.0.2\nPrologSlurmctld=/tmp/evil\n#"))
+                .body("problems[0].message", startsWith("address \"10.0.0.2\\u000aPrologSlurmctld=/tmp/evil\\u000a#\" is not an IP address or a host name"));
+        admin().contentType("application/json").body(facts("24.11.5").replace("\"count\": 8", "\"count\": -5"))
+                .put("/v1/nodes/" + node + "/facts").then()
+                .statusCode(400).body("problems[0].key", equalTo("gpus[0].count"));
+        admin().contentType("application/json").body(facts("24.11.5").replace("\"model\": \"NVIDIA H200\", ", ""))
+                .put("/v1/nodes/" + node + "/facts").then()
+                .statusCode(400).body("problems[0].key", equalTo("gpus[0].model"));
+        admin().get("/v1/nodes").then().statusCode(200).body("containsKey('" + node + "')", equalTo(false));
     }
 
     @Test

@@ -107,6 +107,33 @@ class SettingsApiTest {
     }
 
     @Test
+    void settingsThatCouldNotBeSentBackAreRefused() {
+        // The test leader reads bodies of up to 4096 bytes (application.properties, %test).
+        String big = "x".repeat(2_500);
+        admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"MailProg\": \"/%s\"}}".formatted(big))
+                .patch("/v1/slurm/settings").then().statusCode(200);
+        String before = storedFile();
+        long revision = revision();
+        admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"Epilog\": \"/%s\"}}".formatted(big))
+                .patch("/v1/slurm/settings").then().statusCode(400)
+                .body("problems[0].key", equalTo("settings"))
+                .body("problems[0].message", containsString("over the 4096 this API reads, so they could not be sent back with a PUT"));
+        assertEquals(revision, revision());
+        assertEquals(before, storedFile());
+        admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"MailProg\": null}}").patch("/v1/slurm/settings").then().statusCode(200);
+    }
+
+    @Test
+    void aValueUtf8CannotHoldIsRefusedNotStoredAsAQuestionMark() {
+        String before = storedFile();
+        admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"MailProg\": \"/usr/bin/m\\ud800\"}}")
+                .patch("/v1/slurm/settings").then().statusCode(400)
+                .body("problems[0].key", equalTo("slurm_conf.MailProg"))
+                .body("problems[0].message", containsString("half of a UTF-16 surrogate pair"));
+        assertEquals(before, storedFile());
+    }
+
+    @Test
     void patchMergesAndNullClearsToTheDefault() {
         admin().contentType(MERGE_PATCH).body("{\"cluster_name\": \"lab\", \"shared\": {\"path\": \"/shared\"}}")
                 .patch("/v1/slurm/settings").then().statusCode(200)

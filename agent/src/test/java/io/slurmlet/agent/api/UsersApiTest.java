@@ -73,6 +73,26 @@ class UsersApiTest {
     }
 
     @Test
+    void aKeyCannotCarryASecondLineAndAnEmailCannotHoldWhatIsNotPlainText() {
+        String mallory = key();
+        String alice = unique();
+        // Once stored as one key and written as two authorized_keys lines: mallory's key in alice's file.
+        admin().contentType("application/json").body("{\"email\": \"%s@example.org\", \"ssh_keys\": [\"%s\\n%s\"]}"
+                        .formatted(alice, key(), mallory)).post("/v1/users").then().statusCode(400)
+                .body("problems[0].key", equalTo("ssh_keys[0]"))
+                .body("problems[0].message", org.hamcrest.Matchers.containsString("holds a line break"));
+        admin().contentType("application/json").body("{\"email\": \"%s@example.org\", \"ssh_keys\": [\"%s\\u0000\"]}"
+                        .formatted(alice, key())).post("/v1/users").then().statusCode(400)
+                .body("problems[0].key", equalTo("ssh_keys[0]"));
+        for (String email : java.util.List.of(alice + "\\u0000@example.org", alice + "\\u202e@example.org", alice + ":0:0@example.org",
+                alice + "\\ud800@example.org", alice + "@exa\\nmple.org", alice + " x@example.org")) {
+            admin().contentType("application/json").body("{\"email\": \"%s\"}".formatted(email)).post("/v1/users").then().statusCode(400)
+                    .body("problems[0].key", equalTo("email"));
+        }
+        admin().get("/v1/users").then().statusCode(200).body("accounts.login", org.hamcrest.Matchers.not(hasItem(alice)));
+    }
+
+    @Test
     void anImportIsAllOrNothing() {
         String a = unique();
         String b = unique();

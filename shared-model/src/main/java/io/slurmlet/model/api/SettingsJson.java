@@ -26,6 +26,10 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.Iterator;
@@ -106,13 +110,27 @@ public final class SettingsJson {
         return object;
     }
 
-    /** {@code value} as indented JSON ending in a newline, as the leader keeps its state files. */
+    /**
+     * {@code value} as indented JSON ending in a newline, as the leader keeps its state files. Text
+     * that UTF-8 cannot hold (half of a surrogate pair) is refused, never written as {@code ?}: a
+     * state file holds exactly what was acknowledged, or is not written.
+     */
     public static byte[] pretty(Object value) {
+        String json;
         try {
-            return (STRICT.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value) + "\n")
-                    .getBytes(StandardCharsets.UTF_8);
+            json = STRICT.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value) + "\n";
         } catch (JsonProcessingException e) {
             throw new IllegalArgumentException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+        }
+        try {
+            ByteBuffer bytes = StandardCharsets.UTF_8.newEncoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).encode(CharBuffer.wrap(json));
+            byte[] out = new byte[bytes.remaining()];
+            bytes.get(out);
+            return out;
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("cannot write " + value.getClass().getSimpleName()
+                    + " as UTF-8: it holds half of a surrogate pair, which is not a character", e);
         }
     }
 

@@ -3,6 +3,7 @@ package io.slurmlet.model.facts;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import java.util.List;
+import java.util.Locale;
 
 /**
  * What an agent reports about its machine: what Slurm's NodeName line is made from.
@@ -40,7 +41,7 @@ public record NodeFacts(
         slurmVersion = slurmVersion == null ? "" : slurmVersion;
     }
 
-    /** The number of GPUs of every model. */
+    /** The number of GPUs of every model (facts that passed {@link FactsCheck} cannot overflow it). */
     public int gpuCount() {
         return gpus.stream().mapToInt(Gpus::count).sum();
     }
@@ -54,5 +55,18 @@ public record NodeFacts(
     public record Gpus(
             @JsonProperty("model") String model,
             @JsonProperty("count") int count) {
+
+        public Gpus {
+            model = model == null ? "" : model;
+        }
+
+        /**
+         * The model as Slurm names the type when it detects it: lower case, spaces as underscores
+         * ({@code NVIDIA H100 80GB HBM3} → {@code nvidia_h100_80gb_hbm3}), so a configured type and
+         * a detected one agree.
+         */
+        public String slurmType() {
+            return model.strip().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]+", "_");
+        }
     }
 }

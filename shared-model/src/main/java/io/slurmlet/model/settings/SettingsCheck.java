@@ -1,5 +1,7 @@
 package io.slurmlet.model.settings;
 
+import io.slurmlet.model.text.Text;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -174,8 +176,13 @@ final class SettingsCheck {
             if (value.isBlank()) {
                 add(key, value, "%s is empty: a key without a value breaks scontrol reconfigure; give it a value, or remove it with %s="
                         .formatted(key, key));
-            } else if (value.chars().anyMatch(c -> c == '\n' || c == '\r' || c == '#' || Character.isISOControl(c))) {
-                add(key, value, "%s %s holds a line break, # or a control character, which would end or break its slurm.conf line: one line of plain text"
+            } else if (Text.unsafe(value).isPresent()) {
+                add(key, value, "%s %s %s, which would end or break its slurm.conf line: one line of plain text"
+                        .formatted(key, quote(value), Text.unsafe(value).get()));
+            } else if (value.chars().anyMatch(c -> c == '#' || c == '"' || c == '\\') || !Text.printableAscii(value)) {
+                add(key, value, ("%s %s holds a # (the start of a comment), a double quote (the end of a quoted value), a backslash "
+                        + "(which joins the next line to this one) or a character outside printable ASCII, which slurm.conf would read "
+                        + "as something else than this one value: write the value without them (slurmlet quotes a value with spaces itself)")
                         .formatted(key, quote(value)));
             }
         }
@@ -241,19 +248,8 @@ final class SettingsCheck {
         problems.add(new Problem(key, value, message));
     }
 
-    /** A value in double quotes, with quotes, backslashes and unprintable characters escaped. */
+    /** A value in double quotes, as an error shows it ({@link Text#quote}). */
     static String quote(String value) {
-        StringBuilder b = new StringBuilder(value.length() + 2).append('"');
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c == '"' || c == '\\') {
-                b.append('\\').append(c);
-            } else if (c < 0x20 || c == 0x7f || Character.isISOControl(c)) {
-                b.append("\\u%04x".formatted((int) c));
-            } else {
-                b.append(c);
-            }
-        }
-        return b.append('"').toString();
+        return Text.quote(value);
     }
 }

@@ -2,6 +2,7 @@ package io.slurmlet.model.users;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.text.Text;
 
 import java.util.ArrayList;
 import java.util.Base64;
@@ -30,7 +31,16 @@ public record Accounts(
     public static final int LOGIN_MAX = 32;
     public static final Accounts EMPTY = new Accounts(0, FIRST_UID, List.of());
 
-    private static final Pattern EMAIL = Pattern.compile("[^@\\s]+@[^@\\s]+\\.[^@\\s]+");
+    /**
+     * An e-mail address of printable ASCII, without what passwd's comment field, a shell or a mail
+     * header would read as something else ({@code : , ; " \ < > ( ) [ ]}).
+     */
+    private static final Pattern EMAIL = Pattern.compile("[!#-'*+\\-./0-9=?A-Z^-~]{1,64}@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)+");
+    /** RFC 5321's limit on a whole address. */
+    public static final int EMAIL_MAX = 254;
+    /** An SSH public key line: a 16384-bit RSA key is under 3,000 characters. */
+    public static final int KEY_MAX = 16_384;
+    public static final int KEYS_MAX = 64;
     private static final Set<String> KEY_TYPES = Set.of("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
             "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com");
     /** Logins a site's machines already use, or that would confuse: never given. */
@@ -77,9 +87,9 @@ public record Accounts(
     /** What is wrong with an e-mail as a new account's: each problem names the key, the value and the fix. */
     public List<Problem> emailProblems(String email) {
         List<Problem> problems = new ArrayList<>();
-        if (email == null || !EMAIL.matcher(email.strip()).matches()) {
-            problems.add(new Problem("email", String.valueOf(email), "email \"%s\" is not an e-mail address: give one as name@example.org"
-                    .formatted(email)));
+        if (email == null || email.strip().length() > EMAIL_MAX || !EMAIL.matcher(email.strip()).matches()) {
+            problems.add(new Problem("email", String.valueOf(email), ("email %s is not an e-mail address of letters, digits and . _ - + "
+                    + "(at most %d characters): give one as name@example.org").formatted(Text.quote(String.valueOf(email)), EMAIL_MAX)));
         } else if (find(email).isPresent()) {
             problems.add(new Problem("email", email, "email %s already has the account %s: add keys to it, or enable it if it is disabled"
                     .formatted(email, find(email).get().login())));
@@ -97,10 +107,23 @@ public record Accounts(
     public List<Problem> keyProblems(List<String> keys, String owner) {
         List<Problem> problems = new ArrayList<>();
         Set<String> seen = new HashSet<>();
+        if (keys.size() > KEYS_MAX) {
+            problems.add(new Problem("ssh_keys", Integer.toString(keys.size()), "ssh_keys lists %d keys: at most %d for one person"
+                    .formatted(keys.size(), KEYS_MAX)));
+            return problems;
+        }
         for (int i = 0; i < keys.size(); i++) {
             String key = keys.get(i).strip();
             String name = "ssh_keys[" + i + "]";
             String shown = key.length() > 60 ? key.substring(0, 60) + "…" : key;
+            Optional<String> unsafe = Text.unsafe(key);
+            if (unsafe.isPresent() || key.length() > KEY_MAX) {
+                // One key is one line of authorized_keys: a line break in its comment would add another
+                // person's key, or options, to this person's file.
+                problems.add(new Problem(name, shown, "%s %s %s: give one key, one line as in id_ed25519.pub, of at most %d characters"
+                        .formatted(name, Text.quote(shown), unsafe.orElse("is too long"), KEY_MAX)));
+                continue;
+            }
             Optional<String> blob = blob(key);
             if (blob.isEmpty()) {
                 problems.add(new Problem(name, shown, ("%s is not an SSH public key: give a line as in id_ed25519.pub, "

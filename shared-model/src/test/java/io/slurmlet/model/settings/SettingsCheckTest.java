@@ -7,6 +7,8 @@ import java.util.List;
 import static io.slurmlet.model.settings.SettingsBuilder.settings;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** One test per rule of {@link SettingsCheck}, each asserting the whole problem: key, value and message. */
 class SettingsCheckTest {
@@ -399,8 +401,25 @@ class SettingsCheckTest {
     @Test
     void siteSlurmConfValueIsOneLine() {
         assertEquals(List.of(new Problem("slurm_conf.KillWait", "60\nNodeName=evil",
-                        "slurm_conf.KillWait \"60\\u000aNodeName=evil\" holds a line break, # or a control character, which would end or break its slurm.conf line: one line of plain text")),
+                        "slurm_conf.KillWait \"60\\u000aNodeName=evil\" holds a line break at character 3, which would end or break its slurm.conf line: one line of plain text")),
                 slurmConf(java.util.Map.of("KillWait", "60\nNodeName=evil")));
+    }
+
+    @Test
+    void siteSlurmConfValueCannotCloseItsQuoteContinueItsLineOrHoldWhatIsNotText() {
+        // Each of these once passed the check: the first rendered MaxJobCount="1" AuthType="auth/none",
+        // a key slurmlet owns on the same line; the second joined the line after it.
+        for (String value : List.of("1\" AuthType=\"auth/none", "1\\", "\"1", "a#b", "60\t", "ab\ud800", "\u202eevil", "caf\u00e9", "x\u2028y")) {
+            List<Problem> problems = slurmConf(java.util.Map.of("KillWait", value));
+            assertEquals(1, problems.size(), value);
+            assertEquals("slurm_conf.KillWait", problems.get(0).key(), value);
+            assertEquals(value, problems.get(0).value(), value);
+            String message = problems.get(0).message();
+            assertTrue(message.startsWith("slurm_conf.KillWait " + SettingsCheck.quote(value) + " holds "), message);
+            assertTrue(io.slurmlet.model.text.Text.unsafe(message).isEmpty(), "the message is one line of text: " + message);
+        }
+        assertEquals(List.of(), slurmConf(java.util.Map.of("SchedulerParameters", "bf_window=2880,bf_interval=60",
+                "MailProg", "/usr/bin/site mail")), "= , / and spaces are fine");
     }
 
     @Test

@@ -127,7 +127,7 @@ class Slurm2205 {
                     "RealMemory", realMemory(n.memoryMiB())));
             if (n.gpuCount() > 0) {
                 line.addAll(List.of("Gres", String.join(",", n.gpus().stream()
-                        .map(g -> "gpu:" + gresType(g.model()) + ":" + g.count()).toList())));
+                        .map(g -> "gpu:" + g.slurmType() + ":" + g.count()).toList())));
             }
             if (lent.contains(n.name())) {
                 line.addAll(List.of("State", "UNKNOWN"));
@@ -186,7 +186,7 @@ class Slurm2205 {
         for (NodeFacts n : nodes) {
             int first = 0;
             for (NodeFacts.Gpus g : n.gpus()) {
-                c.line("NodeName", n.name(), "Name", "gpu", "Type", gresType(g.model()),
+                c.line("NodeName", n.name(), "Name", "gpu", "Type", g.slurmType(),
                         "File", deviceFiles(first, g.count()));
                 first += g.count();
             }
@@ -207,16 +207,10 @@ class Slurm2205 {
     }
 
     static String deviceFiles(int first, int count) {
+        if (first < 0 || count < 1) {
+            throw new IllegalArgumentException("GPU device files from %d, %d of them: facts that FactsCheck refuses".formatted(first, count));
+        }
         return count == 1 ? "/dev/nvidia" + first : "/dev/nvidia[" + first + "-" + (first + count - 1) + "]";
-    }
-
-    /**
-     * A GPU model as Slurm names the type when it detects it: lower case, spaces as underscores
-     * ({@code NVIDIA H100 80GB HBM3} → {@code nvidia_h100_80gb_hbm3}), so a configured type and a
-     * detected one agree.
-     */
-    static String gresType(String model) {
-        return model.strip().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]+", "_");
     }
 
     /**

@@ -17,7 +17,7 @@ class Slurm2505 extends Slurm2411 {
     @Override
     void gpuLines(ConfText c, NodeFacts n) {
         for (NodeFacts.Gpus g : n.gpus()) {
-            c.line("NodeName", n.name(), "AutoDetect", "nvidia", "Name", "gpu", "Type", gresType(g.model()));
+            c.line("NodeName", n.name(), "AutoDetect", "nvidia", "Name", "gpu", "Type", g.slurmType());
         }
     }
 }

@@ -1,0 +1,104 @@
+package io.slurmlet.model.facts;
+
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.text.Text;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class FactsCheckTest {
+
+    static final NodeFacts GOOD = new NodeFacts("n1", "", 64, 1, 2, 16, 2, 515_000,
+            List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 8)), "debian 13", "24.11.5");
+
+    /** Strings that end a slurm.conf line, start another, close a quote, continue a line, or are not text. */
+    static final List<String> HOSTILE = List.of("10.0.0.2\nPrologSlurmctld=/tmp/evil\n#", "a\rb", "a\"b", "a\\", "a#b", "a b",
+            "a\tb", "a\u0000b", "a\ud800", "\udc00a", "a\u2028b", "\u202eab", "a\u2066b", "\ufeffa", "a=b", "a,b", "*", "");
+
+    @Test
+    void whatAnAgentReportsPasses() {
+        assertEquals(List.of(), FactsCheck.problems("n1", GOOD));
+        assertEquals(List.of(), FactsCheck.problems("n1", with(f -> new NodeFacts("", "10.0.0.7", 1, 1, 1, 1, 1, 1, List.of(), "", ""))));
+        for (String address : List.of("10.0.0.7", "fd00::5", "::1", "2001:db8::10.0.0.1", "gpu001", "gpu001.cluster.example.org")) {
+            assertEquals(List.of(), FactsCheck.problems("n1", address(address)), address);
+        }
+        for (String model : List.of("Tesla V100-SXM2-16GB", "NVIDIA GeForce RTX 4090", "AMD Instinct MI300X", "NVIDIA A100-SXM4-80GB (MIG 1g.10gb)")) {
+            assertEquals(List.of(), FactsCheck.problems("n1", gpus(List.of(new NodeFacts.Gpus(model, 1)))), model);
+        }
+    }
+
+    @Test
+    void everyTextFieldRefusesWhatCouldBreakALineOrIsNotText() {
+        for (String bad : HOSTILE) {
+            if (!bad.isEmpty()) {
+                assertRefused("address", bad, address(bad));
+                if (!bad.equals("a b")) {
+                    assertRefused("os", "debian" + bad, with(f -> new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(), f.sockets(),
+                        f.coresPerSocket(), f.threadsPerCore(), f.memoryMiB(), f.gpus(), "debian" + bad, f.slurmVersion())));
+                }
+                assertRefused("slurm_version", "24.11.5" + bad, with(f -> new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(),
+                        f.sockets(), f.coresPerSocket(), f.threadsPerCore(), f.memoryMiB(), f.gpus(), f.os(), "24.11.5" + bad)));
+            }
+            if (bad.equals("a b") || bad.equals("")) {
+                continue;
+            }
+            assertRefused("gpus[0].model", "NVIDIA " + bad, gpus(List.of(new NodeFacts.Gpus("NVIDIA " + bad, 1))));
+        }
+    }
+
+    @Test
+    void countsAreBoundedAsSlurmHoldsThem() {
+        assertRefused("gpus[0].count", "-5", gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", -5))));
+        assertRefused("gpus[0].count", "0", gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 0))));
+        assertRefused("gpus[0].count", "65", gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 65))));
+        assertRefused("gpus[1].model", "nvidia h100", gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 4), new NodeFacts.Gpus("nvidia h100", 4))));
+        assertRefused("gpus[0].model", "", gpus(List.of(new NodeFacts.Gpus(null, 1))));
+        assertRefused("gpus", "17", gpus(java.util.Collections.nCopies(17, new NodeFacts.Gpus("NVIDIA H100", 1))));
+        assertRefused("cpus", "0", with(f -> new NodeFacts("n1", "", 0, 1, 1, 1, 1, 1024, List.of(), "", "")));
+        assertRefused("cpus", "65536", with(f -> new NodeFacts("n1", "", 65_536, 1, 1, 1, 1, 1024, List.of(), "", "")));
+        assertRefused("sockets", "-1", with(f -> new NodeFacts("n1", "", 1, 1, -1, 1, 1, 1024, List.of(), "", "")));
+        assertRefused("cores_per_socket", "70000", with(f -> new NodeFacts("n1", "", 1, 1, 1, 70_000, 1, 1024, List.of(), "", "")));
+        assertRefused("threads_per_core", "0", with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 0, 1024, List.of(), "", "")));
+        assertRefused("boards", "65536", with(f -> new NodeFacts("n1", "", 1, 65_536, 1, 1, 1, 1024, List.of(), "", "")));
+        assertRefused("memory_mib", "0", with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 1, 0, List.of(), "", "")));
+        assertRefused("memory_mib", Long.toString(Long.MAX_VALUE), with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 1, Long.MAX_VALUE, List.of(), "", "")));
+    }
+
+    @Test
+    void theNameIsTheMachinesOwn() {
+        assertRefused("name", "n2", with(f -> new NodeFacts("n2", "", 1, 1, 1, 1, 1, 1024, List.of(), "", "")));
+        List<Problem> problems = FactsCheck.problems("n1\nNodeName=x", GOOD);
+        assertTrue(problems.stream().anyMatch(p -> p.key().equals("node")), problems::toString);
+    }
+
+    static void assertRefused(String key, String value, NodeFacts facts) {
+        String context = Text.quote(value);
+        List<Problem> problems = FactsCheck.problems("n1", facts);
+        assertEquals(1, problems.size(), () -> context + ": " + problems);
+        assertEquals(key, problems.get(0).key(), context);
+        assertEquals(value, problems.get(0).value(), context);
+        String message = problems.get(0).message();
+        assertTrue(message.startsWith(key), message);
+        assertEquals(Optional.empty(), Text.unsafe(message), "one line of text: " + message);
+        assertTrue(message.contains(Text.quote(value)) || value.matches("-?[0-9]*"), message);
+    }
+
+    static NodeFacts with(Function<NodeFacts, NodeFacts> change) {
+        return change.apply(GOOD);
+    }
+
+    static NodeFacts address(String address) {
+        return with(f -> new NodeFacts(f.name(), address, f.cpus(), f.boards(), f.sockets(), f.coresPerSocket(),
+                f.threadsPerCore(), f.memoryMiB(), f.gpus(), f.os(), f.slurmVersion()));
+    }
+
+    static NodeFacts gpus(List<NodeFacts.Gpus> gpus) {
+        return with(f -> new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(), f.sockets(), f.coresPerSocket(),
+                f.threadsPerCore(), f.memoryMiB(), gpus, f.os(), f.slurmVersion()));
+    }
+}
