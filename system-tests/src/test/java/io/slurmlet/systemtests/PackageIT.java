@@ -247,6 +247,8 @@ class PackageIT {
         assertEquals("enabled", on("systemctl", "is-enabled", "slurmlet-agent").out().strip());
         assertEquals("700", sh("stat -c '%a' /run/slurmlet"), "the leader's socket folder is root-only");
         assertTrue(sh("ls /var/lib/slurmlet").contains("settings.json"), "the settings are stored in the state directory");
+        String jvm = sh("tr '\\0' ' ' </proc/$(systemctl show -p MainPID --value slurmlet-agent)/cmdline");
+        assertTrue(jvm.contains("-XX:+ExitOnOutOfMemoryError"), "a leader out of memory exits and systemd starts it again: " + jvm);
     }
 
     @Test

@@ -46,6 +46,8 @@ public final class AgentChannel implements AutoCloseable {
     private static final String BEARER = "Bearer ";
     private static final String NODE = "slurmlet.node";
     private static final Duration LONGEST_POLL = Duration.ofSeconds(120);
+    /** A join sends {"node": NAME}: a name is at most 63 characters. */
+    static final int JOIN_BODY_BYTES = 4096;
 
     private final Pki pki;
     private final JoinToken joinToken;
@@ -56,6 +58,7 @@ public final class AgentChannel implements AutoCloseable {
     private final Duration pollWait;
     private final LendingEngine lending;
     private HttpServer server;
+    private ConnectionLimits connections;
 
     public AgentChannel(Pki pki, JoinToken joinToken, AgentCredentials credentials, Inventory inventory,
                         PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending) {
@@ -72,10 +75,15 @@ public final class AgentChannel implements AutoCloseable {
     /** Starts listening; returns the port (the configured one, or the one the kernel chose for 0). */
     public int start(Vertx vertx, AgentConfig config) throws Exception {
         Router router = Router.router(vertx);
-        router.route().handler(BodyHandler.create(false).setBodyLimit(config.leader().maxBodyBytes()));
+        // Nothing before the token or credential is checked costs memory: a body is read only after
+        // it, and a join's body is a name.
         router.get("/v1/join/ca").handler(ctx -> ctx.response().putHeader("Content-Type", "application/x-pem-file").end(pki.caPem()));
+        // (Routes of their own: Vert.x puts a body handler before any other on one route.)
+        router.post("/v1/join").handler(this::checkJoinToken);
+        router.post("/v1/join").handler(BodyHandler.create(false).setBodyLimit(JOIN_BODY_BYTES));
         router.post("/v1/join").blockingHandler(this::join, false);
         router.route("/v1/agent/*").handler(this::authenticate);
+        router.route("/v1/agent/*").handler(BodyHandler.create(false).setBodyLimit(config.leader().maxBodyBytes()));
         router.put("/v1/agent/facts").blockingHandler(this::facts, false);
         router.get("/v1/agent/plan").handler(this::plan);
         router.put("/v1/agent/status").handler(this::status);
@@ -87,19 +95,53 @@ public final class AgentChannel implements AutoCloseable {
                 .setSsl(true)
                 .setKeyCertOptions(new PemKeyCertOptions()
                         .setCertPath(pki.leaderCertificateFile().toString())
-                        .setKeyPath(pki.leaderKeyFile().toString()));
-        server = vertx.createHttpServer(options).requestHandler(router);
+                        .setKeyPath(pki.leaderKeyFile().toString()))
+                .setSslHandshakeTimeout(config.leader().agentHeaderTimeout().toMillis()).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
+                // Above the longest poll, so a held poll is never cut; a connection silent longer is closed.
+                .setIdleTimeout((int) LONGEST_POLL.plusSeconds(30).toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS)
+                .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192)
+                .setCompressionSupported(false).setDecompressionSupported(false);
+        connections = new ConnectionLimits(vertx, config.leader().agentConnectionsPerPeer(), config.leader().agentConnections(),
+                config.leader().agentHeaderTimeout());
+        server = vertx.createHttpServer(options).connectionHandler(connections::opened)
+                .requestHandler(request -> {
+                    connections.requested(request.connection());
+                    router.handle(request);
+                });
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         LOG.infof("agents' channel on https://%s:%d, CA %s", config.leader().agentHost(), server.actualPort(), pki.caHash());
         return server.actualPort();
     }
 
-    private void join(RoutingContext ctx) {
+    private void checkJoinToken(RoutingContext ctx) {
         String header = ctx.request().getHeader("Authorization");
         if (header == null || !header.startsWith(BEARER) || !joinToken.file().matches(header.substring(BEARER.length()))) {
-            error(ctx, 401, "the join token is missing or wrong: run 'ctl slurm join-token' on the leader and use the line it prints");
+            refuseUnread(ctx, "the join token is missing or wrong: run 'ctl slurm join-token' on the leader and use the line it prints");
             return;
         }
+        ctx.next();
+    }
+
+    /** 401 before the body is read: the connection is closed after the answer, so its body is never taken in. */
+    private static void refuseUnread(RoutingContext ctx, String message) {
+        closeAfter(ctx, 401, ApiError.of(message));
+    }
+
+    /** Answers, then closes the connection: what is left of the request is never read. */
+    private static void closeAfter(RoutingContext ctx, int status, ApiError error) {
+        if (ctx.response().ended()) {
+            return;
+        }
+        try {
+            ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").putHeader("Connection", "close")
+                    .end(io.vertx.core.buffer.Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(error)))
+                    .onComplete(done -> ctx.request().connection().close());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private void join(RoutingContext ctx) {
         Map<?, ?> body = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), Map.class);
         Object node = body.get("node");
         if (!(node instanceof String name)) {
@@ -127,7 +169,7 @@ public final class AgentChannel implements AutoCloseable {
         var node = header != null && header.startsWith(BEARER)
                 ? credentials.nodeOf(header.substring(BEARER.length())) : java.util.Optional.<String>empty();
         if (node.isEmpty()) {
-            error(ctx, 401, "this machine's credential is missing or no longer valid: join it again with the line "
+            refuseUnread(ctx, "this machine's credential is missing or no longer valid: join it again with the line "
                     + "'ctl slurm join-token' prints on the leader");
             return;
         }
@@ -185,7 +227,8 @@ public final class AgentChannel implements AutoCloseable {
                 ctx.response().setStatusCode(204).end();
             }
         });
-        ctx.request().connection().closeHandler(v -> {
+        // The response's, not the connection's: ConnectionLimits holds the connection's close handler.
+        ctx.response().closeHandler(v -> {
             if (answered.compareAndSet(false, true)) {
                 vertx.cancelTimer(timer[0]);
                 cancel.run();
@@ -208,7 +251,9 @@ public final class AgentChannel implements AutoCloseable {
         if (cause instanceof SettingsJson.BadJson bad) {
             error(ctx, 400, bad.getMessage());
         } else if (ctx.statusCode() == 413) {
-            error(ctx, 400, "the request body is larger than slurmlet.leader.max-body-bytes allows");
+            closeAfter(ctx, 400, ApiError.of(ctx.normalizedPath().equals("/v1/join")
+                    ? "a join's body is {\"node\": \"NAME\"}, not more than %d bytes".formatted(JOIN_BODY_BYTES)
+                    : "the request body is larger than slurmlet.leader.max-body-bytes allows"));
         } else {
             LOG.errorf(cause, "the agents' channel failed on %s %s", ctx.request().method(), ctx.normalizedPath());
             error(ctx, 500, "the leader failed to answer: its log says why");

@@ -1,12 +1,12 @@
 package io.slurmlet.agent.api;
 
+import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
-import io.slurmlet.model.settings.SlurmSettings;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
 import jakarta.ws.rs.GET;
@@ -33,6 +33,9 @@ public class NodesResource {
     @Inject
     Inventory inventory;
 
+    @Inject
+    AgentConfig config;
+
     @GET
     public Map<String, NodeFacts> all() {
         return inventory.all();
@@ -42,7 +45,8 @@ public class NodesResource {
     @Path("/{node}/facts")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response report(@PathParam("node") String node, byte[] body) throws IOException {
-        NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(body), NodeFacts.class);
+        NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(
+                SettingsResource.limit(body, config.leader().maxBodyBytes(), "the machine's facts")), NodeFacts.class);
         List<Problem> problems = problems(node, reported);
         if (!problems.isEmpty()) {
             return SettingsResource.error(400, refusal(problems));

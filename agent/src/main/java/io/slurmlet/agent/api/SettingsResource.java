@@ -218,10 +218,14 @@ public class SettingsResource {
     }
 
     private byte[] limit(byte[] body) {
-        int max = config.leader().maxBodyBytes();
+        return limit(body, config.leader().maxBodyBytes(), "the settings");
+    }
+
+    /** {@code body}, unless it is over {@code max} bytes (slurmlet.leader.max-body-bytes): then 400, naming {@code what} to send. */
+    static byte[] limit(byte[] body, int max, String what) {
         if (body != null && body.length > max) {
-            throw new BadJson("the body is %d bytes, over the %d this API reads: send only the settings"
-                    .formatted(body.length, max));
+            throw new BadJson("the body is %d bytes, over the %d this API reads: send only %s"
+                    .formatted(body.length, max, what));
         }
         return body == null ? new byte[0] : body;
     }

@@ -2,6 +2,7 @@ package io.slurmlet.agent.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.AccountsStore;
 import io.slurmlet.agent.leader.AccountsStore.Result;
 import io.slurmlet.model.api.ApiError;
@@ -50,6 +51,13 @@ public class UsersResource {
     @Inject
     AccountsStore store;
 
+    @Inject
+    AgentConfig config;
+
+    private byte[] limit(byte[] body, String what) {
+        return SettingsResource.limit(body, config.leader().maxBodyBytes(), what);
+    }
+
     @GET
     public Accounts list() {
         return store.current();
@@ -58,7 +66,7 @@ public class UsersResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response add(byte[] body) throws IOException {
-        NewAccount a = SettingsJson.toValue(SettingsJson.readObject(body), NewAccount.class);
+        NewAccount a = SettingsJson.toValue(SettingsJson.readObject(limit(body, "the account")), NewAccount.class);
         return answer(store.add(a.email() == null ? "" : a.email(), a.sshKeys() == null ? List.of() : a.sshKeys()), 201);
     }
 
@@ -84,7 +92,7 @@ public class UsersResource {
     @Path("/{login}/ssh_keys")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response keys(@PathParam("login") String login, byte[] body) throws IOException {
-        Keys k = SettingsJson.toValue(SettingsJson.readObject(body), Keys.class);
+        Keys k = SettingsJson.toValue(SettingsJson.readObject(limit(body, "the keys")), Keys.class);
         return answer(store.setKeys(login, k.sshKeys() == null ? List.of() : k.sshKeys()), 200);
     }
 
@@ -92,7 +100,7 @@ public class UsersResource {
     @Path("/import")
     @Consumes(MediaType.APPLICATION_JSON)
     public Response importAll(byte[] body) throws IOException {
-        Import i = SettingsJson.toValue(SettingsJson.readObject(body), Import.class);
+        Import i = SettingsJson.toValue(SettingsJson.readObject(limit(body, "the accounts")), Import.class);
         List<AccountsStore.Imported> entries = (i.accounts() == null ? List.<ImportedAccount>of() : i.accounts()).stream()
                 .map(a -> new AccountsStore.Imported(a.email(), a.sshKeys(), a.enabled() == null || a.enabled())).toList();
         return answer(store.importAll(entries), 200);

@@ -95,9 +95,34 @@ public interface AgentConfig {
         @WithDefault("1048576")
         int maxBodyBytes();
 
-        /** The agents' channel: TLS only, with the leader's certificate from the cluster CA. */
+        /**
+         * The address the agents' channel (TLS only, with the leader's certificate from the cluster
+         * CA) listens on. The default, every address, is because the agents must reach it and the
+         * leader cannot know on which network they are; nothing on it is served before a join token
+         * or an agent's credential is checked but the CA certificate, and no body is read before.
+         * A site whose machines also sit on a network it does not trust sets the cluster network's
+         * address here.
+         */
         @WithDefault("0.0.0.0")
         String agentHost();
+
+        /**
+         * Connections the agents' channel holds open from one address at once; more are closed as
+         * they open. An agent holds one or two; machines behind one NAT address count together.
+         */
+        @WithDefault("32")
+        int agentConnectionsPerPeer();
+
+        /** Connections the agents' channel holds open in all; more are closed as they open. */
+        @WithDefault("8192")
+        int agentConnections();
+
+        /**
+         * How long the agents' channel waits for a TLS handshake, and for a new connection's first
+         * request line and headers, before it closes the connection.
+         */
+        @WithDefault("10s")
+        Duration agentHeaderTimeout();
 
         @WithDefault("7818")
         int agentPort();

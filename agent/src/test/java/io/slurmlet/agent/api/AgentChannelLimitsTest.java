@@ -1,0 +1,175 @@
+package io.slurmlet.agent.api;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.leader.LeaderStartup;
+import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.node.LeaderLink;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import javax.net.ssl.TrustManagerFactory;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.SocketTimeoutException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.security.KeyStore;
+import java.security.cert.X509Certificate;
+import java.util.ArrayList;
+import java.util.List;
+
+import static io.slurmlet.agent.api.ApiTestSupport.STATE_DIR;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What the agents' channel gives a client it has not authenticated: no body read before the token,
+ * a small one for a join, seconds for a first request (2 s in the tests' application.properties), and
+ * at most 32 connections from one address.
+ */
+@QuarkusTest
+class AgentChannelLimitsTest {
+
+    @Inject
+    LeaderStartup leader;
+
+    @Inject
+    Pki pki;
+
+    SSLSocket connect() throws Exception {
+        return connect("127.0.0.1");
+    }
+
+    private SSLContext tls;
+
+    /** A TLS connection from {@code from}, a loopback address (Linux routes all of 127/8 to lo). */
+    SSLSocket connect(String from) throws Exception {
+        SSLSocket socket = (SSLSocket) tls().getSocketFactory().createSocket(java.net.InetAddress.getByName("127.0.0.1"),
+                leader.agentPort(), java.net.InetAddress.getByName(from), 0);
+        socket.setSoTimeout(10_000);
+        socket.startHandshake();
+        return socket;
+    }
+
+    /** Trusting the cluster's CA, fetched once (each fetch holds a connection of its own's client). */
+    synchronized SSLContext tls() throws Exception {
+        if (tls != null) {
+            return tls;
+        }
+        X509Certificate ca = LeaderLink.fetchPinnedCa(URI.create("https://127.0.0.1:" + leader.agentPort()), pki.caHash());
+        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+        trust.load(null, null);
+        trust.setCertificateEntry("ca", ca);
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trust);
+        tls = SSLContext.getInstance("TLS");
+        tls.init(null, tmf.getTrustManagers(), null);
+        return tls;
+    }
+
+    /** Everything the server sends until it closes the connection (or 10 s pass: an exception). */
+    static String readToClose(SSLSocket socket) throws IOException {
+        ByteArrayOutputStream got = new ByteArrayOutputStream();
+        InputStream in = socket.getInputStream();
+        byte[] buf = new byte[8192];
+        for (int n; (n = in.read(buf)) >= 0; ) {
+            got.write(buf, 0, n);
+        }
+        return got.toString(StandardCharsets.UTF_8);
+    }
+
+    static boolean closedByServer(SSLSocket socket, int waitMillis) throws IOException {
+        socket.setSoTimeout(waitMillis);
+        try {
+            return socket.getInputStream().read() < 0;
+        } catch (SocketTimeoutException e) {
+            return false;
+        } catch (IOException e) {
+            return true; // reset
+        }
+    }
+
+    @Test
+    void aJoinWithAWrongTokenIsRefusedBeforeItsBodyIsReadAndTheConnectionClosed() throws Exception {
+        try (SSLSocket s = connect()) {
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /v1/join HTTP/1.1\r\nHost: leader\r\nAuthorization: Bearer wrong\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.write(new byte[16_384]);
+            out.flush();
+            String answer = readToClose(s); // the server closes: the other 983,616 bytes are never taken in
+            assertTrue(answer.startsWith("HTTP/1.1 401"), answer);
+            assertTrue(answer.contains("the join token is missing or wrong"), answer);
+        }
+    }
+
+    @Test
+    void aJoinsBodyIsAName() throws Exception {
+        String token = Files.readString(STATE_DIR.resolve("join.token")).strip();
+        try (SSLSocket s = connect()) {
+            String body = "{\"node\": \"" + "x".repeat(5000) + "\"}";
+            s.getOutputStream().write(("POST /v1/join HTTP/1.1\r\nHost: leader\r\nAuthorization: Bearer " + token + "\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: " + body.length() + "\r\n\r\n" + body)
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = readToClose(s);
+            assertTrue(answer.startsWith("HTTP/1.1 400"), answer);
+            assertTrue(answer.contains("a join's body is {\\\"node\\\": \\\"NAME\\\"}, not more than 4096 bytes"), answer);
+        }
+    }
+
+    @Test
+    void aConnectionThatSendsNoRequestIsClosedWhenItsTimeIsUp() throws Exception {
+        try (SSLSocket silent = connect(); SSLSocket slow = connect()) {
+            slow.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: le".getBytes(StandardCharsets.US_ASCII));
+            long start = System.nanoTime();
+            assertTrue(closedByServer(silent, 10_000), "a silent connection is closed");
+            assertTrue(closedByServer(slow, 10_000), "one whose headers never end is closed");
+            assertTrue(System.nanoTime() - start < 9_000_000_000L);
+        }
+    }
+
+    @Test
+    void oneAddressHoldsNoMoreConnectionsThanItsShare() throws Exception {
+        List<SSLSocket> held = new ArrayList<>();
+        try {
+            int open = 0;
+            boolean refused = false;
+            for (int i = 0; i < 33 && !refused; i++) {
+                SSLSocket s;
+                try {
+                    // From an address of its own: the other tests' agents hold connections from 127.0.0.1.
+                    s = connect("127.0.0.2");
+                } catch (IOException e) {
+                    refused = true;
+                    break;
+                }
+                held.add(s);
+                // A request stops the first-request clock; the connection then stays (keep-alive).
+                s.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: leader\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                if (closedByServer(s, 300)) {
+                    refused = true;
+                } else {
+                    open++;
+                }
+            }
+            assertTrue(refused, "the 33rd connection from 127.0.0.2 is closed at once");
+            assertEquals(32, open, "32 are held");
+        } finally {
+            for (SSLSocket s : held) {
+                s.close();
+            }
+        }
+        Thread.sleep(500);
+        try (SSLSocket s = connect("127.0.0.2")) {
+            s.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: leader\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+            String answer = readToClose(s);
+            assertEquals("HTTP/1.1 200 OK", answer.lines().findFirst().orElse(""), "closed connections are counted out");
+        }
+    }
+}
