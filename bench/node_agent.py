@@ -54,7 +54,9 @@ def polls(n):
         rss_ready = rss_kib(open(f"/proc/{p.pid}/status").read())
         ctx = ssl.create_default_context(cafile=os.path.join(state, "pki/ca.crt"))
         conn = http.client.HTTPSConnection("127.0.0.1", agent_port, context=ctx)
-        token = open(os.path.join(state, "join.token")).read().strip()
+        made = subprocess.run([CTL, "--leader", "unix:" + os.path.join(state, "leader.sock"), "slurm", "join-token", "-o", "json"],
+                              check=True, capture_output=True, text=True)
+        token = json.loads(made.stdout)["token"]
         conn.request("POST", "/v1/join", body=json.dumps({"node": "poller"}),
                      headers={"Authorization": "Bearer " + token, "Content-Type": "application/json"})
         credential = json.loads(conn.getresponse().read())["credential"]

@@ -38,7 +38,8 @@ public final class Leader implements AutoCloseable {
 
     static final String SETTINGS = "/v1/slurm/settings";
     static final String STATUS = "/v1/slurm/status";
-    static final String JOIN_TOKEN = "/v1/join-token";
+    static final String JOIN_TOKENS = "/v1/join-tokens";
+    static final String MACHINES = "/v1/machines";
     static final String NODES = "/v1/slurm/nodes";
     static final String USERS = "/v1/users";
     static final String MERGE_PATCH = "application/merge-patch+json";
@@ -76,8 +77,54 @@ public final class Leader implements AutoCloseable {
         return read(send(HttpMethod.GET, SETTINGS, Map.of(), null), SettingsDocument.class, "GET " + SETTINGS);
     }
 
-    public Answer<JoinInfo> joinToken() {
-        return read(send(HttpMethod.GET, JOIN_TOKEN, Map.of(), null), JoinInfo.class, "GET " + JOIN_TOKEN);
+    /** A new join token that works for {@code ttl} (as 24h; null: the leader's default), and the line that joins a machine with it. */
+    public Answer<JoinInfo> createJoinToken(String ttl, String description) {
+        ObjectNode body = JSON.createObjectNode();
+        if (ttl != null) {
+            body.put("ttl", ttl);
+        }
+        if (description != null) {
+            body.put("description", description);
+        }
+        return read(refusable(HttpMethod.POST, JOIN_TOKENS, body.toString()), JoinInfo.class, "POST " + JOIN_TOKENS);
+    }
+
+    /** The join tokens the leader keeps, live and recently expired: {@code {"tokens": [...]}}, never their secrets. */
+    public Answer<ObjectNode> joinTokens() {
+        return read(send(HttpMethod.GET, JOIN_TOKENS, Map.of(), null), ObjectNode.class, "GET " + JOIN_TOKENS);
+    }
+
+    public Answer<ObjectNode> revokeJoinToken(String id) {
+        String path = JOIN_TOKENS + "/" + segment(id);
+        return read(refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
+    }
+
+    /** The machines that have joined: {@code {"machines": [...]}}. */
+    public Answer<ObjectNode> machines() {
+        return read(send(HttpMethod.GET, MACHINES, Map.of(), null), ObjectNode.class, "GET " + MACHINES);
+    }
+
+    /** Removes a machine: its credential revoked, its facts forgotten, so that its name can join again. */
+    public Answer<ObjectNode> removeMachine(String node) {
+        String path = MACHINES + "/" + segment(node);
+        return read(refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
+    }
+
+    /** A request whose 400, 404 (naming what is missing) and 409 are a {@link Refused}: what was asked cannot be done. */
+    private LeaderClient.Response refusable(HttpMethod method, String path, String body) {
+        LeaderClient.Response r = client.send(method, path, body == null ? Map.of() : JSON_BODY, body);
+        if (r.ok()) {
+            return r;
+        }
+        if (r.status() == 409) {
+            // Not a settings revision's conflict: what was asked cannot be done now (a name taken, jobs running).
+            throw new Refused(apiError(r.body()).map(ApiError::error).filter(s -> s != null && !s.isBlank())
+                    .orElseGet(() -> excerpt(r.body())), List.of(), r.body());
+        }
+        CtlException e = refusal(method + " " + path, r);
+        boolean named = r.status() == 404 && apiError(r.body()).map(ApiError::error)
+                .filter(s -> s != null && !s.isBlank() && !s.startsWith(NO_SUCH_RESOURCE)).isPresent();
+        throw r.status() == 400 || named ? new Refused(e.getMessage(), e.details(), e.responseBody()) : e;
     }
 
     public Answer<SlurmStatus> status() {
@@ -169,8 +216,13 @@ public final class Leader implements AutoCloseable {
 
     /** {@code /v1/users/LOGIN}, the login (or e-mail) percent-encoded as a path segment. */
     static String accountPath(String login) {
-        StringBuilder path = new StringBuilder(USERS).append('/');
-        for (byte b : login.getBytes(StandardCharsets.UTF_8)) {
+        return USERS + "/" + segment(login);
+    }
+
+    /** {@code value} percent-encoded as one path segment. */
+    static String segment(String value) {
+        StringBuilder path = new StringBuilder();
+        for (byte b : value.getBytes(StandardCharsets.UTF_8)) {
             char c = (char) (b & 0xff);
             if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || "-._~@".indexOf(c) >= 0) {
                 path.append(c);

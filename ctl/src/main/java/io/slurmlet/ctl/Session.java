@@ -63,6 +63,24 @@ public final class Session {
     }
 
     /** Opens the leader named by the flags, the environment or ctl.yaml. */
+    /**
+     * One call to the leader and its answer printed: the leader's body with {@code -o json}, else
+     * what {@code human} writes of it. Returns the exit code, 0; a refusal is thrown as ctl's error.
+     */
+    public <T> int answer(java.util.function.Function<Leader, Leader.Answer<T>> call,
+                          java.util.function.BiConsumer<PrintWriter, T> human) {
+        try (Leader leader = connect()) {
+            Leader.Answer<T> answer = call.apply(leader);
+            if (json()) {
+                printJson(answer.body());
+            } else {
+                human.accept(out(), answer.value());
+                out().flush();
+            }
+            return 0;
+        }
+    }
+
     public Leader connect() {
         return ctl.connect(ctl.options.leader, ctl.options.tokenFile);
     }

@@ -3,7 +3,7 @@ package io.slurmlet.agent.api;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.AgentCredentials;
 import io.slurmlet.agent.leader.Inventory;
-import io.slurmlet.agent.leader.JoinToken;
+import io.slurmlet.agent.leader.JoinTokens;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.Pki;
 import io.slurmlet.agent.leader.lending.LendingEngine;
@@ -45,12 +45,13 @@ public final class AgentChannel implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(AgentChannel.class);
     private static final String BEARER = "Bearer ";
     private static final String NODE = "slurmlet.node";
+    private static final String TOKEN = "slurmlet.join-token";
     private static final Duration LONGEST_POLL = Duration.ofSeconds(120);
     /** A join sends {"node": NAME}: a name is at most 63 characters. */
     static final int JOIN_BODY_BYTES = 4096;
 
     private final Pki pki;
-    private final JoinToken joinToken;
+    private final JoinTokens joinTokens;
     private final AgentCredentials credentials;
     private final Inventory inventory;
     private final PlanPublisher plans;
@@ -60,11 +61,11 @@ public final class AgentChannel implements AutoCloseable {
     private HttpServer server;
     private ConnectionLimits connections;
 
-    public AgentChannel(Pki pki, JoinToken joinToken, AgentCredentials credentials, Inventory inventory,
+    public AgentChannel(Pki pki, JoinTokens joinTokens, AgentCredentials credentials, Inventory inventory,
                         PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending) {
         this.lending = lending;
         this.pki = pki;
-        this.joinToken = joinToken;
+        this.joinTokens = joinTokens;
         this.credentials = credentials;
         this.inventory = inventory;
         this.plans = plans;
@@ -115,10 +116,15 @@ public final class AgentChannel implements AutoCloseable {
 
     private void checkJoinToken(RoutingContext ctx) {
         String header = ctx.request().getHeader("Authorization");
-        if (header == null || !header.startsWith(BEARER) || !joinToken.file().matches(header.substring(BEARER.length()))) {
-            refuseUnread(ctx, "the join token is missing or wrong: run 'ctl slurm join-token' on the leader and use the line it prints");
+        var token = header != null && header.startsWith(BEARER)
+                ? joinTokens.match(header.substring(BEARER.length())) : java.util.Optional.<JoinTokens.Entry>empty();
+        if (token.isEmpty()) {
+            LOG.infof("a join from %s was refused: no live join token", ctx.request().remoteAddress());
+            refuseUnread(ctx, "the join token is missing, wrong, expired or revoked: run 'ctl slurm join-token' on the leader "
+                    + "and use the line it prints");
             return;
         }
+        ctx.put(TOKEN, token.get().id());
         ctx.next();
     }
 
@@ -154,11 +160,20 @@ public final class AgentChannel implements AutoCloseable {
             return;
         }
         try {
-            boolean again = credentials.joined(name);
-            String credential = credentials.issue(name);
-            LOG.infof("%s joined%s from %s", name, again ? " again (its old credential no longer works)" : "",
-                    ctx.request().remoteAddress());
-            json(ctx, 200, new JoinReply(name, credential));
+            // A name that has joined is that machine's: another one taking it would get its plan and
+            // munge key and shut the real one out. A reinstalled machine is removed first.
+            var credential = credentials.issueUnlessJoined(name);
+            if (credential.isEmpty()) {
+                LOG.warnf("a join as %s from %s with join token %s was refused: %s has joined already",
+                        name, ctx.request().remoteAddress(), ctx.get(TOKEN), credentials.joinedAs(name).orElse(name));
+                error(ctx, 409, new ApiError(("%s has joined already: a second machine cannot take its name. If this is that "
+                        + "machine reinstalled, remove the old one on the leader first: ctl slurm machines remove %s")
+                        .formatted(credentials.joinedAs(name).orElse(name), credentials.joinedAs(name).orElse(name)),
+                        List.of(new Problem("node", name, "node %s has joined already".formatted(name))), null));
+                return;
+            }
+            LOG.infof("%s joined from %s with join token %s", name, ctx.request().remoteAddress(), ctx.get(TOKEN));
+            json(ctx, 200, new JoinReply(name, credential.get()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

@@ -17,7 +17,8 @@ import java.util.TreeMap;
 /**
  * Each joined machine's own credential, which it presents on every call after joining. The leader
  * keeps only each credential's sha256 ({@code agents.json}, root-only): a copy of the state directory
- * lets no one act as a machine. Joining again (a reinstalled machine) replaces the old credential.
+ * lets no one act as a machine. A name that has joined cannot join again until an admin removes
+ * that machine ({@code ctl slurm machines remove}), which revokes its credential.
  */
 public final class AgentCredentials {
 
@@ -64,13 +65,40 @@ public final class AgentCredentials {
         return found;
     }
 
-    public synchronized boolean joined(String node) {
-        return hashes.containsKey(node);
+    /**
+     * A new credential for {@code node}, durable before it is returned, unless a machine of that
+     * name (in any case: host names ignore it) has joined; then empty.
+     */
+    public synchronized Optional<String> issueUnlessJoined(String node) throws IOException {
+        return joinedAs(node).isPresent() ? Optional.empty() : Optional.of(issue(node));
     }
 
-    private static String hash(String credential) {
+    /** The name a machine joined as that is {@code node} but for case; empty when none has. */
+    public synchronized Optional<String> joinedAs(String node) {
+        return hashes.keySet().stream().filter(n -> n.equalsIgnoreCase(node)).findFirst();
+    }
+
+    /** The names of every machine that has joined. */
+    public synchronized java.util.Set<String> machines() {
+        return java.util.Set.copyOf(hashes.keySet());
+    }
+
+    /** Revokes {@code node}'s credential at once: it is refused from its next call. Says whether it had one. */
+    public synchronized boolean revoke(String node) throws IOException {
+        if (!hashes.containsKey(node)) {
+            return false;
+        }
+        Map<String, String> next = new TreeMap<>(hashes);
+        next.remove(node);
+        file.write(next);
+        hashes = next;
+        return true;
+    }
+
+    /** The sha256 of a secret (a credential, a join token), hex: what the leader keeps of it. */
+    static String hash(String secret) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(credential.getBytes(StandardCharsets.US_ASCII)));
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }

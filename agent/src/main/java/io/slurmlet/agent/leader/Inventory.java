@@ -69,6 +69,24 @@ public final class Inventory {
         return changed;
     }
 
+    /** Forgets {@code node}'s facts (a machine removed); says whether there were any. */
+    public boolean forget(String node) throws IOException {
+        boolean forgotten;
+        synchronized (this) {
+            forgotten = facts.containsKey(node);
+            if (forgotten) {
+                Map<String, NodeFacts> next = new TreeMap<>(facts);
+                next.remove(node);
+                file.write(next);
+                facts = next;
+            }
+        }
+        if (forgotten) {
+            listeners.forEach(Runnable::run);
+        }
+        return forgotten;
+    }
+
     private synchronized boolean store(NodeFacts reported) throws IOException {
         if (reported.equals(facts.get(reported.name()))) {
             return false;

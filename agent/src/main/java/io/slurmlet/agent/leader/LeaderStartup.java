@@ -34,7 +34,7 @@ public class LeaderStartup {
     Instance<TokenFile> adminToken;
 
     @Inject
-    Instance<JoinToken> joinToken;
+    Instance<JoinTokens> joinTokens;
 
     @Inject
     Instance<AgentCredentials> credentials;
@@ -63,7 +63,7 @@ public class LeaderStartup {
         }
         settings.get().current();
         adminToken.get();
-        channel = new AgentChannel(pki.get(), joinToken.get(), credentials.get(), inventory.get(), plans.get(),
+        channel = new AgentChannel(pki.get(), joinTokens.get(), credentials.get(), inventory.get(), plans.get(),
                 reports.get(), config.node().pollWait(), lending.get());
         agentPort = channel.start(vertx, config);
         lending.get().start();

@@ -44,8 +44,8 @@ public class LeaderState {
 
     @Produces
     @Singleton
-    JoinToken joinToken(AgentConfig config) throws IOException {
-        return new JoinToken(TokenFile.loadOrCreate(config.stateDir().resolve(TokenFile.JOIN_FILE_NAME)));
+    JoinTokens joinTokens(AgentConfig config) throws IOException {
+        return JoinTokens.open(config.stateDir(), Clock.systemUTC());
     }
 
     @Produces

@@ -37,6 +37,11 @@ public final class NodeReports {
         });
     }
 
+    /** Forgets what {@code node} last reported (a machine removed). */
+    public void forget(String node) {
+        reports.remove(node);
+    }
+
     public Optional<Received> get(String node) {
         return Optional.ofNullable(reports.get(node));
     }

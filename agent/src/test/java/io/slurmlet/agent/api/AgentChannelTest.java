@@ -49,8 +49,15 @@ class AgentChannelTest {
         return URI.create("https://127.0.0.1:" + leader.agentPort());
     }
 
-    String joinToken() throws IOException {
-        return Files.readString(STATE_DIR.resolve("join.token")).strip();
+    private String token;
+
+    /** A join token of this test class's, made once through the admin API. */
+    String joinToken() {
+        if (token == null) {
+            token = admin().contentType("application/json").body("{\"description\": \"AgentChannelTest\"}")
+                    .post("/v1/join-tokens").then().statusCode(201).extract().path("token");
+        }
+        return token;
     }
 
     static NodeFacts facts(String node, String slurm) {
@@ -135,11 +142,59 @@ class AgentChannelTest {
     }
 
     @Test
-    void joinTokenPrintsTheLineForANewMachine() throws Exception {
-        admin().get("/v1/join-token").then().statusCode(200)
+    void aJoinTokenIsShownOnceListedWithoutItsSecretAndRevokedAtOnce() throws Exception {
+        var made = admin().contentType("application/json").body("{\"ttl\": \"2h\", \"description\": \"rack 12\"}")
+                .post("/v1/join-tokens").then().statusCode(201)
                 .body("ca_hash", equalTo(pki.caHash()))
-                .body("token", equalTo(joinToken()))
-                .body("command", startsWith("slurmlet-agent join --leader https://"));
-        io.restassured.RestAssured.given().get("/v1/join-token").then().statusCode(401);
+                .body("command", startsWith("slurmlet-agent join --leader https://"))
+                .extract().jsonPath();
+        String id = made.getString("id");
+        String secret = made.getString("token");
+        assertTrue(secret.startsWith(id + "."), secret);
+        java.time.Instant expires = java.time.Instant.parse(made.getString("expires"));
+        assertTrue(Math.abs(Duration.between(java.time.Instant.now().plus(Duration.ofHours(2)), expires).toSeconds()) < 60, expires::toString);
+        admin().get("/v1/join-tokens").then().statusCode(200)
+                .body("tokens.find { it.id == '%s' }.description".formatted(id), equalTo("rack 12"))
+                .body("tokens.find { it.id == '%s' }.expired".formatted(id), equalTo(false))
+                .body(not(containsString(secret.substring(id.length() + 1))));
+        assertFalse(Files.readString(STATE_DIR.resolve("join-tokens.json")).contains(secret.substring(id.length() + 1)),
+                "the state keeps only the token's sha256");
+        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        String node = "jt" + Long.toString(System.nanoTime(), 36);
+        LeaderLink.join(base(), ca, secret, node);
+        admin().delete("/v1/join-tokens/" + id).then().statusCode(200).body("revoked", equalTo(true));
+        LeaderLink.Refused revoked = assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, secret, node + "b"));
+        assertEquals(401, revoked.status());
+        assertTrue(revoked.getMessage().contains("expired or revoked"), revoked.getMessage());
+        admin().delete("/v1/join-tokens/" + id).then().statusCode(404);
+        admin().contentType("application/json").body("{\"ttl\": \"31d\"}").post("/v1/join-tokens").then().statusCode(400)
+                .body("problems[0].key", equalTo("ttl"));
+        admin().contentType("application/json").body("{\"description\": \"a\\nb\"}").post("/v1/join-tokens").then().statusCode(400)
+                .body("problems[0].key", equalTo("description"));
+        io.restassured.RestAssured.given().post("/v1/join-tokens").then().statusCode(401);
+    }
+
+    @Test
+    void aNameThatHasJoinedCannotBeTakenUntilAnAdminRemovesThatMachine() throws Exception {
+        String node = "id" + Long.toString(System.nanoTime(), 36);
+        LeaderLink real = joined(node);
+        real.reportFacts(facts(node, "24.11.5"));
+        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        // Once, any holder of the join token got n1's credential (and its plan, with the munge key).
+        LeaderLink.Refused impostor = assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), node));
+        assertEquals(409, impostor.status());
+        assertTrue(impostor.getMessage().contains("ctl slurm machines remove " + node), impostor.getMessage());
+        assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), node.toUpperCase()), "names ignore case");
+        real.reportFacts(facts(node, "24.11.6")); // the real one still works
+        admin().get("/v1/machines").then().statusCode(200).body("machines", org.hamcrest.Matchers.hasItem(node));
+
+        admin().delete("/v1/machines/" + node).then().statusCode(200)
+                .body("credential_revoked", equalTo(true)).body("facts_forgotten", equalTo(true));
+        LeaderLink.Refused gone = assertThrows(LeaderLink.Refused.class, () -> real.reportFacts(facts(node, "24.11.6")));
+        assertEquals(401, gone.status());
+        admin().get("/v1/nodes").then().body("containsKey('" + node + "')", equalTo(false));
+        admin().delete("/v1/machines/" + node).then().statusCode(404);
+        LeaderLink again = new LeaderLink(base(), ca, LeaderLink.join(base(), ca, joinToken(), node).credential());
+        again.reportFacts(facts(node, "24.11.6"));
     }
 }

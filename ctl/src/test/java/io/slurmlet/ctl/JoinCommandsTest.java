@@ -1,0 +1,97 @@
+package io.slurmlet.ctl;
+
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.JoinInfo;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static io.slurmlet.ctl.StubLeader.json;
+import static io.slurmlet.ctl.StubLeader.ok;
+import static io.slurmlet.ctl.StubLeader.status;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code ctl slurm join-token …} and {@code ctl slurm machines …} against a stub leader. */
+class JoinCommandsTest {
+
+    static final String TOKEN = "4k2j9x0a." + "s".repeat(43);
+    static final JoinInfo MADE = new JoinInfo("https://n0:7818", TOKEN, "sha256:" + "0".repeat(64),
+            "slurmlet-agent join --leader https://n0:7818 --token " + TOKEN + " --ca-hash sha256:" + "0".repeat(64),
+            "4k2j9x0a", "2026-12-02T12:00:00Z");
+
+    @TempDir
+    Path dir;
+    StubLeader leader;
+    CtlRunner ctl;
+
+    @BeforeEach
+    void start() throws java.io.IOException {
+        leader = new StubLeader().on("POST", "/v1/join-tokens", status(201, json(MADE)));
+        ctl = CtlRunner.against(leader.url(), dir);
+    }
+
+    @AfterEach
+    void stop() {
+        leader.close();
+    }
+
+    @Test
+    void joinTokenMakesOneAndPrintsTheLineAloneOnStandardOutput() {
+        var r = ctl.run("slurm", "join-token");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals(MADE.command() + "\n", r.out());
+        assertTrue(r.err().contains("join token 4k2j9x0a: works until 2026-12-02T12:00:00Z"), r::toString);
+        assertEquals("{}", leader.requests("POST").get(0).body());
+        r = ctl.run("slurm", "join-token", "create", "--ttl", "2h", "--description", "rack 12");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("{\"ttl\":\"2h\",\"description\":\"rack 12\"}", leader.requests("POST").get(1).body());
+    }
+
+    @Test
+    void aRefusedTtlIsSaidAndExitsOne() {
+        leader.on("POST", "/v1/join-tokens", status(400, json(ApiError.of("no join token was made: ttl \"31d\" is not a time from 1s to 30d"))));
+        var r = ctl.run("slurm", "join-token", "create", "--ttl", "31d");
+        assertEquals(1, r.exit(), r::toString);
+        assertTrue(r.err().contains("ttl \"31d\" is not a time from 1s to 30d"), r::toString);
+    }
+
+    @Test
+    void listShowsNoSecretAndRevokeNamesTheToken() {
+        leader.on("GET", "/v1/join-tokens", ok("""
+                {"tokens": [{"id": "4k2j9x0a", "description": "rack 12", "created": "2026-12-01T12:00:00Z",
+                 "expires": "2026-12-02T12:00:00Z", "expired": false},
+                {"id": "initial0", "description": "", "created": "2026-11-01T12:00:00Z",
+                 "expires": "2026-11-02T12:00:00Z", "expired": true}]}"""))
+                .on("DELETE", "/v1/join-tokens/4k2j9x0a", ok("{\"id\": \"4k2j9x0a\", \"revoked\": true}"))
+                .on("DELETE", "/v1/join-tokens/nope", status(404, json(ApiError.of("there is no join token \"nope\": ctl slurm join-token list shows them"))));
+        assertEquals("""
+                ID        EXPIRES               STATE    DESCRIPTION
+                4k2j9x0a  2026-12-02T12:00:00Z  live     rack 12
+                initial0  2026-11-02T12:00:00Z  expired
+                """, ctl.run("slurm", "join-token", "list").out());
+        var r = ctl.run("slurm", "join-token", "revoke", "4k2j9x0a");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("revoked join token 4k2j9x0a: no machine joins with it any more\n", r.out());
+        r = ctl.run("slurm", "join-token", "revoke", "nope");
+        assertEquals(1, r.exit(), r::toString);
+        assertTrue(r.err().contains("there is no join token \"nope\""), r::toString);
+    }
+
+    @Test
+    void machinesListAndRemoveOrSayWhyNot() {
+        leader.on("GET", "/v1/machines", ok("{\"machines\": [\"n1\", \"n2\"]}"))
+                .on("DELETE", "/v1/machines/n1", ok("{\"node\": \"n1\", \"credential_revoked\": true, \"facts_forgotten\": true}"))
+                .on("DELETE", "/v1/machines/n2", status(409, json(ApiError.of("n2 runs 1 job (7): removing it would drop it from slurm.conf and end them"))));
+        assertEquals("n1\nn2\n", ctl.run("slurm", "machines", "list").out());
+        var r = ctl.run("slurm", "machines", "remove", "n1");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("removed n1: its credential revoked, its facts forgotten; it can join again with a join token\n", r.out());
+        r = ctl.run("slurm", "machines", "remove", "n2");
+        assertEquals(1, r.exit(), r::toString);
+        assertTrue(r.err().contains("n2 runs 1 job (7)"), r::toString);
+    }
+}
