@@ -49,6 +49,9 @@ public final class AgentChannel implements AutoCloseable {
     private static final Duration LONGEST_POLL = Duration.ofSeconds(120);
     /** A join sends {"node": NAME}: a name is at most 63 characters. */
     static final int JOIN_BODY_BYTES = 4096;
+    /** What a refused request may still send, read and dropped, before its connection is closed. */
+    static final int LINGER_BYTES = 65_536;
+    static final Duration LINGER = Duration.ofSeconds(2);
 
     private final Pki pki;
     private final JoinTokens joinTokens;
@@ -133,18 +136,47 @@ public final class AgentChannel implements AutoCloseable {
         closeAfter(ctx, 401, ApiError.of(message));
     }
 
-    /** Answers, then closes the connection: what is left of the request is never read. */
+    /**
+     * Answers, then closes the connection: what is left of the request is never kept. Closing a
+     * socket with unread bytes makes the kernel reset it, which can destroy the answer before the
+     * client reads it; so the rest of the body is first read and dropped, up to
+     * {@link #LINGER_BYTES} or {@link #LINGER}, as a web server's lingering close does.
+     */
     private static void closeAfter(RoutingContext ctx, int status, ApiError error) {
         if (ctx.response().ended()) {
             return;
         }
+        io.vertx.core.http.HttpServerRequest request = ctx.request();
+        io.vertx.core.http.HttpConnection connection = request.connection();
+        Vertx vertx = ctx.vertx();
+        byte[] body;
         try {
-            ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").putHeader("Connection", "close")
-                    .end(io.vertx.core.buffer.Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(error)))
-                    .onComplete(done -> ctx.request().connection().close());
+            body = SettingsJson.STRICT.writeValueAsBytes(error);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").putHeader("Connection", "close")
+                .end(io.vertx.core.buffer.Buffer.buffer(body)).onComplete(done -> {
+                    if (request.isEnded()) {
+                        connection.close();
+                        return;
+                    }
+                    long timer = vertx.setTimer(LINGER.toMillis(), t -> connection.close());
+                    long[] dropped = {0};
+                    request.handler(chunk -> {
+                        dropped[0] += chunk.length();
+                        if (dropped[0] > LINGER_BYTES) {
+                            vertx.cancelTimer(timer);
+                            connection.close();
+                        }
+                    });
+                    request.endHandler(v -> {
+                        vertx.cancelTimer(timer);
+                        connection.close();
+                    });
+                    request.exceptionHandler(e -> connection.close());
+                    request.resume();
+                });
     }
 
     private void join(RoutingContext ctx) {

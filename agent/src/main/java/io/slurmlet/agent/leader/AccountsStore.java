@@ -116,9 +116,10 @@ public final class AccountsStore {
                     continue;
                 }
                 Optional<Account> known = next.find(e.email());
-                List<String> keys = e.sshKeys() == null ? List.of() : e.sshKeys();
+                List<String> sent = e.sshKeys() == null ? List.of() : e.sshKeys();
+                List<String> keys = sent.stream().map(String::strip).toList();
                 if (known.isPresent()) {
-                    List<Problem> kp = next.keyProblems(keys, known.get().login());
+                    List<Problem> kp = next.keyProblems(sent, known.get().login());
                     String index = "accounts[" + i + "].";
                     kp.forEach(p -> problems.add(new Problem(index + p.key(), p.value(), at + p.message())));
                     if (kp.isEmpty() && !known.get().removed()) {
@@ -126,7 +127,7 @@ public final class AccountsStore {
                     }
                 } else {
                     List<Problem> ep = new ArrayList<>(next.emailProblems(e.email()));
-                    ep.addAll(next.keyProblems(keys, ""));
+                    ep.addAll(next.keyProblems(sent, ""));
                     String index = "accounts[" + i + "].";
                     ep.forEach(p -> problems.add(new Problem(index + p.key(), p.value(), at + p.message())));
                     if (ep.isEmpty()) {

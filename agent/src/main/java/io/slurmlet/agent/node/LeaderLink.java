@@ -169,7 +169,8 @@ public final class LeaderLink {
         return HttpClient.newBuilder().sslContext(ssl).connectTimeout(CONNECT).version(HttpClient.Version.HTTP_1_1).build();
     }
 
-    static SSLContext trusting(X509Certificate ca) throws GeneralSecurityException, IOException {
+    /** TLS that trusts the cluster's CA {@code ca} alone. */
+    public static SSLContext trusting(X509Certificate ca) throws GeneralSecurityException, IOException {
         KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
         store.load(null, null);
         store.setCertificateEntry("slurmlet-ca", ca);

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLSocket;
-import javax.net.ssl.TrustManagerFactory;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -18,7 +17,6 @@ import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,13 +60,7 @@ class AgentChannelLimitsTest {
             return tls;
         }
         X509Certificate ca = LeaderLink.fetchPinnedCa(URI.create("https://127.0.0.1:" + leader.agentPort()), pki.caHash());
-        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-        trust.load(null, null);
-        trust.setCertificateEntry("ca", ca);
-        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        tmf.init(trust);
-        tls = SSLContext.getInstance("TLS");
-        tls.init(null, tmf.getTrustManagers(), null);
+        tls = LeaderLink.trusting(ca);
         return tls;
     }
 
@@ -105,6 +97,18 @@ class AgentChannelLimitsTest {
             String answer = readToClose(s); // the server closes: the other 983,616 bytes are never taken in
             assertTrue(answer.startsWith("HTTP/1.1 401"), answer);
             assertTrue(answer.contains("the join token is missing, wrong, expired or revoked"), answer);
+            assertTrue(answer.toLowerCase(java.util.Locale.ROOT).contains("\r\nconnection: close\r\n"), "the client is told: " + answer);
+        }
+    }
+
+    @Test
+    void refusedCallsCloseTheirConnectionsAndAreCountedOut() throws Exception {
+        java.net.http.HttpClient client = java.net.http.HttpClient.newBuilder().sslContext(tls()).build();
+        for (int i = 0; i < 100; i++) {
+            var r = client.send(java.net.http.HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + leader.agentPort() + "/v1/join"))
+                    .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{\"node\": \"x\"}")).build(),
+                    java.net.http.HttpResponse.BodyHandlers.ofString());
+            assertEquals(401, r.statusCode(), "call " + i + ": " + r.body());
         }
     }
 

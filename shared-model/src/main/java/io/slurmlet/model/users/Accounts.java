@@ -87,7 +87,8 @@ public record Accounts(
     /** What is wrong with an e-mail as a new account's: each problem names the key, the value and the fix. */
     public List<Problem> emailProblems(String email) {
         List<Problem> problems = new ArrayList<>();
-        if (email == null || email.strip().length() > EMAIL_MAX || !EMAIL.matcher(email.strip()).matches()) {
+        if (email == null || email.strip().length() > EMAIL_MAX || !EMAIL.matcher(email.strip()).matches()
+                || Text.unsafe(email).isPresent()) {
             problems.add(new Problem("email", String.valueOf(email), ("email %s is not an e-mail address of letters, digits and . _ - + "
                     + "(at most %d characters): give one as name@example.org").formatted(Text.quote(String.valueOf(email)), EMAIL_MAX)));
         } else if (find(email).isPresent()) {
@@ -116,7 +117,8 @@ public record Accounts(
             String key = keys.get(i).strip();
             String name = "ssh_keys[" + i + "]";
             String shown = key.length() > 60 ? key.substring(0, 60) + "…" : key;
-            Optional<String> unsafe = Text.unsafe(key);
+            // As sent, not stripped: a line break at either end is as much another line as one inside.
+            Optional<String> unsafe = Text.unsafe(keys.get(i));
             if (unsafe.isPresent() || key.length() > KEY_MAX) {
                 // One key is one line of authorized_keys: a line break in its comment would add another
                 // person's key, or options, to this person's file.
