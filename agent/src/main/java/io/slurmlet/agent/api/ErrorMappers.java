@@ -44,10 +44,22 @@ public class ErrorMappers {
     }
 
     @ServerExceptionMapper
-    public Response storage(java.io.IOException e) {
-        LOG.error("could not store the settings", e);
+    public Response storage(io.slurmlet.agent.leader.StorageException e) {
+        LOG.error("could not store a change", e);
         return SettingsResource.error(500, ApiError.of(
                 "the leader could not store the change (%s); nothing was changed".formatted(e.getMessage())));
+    }
+
+    /** Any other I/O failure is the request's: its body could not be read (a broken chunked body, a client gone). */
+    @ServerExceptionMapper
+    public Response unreadableRequest(java.io.IOException e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        LOG.infof("a request's body could not be read: %s", root.getMessage());
+        return SettingsResource.error(400, ApiError.of(
+                "the request's body could not be read (%s); nothing was changed".formatted(root.getMessage())));
     }
 
     @ServerExceptionMapper

@@ -54,8 +54,12 @@ public final class StateFile<T> {
         }
     }
 
-    public void write(T value) throws IOException {
-        AtomicFile.write(file, SettingsJson.pretty(value), PosixFilePermissions.fromString("rw-------"));
+    public void write(T value) throws StorageException {
+        try {
+            AtomicFile.write(file, SettingsJson.pretty(value), PosixFilePermissions.fromString("rw-------"));
+        } catch (IOException e) {
+            throw new StorageException("cannot write " + file + ": " + e.getMessage(), e);
+        }
     }
 
     public Path path() {
