@@ -16,8 +16,13 @@ final class Table {
         }
     }
 
+    /** A row; each cell shown as one line a terminal prints as it is ({@link io.slurmlet.model.text.Text#oneLine}). */
     Table row(String... cells) {
-        rows.add(cells);
+        String[] shown = new String[cells.length];
+        for (int i = 0; i < cells.length; i++) {
+            shown[i] = cells[i] == null ? "" : io.slurmlet.model.text.Text.oneLine(cells[i]);
+        }
+        rows.add(shown);
         return this;
     }
 

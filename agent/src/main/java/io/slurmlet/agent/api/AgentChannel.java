@@ -16,6 +16,7 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
+import io.slurmlet.model.text.Text;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
@@ -286,7 +287,12 @@ public final class AgentChannel implements AutoCloseable {
     private void status(RoutingContext ctx) {
         String node = ctx.get(NODE);
         NodeReport report = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), NodeReport.class);
-        reports.put(new NodeReport(node, report.planRevision(), report.steps(), report.slurmNodes()));
+        // What a machine reports is shown by ctl and logged: each text one line, as a terminal shows it.
+        reports.put(new NodeReport(node, report.planRevision(),
+                report.steps().stream().map(st -> new io.slurmlet.model.api.StepStatus(Text.oneLine(st.step()), Text.oneLine(st.state()),
+                        Text.oneLine(st.detail()), Text.oneLine(st.at()), Text.oneLine(st.lastError()), Text.oneLine(st.lastErrorAt()))).toList(),
+                report.slurmNodes().stream().map(n -> new io.slurmlet.model.api.SlurmNodeState(Text.oneLine(n.name()), Text.oneLine(n.state()),
+                        Text.oneLine(n.reason()), n.jobs().stream().map(Text::oneLine).toList())).toList()));
         if (!report.slurmNodes().isEmpty()) {
             lending.wake();
         }

@@ -41,6 +41,8 @@ public final class PamStep implements Step {
     private final Path root;
     private final Path backup;
     private final Optional<String> adminGroup;
+    /** A group name as groupadd takes it (Debian's default NAME_REGEX, without the trailing $). */
+    private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[a-z_][a-z0-9_-]{0,31}");
 
     /**
      * @param stateDir   where the original /etc/pam.d/sshd is kept while slurmlet's stands in its place
@@ -71,6 +73,12 @@ public final class PamStep implements Step {
                 files.write(sshd, kept.get().content(), kept.get().mode(), kept.get().owner(), kept.get().group());
                 files.delete(backup);
                 return Outcome.changed(name(), "put back /etc/pam.d/sshd as it was before slurmlet");
+            }
+            if (adminGroup.isPresent() && !GROUP.matcher(adminGroup.get()).matches()) {
+                // A line break or a colon would give access.conf a rule of its own.
+                return Outcome.failed(name(), ("slurmlet.node.admin-group %s is not a group name (a-z, 0-9, _ and -, starting with a "
+                        + "letter or _, at most 32): set the group's name in /etc/slurmlet/agent.yaml; sshd's PAM stack is left as it is")
+                        .formatted(io.slurmlet.model.text.Text.quote(adminGroup.get())));
             }
             String conf = plan.files().getOrDefault("/etc/slurm/slurm.conf", "");
             Optional<Files.Stat> live = files.stat(at(Path.of("/etc/slurm/slurm.conf")));

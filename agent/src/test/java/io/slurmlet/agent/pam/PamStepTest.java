@@ -128,6 +128,15 @@ class PamStepTest {
     }
 
     @Test
+    void anAdminGroupThatCouldAddAnAccessRuleChangesNothing() {
+        debianMachine();
+        PamStep hostile = new PamStep(files, services, Path.of("/"), Path.of("/var/lib/slurmlet"), Optional.of("admins):ALL\n+:ALL:(x"));
+        Outcome o = hostile.apply(plan(Set.of(Role.COMPUTE), List.of()));
+        assertTrue(o.failed() && o.detail().startsWith("slurmlet.node.admin-group \"admins):ALL\\u000a+:ALL:(x\" is not a group name"), o.detail());
+        assertEquals(DEBIAN_SSHD, sshd());
+    }
+
+    @Test
     void aRenderedFileWhoseOriginalIsGoneIsNotRenderedAgain() {
         debianMachine();
         step.apply(plan(Set.of(Role.COMPUTE), List.of()));

@@ -56,6 +56,39 @@ public final class Text {
         return Optional.empty();
     }
 
+    /** The longest text {@link #oneLine} keeps. */
+    public static final int ONE_LINE_MAX = 4096;
+
+    /**
+     * {@code value} as one line a terminal shows as it is: line breaks as {@code " | "}, tabs as a
+     * space, every other character {@link #unsafe} names as {@code \}{@code uXXXX}, at most
+     * {@link #ONE_LINE_MAX} characters. For what a machine reports (a step's error, a drain reason),
+     * which ctl prints: no agent can move an admin's cursor or hide text.
+     */
+    public static String oneLine(String value) {
+        if (value == null) {
+            return null;
+        }
+        StringBuilder b = new StringBuilder(Math.min(value.length(), ONE_LINE_MAX));
+        for (int i = 0; i < value.length() && b.length() < ONE_LINE_MAX; i++) {
+            char c = value.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+                b.append(c).append(value.charAt(++i));
+            } else if (c == '\r' && i + 1 < value.length() && value.charAt(i + 1) == '\n') {
+                continue;
+            } else if (c == '\n' || c == '\r') {
+                b.append(" | ");
+            } else if (c == '\t') {
+                b.append(' ');
+            } else if (unsafeChar(c).isPresent()) {
+                b.append("\\u%04x".formatted((int) c));
+            } else {
+                b.append(c);
+            }
+        }
+        return b.length() > ONE_LINE_MAX ? b.substring(0, ONE_LINE_MAX) : b.toString();
+    }
+
     /** Whether every character of {@code value} is printable ASCII or a space (0x20 to 0x7E). */
     public static boolean printableAscii(String value) {
         return value.chars().allMatch(c -> c >= 0x20 && c <= 0x7e);

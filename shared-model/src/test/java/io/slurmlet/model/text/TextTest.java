@@ -25,4 +25,11 @@ class TextTest {
     void anErrorShowsAValueOnOneLineAsItWasSent() {
         assertEquals("\"a\\\"b\\\\c\\u000a\\ud800\\u202e é\"", Text.quote("a\"b\\c\n\ud800\u202e é"));
     }
+
+    @Test
+    void whatAMachineReportsIsShownOnOneLineThatMovesNoCursor() {
+        assertEquals("mount failed | \\u001b[2J\\u001b[Hall good | x y", Text.oneLine("mount failed\r\n\u001b[2J\u001b[Hall good\nx\ty"));
+        assertEquals("\\u202eevil 😀", Text.oneLine("\u202eevil 😀"));
+        assertEquals(Text.ONE_LINE_MAX, Text.oneLine("x".repeat(10_000)).length());
+    }
 }
