@@ -58,7 +58,8 @@ class SlurmConfIT {
                 "n2", withGpus(SlurmdConfig.parse("n2", slurmdC).orElseThrow(), gpus));
         SlurmSettings settings = new SlurmSettings(true, "slurmlet-it", "ctl", List.of("n1", "n2"), false,
                 List.of("n1"), "gpu", null, "slurmlet", false, new Experimental(asyncReply),
-                Map.of("KillWait", "10"));
+                // Site lines of values slurmlet quotes or writes as they are: Slurm must read them as set.
+                Map.of("KillWait", "10", "MailProg", "/usr/bin/site mail", "SchedulerParameters", "bf_window=2880,bf_interval=60"));
         Rendered rendered = SlurmConfig.render(new RenderInput(settings, facts, version, Layout.ONE_MACHINE));
         assertTrue(rendered.ok(), rendered.problems().toString());
         assertEquals(generator, rendered.generator());
@@ -76,6 +77,13 @@ class SlurmConfIT {
 
             String sinfo = Harness.ok(60, "slurm-cluster", "run", run.toString(), "sinfo", "-N", "-h", "-o", "%N %P %t");
             assertTrue(sinfo.contains("n1 gpu") && sinfo.contains("n2 gpu"), "sinfo lists both nodes:\n" + sinfo);
+
+            String config = Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "config");
+            for (String line : List.of("MailProg                = /usr/bin/site mail", "SchedulerParameters     = bf_window=2880,bf_interval=60",
+                    "AuthType                = auth/munge", "KillWait                = 10 sec")) {
+                assertTrue(config.lines().anyMatch(l -> l.replaceAll("\\s+", " ").equals(line.replaceAll("\\s+", " "))),
+                        "scontrol show config reads the site's lines and ours as written: " + line + "\n" + config);
+            }
 
             Map<String, String> n1 = node(run, "n1");
             Map<String, String> n2 = node(run, "n2");
