@@ -47,7 +47,11 @@ public class NodesResource {
     public Response report(@PathParam("node") String node, byte[] body) throws IOException {
         NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(
                 SettingsResource.limit(body, config.leader().maxBodyBytes(), "the machine's facts")), NodeFacts.class);
-        List<Problem> problems = problems(node, reported);
+        List<Problem> problems = new java.util.ArrayList<>(problems(node, reported));
+        // Host names ignore case: facts for GPU001 beside gpu001's would be a second NodeName line for one machine.
+        inventory.all().keySet().stream().filter(known -> known.equalsIgnoreCase(node) && !known.equals(node)).findFirst()
+                .ifPresent(known -> problems.add(new Problem("node", node, "node %s is %s but for case, whose facts the leader has: host names ignore case; report them under %s"
+                        .formatted(node, known, known))));
         if (!problems.isEmpty()) {
             return SettingsResource.error(400, refusal(problems));
         }

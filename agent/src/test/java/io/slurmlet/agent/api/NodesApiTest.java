@@ -72,6 +72,9 @@ class NodesApiTest {
                 .put("/v1/nodes/" + node + "/facts").then()
                 .statusCode(400).body("problems[0].key", equalTo("gpus[0].model"));
         admin().get("/v1/nodes").then().statusCode(200).body("containsKey('" + node + "')", equalTo(false));
+        report(node, "24.11.5");
+        admin().contentType("application/json").body(facts("24.11.5")).put("/v1/nodes/" + node.toUpperCase() + "/facts").then()
+                .statusCode(400).body("problems[0].message", startsWith("node " + node.toUpperCase() + " is " + node + " but for case"));
     }
 
     @Test
