@@ -117,6 +117,56 @@ class SlurmConfIT {
         }
     }
 
+    /**
+     * Values the settings check accepts that hold what a shell, passwd or a list would read as
+     * something else ($(id), quotes, colons, commas, =, *, .., brackets, a space), in site lines of
+     * string keys: real slurmctld 24.11 must read each exactly as set (scontrol show config).
+     * What it read otherwise, the check would have to refuse.
+     */
+    @org.junit.jupiter.api.Test
+    void slurmReadsEveryAcceptedSiteValueAsSet() throws Exception {
+        Path root = Path.of(Harness.ok(900, "slurm-root", "ensure", "trixie").strip());
+        SlurmVersion version = SlurmVersion.parse(Harness.ok(60, "slurm-root", "version", root.toString()).strip()).orElseThrow();
+        String slurmdC = slurmdC(root);
+        Map<String, NodeFacts> facts = Map.of("ctl", SlurmdConfig.parse("ctl", slurmdC).orElseThrow(),
+                "n1", SlurmdConfig.parse("n1", slurmdC).orElseThrow());
+        List<String> keys = List.of("MailProg", "JobCompLoc", "SrunProlog", "SrunEpilog", "TaskProlog", "TaskEpilog", "ResvProlog",
+                "ResvEpilog");
+        List<String> values = List.of("/opt/site tool --flag=1", "/opt/$(id)", "/opt/`id`", "/opt/it's", "/opt/a:0:0:", "/opt/a,b",
+                "/opt/a=b", "/opt/*", "/opt/../x", "/opt/%00", "/opt/ALL", "/opt/n[1-4]", "/opt/" + "x".repeat(300), "/opt/a  b",
+                "/opt/;reboot", "/opt/a|b");
+        for (int from = 0; from < values.size(); from += keys.size()) {
+            Map<String, String> site = new java.util.TreeMap<>();
+            for (int i = 0; i < keys.size() && from + i < values.size(); i++) {
+                site.put(keys.get(i), values.get(from + i));
+            }
+            SlurmSettings settings = new SlurmSettings(true, "slurmlet-it", "ctl", List.of("n1"), false, List.of("n1"), "gpu", null,
+                    "slurmlet", false, new Experimental(false), site);
+            assertEquals(List.of(), settings.check(), "the check accepts " + site);
+            Rendered rendered = SlurmConfig.render(new RenderInput(settings, facts, version, Layout.ONE_MACHINE));
+            assertTrue(rendered.ok(), rendered.problems().toString());
+            Path work = Files.createTempDirectory("slurmlet-test-site-");
+            Path conf = Files.createDirectories(work.resolve("conf"));
+            Path run = work.resolve("run");
+            for (var file : rendered.files().entrySet()) {
+                Files.writeString(conf.resolve(file.getKey()), file.getValue());
+            }
+            try {
+                Harness.ok(180, "slurm-cluster", "up", root.toString(), conf.toString(), run.toString(), "n1");
+                String config = Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "config");
+                for (var e : site.entrySet()) {
+                    String shown = config.lines().filter(l -> l.startsWith(e.getKey() + " ")).findFirst()
+                            .map(l -> l.replaceFirst("^\\S+\\s+= ", "")).orElse("(not shown)");
+                    assertEquals(e.getValue(), shown, e.getKey() + " as scontrol show config reads it");
+                }
+                assertTrue(config.lines().anyMatch(l -> l.matches("AuthType\\s+= auth/munge")), config);
+            } finally {
+                Harness.run(120, "slurm-cluster", "down", run.toString());
+                Proc.deleteTree(work);
+            }
+        }
+    }
+
     private static NodeFacts withGpus(NodeFacts f, int gpus) {
         return gpus == 0 ? f : new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(), f.sockets(), f.coresPerSocket(),
                 f.threadsPerCore(), f.memoryMiB(), List.of(new NodeFacts.Gpus("Tesla T4", gpus)), f.os(), f.slurmVersion());
