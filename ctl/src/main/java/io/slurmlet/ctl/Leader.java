@@ -110,21 +110,26 @@ public final class Leader implements AutoCloseable {
         return read(refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
     }
 
-    /** A request whose 400, 404 (naming what is missing) and 409 are a {@link Refused}: what was asked cannot be done. */
+    /**
+     * A request about one thing (an account, a token, a machine) whose refusals are a {@link Refused}:
+     * a 400; a 404 that names what is missing (not the leader's "no such resource" for a path it
+     * does not serve); a 409, which here is never a settings revision's conflict but a name taken
+     * or jobs running.
+     */
     private LeaderClient.Response refusable(HttpMethod method, String path, String body) {
         LeaderClient.Response r = client.send(method, path, body == null ? Map.of() : JSON_BODY, body);
         if (r.ok()) {
             return r;
         }
+        Optional<String> said = apiError(r.body()).map(ApiError::error).filter(s -> s != null && !s.isBlank());
+        if (r.status() == 404 && said.isPresent() && !said.get().startsWith(NO_SUCH_RESOURCE)) {
+            throw new Refused(said.get(), List.of(), r.body());
+        }
         if (r.status() == 409) {
-            // Not a settings revision's conflict: what was asked cannot be done now (a name taken, jobs running).
-            throw new Refused(apiError(r.body()).map(ApiError::error).filter(s -> s != null && !s.isBlank())
-                    .orElseGet(() -> excerpt(r.body())), List.of(), r.body());
+            throw new Refused(said.orElseGet(() -> excerpt(r.body())), List.of(), r.body());
         }
         CtlException e = refusal(method + " " + path, r);
-        boolean named = r.status() == 404 && apiError(r.body()).map(ApiError::error)
-                .filter(s -> s != null && !s.isBlank() && !s.startsWith(NO_SUCH_RESOURCE)).isPresent();
-        throw r.status() == 400 || named ? new Refused(e.getMessage(), e.details(), e.responseBody()) : e;
+        throw r.status() == 400 ? new Refused(e.getMessage(), e.details(), e.responseBody()) : e;
     }
 
     public Answer<SlurmStatus> status() {
@@ -200,18 +205,7 @@ public final class Leader implements AutoCloseable {
 
     /** A request about one account: a 400, or a 404 that says the leader has no such account, is a {@link Refused}. */
     private Answer<Account> aboutAccount(HttpMethod method, String path, String body) {
-        LeaderClient.Response r = client.send(method, path, body == null ? Map.of() : JSON_BODY, body);
-        if (r.status() == 404) {
-            Optional<String> said = apiError(r.body()).map(ApiError::error).filter(s -> s != null && !s.isBlank());
-            if (said.isPresent() && !said.get().startsWith(NO_SUCH_RESOURCE)) {
-                throw new Refused(said.get(), List.of(), r.body());
-            }
-        }
-        if (!r.ok()) {
-            CtlException e = refusal(method + " " + path, r);
-            throw r.status() == 400 ? new Refused(e.getMessage(), e.details(), e.responseBody()) : e;
-        }
-        return read(r, Account.class, method + " " + path);
+        return read(refusable(method, path, body), Account.class, method + " " + path);
     }
 
     /** {@code /v1/users/LOGIN}, the login (or e-mail) percent-encoded as a path segment. */

@@ -62,7 +62,6 @@ public final class Session {
         return ctl.pollInterval();
     }
 
-    /** Opens the leader named by the flags, the environment or ctl.yaml. */
     /**
      * One call to the leader and its answer printed: the leader's body with {@code -o json}, else
      * what {@code human} writes of it. Returns the exit code, 0; a refusal is thrown as ctl's error.
@@ -81,6 +80,7 @@ public final class Session {
         }
     }
 
+    /** Opens the leader named by the flags, the environment or ctl.yaml. */
     public Leader connect() {
         return ctl.connect(ctl.options.leader, ctl.options.tokenFile);
     }

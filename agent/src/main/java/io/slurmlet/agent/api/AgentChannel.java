@@ -12,6 +12,7 @@ import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.JoinReply;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.settings.Problem;
@@ -197,11 +198,12 @@ public final class AgentChannel implements AutoCloseable {
             // munge key and shut the real one out. A reinstalled machine is removed first.
             var credential = credentials.issueUnlessJoined(name);
             if (credential.isEmpty()) {
+                String taken = credentials.joinedAs(name).orElse(name);
                 LOG.warnf("a join as %s from %s with join token %s was refused: %s has joined already",
-                        name, ctx.request().remoteAddress(), ctx.get(TOKEN), credentials.joinedAs(name).orElse(name));
+                        name, ctx.request().remoteAddress(), ctx.get(TOKEN), taken);
                 error(ctx, 409, new ApiError(("%s has joined already: a second machine cannot take its name. If this is that "
                         + "machine reinstalled, remove the old one on the leader first: ctl slurm machines remove %s")
-                        .formatted(credentials.joinedAs(name).orElse(name), credentials.joinedAs(name).orElse(name)),
+                        .formatted(taken, taken),
                         List.of(new Problem("node", name, "node %s has joined already".formatted(name))), null));
                 return;
             }
@@ -228,7 +230,7 @@ public final class AgentChannel implements AutoCloseable {
     private void facts(RoutingContext ctx) {
         String node = ctx.get(NODE);
         NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), NodeFacts.class);
-        List<Problem> problems = NodesResource.problems(node, reported);
+        List<Problem> problems = FactsCheck.problems(node, reported);
         if (!problems.isEmpty()) {
             error(ctx, 400, NodesResource.refusal(problems));
             return;

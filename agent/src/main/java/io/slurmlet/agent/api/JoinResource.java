@@ -80,12 +80,12 @@ public class JoinResource {
             case "h" -> 3600;
             default -> 86400;
         }) : Duration.ZERO;
-        if (ttl.isZero() || ttl.compareTo(JoinTokens.MAX_TTL) > 0) {
+        if (!JoinTokens.validTtl(ttl)) {
             return refuse("ttl", ttlText, "ttl %s is not a time from 1s to %dd: a number and s, m, h or d, as 24h (the default) or 7d"
                     .formatted(Text.quote(ttlText), JoinTokens.MAX_TTL.toDays()));
         }
         String description = asked.description() == null ? "" : asked.description();
-        if (description.length() > JoinTokens.MAX_DESCRIPTION || Text.unsafe(description).isPresent()) {
+        if (!JoinTokens.validDescription(description)) {
             return refuse("description", description, "description %s is not one line of text of at most %d characters"
                     .formatted(Text.quote(description), JoinTokens.MAX_DESCRIPTION));
         }

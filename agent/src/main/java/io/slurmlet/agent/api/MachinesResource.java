@@ -5,7 +5,6 @@ import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.model.api.ApiError;
-import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.text.Text;
@@ -61,7 +60,7 @@ public class MachinesResource {
         if (bad.isPresent()) {
             return Response.status(400).entity(new ApiError(bad.get().message(), List.of(bad.get()), null)).build();
         }
-        List<String> jobs = jobsOn(node);
+        List<String> jobs = reports.jobsReportedBy(settings.current().settings().controller(), node::equals);
         if (!jobs.isEmpty()) {
             String message = ("%s runs %d job%s (%s): removing it would drop it from slurm.conf and end them; "
                     + "unlend it (ctl slurm unlend %s --wait) and remove it once they have ended").formatted(node, jobs.size(),
@@ -78,15 +77,5 @@ public class MachinesResource {
         LOG.infof("machine %s removed by %s: its credential %s, its facts %s", node, JoinResource.caller(http),
                 revoked ? "revoked" : "(none)", forgotten ? "forgotten" : "(none)");
         return Response.ok(Map.of("node", node, "credential_revoked", revoked, "facts_forgotten", forgotten)).build();
-    }
-
-    /** The jobs the controller last reported on {@code node}. */
-    private List<String> jobsOn(String node) {
-        String controller = settings.current().settings().controller();
-        if (controller == null) {
-            return List.of();
-        }
-        return reports.get(controller).stream().flatMap(r -> r.report().slurmNodes().stream())
-                .filter(n -> n.name().equals(node)).map(SlurmNodeState::jobs).flatMap(List::stream).distinct().toList();
     }
 }

@@ -47,7 +47,7 @@ public class NodesResource {
     public Response report(@PathParam("node") String node, byte[] body) throws IOException {
         NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(
                 SettingsResource.limit(body, config.leader().maxBodyBytes(), "the machine's facts")), NodeFacts.class);
-        List<Problem> problems = new java.util.ArrayList<>(problems(node, reported));
+        List<Problem> problems = new java.util.ArrayList<>(FactsCheck.problems(node, reported));
         // Host names ignore case: facts for GPU001 beside gpu001's would be a second NodeName line for one machine.
         inventory.all().keySet().stream().filter(known -> known.equalsIgnoreCase(node) && !known.equals(node)).findFirst()
                 .ifPresent(known -> problems.add(new Problem("node", node, "node %s is %s but for case, whose facts the leader has: host names ignore case; report them under %s"
@@ -58,11 +58,6 @@ public class NodesResource {
         NodeFacts named = named(node, reported);
         boolean changed = inventory.report(named);
         return Response.ok(Map.of("node", node, "changed", changed)).build();
-    }
-
-    /** What is wrong with {@code reported} as the facts of {@code node}: each problem names the key and the fix ({@link FactsCheck}). */
-    static List<Problem> problems(String node, NodeFacts reported) {
-        return FactsCheck.problems(node, reported);
     }
 
     static ApiError refusal(List<Problem> problems) {

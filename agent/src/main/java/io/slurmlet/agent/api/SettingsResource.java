@@ -12,7 +12,6 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsJson.BadJson;
-import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
 import jakarta.inject.Inject;
@@ -127,13 +126,22 @@ public class SettingsResource {
      * rules and shown as what each machine would do, with nothing stored.
      */
     private Response write(OptionalLong expected, UnaryOperator<SlurmSettings> change, boolean dryRun) throws IOException {
-        List<Problem> hurts = whatWouldEndJobs(store.current().settings(), change);
-        if (!hurts.isEmpty()) {
-            return answer(new Result.Refused(hurts));
+        SlurmSettings current = store.current().settings();
+        SlurmSettings next;
+        try {
+            next = change.apply(current);
+        } catch (RuntimeException e) {
+            next = null; // the store judges it, and says what is wrong
         }
-        List<Problem> tooLarge = tooLargeToSendBack(store.current().settings(), change);
-        if (!tooLarge.isEmpty()) {
-            return answer(new Result.Refused(tooLarge));
+        if (next != null) {
+            List<Problem> hurts = whatWouldEndJobs(current, next);
+            if (!hurts.isEmpty()) {
+                return answer(new Result.Refused(hurts));
+            }
+            List<Problem> tooLarge = tooLargeToSendBack(next);
+            if (!tooLarge.isEmpty()) {
+                return answer(new Result.Refused(tooLarge));
+            }
         }
         if (!dryRun) {
             return answer(store.update(expected, change));
@@ -152,21 +160,13 @@ public class SettingsResource {
      * 24.11 and 26.05: system-tests/slurm/FINDINGS.md, "Reconfigure or restart, per version").
      * The jobs are the ones the controller's agent last reported.
      */
-    private List<Problem> whatWouldEndJobs(SlurmSettings current, UnaryOperator<SlurmSettings> change) {
-        SlurmSettings next;
-        try {
-            next = change.apply(current);
-        } catch (RuntimeException e) {
-            return List.of(); // the store judges it, and says what is wrong
-        }
+    private List<Problem> whatWouldEndJobs(SlurmSettings current, SlurmSettings next) {
         String was = current.partition(); // never empty: SlurmSettings gives the default
         String now = next.partition();
-        if (!current.enabled() || was.equals(now) || current.controller() == null) {
+        if (!current.enabled() || was.equals(now)) {
             return List.of();
         }
-        List<String> jobs = reports.get(current.controller()).stream()
-                .flatMap(r -> r.report().slurmNodes().stream()).map(SlurmNodeState::jobs)
-                .flatMap(List::stream).distinct().toList();
+        List<String> jobs = reports.jobsReportedBy(current.controller(), node -> true);
         if (jobs.isEmpty()) {
             return List.of();
         }
@@ -180,10 +180,10 @@ public class SettingsResource {
      * Settings that would outgrow the body this API reads could be stored but never PUT back (a
      * GET, an edit and a PUT is how an admin restores them): refused while they would.
      */
-    private List<Problem> tooLargeToSendBack(SlurmSettings current, UnaryOperator<SlurmSettings> change) {
+    private List<Problem> tooLargeToSendBack(SlurmSettings next) {
         int size;
         try {
-            size = SettingsJson.STRICT.writeValueAsBytes(change.apply(current)).length;
+            size = SettingsJson.STRICT.writeValueAsBytes(next).length;
         } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
             return List.of(); // the store judges it, and says what is wrong
         }

@@ -52,14 +52,22 @@ public final class AgentCredentials {
 
     /** The machine {@code credential} belongs to; empty when it is no one's. */
     public synchronized Optional<String> nodeOf(String credential) {
-        if (credential == null || credential.isBlank()) {
+        return matching(credential, hashes.entrySet(), Map.Entry::getValue).map(Map.Entry::getKey);
+    }
+
+    /**
+     * The one of {@code kept} whose sha256 ({@code hashOf}) is that of {@code presented}, compared
+     * in constant time with every one; empty for none, or for nothing presented.
+     */
+    static <T> Optional<T> matching(String presented, Iterable<T> kept, java.util.function.Function<T, String> hashOf) {
+        if (presented == null || presented.isBlank()) {
             return Optional.empty();
         }
-        byte[] presented = hash(credential.strip()).getBytes(StandardCharsets.US_ASCII);
-        Optional<String> found = Optional.empty();
-        for (var entry : hashes.entrySet()) {
-            if (MessageDigest.isEqual(presented, entry.getValue().getBytes(StandardCharsets.US_ASCII))) {
-                found = Optional.of(entry.getKey());
+        byte[] digest = hash(presented.strip()).getBytes(StandardCharsets.US_ASCII);
+        Optional<T> found = Optional.empty();
+        for (T k : kept) {
+            if (MessageDigest.isEqual(digest, hashOf.apply(k).getBytes(StandardCharsets.US_ASCII))) {
+                found = Optional.of(k);
             }
         }
         return found;

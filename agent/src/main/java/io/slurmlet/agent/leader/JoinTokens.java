@@ -11,7 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -120,7 +119,7 @@ public final class JoinTokens {
         Instant now = clock.instant();
         if (token.length() >= 32 && entries.stream().noneMatch(e -> e.id().equals("initial0"))) {
             List<Entry> next = new ArrayList<>(entries);
-            next.add(new Entry("initial0", hash(token), "the join token of an earlier slurmlet, which did not expire",
+            next.add(new Entry("initial0", AgentCredentials.hash(token), "the join token of an earlier slurmlet, which did not expire",
                     now, now.plus(DEFAULT_TTL)));
             store(next);
             LOG.infof("%s: taken over as the join token initial0, which expires at %s; make new ones with ctl slurm join-token create",
@@ -129,12 +128,22 @@ public final class JoinTokens {
         Files.delete(legacy);
     }
 
+    /** Whether a token may live {@code ttl}: from a second to {@link #MAX_TTL}. */
+    public static boolean validTtl(Duration ttl) {
+        return !ttl.isNegative() && !ttl.isZero() && ttl.compareTo(MAX_TTL) <= 0;
+    }
+
+    /** Whether {@code description} can describe a token: one line of text of at most {@link #MAX_DESCRIPTION} characters. */
+    public static boolean validDescription(String description) {
+        return description.length() <= MAX_DESCRIPTION && Text.unsafe(description).isEmpty();
+    }
+
     /** Makes a token that works for {@code ttl}, durable before it is returned. */
     public synchronized Created create(Duration ttl, String description) throws IOException {
-        if (ttl.isNegative() || ttl.isZero() || ttl.compareTo(MAX_TTL) > 0) {
+        if (!validTtl(ttl)) {
             throw new IllegalArgumentException("ttl " + ttl + " is not from 1 second to " + MAX_TTL.toDays() + " days");
         }
-        if (description.length() > MAX_DESCRIPTION || Text.unsafe(description).isPresent()) {
+        if (!validDescription(description)) {
             throw new IllegalArgumentException("description " + Text.quote(description) + " is not one line of text of at most "
                     + MAX_DESCRIPTION + " characters");
         }
@@ -151,7 +160,7 @@ public final class JoinTokens {
         random.nextBytes(secret);
         String token = id + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         Instant now = clock.instant();
-        Entry entry = new Entry(id, hash(token), description, now, now.plus(ttl));
+        Entry entry = new Entry(id, AgentCredentials.hash(token), description, now, now.plus(ttl));
         List<Entry> next = new ArrayList<>(entries);
         next.removeIf(e -> e.expiresAt().plus(KEPT_AFTER_EXPIRY).isBefore(now));
         next.add(entry);
@@ -177,18 +186,8 @@ public final class JoinTokens {
 
     /** The live token {@code presented} is, compared in constant time with every one kept; empty when none. */
     public synchronized Optional<Entry> match(String presented) {
-        if (presented == null || presented.isBlank()) {
-            return Optional.empty();
-        }
-        byte[] digest = hash(presented.strip()).getBytes(StandardCharsets.US_ASCII);
         Instant now = clock.instant();
-        Optional<Entry> found = Optional.empty();
-        for (Entry e : entries) {
-            if (MessageDigest.isEqual(digest, e.sha256().getBytes(StandardCharsets.US_ASCII)) && !e.expiredAt(now)) {
-                found = Optional.of(e);
-            }
-        }
-        return found;
+        return AgentCredentials.matching(presented, entries.stream().filter(e -> !e.expiredAt(now)).toList(), Entry::sha256);
     }
 
     private Optional<Entry> find(String id) {
@@ -198,10 +197,6 @@ public final class JoinTokens {
     private void store(List<Entry> next) throws IOException {
         file.write(next);
         entries = next;
-    }
-
-    private static String hash(String token) {
-        return AgentCredentials.hash(token);
     }
 
     @Override

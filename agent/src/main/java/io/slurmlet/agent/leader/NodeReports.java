@@ -37,6 +37,18 @@ public final class NodeReports {
         });
     }
 
+    /**
+     * The jobs the controller's agent last reported on the Slurm nodes {@code onNode} takes, each
+     * once; none when there is no controller or no report from it.
+     */
+    public List<String> jobsReportedBy(String controller, java.util.function.Predicate<String> onNode) {
+        if (controller == null) {
+            return List.of();
+        }
+        return get(controller).stream().flatMap(r -> r.report().slurmNodes().stream()).filter(n -> onNode.test(n.name()))
+                .map(io.slurmlet.model.api.SlurmNodeState::jobs).flatMap(List::stream).distinct().toList();
+    }
+
     /** Forgets what {@code node} last reported (a machine removed). */
     public void forget(String node) {
         reports.remove(node);

@@ -173,12 +173,13 @@ final class SettingsCheck {
             }
             SlurmConfKeys.whyOwned(name).ifPresent(why -> add(key, value,
                     "%s is a key slurmlet writes itself, so a site cannot add it (%s)".formatted(key, why)));
+            Optional<String> unsafe = Text.unsafe(value);
             if (value.isBlank()) {
                 add(key, value, "%s is empty: a key without a value breaks scontrol reconfigure; give it a value, or remove it with %s="
                         .formatted(key, key));
-            } else if (Text.unsafe(value).isPresent()) {
+            } else if (unsafe.isPresent()) {
                 add(key, value, "%s %s %s, which would end or break its slurm.conf line: one line of plain text"
-                        .formatted(key, quote(value), Text.unsafe(value).get()));
+                        .formatted(key, quote(value), unsafe.get()));
             } else if (value.chars().anyMatch(c -> c == '#' || c == '"' || c == '\\') || !Text.printableAscii(value)) {
                 add(key, value, ("%s %s holds a # (the start of a comment), a double quote (the end of a quoted value), a backslash "
                         + "(which joins the next line to this one) or a character outside printable ASCII, which slurm.conf would read "

@@ -42,7 +42,7 @@ final class ConfText {
     }
 
     private String oneLine(String comment) {
-        if (comment.chars().anyMatch(Character::isISOControl) || Text.unsafe(comment).isPresent()) {
+        if (Text.unsafe(comment).isPresent()) {
             throw new IllegalArgumentException("a comment of " + file + " holds a line break or a control character: " + Text.quote(comment));
         }
         return comment;
@@ -75,8 +75,7 @@ final class ConfText {
 
     /** {@code value} as written after {@code key=}: in double quotes where it holds a space. */
     private String value(String key, String value) {
-        if (value.isEmpty() || value.chars().anyMatch(c -> c == '"' || c == '\\' || c == '#' || Character.isISOControl(c))
-                || Text.unsafe(value).isPresent()) {
+        if (value.isEmpty() || value.chars().anyMatch(c -> c == '"' || c == '\\' || c == '#') || Text.unsafe(value).isPresent()) {
             throw new IllegalArgumentException("%s of %s cannot be written as one value: %s".formatted(key, file, Text.quote(value)));
         }
         return value.contains(" ") ? "\"" + value + "\"" : value;
