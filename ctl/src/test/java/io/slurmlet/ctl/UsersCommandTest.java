@@ -24,8 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** {@code ctl users …} against a stub leader: what each sends, prints and exits with. */
 class UsersCommandTest {
 
-    static final String KEY_A = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIAliceAliceAliceAliceAliceAliceAliceAlice alice@laptop";
-    static final String KEY_B = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBobBobBobBobBobBobBobBobBobBobBobBobBob alice@desk";
+    static final String KEY_A = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK4Xi5LLCHxppqy3+UW6CTqBOeVZ+SJPWTNEi9r72JlX alice@laptop";
+    static final String KEY_B = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM+GMaGs7d0T2EkLdEmOl1kJ+gMaWPZrjsYeat3Jd4/P alice@desk";
     static final Account ALICE = new Account("alice@example.org", "alice", 200000, 200000, List.of(KEY_A), true, false);
     static final Account BOB = new Account("bob@example.org", "bob", 200001, 200001, List.of(), false, false);
     static final Account CAROL = new Account("carol@example.org", "carol", 200002, 200002, List.of(), false, true);

@@ -112,6 +112,7 @@ public final class AgentChannel implements AutoCloseable {
         server = vertx.createHttpServer(options).connectionHandler(connections::opened)
                 .requestHandler(request -> {
                     connections.requested(request.connection());
+                    BrokenBodies.answer(request);
                     router.handle(request);
                 });
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);

@@ -50,9 +50,15 @@ public class ErrorMappers {
                 "the leader could not store the change (%s); nothing was changed".formatted(e.getMessage())));
     }
 
-    /** Any other I/O failure is the request's: its body could not be read (a broken chunked body, a client gone). */
+    /**
+     * Any other I/O failure is the request's: its body could not be read (a client gone). A body
+     * Vert.x could not decode was answered already, by {@link BrokenBodies}: nothing more is written.
+     */
     @ServerExceptionMapper
-    public Response unreadableRequest(java.io.IOException e) {
+    public Response unreadableRequest(java.io.IOException e, io.vertx.core.http.HttpServerRequest http) {
+        if (http.response().ended()) {
+            return null;
+        }
         Throwable root = e;
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();

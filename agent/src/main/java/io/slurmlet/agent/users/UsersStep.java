@@ -130,11 +130,23 @@ public final class UsersStep implements Step {
             done.add("made " + home);
         }
         // Inside the home the user controls every name: .ssh and its keys are written as the user.
-        // One key, one line: a key the accounts' check let through with a line break is never written.
-        List<String> lines = a.sshKeys().stream().filter(k -> Text.unsafe(k).isEmpty()).toList();
-        byte[] keys = (lines.isEmpty() ? "" : String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
-        if (users.writeAsUser(a.uid(), a.gid(), ssh, ssh.resolve("authorized_keys"), keys)) {
+        List<String> lines = keyLines(a);
+        if (users.writeAsUser(a.uid(), a.gid(), ssh, ssh.resolve("authorized_keys"), authorizedKeys(lines))) {
             done.add("wrote %s's %d key%s".formatted(a.login(), lines.size(), lines.size() == 1 ? "" : "s"));
         }
+    }
+
+    /** One key, one line: a key the accounts' check let through with a line break is never written. */
+    static List<String> keyLines(Account a) {
+        return a.sshKeys().stream().filter(k -> Text.unsafe(k).isEmpty()).toList();
+    }
+
+    /** The authorized_keys file of an account: its keys' lines. */
+    public static byte[] authorizedKeys(Account a) {
+        return authorizedKeys(keyLines(a));
+    }
+
+    private static byte[] authorizedKeys(List<String> lines) {
+        return (lines.isEmpty() ? "" : String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 }

@@ -39,6 +39,9 @@ class AgentChannelLimitsTest {
     @Inject
     Pki pki;
 
+    @Inject
+    io.slurmlet.agent.leader.AgentCredentials credentials;
+
     SSLSocket connect() throws Exception {
         return connect("127.0.0.1");
     }
@@ -125,6 +128,21 @@ class AgentChannelLimitsTest {
             assertTrue(answer.startsWith("HTTP/1.1 400"), answer);
             assertTrue(answer.contains("a join's body is {\\\"node\\\": \\\"NAME\\\"}, not more than 4096 bytes"), answer);
         }
+    }
+
+    @Test
+    void aJoinWhoseChunksCannotBeReadIsAnsweredAndJoinsNothing() throws Exception {
+        String token = io.slurmlet.agent.api.ApiTestSupport.admin().contentType("application/json").body("{}")
+                .post("/v1/join-tokens").then().statusCode(201).extract().path("token");
+        try (SSLSocket s = connect()) {
+            s.getOutputStream().write(("POST /v1/join HTTP/1.1\r\nHost: leader\r\nAuthorization: Bearer " + token + "\r\n"
+                    + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{\"node\": \"chunky\"}\r\n0\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            String answer = readToClose(s);
+            assertTrue(answer.startsWith("HTTP/1.1 400"), answer);
+            assertTrue(answer.contains("the request's body could not be read (Invalid character in chunk size)"), answer);
+        }
+        assertTrue(credentials.joinedAs("chunky").isEmpty(), "nothing joined");
     }
 
     @Test

@@ -12,6 +12,7 @@ import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
@@ -122,7 +123,7 @@ class HostileInputTest {
         int[] rendered = assertRendersAsMeant();
         StringBuilder summary = new StringBuilder("HostileInputTest: seed " + SEED + ", " + ROUNDS + " requests; "
                 + rendered[0] + " rendered files of " + rendered[1] + " lines read as Slurm reads them, "
-                + rendered[2] + " accounts' keys as sshd reads them:");
+                + rendered[2] + " accounts' keys as OpenSSH's ssh-keygen reads them:");
         counts.forEach((what, byStatus) -> summary.append("\n  ").append(what).append(' ').append(byStatus));
         System.out.println(summary);
     }
@@ -223,8 +224,9 @@ class HostileInputTest {
     }
 
     void accountsImport() throws IOException {
-        String body = "{\"accounts\": [{\"email\": %s, \"ssh_keys\": [%s]}, {\"email\": \"fzimport@example.org\"}]}"
-                .formatted(json(hostile("fzi" + random.nextInt(1000) + "@example.org")), json(hostile(key())));
+        String body = "{\"accounts\": [{\"email\": %s, \"ssh_keys\": [%s]}, {\"email\": \"fzimport%s%d@example.org\"}]}"
+                .formatted(json(hostile("fzi" + RUN + random.nextInt(1000) + "@example.org")),
+                        json(random.nextBoolean() ? hostile(key() + " fuzz") : key() + hostile(" fuzz")), RUN, random.nextInt(1_000_000));
         adminWrite("accounts import POST", () -> admin().contentType("application/json").body(body.getBytes(StandardCharsets.UTF_8))
                 .post("/v1/users/import"));
     }
@@ -302,17 +304,54 @@ class HostileInputTest {
         }
         assertTrue(files >= 4, "the cluster rendered its files: " + plans.problems());
         Accounts accounts = SettingsJson.STRICT.readValue(state("accounts.json"), Accounts.class);
+        java.io.ByteArrayOutputStream authorizedKeys = new java.io.ByteArrayOutputStream();
+        List<String> meant = new ArrayList<>();
         for (Account a : accounts.accounts()) {
-            String authorizedKeys = String.join("\n", a.sshKeys());
-            assertEquals(a.sshKeys().size(), authorizedKeys.isEmpty() ? 0 : authorizedKeys.split("\n", -1).length,
-                    a.login() + "'s keys make as many authorized_keys lines as keys");
+            authorizedKeys.writeBytes(UsersStep.authorizedKeys(a));
             for (String k : a.sshKeys()) {
+                // A line that starts with its type holds no options (command=, from=, …) for sshd.
                 assertTrue(k.matches("(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+( .*)?"),
                         () -> "sshd would read " + a.login() + "'s key as options or another key: " + k);
+                meant.add(fingerprint(k));
             }
             assertTrue(a.email().chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':'), () -> "passwd's comment: " + a.email());
         }
+        // OpenSSH's own parser reads the accounts' files back: one key per key meant, in order.
+        List<String> read = sshKeygenFingerprints(authorizedKeys.toByteArray());
+        assertEquals(meant, read,
+                "ssh-keygen reads the authorized_keys lines as the keys slurmlet meant");
         return new int[] {files, lines, accounts.accounts().size()};
+    }
+
+    /** What {@code ssh-keygen -l} prints for a key: SHA256 of its blob, in unpadded base64. */
+    static String fingerprint(String key) {
+        try {
+            byte[] blob = Base64.getDecoder().decode(key.split(" ")[1]);
+            return "SHA256:" + Base64.getEncoder().withoutPadding().encodeToString(
+                    java.security.MessageDigest.getInstance("SHA-256").digest(blob));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The keys OpenSSH reads from an authorized_keys file, each by its fingerprint, in order. */
+    static List<String> sshKeygenFingerprints(byte[] file) throws IOException {
+        Path keys = Files.createTempFile("authorized_keys", "");
+        try {
+            Files.write(keys, file);
+            if (file.length == 0) {
+                return List.of();
+            }
+            Process p = new ProcessBuilder("ssh-keygen", "-l", "-E", "sha256", "-f", keys.toString()).redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertEquals(0, p.waitFor(), "ssh-keygen -l: " + out);
+            return out.lines().map(l -> l.split(" ")[1]).toList();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException(e);
+        } finally {
+            Files.delete(keys);
+        }
     }
 
     static final Pattern PAIR = Pattern.compile("([A-Za-z][A-Za-z0-9]*)=(\"[^\"\\\\#]*\"|[^\\s\"\\\\#]+)");

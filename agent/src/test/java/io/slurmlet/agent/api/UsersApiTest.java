@@ -57,7 +57,7 @@ class UsersApiTest {
         admin().contentType("application/json").body("{\"email\": \"%s@example.org\", \"ssh_keys\": [\"ssh-ed25519 AAAAnotakey\"]}"
                         .formatted(unique())).post("/v1/users").then().statusCode(400)
                 .body("problems[0].key", equalTo("ssh_keys[0]"))
-                .body("problems[0].message", startsWith("ssh_keys[0] is not an SSH public key"));
+                .body("problems[0].message", startsWith("ssh_keys[0] is not an SSH public key sshd would take"));
         String k = key();
         admin().contentType("application/json").body("{\"email\": \"%s@example.org\", \"ssh_keys\": [\"%s\", \"%s\"]}"
                         .formatted(unique(), k, k)).post("/v1/users").then().statusCode(400)

@@ -5,7 +5,6 @@ import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.text.Text;
 
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
@@ -41,8 +40,6 @@ public record Accounts(
     /** An SSH public key line: a 16384-bit RSA key is under 3,000 characters. */
     public static final int KEY_MAX = 16_384;
     public static final int KEYS_MAX = 64;
-    private static final Set<String> KEY_TYPES = Set.of("ssh-ed25519", "ssh-rsa", "ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384",
-            "ecdsa-sha2-nistp521", "sk-ssh-ed25519@openssh.com", "sk-ecdsa-sha2-nistp256@openssh.com");
     /** Logins a site's machines already use, or that would confuse: never given. */
     private static final Set<String> RESERVED = Set.of("root", "daemon", "bin", "sys", "sync", "games", "man", "lp", "mail",
             "news", "uucp", "proxy", "www-data", "backup", "list", "irc", "nobody", "slurm", "munge", "sshd", "messagebus",
@@ -126,10 +123,14 @@ public record Accounts(
                         .formatted(name, Text.quote(shown), unsafe.orElse("is too long"), KEY_MAX)));
                 continue;
             }
-            Optional<String> blob = blob(key);
-            if (blob.isEmpty()) {
-                problems.add(new Problem(name, shown, ("%s is not an SSH public key: give a line as in id_ed25519.pub, "
-                        + "'ssh-ed25519 AAAA… comment' (types: ssh-ed25519, ssh-rsa, ecdsa-sha2-nistp256/384/521, sk-…)").formatted(name)));
+            Optional<String> blob;
+            try {
+                SshPublicKey parsed = SshPublicKey.parse(key);
+                blob = Optional.of(parsed.type() + " " + parsed.base64());
+            } catch (SshPublicKey.NotAKey e) {
+                problems.add(new Problem(name, shown, ("%s is not an SSH public key sshd would take (%s): give a line as in "
+                        + "id_ed25519.pub, 'ssh-ed25519 AAAA… comment' (types: ssh-ed25519, ssh-rsa, ecdsa-sha2-nistp256/384/521, sk-…)")
+                        .formatted(name, e.getMessage())));
                 continue;
             }
             if (!seen.add(blob.get())) {
@@ -148,22 +149,6 @@ public record Accounts(
 
     /** A public key's type and base64, the part that identifies it; empty when the line is not a key. */
     static Optional<String> blob(String line) {
-        String[] parts = line.strip().split("\\s+");
-        if (parts.length < 2 || !KEY_TYPES.contains(parts[0])) {
-            return Optional.empty();
-        }
-        try {
-            byte[] raw = Base64.getDecoder().decode(parts[1]);
-            if (raw.length < 4) {
-                return Optional.empty();
-            }
-            int n = ((raw[0] & 0xff) << 24) | ((raw[1] & 0xff) << 16) | ((raw[2] & 0xff) << 8) | (raw[3] & 0xff);
-            if (n <= 0 || 4 + n > raw.length || !new String(raw, 4, n, java.nio.charset.StandardCharsets.US_ASCII).equals(parts[0])) {
-                return Optional.empty();
-            }
-            return Optional.of(parts[0] + " " + parts[1]);
-        } catch (IllegalArgumentException e) {
-            return Optional.empty();
-        }
+        return SshPublicKey.read(line).map(k -> k.type() + " " + k.base64());
     }
 }
