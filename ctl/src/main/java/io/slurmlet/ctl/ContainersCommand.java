@@ -13,7 +13,8 @@ import java.util.concurrent.Callable;
 /** {@code ctl slurm containers on|off}: the {@code containers} setting. */
 @Command(name = "containers", mixinStandardHelpOptions = true,
         description = {"Lets Slurm jobs run in containers, or not.",
-                "on: the agents install pyxis and enroot on every Slurm machine (srun --container-image); off: not installed."})
+                "on: the agents install pyxis and enroot on every Slurm machine (srun --container-image); off: not installed.",
+                "This release does not install them yet: the leader refuses on, and says so."})
 public class ContainersCommand implements Callable<Integer> {
 
     /** The two words this command takes. */

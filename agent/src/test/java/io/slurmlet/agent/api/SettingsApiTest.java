@@ -184,8 +184,19 @@ class SettingsApiTest {
 
     @Test
     void patchAsPlainJsonIsTakenToo() {
+        admin().contentType("application/json").body("{\"cluster_name\": \"plain\"}").patch("/v1/slurm/settings").then()
+                .statusCode(200).body("settings.cluster_name", equalTo("plain"));
+    }
+
+    @Test
+    void containersAreRefusedUntilSlurmletInstallsEnrootAndPyxis() {
+        String before = storedFile();
         admin().contentType("application/json").body("{\"containers\": true}").patch("/v1/slurm/settings").then()
-                .statusCode(200).body("settings.containers", equalTo(true));
+                .statusCode(400)
+                .body("problems[0].key", equalTo("containers"))
+                .body("problems[0].value", equalTo("true"))
+                .body("problems[0].message", containsString("set containers=false"));
+        assertEquals(before, storedFile());
     }
 
     @Test

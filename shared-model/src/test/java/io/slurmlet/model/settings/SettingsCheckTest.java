@@ -30,11 +30,18 @@ class SettingsCheckTest {
                 .partition("train")
                 .shared("/shared", "nfs1.example.org:/export/shared", "")
                 .users("slurmlet")
-                .containers(true)
                 .asyncReply(true)
                 .build();
 
         assertEquals(List.of(), full.check());
+    }
+
+    @Test
+    void containersAreRefusedUntilTheyAreBuilt() {
+        List<Problem> problems = settings().containers(true).build().check();
+        assertEquals(1, problems.size(), problems::toString);
+        assertEquals("containers", problems.get(0).key());
+        assertTrue(problems.get(0).message().startsWith("containers=true is not built yet"), problems.get(0).message());
     }
 
     @Test
