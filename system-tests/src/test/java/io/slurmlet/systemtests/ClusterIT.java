@@ -434,8 +434,73 @@ class ClusterIT {
 
     static final String ALICE_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
 
+    static final String FAILPOINT = "/etc/systemd/system/slurmlet-agent.service.d/failpoint.conf";
+
+    /** systemd's monotonic time of the unit's last start, in microseconds. */
+    static long activeSince(String node, String unit) throws Exception {
+        return Long.parseLong(ok(node, "systemctl", "show", "-p", "ActiveEnterTimestampMonotonic", "--value", unit).strip());
+    }
+
+    /**
+     * users=slurmlet adds PrologFlags=Contain, which slurmd reads only at start. The agent of the
+     * node that runs a job is held between writing slurm.conf and restarting slurmd (a failpoint),
+     * then killed with SIGKILL: once systemd has started it again, it restarts slurmd, which it
+     * knows from what it wrote down before the file, not from memory. The job runs on.
+     */
     @Test
     @Order(11)
+    void anAgentKilledBetweenSlurmConfAndSlurmdsRestartRestartsSlurmdWhenItIsBack() throws Exception {
+        String job = ok("n0", "sbatch", "--parsable", "-o", "/tmp/held-%j.out", "--wrap", "sleep 40; echo held-done").strip();
+        await(Duration.ofSeconds(30), "the job runs", () -> jobState(job).equals("RUNNING"));
+        String node = ok("n0", "squeue", "-h", "-j", job, "-o", "%N").strip();
+        ok(node, "sh", "-c", "mkdir -p \"$(dirname \"$0\")\" && printf '[Service]\\nEnvironment=SLURMLET_FAILPOINTS=slurm.files-written\\n' >\"$0\"",
+                FAILPOINT);
+        ok(node, "systemctl", "daemon-reload");
+        Instant restarted = Instant.now();
+        ok(node, "systemctl", "restart", "slurmlet-agent");
+        awaitPassesAfter(restarted, node);
+        long slurmdBefore = activeSince(node, "slurmd");
+        String agentBefore = ok(node, "systemctl", "show", "-p", "MainPID", "--value", "slurmlet-agent").strip();
+
+        ok("n0", "ctl", "slurm", "set", "users=slurmlet");
+        await(Duration.ofSeconds(60), node + "'s agent holds after writing slurm.conf", () -> {
+            try {
+                return ok(node, "journalctl", "-u", "slurmlet-agent", "--since", "@" + restarted.getEpochSecond(), "--no-pager", "-o", "cat")
+                        .contains("failpoint slurm.files-written: holding here");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("PrologFlags=Contain"), "the file is written");
+        assertTrue(ok(node, "cat", "/var/lib/slurmlet/slurm/owed").startsWith("slurmd RESTART "), "the restart is written down");
+        assertEquals(slurmdBefore, activeSince(node, "slurmd"), "slurmd is not restarted yet");
+
+        ok(node, "rm", FAILPOINT);
+        ok(node, "systemctl", "daemon-reload");
+        ok(node, "systemctl", "kill", "-s", "KILL", "slurmlet-agent");
+        await(Duration.ofSeconds(90), "slurmd restarted by the agent that came back", () -> {
+            try {
+                return activeSince(node, "slurmd") > slurmdBefore;
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        String agentAfter = ok(node, "systemctl", "show", "-p", "MainPID", "--value", "slurmlet-agent").strip();
+        assertFalse(agentAfter.equals(agentBefore), "a new agent did it");
+        await(Duration.ofSeconds(30), "nothing owed", () -> {
+            try {
+                return on(node, "test", "-e", "/var/lib/slurmlet/slurm/owed").exit() != 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals("RUNNING", jobState(job), "the job runs on");
+        await(Duration.ofSeconds(60), "the job ends", () -> jobState(job).isEmpty());
+        assertEquals("held-done", ok(node, "cat", "/tmp/held-" + job + ".out").strip());
+    }
+
+    @Test
+    @Order(12)
     void anAccountIsTheSameUserOnEveryMachineWithItsKeysAndADisabledOneIsLocked() throws Exception {
         ok("n0", "ctl", "slurm", "set", "users=slurmlet");
         String added = api("POST", "/v1/users", "{\"email\": \"alice@example.org\", \"ssh_keys\": [\"" + ALICE_KEY + "\"]}");
@@ -477,7 +542,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(12)
+    @Order(13)
     void pamSlurmAdoptLetsAUserIntoAComputeNodeOnlyWhileAJobOfTheirsRunsThere() throws Exception {
         Path key = Path.of("/tmp/slurmlet-it-alice");
         java.nio.file.Files.deleteIfExists(key);
@@ -539,7 +604,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(13)
+    @Order(14)
     void theServersExportIsEveryMachinesSharedStorageAndHomesLiveThere() throws Exception {
         ok("n0", "ctl", "slurm", "set", "shared.path=/shared", "shared.server=n0");
         for (String node : List.of("n1", "n2", "n3")) {

@@ -127,7 +127,7 @@ public class NodeAgent {
         FactsCollector collector = new FactsCollector(commands, new LinuxHostFiles());
         nodeStates = new NodeStatesStep(commands);
         List<Step> reconcile = List.of(new PackagesStep(DnfPackages.forMachine(commands)), new MungeStep(files, services, root),
-                new StorageStep(files, new LinuxHostFiles(), services, commands, root), new UsersStep(new LinuxUsers(commands), files, root), new SlurmStep(files, services, commands, root),
+                new StorageStep(files, new LinuxHostFiles(), services, commands, root), new UsersStep(new LinuxUsers(commands), files, root), new SlurmStep(files, services, commands, root, config.stateDir()),
                 new PamStep(files, services, root, config.stateDir(), config.node().adminGroup()), nodeStates);
         Duration backoff = Duration.ofSeconds(1);
         String lastProblem = "";

@@ -4,6 +4,7 @@ import io.slurmlet.model.api.SettingsPreview.Action;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
+import io.slurmlet.agent.reconcile.Failpoints;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.system.Commands;
@@ -15,6 +16,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -34,6 +36,12 @@ import java.util.TreeSet;
  * cgroup.conf for slurmd; on 22.05 slurmctld for NodeName lines added or removed, which would end
  * it on a reconfigure: {@link ReconfigureTable}). Nothing is stopped: a daemon the plan leaves out
  * keeps running, and no job is touched.
+ *
+ * <p>What a pass decides to do to the daemons is written down (the state directory's
+ * {@code slurm/owed}) before the files are: an agent killed between the files and the restart
+ * finds, when it comes back, the restart it owes, though the files then match. A restart is done
+ * once systemd says the daemon became active after it was owed ({@link Services#activeSince}); a
+ * reconfigure once {@code scontrol reconfigure} succeeded. Nothing of this is kept in memory.
  */
 public final class SlurmStep implements Step {
 
@@ -59,15 +67,42 @@ public final class SlurmStep implements Step {
     private final Files files;
     private final Services services;
     private final Commands commands;
-    /** Restarts and the controller's reconfigure decided at an earlier pass that did not complete. */
-    private final Map<String, DaemonChange> owed = new LinkedHashMap<>();
     private final Path root;
+    /** The restarts and the controller's reconfigure decided and not yet done: {@link Owed}. */
+    private final Path owedFile;
 
-    public SlurmStep(Files files, Services services, Commands commands, Path root) {
+    /**
+     * @param stateDir where the daemons' owed restarts are written down (root-only)
+     */
+    public SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir) {
         this.files = files;
         this.services = services;
         this.commands = commands;
         this.root = root;
+        this.owedFile = stateDir.resolve("slurm").resolve("owed");
+    }
+
+    /**
+     * A restart or the controller's reconfigure decided at {@code since} and not known to be done,
+     * one line of the owed file: {@code UNIT ACTION EPOCH-MICROSECONDS WHY}.
+     */
+    record Owed(DaemonChange change, Instant since) {
+
+        String line() {
+            long micros = java.util.concurrent.TimeUnit.SECONDS.toMicros(since.getEpochSecond()) + since.getNano() / 1000;
+            return "%s %s %d %s".formatted(change.unit(), change.action(), micros, change.why());
+        }
+
+        static Optional<Owed> parse(String line) {
+            String[] f = line.split(" ", 4);
+            try {
+                long micros = Long.parseLong(f[2]);
+                return Optional.of(new Owed(new DaemonChange(f[0], Action.valueOf(f[1]), f.length > 3 ? f[3] : ""),
+                        Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1000)));
+            } catch (RuntimeException e) {
+                return Optional.empty();
+            }
+        }
     }
 
     @Override
@@ -83,41 +118,55 @@ public final class SlurmStep implements Step {
         }
         List<String> done = new ArrayList<>();
         Map<String, String> written = new TreeMap<>();
+        Map<String, DaemonChange> effects = new LinkedHashMap<>();
+        Map<String, Owed> owed;
         try {
             for (var file : plan.files().entrySet()) {
-                Path path = root.resolve(file.getKey().substring(1));
-                byte[] wanted = file.getValue().getBytes(StandardCharsets.UTF_8);
-                Optional<Files.Stat> now = files.stat(path);
-                boolean same = now.isPresent() && Arrays.equals(now.get().content(), wanted) && MODE.equals(now.get().mode())
-                        && "root".equals(now.get().owner());
+                Optional<Files.Stat> now = files.stat(root.resolve(file.getKey().substring(1)));
+                boolean same = now.isPresent() && Arrays.equals(now.get().content(), file.getValue().getBytes(StandardCharsets.UTF_8))
+                        && MODE.equals(now.get().mode()) && "root".equals(now.get().owner());
                 if (!same) {
-                    written.put(file.getKey(), now.map(s -> new String(s.content(), StandardCharsets.UTF_8)).orElse(""));
-                    files.write(path, wanted, MODE, "root", "root");
+                    written.put(file.getKey(), now.map(st -> new String(st.content(), StandardCharsets.UTF_8)).orElse(""));
                 }
             }
-        } catch (IOException e) {
-            return Outcome.failed(name(), "cannot write Slurm's files: " + e.getMessage());
-        }
-        if (!written.isEmpty()) {
-            done.add("wrote " + String.join(", ", written.keySet().stream()
-                    .map(p -> Path.of(p).getFileName().toString()).toList()));
-        }
-        try {
             Set<String> running = new HashSet<>();
             for (String unit : plan.services()) {
                 if (DAEMONS.contains(unit) && services.isActive(unit)) {
                     running.add(unit);
                 }
             }
-            Map<String, DaemonChange> effects = new LinkedHashMap<>(owed);
+            Map<String, Owed> before = readOwed();
+            owed = stillOwed(before, plan);
+            owed.values().forEach(o -> effects.put(o.change().unit(), o.change()));
             effects(written, plan.files(), plan.services(), running).forEach(e -> effects.merge(e.unit(), e, SlurmStep::covering));
-            // What is owed until it is done: a restart, and the controller's reconfigure. A failed
-            // one is tried again at the next pass, though the files then already match.
-            owed.clear();
-            effects.values().stream()
-                    .filter(e -> e.action() == Action.RESTART || e.action() == Action.RECONFIGURE && e.unit().equals("slurmctld")
-                            && plan.runs(Role.CONTROLLER))
-                    .forEach(e -> owed.put(e.unit(), e));
+            // Written down before the files: an agent stopped after them still owes what they need.
+            Instant now = Instant.now();
+            for (DaemonChange e : effects.values()) {
+                if (e.action() == Action.RESTART || e.action() == Action.RECONFIGURE && e.unit().equals("slurmctld")
+                        && plan.runs(Role.CONTROLLER)) {
+                    Owed kept = owed.get(e.unit());
+                    owed.put(e.unit(), kept != null && kept.change().equals(e) ? kept : new Owed(e, now));
+                }
+            }
+            writeOwed(before, owed);
+            for (var file : plan.files().entrySet()) {
+                if (written.containsKey(file.getKey())) {
+                    files.write(root.resolve(file.getKey().substring(1)), file.getValue().getBytes(StandardCharsets.UTF_8),
+                            MODE, "root", "root");
+                }
+            }
+        } catch (IOException e) {
+            return Outcome.failed(name(), "cannot write Slurm's files: " + e.getMessage());
+        } catch (SystemException e) {
+            return Outcome.failed(name(), e.getMessage());
+        }
+        if (!written.isEmpty()) {
+            done.add("wrote " + String.join(", ", written.keySet().stream()
+                    .map(p -> Path.of(p).getFileName().toString()).toList()));
+            Failpoints.hold(Failpoints.FILES_WRITTEN);
+        }
+        Map<String, Owed> left = new LinkedHashMap<>(owed);
+        try {
             for (String unit : plan.services()) {
                 if (!DAEMONS.contains(unit)) {
                     continue;
@@ -132,28 +181,85 @@ public final class SlurmStep implements Step {
                     done.add("started " + unit);
                 } else if (effect != null && effect.action() == Action.RESTART) {
                     services.restart(unit);
-                    owed.remove(unit);
+                    left.remove(unit);
                     done.add("restarted " + unit + " (a change it reads only at start)");
                     if (unit.equals("slurmctld") && plan.runs(Role.CONTROLLER) && nodeSetChangeNeedingRestart(written, plan.files()) != null) {
                         // The slurmds still hold the old node set: the reconfigure a later release does
                         // in one, owed until done.
-                        owed.put(unit, new DaemonChange(unit, Action.RECONFIGURE, "every slurmd reads the new node set"));
-                        effects.put(unit, owed.get(unit));
+                        DaemonChange reconfigure = new DaemonChange(unit, Action.RECONFIGURE, "every slurmd reads the new node set");
+                        left.put(unit, new Owed(reconfigure, Instant.now()));
+                        effects.put(unit, reconfigure);
                     }
                 }
             }
             DaemonChange controller = effects.get("slurmctld");
             if (controller != null && controller.action() == Action.RECONFIGURE && plan.runs(Role.CONTROLLER)) {
                 commands.runChecked(List.of("scontrol", "reconfigure"), RECONFIGURE_DEADLINE);
-                owed.remove("slurmctld");
+                left.remove("slurmctld");
                 done.add("scontrol reconfigure");
             }
         } catch (SystemException e) {
             return Outcome.failed(name(), e.getMessage());
+        } finally {
+            try {
+                writeOwed(owed, left);
+            } catch (IOException e) {
+                done.add("could not write down what is done in " + owedFile + " (" + e.getMessage() + "): a daemon may be "
+                        + "restarted once more");
+            }
         }
         return done.isEmpty()
                 ? Outcome.unchanged(name(), "Slurm's files match and its daemons run")
                 : Outcome.changed(name(), String.join("; ", done));
+    }
+
+    /** What the owed file says, by unit; a line that cannot be read is dropped (the files' diff decides again). */
+    private Map<String, Owed> readOwed() throws IOException {
+        Map<String, Owed> owed = new LinkedHashMap<>();
+        Optional<Files.Stat> file = files.stat(owedFile);
+        if (file.isPresent()) {
+            new String(file.get().content(), StandardCharsets.UTF_8).lines().map(Owed::parse).flatMap(Optional::stream)
+                    .forEach(o -> owed.put(o.change().unit(), o));
+        }
+        return owed;
+    }
+
+    /**
+     * Of what was owed, what still is: the plan's daemons only, and no restart of a daemon that
+     * systemd says became active since it was owed (someone, or an earlier pass, restarted it).
+     */
+    private Map<String, Owed> stillOwed(Map<String, Owed> owed, NodePlan plan) throws SystemException {
+        Map<String, Owed> still = new LinkedHashMap<>();
+        for (Owed o : owed.values()) {
+            String unit = o.change().unit();
+            if (!plan.services().contains(unit) || !DAEMONS.contains(unit)) {
+                continue;
+            }
+            if (o.change().action() == Action.RESTART) {
+                Optional<Instant> since = services.activeSince(unit);
+                if (since.isPresent() && !since.get().isBefore(o.since())) {
+                    continue;
+                }
+            }
+            still.put(unit, o);
+        }
+        return still;
+    }
+
+    /** Writes down {@code next} (atomically, root-only), unless it is what {@code was} already on disk. */
+    private void writeOwed(Map<String, Owed> was, Map<String, Owed> next) throws IOException {
+        if (was.equals(next) && (!next.isEmpty() || files.stat(owedFile).isEmpty())) {
+            return;
+        }
+        if (next.isEmpty()) {
+            if (files.stat(owedFile).isPresent()) {
+                files.delete(owedFile);
+            }
+            return;
+        }
+        StringBuilder text = new StringBuilder();
+        next.values().forEach(o -> text.append(o.line()).append('\n'));
+        files.write(owedFile, text.toString().getBytes(StandardCharsets.UTF_8), "rw-------", "root", "root");
     }
 
     /**

@@ -26,7 +26,7 @@ class SlurmStepTest {
     private final FakeFiles files = new FakeFiles();
     private final FakeServices services = new FakeServices();
     private final FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""));
-    private final SlurmStep step = new SlurmStep(files, services, commands, Path.of("/"));
+    private final SlurmStep step = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
 
     static NodePlan plan(String node, SlurmSettings s) {
         Map<String, NodeFacts> inv = new HashMap<>();
@@ -72,7 +72,7 @@ class SlurmStepTest {
         assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log());
 
         FakeServices nodeServices = new FakeServices();
-        SlurmStep onNode = new SlurmStep(new FakeFiles(), nodeServices, commands, Path.of("/"));
+        SlurmStep onNode = new SlurmStep(new FakeFiles(), nodeServices, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
         onNode.apply(plan("n1", settings("gpu", Map.of())));
         nodeServices.log.clear();
         commands.clearLog();
@@ -105,7 +105,7 @@ class SlurmStepTest {
                 .get(0).why().startsWith("slurm.conf adds or removes NodeName lines, which slurmctld 22.05 takes only at a restart"),
                 "the preview says the same");
 
-        SlurmStep newer = new SlurmStep(new FakeFiles(), new FakeServices(), commands, Path.of("/"));
+        SlurmStep newer = new SlurmStep(new FakeFiles(), new FakeServices(), commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
         newer.apply(planOf("c0", "24.11.5", List.of("n1", "n2", "n3")));
         commands.clearLog();
         Outcome removed = newer.apply(planOf("c0", "24.11.5", List.of("n1", "n2")));
@@ -144,7 +144,7 @@ class SlurmStepTest {
         step.apply(plan("c0", settings("gpu", Map.of())));
         FakeCommands failing = new FakeCommands().answer(List.of("scontrol", "reconfigure"),
                 new Commands.Result(1, "", "slurm_reconfigure error: Unable to contact slurm controller (connect failure)"));
-        SlurmStep s = new SlurmStep(files, services, failing, Path.of("/"));
+        SlurmStep s = new SlurmStep(files, services, failing, Path.of("/"), Path.of("/var/lib/slurmlet"));
         Outcome o = s.apply(plan("c0", settings("batch", Map.of())));
         assertTrue(o.failed());
         assertTrue(o.detail().contains("scontrol reconfigure") && o.detail().contains("Unable to contact slurm controller"), o.detail());
@@ -185,5 +185,59 @@ class SlurmStepTest {
         services.log.clear();
         step.apply(restart);
         assertTrue(services.log.isEmpty(), "done once: owed no more");
+    }
+
+    byte[] owedFile() {
+        return files.stat(Path.of("/var/lib/slurmlet/slurm/owed")).map(io.slurmlet.agent.system.Files.Stat::content).orElse(null);
+    }
+
+    /** users=slurmlet adds PrologFlags=Contain, which slurmctld reads only at start. */
+    static NodePlan restartingPlan() {
+        return plan("c0", new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu",
+                null, "slurmlet", false, null, Map.of()));
+    }
+
+    @Test
+    void anAgentKilledBetweenTheFilesAndTheRestartRestartsWhenItComesBack() {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        services.killedAtRestart("slurmctld");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> step.apply(restartingPlan()));
+        assertTrue(files.log.contains("write /var/lib/slurmlet/slurm/owed rw------- root:root"), files.log.toString());
+        String owed = new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(owed.startsWith("slurmctld RESTART "), owed);
+        services.log.clear();
+
+        // A new agent: nothing in memory, the files already match.
+        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        Outcome o = back.apply(restartingPlan());
+        assertEquals(List.of("restart slurmctld"), services.log, o.toString());
+        assertEquals(Outcome.changed("slurm", "restarted slurmctld (a change it reads only at start)"), o);
+        assertTrue(owedFile() == null, "owed no more");
+        services.log.clear();
+        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), back.apply(restartingPlan()));
+        assertTrue(services.log.isEmpty());
+    }
+
+    @Test
+    void aRestartAnAdminDidSinceItWasOwedIsNotDoneAgain() {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        services.killedAtRestart("slurmctld");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> step.apply(restartingPlan()));
+        services.restartedByHand("slurmctld");
+        services.log.clear();
+        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), back.apply(restartingPlan()));
+        assertTrue(services.log.isEmpty(), services.log.toString());
+        assertTrue(owedFile() == null, "the owed restart is forgotten once done");
+    }
+
+    @Test
+    void anOwedLineThatCannotBeReadIsDroppedAndTheFilesDecide() throws Exception {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        files.write(Path.of("/var/lib/slurmlet/slurm/owed"), "slurmctld RESTART not-a-time why\ngarbage\n".getBytes(), "rw-------",
+                "root", "root");
+        services.log.clear();
+        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("gpu", Map.of()))));
+        assertTrue(services.log.isEmpty(), services.log.toString());
     }
 }

@@ -3,9 +3,13 @@ package io.slurmlet.agent.system.fake;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /** systemd in memory, with a log of every change asked of it. */
@@ -14,17 +18,35 @@ public final class FakeServices implements Services {
     private final Set<String> enabled = new HashSet<>();
     private final Set<String> active = new HashSet<>();
     private final Set<String> failing = new HashSet<>();
+    private final Map<String, Instant> since = new HashMap<>();
+    private final Set<String> killing = new HashSet<>();
     public final List<String> log = new ArrayList<>();
 
     public FakeServices running(String unit) {
         enabled.add(unit);
         active.add(unit);
+        since.put(unit, Instant.EPOCH);
         return this;
     }
 
     /** Starting or restarting {@code unit} fails, as systemctl does when the daemon exits at once. */
     public FakeServices failing(String unit) {
         failing.add(unit);
+        return this;
+    }
+
+    /**
+     * The agent is killed while it asks for a restart of {@code unit}: the call never returns and
+     * the restart never happens (an {@link IllegalStateException} stands for the SIGKILL).
+     */
+    public FakeServices killedAtRestart(String unit) {
+        killing.add(unit);
+        return this;
+    }
+
+    /** An admin restarted {@code unit} by hand, now. */
+    public FakeServices restartedByHand(String unit) {
+        activated(unit);
         return this;
     }
 
@@ -45,6 +67,17 @@ public final class FakeServices implements Services {
     }
 
     @Override
+    public Optional<Instant> activeSince(String unit) {
+        return Optional.ofNullable(since.get(unit));
+    }
+
+    /** Marks {@code unit} active from now: systemd's ActiveEnterTimestamp moves on. */
+    private void activated(String unit) {
+        active.add(unit);
+        since.put(unit, Instant.now());
+    }
+
+    @Override
     public void enable(String unit) {
         log.add("enable " + unit);
         enabled.add(unit);
@@ -54,14 +87,17 @@ public final class FakeServices implements Services {
     public void start(String unit) throws SystemException {
         log.add("start " + unit);
         fail(unit, "start");
-        active.add(unit);
+        activated(unit);
     }
 
     @Override
     public void restart(String unit) throws SystemException {
+        if (killing.remove(unit)) {
+            throw new IllegalStateException("the agent was killed in systemctl restart " + unit);
+        }
         log.add("restart " + unit);
         fail(unit, "restart");
-        active.add(unit);
+        activated(unit);
     }
 
     private void fail(String unit, String verb) throws SystemException {

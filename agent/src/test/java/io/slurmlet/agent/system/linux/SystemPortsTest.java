@@ -26,6 +26,20 @@ class SystemPortsTest {
     }
 
     @Test
+    void aDaemonsStartIsSystemdsActiveEnterTimestampToTheMicrosecond() throws Exception {
+        List<String> show = List.of("systemctl", "show", "--property=ActiveEnterTimestamp", "--timestamp=us+utc", "--value", "slurmd");
+        FakeCommands commands = new FakeCommands().answer(show, Commands.Result.ok("Tue 2026-12-01 15:54:01.123456 UTC\n"));
+        assertEquals(java.util.Optional.of(java.time.Instant.parse("2026-12-01T15:54:01.123456Z")),
+                new SystemdServices(commands).activeSince("slurmd"));
+        commands.answer(show, Commands.Result.ok("\n"));
+        assertEquals(java.util.Optional.empty(), new SystemdServices(commands).activeSince("slurmd"), "never active since boot");
+        commands.answer(show, Commands.Result.ok("yesterday\n"));
+        io.slurmlet.agent.system.SystemException e = assertThrows(io.slurmlet.agent.system.SystemException.class,
+                () -> new SystemdServices(commands).activeSince("slurmd"));
+        assertTrue(e.getMessage().contains("ActiveEnterTimestamp yesterday"), e.getMessage());
+    }
+
+    @Test
     void aFailedStartSaysWhatSystemctlPrinted() {
         FakeCommands commands = new FakeCommands().answer(List.of("systemctl", "start", "slurmd"),
                 new Commands.Result(1, "", "Job for slurmd.service failed because the control process exited with error code."));
