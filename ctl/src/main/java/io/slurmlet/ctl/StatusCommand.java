@@ -19,9 +19,6 @@ import java.util.concurrent.Callable;
         description = {"Shows the Slurm cluster as the leader sees it.", "Its controller; each node's roles, whether it is lent,", "and the last outcome of each reconcile step there, with the last error."})
 public class StatusCommand implements Callable<Integer> {
 
-    /** The agents' reconcile steps, in the order they run: a column each ("-": not reported yet). */
-    static final List<String> STEPS = List.of("facts", "packages", "munge", "storage", "users", "slurm", "pam", "nodestates");
-
     @Spec
     CommandSpec spec;
 
@@ -48,8 +45,9 @@ public class StatusCommand implements Callable<Integer> {
             if (nodes.isEmpty()) {
                 out.println("no nodes: name them with 'ctl slurm set nodes=NODE,…' or 'ctl slurm set all_nodes=true'");
             } else {
+                List<String> steps = steps(nodes);
                 List<String> header = new ArrayList<>(List.of("NODE", "ROLES", "LENT", "SLURM"));
-                STEPS.forEach(step -> header.add(step.toUpperCase(Locale.ROOT)));
+                steps.forEach(step -> header.add(step.toUpperCase(Locale.ROOT)));
                 Table table = new Table(header.toArray(String[]::new));
                 List<String> errors = new ArrayList<>();
                 for (SlurmStatus.NodeStatus n : nodes) {
@@ -57,7 +55,7 @@ public class StatusCommand implements Callable<Integer> {
                     String slurm = n.slurm() == null || n.slurm().isEmpty() ? "-" : n.slurm();
                     List<String> row = new ArrayList<>(List.of(n.name(), roles.isEmpty() ? "-" : String.join(",", roles),
                             n.lent() ? "yes" : "no", slurm));
-                    for (String step : STEPS) {
+                    for (String step : steps) {
                         StepStatus st = n.steps().stream().filter(x -> step.equals(x.step())).findFirst().orElse(null);
                         row.add(st == null ? "-" : st.failed() ? "FAILED" : "ok");
                         if (st != null && !st.lastError().isEmpty()) {
@@ -92,5 +90,25 @@ public class StatusCommand implements Callable<Integer> {
 
     private static String nullToEmpty(String s) {
         return s == null ? "" : s;
+    }
+
+    /**
+     * The steps the agents report, a column each, in the order they run (as the reports list them;
+     * "-" where a machine has not reported one yet): the agents' own list, not a copy of it here.
+     */
+    static List<String> steps(List<SlurmStatus.NodeStatus> nodes) {
+        List<String> steps = new ArrayList<>();
+        for (SlurmStatus.NodeStatus n : nodes) {
+            int after = -1;
+            for (StepStatus st : n.steps() == null ? List.<StepStatus>of() : n.steps()) {
+                int at = steps.indexOf(st.step());
+                if (at < 0) {
+                    at = after + 1;
+                    steps.add(at, st.step());
+                }
+                after = at;
+            }
+        }
+        return List.copyOf(steps);
     }
 }

@@ -55,10 +55,10 @@ class StatusCommandTest {
                 partition   gpu
                 revision    7
 
-                NODE   ROLES      LENT  SLURM    FACTS  PACKAGES  MUNGE  STORAGE  USERS  SLURM   PAM  NODESTATES
-                head1  slurmctld  no    24.11.5  -      -         -      -        -      -       -    -
-                gpu1   slurmd     yes   24.11.5  ok     ok        ok     -        -      FAILED  -    -
-                gpu2   slurmd     no    -        -      -         -      -        -      -       -    -
+                NODE   ROLES      LENT  SLURM    FACTS  PACKAGES  MUNGE  SLURM
+                head1  slurmctld  no    24.11.5  -      -         -      -
+                gpu1   slurmd     yes   24.11.5  ok     ok        ok     FAILED
+                gpu2   slurmd     no    -        -      -         -      -
 
                 last errors:
                   gpu1 munge, since recovered: munged did not start (2026-11-30T03:59:00Z)
@@ -67,6 +67,19 @@ class StatusCommandTest {
                 notes:
                   not in Slurm until their agents report their machines: gpu2
                 """, r.out());
+    }
+
+    @Test
+    void theColumnsAreTheStepsTheAgentsReportInTheOrderTheyRun() {
+        List<NodeStatus> nodes = List.of(
+                new NodeStatus("a", List.of("slurmd"), true, "", "", 1, List.of(step("facts"), step("slurm"))),
+                new NodeStatus("b", List.of("slurmd"), true, "", "", 1, List.of(step("facts"), step("munge"), step("slurm"), step("pam"))),
+                new NodeStatus("c", List.of("slurmd"), true, "", "", 1, List.of(step("containers"))));
+        assertEquals(List.of("containers", "facts", "munge", "slurm", "pam"), StatusCommand.steps(nodes));
+    }
+
+    static StepStatus step(String name) {
+        return new StepStatus(name, "unchanged", "", "", "", "");
     }
 
     @Test

@@ -32,7 +32,7 @@ import java.util.Optional;
  * signed, and nothing else; the machine's own credential on every call. The CA itself is fetched
  * once, at join, and kept only if the sha256 of its public key is the pin the site gave.
  */
-public final class LeaderLink {
+public final class LeaderLink implements Leader {
 
     private static final Duration CONNECT = Duration.ofSeconds(10);
     private static final Duration CALL = Duration.ofSeconds(30);
@@ -100,10 +100,12 @@ public final class LeaderLink {
         return SettingsJson.STRICT.readValue(response.body(), JoinReply.class);
     }
 
+    @Override
     public void reportFacts(NodeFacts facts) throws IOException, InterruptedException {
         send("/v1/agent/facts", "PUT", facts);
     }
 
+    @Override
     public void postStatus(NodeReport report) throws IOException, InterruptedException {
         send("/v1/agent/status", "PUT", report);
     }
@@ -112,6 +114,7 @@ public final class LeaderLink {
      * This machine's plan if the leader has another revision than {@code held}; empty when none
      * came within {@code wait} (the leader holds the call that long).
      */
+    @Override
     public Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException {
         String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds();
         HttpResponse<byte[]> response = exchange(client, base, request(path).timeout(wait.plus(CALL)).GET().build());

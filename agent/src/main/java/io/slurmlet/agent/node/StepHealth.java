@@ -1,74 +1,30 @@
 package io.slurmlet.agent.node;
 
+import io.quarkus.runtime.StartupEvent;
+import io.smallrye.health.api.HealthRegistry;
 import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.enterprise.inject.Produces;
-import jakarta.inject.Singleton;
-import org.eclipse.microprofile.health.HealthCheck;
+import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Readiness;
 
 /**
- * One readiness check per reconcile step, for monitoring: the machine is ready only when no step's
- * last run failed. A step that has not run yet is up, with {@code state: pending}.
+ * Readiness for monitoring: one check per step the wiring has ({@code step slurm}, …), so the
+ * machine is ready only when no step's last run failed. A step that has not run yet is up, with
+ * {@code state: pending}.
  */
 @ApplicationScoped
 public class StepHealth {
 
-    @Produces
-    @Singleton
+    @Inject
     @Readiness
-    HealthCheck facts(NodeAgent agent) {
-        return () -> check(agent, "facts");
-    }
+    HealthRegistry readiness;
 
-    @Produces
-    @Singleton
-    @Readiness
-    HealthCheck packages(NodeAgent agent) {
-        return () -> check(agent, "packages");
-    }
-
-    @Produces
-    @Singleton
-    @Readiness
-    HealthCheck munge(NodeAgent agent) {
-        return () -> check(agent, "munge");
-    }
-
-    @Produces
-    @Singleton
-    @Readiness
-    HealthCheck storage(NodeAgent agent) {
-        return () -> check(agent, "storage");
-    }
-
-    @Produces
-    @Singleton
-    @Readiness
-    HealthCheck users(NodeAgent agent) {
-        return () -> check(agent, "users");
-    }
-
-    @Produces
-    @Singleton
-    @Readiness
-    HealthCheck slurm(NodeAgent agent) {
-        return () -> check(agent, "slurm");
-    }
-
-    @Produces
-    @Singleton
-    @Readiness
-    HealthCheck pam(NodeAgent agent) {
-        return () -> check(agent, "pam");
-    }
-
-    @Produces
-    @Singleton
-    @Readiness
-    HealthCheck nodeStates(NodeAgent agent) {
-        return () -> check(agent, "nodestates");
+    void register(@Observes StartupEvent event, NodeAgent agent) {
+        for (String step : agent.steps()) {
+            readiness.register("step " + step, () -> check(agent, step));
+        }
     }
 
     static HealthCheckResponse check(NodeAgent agent, String step) {

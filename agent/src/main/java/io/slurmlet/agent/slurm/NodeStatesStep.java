@@ -62,8 +62,9 @@ public final class NodeStatesStep implements Step {
         return seen;
     }
 
+    /** One at a time: a pass and the controller's reclaim watch between passes both run it. */
     @Override
-    public Outcome apply(NodePlan plan) {
+    public synchronized Outcome apply(NodePlan plan) {
         if (plan.nodeStates().isEmpty()) {
             seen = List.of();
             return Outcome.unchanged(name(), "not the controller: no Slurm node states to keep here");

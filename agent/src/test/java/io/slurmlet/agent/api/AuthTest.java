@@ -64,7 +64,10 @@ class AuthTest {
     void healthNeedsNoToken() {
         RestAssured.get("/q/health/live").then().statusCode(200);
         RestAssured.get("/q/health/ready").then().statusCode(200)
-                .body("checks.find { it.name == 'settings-store' }.status", org.hamcrest.Matchers.equalTo("UP"));
+                .body("checks.find { it.name == 'settings-store' }.status", org.hamcrest.Matchers.equalTo("UP"))
+                // One readiness check per step of the node role's wiring (health keeps no order).
+                .body("checks.name.findAll { it.startsWith('step ') }", org.hamcrest.Matchers.containsInAnyOrder("step facts",
+                        "step packages", "step munge", "step storage", "step users", "step slurm", "step pam", "step nodestates"));
     }
 
     @Test

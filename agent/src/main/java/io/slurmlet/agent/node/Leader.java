@@ -1,0 +1,26 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.PublishedPlan;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The leader, as a joined machine talks to it: {@link LeaderLink} over the agents' channel; a fake
+ * in the node role's tests. A refusal is a {@link LeaderLink.Refused} with the leader's status.
+ */
+public interface Leader {
+
+    void reportFacts(NodeFacts facts) throws IOException, InterruptedException;
+
+    /**
+     * This machine's plan if the leader has another revision than {@code held}; empty when none
+     * came within {@code wait} (the leader holds the call that long).
+     */
+    Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException;
+
+    void postStatus(NodeReport report) throws IOException, InterruptedException;
+}

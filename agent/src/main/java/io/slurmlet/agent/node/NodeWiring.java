@@ -1,0 +1,81 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.facts.FactsCollector;
+import io.slurmlet.agent.munge.MungeStep;
+import io.slurmlet.agent.packages.PackagesStep;
+import io.slurmlet.agent.pam.PamStep;
+import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.agent.slurm.NodeStatesStep;
+import io.slurmlet.agent.slurm.SlurmStep;
+import io.slurmlet.agent.storage.StorageStep;
+import io.slurmlet.agent.users.UsersStep;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.Files;
+import io.slurmlet.agent.system.HostFiles;
+import io.slurmlet.agent.system.Packages;
+import io.slurmlet.agent.system.Services;
+import io.slurmlet.agent.system.Users;
+import io.slurmlet.agent.system.linux.DnfPackages;
+import io.slurmlet.agent.system.linux.LinuxCommands;
+import io.slurmlet.agent.system.linux.LinuxFiles;
+import io.slurmlet.agent.system.linux.LinuxHostFiles;
+import io.slurmlet.agent.system.linux.LinuxUsers;
+import io.slurmlet.agent.system.linux.SystemdServices;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The node role's steps, built once from the machine's ports: the one place that names them and
+ * their order. Health, status and {@code ctl slurm status} take the names from here.
+ *
+ * @param facts      the machine's facts, reported before every poll
+ * @param steps      the reconcile steps, in the order a pass runs them
+ * @param nodeStates the last of them, which the controller's reclaim watch also runs between passes
+ */
+record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates) {
+
+    /** The ports a machine's steps act through. */
+    record Ports(Commands commands, Files files, HostFiles hostFiles, Services services, Users users, Packages packages) {
+
+        /** This machine's: systemctl, dpkg or rpm, the real file system. */
+        static Ports linux() {
+            Commands commands = new LinuxCommands();
+            return new Ports(commands, new LinuxFiles(), new LinuxHostFiles(), new SystemdServices(commands), new LinuxUsers(commands),
+                    DnfPackages.forMachine(commands));
+        }
+    }
+
+    /**
+     * @param root       where the machine's files are (/ but in tests)
+     * @param stateDir   the agent's own state (what steps keep between passes)
+     * @param adminGroup the group that gets in by ssh without a job
+     */
+    static NodeWiring of(Ports p, String node, Path root, Path stateDir, Optional<String> adminGroup) {
+        NodeStatesStep nodeStates = new NodeStatesStep(p.commands());
+        FactsCollector collector = new FactsCollector(p.commands(), p.hostFiles());
+        return new NodeWiring(new FactsStep(collector::collect, node), List.of(
+                new PackagesStep(p.packages()),
+                new MungeStep(p.files(), p.services(), root),
+                new StorageStep(p.files(), p.hostFiles(), p.services(), p.commands(), root),
+                new UsersStep(p.users(), p.files(), root),
+                new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir),
+                new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
+                nodeStates), nodeStates);
+    }
+
+    static NodeWiring of(Ports p, AgentConfig config, String node) {
+        return of(p, node, config.node().root(), config.stateDir(), config.node().adminGroup());
+    }
+
+    /** Every name that status reports and health checks, facts first, in the order they run. */
+    List<String> names() {
+        List<String> names = new ArrayList<>();
+        names.add(FactsStep.NAME);
+        steps.forEach(s -> names.add(s.name()));
+        return List.copyOf(names);
+    }
+}

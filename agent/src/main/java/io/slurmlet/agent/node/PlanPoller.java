@@ -1,0 +1,162 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.model.plan.PublishedPlan;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.security.GeneralSecurityException;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * The node role's side of the leader: joins once, reports the machine's facts, long-polls its plan
+ * and hands each new one to the {@link StepRunner}; on the controller, while a node is being
+ * reclaimed, looks at Slurm's node states every 2 s. It never waits for a pass. With the leader
+ * unreachable the machine stays as its last plan has it (the runner's resync repairs only what
+ * drifted from that plan) and nothing new is applied; before the leader first answered, no plan
+ * is applied at all, not even the one on disk. A 401 means the leader
+ * no longer knows this machine's credential: it is forgotten, and the machine joins again.
+ */
+final class PlanPoller {
+
+    private static final Logger LOG = Logger.getLogger(PlanPoller.class);
+    /** How often the controller looks at Slurm's node states while a node is being reclaimed (its last job may end any time). */
+    static final Duration RECLAIM_WATCH = Duration.ofSeconds(2);
+    /** Retries of an unreachable leader back off to this, with up to a second of jitter so many machines do not call at once. */
+    private static final Duration LONGEST_BACKOFF = Duration.ofSeconds(10);
+
+    /** A joined link to the leader, and forgetting it. */
+    interface Connector {
+        /** A link with this machine's credential: from the state on disk, or by joining. */
+        Leader connect() throws IOException, InterruptedException, GeneralSecurityException;
+
+        /** The leader refused the credential: forget it, so that the next connect joins again. */
+        void forget() throws IOException;
+    }
+
+    /** The controller's look at Slurm's node states between passes, while a node is being reclaimed. */
+    interface ReclaimWatch {
+        boolean reclaiming(PublishedPlan plan);
+
+        /** Looks once; whether what the leader was told changed. */
+        boolean look(PublishedPlan plan);
+    }
+
+    private final Connector connector;
+    private final NodeState state;
+    private final FactsStep facts;
+    private final StepBook book;
+    private final StepRunner runner;
+    private final StatusPoster poster;
+    private final ReclaimWatch watch;
+    private final Duration pollWait;
+    private final Duration firstBackoff;
+    private volatile Leader link;
+    private volatile boolean stopping;
+
+    PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
+               ReclaimWatch watch, Duration pollWait, Duration firstBackoff) {
+        this.connector = connector;
+        this.state = state;
+        this.facts = facts;
+        this.book = book;
+        this.runner = runner;
+        this.poster = poster;
+        this.watch = watch;
+        this.pollWait = pollWait;
+        this.firstBackoff = firstBackoff;
+    }
+
+    /** The link held now; empty while the machine has not joined or the leader refused it. */
+    Optional<Leader> link() {
+        return Optional.ofNullable(link);
+    }
+
+    void stop() {
+        stopping = true;
+    }
+
+    /** Until stopped or interrupted. */
+    void run() {
+        Duration backoff = firstBackoff;
+        String lastProblem = "";
+        boolean planOnDiskOffered = false;
+        while (!stopping) {
+            try {
+                if (link == null) {
+                    link = connector.connect();
+                    facts.forget();
+                }
+                book.record(facts.report(link));
+                if (!planOnDiskOffered) {
+                    // The last plan applies again only once the leader answered: never while it is away.
+                    offerPlanOnDisk();
+                    planOnDiskOffered = true;
+                }
+                if (!lastProblem.isEmpty()) {
+                    // A leader that was away (restarted, perhaps) learns at once how this machine stands.
+                    LOG.infof("the leader answers again");
+                    lastProblem = "";
+                    poster.changed();
+                }
+                Optional<PublishedPlan> plan = runner.plan();
+                boolean reclaiming = plan.isPresent() && watch.reclaiming(plan.get());
+                if (reclaiming && watch.look(plan.get())) {
+                    poster.changed();
+                }
+                Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L),
+                        reclaiming ? RECLAIM_WATCH : pollWait);
+                if (next.isPresent()) {
+                    // A plan the leader hands out is applied at once, even one equal to ours (a
+                    // restarted leader numbers plans anew): applying it again changes nothing.
+                    state.savePlan(next.get());
+                    runner.offer(next.get());
+                }
+                backoff = firstBackoff;
+            } catch (InterruptedException e) {
+                return;
+            } catch (LeaderLink.Refused e) {
+                if (e.status() == 401 && link != null) {
+                    try {
+                        connector.forget();
+                    } catch (IOException ignored) {
+                        // the next join overwrites it
+                    }
+                    link = null;
+                }
+                lastProblem = problem(e.getMessage(), lastProblem);
+                backoff = sleep(backoff);
+            } catch (IOException | GeneralSecurityException | RuntimeException e) {
+                lastProblem = problem(e.getMessage() == null ? e.toString() : e.getMessage(), lastProblem);
+                backoff = sleep(backoff);
+            }
+        }
+    }
+
+    private void offerPlanOnDisk() {
+        try {
+            state.plan().ifPresent(runner::offer);
+        } catch (IOException e) {
+            LOG.warnf("the last plan on disk cannot be read (%s): waiting for the leader's", e.getMessage());
+        }
+    }
+
+    /** Logs a problem with the leader once, not at every retry. */
+    private static String problem(String problem, String last) {
+        if (!problem.equals(last)) {
+            LOG.warnf("%s; this machine stays as its last plan has it until the leader answers", problem);
+        }
+        return problem;
+    }
+
+    private Duration sleep(Duration backoff) {
+        try {
+            Thread.sleep(backoff.toMillis() + java.util.concurrent.ThreadLocalRandom.current().nextLong(1 + Math.min(1000, backoff.toMillis())));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
+        Duration next = backoff.multipliedBy(2);
+        return next.compareTo(LONGEST_BACKOFF) > 0 ? LONGEST_BACKOFF : next;
+    }
+}

@@ -1,0 +1,81 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.model.api.NodeReport;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * Posts the machine's status to the leader on a thread of its own: after a pass, after the reclaim
+ * watch saw Slurm's node states change, and at once to a leader that answers again. Only the
+ * latest report is sent (it is built when it is sent); one that could not be sent is sent again,
+ * a second later, until it is. Neither a pass nor the long poll ever waits for it.
+ */
+final class StatusPoster extends Worker {
+
+    private static final Logger LOG = Logger.getLogger(StatusPoster.class);
+
+    private final Supplier<Optional<Leader>> leader;
+    private final Supplier<Optional<NodeReport>> report;
+    private final Duration retry;
+    private boolean due;
+
+    /**
+     * @param leader the link the poller holds now; empty while it has none
+     * @param report the report as things stand; empty before the first pass
+     */
+    StatusPoster(Supplier<Optional<Leader>> leader, Supplier<Optional<NodeReport>> report, Duration retry) {
+        super("slurmlet-status");
+        this.leader = leader;
+        this.report = report;
+        this.retry = retry;
+    }
+
+    /** The status changed: the leader is to hear it. */
+    synchronized void changed() {
+        due = true;
+        notifyAll();
+    }
+
+    @Override
+    protected void loop() {
+        while (!stopping) {
+            try {
+                synchronized (this) {
+                    while (!due) {
+                        wait();
+                    }
+                    due = false;
+                }
+                if (!send()) {
+                    Thread.sleep(retry.toMillis());
+                    changed();
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    /** Whether the latest report reached the leader (or there was none to send). */
+    private boolean send() throws InterruptedException {
+        Optional<NodeReport> now = report.get();
+        if (now.isEmpty()) {
+            return true;
+        }
+        Optional<Leader> to = leader.get();
+        if (to.isEmpty()) {
+            return false;
+        }
+        try {
+            to.get().postStatus(now.get());
+            return true;
+        } catch (IOException | RuntimeException e) {
+            LOG.debugf("the status did not reach the leader (%s): sent again in %s", e.getMessage(), retry);
+            return false;
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.model.plan.PublishedPlan;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Applies the plan through the steps, on a thread of its own, so that a long step (a 15-minute
+ * {@code apt-get install}) stops neither the poll, nor the status posts, nor the controller's
+ * reclaim watch. A new plan is applied at once; the same plan again at the resync, which repairs
+ * what drifted; after a pass with a failed step again in 5 s, doubling up to the resync. A step
+ * that throws is failed, and the next step still runs.
+ */
+final class StepRunner extends Worker {
+
+    private static final Logger LOG = Logger.getLogger(StepRunner.class);
+    static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(5);
+
+    private final List<Step> steps;
+    private final StepBook book;
+    private final Duration resync;
+    private final Runnable afterPass;
+
+    private PublishedPlan offered;
+    private PublishedPlan applied;
+    private boolean fresh;
+    private Instant lastPass = Instant.EPOCH;
+    private int failedPasses;
+    private volatile long passes;
+
+    /** @param afterPass told after every pass (the status poster) */
+    StepRunner(List<Step> steps, StepBook book, Duration resync, Runnable afterPass) {
+        super("slurmlet-steps");
+        this.steps = List.copyOf(steps);
+        this.book = book;
+        this.resync = resync;
+        this.afterPass = afterPass;
+    }
+
+    /** The plan to apply from now on: at once if it is not the one held (another revision, or other content). */
+    synchronized void offer(PublishedPlan plan) {
+        if (!plan.equals(offered)) {
+            offered = plan;
+            fresh = true;
+            notifyAll();
+        }
+    }
+
+    /** The plan passes apply now; empty before the first. */
+    synchronized Optional<PublishedPlan> plan() {
+        return Optional.ofNullable(offered);
+    }
+
+    /** The plan of the last pass; empty before the first. */
+    synchronized Optional<PublishedPlan> applied() {
+        return Optional.ofNullable(applied);
+    }
+
+    long passes() {
+        return passes;
+    }
+
+    /** The plan a pass is due for at {@code now}, if one is. */
+    synchronized Optional<PublishedPlan> due(Instant now) {
+        if (offered == null) {
+            return Optional.empty();
+        }
+        return fresh || !now.isBefore(lastPass.plus(nextPassIn(failedPasses, resync))) ? Optional.of(offered) : Optional.empty();
+    }
+
+    /**
+     * When the next pass is due without a new plan: after a pass with a failed step (a mount whose
+     * server was not exporting yet, a daemon that did not start) again in 5 s, doubling up to the
+     * resync interval; else at the resync interval.
+     */
+    static Duration nextPassIn(int failedPasses, Duration resync) {
+        if (failedPasses == 0) {
+            return resync;
+        }
+        Duration retry = RETRY_AFTER_FAILURE.multipliedBy(1L << Math.min(failedPasses - 1, 10));
+        return retry.compareTo(resync) < 0 ? retry : resync;
+    }
+
+    /** One pass of every step over {@code plan}, each outcome recorded; then {@code afterPass}. */
+    void pass(PublishedPlan plan) {
+        synchronized (this) {
+            if (plan.equals(offered)) {
+                fresh = false;
+            }
+        }
+        long started = System.nanoTime();
+        List<String> changed = new ArrayList<>();
+        for (Step step : steps) {
+            Outcome outcome;
+            try {
+                outcome = step.apply(plan.plan());
+            } catch (RuntimeException e) {
+                outcome = Outcome.failed(step.name(), "the step failed unexpectedly: " + e);
+            }
+            book.record(outcome);
+            if (outcome.kind() != Outcome.Kind.UNCHANGED) {
+                changed.add(outcome.step() + " " + outcome.kind().name().toLowerCase(Locale.ROOT));
+            }
+            switch (outcome.kind()) {
+                case CHANGED -> LOG.infof("%s: %s", outcome.step(), outcome.detail());
+                case FAILED -> LOG.warnf("%s failed: %s", outcome.step(), outcome.detail());
+                default -> { }
+            }
+        }
+        long millis = (System.nanoTime() - started) / 1_000_000;
+        if (passes == 0 || !changed.isEmpty()) {
+            LOG.infof("pass %d of plan %d in %d ms: %s", passes + 1, plan.revision(), millis,
+                    changed.isEmpty() ? "nothing to change" : String.join(", ", changed));
+        } else {
+            LOG.debugf("pass %d of plan %d in %d ms: nothing to change", passes + 1, plan.revision(), millis);
+        }
+        synchronized (this) {
+            applied = plan;
+            lastPass = Instant.now();
+            failedPasses = changed.stream().anyMatch(c -> c.endsWith(" failed")) ? failedPasses + 1 : 0;
+            passes++;
+        }
+        afterPass.run();
+    }
+
+    @Override
+    protected void loop() {
+        while (!stopping) {
+            PublishedPlan plan;
+            try {
+                plan = awaitDue();
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (plan != null) {
+                pass(plan);
+            }
+        }
+    }
+
+    private synchronized PublishedPlan awaitDue() throws InterruptedException {
+        while (!stopping) {
+            Instant now = Instant.now();
+            Optional<PublishedPlan> due = due(now);
+            if (due.isPresent()) {
+                return due.get();
+            }
+            long millis = offered == null ? 0 : Math.max(1, Duration.between(now, lastPass.plus(nextPassIn(failedPasses, resync))).toMillis());
+            wait(millis);
+        }
+        return null;
+    }
+}

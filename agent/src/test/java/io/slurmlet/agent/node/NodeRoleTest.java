@@ -1,0 +1,313 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.agent.facts.FactsCollector;
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.PublishedPlan;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The node role's runner, poller and status poster on fakes: a leader in memory, steps that count,
+ * fail, throw or block. What each test waits for, it waits for with a deadline far above what it
+ * takes; nothing here measures time.
+ */
+class NodeRoleTest {
+
+    static PublishedPlan plan(long revision) {
+        return new PublishedPlan(revision, new NodePlan("n1", Set.of(), List.of(), Optional.empty(), Map.of(), List.of(), List.of()));
+    }
+
+    /** A step that does what it is told and counts its runs. */
+    static final class FakeStep implements Step {
+        final String name;
+        final AtomicInteger runs = new AtomicInteger();
+        volatile Outcome.Kind kind = Outcome.Kind.UNCHANGED;
+        volatile boolean throwing;
+        volatile CountDownLatch hold;
+
+        FakeStep(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public Outcome apply(NodePlan plan) {
+            runs.incrementAndGet();
+            CountDownLatch h = hold;
+            if (h != null) {
+                try {
+                    h.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            if (throwing) {
+                throw new IllegalStateException("a bug");
+            }
+            return new Outcome(name, kind, name + " " + kind);
+        }
+    }
+
+    /** The leader in memory: plans to hand out, what it was told, and refusals to make. */
+    static final class FakeLeader implements Leader {
+        final BlockingQueue<Object> polls = new LinkedBlockingQueue<>();
+        final List<NodeReport> statuses = Collections.synchronizedList(new ArrayList<>());
+        final List<NodeFacts> facts = Collections.synchronizedList(new ArrayList<>());
+        final AtomicInteger pollCalls = new AtomicInteger();
+
+        @Override
+        public void reportFacts(NodeFacts f) {
+            facts.add(f);
+        }
+
+        /** Hands out what {@link #polls} holds next: a plan, an exception to throw, or nothing within the wait. */
+        @Override
+        public Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException {
+            pollCalls.incrementAndGet();
+            Object next = polls.poll(Math.min(wait.toMillis(), 100), TimeUnit.MILLISECONDS);
+            if (next instanceof IOException e) {
+                throw e;
+            }
+            return Optional.ofNullable((PublishedPlan) next);
+        }
+
+        @Override
+        public void postStatus(NodeReport report) {
+            statuses.add(report);
+        }
+    }
+
+    static final NodeFacts FACTS = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 32_000, List.of(), "debian 13", "24.11.5");
+
+    final FakeStep first = new FakeStep("first");
+    final FakeStep second = new FakeStep("second");
+    final StepBook book = new StepBook(List.of("facts", "first", "second"));
+    final List<Thread> threads = new ArrayList<>();
+    final List<Runnable> stops = new ArrayList<>();
+
+    @AfterEach
+    void stop() throws InterruptedException {
+        stops.forEach(Runnable::run);
+        for (Thread t : threads) {
+            t.interrupt();
+            t.join(5000);
+        }
+    }
+
+    static void await(String what, BooleanSupplier condition) throws InterruptedException {
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (!condition.getAsBoolean()) {
+            assertTrue(System.nanoTime() < end, "waited 20 s for: " + what);
+            Thread.sleep(10);
+        }
+    }
+
+    // ------------------------------------------------------------------ the runner
+
+    @Test
+    void aStepThatThrowsIsFailedAndTheNextStepStillRuns() {
+        first.throwing = true;
+        StepRunner runner = new StepRunner(List.of(first, second), book, Duration.ofMinutes(5), () -> { });
+        runner.pass(plan(1));
+        assertEquals("failed", book.get("first").orElseThrow().state());
+        assertTrue(book.get("first").orElseThrow().detail().contains("the step failed unexpectedly: java.lang.IllegalStateException: a bug"));
+        assertEquals(1, second.runs.get(), "the next step ran");
+        assertEquals("unchanged", book.get("second").orElseThrow().state());
+    }
+
+    @Test
+    void aNewPlanIsDueAtOnceTheSameOneOnlyAtTheResyncAndSoonerAfterAFailure() {
+        Duration resync = Duration.ofMinutes(5);
+        StepRunner runner = new StepRunner(List.of(first), book, resync, () -> { });
+        assertTrue(runner.due(Instant.now()).isEmpty(), "no plan, no pass");
+        runner.offer(plan(1));
+        assertEquals(Optional.of(plan(1)), runner.due(Instant.now()), "a new plan at once");
+        runner.pass(plan(1));
+        Instant after = Instant.now();
+        runner.offer(plan(1));
+        assertTrue(runner.due(after.plusSeconds(60)).isEmpty(), "the same plan again is not due before the resync");
+        assertEquals(Optional.of(plan(1)), runner.due(after.plus(resync).plusSeconds(1)), "at the resync it is");
+        runner.offer(plan(2));
+        assertEquals(Optional.of(plan(2)), runner.due(after), "another revision at once");
+        runner.pass(plan(2));
+
+        first.kind = Outcome.Kind.FAILED;
+        runner.pass(plan(2));
+        Instant failed = Instant.now();
+        assertTrue(runner.due(failed.plusSeconds(4)).isEmpty());
+        assertEquals(Optional.of(plan(2)), runner.due(failed.plusSeconds(6)), "a failed pass again in 5 s");
+    }
+
+    @Test
+    void theRunnerAppliesAnOfferedPlanOnItsOwnThreadAndTellsThePoster() throws Exception {
+        AtomicInteger told = new AtomicInteger();
+        StepRunner runner = new StepRunner(List.of(first, second), book, Duration.ofMinutes(5), told::incrementAndGet);
+        runner.start();
+        stops.add(runner::stop);
+        runner.offer(plan(1));
+        await("the pass", () -> told.get() == 1);
+        assertEquals(1, first.runs.get());
+        assertEquals(Optional.of(plan(1)), runner.applied());
+        runner.offer(plan(1));
+        Thread.sleep(200);
+        assertEquals(1, first.runs.get(), "the same plan is not applied again before the resync");
+        runner.offer(plan(2));
+        await("the second plan's pass", () -> told.get() == 2);
+    }
+
+    @Test
+    void backoffDoublesUpToTheResync() {
+        Duration resync = Duration.ofSeconds(60);
+        assertEquals(resync, StepRunner.nextPassIn(0, resync));
+        assertEquals(Duration.ofSeconds(5), StepRunner.nextPassIn(1, resync));
+        assertEquals(Duration.ofSeconds(10), StepRunner.nextPassIn(2, resync));
+        assertEquals(Duration.ofSeconds(40), StepRunner.nextPassIn(4, resync));
+        assertEquals(resync, StepRunner.nextPassIn(5, resync));
+        assertEquals(resync, StepRunner.nextPassIn(50, resync));
+    }
+
+    // ------------------------------------------------------------------ the poller, the runner and the poster together
+
+    /** The node role on fakes, as NodeAgent wires it. */
+    final class Role {
+        final FakeLeader leader = new FakeLeader();
+        final AtomicInteger connects = new AtomicInteger();
+        final AtomicInteger forgotten = new AtomicInteger();
+        final StepRunner runner;
+        final StatusPoster poster;
+        final PlanPoller poller;
+
+        Role(Path stateDir) throws IOException {
+            NodeState state = NodeState.open(stateDir);
+            PlanPoller[] self = new PlanPoller[1];
+            StatusPoster[] post = new StatusPoster[1];
+            runner = new StepRunner(List.of(first, second), book, Duration.ofMinutes(5), () -> post[0].changed());
+            poster = new StatusPoster(() -> self[0].link(), () -> runner.applied()
+                    .map(p -> new NodeReport("n1", p.revision(), book.all(), List.of())), Duration.ofMillis(50));
+            post[0] = poster;
+            PlanPoller.Connector connector = new PlanPoller.Connector() {
+                @Override
+                public Leader connect() {
+                    connects.incrementAndGet();
+                    return leader;
+                }
+
+                @Override
+                public void forget() {
+                    forgotten.incrementAndGet();
+                }
+            };
+            PlanPoller.ReclaimWatch none = new PlanPoller.ReclaimWatch() {
+                @Override
+                public boolean reclaiming(PublishedPlan plan) {
+                    return false;
+                }
+
+                @Override
+                public boolean look(PublishedPlan plan) {
+                    return false;
+                }
+            };
+            FactsStep facts = new FactsStep(node -> new FactsCollector.Collected(FACTS, List.of()), "n1");
+            poller = new PlanPoller(connector, state, facts, book, runner, poster, none, Duration.ofSeconds(30), Duration.ofMillis(20));
+            self[0] = poller;
+            runner.start();
+            poster.start();
+            Thread t = new Thread(poller::run, "test-poller");
+            t.setDaemon(true);
+            t.start();
+            threads.add(t);
+            stops.add(poller::stop);
+            stops.add(runner::stop);
+            stops.add(poster::stop);
+        }
+    }
+
+    @Test
+    void aPlanFromTheLeaderIsAppliedAndItsStatusPostedWithTheFactsFirst(@TempDir Path dir) throws Exception {
+        Role role = new Role(dir);
+        await("facts", () -> role.leader.facts.size() == 1);
+        role.leader.polls.add(plan(3));
+        await("a status for plan 3", () -> role.leader.statuses.stream().anyMatch(r -> r.planRevision() == 3));
+        NodeReport report = role.leader.statuses.get(role.leader.statuses.size() - 1);
+        assertEquals(List.of("facts", "first", "second"), report.steps().stream().map(s -> s.step()).toList());
+        assertEquals(1, role.leader.facts.size(), "unchanged facts are not reported again");
+    }
+
+    @Test
+    void aLongPassStopsNeitherThePollNorTheStatusOfWhatWasDone(@TempDir Path dir) throws Exception {
+        Role role = new Role(dir);
+        role.leader.polls.add(plan(1));
+        await("the first pass's status", () -> role.leader.statuses.size() >= 1);
+        second.hold = new CountDownLatch(1); // a 15-minute apt-get install
+        role.leader.polls.add(plan(2));
+        await("the second pass holds", () -> second.runs.get() == 2);
+        int polls = role.leader.pollCalls.get();
+        await("polls go on during the pass", () -> role.leader.pollCalls.get() >= polls + 3);
+        role.leader.polls.add(plan(3));
+        await("plan 3 taken while the pass holds", () -> role.runner.plan().equals(Optional.of(plan(3))));
+        second.hold.countDown();
+        await("plan 3 applied after it", () -> role.runner.applied().equals(Optional.of(plan(3))));
+        await("and posted", () -> role.leader.statuses.stream().anyMatch(r -> r.planRevision() == 3));
+    }
+
+    @Test
+    void a401ForgetsTheCredentialAndJoinsAgainThenReportsTheFactsAgain(@TempDir Path dir) throws Exception {
+        Role role = new Role(dir);
+        await("joined", () -> role.connects.get() == 1 && role.leader.facts.size() == 1);
+        role.leader.polls.add(new LeaderLink.Refused(401, "the leader does not know this credential"));
+        await("joined again", () -> role.connects.get() == 2);
+        assertEquals(1, role.forgotten.get(), "the credential was forgotten");
+        await("the facts reported again", () -> role.leader.facts.size() == 2);
+    }
+
+    @Test
+    void aLeaderThatComesBackGetsTheStatusAtOnce(@TempDir Path dir) throws Exception {
+        Role role = new Role(dir);
+        role.leader.polls.add(plan(1));
+        await("a status", () -> role.leader.statuses.size() == 1);
+        role.leader.polls.add(new IOException("connection refused"));
+        await("the poll failed and was tried again", () -> role.leader.pollCalls.get() >= 3);
+        await("the status again, without a new pass", () -> role.leader.statuses.size() == 2);
+        assertEquals(1, first.runs.get(), "no pass was needed for it");
+    }
+
+    @Test
+    void beforeTheLeaderFirstAnswersThePlanOnDiskIsNotApplied(@TempDir Path dir) throws Exception {
+        NodeState.open(dir).savePlan(plan(7));
+        Role role = new Role(dir);
+        await("the plan on disk, once the leader answered", () -> first.runs.get() == 1);
+        assertEquals(Optional.of(plan(7)), role.runner.applied());
+        assertFalse(role.leader.facts.isEmpty(), "after the facts reached the leader");
+    }
+}
