@@ -188,7 +188,10 @@ class ClusterIT {
     @Test
     @Order(4)
     void upgradingSlurmletDuringAJobTouchesNoDaemonNoFileAndNoJob() throws Exception {
-        String job = ok("n0", "sbatch", "--parsable", "-w", "n2", "-o", "/tmp/upgrade-job.out", "--wrap", "sleep 20; echo finished").strip();
+        // The job runs until the test lets it end: however long the upgrade takes, it is still running.
+        ok("n2", "rm", "-f", "/var/tmp/upgrade-done");
+        String job = ok("n0", "sbatch", "--parsable", "-w", "n2", "-o", "/tmp/upgrade-job.out", "--wrap",
+                "while [ ! -e /var/tmp/upgrade-done ]; do sleep 0.2; done; echo finished").strip();
         await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
         Map<String, String> before = snapshots();
         String agentBefore = ok("n2", "systemctl", "show", "-p", "MainPID", "--value", "slurmlet-agent").strip();
@@ -202,6 +205,8 @@ class ClusterIT {
         assertEquals("RUNNING", jobState(job), "the job runs on through the upgrade");
         awaitPassesAfter(upgrade, "n2");
         assertEquals(before, snapshots(), "the upgraded agent's first pass restarts no daemon and rewrites no file");
+        assertEquals("RUNNING", jobState(job), "the job still runs after the upgraded agent's first pass");
+        ok("n2", "touch", "/var/tmp/upgrade-done");
         await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());
         assertEquals("finished", ok("n2", "cat", "/tmp/upgrade-job.out").strip(), "the job ran to its end, untouched");
     }

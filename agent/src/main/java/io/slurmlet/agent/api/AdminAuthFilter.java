@@ -1,7 +1,7 @@
 package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.config.AgentConfig;
-import io.slurmlet.agent.leader.TokenFile;
+import io.slurmlet.agent.trust.TokenFile;
 import io.slurmlet.model.api.ApiError;
 import io.vertx.core.http.HttpServerRequest;
 import jakarta.inject.Inject;

@@ -1,11 +1,11 @@
 package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.config.AgentConfig;
-import io.slurmlet.agent.leader.AgentCredentials;
+import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.leader.Inventory;
-import io.slurmlet.agent.leader.JoinTokens;
+import io.slurmlet.agent.trust.JoinTokens;
 import io.slurmlet.agent.leader.NodeReports;
-import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.leader.lending.LendingEngine;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.model.api.ApiError;

@@ -44,7 +44,7 @@ public class ErrorMappers {
     }
 
     @ServerExceptionMapper
-    public Response storage(io.slurmlet.agent.leader.StorageException e) {
+    public Response storage(io.slurmlet.agent.store.StorageException e) {
         LOG.error("could not store a change", e);
         return SettingsResource.error(500, ApiError.of(
                 "the leader could not store the change (%s); nothing was changed".formatted(e.getMessage())));

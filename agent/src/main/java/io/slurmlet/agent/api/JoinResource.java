@@ -3,9 +3,9 @@ package io.slurmlet.agent.api;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.config.AgentConfig;
-import io.slurmlet.agent.leader.JoinTokens;
-import io.slurmlet.agent.leader.LeaderStartup;
-import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.trust.JoinTokens;
+import io.slurmlet.agent.trust.LeaderChannel;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.SettingsJson;
@@ -61,7 +61,7 @@ public class JoinResource {
     Pki pki;
 
     @Inject
-    LeaderStartup leader;
+    LeaderChannel leader;
 
     @Inject
     AgentConfig config;

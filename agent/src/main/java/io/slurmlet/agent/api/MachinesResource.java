@@ -1,6 +1,6 @@
 package io.slurmlet.agent.api;
 
-import io.slurmlet.agent.leader.AgentCredentials;
+import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;

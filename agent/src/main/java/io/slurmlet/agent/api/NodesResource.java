@@ -23,8 +23,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the agents report about their machines. Until agents join with credentials of their own
- * (the join step), a report carries the admin token, as any /v1 call.
+ * The machines' facts as their agents reported them over the agents' channel ({@link AgentChannel}),
+ * each with its own credential: the admin API only reads them.
  */
 @Path("/v1/nodes")
 @Produces(MediaType.APPLICATION_JSON)
@@ -39,25 +39,6 @@ public class NodesResource {
     @GET
     public Map<String, NodeFacts> all() {
         return inventory.all();
-    }
-
-    @PUT
-    @Path("/{node}/facts")
-    @Consumes(MediaType.APPLICATION_JSON)
-    public Response report(@PathParam("node") String node, byte[] body) throws IOException {
-        NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(
-                SettingsResource.limit(body, config.leader().maxBodyBytes(), "the machine's facts")), NodeFacts.class);
-        List<Problem> problems = new java.util.ArrayList<>(FactsCheck.problems(node, reported));
-        // Host names ignore case: facts for GPU001 beside gpu001's would be a second NodeName line for one machine.
-        inventory.all().keySet().stream().filter(known -> known.equalsIgnoreCase(node) && !known.equals(node)).findFirst()
-                .ifPresent(known -> problems.add(new Problem("node", node, "node %s is %s but for case, whose facts the leader has: host names ignore case; report them under %s"
-                        .formatted(node, known, known))));
-        if (!problems.isEmpty()) {
-            return SettingsResource.error(400, refusal(problems));
-        }
-        NodeFacts named = named(node, reported);
-        boolean changed = inventory.report(named);
-        return Response.ok(Map.of("node", node, "changed", changed)).build();
     }
 
     static ApiError refusal(List<Problem> problems) {

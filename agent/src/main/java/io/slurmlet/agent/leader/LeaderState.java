@@ -1,5 +1,10 @@
 package io.slurmlet.agent.leader;
 
+import io.slurmlet.agent.trust.Pki;
+import io.slurmlet.agent.trust.AgentCredentials;
+import io.slurmlet.agent.trust.JoinTokens;
+import io.slurmlet.agent.trust.TokenFile;
+
 import io.slurmlet.agent.config.AgentConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;

@@ -1,5 +1,7 @@
 package io.slurmlet.agent.leader;
 
+import io.slurmlet.agent.store.StateFile;
+
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.settings.Problem;

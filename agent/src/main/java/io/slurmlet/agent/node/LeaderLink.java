@@ -1,6 +1,6 @@
 package io.slurmlet.agent.node;
 
-import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.JoinReply;
 import io.slurmlet.model.api.NodeReport;

@@ -3,10 +3,9 @@ package io.slurmlet.agent.node;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.slurmlet.agent.config.AgentConfig;
-import io.slurmlet.agent.leader.AgentCredentials;
-import io.slurmlet.agent.leader.LeaderStartup;
-import io.slurmlet.agent.leader.Pki;
-import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.agent.trust.AgentCredentials;
+import io.slurmlet.agent.trust.LeaderChannel;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SlurmNodeState;
@@ -43,7 +42,7 @@ public class NodeAgent {
     AgentConfig config;
 
     @Inject
-    Instance<LeaderStartup> leader;
+    Instance<LeaderChannel> leader;
 
     @Inject
     Instance<AgentCredentials> credentials;
@@ -177,7 +176,7 @@ public class NodeAgent {
         return new PlanPoller.ReclaimWatch() {
             @Override
             public boolean reclaiming(PublishedPlan plan) {
-                return plan.plan().nodeStates().values().stream().anyMatch(v -> v.endsWith(Planner.RECLAIMING));
+                return plan.plan().reclaiming();
             }
 
             @Override

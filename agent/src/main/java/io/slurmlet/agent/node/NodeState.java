@@ -1,6 +1,6 @@
 package io.slurmlet.agent.node;
 
-import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PublishedPlan;

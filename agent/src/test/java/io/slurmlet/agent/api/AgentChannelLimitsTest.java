@@ -1,8 +1,8 @@
 package io.slurmlet.agent.api;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.slurmlet.agent.leader.LeaderStartup;
-import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.trust.LeaderChannel;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.node.LeaderLink;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
@@ -34,13 +34,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AgentChannelLimitsTest {
 
     @Inject
-    LeaderStartup leader;
+    LeaderChannel leader;
 
     @Inject
     Pki pki;
 
     @Inject
-    io.slurmlet.agent.leader.AgentCredentials credentials;
+    io.slurmlet.agent.trust.AgentCredentials credentials;
 
     SSLSocket connect() throws Exception {
         return connect("127.0.0.1");

@@ -1,8 +1,8 @@
 package io.slurmlet.agent.api;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.slurmlet.agent.leader.LeaderStartup;
-import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.trust.LeaderChannel;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsJson;
@@ -40,7 +40,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class AgentChannelTest {
 
     @Inject
-    LeaderStartup leader;
+    LeaderChannel leader;
 
     @Inject
     Pki pki;

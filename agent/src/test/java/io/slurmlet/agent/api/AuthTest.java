@@ -33,8 +33,7 @@ class AuthTest {
 
     @ParameterizedTest
     @CsvSource({"GET,/v1/slurm/settings", "PUT,/v1/slurm/settings", "PATCH,/v1/slurm/settings",
-            "POST,/v1/slurm/lent/n1", "DELETE,/v1/slurm/lent/n1", "GET,/v1/slurm/status", "GET,/v1/nodes",
-            "PUT,/v1/nodes/n1/facts"})
+            "POST,/v1/slurm/lent/n1", "DELETE,/v1/slurm/lent/n1", "GET,/v1/slurm/status", "GET,/v1/nodes"})
     void everyCallWithoutTheTokenIsUnauthorized(String method, String path) {
         RestAssured.given().contentType("application/json").body("{}").request(method, path).then()
                 .statusCode(401)

@@ -6,8 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.slurmlet.agent.leader.Inventory;
-import io.slurmlet.agent.leader.LeaderStartup;
-import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.trust.LeaderChannel;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.plan.Planner;
@@ -77,7 +77,7 @@ class HostileInputTest {
             "ALL", "DEFAULT", "x".repeat(300), "n1,n2", "n[1-4]");
 
     @Inject
-    LeaderStartup leader;
+    LeaderChannel leader;
 
     @Inject
     Pki pki;
@@ -92,6 +92,7 @@ class HostileInputTest {
     Random random;
     HttpClient tls;
     String credential;
+    String controllerCredential;
     final List<String> recent = new ArrayList<>();
 
     @Test
@@ -103,12 +104,13 @@ class HostileInputTest {
         String token = admin().contentType("application/json").body("{\"description\": \"fuzz\"}").post("/v1/join-tokens")
                 .then().statusCode(201).extract().path("token");
         credential = joinOrReuse(token, "fz-n1");
+        controllerCredential = joinOrReuse(token, "fz-ctl");
         for (int round = 0; round < ROUNDS; round++) {
             switch (random.nextInt(10)) {
                 case 0, 1 -> settingsPatch();
                 case 2 -> settingsPut();
-                case 3 -> adminFacts();
-                case 4 -> agentFacts();
+                case 3 -> agentFacts("controller facts PUT", "fz-ctl", controllerCredential);
+                case 4 -> agentFacts("agent facts PUT", "fz-n1", credential);
                 case 5 -> join(token);
                 case 6 -> agentStatus();
                 case 7 -> plan();
@@ -169,19 +171,12 @@ class HostileInputTest {
                 .body(sent.getBytes(StandardCharsets.UTF_8)).put("/v1/slurm/settings"));
     }
 
-    void adminFacts() throws IOException {
-        String node = random.nextInt(4) == 0 ? hostileName() : "fz-ctl";
-        String body = facts(node.equals("fz-ctl") ? "fz-ctl" : "");
-        adminWrite("admin facts PUT", () -> admin().contentType("application/json").body(body.getBytes(StandardCharsets.UTF_8))
-                .put("/v1/nodes/" + encode(node) + "/facts"));
-    }
-
-    void agentFacts() throws Exception {
-        String body = facts("fz-n1");
+    void agentFacts(String what, String node, String bearer) throws Exception {
+        String body = facts(node);
         byte[] before = state("inventory.json");
-        int status = agent("agent facts PUT", "PUT", "/v1/agent/facts", body, credential);
+        int status = agent(what, "PUT", "/v1/agent/facts", body, bearer);
         if (status >= 400) {
-            assertStateUnchanged("inventory.json", before, "agent facts " + body);
+            assertStateUnchanged("inventory.json", before, what + " " + body);
         }
     }
 

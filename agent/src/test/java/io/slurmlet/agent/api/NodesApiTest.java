@@ -3,12 +3,16 @@ package io.slurmlet.agent.api;
 import io.quarkus.test.junit.QuarkusTest;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
 import static io.slurmlet.agent.api.ApiTestSupport.reset;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Facts the agents report, and what the leader's status makes of them with the planner. */
 @QuarkusTest
@@ -22,19 +26,27 @@ class NodesApiTest {
     }
 
     static void report(String node, String slurm) {
-        admin().contentType("application/json").body(facts(slurm)).put("/v1/nodes/" + node + "/facts").then().statusCode(200);
+        assertEquals(200, facts(node, facts(slurm)).status());
+    }
+
+    static TestAgents.Answer facts(String node, String body) {
+        try {
+            return TestAgents.reportFacts(node, body);
+        } catch (Exception e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test
     void aReportIsStoredOnceAndAgainOnlyWhenItChanges() {
         // The test leader's state outlives a run: a name of this run's own.
         String node = "rep" + Long.toString(System.nanoTime(), 36);
-        admin().contentType("application/json").body(facts("24.11.5")).put("/v1/nodes/" + node + "/facts").then()
-                .statusCode(200).body("changed", equalTo(true)).body("node", equalTo(node));
-        admin().contentType("application/json").body(facts("24.11.5")).put("/v1/nodes/" + node + "/facts").then()
-                .statusCode(200).body("changed", equalTo(false));
-        admin().contentType("application/json").body(facts("24.11.6")).put("/v1/nodes/" + node + "/facts").then()
-                .statusCode(200).body("changed", equalTo(true));
+        TestAgents.Answer first = facts(node, facts("24.11.5"));
+        assertEquals(200, first.status(), first.body());
+        assertEquals(true, first.json().getBoolean("changed"));
+        assertEquals(node, first.json().getString("node"));
+        assertEquals(false, facts(node, facts("24.11.5")).json().getBoolean("changed"));
+        assertEquals(true, facts(node, facts("24.11.6")).json().getBoolean("changed"));
         admin().get("/v1/nodes").then().statusCode(200)
                 .body(node + ".cpus", equalTo(64))
                 .body(node + ".slurm_version", equalTo("24.11.6"))
@@ -42,39 +54,47 @@ class NodesApiTest {
     }
 
     @Test
+    void theAdminApiTakesNoFacts() {
+        // Facts come from the machines' own agents, over their channel, with their credential.
+        admin().contentType("application/json").body(facts("24.11.5")).put("/v1/nodes/rep2/facts").then().statusCode(404);
+    }
+
+    @Test
     void badReportsAreRefusedNamingWhatIsWrong() {
-        admin().contentType("application/json").body(facts("24.11.5")).put("/v1/nodes/ALL/facts").then()
-                .statusCode(400).body("problems[0].message", startsWith("node \"ALL\" is a word slurm.conf reserves"));
-        admin().contentType("application/json").body("{\"cpus\": 0, \"memory_mib\": 0}").put("/v1/nodes/rep2/facts").then()
-                .statusCode(400).body("error", equalTo("the facts were not stored: 5 problems"))
-                .body("problems.key", contains("cpus", "sockets", "cores_per_socket", "threads_per_core", "memory_mib"));
-        admin().contentType("application/json").body("{\"cpu\": 4}").put("/v1/nodes/rep2/facts").then()
-                .statusCode(400).body("error", startsWith("unknown key \"cpu\""));
-        admin().contentType("application/json").body("{\"name\": \"other\", \"cpus\": 1, \"sockets\": 1, "
-                        + "\"cores_per_socket\": 1, \"threads_per_core\": 1, \"memory_mib\": 1}")
-                .put("/v1/nodes/rep2/facts").then()
-                .statusCode(400).body("problems[0].key", equalTo("name"));
+        TestAgents.Answer all = facts("ALL", facts("24.11.5"));
+        assertEquals(400, all.status(), all.body());
+        assertTrue(all.body().contains("is a word slurm.conf reserves"), all.body());
+        TestAgents.Answer zero = facts("rep2", "{\"cpus\": 0, \"memory_mib\": 0}");
+        assertEquals(400, zero.status(), zero.body());
+        assertEquals("the facts were not stored: 5 problems", zero.json().getString("error"));
+        assertEquals(List.of("cpus", "sockets", "cores_per_socket", "threads_per_core", "memory_mib"), zero.json().getList("problems.key"));
+        TestAgents.Answer unknown = facts("rep2", "{\"cpu\": 4}");
+        assertEquals(400, unknown.status(), unknown.body());
+        assertTrue(unknown.json().getString("error").startsWith("unknown key \"cpu\""), unknown.body());
+        TestAgents.Answer other = facts("rep2", "{\"name\": \"other\", \"cpus\": 1, \"sockets\": 1, "
+                + "\"cores_per_socket\": 1, \"threads_per_core\": 1, \"memory_mib\": 1}");
+        assertEquals(400, other.status(), other.body());
+        assertEquals("name", other.json().getString("problems[0].key"));
     }
 
     @Test
     void factsThatWouldPutALineIntoSlurmConfAreRefusedAndNotStored() {
         String node = "evil" + Long.toString(System.nanoTime(), 36);
-        admin().contentType("application/json")
-                .body(facts("24.11.5").replace("\"cpus\"", "\"address\": \"10.0.0.2\\nPrologSlurmctld=/tmp/evil\\n#\", \"cpus\""))
-                .put("/v1/nodes/" + node + "/facts").then()
-                .statusCode(400).body("problems[0].key", equalTo("address"))
-                .body("problems[0].value", equalTo("10.0.0.2\nPrologSlurmctld=/tmp/evil\n#"))
-                .body("problems[0].message", startsWith("address \"10.0.0.2\\u000aPrologSlurmctld=/tmp/evil\\u000a#\" is not an IP address or a host name"));
-        admin().contentType("application/json").body(facts("24.11.5").replace("\"count\": 8", "\"count\": -5"))
-                .put("/v1/nodes/" + node + "/facts").then()
-                .statusCode(400).body("problems[0].key", equalTo("gpus[0].count"));
-        admin().contentType("application/json").body(facts("24.11.5").replace("\"model\": \"NVIDIA H200\", ", ""))
-                .put("/v1/nodes/" + node + "/facts").then()
-                .statusCode(400).body("problems[0].key", equalTo("gpus[0].model"));
+        TestAgents.Answer line = facts(node, facts("24.11.5").replace("\"cpus\"", "\"address\": \"10.0.0.2\\nPrologSlurmctld=/tmp/evil\\n#\", \"cpus\""));
+        assertEquals(400, line.status(), line.body());
+        assertEquals("address", line.json().getString("problems[0].key"));
+        assertEquals("10.0.0.2\nPrologSlurmctld=/tmp/evil\n#", line.json().getString("problems[0].value"));
+        assertTrue(line.json().getString("problems[0].message")
+                .startsWith("address \"10.0.0.2\\u000aPrologSlurmctld=/tmp/evil\\u000a#\" is not an IP address or a host name"), line.body());
+        assertEquals("gpus[0].count", facts(node, facts("24.11.5").replace("\"count\": 8", "\"count\": -5")).json()
+                .getString("problems[0].key"));
+        assertEquals("gpus[0].model", facts(node, facts("24.11.5").replace("\"model\": \"NVIDIA H200\", ", "")).json()
+                .getString("problems[0].key"));
         admin().get("/v1/nodes").then().statusCode(200).body("containsKey('" + node + "')", equalTo(false));
         report(node, "24.11.5");
-        admin().contentType("application/json").body(facts("24.11.5")).put("/v1/nodes/" + node.toUpperCase() + "/facts").then()
-                .statusCode(400).body("problems[0].message", startsWith("node " + node.toUpperCase() + " is " + node + " but for case"));
+        // Host names ignore case: a machine of the same name but for case cannot join beside it.
+        TestAgents.Answer upper = facts(node.toUpperCase(), facts("24.11.5"));
+        assertEquals(409, upper.status(), upper.body());
     }
 
     @Test

@@ -1,8 +1,8 @@
 package io.slurmlet.agent.api;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.slurmlet.agent.leader.LeaderStartup;
-import io.slurmlet.agent.leader.Pki;
+import io.slurmlet.agent.trust.LeaderChannel;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.model.facts.NodeFacts;
 import jakarta.inject.Inject;
@@ -43,7 +43,7 @@ class UnauthenticatedLoadTest {
     static final int SLOW_HEADERS = 1000;
 
     @Inject
-    LeaderStartup leader;
+    LeaderChannel leader;
 
     @Inject
     Pki pki;

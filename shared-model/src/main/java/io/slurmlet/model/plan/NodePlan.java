@@ -57,6 +57,10 @@ public record NodePlan(
     public static final String RESUME = "resume";
     /** The node is drained with the reason after this prefix, as {@code drain:slurmlet: not lent}. */
     public static final String DRAIN = "drain:";
+    /** The reason slurmlet drains a node that is the platform's. */
+    public static final String NOT_LENT = "slurmlet: not lent";
+    /** The reason slurmlet drains a node it is taking back for the platform. */
+    public static final String RECLAIMING = "slurmlet: reclaiming for the platform";
 
     /** A plan without Slurm node states: every machine but the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
@@ -99,6 +103,11 @@ public record NodePlan(
     @JsonProperty("munge_key")
     MungeKey mungeKeyForJson() {
         return mungeKey.orElse(null);
+    }
+
+    /** Whether a node is being taken back for the platform (the controller then watches for its last job to end). */
+    public boolean reclaiming() {
+        return nodeStates.values().stream().anyMatch(v -> v.equals(DRAIN + RECLAIMING));
     }
 
     public boolean runs(Role role) {

@@ -2,7 +2,7 @@ package io.slurmlet.agent.leader.lending;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import io.slurmlet.agent.leader.StateFile;
+import io.slurmlet.agent.store.StateFile;
 
 import java.io.IOException;
 import java.nio.file.Path;

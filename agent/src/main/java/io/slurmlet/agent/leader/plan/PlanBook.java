@@ -2,7 +2,7 @@ package io.slurmlet.agent.leader.plan;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import io.slurmlet.agent.leader.StateFile;
+import io.slurmlet.agent.store.StateFile;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PublishedPlan;
 

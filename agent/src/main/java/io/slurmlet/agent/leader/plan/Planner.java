@@ -93,10 +93,6 @@ public final class Planner {
         }
     }
 
-    /** The reason slurmlet drains a node that is the platform's. */
-    public static final String NOT_LENT = "slurmlet: not lent";
-    /** The reason slurmlet drains a node it is taking back for the platform. */
-    public static final String RECLAIMING = "slurmlet: reclaiming for the platform";
 
     private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey, Lent lending,
                               List<Account> accounts) {
@@ -159,7 +155,7 @@ public final class Planner {
             if (roles.contains(Role.CONTROLLER) && !files.isEmpty()) {
                 for (String n : s.nodes()) {
                     nodeStates.put(n, lending.lent().contains(n) ? NodePlan.RESUME
-                            : NodePlan.DRAIN + (lending.reclaiming().contains(n) ? RECLAIMING : NOT_LENT));
+                            : NodePlan.DRAIN + (lending.reclaiming().contains(n) ? NodePlan.RECLAIMING : NodePlan.NOT_LENT));
                 }
             }
             boolean users = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());

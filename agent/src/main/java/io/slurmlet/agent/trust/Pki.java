@@ -1,4 +1,4 @@
-package io.slurmlet.agent.leader;
+package io.slurmlet.agent.trust;
 
 import io.slurmlet.agent.system.AtomicFile;
 import org.bouncycastle.asn1.x500.X500Name;

@@ -1,4 +1,4 @@
-package io.slurmlet.agent.leader;
+package io.slurmlet.agent.store;
 
 import java.io.IOException;
 

@@ -1,4 +1,6 @@
-package io.slurmlet.agent.leader;
+package io.slurmlet.agent.trust;
+
+import io.slurmlet.agent.store.StateFile;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 

@@ -1,4 +1,4 @@
-package io.slurmlet.agent.leader;
+package io.slurmlet.agent.store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.agent.system.AtomicFile;

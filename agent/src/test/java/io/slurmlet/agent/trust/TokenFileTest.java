@@ -1,4 +1,6 @@
-package io.slurmlet.agent.leader;
+package io.slurmlet.agent.trust;
+
+import io.slurmlet.agent.trust.TokenFile;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,0 +1,90 @@
+package io.slurmlet.agent.api;
+
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.Inventory;
+import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.PlanPublisher;
+import io.slurmlet.agent.leader.lending.LendingEngine;
+import io.slurmlet.agent.trust.AgentCredentials;
+import io.slurmlet.agent.trust.JoinTokens;
+import io.slurmlet.agent.trust.LeaderChannel;
+import io.slurmlet.agent.trust.Pki;
+import io.vertx.core.Vertx;
+import jakarta.annotation.Priority;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import jakarta.interceptor.Interceptor;
+
+import java.net.InetAddress;
+import java.util.List;
+
+/** On the leader: opens the {@link AgentChannel} once the leader's state is open, and closes it at shutdown. */
+@ApplicationScoped
+public class AgentChannelServer implements LeaderChannel {
+
+    /** After LeaderStartup, which opens the state the channel serves. */
+    static final int AFTER_THE_LEADERS_STATE = Interceptor.Priority.APPLICATION + 100;
+
+    @Inject
+    AgentConfig config;
+
+    @Inject
+    Instance<Pki> pki;
+
+    @Inject
+    Instance<JoinTokens> joinTokens;
+
+    @Inject
+    Instance<AgentCredentials> credentials;
+
+    @Inject
+    Instance<Inventory> inventory;
+
+    @Inject
+    Instance<PlanPublisher> plans;
+
+    @Inject
+    Instance<NodeReports> reports;
+
+    @Inject
+    Instance<LendingEngine> lending;
+
+    private AgentChannel channel;
+    private volatile int agentPort;
+
+    void start(@Observes @Priority(AFTER_THE_LEADERS_STATE) StartupEvent event, Vertx vertx) throws Exception {
+        if (!config.isLeader()) {
+            return;
+        }
+        channel = new AgentChannel(pki.get(), joinTokens.get(), credentials.get(), inventory.get(), plans.get(),
+                reports.get(), config.node().pollWait(), lending.get());
+        agentPort = channel.start(vertx, config);
+    }
+
+    void stop(@Observes ShutdownEvent event) {
+        if (channel != null) {
+            channel.close();
+        }
+    }
+
+    @Override
+    public int agentPort() {
+        return agentPort;
+    }
+
+    @Override
+    public String advertisedUrl() {
+        String host = config.leader().advertise().orElse(List.of()).stream().findFirst().orElseGet(() -> {
+            try {
+                return InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException e) {
+                return "localhost";
+            }
+        });
+        return "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + agentPort;
+    }
+}
