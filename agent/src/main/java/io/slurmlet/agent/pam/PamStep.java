@@ -6,7 +6,6 @@ import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.plan.Role;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -66,7 +65,7 @@ public final class PamStep implements Step {
         try {
             Optional<Files.Stat> kept = files.stat(backup);
             Path sshd = at(SSHD);
-            if (!wanted(plan)) {
+            if (!plan.pamAdopt()) {
                 if (kept.isEmpty()) {
                     return Outcome.unchanged(name(), "sshd's PAM stack is the site's");
                 }
@@ -80,10 +79,12 @@ public final class PamStep implements Step {
                         + "letter or _, at most 32): set the group's name in /etc/slurmlet/agent.yaml; sshd's PAM stack is left as it is")
                         .formatted(io.slurmlet.model.text.Text.quote(adminGroup.get())));
             }
+            // The planner wants pam_slurm_adopt here only where its slurm.conf has PrologFlags=Contain and
+            // proctrack/cgroup; until slurmd runs that very file, every user would be refused.
             String conf = plan.files().getOrDefault("/etc/slurm/slurm.conf", "");
             Optional<Files.Stat> live = files.stat(at(Path.of("/etc/slurm/slurm.conf")));
-            if (!conf.contains("PrologFlags=Contain") || !conf.contains("ProctrackType=proctrack/cgroup")
-                    || live.isEmpty() || !new String(live.get().content(), StandardCharsets.UTF_8).equals(conf) || !services.isActive("slurmd")) {
+            if (conf.isEmpty() || live.isEmpty() || !new String(live.get().content(), StandardCharsets.UTF_8).equals(conf)
+                    || !services.isActive("slurmd")) {
                 return Outcome.unchanged(name(), "pam_slurm_adopt waits for slurmd to run with PrologFlags=Contain and proctrack/cgroup");
             }
             Optional<String> module = module();
@@ -122,10 +123,6 @@ public final class PamStep implements Step {
         } catch (IOException | SystemException e) {
             return Outcome.failed(name(), e.getMessage());
         }
-    }
-
-    static boolean wanted(NodePlan plan) {
-        return plan.users() != null && plan.runs(Role.COMPUTE) && !plan.runs(Role.CONTROLLER);
     }
 
     /**

@@ -8,8 +8,8 @@ import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.plan.Role;
-import io.slurmlet.model.settings.SharedStorage;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,7 +20,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The Slurm cluster's shared storage on this machine, as the settings' {@code shared} says:
+ * The Slurm cluster's shared storage on this machine, as the plan's {@link StoragePlan} says (the
+ * planner's reading of the settings' {@code shared}):
  * <ul>
  *   <li>{@code nfs}: the site's export mounted at {@code path} by a systemd mount unit named from
  *       the path (systemd's escaping), ordered after the network;</li>
@@ -45,8 +46,6 @@ public final class StorageStep implements Step {
     static final Path EXPORTS = Path.of("/etc/exports.d/slurmlet.exports");
     static final String KERNEL_SERVER = "nfs-server";
     static final String GANESHA = "nfs-ganesha";
-    private static final java.util.regex.Pattern MACHINE = java.util.regex.Pattern.compile("^(?:NodeName|SlurmctldHost)=([^\\s(]+)",
-            java.util.regex.Pattern.MULTILINE);
 
     private final Files files;
     private final HostFiles host;
@@ -70,20 +69,13 @@ public final class StorageStep implements Step {
     @Override
     public Outcome apply(NodePlan plan) {
         List<String> done = new ArrayList<>();
+        StoragePlan storage = plan.storage();
+        String path = storage.path();
         try {
-            SharedStorage shared = plan.shared();
             String wantedUnit = "";
-            Optional<String> what = Optional.empty();
-            String path = shared == null ? "" : shared.path().replaceAll("/+$", "");
-            if (shared != null && shared.nfs() != null && !shared.nfs().isEmpty()) {
-                what = Optional.of(shared.nfs());
-            } else if (shared != null && shared.server() != null && !shared.server().isEmpty() && !shared.server().equals(plan.node())) {
-                what = Optional.of(shared.server() + ":" + path);
-            }
-            if (what.isPresent()) {
+            if (storage instanceof StoragePlan.Mount mount) {
                 wantedUnit = unitName(path);
-                boolean ours = shared.nfs() == null || shared.nfs().isEmpty();
-                byte[] unit = unit(what.get(), path, ours ? "_netdev,vers=3" : "_netdev").getBytes(StandardCharsets.UTF_8);
+                byte[] unit = unit(mount.source(), path, mount.ours() ? "_netdev,vers=3" : "_netdev").getBytes(StandardCharsets.UTF_8);
                 Path file = at(UNITS.resolve(wantedUnit));
                 Optional<Files.Stat> now = files.stat(file);
                 boolean changed = now.isEmpty() || !Arrays.equals(now.get().content(), unit);
@@ -95,31 +87,29 @@ public final class StorageStep implements Step {
                 if (!services.isEnabled(wantedUnit)) {
                     services.enable(wantedUnit);
                 }
-                String key = ours ? "shared.server" : "shared.nfs";
+                String key = mount.ours() ? "shared.server" : "shared.nfs";
                 try {
                     if (!services.isActive(wantedUnit)) {
                         services.start(wantedUnit);
-                        done.add("mounted " + what.get() + " at " + path);
+                        done.add("mounted " + mount.source() + " at " + path);
                     } else if (changed) {
                         services.restart(wantedUnit);
-                        done.add("mounted " + what.get() + " at " + path + " again (the export changed)");
+                        done.add("mounted " + mount.source() + " at " + path + " again (the export changed)");
                     }
                 } catch (SystemException e) {
                     return Outcome.failed(name(), ("%s: the export %s could not be mounted at %s (%s): check that it answers and "
-                            + "exports %s to this machine; slurmd waits for it").formatted(key, what.get(), path, e.getMessage(), path));
+                            + "exports %s to this machine; slurmd waits for it").formatted(key, mount.source(), path, e.getMessage(), path));
                 }
             }
             for (String removed : removeUnwanted(wantedUnit)) {
                 done.add("unmounted and removed " + removed);
             }
             keepSlurmdDropIn(plan.runs(Role.COMPUTE) ? path : "", done);
-            boolean server = shared != null && shared.server() != null && shared.server().equals(plan.node())
-                    && (shared.nfs() == null || shared.nfs().isEmpty());
-            if (server) {
-                return export(plan, path, done);
+            if (storage instanceof StoragePlan.Export export) {
+                return export(export, done);
             }
             unexport(done);
-            if (shared != null && what.isEmpty()) {
+            if (storage instanceof StoragePlan.Check) {
                 Optional<String> source = mountedAt(path);
                 if (source.isEmpty()) {
                     return Outcome.failed(name(), ("nothing is mounted at %s (shared.path with neither nfs nor server means the site "
@@ -132,7 +122,7 @@ public final class StorageStep implements Step {
             return Outcome.failed(name(), e.getMessage());
         }
         return done.isEmpty()
-                ? Outcome.unchanged(name(), plan.shared() == null ? "no shared storage in the settings" : "the shared storage is mounted")
+                ? Outcome.unchanged(name(), storage instanceof StoragePlan.None ? "no shared storage in the settings" : "the shared storage is mounted")
                 : Outcome.changed(name(), String.join("; ", done));
     }
 
@@ -152,14 +142,9 @@ public final class StorageStep implements Step {
     }
 
     /** The export on the server node: the folder, ganesha's configuration, ganesha running. */
-    private Outcome export(NodePlan plan, String path, List<String> done) throws IOException, SystemException {
-        List<String> clients = new ArrayList<>();
-        var m = MACHINE.matcher(plan.files().getOrDefault("/etc/slurm/slurm.conf", ""));
-        while (m.find()) {
-            if (!clients.contains(m.group(1))) {
-                clients.add(m.group(1));
-            }
-        }
+    private Outcome export(StoragePlan.Export export, List<String> done) throws IOException, SystemException {
+        String path = export.path();
+        List<String> clients = export.clients();
         if (clients.isEmpty()) {
             return Outcome.unchanged(name(), "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)");
         }

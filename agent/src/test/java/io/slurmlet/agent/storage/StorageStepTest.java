@@ -6,7 +6,9 @@ import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.agent.system.fake.FakeServices;
 import io.slurmlet.agent.system.linux.LinuxFiles;
 import io.slurmlet.agent.system.linux.LinuxHostFiles;
+import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.SharedStorage;
 import org.junit.jupiter.api.BeforeEach;
@@ -43,9 +45,13 @@ class StorageStepTest {
         step = new StorageStep(new LinuxFiles(), new LinuxHostFiles(root), services, commands, root);
     }
 
+    /** The plan the planner makes for {@code node} from the settings' {@code shared}, slurm.conf naming n0, n1 and n2. */
     static NodePlan plan(String node, SharedStorage shared) {
+        SlurmSettings s = new SlurmSettings(true, "lab", "n0", List.of("n1", "n2"), false, List.of(), "gpu", shared, "", false, null,
+                Map.of());
         return new NodePlan(node, Set.of(Role.COMPUTE), List.of(), Optional.empty(), Map.of("/etc/slurm/slurm.conf", CONF),
-                List.of("slurmd"), List.of(), Map.of(), null, "/home", shared);
+                List.of("slurmd"), List.of(), Map.of(), null, "/home",
+                Planner.storage(s, node, Set.of(Role.COMPUTE), List.of("n0", "n1", "n2")), false);
     }
 
     @Test

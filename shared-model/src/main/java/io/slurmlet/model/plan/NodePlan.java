@@ -31,7 +31,9 @@ import java.util.Set;
  * @param users    the accounts to keep as Linux users here (settings' users = "slurmlet"); null:
  *                 leave the machine's users alone
  * @param homeRoot where their homes are: {@code /home}, or {@code PATH/home} on shared storage
- * @param shared   the shared storage this machine mounts, exports or checks; null: none
+ * @param storage  what this machine does for the shared storage: mount, export, check, or none
+ * @param pamAdopt whether pam_slurm_adopt is to be in sshd's stack here (users = "slurmlet" on a
+ *                 compute node that is not the controller), once slurmd runs this plan's slurm.conf
  */
 public record NodePlan(
         @JsonProperty("node") String node,
@@ -44,13 +46,15 @@ public record NodePlan(
         @JsonProperty("node_states") Map<String, String> nodeStates,
         @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
         @JsonProperty("home_root") String homeRoot,
-        @JsonProperty("shared") io.slurmlet.model.settings.SharedStorage shared) {
+        @JsonProperty("storage") StoragePlan storage,
+        @JsonProperty("pam_adopt") boolean pamAdopt) {
 
-    /** A plan without shared storage. */
+    /** A plan without shared storage, and pam_slurm_adopt where users are kept on a compute node that is not the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems, Map<String, String> nodeStates,
                     List<io.slurmlet.model.users.Account> users, String homeRoot) {
-        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, users, homeRoot, null);
+        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, users, homeRoot, StoragePlan.NONE,
+                users != null && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER));
     }
 
     /** The node is lent: slurmlet's own drain is lifted. */
@@ -65,13 +69,13 @@ public record NodePlan(
     /** A plan without Slurm node states: every machine but the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems) {
-        this(node, roles, packages, mungeKey, files, services, problems, Map.of(), null, "/home", null);
+        this(node, roles, packages, mungeKey, files, services, problems, Map.of(), null, "/home", StoragePlan.NONE, false);
     }
 
     /** A plan that leaves the machine's users alone. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems, Map<String, String> nodeStates) {
-        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, null, "/home", null);
+        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, null, "/home", StoragePlan.NONE, false);
     }
 
     public NodePlan {
@@ -83,6 +87,7 @@ public record NodePlan(
         nodeStates = Collections.unmodifiableMap(new java.util.TreeMap<>(nodeStates == null ? Map.of() : nodeStates));
         users = users == null ? null : List.copyOf(users);
         homeRoot = homeRoot == null || homeRoot.isEmpty() ? "/home" : homeRoot;
+        storage = storage == null ? StoragePlan.NONE : storage;
     }
 
     @JsonCreator
@@ -93,10 +98,17 @@ public record NodePlan(
                              @JsonProperty("node_states") Map<String, String> nodeStates,
                              @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
                              @JsonProperty("home_root") String homeRoot,
-                             @JsonProperty("shared") io.slurmlet.model.settings.SharedStorage shared) {
+                             @JsonProperty("storage") StoragePlan storage,
+                             @JsonProperty("pam_adopt") Boolean pamAdopt,
+                             @JsonProperty("shared") Object legacyShared) {
+        if (legacyShared != null && storage == null) {
+            // Its storage would read as none, and a mount under running jobs would be removed: never applied.
+            throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it says shared, not storage): "
+                    + "upgrade slurmlet on the leader; this machine is left as it is until then");
+        }
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
                 Optional.ofNullable(mungeKey), files == null ? Map.of() : files, services == null ? List.of() : services,
-                problems == null ? List.of() : problems, nodeStates, users, homeRoot, shared);
+                problems == null ? List.of() : problems, nodeStates, users, homeRoot, storage, pamAdopt != null && pamAdopt);
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */

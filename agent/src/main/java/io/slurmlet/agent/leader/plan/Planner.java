@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader.plan;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.agent.slurm.VersionSkew;
@@ -11,6 +12,7 @@ import io.slurmlet.agent.slurm.conf.Rendered;
 import io.slurmlet.agent.slurm.conf.SlurmConfig;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.settings.SharedStorage;
 import io.slurmlet.model.settings.SlurmSettings;
 
 import java.util.ArrayList;
@@ -100,6 +102,7 @@ public final class Planner {
         List<Problem> problems = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         Map<String, String> files = Map.of();
+        List<String> machines = List.of();
         Optional<SlurmVersion> controllerVersion = Optional.empty();
 
         if (s.enabled()) {
@@ -124,6 +127,7 @@ public final class Planner {
                 Map<String, String> paths = new LinkedHashMap<>();
                 rendered.files().forEach((name, text) -> paths.put(SLURM_DIR + name, text));
                 files = paths;
+                machines = rendered.machines();
             }
         }
 
@@ -161,8 +165,8 @@ public final class Planner {
             boolean users = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
             String sharedPath = s.shared() == null || s.shared().path() == null ? "" : s.shared().path();
             List<String> packages = new ArrayList<>(packages(roles, facts.os()));
-            if (!roles.isEmpty() && s.shared() != null && name.equals(s.shared().server())
-                    && (s.shared().nfs() == null || s.shared().nfs().isEmpty())) {
+            StoragePlan storage = storage(s, name, roles, machines);
+            if (storage instanceof StoragePlan.Export) {
                 packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
             }
             if (users && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER)) {
@@ -173,10 +177,33 @@ public final class Planner {
                     roles.isEmpty() ? Map.of() : files,
                     services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates,
                     users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home",
-                    roles.isEmpty() || sharedPath.isEmpty() ? null : s.shared()));
+                    storage, users && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER)));
             problems.addAll(nodeProblems);
         }
         return new Plans(plans, problems, notes);
+    }
+
+    /**
+     * What {@code node} does for the shared storage: the site's export mounted ({@code shared.nfs}),
+     * the server's exported to the machines slurm.conf names and mounted everywhere else
+     * ({@code shared.server}), or only checked ({@code shared.path} alone); nothing without a role.
+     *
+     * @param machines who slurm.conf names, the controller first: the server's export goes to them
+     */
+    public static StoragePlan storage(SlurmSettings s, String node, Set<Role> roles, List<String> machines) {
+        SharedStorage shared = s.shared();
+        if (roles.isEmpty() || shared == null || shared.path() == null || shared.path().isEmpty()) {
+            return StoragePlan.NONE;
+        }
+        String path = shared.path().replaceAll("/+$", "");
+        if (shared.nfs() != null && !shared.nfs().isEmpty()) {
+            return new StoragePlan.Mount(path, shared.nfs(), false);
+        }
+        String server = shared.server() == null ? "" : shared.server();
+        if (server.isEmpty()) {
+            return new StoragePlan.Check(path);
+        }
+        return server.equals(node) ? new StoragePlan.Export(path, machines) : new StoragePlan.Mount(path, server + ":" + path, true);
     }
 
     /** The packages of a machine's roles, in its package manager's names. */

@@ -16,13 +16,22 @@ import java.util.Map;
  * @param problems  what stops the files being made (a version slurmlet cannot write for, a setting the
  *                  version does not have), each naming key, value and fix
  * @param notes     what status should say: nodes left out until they report, a newer Slurm than any generator
+ * @param machines  the machines slurm.conf names, each once: the controller, then the nodes in its order
+ *                  (who the shared storage's server exports to); empty without files
  */
-public record Rendered(String generator, Map<String, String> files, List<Problem> problems, List<String> notes) {
+public record Rendered(String generator, Map<String, String> files, List<Problem> problems, List<String> notes,
+                       List<String> machines) {
 
     public Rendered {
         files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
         problems = List.copyOf(problems);
         notes = List.copyOf(notes);
+        machines = List.copyOf(machines);
+    }
+
+    /** No files: nothing named. */
+    public Rendered(String generator, Map<String, String> files, List<Problem> problems, List<String> notes) {
+        this(generator, files, problems, notes, List.of());
     }
 
     public boolean ok() {

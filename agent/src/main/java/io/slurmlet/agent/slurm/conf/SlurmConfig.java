@@ -66,7 +66,10 @@ public final class SlurmConfig {
         if (!waiting.isEmpty()) {
             notes.add("not in Slurm until their agents report their machines: " + HostList.compress(waiting));
         }
-        return new Rendered(generator.name(), generator.files(in, nodes), List.of(), notes);
+        Set<String> machines = new LinkedHashSet<>();
+        machines.add(in.settings().controller());
+        nodes.forEach(n -> machines.add(n.name()));
+        return new Rendered(generator.name(), generator.files(in, nodes), List.of(), notes, List.copyOf(machines));
     }
 
     /** The nodes that run slurmd, in Slurm's order: named ones, and with all_nodes every node with facts. */

@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader.plan;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -149,5 +150,50 @@ class PlannerTest {
                 "a new node changes slurm.conf, so the plan of every Slurm machine, the controller included");
         assertEquals(2, book.get("n1").orElseThrow().revision());
         assertFalse(book.get("nobody").isPresent());
+    }
+
+    static SlurmSettings sharing(io.slurmlet.model.settings.SharedStorage shared, String users) {
+        return new SlurmSettings(true, "lab", "c0", List.of("n2", "n1"), false, List.of(), null, shared, users, false, null, Map.of());
+    }
+
+    @Test
+    void theServerExportsToTheMachinesSlurmConfNamesAndTheOthersMountIt() {
+        var plans = Planner.plan(sharing(new io.slurmlet.model.settings.SharedStorage("/shared/", "", "c0"), ""),
+                inventory("24.11.5", "c0", "n1", "n2", "other"), KEY).nodes();
+        assertEquals(new StoragePlan.Export("/shared", List.of("c0", "n1", "n2")), plans.get("c0").storage(),
+                "the controller, then the nodes in slurm.conf's order");
+        assertEquals(new StoragePlan.Mount("/shared", "c0:/shared", true), plans.get("n1").storage());
+        assertEquals(StoragePlan.NONE, plans.get("other").storage(), "no role, no storage");
+        assertTrue(plans.get("c0").packages().contains("nfs-ganesha"));
+        assertFalse(plans.get("n1").packages().contains("nfs-ganesha"));
+    }
+
+    @Test
+    void aSitesExportIsMountedEverywhereAndAPathAloneIsOnlyChecked() {
+        var nfs = Planner.plan(sharing(new io.slurmlet.model.settings.SharedStorage("/shared", "nas:/export", ""), ""),
+                inventory("24.11.5", "c0", "n1"), KEY).nodes();
+        assertEquals(new StoragePlan.Mount("/shared", "nas:/export", false), nfs.get("c0").storage());
+        assertEquals(new StoragePlan.Mount("/shared", "nas:/export", false), nfs.get("n1").storage());
+        var site = Planner.plan(sharing(new io.slurmlet.model.settings.SharedStorage("/lustre", "", ""), ""),
+                inventory("24.11.5", "c0", "n1"), KEY).nodes();
+        assertEquals(new StoragePlan.Check("/lustre"), site.get("n1").storage());
+        assertEquals(StoragePlan.NONE, Planner.plan(sharing(null, ""), inventory("24.11.5", "c0", "n1"), KEY).nodes().get("n1").storage());
+    }
+
+    @Test
+    void theServersExportWaitsForTheControllersVersion() {
+        var plans = Planner.plan(sharing(new io.slurmlet.model.settings.SharedStorage("/shared", "", "n1"), ""),
+                inventory("", "c0", "n1", "n2"), KEY).nodes();
+        assertEquals(new StoragePlan.Export("/shared", List.of()), plans.get("n1").storage(), "no slurm.conf, no machines yet");
+    }
+
+    @Test
+    void pamSlurmAdoptIsPlannedOnComputeNodesThatAreNotTheControllerOnlyWithUsers() {
+        var plans = Planner.plan(sharing(null, SlurmSettings.USERS_SLURMLET), inventory("24.11.5", "c0", "n1", "n2", "other"), KEY).nodes();
+        assertTrue(plans.get("n1").pamAdopt());
+        assertTrue(plans.get("n2").pamAdopt());
+        assertFalse(plans.get("c0").pamAdopt(), "never on the controller: users log in there to submit jobs");
+        assertFalse(plans.get("other").pamAdopt());
+        assertFalse(Planner.plan(sharing(null, ""), inventory("24.11.5", "c0", "n1"), KEY).nodes().get("n1").pamAdopt());
     }
 }
