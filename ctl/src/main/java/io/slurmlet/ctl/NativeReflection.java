@@ -36,7 +36,9 @@ import io.slurmlet.model.users.Accounts;
         SettingsPreview.DaemonChange.class, SettingsPreview.Change.class, SettingsPreview.Action.class,
         SlurmStatus.class, SlurmStatus.NodeStatus.class, StepStatus.class,
         NodeFacts.class, NodeFacts.Gpus.class,
-        MungeKey.class, NodePlan.class, PublishedPlan.class, Role.class,
+        MungeKey.class, NodePlan.class, PublishedPlan.class, Role.class, io.slurmlet.model.plan.StoragePlan.class,
+        io.slurmlet.model.plan.StoragePlan.None.class, io.slurmlet.model.plan.StoragePlan.Mount.class,
+        io.slurmlet.model.plan.StoragePlan.Export.class, io.slurmlet.model.plan.StoragePlan.Check.class,
         SlurmSettings.class, SharedStorage.class, Experimental.class, Problem.class,
         Account.class, Accounts.class})
 final class NativeReflection {

@@ -132,7 +132,7 @@ public class NodeAgent {
                 state.forgetCredential();
             }
         };
-        poller = new PlanPoller(connector, state, wiring.facts(), book, runner, poster, reclaimWatch(wiring), config.node().pollWait(),
+        poller = new PlanPoller(connector, state, wiring.facts(), book, runner, poster, nodeStatesWatch(wiring), config.node().pollWait(),
                 Duration.ofSeconds(1));
         if (stopping) {
             return;
@@ -172,8 +172,8 @@ public class NodeAgent {
     }
 
     /** The controller holds a node being reclaimed: it looks at Slurm's node states every 2 s, between passes too. */
-    private PlanPoller.ReclaimWatch reclaimWatch(NodeWiring wiring) {
-        return new PlanPoller.ReclaimWatch() {
+    private PlanPoller.NodeStatesWatch nodeStatesWatch(NodeWiring wiring) {
+        return new PlanPoller.NodeStatesWatch() {
             @Override
             public boolean reclaiming(PublishedPlan plan) {
                 return plan.plan().reclaiming();

@@ -34,11 +34,14 @@ final class PlanPoller {
         void forget() throws IOException;
     }
 
-    /** The controller's look at Slurm's node states between passes, while a node is being reclaimed. */
-    interface ReclaimWatch {
+    /**
+     * The controller's node-states step run beside the passes: every 2 s while a node is being
+     * reclaimed, and at once for a plan that changes node states alone (a lend, an unlend).
+     */
+    interface NodeStatesWatch {
         boolean reclaiming(PublishedPlan plan);
 
-        /** Looks once; whether what the leader was told changed. */
+        /** Runs the node-states step once; whether what the leader was told changed. */
         boolean look(PublishedPlan plan);
     }
 
@@ -48,14 +51,14 @@ final class PlanPoller {
     private final StepBook book;
     private final StepRunner runner;
     private final StatusPoster poster;
-    private final ReclaimWatch watch;
+    private final NodeStatesWatch watch;
     private final Duration pollWait;
     private final Duration firstBackoff;
     private volatile Leader link;
     private volatile boolean stopping;
 
     PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
-               ReclaimWatch watch, Duration pollWait, Duration firstBackoff) {
+               NodeStatesWatch watch, Duration pollWait, Duration firstBackoff) {
         this.connector = connector;
         this.state = state;
         this.facts = facts;
@@ -110,7 +113,12 @@ final class PlanPoller {
                     // A plan the leader hands out is applied at once, even one equal to ours (a
                     // restarted leader numbers plans anew): applying it again changes nothing.
                     state.savePlan(next.get());
+                    Optional<PublishedPlan> applied = runner.applied();
                     runner.offer(next.get());
+                    if (applied.isPresent() && onlyNodeStatesChange(applied.get(), next.get()) && watch.look(next.get())) {
+                        // A lend: the node is resumed now, not after the pass's other steps.
+                        poster.changed();
+                    }
                 }
                 backoff = firstBackoff;
             } catch (InterruptedException e) {
@@ -131,6 +139,15 @@ final class PlanPoller {
                 backoff = sleep(backoff);
             }
         }
+    }
+
+    /** Whether {@code next} differs from the plan applied last in Slurm's node states and in nothing else. */
+    static boolean onlyNodeStatesChange(PublishedPlan applied, PublishedPlan next) {
+        var a = applied.plan();
+        var b = next.plan();
+        return !a.nodeStates().equals(b.nodeStates()) && a.equals(new io.slurmlet.model.plan.NodePlan(b.node(), b.roles(),
+                b.packages(), b.mungeKey(), b.files(), b.services(), b.problems(), a.nodeStates(), b.users(), b.homeRoot(),
+                b.storage(), b.pamAdopt()));
     }
 
     private void offerPlanOnDisk() {

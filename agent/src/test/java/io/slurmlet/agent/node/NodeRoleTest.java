@@ -40,7 +40,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NodeRoleTest {
 
     static PublishedPlan plan(long revision) {
-        return new PublishedPlan(revision, new NodePlan("n1", Set.of(), List.of(), Optional.empty(), Map.of(), List.of(), List.of()));
+        return plan(revision, Map.of(), Map.of());
+    }
+
+    /** The controller's plan: its files, and the node states it is to keep in Slurm. */
+    static PublishedPlan plan(long revision, Map<String, String> files, Map<String, String> nodeStates) {
+        return new PublishedPlan(revision, new NodePlan("n1", Set.of(), List.of(), Optional.empty(), files, List.of(), List.of(),
+                nodeStates));
     }
 
     /** A step that does what it is told and counts its runs. */
@@ -203,6 +209,7 @@ class NodeRoleTest {
         final FakeLeader leader = new FakeLeader();
         final AtomicInteger connects = new AtomicInteger();
         final AtomicInteger forgotten = new AtomicInteger();
+        final AtomicInteger looks = new AtomicInteger();
         final StepRunner runner;
         final StatusPoster poster;
         final PlanPoller poller;
@@ -227,7 +234,7 @@ class NodeRoleTest {
                     forgotten.incrementAndGet();
                 }
             };
-            PlanPoller.ReclaimWatch none = new PlanPoller.ReclaimWatch() {
+            PlanPoller.NodeStatesWatch none = new PlanPoller.NodeStatesWatch() {
                 @Override
                 public boolean reclaiming(PublishedPlan plan) {
                     return false;
@@ -235,7 +242,8 @@ class NodeRoleTest {
 
                 @Override
                 public boolean look(PublishedPlan plan) {
-                    return false;
+                    looks.incrementAndGet();
+                    return true;
                 }
             };
             FactsStep facts = new FactsStep(node -> new FactsCollector.Collected(FACTS, List.of()), "n1");
@@ -309,5 +317,35 @@ class NodeRoleTest {
         await("the plan on disk, once the leader answered", () -> first.runs.get() == 1);
         assertEquals(Optional.of(plan(7)), role.runner.applied());
         assertFalse(role.leader.facts.isEmpty(), "after the facts reached the leader");
+    }
+
+    @Test
+    void aPlanThatChangesNodeStatesAloneReachesSlurmAtOnceThoughAPassHolds(@TempDir Path dir) throws Exception {
+        Role role = new Role(dir);
+        Map<String, String> files = Map.of("/etc/slurm/slurm.conf", "ClusterName=lab\n");
+        role.leader.polls.add(plan(1, files, Map.of("n2", "drain:slurmlet: not lent")));
+        await("plan 1 applied", () -> role.runner.applied().equals(Optional.of(plan(1, files, Map.of("n2", "drain:slurmlet: not lent")))));
+        assertEquals(0, role.looks.get(), "the first plan goes through the pass");
+        await("its status", () -> !role.leader.statuses.isEmpty());
+        Thread.sleep(200);
+        int statuses = role.leader.statuses.size();
+        second.hold = new CountDownLatch(1);
+        role.leader.polls.add(plan(2, files, Map.of("n2", "resume")));
+        await("the lend reaches Slurm", () -> role.looks.get() == 1);
+        assertEquals(2, second.runs.get(), "while the pass for it still holds");
+        await("and the leader hears of it", () -> role.leader.statuses.size() > statuses);
+        second.hold.countDown();
+        await("plan 2 applied by the pass too", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
+        role.leader.polls.add(plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", "drain:slurmlet: not lent")));
+        await("plan 3 applied", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(3L)));
+        assertEquals(1, role.looks.get(), "a plan that changes files as well waits for its pass");
+    }
+
+    @Test
+    void onlyNodeStatesChangeComparesEverythingButTheNodeStates() {
+        PublishedPlan a = plan(1, Map.of("f", "x"), Map.of("n2", "resume"));
+        assertTrue(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "x"), Map.of("n2", "drain:r"))));
+        assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "y"), Map.of("n2", "drain:r"))));
+        assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "x"), Map.of("n2", "resume"))), "nothing changed");
     }
 }
