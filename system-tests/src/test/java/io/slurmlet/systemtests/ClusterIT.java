@@ -455,7 +455,9 @@ class ClusterIT {
     @Test
     @Order(11)
     void anAgentKilledBetweenSlurmConfAndSlurmdsRestartRestartsSlurmdWhenItIsBack() throws Exception {
-        String job = ok("n0", "sbatch", "--parsable", "-o", "/tmp/held-%j.out", "--wrap", "sleep 30; echo held-done").strip();
+        // The job runs until the test ends it, however long the agent takes to come back.
+        String job = ok("n0", "sbatch", "--parsable", "-o", "/tmp/held-%j.out", "--wrap",
+                "while [ ! -e /var/tmp/held-done ]; do sleep 0.2; done; echo held-done").strip();
         await(Duration.ofSeconds(30), "the job runs", () -> jobState(job).equals("RUNNING"));
         String node = ok("n0", "squeue", "-h", "-j", job, "-o", "%N").strip();
         ok(node, "sh", "-c", "mkdir -p \"$(dirname \"$0\")\" && printf '[Service]\\nEnvironment=SLURMLET_FAILPOINTS=slurm.files-written\\n' >\"$0\"",
@@ -500,6 +502,7 @@ class ClusterIT {
             }
         });
         assertEquals("RUNNING", jobState(job), "the job runs on");
+        ok(node, "touch", "/var/tmp/held-done");
         await(Duration.ofSeconds(60), "the job ends", () -> jobState(job).isEmpty());
         assertEquals("held-done", ok(node, "cat", "/tmp/held-" + job + ".out").strip());
     }

@@ -112,7 +112,7 @@ public final class AgentChannel implements AutoCloseable {
         server = vertx.createHttpServer(options).connectionHandler(connections::opened)
                 .requestHandler(request -> {
                     connections.requested(request.connection());
-                    BrokenBodies.answer(request);
+                    BrokenBodies.answer(request, false);
                     router.handle(request);
                 });
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
@@ -233,11 +233,11 @@ public final class AgentChannel implements AutoCloseable {
         NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), NodeFacts.class);
         List<Problem> problems = FactsCheck.problems(node, reported);
         if (!problems.isEmpty()) {
-            error(ctx, 400, NodesResource.refusal(problems));
+            error(ctx, 400, refusal(problems));
             return;
         }
         try {
-            boolean changed = inventory.report(NodesResource.named(node, reported));
+            boolean changed = inventory.report(named(node, reported));
             json(ctx, 200, Map.of("node", node, "changed", changed));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
@@ -304,6 +304,11 @@ public final class AgentChannel implements AutoCloseable {
 
     private void failure(RoutingContext ctx) {
         Throwable cause = ctx.failure();
+        if (ctx.response().ended()) {
+            // Answered already: a body that could not be decoded (BrokenBodies), a client gone.
+            LOG.debugf("%s %s ended after its answer: %s", ctx.request().method(), ctx.normalizedPath(), cause);
+            return;
+        }
         if (cause instanceof SettingsJson.BadJson bad) {
             error(ctx, 400, bad.getMessage());
         } else if (ctx.statusCode() == 413) {
@@ -314,6 +319,18 @@ public final class AgentChannel implements AutoCloseable {
             LOG.errorf(cause, "the agents' channel failed on %s %s", ctx.request().method(), ctx.normalizedPath());
             error(ctx, 500, "the leader failed to answer: its log says why");
         }
+    }
+
+    static ApiError refusal(List<Problem> problems) {
+        return new ApiError("the facts were not stored: %d problem%s"
+                .formatted(problems.size(), problems.size() == 1 ? "" : "s"), problems, null);
+    }
+
+    /** {@code reported} under the name of the machine that sent it. */
+    static NodeFacts named(String node, NodeFacts reported) {
+        return new NodeFacts(node, reported.address(), reported.cpus(), reported.boards(), reported.sockets(),
+                reported.coresPerSocket(), reported.threadsPerCore(), reported.memoryMiB(), reported.gpus(), reported.os(),
+                reported.slurmVersion());
     }
 
     private static byte[] bytes(RoutingContext ctx) {

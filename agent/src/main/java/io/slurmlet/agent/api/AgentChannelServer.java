@@ -53,7 +53,7 @@ public class AgentChannelServer implements LeaderChannel {
     @Inject
     Instance<LendingEngine> lending;
 
-    private AgentChannel channel;
+    private volatile AgentChannel channel;
     private volatile int agentPort;
 
     void start(@Observes @Priority(AFTER_THE_LEADERS_STATE) StartupEvent event, Vertx vertx) throws Exception {
@@ -65,7 +65,8 @@ public class AgentChannelServer implements LeaderChannel {
         agentPort = channel.start(vertx, config);
     }
 
-    void stop(@Observes ShutdownEvent event) {
+    /** Before lending stops (LeaderStartup's shutdown): no agent is answered by a leader half gone. */
+    void stop(@Observes @Priority(Interceptor.Priority.APPLICATION) ShutdownEvent event) {
         if (channel != null) {
             channel.close();
         }

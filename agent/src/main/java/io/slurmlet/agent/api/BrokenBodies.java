@@ -29,21 +29,26 @@ public class BrokenBodies {
     /** The admin API's routes (TCP and the socket): before every other route. */
     void adminApi(@Observes Router router) {
         router.route().order(Integer.MIN_VALUE).handler(ctx -> {
-            answer(ctx.request());
+            answer(ctx.request(), true);
             ctx.next();
         });
     }
 
-    /** Until {@code request} is read whole, a failure of its connection is answered with a 400. */
-    public static void answer(HttpServerRequest request) {
+    /**
+     * Until {@code request} is read whole, a failure of its connection is answered with a 400.
+     *
+     * @param logged whether the failure is logged (INFO): the admin API's, on loopback and the socket;
+     *               not the agents' channel's, where anyone on the network can send broken bodies
+     */
+    public static void answer(HttpServerRequest request, boolean logged) {
         request.connection().exceptionHandler(failure -> {
             HttpServerResponse response = request.response();
             if (request.isEnded() || response.headWritten() || response.ended() || response.closed()) {
                 return;
             }
             String why = Text.oneLine(failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage());
-            LOG.infof("the body of %s %s from %s could not be read: %s", request.method(), Text.oneLine(request.path()),
-                    request.remoteAddress(), why);
+            LOG.logf(logged ? Logger.Level.INFO : Logger.Level.DEBUG, "the body of %s %s from %s could not be read: %s",
+                    request.method(), Text.oneLine(request.path()), request.remoteAddress(), why);
             try {
                 response.setStatusCode(400)
                         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")

@@ -36,7 +36,7 @@ public class LeaderStartup {
     @Inject
     Instance<io.slurmlet.agent.leader.lending.LendingEngine> lending;
 
-    private boolean started;
+    private volatile boolean started;
 
     /** Before the agents' channel (api.AgentChannelServer) opens on what this opened. */
     void start(@Observes @Priority(Interceptor.Priority.APPLICATION) StartupEvent event, Vertx vertx) {
@@ -55,7 +55,8 @@ public class LeaderStartup {
         });
     }
 
-    void stop(@Observes ShutdownEvent event) {
+    /** After the agents' channel closed (api.AgentChannelServer). */
+    void stop(@Observes @Priority(Interceptor.Priority.APPLICATION + 100) ShutdownEvent event) {
         if (started) {
             lending.get().close();
         }

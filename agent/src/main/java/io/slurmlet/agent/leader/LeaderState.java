@@ -22,8 +22,9 @@ import java.util.List;
 /**
  * Opens the leader's durable state: the settings store, the node inventory, the tokens, the
  * agents' credentials, the cluster's CA and munge key. A state directory that cannot be read stops
- * the agent with the reason, rather than serving empty settings. {@link LeaderStartup} opens them at
- * start on the leader only; an agent that is not the leader never makes them.
+ * the agent with the reason, rather than serving empty settings. {@link LeaderStartup} (the settings)
+ * and the agents' channel (the CA, tokens and credentials) open them at start on the leader only; an
+ * agent that is not the leader never makes them.
  */
 @ApplicationScoped
 public class LeaderState {

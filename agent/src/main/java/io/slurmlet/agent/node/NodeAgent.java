@@ -181,13 +181,19 @@ public class NodeAgent {
 
             @Override
             public boolean look(PublishedPlan plan) {
-                List<SlurmNodeState> before = wiring.nodeStates().seen();
-                Outcome outcome = wiring.nodeStates().apply(plan.plan());
+                List<SlurmNodeState> before;
+                Outcome outcome;
+                List<SlurmNodeState> after;
+                synchronized (wiring.nodeStates()) { // with the pass's own run of it, one at a time
+                    before = wiring.nodeStates().seen();
+                    outcome = wiring.nodeStates().apply(plan.plan());
+                    after = wiring.nodeStates().seen();
+                }
                 book.record(outcome);
                 if (outcome.kind() != Outcome.Kind.UNCHANGED) {
                     LOG.infof("%s: %s", outcome.step(), outcome.detail());
                 }
-                return !before.equals(wiring.nodeStates().seen()) || outcome.kind() != Outcome.Kind.UNCHANGED;
+                return !before.equals(after) || outcome.kind() != Outcome.Kind.UNCHANGED;
             }
         };
     }

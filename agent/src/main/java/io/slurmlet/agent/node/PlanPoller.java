@@ -11,7 +11,8 @@ import java.util.Optional;
 /**
  * The node role's side of the leader: joins once, reports the machine's facts, long-polls its plan
  * and hands each new one to the {@link StepRunner}; on the controller, while a node is being
- * reclaimed, looks at Slurm's node states every 2 s. It never waits for a pass. With the leader
+ * reclaimed, looks at Slurm's node states every 2 s. It never waits for a pass to end (at most for
+ * the node-states step, which a pass and the poller run one at a time). With the leader
  * unreachable the machine stays as its last plan has it (the runner's resync repairs only what
  * drifted from that plan) and nothing new is applied; before the leader first answered, no plan
  * is applied at all, not even the one on disk. A 401 means the leader
@@ -110,8 +111,8 @@ final class PlanPoller {
                 Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L),
                         reclaiming ? RECLAIM_WATCH : pollWait);
                 if (next.isPresent()) {
-                    // A plan the leader hands out is applied at once, even one equal to ours (a
-                    // restarted leader numbers plans anew): applying it again changes nothing.
+                    // Another revision is applied at once, even with the same content (a restarted
+                    // leader numbers plans anew): applying it again changes nothing.
                     state.savePlan(next.get());
                     Optional<PublishedPlan> applied = runner.applied();
                     runner.offer(next.get());
@@ -143,11 +144,8 @@ final class PlanPoller {
 
     /** Whether {@code next} differs from the plan applied last in Slurm's node states and in nothing else. */
     static boolean onlyNodeStatesChange(PublishedPlan applied, PublishedPlan next) {
-        var a = applied.plan();
-        var b = next.plan();
-        return !a.nodeStates().equals(b.nodeStates()) && a.equals(new io.slurmlet.model.plan.NodePlan(b.node(), b.roles(),
-                b.packages(), b.mungeKey(), b.files(), b.services(), b.problems(), a.nodeStates(), b.users(), b.homeRoot(),
-                b.storage(), b.pamAdopt()));
+        return !applied.plan().nodeStates().equals(next.plan().nodeStates())
+                && applied.plan().equals(next.plan().withNodeStates(applied.plan().nodeStates()));
     }
 
     private void offerPlanOnDisk() {

@@ -12,7 +12,7 @@ import java.util.function.Supplier;
  * Posts the machine's status to the leader on a thread of its own: after a pass, after the reclaim
  * watch saw Slurm's node states change, and at once to a leader that answers again. Only the
  * latest report is sent (it is built when it is sent); one that could not be sent is sent again,
- * a second later, until it is. Neither a pass nor the long poll ever waits for it.
+ * after a second, then after longer waits with jitter (up to 10 s), until it is. Neither a pass nor the long poll ever waits for it.
  */
 final class StatusPoster extends Worker {
 
@@ -21,6 +21,8 @@ final class StatusPoster extends Worker {
     private final Supplier<Optional<Leader>> leader;
     private final Supplier<Optional<NodeReport>> report;
     private final Duration retry;
+    private static final Duration LONGEST = Duration.ofSeconds(10);
+    private Duration wait;
     private boolean due;
 
     /**
@@ -32,6 +34,7 @@ final class StatusPoster extends Worker {
         this.leader = leader;
         this.report = report;
         this.retry = retry;
+        this.wait = retry;
     }
 
     /** The status changed: the leader is to hear it. */
@@ -50,8 +53,12 @@ final class StatusPoster extends Worker {
                     }
                     due = false;
                 }
-                if (!send()) {
-                    Thread.sleep(retry.toMillis());
+                if (send()) {
+                    wait = retry;
+                } else {
+                    // Many machines lose the same leader at once: they call again apart, less and less often.
+                    Thread.sleep(wait.toMillis() + java.util.concurrent.ThreadLocalRandom.current().nextLong(1 + wait.toMillis()));
+                    wait = wait.multipliedBy(2).compareTo(LONGEST) > 0 ? LONGEST : wait.multipliedBy(2);
                     changed();
                 }
             } catch (InterruptedException e) {
@@ -74,7 +81,7 @@ final class StatusPoster extends Worker {
             to.get().postStatus(now.get());
             return true;
         } catch (IOException | RuntimeException e) {
-            LOG.debugf("the status did not reach the leader (%s): sent again in %s", e.getMessage(), retry);
+            LOG.debugf("the status did not reach the leader (%s): sent again soon", e.getMessage());
             return false;
         }
     }

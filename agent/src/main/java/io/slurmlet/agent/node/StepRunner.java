@@ -2,6 +2,7 @@ package io.slurmlet.agent.node;
 
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.PublishedPlan;
 import org.jboss.logging.Logger;
 
@@ -99,9 +100,19 @@ final class StepRunner extends Worker {
         long started = System.nanoTime();
         List<String> changed = new ArrayList<>();
         for (Step step : steps) {
+            NodePlan wanted = plan.plan();
+            if (step.newestPlanOnly()) {
+                PublishedPlan newest = plan().orElse(plan);
+                if (!newest.equals(plan)) {
+                    if (!PlanPoller.onlyNodeStatesChange(plan, newest)) {
+                        continue; // the newest plan's own pass comes next and runs it
+                    }
+                    wanted = newest.plan(); // never an older wish over what the poller applied
+                }
+            }
             Outcome outcome;
             try {
-                outcome = step.apply(plan.plan());
+                outcome = step.apply(wanted);
             } catch (RuntimeException e) {
                 outcome = Outcome.failed(step.name(), "the step failed unexpectedly: " + e);
             }

@@ -12,7 +12,7 @@ abstract class Worker {
     }
 
     synchronized void start() {
-        thread = new Thread(this::loop, threadName);
+        thread = new Thread(this::run, threadName);
         thread.setDaemon(true);
         thread.start();
     }
@@ -31,4 +31,26 @@ abstract class Worker {
 
     /** Until {@link #stopping}; returns when interrupted. */
     protected abstract void loop();
+
+    /** A loop that ends on anything but a stop is a bug: it is said, with its cause, and the thread begins again. */
+    private void run() {
+        while (!stopping) {
+            try {
+                loop();
+                return;
+            } catch (RuntimeException e) {
+                LOG.errorf(e, "%s stopped on a bug (%s): it starts again in 5 s", threadName, e);
+                try {
+                    Thread.sleep(5000);
+                } catch (InterruptedException interrupted) {
+                    return;
+                }
+            } catch (Error e) {
+                LOG.errorf(e, "%s stopped: %s", threadName, e);
+                throw e;
+            }
+        }
+    }
+
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(Worker.class);
 }

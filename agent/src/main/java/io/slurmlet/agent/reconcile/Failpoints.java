@@ -28,7 +28,10 @@ public final class Failpoints {
                 : Arrays.stream(names.split(",")).map(String::strip).filter(n -> !n.isEmpty()).collect(Collectors.toUnmodifiableSet());
     }
 
-    /** Holds here, until the agent is killed or the thread interrupted, when {@code name} is set. */
+    /**
+     * Holds here, when {@code name} is set, until the agent is killed; stopped (interrupted), it
+     * throws, so that nothing after the failpoint is done on the way out.
+     */
     public static void hold(String name) {
         if (!HELD.contains(name)) {
             return;
@@ -38,6 +41,7 @@ public final class Failpoints {
             Thread.sleep(Long.MAX_VALUE);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new IllegalStateException("failpoint " + name + ": the agent stopped while held here");
         }
     }
 }

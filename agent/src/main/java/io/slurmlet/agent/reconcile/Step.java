@@ -12,4 +12,13 @@ public interface Step {
     String name();
 
     Outcome apply(NodePlan plan);
+
+    /**
+     * Whether this step acts on the newest plan only. Such a step is also run beside the passes, at
+     * once, for a plan that changes what it keeps (Slurm's node states on a lend): a pass of an
+     * older plan must then not put the older wish back.
+     */
+    default boolean newestPlanOnly() {
+        return false;
+    }
 }

@@ -62,7 +62,13 @@ public final class NodeStatesStep implements Step {
         return seen;
     }
 
-    /** One at a time: a pass and the controller's reclaim watch between passes both run it. */
+    /** Run beside the passes too (the reclaim watch, a lend): on the newest plan only. */
+    @Override
+    public boolean newestPlanOnly() {
+        return true;
+    }
+
+    /** One at a time: a pass and the poller (the reclaim watch, a lend) both run it. */
     @Override
     public synchronized Outcome apply(NodePlan plan) {
         if (plan.nodeStates().isEmpty()) {

@@ -16,7 +16,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -39,9 +38,11 @@ import java.util.TreeSet;
  *
  * <p>What a pass decides to do to the daemons is written down (the state directory's
  * {@code slurm/owed}) before the files are: an agent killed between the files and the restart
- * finds, when it comes back, the restart it owes, though the files then match. A restart is done
- * once systemd says the daemon became active after it was owed ({@link Services#activeSince}); a
- * reconfigure once {@code scontrol reconfigure} succeeded. Nothing of this is kept in memory.
+ * finds, when it comes back, the restart it owes, though the files then match. Once the files are
+ * written, each owed restart notes the daemon's systemd invocation; the restart is done when the
+ * unit has another ({@link Services#invocation}: whoever restarted it, it read the new files). An
+ * owed restart without one is done again. A reconfigure is done once {@code scontrol reconfigure}
+ * succeeded. Nothing of this is kept in memory.
  */
 public final class SlurmStep implements Step {
 
@@ -83,22 +84,30 @@ public final class SlurmStep implements Step {
     }
 
     /**
-     * A restart or the controller's reconfigure decided at {@code since} and not known to be done,
-     * one line of the owed file: {@code UNIT ACTION EPOCH-MICROSECONDS WHY}.
+     * A restart or the controller's reconfigure owed and not known to be done, one line of the owed
+     * file: {@code UNIT ACTION INVOCATION WHY}, the invocation {@code -} until the files are written.
+     *
+     * @param invocation for a restart, the daemon's systemd invocation once the new files were
+     *                   written: the restart is done when the unit has another; "" until then
      */
-    record Owed(DaemonChange change, Instant since) {
+    record Owed(DaemonChange change, String invocation) {
+
+        String key() {
+            return change.unit() + " " + change.action();
+        }
 
         String line() {
-            long micros = java.util.concurrent.TimeUnit.SECONDS.toMicros(since.getEpochSecond()) + since.getNano() / 1000;
-            return "%s %s %d %s".formatted(change.unit(), change.action(), micros, change.why());
+            return "%s %s %s %s".formatted(change.unit(), change.action(), invocation.isEmpty() ? "-" : invocation, change.why());
         }
 
         static Optional<Owed> parse(String line) {
             String[] f = line.split(" ", 4);
             try {
-                long micros = Long.parseLong(f[2]);
-                return Optional.of(new Owed(new DaemonChange(f[0], Action.valueOf(f[1]), f.length > 3 ? f[3] : ""),
-                        Instant.ofEpochSecond(micros / 1_000_000, (micros % 1_000_000) * 1000)));
+                Action action = Action.valueOf(f[1]);
+                if (action != Action.RESTART && action != Action.RECONFIGURE || !f[2].matches("-|[0-9a-f]{32}")) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Owed(new DaemonChange(f[0], action, f.length > 3 ? f[3] : ""), f[2].equals("-") ? "" : f[2]));
             } catch (RuntimeException e) {
                 return Optional.empty();
             }
@@ -116,10 +125,17 @@ public final class SlurmStep implements Step {
             return Outcome.unchanged(name(), plan.roles().isEmpty()
                     ? "no Slurm role here" : "Slurm's files wait for the controller's Slurm version");
         }
+        boolean controls = plan.runs(Role.CONTROLLER);
         List<String> done = new ArrayList<>();
         Map<String, String> written = new TreeMap<>();
         Map<String, DaemonChange> effects = new LinkedHashMap<>();
+        Map<String, Owed> before;
         Map<String, Owed> owed;
+        try {
+            before = readOwed();
+        } catch (IOException e) {
+            return Outcome.failed(name(), "cannot read what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()));
+        }
         try {
             for (var file : plan.files().entrySet()) {
                 Optional<Files.Stat> now = files.stat(root.resolve(file.getKey().substring(1)));
@@ -135,20 +151,29 @@ public final class SlurmStep implements Step {
                     running.add(unit);
                 }
             }
-            Map<String, Owed> before = readOwed();
             owed = stillOwed(before, plan);
-            owed.values().forEach(o -> effects.put(o.change().unit(), o.change()));
+            owed.values().forEach(o -> effects.merge(o.change().unit(), o.change(), SlurmStep::covering));
             effects(written, plan.files(), plan.services(), running).forEach(e -> effects.merge(e.unit(), e, SlurmStep::covering));
-            // Written down before the files: an agent stopped after them still owes what they need.
-            Instant now = Instant.now();
             for (DaemonChange e : effects.values()) {
-                if (e.action() == Action.RESTART || e.action() == Action.RECONFIGURE && e.unit().equals("slurmctld")
-                        && plan.runs(Role.CONTROLLER)) {
-                    Owed kept = owed.get(e.unit());
-                    owed.put(e.unit(), kept != null && kept.change().equals(e) ? kept : new Owed(e, now));
+                if (e.action() == Action.RESTART || e.action() == Action.RECONFIGURE && e.unit().equals("slurmctld") && controls) {
+                    owed.putIfAbsent(e.unit() + " " + e.action(), new Owed(e, ""));
                 }
             }
-            writeOwed(before, owed);
+            String nodeSet = nodeSetChangeNeedingRestart(written, plan.files());
+            if (controls && nodeSet != null && effects.containsKey("slurmctld") && effects.get("slurmctld").action() == Action.RESTART) {
+                // The slurmds still hold the old node set after slurmctld's restart: the reconfigure a
+                // later release does in one, owed from now on as well.
+                owed.putIfAbsent("slurmctld RECONFIGURE", new Owed(new DaemonChange("slurmctld", Action.RECONFIGURE,
+                        "every slurmd reads the new node set"), ""));
+            }
+        } catch (IOException e) {
+            return Outcome.failed(name(), "cannot read Slurm's files: " + e.getMessage());
+        } catch (SystemException e) {
+            return Outcome.failed(name(), e.getMessage());
+        }
+        try {
+            // Written down before the files: an agent stopped after them still owes what they need.
+            writeOwed(owed);
             for (var file : plan.files().entrySet()) {
                 if (written.containsKey(file.getKey())) {
                     files.write(root.resolve(file.getKey().substring(1)), file.getValue().getBytes(StandardCharsets.UTF_8),
@@ -157,16 +182,25 @@ public final class SlurmStep implements Step {
             }
         } catch (IOException e) {
             return Outcome.failed(name(), "cannot write Slurm's files: " + e.getMessage());
-        } catch (SystemException e) {
-            return Outcome.failed(name(), e.getMessage());
         }
         if (!written.isEmpty()) {
             done.add("wrote " + String.join(", ", written.keySet().stream()
                     .map(p -> Path.of(p).getFileName().toString()).toList()));
-            Failpoints.hold(Failpoints.FILES_WRITTEN);
         }
         Map<String, Owed> left = new LinkedHashMap<>(owed);
         try {
+            // The invocations that read the old files: a restart is done when the unit has another.
+            Map<String, Owed> noted = new LinkedHashMap<>(left);
+            for (var e : left.entrySet()) {
+                if (e.getValue().change().action() == Action.RESTART && e.getValue().invocation().isEmpty()) {
+                    noted.put(e.getKey(), new Owed(e.getValue().change(), services.invocation(e.getValue().change().unit())));
+                }
+            }
+            writeOwed(noted);
+            left = noted;
+            if (!written.isEmpty()) {
+                Failpoints.hold(Failpoints.FILES_WRITTEN);
+            }
             for (String unit : plan.services()) {
                 if (!DAEMONS.contains(unit)) {
                     continue;
@@ -178,55 +212,59 @@ public final class SlurmStep implements Step {
                 DaemonChange effect = effects.get(unit);
                 if (effect != null && effect.action() == Action.START) {
                     services.start(unit);
+                    left.remove(unit + " " + Action.RESTART);
                     done.add("started " + unit);
-                } else if (effect != null && effect.action() == Action.RESTART) {
+                } else if (left.containsKey(unit + " " + Action.RESTART)) {
                     services.restart(unit);
-                    left.remove(unit);
+                    left.remove(unit + " " + Action.RESTART);
                     done.add("restarted " + unit + " (a change it reads only at start)");
-                    if (unit.equals("slurmctld") && plan.runs(Role.CONTROLLER) && nodeSetChangeNeedingRestart(written, plan.files()) != null) {
-                        // The slurmds still hold the old node set: the reconfigure a later release does
-                        // in one, owed until done.
-                        DaemonChange reconfigure = new DaemonChange(unit, Action.RECONFIGURE, "every slurmd reads the new node set");
-                        left.put(unit, new Owed(reconfigure, Instant.now()));
-                        effects.put(unit, reconfigure);
-                    }
                 }
             }
-            DaemonChange controller = effects.get("slurmctld");
-            if (controller != null && controller.action() == Action.RECONFIGURE && plan.runs(Role.CONTROLLER)) {
+            if (controls && left.containsKey("slurmctld " + Action.RECONFIGURE)) {
                 commands.runChecked(List.of("scontrol", "reconfigure"), RECONFIGURE_DEADLINE);
-                left.remove("slurmctld");
+                left.remove("slurmctld " + Action.RECONFIGURE);
                 done.add("scontrol reconfigure");
             }
         } catch (SystemException e) {
-            return Outcome.failed(name(), e.getMessage());
-        } finally {
-            try {
-                writeOwed(owed, left);
-            } catch (IOException e) {
-                done.add("could not write down what is done in " + owedFile + " (" + e.getMessage() + "): a daemon may be "
-                        + "restarted once more");
-            }
+            return Outcome.failed(name(), e.getMessage() + keptOrNot(left));
+        } catch (IOException e) {
+            return Outcome.failed(name(), "cannot write down what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()));
+        }
+        String kept = keptOrNot(left);
+        if (!kept.isEmpty()) {
+            done.add(kept.substring(2));
         }
         return done.isEmpty()
                 ? Outcome.unchanged(name(), "Slurm's files match and its daemons run")
                 : Outcome.changed(name(), String.join("; ", done));
     }
 
-    /** What the owed file says, by unit; a line that cannot be read is dropped (the files' diff decides again). */
+    /** Writes down what is left owed; "" when that worked, else a sentence for the outcome. */
+    private String keptOrNot(Map<String, Owed> left) {
+        try {
+            writeOwed(left);
+            return "";
+        } catch (IOException e) {
+            return "; could not write down in %s what is done (%s): a reconfigure may be issued once more".formatted(owedFile,
+                    e.getMessage());
+        }
+    }
+
+    /** What the owed file says, by unit and action; a line that cannot be read is dropped (the files' diff decides again). */
     private Map<String, Owed> readOwed() throws IOException {
         Map<String, Owed> owed = new LinkedHashMap<>();
         Optional<Files.Stat> file = files.stat(owedFile);
         if (file.isPresent()) {
             new String(file.get().content(), StandardCharsets.UTF_8).lines().map(Owed::parse).flatMap(Optional::stream)
-                    .forEach(o -> owed.put(o.change().unit(), o));
+                    .forEach(o -> owed.put(o.key(), o));
         }
         return owed;
     }
 
     /**
-     * Of what was owed, what still is: the plan's daemons only, and no restart of a daemon that
-     * systemd says became active since it was owed (someone, or an earlier pass, restarted it).
+     * Of what was owed, what still is: the plan's daemons only, and no restart of a daemon whose
+     * unit has had another invocation since the new files were written (someone, or an earlier pass,
+     * restarted it).
      */
     private Map<String, Owed> stillOwed(Map<String, Owed> owed, NodePlan plan) throws SystemException {
         Map<String, Owed> still = new LinkedHashMap<>();
@@ -235,31 +273,28 @@ public final class SlurmStep implements Step {
             if (!plan.services().contains(unit) || !DAEMONS.contains(unit)) {
                 continue;
             }
-            if (o.change().action() == Action.RESTART) {
-                Optional<Instant> since = services.activeSince(unit);
-                if (since.isPresent() && !since.get().isBefore(o.since())) {
-                    continue;
-                }
+            if (o.change().action() == Action.RESTART && !o.invocation().isEmpty()
+                    && !o.invocation().equals(services.invocation(unit))) {
+                continue;
             }
-            still.put(unit, o);
+            still.put(o.key(), o);
         }
         return still;
     }
 
-    /** Writes down {@code next} (atomically, root-only), unless it is what {@code was} already on disk. */
-    private void writeOwed(Map<String, Owed> was, Map<String, Owed> next) throws IOException {
-        if (was.equals(next) && (!next.isEmpty() || files.stat(owedFile).isEmpty())) {
-            return;
-        }
-        if (next.isEmpty()) {
-            if (files.stat(owedFile).isPresent()) {
-                files.delete(owedFile);
-            }
-            return;
-        }
+    /** Writes down {@code next} (atomically, root-only) unless the file says just that; none owed: no file. */
+    private void writeOwed(Map<String, Owed> next) throws IOException {
         StringBuilder text = new StringBuilder();
         next.values().forEach(o -> text.append(o.line()).append('\n'));
-        files.write(owedFile, text.toString().getBytes(StandardCharsets.UTF_8), "rw-------", "root", "root");
+        byte[] wanted = text.toString().getBytes(StandardCharsets.UTF_8);
+        Optional<Files.Stat> now = files.stat(owedFile);
+        if (next.isEmpty()) {
+            if (now.isPresent()) {
+                files.delete(owedFile);
+            }
+        } else if (now.isEmpty() || !Arrays.equals(now.get().content(), wanted)) {
+            files.write(owedFile, wanted, "rw-------", "root", "root");
+        }
     }
 
     /**

@@ -1,8 +1,5 @@
 package io.slurmlet.agent.system;
 
-import java.time.Instant;
-import java.util.Optional;
-
 /** systemd units, as the reconcile steps need them. Failures say which unit and what systemctl printed. */
 public interface Services {
 
@@ -11,10 +8,11 @@ public interface Services {
     boolean isActive(String unit) throws SystemException;
 
     /**
-     * When {@code unit} last became active (systemd's ActiveEnterTimestamp, to the microsecond):
-     * what a daemon running now has read its files at. Empty when it has not been active since boot.
+     * The unit's current systemd invocation (InvocationID, 32 hex digits; systemd 232 and newer): a
+     * new one each time it starts, so a daemon with another than before has been restarted since.
+     * "" when it has never run since boot.
      */
-    Optional<Instant> activeSince(String unit) throws SystemException;
+    String invocation(String unit) throws SystemException;
 
     void enable(String unit) throws SystemException;
 

@@ -210,11 +210,18 @@ class NodeRoleTest {
         final AtomicInteger connects = new AtomicInteger();
         final AtomicInteger forgotten = new AtomicInteger();
         final AtomicInteger looks = new AtomicInteger();
+        final AtomicInteger refusedConnects;
         final StepRunner runner;
         final StatusPoster poster;
         final PlanPoller poller;
 
         Role(Path stateDir) throws IOException {
+            this(stateDir, 0);
+        }
+
+        /** @param unreachable how many times the leader cannot be reached before it answers */
+        Role(Path stateDir, int unreachable) throws IOException {
+            refusedConnects = new AtomicInteger(unreachable);
             NodeState state = NodeState.open(stateDir);
             PlanPoller[] self = new PlanPoller[1];
             StatusPoster[] post = new StatusPoster[1];
@@ -224,7 +231,10 @@ class NodeRoleTest {
             post[0] = poster;
             PlanPoller.Connector connector = new PlanPoller.Connector() {
                 @Override
-                public Leader connect() {
+                public Leader connect() throws IOException {
+                    if (refusedConnects.getAndDecrement() > 0) {
+                        throw new IOException("connection refused");
+                    }
                     connects.incrementAndGet();
                     return leader;
                 }
@@ -313,7 +323,9 @@ class NodeRoleTest {
     @Test
     void beforeTheLeaderFirstAnswersThePlanOnDiskIsNotApplied(@TempDir Path dir) throws Exception {
         NodeState.open(dir).savePlan(plan(7));
-        Role role = new Role(dir);
+        Role role = new Role(dir, 2);
+        await("two refused connects", () -> role.refusedConnects.get() <= 0);
+        assertEquals(0, first.runs.get(), "nothing applied while the leader cannot be reached");
         await("the plan on disk, once the leader answered", () -> first.runs.get() == 1);
         assertEquals(Optional.of(plan(7)), role.runner.applied());
         assertFalse(role.leader.facts.isEmpty(), "after the facts reached the leader");
@@ -332,7 +344,7 @@ class NodeRoleTest {
         second.hold = new CountDownLatch(1);
         role.leader.polls.add(plan(2, files, Map.of("n2", "resume")));
         await("the lend reaches Slurm", () -> role.looks.get() == 1);
-        assertEquals(2, second.runs.get(), "while the pass for it still holds");
+        await("while the pass for it holds", () -> second.runs.get() == 2 && second.hold.getCount() == 1);
         await("and the leader hears of it", () -> role.leader.statuses.size() > statuses);
         second.hold.countDown();
         await("plan 2 applied by the pass too", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
@@ -347,5 +359,42 @@ class NodeRoleTest {
         assertTrue(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "x"), Map.of("n2", "drain:r"))));
         assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "y"), Map.of("n2", "drain:r"))));
         assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "x"), Map.of("n2", "resume"))), "nothing changed");
+    }
+
+    @Test
+    void aPassOfAnOlderPlanNeverPutsBackOlderNodeStates() {
+        List<NodePlan> seen = new ArrayList<>();
+        Step states = new Step() {
+            @Override
+            public String name() {
+                return "nodestates";
+            }
+
+            @Override
+            public Outcome apply(NodePlan plan) {
+                seen.add(plan);
+                return Outcome.unchanged(name(), "");
+            }
+
+            @Override
+            public boolean newestPlanOnly() {
+                return true;
+            }
+        };
+        StepRunner runner = new StepRunner(List.of(first, states), book, Duration.ofMinutes(5), () -> { });
+        Map<String, String> files = Map.of("/etc/slurm/slurm.conf", "ClusterName=lab\n");
+        PublishedPlan drained = plan(1, files, Map.of("n2", "drain:slurmlet: not lent"));
+        PublishedPlan lent = plan(2, files, Map.of("n2", "resume"));
+        runner.offer(drained);
+        runner.offer(lent); // the poller resumed n2 while the pass of plan 1 ran its first steps
+        runner.pass(drained);
+        assertEquals(List.of(lent.plan()), seen, "the node states of the newest plan, not plan 1's");
+        PublishedPlan renamed = plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", "drain:slurmlet: not lent"));
+        runner.offer(renamed);
+        runner.pass(lent);
+        assertEquals(1, seen.size(), "skipped: plan 3's own pass comes next");
+        assertEquals(2, first.runs.get(), "the other steps ran");
+        runner.pass(renamed);
+        assertEquals(renamed.plan(), seen.get(1));
     }
 }

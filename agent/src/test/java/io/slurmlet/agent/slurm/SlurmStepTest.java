@@ -200,11 +200,14 @@ class SlurmStepTest {
     @Test
     void anAgentKilledBetweenTheFilesAndTheRestartRestartsWhenItComesBack() {
         step.apply(plan("c0", settings("gpu", Map.of())));
+        files.log.clear();
         services.killedAtRestart("slurmctld");
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> step.apply(restartingPlan()));
-        assertTrue(files.log.contains("write /var/lib/slurmlet/slurm/owed rw------- root:root"), files.log.toString());
+        int owedAt = files.log.indexOf("write /var/lib/slurmlet/slurm/owed rw------- root:root");
+        assertTrue(owedAt >= 0 && owedAt < files.log.indexOf("write /etc/slurm/slurm.conf rw-r--r-- root:root"),
+                "the restart is written down before slurm.conf: " + files.log);
         String owed = new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(owed.startsWith("slurmctld RESTART "), owed);
+        assertTrue(owed.matches("slurmctld RESTART [0-9a-f]{32} .*\n"), "with the invocation that read the old file: " + owed);
         services.log.clear();
 
         // A new agent: nothing in memory, the files already match.
@@ -239,5 +242,44 @@ class SlurmStepTest {
         services.log.clear();
         assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("gpu", Map.of()))));
         assertTrue(services.log.isEmpty(), services.log.toString());
+        assertTrue(owedFile() == null, "what cannot be read is not kept");
+    }
+
+    @Test
+    void anOwedRestartWhoseInvocationWasNeverNotedIsDoneAgain() throws Exception {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        // Killed after the owed file and slurm.conf were written, before the invocation was noted.
+        files.write(Path.of("/var/lib/slurmlet/slurm/owed"), "slurmctld RESTART - slurm.conf changes PrologFlags\n".getBytes(),
+                "rw-------", "root", "root");
+        services.log.clear();
+        Outcome o = step.apply(plan("c0", settings("gpu", Map.of())));
+        assertEquals(List.of("restart slurmctld"), services.log, o.toString());
+        assertTrue(owedFile() == null);
+    }
+
+    @Test
+    void aReconfigureOwedAfterANodeSetRestartIsWrittenDownBeforeTheFiles() throws Exception {
+        // 22.05 restarts slurmctld for a node set change, then has every slurmd reread it.
+        Map<String, NodeFacts> inv = new HashMap<>();
+        for (String n : List.of("c0", "n1", "n2", "n3")) {
+            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+        }
+        SlurmSettings two = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
+                false, null, Map.of());
+        SlurmSettings three = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2", "n3"), false, List.of("n1"), "gpu", null, null,
+                false, null, Map.of());
+        step.apply(Planner.plan(two, inv, KEY).nodes().get("c0"));
+        services.killedAtRestart("slurmctld");
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> step.apply(Planner.plan(three, inv, KEY).nodes().get("c0")));
+        String owed = new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8);
+        assertTrue(owed.contains("slurmctld RESTART ") && owed.contains("slurmctld RECONFIGURE - every slurmd reads the new node set"), owed);
+        services.log.clear();
+        commands.clearLog();
+        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        back.apply(Planner.plan(three, inv, KEY).nodes().get("c0"));
+        assertEquals(List.of("restart slurmctld"), services.log);
+        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "and the reconfigure after it");
+        assertTrue(owedFile() == null);
     }
 }

@@ -54,7 +54,20 @@ public record NodePlan(
                     Map<String, String> files, List<String> services, List<Problem> problems, Map<String, String> nodeStates,
                     List<io.slurmlet.model.users.Account> users, String homeRoot) {
         this(node, roles, packages, mungeKey, files, services, problems, nodeStates, users, homeRoot, StoragePlan.NONE,
-                users != null && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER));
+                adoptsPam(roles, users != null));
+    }
+
+    /**
+     * Whether pam_slurm_adopt belongs in sshd's stack on a machine of {@code roles}: where users
+     * are kept, on a compute node that is not the controller (users log in there to submit jobs).
+     */
+    public static boolean adoptsPam(Set<Role> roles, boolean keepsUsers) {
+        return keepsUsers && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER);
+    }
+
+    /** This plan with other node states: what a lend or an unlend changes, and nothing else. */
+    public NodePlan withNodeStates(Map<String, String> states) {
+        return new NodePlan(node, roles, packages, mungeKey, files, services, problems, states, users, homeRoot, storage, pamAdopt);
     }
 
     /** The node is lent: slurmlet's own drain is lifted. */
@@ -101,10 +114,11 @@ public record NodePlan(
                              @JsonProperty("storage") StoragePlan storage,
                              @JsonProperty("pam_adopt") Boolean pamAdopt,
                              @JsonProperty("shared") Object legacyShared) {
-        if (legacyShared != null && storage == null) {
-            // Its storage would read as none, and a mount under running jobs would be removed: never applied.
-            throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it says shared, not storage): "
-                    + "upgrade slurmlet on the leader; this machine is left as it is until then");
+        if (pamAdopt == null || legacyShared != null && storage == null) {
+            // An older leader's plan has neither section: read as none, a mount under running jobs would
+            // be removed and pam_slurm_adopt taken out of sshd. Never applied.
+            throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it has no pam_adopt, or says "
+                    + "shared, not storage): upgrade slurmlet on the leader; this machine is left as it is until then");
         }
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
                 Optional.ofNullable(mungeKey), files == null ? Map.of() : files, services == null ? List.of() : services,

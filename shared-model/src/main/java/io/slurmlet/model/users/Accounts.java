@@ -123,22 +123,21 @@ public record Accounts(
                         .formatted(name, Text.quote(shown), unsafe.orElse("is too long"), KEY_MAX)));
                 continue;
             }
-            Optional<String> blob;
+            String blob;
             try {
-                SshPublicKey parsed = SshPublicKey.parse(key);
-                blob = Optional.of(parsed.type() + " " + parsed.base64());
+                blob = SshPublicKey.parse(key).identity();
             } catch (SshPublicKey.NotAKey e) {
                 problems.add(new Problem(name, shown, ("%s is not an SSH public key sshd would take (%s): give a line as in "
                         + "id_ed25519.pub, 'ssh-ed25519 AAAA… comment' (types: ssh-ed25519, ssh-rsa, ecdsa-sha2-nistp256/384/521, sk-…)")
                         .formatted(name, e.getMessage())));
                 continue;
             }
-            if (!seen.add(blob.get())) {
+            if (!seen.add(blob)) {
                 problems.add(new Problem(name, shown, name + " is given twice: give each key once"));
                 continue;
             }
             for (Account a : accounts) {
-                if (!a.login().equals(owner) && a.sshKeys().stream().map(Accounts::blob).flatMap(Optional::stream).anyMatch(blob.get()::equals)) {
+                if (!a.login().equals(owner) && a.sshKeys().stream().map(Accounts::storedIdentity).anyMatch(blob::equals)) {
                     problems.add(new Problem(name, shown, "%s is already the key of the account %s: a key belongs to one person"
                             .formatted(name, a.login())));
                 }
@@ -147,8 +146,9 @@ public record Accounts(
         return problems;
     }
 
-    /** A public key's type and base64, the part that identifies it; empty when the line is not a key. */
-    static Optional<String> blob(String line) {
-        return SshPublicKey.read(line).map(k -> k.type() + " " + k.base64());
+    /** A stored key's type and base64: stored keys were read whole when they were taken, so its first two words. */
+    static String storedIdentity(String line) {
+        String[] parts = line.strip().split("\\s+");
+        return parts.length < 2 ? line : parts[0] + " " + parts[1];
     }
 }

@@ -11,7 +11,6 @@ import java.security.spec.ECParameterSpec;
 import java.util.Arrays;
 import java.util.Base64;
 import java.util.Map;
-import java.util.Optional;
 
 /**
  * An SSH public key line ({@code TYPE BASE64 [COMMENT]}, as in id_ed25519.pub) read with OpenSSH's
@@ -99,13 +98,9 @@ public record SshPublicKey(String type, String base64) {
         return new SshPublicKey(type, parts[1]);
     }
 
-    /** The key on {@code line}, or empty when it is not one sshd takes. */
-    public static Optional<SshPublicKey> read(String line) {
-        try {
-            return Optional.of(parse(line));
-        } catch (NotAKey e) {
-            return Optional.empty();
-        }
+    /** What identifies the key, whatever its comment: its type and base64. */
+    public String identity() {
+        return type + " " + base64;
     }
 
     private static byte[] string(ByteBuffer blob, String what) throws NotAKey {

@@ -35,22 +35,24 @@ class NodePlanJsonTest {
     }
 
     @Test
-    void aPlanWithoutTheSectionsHasNoStorageAndNoPam() throws Exception {
-        NodePlan plan = SettingsJson.STRICT.readValue("{\"node\": \"n1\"}", NodePlan.class);
+    void aPlanWithoutStorageHasNoneButOneWithoutThePamDecisionIsAnOlderLeadersAndRefused() throws Exception {
+        NodePlan plan = SettingsJson.STRICT.readValue("{\"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class);
         assertEquals(StoragePlan.NONE, plan.storage());
         assertFalse(plan.pamAdopt());
+        Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue("{\"node\": \"n1\", \"users\": []}", NodePlan.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("upgrade slurmlet on the leader"), e.getMessage());
     }
 
     @Test
     void aPlanFromAnOlderLeaderIsNeverTakenForOneWithoutStorage() {
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
-                "{\"node\": \"n1\", \"shared\": {\"path\": \"/shared\", \"nfs\": \"\", \"server\": \"n0\"}}", NodePlan.class));
+                "{\"node\": \"n1\", \"pam_adopt\": false, \"shared\": {\"path\": \"/shared\", \"nfs\": \"\", \"server\": \"n0\"}}", NodePlan.class));
         assertTrue(String.valueOf(e.getMessage()).contains("upgrade slurmlet on the leader"), e.getMessage());
     }
 
     @Test
     void anUnknownKindOfStorageIsRefused() {
         assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
-                "{\"node\": \"n1\", \"storage\": {\"kind\": \"tape\", \"path\": \"/x\"}}", NodePlan.class));
+                "{\"node\": \"n1\", \"pam_adopt\": false, \"storage\": {\"kind\": \"tape\", \"path\": \"/x\"}}", NodePlan.class));
     }
 }

@@ -42,7 +42,7 @@ class SshPublicKeyTest {
     void aBase64WithCharactersAddedOrCutIsRefused(String line) {
         String[] parts = line.split(" ");
         refused(parts[0] + " " + parts[1] + "ALL alice", "its base64 is not whole");
-        refused(parts[0] + " " + parts[1].substring(0, parts[1].length() - 4) + " alice", "");
+        refused(parts[0] + " " + parts[1].substring(0, parts[1].length() - 4) + " alice", "its base64 ends inside its ");
         if (parts[1].endsWith("=")) {
             refused(parts[0] + " " + parts[1].replace("=", "") + " alice", "its base64 is not whole");
         }
@@ -101,7 +101,6 @@ class SshPublicKeyTest {
     static void refused(String line, String why) {
         SshPublicKey.NotAKey e = assertThrows(SshPublicKey.NotAKey.class, () -> SshPublicKey.parse(line), line);
         assertTrue(e.getMessage().startsWith(why), e.getMessage());
-        assertTrue(SshPublicKey.read(line).isEmpty());
     }
 
     static byte[] str(String s) {

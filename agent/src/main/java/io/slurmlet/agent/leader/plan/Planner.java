@@ -95,7 +95,6 @@ public final class Planner {
         }
     }
 
-
     private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey, Lent lending,
                               List<Account> accounts) {
         SlurmSettings s = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
@@ -169,7 +168,8 @@ public final class Planner {
             if (storage instanceof StoragePlan.Export) {
                 packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
             }
-            if (users && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER)) {
+            boolean pam = NodePlan.adoptsPam(roles, users);
+            if (pam) {
                 packages.add(isRpmFamily(facts.os()) ? "slurm-pam_slurm" : "libpam-slurm-adopt");
             }
             plans.put(name, new NodePlan(name, roles, packages,
@@ -177,7 +177,7 @@ public final class Planner {
                     roles.isEmpty() ? Map.of() : files,
                     services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates,
                     users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home",
-                    storage, users && roles.contains(Role.COMPUTE) && !roles.contains(Role.CONTROLLER)));
+                    storage, pam));
             problems.addAll(nodeProblems);
         }
         return new Plans(plans, problems, notes);

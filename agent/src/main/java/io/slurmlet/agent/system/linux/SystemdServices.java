@@ -5,13 +5,7 @@ import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeParseException;
 import java.util.List;
-import java.util.Locale;
-import java.util.Optional;
 
 /**
  * {@link Services} through systemctl. Queries read systemctl's exit status (is-enabled and
@@ -39,27 +33,13 @@ public final class SystemdServices implements Services {
         return commands.run(List.of("systemctl", "is-active", "--quiet", unit), QUERY).succeeded();
     }
 
-    /** How {@code systemctl show --timestamp=us+utc} prints a time: {@code Tue 2026-12-01 15:54:01.123456 UTC}. */
-    static final DateTimeFormatter US_UTC = DateTimeFormatter.ofPattern("EEE yyyy-MM-dd HH:mm:ss.SSSSSS 'UTC'", Locale.ROOT)
-            .withZone(ZoneOffset.UTC);
-
     @Override
-    public Optional<Instant> activeSince(String unit) throws SystemException {
-        String shown = commands.runChecked(List.of("systemctl", "show", "--property=ActiveEnterTimestamp", "--timestamp=us+utc",
-                "--value", unit), QUERY).stdout().strip();
-        return parseTimestamp(unit, shown);
-    }
-
-    static Optional<Instant> parseTimestamp(String unit, String shown) throws SystemException {
-        if (shown.isEmpty() || shown.equals("n/a")) {
-            return Optional.empty();
+    public String invocation(String unit) throws SystemException {
+        String id = commands.runChecked(List.of("systemctl", "show", "--property=InvocationID", "--value", unit), QUERY).stdout().strip();
+        if (!id.isEmpty() && !id.matches("[0-9a-f]{32}")) {
+            throw new SystemException("systemctl show %s printed InvocationID %s, not 32 hexadecimal digits".formatted(unit, id));
         }
-        try {
-            return Optional.of(Instant.from(US_UTC.parse(shown)));
-        } catch (DateTimeParseException e) {
-            throw new SystemException("systemctl show %s printed ActiveEnterTimestamp %s, not a time as %s"
-                    .formatted(unit, shown, "Tue 2026-12-01 15:54:01.123456 UTC"));
-        }
+        return id;
     }
 
     @Override

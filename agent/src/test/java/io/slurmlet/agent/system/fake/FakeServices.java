@@ -3,13 +3,11 @@ package io.slurmlet.agent.system.fake;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 
 /** systemd in memory, with a log of every change asked of it. */
@@ -18,14 +16,14 @@ public final class FakeServices implements Services {
     private final Set<String> enabled = new HashSet<>();
     private final Set<String> active = new HashSet<>();
     private final Set<String> failing = new HashSet<>();
-    private final Map<String, Instant> since = new HashMap<>();
+    private final Map<String, String> invocations = new HashMap<>();
     private final Set<String> killing = new HashSet<>();
     public final List<String> log = new ArrayList<>();
 
     public FakeServices running(String unit) {
         enabled.add(unit);
         active.add(unit);
-        since.put(unit, Instant.EPOCH);
+        invocations.putIfAbsent(unit, fresh()); // already running: the same invocation runs on
         return this;
     }
 
@@ -67,14 +65,18 @@ public final class FakeServices implements Services {
     }
 
     @Override
-    public Optional<Instant> activeSince(String unit) {
-        return Optional.ofNullable(since.get(unit));
+    public String invocation(String unit) {
+        return invocations.getOrDefault(unit, "");
     }
 
-    /** Marks {@code unit} active from now: systemd's ActiveEnterTimestamp moves on. */
+    private static String fresh() {
+        return java.util.UUID.randomUUID().toString().replace("-", "");
+    }
+
+    /** Marks {@code unit} active in a new invocation, as systemd does at each start. */
     private void activated(String unit) {
         active.add(unit);
-        since.put(unit, Instant.now());
+        invocations.put(unit, fresh());
     }
 
     @Override

@@ -26,17 +26,16 @@ class SystemPortsTest {
     }
 
     @Test
-    void aDaemonsStartIsSystemdsActiveEnterTimestampToTheMicrosecond() throws Exception {
-        List<String> show = List.of("systemctl", "show", "--property=ActiveEnterTimestamp", "--timestamp=us+utc", "--value", "slurmd");
-        FakeCommands commands = new FakeCommands().answer(show, Commands.Result.ok("Tue 2026-12-01 15:54:01.123456 UTC\n"));
-        assertEquals(java.util.Optional.of(java.time.Instant.parse("2026-12-01T15:54:01.123456Z")),
-                new SystemdServices(commands).activeSince("slurmd"));
+    void aDaemonsInvocationIsSystemdsInvocationID() throws Exception {
+        List<String> show = List.of("systemctl", "show", "--property=InvocationID", "--value", "slurmd");
+        FakeCommands commands = new FakeCommands().answer(show, Commands.Result.ok("8f0c8d4bd5b64a3c9d6e2f1a0b9c8d7e\n"));
+        assertEquals("8f0c8d4bd5b64a3c9d6e2f1a0b9c8d7e", new SystemdServices(commands).invocation("slurmd"));
         commands.answer(show, Commands.Result.ok("\n"));
-        assertEquals(java.util.Optional.empty(), new SystemdServices(commands).activeSince("slurmd"), "never active since boot");
+        assertEquals("", new SystemdServices(commands).invocation("slurmd"), "never run since boot");
         commands.answer(show, Commands.Result.ok("yesterday\n"));
         io.slurmlet.agent.system.SystemException e = assertThrows(io.slurmlet.agent.system.SystemException.class,
-                () -> new SystemdServices(commands).activeSince("slurmd"));
-        assertTrue(e.getMessage().contains("ActiveEnterTimestamp yesterday"), e.getMessage());
+                () -> new SystemdServices(commands).invocation("slurmd"));
+        assertTrue(e.getMessage().contains("InvocationID yesterday"), e.getMessage());
     }
 
     @Test
