@@ -171,12 +171,12 @@ public class NodeAgent {
         return plan.map(p -> new NodeReport(p.plan().node(), p.revision(), book.all(), wiring.nodeStates().seen()));
     }
 
-    /** The controller holds a node being reclaimed: it looks at Slurm's node states every 2 s, between passes too. */
+    /** The controller looks at Slurm's node states every 2 s while a node is being reclaimed or they are not as planned. */
     private PlanPoller.NodeStatesWatch nodeStatesWatch(NodeWiring wiring) {
         return new PlanPoller.NodeStatesWatch() {
             @Override
-            public boolean reclaiming(PublishedPlan plan) {
-                return plan.plan().reclaiming();
+            public boolean watching(PublishedPlan plan) {
+                return plan.plan().reclaiming() || !wiring.nodeStates().asPlanned(plan.plan());
             }
 
             @Override
@@ -190,8 +190,10 @@ public class NodeAgent {
                     after = wiring.nodeStates().seen();
                 }
                 book.record(outcome);
-                if (outcome.kind() != Outcome.Kind.UNCHANGED) {
+                if (outcome.kind() == Outcome.Kind.CHANGED) {
                     LOG.infof("%s: %s", outcome.step(), outcome.detail());
+                } else if (outcome.failed()) {
+                    LOG.debugf("%s failed: %s", outcome.step(), outcome.detail()); // every 2 s at most: status says it
                 }
                 return !before.equals(after) || outcome.kind() != Outcome.Kind.UNCHANGED;
             }

@@ -37,10 +37,11 @@ final class PlanPoller {
 
     /**
      * The controller's node-states step run beside the passes: every 2 s while a node is being
-     * reclaimed, and at once for a plan that changes node states alone (a lend, an unlend).
+     * reclaimed or Slurm's states are not yet as planned (slurmd not registered yet, a reason Slurm
+     * kept), and at once for a plan that changes node states alone (a lend, an unlend).
      */
     interface NodeStatesWatch {
-        boolean reclaiming(PublishedPlan plan);
+        boolean watching(PublishedPlan plan);
 
         /** Runs the node-states step once; whether what the leader was told changed. */
         boolean look(PublishedPlan plan);
@@ -104,12 +105,12 @@ final class PlanPoller {
                     poster.changed();
                 }
                 Optional<PublishedPlan> plan = runner.plan();
-                boolean reclaiming = plan.isPresent() && watch.reclaiming(plan.get());
-                if (reclaiming && watch.look(plan.get())) {
+                boolean watching = plan.isPresent() && runner.applied().isPresent() && watch.watching(plan.get());
+                if (watching && watch.look(plan.get())) {
                     poster.changed();
                 }
                 Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L),
-                        reclaiming ? RECLAIM_WATCH : pollWait);
+                        watching ? RECLAIM_WATCH : pollWait);
                 if (next.isPresent()) {
                     // Another revision is applied at once, even with the same content (a restarted
                     // leader numbers plans anew): applying it again changes nothing.

@@ -140,6 +140,34 @@ public final class NodeStatesStep implements Step {
         }
     }
 
+    /**
+     * Whether Slurm's node states, as the last apply saw them, are what {@code plan} wants: every
+     * node to resume idle or allocated without a stale reason of slurmlet's, every node to drain
+     * drained with its reason. A node slurmctld does not know yet, that someone else drained, or
+     * that is down or not responding (Slurm's own to bring back) is left out. False until it has
+     * applied once.
+     */
+    public boolean asPlanned(NodePlan plan) {
+        Map<String, SlurmNodeState> byName = new java.util.HashMap<>();
+        seen.forEach(s -> byName.put(s.name(), s));
+        if (byName.isEmpty() && !plan.nodeStates().isEmpty()) {
+            return false;
+        }
+        for (var wanted : plan.nodeStates().entrySet()) {
+            SlurmNodeState s = byName.get(wanted.getKey());
+            if (s == null || s.drainedBySomeoneElse() || s.state().contains("DOWN") || s.state().contains("FAIL")
+                    || s.state().contains("NOT_RESPONDING")) {
+                continue;
+            }
+            boolean ok = wanted.getValue().equals(NodePlan.RESUME) ? !s.drained() && !staleReason(s)
+                    : s.drained() && s.reason().equals(wanted.getValue().substring(NodePlan.DRAIN.length()));
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** Not drained, yet still showing a drain reason of slurmlet's other than {@link #LENT}. */
     private static boolean staleReason(SlurmNodeState s) {
         return !s.drained() && s.reason().startsWith(SlurmNodeState.OUR_PREFIX) && !s.reason().equals(LENT)

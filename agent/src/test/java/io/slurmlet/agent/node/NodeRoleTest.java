@@ -246,7 +246,7 @@ class NodeRoleTest {
             };
             PlanPoller.NodeStatesWatch none = new PlanPoller.NodeStatesWatch() {
                 @Override
-                public boolean reclaiming(PublishedPlan plan) {
+                public boolean watching(PublishedPlan plan) {
                     return false;
                 }
 

@@ -12,6 +12,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class NodeStatesStepTest {
@@ -109,5 +110,25 @@ class NodeStatesStepTest {
         assertTrue(unlent.detail().contains("left drained by someone else: n1 (\"bad DIMM\")"), unlent.detail());
         step.apply(controller(Map.of("n1", NodePlan.RESUME)));
         assertTrue(c.log().stream().noneMatch(a -> a.contains("nodename=n1")), "a DOWN with an admin's reason is never resumed");
+    }
+
+    @Test
+    void statesNotYetAsPlannedAreSaidSoTheControllerLooksAgainSoon() {
+        // slurmctld answers the resume but still shows the reason it keeps (24.11), or the node drained.
+        FakeCommands c = slurm(node("n1", "IDLE+DRAIN", "slurmlet: not lent") + "\n", "");
+        NodeStatesStep step = new NodeStatesStep(c);
+        NodePlan lend = controller(Map.of("n1", NodePlan.RESUME));
+        assertFalse(step.asPlanned(lend), "not applied yet");
+        step.apply(lend);
+        assertFalse(step.asPlanned(lend), "still drained as slurmctld shows it");
+        c.answer(NodeStatesStep.SHOW_NODES, Commands.Result.ok(node("n1", "IDLE", "slurmlet: not lent") + "\n"));
+        step.apply(lend);
+        c.answer(NodeStatesStep.SHOW_NODES, Commands.Result.ok(node("n1", "IDLE", "slurmlet: lent") + "\n"));
+        step.apply(lend);
+        assertTrue(step.asPlanned(lend));
+        c.answer(NodeStatesStep.SHOW_NODES, Commands.Result.ok(node("n1", "DOWN+DRAIN+NOT_RESPONDING", "slurmlet: not lent") + "\n"));
+        step.apply(lend);
+        assertTrue(step.asPlanned(lend), "a node that does not respond is Slurm's to bring back: not watched");
+        assertTrue(step.asPlanned(controller(Map.of())), "not the controller");
     }
 }
