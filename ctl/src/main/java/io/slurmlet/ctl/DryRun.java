@@ -35,10 +35,13 @@ final class DryRun {
         for (NodeChange n : preview.nodes()) {
             if (!n.rolesBefore().equals(n.rolesAfter())) {
                 out.println("%s: roles %s -> %s%s".formatted(n.node(), roles(n.rolesBefore()), roles(n.rolesAfter()),
-                        n.rolesAfter().isEmpty() ? " (its Slurm files and daemons are left as they are)" : ""));
+                        n.rolesAfter().isEmpty() ? " (its Slurm files stay; slurmlet stops none of its Slurm daemons itself)" : ""));
             }
             for (DaemonChange d : n.daemons()) {
                 out.println("%s: %s %s (%s)".formatted(n.node(), d.action().name().toLowerCase(Locale.ROOT), d.unit(), d.why()));
+            }
+            for (String action : n.actions()) {
+                out.println("%s: %s".formatted(n.node(), io.slurmlet.model.text.Text.oneLine(action)));
             }
             for (FileChange f : n.files()) {
                 List<Object> key = new ArrayList<>();

@@ -115,7 +115,9 @@ class DryRunTest {
                         new FileChange("/etc/slurm/cgroup.conf", Change.CREATED, "--- /dev/null\n+++ b/etc/slurm/cgroup.conf\n@@ -0,0 +1,1 @@\n+ConstrainCores=yes\n")),
                         List.of(new DaemonChange("munge", Action.START, "munged does not run here yet"),
                                 new DaemonChange("slurmd", Action.START, "slurmd does not run here yet"))),
-                new NodeChange("gpu3", List.of("slurmd"), List.of(), List.of(), List.of()),
+                new NodeChange("gpu3", List.of("slurmd"), List.of(), List.of(), List.of(), List.of(
+                        "unmount head1:/shared from /shared and remove its mount unit and slurmd's wait for it; systemd stops slurmd "
+                                + "with the mount (its RequiresMountsFor=)")),
                 new NodeChange("head1", List.of("slurmctld"), List.of("slurmctld"), List.of(), List.of(
                         new DaemonChange("slurmctld", Action.RESTART, "slurm.conf changes GresTypes, which slurmctld reads only at start")))),
                 List.of(new Problem("nodes", "gpu4", "gpu4 runs Slurm 23.02.1, …")), List.of());
@@ -126,7 +128,8 @@ class DryRunTest {
                 gpu4: roles none -> slurmd
                 gpu4: start munge (munged does not run here yet)
                 gpu4: start slurmd (slurmd does not run here yet)
-                gpu3: roles slurmd -> none (its Slurm files and daemons are left as they are)
+                gpu3: roles slurmd -> none (its Slurm files stay; slurmlet stops none of its Slurm daemons itself)
+                gpu3: unmount head1:/shared from /shared and remove its mount unit and slurmd's wait for it; systemd stops slurmd with the mount (its RequiresMountsFor=)
                 head1: restart slurmctld (slurm.conf changes GresTypes, which slurmctld reads only at start)
 
                 gpu4: created /etc/munge/munge.key (its content is not shown)

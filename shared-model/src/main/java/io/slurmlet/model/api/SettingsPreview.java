@@ -46,19 +46,29 @@ public record SettingsPreview(
      * @param rolesAfter  what it would run; a role it loses leaves its daemon and files as they are
      * @param files       each file that would be written there
      * @param daemons     each daemon that would be acted on there, in the order the agent acts
+     * @param actions     what else its steps would do, each a sentence: the shared storage mounted,
+     *                    unmounted, exported or no longer; sshd's PAM stack; the accounts' users
      */
     public record NodeChange(
             @JsonProperty("node") String node,
             @JsonProperty("roles_before") List<String> rolesBefore,
             @JsonProperty("roles_after") List<String> rolesAfter,
             @JsonProperty("files") List<FileChange> files,
-            @JsonProperty("daemons") List<DaemonChange> daemons) {
+            @JsonProperty("daemons") List<DaemonChange> daemons,
+            @JsonProperty("actions") List<String> actions) {
 
         public NodeChange {
             rolesBefore = rolesBefore == null ? List.of() : List.copyOf(rolesBefore);
             rolesAfter = rolesAfter == null ? List.of() : List.copyOf(rolesAfter);
             files = files == null ? List.of() : List.copyOf(files);
             daemons = daemons == null ? List.of() : List.copyOf(daemons);
+            actions = actions == null ? List.of() : List.copyOf(actions);
+        }
+
+        /** A machine whose files and daemons alone change. */
+        public NodeChange(String node, List<String> rolesBefore, List<String> rolesAfter, List<FileChange> files,
+                          List<DaemonChange> daemons) {
+            this(node, rolesBefore, rolesAfter, files, daemons, List.of());
         }
     }
 

@@ -27,7 +27,7 @@ class SettingsPreviewTest {
 
         assertTrue(json.contains("\"nodes\":[{\"node\":\"n1\",\"roles_before\":[],\"roles_after\":[\"slurmd\"],"
                 + "\"files\":[{\"path\":\"/etc/munge/munge.key\",\"change\":\"created\",\"diff\":null}],"
-                + "\"daemons\":[{\"unit\":\"slurmd\",\"action\":\"restart\",\"why\":\"why\"}]}]"), json);
+                + "\"daemons\":[{\"unit\":\"slurmd\",\"action\":\"restart\",\"why\":\"why\"}],\"actions\":[]}]"), json);
         assertTrue(json.startsWith("{\"revision\":7,\"changed\":true,\"settings\":{"), json);
         assertTrue(json.endsWith(",\"problems\":[],\"notes\":[]}"), json);
         assertEquals(preview, SettingsJson.STRICT.readValue(json, SettingsPreview.class));

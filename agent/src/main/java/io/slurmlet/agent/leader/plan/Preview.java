@@ -12,6 +12,7 @@ import io.slurmlet.model.api.SettingsPreview.FileChange;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.SlurmSettings;
 
@@ -53,7 +54,7 @@ public final class Preview {
             NodePlan before = was.nodes().get(after.node());
             NodeChange change = node(before, after, diffs);
             if (!change.rolesBefore().equals(change.rolesAfter()) || !change.files().isEmpty()
-                    || !change.daemons().isEmpty()) {
+                    || !change.daemons().isEmpty() || !change.actions().isEmpty()) {
                 nodes.add(change);
             }
         }
@@ -88,7 +89,7 @@ public final class Preview {
         }
         Set<String> running = new HashSet<>(before.services());
         daemons.addAll(SlurmStep.effects(written, after.files(), after.services(), running));
-        return new NodeChange(after.node(), roles(before), roles(after), files, daemons);
+        return new NodeChange(after.node(), roles(before), roles(after), files, daemons, actions(before, after));
     }
 
     /** A plan's roles as status names them: the daemon each runs. */
@@ -123,6 +124,48 @@ public final class Preview {
     }
 
     /** A text's lines; a last line without its newline is marked as diff marks it. */
+    /**
+     * What the storage, PAM and users steps would do on a machine whose plan goes from {@code before}
+     * to {@code after}, from the plans' own sections (the steps act on nothing else).
+     */
+    static List<String> actions(NodePlan before, NodePlan after) {
+        List<String> actions = new ArrayList<>();
+        StoragePlan was = before.storage();
+        StoragePlan will = after.storage();
+        if (!was.equals(will)) {
+            if (was instanceof StoragePlan.Mount m && !(will instanceof StoragePlan.Mount n && n.path().equals(m.path()))) {
+                actions.add("unmount %s from %s and remove its mount unit and slurmd's wait for it%s".formatted(m.source(), m.path(),
+                        before.services().contains("slurmd") ? "; systemd stops slurmd with the mount (its RequiresMountsFor=)" : ""));
+            }
+            if (was instanceof StoragePlan.Export e && !(will instanceof StoragePlan.Export f && f.path().equals(e.path()))) {
+                actions.add("stop exporting " + e.path());
+            }
+            if (will instanceof StoragePlan.Mount m) {
+                actions.add(was instanceof StoragePlan.Mount old && old.path().equals(m.path())
+                        ? "mount %s at %s again, instead of %s".formatted(m.source(), m.path(), old.source())
+                        : "mount %s at %s (slurmd waits for it)".formatted(m.source(), m.path()));
+            } else if (will instanceof StoragePlan.Export e) {
+                actions.add(e.clients().isEmpty()
+                        ? "export %s once slurm.conf names the cluster's machines".formatted(e.path())
+                        : "export %s to %s".formatted(e.path(), String.join(", ", e.clients())));
+            } else if (will instanceof StoragePlan.Check c) {
+                actions.add("check that the site has mounted something at " + c.path());
+            }
+        }
+        if (!before.pamAdopt() && after.pamAdopt()) {
+            actions.add("put pam_slurm_adopt into sshd's PAM stack once slurmd runs the new slurm.conf: users get in by ssh "
+                    + "only while a job of theirs runs here");
+        } else if (before.pamAdopt() && !after.pamAdopt()) {
+            actions.add("put sshd's PAM stack back as it was before slurmlet");
+        }
+        if (before.users() == null && after.users() != null) {
+            actions.add("keep the cluster's accounts as Linux users here, their homes in " + after.homeRoot());
+        } else if (before.users() != null && after.users() == null) {
+            actions.add("stop keeping the accounts' users: they and their files stay as they are");
+        }
+        return actions;
+    }
+
     private static List<String> lines(String text) {
         if (text.isEmpty()) {
             return List.of();

@@ -277,4 +277,42 @@ class PreviewTest {
             assertEquals(m.acted().size(), local.size(), node);
         }
     }
+
+    @Test
+    void aDryRunOfSharedStorageShowsTheExportAndEveryMount() {
+        SlurmSettings shared = with("shared", Map.of("path", "/shared", "server", "c0"));
+        Map<String, NodeChange> nodes = byNode(preview(cluster(), shared));
+        assertEquals(List.of("export /shared to c0, n1, n2"), nodes.get("c0").actions());
+        assertEquals(List.of("mount c0:/shared at /shared (slurmd waits for it)"), nodes.get("n1").actions());
+        assertEquals(List.of("mount c0:/shared at /shared (slurmd waits for it)"), nodes.get("n2").actions());
+        assertFalse(nodes.containsKey("other"), "no role, no storage");
+        Map<String, NodeChange> moved = byNode(preview(shared, with("shared", Map.of("path", "/shared", "nfs", "nas:/export"))));
+        assertEquals(List.of("stop exporting /shared", "mount nas:/export at /shared (slurmd waits for it)"), moved.get("c0").actions());
+        assertEquals(List.of("mount nas:/export at /shared again, instead of c0:/shared"), moved.get("n1").actions());
+    }
+
+    @Test
+    void aDryRunOfUsersShowsPamOnComputeNodesOnlyAndTheUsersEverywhere() {
+        SlurmSettings users = with("users", "slurmlet");
+        Map<String, NodeChange> nodes = byNode(preview(cluster(), users));
+        assertTrue(nodes.get("n1").actions().contains("put pam_slurm_adopt into sshd's PAM stack once slurmd runs the new "
+                + "slurm.conf: users get in by ssh only while a job of theirs runs here"), nodes.get("n1").actions()::toString);
+        assertTrue(nodes.get("n1").actions().contains("keep the cluster's accounts as Linux users here, their homes in /home"));
+        assertEquals(List.of("keep the cluster's accounts as Linux users here, their homes in /home"), nodes.get("c0").actions(),
+                "never PAM on the controller");
+        Map<String, NodeChange> back = byNode(preview(users, cluster()));
+        assertEquals(List.of("put sshd's PAM stack back as it was before slurmlet",
+                "stop keeping the accounts' users: they and their files stay as they are"), back.get("n2").actions());
+    }
+
+    @Test
+    void aDryRunOfEnabledFalseSaysTheMountsGo() {
+        SlurmSettings shared = with("shared", Map.of("path", "/shared", "server", "c0"));
+        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) SettingsJson.STRICT.valueToTree(shared);
+        tree.put("enabled", false);
+        Map<String, NodeChange> nodes = byNode(preview(shared, SettingsJson.toSettings(tree)));
+        assertEquals(List.of("unmount c0:/shared from /shared and remove its mount unit and slurmd's wait for it; systemd stops "
+                + "slurmd with the mount (its RequiresMountsFor=)"), nodes.get("n1").actions(), "what the agents do today, said before it is done");
+        assertEquals(List.of("stop exporting /shared"), nodes.get("c0").actions());
+    }
 }
