@@ -18,6 +18,7 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -119,7 +120,9 @@ class ClusterIT {
                 return s.nodes().stream().filter(n -> which.contains(n.name())).count() == which.size()
                         && s.nodes().stream().filter(n -> which.contains(n.name())).allMatch(n ->
                         !n.reported().isEmpty() && Instant.parse(n.reported()).isAfter(since)
-                                && !n.steps().isEmpty() && n.steps().stream().noneMatch(st -> st.failed()));
+                                && n.steps().stream().map(st -> st.step()).collect(java.util.stream.Collectors.toSet())
+                                .equals(stepsOf(n.name()))
+                                && n.steps().stream().noneMatch(st -> st.failed()));
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -247,6 +250,27 @@ class ClusterIT {
         }
         assertTrue(ok("n0", "journalctl", "-u", "slurmlet-agent", "--no-pager").contains("scontrol reconfigure"));
         assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob("-p", "batch"));
+    }
+
+    private static final Map<String, Set<String>> STEPS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    /** The steps the agent on {@code node} has, as its readiness checks name them ("step slurm"): every one a pass reports. */
+    static Set<String> stepsOf(String node) {
+        return STEPS.computeIfAbsent(node, n -> {
+            try {
+                String answer = health(n);
+                var checks = SettingsJson.STRICT.readTree(answer.substring(answer.indexOf("\r\n\r\n") + 4)).get("checks");
+                Set<String> steps = new java.util.TreeSet<>();
+                checks.forEach(c -> {
+                    if (c.get("name").asText().startsWith("step ")) {
+                        steps.add(c.get("name").asText().substring(5));
+                    }
+                });
+                return steps;
+            } catch (IOException | InterruptedException e) {
+                throw new java.io.UncheckedIOException(new IOException(e));
+            }
+        });
     }
 
     /** The readiness answer of the agent on {@code node}: the HTTP status line, then the body. */

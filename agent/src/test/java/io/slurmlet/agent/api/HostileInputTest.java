@@ -7,11 +7,9 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.trust.LeaderChannel;
-import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.plan.Planner;
-import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
@@ -31,7 +29,6 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Base64;
@@ -80,9 +77,6 @@ class HostileInputTest {
     LeaderChannel leader;
 
     @Inject
-    Pki pki;
-
-    @Inject
     SettingsStore settings;
 
     @Inject
@@ -100,11 +94,11 @@ class HostileInputTest {
         random = new Random(SEED);
         reset("{\"enabled\": true, \"controller\": \"fz-ctl\", \"nodes\": [\"fz-ctl\", \"fz-n1\"], \"lent\": [\"fz-n1\"], "
                 + "\"slurm_conf\": {\"MaxJobCount\": \"50000\"}}");
-        tls = client();
+        tls = TestAgents.client();
         String token = admin().contentType("application/json").body("{\"description\": \"fuzz\"}").post("/v1/join-tokens")
                 .then().statusCode(201).extract().path("token");
-        credential = joinOrReuse(token, "fz-n1");
-        controllerCredential = joinOrReuse(token, "fz-ctl");
+        credential = joined("fz-n1");
+        controllerCredential = joined("fz-ctl");
         for (int round = 0; round < ROUNDS; round++) {
             switch (random.nextInt(10)) {
                 case 0, 1 -> settingsPatch();
@@ -469,18 +463,12 @@ class HostileInputTest {
         return Files.exists(p) ? Files.readAllBytes(p) : new byte[0];
     }
 
-    /** fz-n1's credential: joined in an earlier run of the tests' leader, its state kept, it is removed and joined again. */
-    String joinOrReuse(String token, String node) throws Exception {
-        admin().delete("/v1/machines/" + node);
-        X509Certificate ca = LeaderLink.fetchPinnedCa(URI.create("https://127.0.0.1:" + leader.agentPort()), pki.caHash());
-        String c = LeaderLink.join(URI.create("https://127.0.0.1:" + leader.agentPort()), ca, token, node).credential();
-        new LeaderLink(URI.create("https://127.0.0.1:" + leader.agentPort()), ca, c).reportFacts(
-                new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5"));
-        return c;
-    }
-
-    HttpClient client() throws Exception {
-        X509Certificate ca = LeaderLink.fetchPinnedCa(URI.create("https://127.0.0.1:" + leader.agentPort()), pki.caHash());
-        return HttpClient.newBuilder().sslContext(LeaderLink.trusting(ca)).connectTimeout(CALL).build();
+    /** {@code node}'s credential, joined afresh (an earlier run's machine of that name removed) with plain facts reported. */
+    static String joined(String node) throws Exception {
+        assertEquals(200, TestAgents.join(node).status());
+        TestAgents.Answer facts = TestAgents.reportFacts(node, SettingsJson.STRICT.writeValueAsString(
+                new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5")));
+        assertEquals(200, facts.status(), facts.body());
+        return TestAgents.credential(node);
     }
 }

@@ -64,6 +64,11 @@ final class TestAgents {
         return a;
     }
 
+    /** The credential {@code node} was given when it joined here. */
+    static String credential(String node) {
+        return CREDENTIALS.get(node);
+    }
+
     /** {@code node} reports {@code facts} (a JSON object) over the agents' channel, joined first if it has not. */
     static Answer reportFacts(String node, String facts) throws Exception {
         if (!CREDENTIALS.containsKey(node)) {
