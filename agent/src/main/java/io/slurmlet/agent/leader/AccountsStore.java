@@ -1,6 +1,8 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.agent.store.StateFile;
+import io.slurmlet.agent.store.Document;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.settings.Problem;
@@ -14,7 +16,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.UnaryOperator;
 
 /**
@@ -34,30 +35,31 @@ public final class AccountsStore {
         record NotFound(String login) implements Result { }
     }
 
+    /** Opened on the embedded store, the files of {@code stateDir}. */
+    public static AccountsStore open(Path stateDir) throws IOException {
+        return open(FileStore.open(stateDir));
+    }
+
     /** One account of an import. */
     public record Imported(String email, List<String> sshKeys, boolean enabled) { }
 
-    private final StateFile<Accounts> file;
-    private final List<Runnable> listeners = new CopyOnWriteArrayList<>();
-    private volatile Accounts current;
+    private final Document<Accounts> file;
+    /** Guarded by this: set under the lock its write to the store is made with, so a watcher reading it sees the change. */
+    private Accounts current;
 
-    private AccountsStore(StateFile<Accounts> file, Accounts current) {
+    private AccountsStore(Document<Accounts> file, Accounts current) {
         this.file = file;
         this.current = current;
     }
 
-    public static AccountsStore open(Path stateDir) throws IOException {
-        StateFile<Accounts> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+    public static AccountsStore open(Store store) throws IOException {
+        Document<Accounts> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
         return new AccountsStore(file, file.read(() -> Accounts.EMPTY, "the accounts", "restore it from a backup; slurmlet never "
                 + "starts over with no accounts, which would give their UIDs to others"));
     }
 
-    public Accounts current() {
+    public synchronized Accounts current() {
         return current;
-    }
-
-    public void onChange(Runnable listener) {
-        listeners.add(listener);
     }
 
     public Result add(String email, List<String> keys) throws IOException {
@@ -171,7 +173,6 @@ public final class AccountsStore {
 
     private Result change(java.util.function.Function<Accounts, Result> edit) throws IOException {
         Result result;
-        boolean changed = false;
         synchronized (this) {
             Accounts now = current;
             result = edit.apply(now);
@@ -180,11 +181,7 @@ public final class AccountsStore {
                 file.write(written);
                 current = written;
                 result = new Result.Stored(written, stored.account());
-                changed = true;
             }
-        }
-        if (changed) {
-            listeners.forEach(Runnable::run);
         }
         return result;
     }

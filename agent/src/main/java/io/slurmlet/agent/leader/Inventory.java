@@ -1,6 +1,8 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.agent.store.StateFile;
+import io.slurmlet.agent.store.Document;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.facts.FactsCheck;
@@ -24,29 +26,33 @@ public final class Inventory {
     public static final String FILE_NAME = "inventory.json";
     private static final Logger LOG = Logger.getLogger(Inventory.class);
 
-    private final StateFile<Map<String, NodeFacts>> file;
-    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final Document<Map<String, NodeFacts>> file;
     private Map<String, NodeFacts> facts;
 
-    private Inventory(StateFile<Map<String, NodeFacts>> file, Map<String, NodeFacts> facts) {
+    private Inventory(Document<Map<String, NodeFacts>> file, Map<String, NodeFacts> facts) {
         this.file = file;
         this.facts = facts;
     }
 
+    /** Opened on the embedded store, the files of {@code stateDir}. */
+    public static Inventory open(Path stateDir) throws IOException {
+        return open(FileStore.open(stateDir));
+    }
+
     /**
-     * The inventory kept in {@code stateDir}. Facts stored there that {@link FactsCheck} refuses
+     * The inventory kept in {@code store}. Facts stored there that {@link FactsCheck} refuses
      * (kept by a slurmlet before it checked them) are left out with a warning: the machine reports
      * again within a pass, and one machine's facts can never stop every plan.
      */
-    public static Inventory open(Path stateDir) throws IOException {
-        StateFile<Map<String, NodeFacts>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+    public static Inventory open(Store store) throws IOException {
+        Document<Map<String, NodeFacts>> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
         Map<String, NodeFacts> kept = new TreeMap<>();
         file.read(Map::of, "the node inventory", "remove it and the agents report again").forEach((node, facts) -> {
             List<Problem> problems = FactsCheck.problems(node, facts);
             if (problems.isEmpty()) {
                 kept.put(node, facts);
             } else {
-                LOG.warnf("%s: the facts kept for %s are left out until it reports again: %s", stateDir.resolve(FILE_NAME), Text.quote(node), problems);
+                LOG.warnf("%s: the facts kept for %s are left out until it reports again: %s", file.where(), Text.quote(node), problems);
             }
         });
         return new Inventory(file, kept);
@@ -57,18 +63,9 @@ public final class Inventory {
         return Map.copyOf(facts);
     }
 
-    /** Runs {@code listener} after every change of a machine's facts, outside the inventory's lock. */
-    public void onChange(Runnable listener) {
-        listeners.add(listener);
-    }
-
     /** Stores what a machine reported; says whether it differs from what was known. */
     public boolean report(NodeFacts reported) throws IOException {
-        boolean changed = store(reported);
-        if (changed) {
-            listeners.forEach(Runnable::run);
-        }
-        return changed;
+        return store(reported);
     }
 
     /** Forgets {@code node}'s facts (a machine removed); says whether there were any. */
@@ -82,9 +79,6 @@ public final class Inventory {
                 file.write(next);
                 facts = next;
             }
-        }
-        if (forgotten) {
-            listeners.forEach(Runnable::run);
         }
         return forgotten;
     }

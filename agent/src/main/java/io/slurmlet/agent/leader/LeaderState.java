@@ -1,5 +1,7 @@
 package io.slurmlet.agent.leader;
 
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.trust.JoinTokens;
@@ -7,6 +9,7 @@ import io.slurmlet.agent.trust.TokenFile;
 
 import io.slurmlet.agent.config.AgentConfig;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import io.slurmlet.agent.leader.lending.Hooks;
@@ -29,16 +32,23 @@ import java.util.List;
 @ApplicationScoped
 public class LeaderState {
 
+    /** The one store every document of the leader's is kept in: the state directory's files. */
     @Produces
     @Singleton
-    SettingsStore settingsStore(AgentConfig config) throws IOException {
-        return SettingsStore.open(config.stateDir());
+    Store store(AgentConfig config) throws IOException {
+        return FileStore.open(config.stateDir());
     }
 
     @Produces
     @Singleton
-    Inventory inventory(AgentConfig config) throws IOException {
-        return Inventory.open(config.stateDir());
+    SettingsStore settingsStore(Store store) throws IOException {
+        return SettingsStore.open(store);
+    }
+
+    @Produces
+    @Singleton
+    Inventory inventory(Store store) throws IOException {
+        return Inventory.open(store);
     }
 
     @Produces
@@ -50,46 +60,53 @@ public class LeaderState {
 
     @Produces
     @Singleton
-    JoinTokens joinTokens(AgentConfig config) throws IOException {
-        return JoinTokens.open(config.stateDir(), Clock.systemUTC());
+    JoinTokens joinTokens(AgentConfig config, Store store) throws IOException {
+        return JoinTokens.open(store, Clock.systemUTC(), config.stateDir().resolve(TokenFile.JOIN_FILE_NAME));
     }
 
     @Produces
     @Singleton
-    AgentCredentials agentCredentials(AgentConfig config) throws IOException {
-        return AgentCredentials.open(config.stateDir());
+    AgentCredentials agentCredentials(Store store) throws IOException {
+        return AgentCredentials.open(store);
     }
 
     @Produces
     @Singleton
-    PlanPublisher planPublisher(AgentConfig config, SettingsStore settings, Inventory inventory, LendingBook lending,
+    PlanPublisher planPublisher(AgentConfig config, Store store, SettingsStore settings, Inventory inventory, LendingBook lending,
                                 AccountsStore accounts) throws IOException {
-        return new PlanPublisher(settings, inventory, PlanPublisher.mungeKey(config.stateDir()),
-                io.slurmlet.agent.leader.plan.PlanBook.open(config.stateDir()), lending, accounts);
+        return new PlanPublisher(store, settings, inventory, PlanPublisher.mungeKey(config.stateDir()),
+                io.slurmlet.agent.leader.plan.PlanBook.open(store), lending, accounts);
+    }
+
+    void closePlanPublisher(@Disposes PlanPublisher publisher) {
+        publisher.close();
     }
 
     @Produces
     @Singleton
-    AccountsStore accountsStore(AgentConfig config) throws IOException {
-        return AccountsStore.open(config.stateDir());
+    AccountsStore accountsStore(Store store) throws IOException {
+        return AccountsStore.open(store);
     }
 
     @Produces
     @Singleton
-    LendingBook lendingBook(AgentConfig config) throws IOException {
-        return LendingBook.open(config.stateDir());
+    LendingBook lendingBook(Store store) throws IOException {
+        return LendingBook.open(store);
     }
 
     @Produces
     @Singleton
-    LendingEngine lendingEngine(AgentConfig config, LendingBook book, SettingsStore settings, Inventory inventory,
-                                NodeReports reports, PlanPublisher plans) {
+    LendingEngine lendingEngine(AgentConfig config, Store store, LendingBook book, SettingsStore settings, Inventory inventory,
+                                NodeReports reports) {
         AgentConfig.Platform platform = config.leader().platform();
         LendingEngine engine = new LendingEngine(book, settings, inventory, reports,
                 new Hooks(new LinuxCommands(), platform.drain(), platform.release(), platform.hookDeadline()),
-                platform.busyRetry(), plans::refresh, Clock.systemUTC());
-        settings.onChange(engine::wake);
-        engine.afterEachTick(plans::retryIfOwed);
+                platform.busyRetry(), Clock.systemUTC());
+        store.watch(key -> {
+            if (key.equals(SettingsStore.FILE_NAME)) {
+                engine.wake();
+            }
+        });
         return engine;
     }
 

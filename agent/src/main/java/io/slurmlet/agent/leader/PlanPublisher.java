@@ -16,37 +16,57 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import io.slurmlet.agent.store.Store;
 
 /**
- * Plans every machine again whenever the settings or a machine's facts change, and publishes the
- * plans that differ. The cluster's munge key is made at the leader's first start ({@code munge.key}
- * in the state directory, 0400) and reaches machines only inside their plans.
+ * The leader's one controller loop: plans every machine again whenever anything it plans from
+ * changes in the store (the settings, a machine's facts, the accounts, the lending), and
+ * publishes the plans that differ. It hears of changes by watching the store, so whoever writes
+ * (an admin's request, an agent's report, the lending engine) never waits for a replan, and a
+ * replan that fails is tried again with backoff up to 10 s until one succeeds. The cluster's munge
+ * key is made at the leader's first start ({@code munge.key} in the state directory, 0400) and
+ * reaches machines only inside their plans.
  */
-public final class PlanPublisher {
+public final class PlanPublisher implements AutoCloseable {
 
     public static final String MUNGE_KEY_FILE = "munge.key";
+    /** The store's keys plans are made from; a change of any other (plans, tokens) is not a reason to plan. */
+    static final Set<String> PLANNED_FROM = Set.of(SettingsStore.FILE_NAME, Inventory.FILE_NAME, AccountsStore.FILE_NAME,
+            LendingBook.FILE_NAME);
     private static final Logger LOG = Logger.getLogger(PlanPublisher.class);
+    private static final long MAX_BACKOFF_MS = 10_000;
 
     private final SettingsStore settings;
     private final Inventory inventory;
     private final MungeKey mungeKey;
     private final PlanBook book;
     private final LendingBook lending;
-
     private final AccountsStore accounts;
+    private final Runnable unwatch;
+    private final Thread thread;
+    private final Object signal = new Object();
+    /** Set by a change, cleared by the loop as it begins a replan; guarded by {@link #signal}. */
+    private boolean dirty;
+    private volatile boolean stopped;
 
-    public PlanPublisher(SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book, LendingBook lending,
-                         AccountsStore accounts) {
-        this.accounts = accounts;
+    /** Publishes the first plans at once (a failure is retried by the loop), then watches {@code store}. */
+    public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
+                         LendingBook lending, AccountsStore accounts) {
         this.settings = settings;
         this.inventory = inventory;
         this.mungeKey = mungeKey;
         this.book = book;
         this.lending = lending;
-        settings.onChange(this::refresh);
-        inventory.onChange(this::refresh);
-        accounts.onChange(this::refresh);
-        refresh();
+        this.accounts = accounts;
+        this.dirty = !refresh();
+        this.unwatch = store.watch(key -> {
+            if (PLANNED_FROM.contains(key)) {
+                nudge();
+            }
+        });
+        this.thread = new Thread(this::run, "slurmlet-planner");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /** Reads the cluster's munge key from the state directory, making it at the first start. */
@@ -66,25 +86,60 @@ public final class PlanPublisher {
         }
     }
 
-    /** Set while a refresh has failed: the lending thread's tick tries again every second. */
-    private volatile boolean owed;
-
-    /** Plans again from the settings and facts now, publishing what changed; a failure is logged and retried. */
-    public synchronized void refresh() {
-        try {
-            publish();
-            owed = false;
-        } catch (RuntimeException e) {
-            owed = true;
-            LOG.errorf(e, "publishing the plans failed (%s); trying again every second", e.getMessage());
+    /** Something plans are made from changed: the loop plans again (changes that come together are planned once). */
+    public void nudge() {
+        synchronized (signal) {
+            dirty = true;
+            signal.notifyAll();
         }
     }
 
-    /** Publishes again if the last refresh failed. */
-    public void retryIfOwed() {
-        if (owed) {
-            refresh();
+    /** Plans after each change; after a failure, again once its backoff is over, changed or not. */
+    private void run() {
+        long backoff = 0;
+        while (!stopped) {
+            synchronized (signal) {
+                try {
+                    if (backoff > 0) {
+                        signal.wait(backoff);
+                    }
+                    while (backoff == 0 && !dirty && !stopped) {
+                        signal.wait();
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+                dirty = false;
+            }
+            if (stopped) {
+                return;
+            }
+            if (refresh()) {
+                backoff = 0;
+            } else {
+                backoff = backoff == 0 ? 1000 : Math.min(MAX_BACKOFF_MS, backoff * 2);
+                LOG.warnf("trying again in %d s", backoff / 1000);
+            }
         }
+    }
+
+    /** Plans from the settings, facts, accounts and lending now, publishing what changed; says whether that worked. */
+    public synchronized boolean refresh() {
+        try {
+            publish();
+            return true;
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "publishing the plans failed: %s", e.getMessage());
+            return false;
+        }
+    }
+
+    @Override
+    public void close() {
+        stopped = true;
+        unwatch.run();
+        nudge();
+        thread.interrupt();
     }
 
     private void publish() {

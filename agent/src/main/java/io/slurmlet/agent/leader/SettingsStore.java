@@ -1,6 +1,8 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.agent.store.StateFile;
+import io.slurmlet.agent.store.Document;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.api.SettingsDocument;
@@ -28,36 +30,37 @@ public final class SettingsStore {
 
     private static final Logger LOG = Logger.getLogger(SettingsStore.class);
 
-    private final StateFile<SettingsDocument> file;
-    private final List<Runnable> listeners = new java.util.concurrent.CopyOnWriteArrayList<>();
-    private volatile SettingsDocument current;
+    private final Document<SettingsDocument> file;
+    /** Guarded by this: set under the lock its write to the store is made with, so a watcher reading it sees the change. */
+    private SettingsDocument current;
 
-    private SettingsStore(StateFile<SettingsDocument> file, SettingsDocument current) {
+    private SettingsStore(Document<SettingsDocument> file, SettingsDocument current) {
         this.file = file;
         this.current = current;
     }
 
+    /** Opened on the embedded store, the files of {@code stateDir}. */
+    public static SettingsStore open(Path stateDir) throws IOException {
+        return open(FileStore.open(stateDir));
+    }
+
     /**
-     * Opens the store in {@code stateDir}: the settings written last, or the defaults at revision 0
+     * Opens the settings kept in {@code store}: the ones written last, or the defaults at revision 0
      * when there are none yet. An unreadable file is an error, never a silent reset.
      */
-    public static SettingsStore open(Path stateDir) throws IOException {
-        StateFile<SettingsDocument> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+    public static SettingsStore open(Store store) throws IOException {
+        Document<SettingsDocument> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
         return new SettingsStore(file, file.read(() -> new SettingsDocument(0, SlurmSettings.DEFAULTS), "the stored settings",
                 "restore the file from a backup; slurmlet never starts over from empty settings on its own"));
     }
 
-    public SettingsDocument current() {
+    public synchronized SettingsDocument current() {
         return current;
     }
 
-    public Path file() {
-        return file.path();
-    }
-
-    /** Runs {@code listener} after every stored change, on the writer's thread, outside the store's lock. */
-    public void onChange(Runnable listener) {
-        listeners.add(listener);
+    /** Where the settings are kept, for errors and logs. */
+    public String where() {
+        return file.where();
     }
 
     /** What became of a change. */
@@ -81,11 +84,7 @@ public final class SettingsStore {
      * current ones are accepted without a write or a new revision.
      */
     public Result update(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
-        Result result = store(expected, change);
-        if (result instanceof Result.Accepted accepted && accepted.changed()) {
-            listeners.forEach(Runnable::run);
-        }
-        return result;
+        return store(expected, change);
     }
 
     /**
@@ -93,7 +92,7 @@ public final class SettingsStore {
      * stores nothing: a conflict, a refusal, or what the change would make of the current settings.
      */
     public Result dryRun(OptionalLong expected, UnaryOperator<SlurmSettings> change) {
-        return judge(current, expected, change);
+        return judge(current(), expected, change);
     }
 
     private static Result judge(SettingsDocument now, OptionalLong expected, UnaryOperator<SlurmSettings> change) {

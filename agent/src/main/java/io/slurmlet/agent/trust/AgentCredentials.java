@@ -1,6 +1,8 @@
 package io.slurmlet.agent.trust;
 
-import io.slurmlet.agent.store.StateFile;
+import io.slurmlet.agent.store.Document;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 
@@ -26,16 +28,21 @@ public final class AgentCredentials {
 
     public static final String FILE_NAME = "agents.json";
 
-    private final StateFile<Map<String, String>> file;
+    private final Document<Map<String, String>> file;
     private Map<String, String> hashes;
 
-    private AgentCredentials(StateFile<Map<String, String>> file, Map<String, String> hashes) {
+    private AgentCredentials(Document<Map<String, String>> file, Map<String, String> hashes) {
         this.file = file;
         this.hashes = hashes;
     }
 
+    /** Opened on the embedded store, the files of {@code stateDir}. */
     public static AgentCredentials open(Path stateDir) throws IOException {
-        StateFile<Map<String, String>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+        return open(FileStore.open(stateDir));
+    }
+
+    public static AgentCredentials open(Store store) throws IOException {
+        Document<Map<String, String>> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
         return new AgentCredentials(file, new TreeMap<>(file.read(Map::of, "the agents' credentials",
                 "remove it and join every agent again")));
     }
@@ -116,6 +123,6 @@ public final class AgentCredentials {
 
     @Override
     public String toString() {
-        return "AgentCredentials[" + file.path() + "]";
+        return "AgentCredentials[" + file.where() + "]";
     }
 }

@@ -1,6 +1,8 @@
 package io.slurmlet.agent.trust;
 
-import io.slurmlet.agent.store.StateFile;
+import io.slurmlet.agent.store.Document;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -85,26 +87,30 @@ public final class JoinTokens {
         }
     }
 
-    private final StateFile<List<Entry>> file;
+    private final Document<List<Entry>> file;
     private final Clock clock;
     private List<Entry> entries;
 
-    private JoinTokens(StateFile<List<Entry>> file, Clock clock, List<Entry> entries) {
+    private JoinTokens(Document<List<Entry>> file, Clock clock, List<Entry> entries) {
         this.file = file;
         this.clock = clock;
         this.entries = entries;
     }
 
+    /** Opened on the embedded store, the files of {@code stateDir}. */
+    public static JoinTokens open(Path stateDir, Clock clock) throws IOException {
+        return open(FileStore.open(stateDir), clock, stateDir.resolve(TokenFile.JOIN_FILE_NAME));
+    }
+
     /**
-     * The tokens kept in {@code stateDir}. A {@code join.token} of an earlier slurmlet (one token
+     * The tokens kept in {@code store}. A {@code legacy} {@code join.token} of an earlier slurmlet (one token
      * that never expired) is taken over once as the token {@code initial0}, expiring a day later,
      * and removed.
      */
-    public static JoinTokens open(Path stateDir, Clock clock) throws IOException {
-        StateFile<List<Entry>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+    public static JoinTokens open(Store store, Clock clock, Path legacy) throws IOException {
+        Document<List<Entry>> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
         JoinTokens tokens = new JoinTokens(file, clock,
                 new ArrayList<>(file.read(List::of, "the join tokens", "remove it and make new ones with ctl slurm join-token create")));
-        Path legacy = stateDir.resolve(TokenFile.JOIN_FILE_NAME);
         if (Files.exists(legacy)) {
             tokens.takeOver(legacy);
         }
@@ -203,6 +209,6 @@ public final class JoinTokens {
 
     @Override
     public String toString() {
-        return "JoinTokens[" + file.path() + "]";
+        return "JoinTokens[" + file.where() + "]";
     }
 }

@@ -35,7 +35,7 @@ class SettingsStoreTest {
         SettingsStore store = SettingsStore.open(state);
         assertEquals(0, store.current().revision());
         assertEquals(SlurmSettings.DEFAULTS, store.current().settings());
-        assertFalse(Files.exists(store.file()));
+        assertFalse(Files.exists(state.resolve(SettingsStore.FILE_NAME)));
     }
 
     @Test
@@ -53,7 +53,7 @@ class SettingsStoreTest {
     void theStoreFileIsRootOnly() throws IOException {
         SettingsStore store = SettingsStore.open(state);
         store.update(ANY, s -> cluster());
-        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(store.file())));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve(SettingsStore.FILE_NAME))));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state)));
     }
 
@@ -61,12 +61,12 @@ class SettingsStoreTest {
     void aChangeNamingAnOldRevisionIsRefusedAndStoresNothing() throws IOException {
         SettingsStore store = SettingsStore.open(state);
         store.update(ANY, s -> cluster());
-        String before = Files.readString(store.file());
+        String before = Files.readString(state.resolve(SettingsStore.FILE_NAME));
         Result.Conflict conflict = assertInstanceOf(Result.Conflict.class,
                 store.update(OptionalLong.of(0), s -> cluster("n2")));
         assertEquals(0, conflict.expected());
         assertEquals(1, conflict.current().revision());
-        assertEquals(before, Files.readString(store.file()));
+        assertEquals(before, Files.readString(state.resolve(SettingsStore.FILE_NAME)));
     }
 
     @Test
@@ -99,22 +99,22 @@ class SettingsStoreTest {
     void settingsWithProblemsAreNeverStored() throws IOException {
         SettingsStore store = SettingsStore.open(state);
         store.update(ANY, s -> cluster());
-        String before = Files.readString(store.file());
+        String before = Files.readString(state.resolve(SettingsStore.FILE_NAME));
         Result.Refused refused = assertInstanceOf(Result.Refused.class, store.update(ANY, s -> cluster("n9")));
         assertEquals("lent[0]", refused.problems().get(0).key());
         assertEquals(1, store.current().revision());
-        assertEquals(before, Files.readString(store.file()));
+        assertEquals(before, Files.readString(state.resolve(SettingsStore.FILE_NAME)));
     }
 
     @Test
     void aChangeToTheSameSettingsWritesNothing() throws IOException {
         SettingsStore store = SettingsStore.open(state);
         store.update(ANY, s -> cluster());
-        long mtime = Files.getLastModifiedTime(store.file()).toMillis();
+        long mtime = Files.getLastModifiedTime(state.resolve(SettingsStore.FILE_NAME)).toMillis();
         Result.Accepted same = assertInstanceOf(Result.Accepted.class, store.update(ANY, s -> cluster()));
         assertFalse(same.changed());
         assertEquals(1, same.document().revision());
-        assertEquals(mtime, Files.getLastModifiedTime(store.file()).toMillis());
+        assertEquals(mtime, Files.getLastModifiedTime(state.resolve(SettingsStore.FILE_NAME)).toMillis());
     }
 
     @Test

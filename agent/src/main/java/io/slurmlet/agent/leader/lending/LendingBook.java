@@ -2,7 +2,9 @@ package io.slurmlet.agent.leader.lending;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import io.slurmlet.agent.store.StateFile;
+import io.slurmlet.agent.store.Document;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -22,6 +24,11 @@ public final class LendingBook {
 
     public static final String FILE_NAME = "lending.json";
 
+    /** Opened on the embedded store, the files of {@code stateDir}. */
+    public static LendingBook open(Path stateDir) throws IOException {
+        return open(FileStore.open(stateDir));
+    }
+
     /** The file's shape. */
     @RegisterForReflection
     record Stored(@JsonProperty("nodes") Map<String, LendingRecord> nodes,
@@ -32,18 +39,18 @@ public final class LendingBook {
         }
     }
 
-    private final StateFile<Stored> file;
+    private final Document<Stored> file;
     private Map<String, LendingRecord> nodes;
     private Set<String> known;
 
-    private LendingBook(StateFile<Stored> file, Stored stored) {
+    private LendingBook(Document<Stored> file, Stored stored) {
         this.file = file;
         this.nodes = new TreeMap<>(stored.nodes());
         this.known = new TreeSet<>(stored.knownToSlurm());
     }
 
-    public static LendingBook open(Path stateDir) throws IOException {
-        StateFile<Stored> file = StateFile.in(stateDir, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() { });
+    public static LendingBook open(Store store) throws IOException {
+        Document<Stored> file = Document.in(store, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() { });
         return new LendingBook(file, file.read(() -> new Stored(Map.of(), Set.of()), "the nodes' lending",
                 "restore it from a backup; without it slurmlet cannot tell which nodes are being reclaimed"));
     }

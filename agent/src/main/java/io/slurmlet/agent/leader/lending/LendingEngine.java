@@ -27,8 +27,8 @@ import java.util.concurrent.Executors;
  * Moves every node toward what the settings wish, on the leader: one thread that applies the
  * {@link Lending} rules whenever the settings change, the controller reports Slurm's node states,
  * a hook ends, or a second passes; hooks run on threads of their own, one per node at most, so a
- * hook that hangs holds up no other node. Every change is on disk before it is acted on; a phase
- * change publishes new plans (the controller's holds the node states).
+ * hook that hangs holds up no other node. Every change is on disk before it is acted on; the
+ * planner hears of it from the store and publishes new plans (the controller's holds the node states).
  */
 public final class LendingEngine implements AutoCloseable {
 
@@ -40,8 +40,6 @@ public final class LendingEngine implements AutoCloseable {
     private final NodeReports reports;
     private final Hooks hooks;
     private final Duration busyRetry;
-    private final Runnable plansChanged;
-    private volatile Runnable retry = () -> { };
     private final Clock clock;
     private final Set<String> hookRunning = ConcurrentHashMap.newKeySet();
     private final ExecutorService hookThreads = Executors.newCachedThreadPool(r -> {
@@ -55,20 +53,14 @@ public final class LendingEngine implements AutoCloseable {
     private Thread thread;
 
     public LendingEngine(LendingBook book, SettingsStore settings, Inventory inventory, NodeReports reports, Hooks hooks,
-                         Duration busyRetry, Runnable plansChanged, Clock clock) {
+                         Duration busyRetry, Clock clock) {
         this.book = book;
         this.settings = settings;
         this.inventory = inventory;
         this.reports = reports;
         this.hooks = hooks;
         this.busyRetry = busyRetry;
-        this.plansChanged = plansChanged;
         this.clock = clock;
-    }
-
-    /** Runs after every tick: the publisher's retry of a refresh that failed. */
-    public void afterEachTick(Runnable retry) {
-        this.retry = retry;
     }
 
     public void start() {
@@ -95,7 +87,6 @@ public final class LendingEngine implements AutoCloseable {
                 LOG.errorf(e, "lending stopped: %s", e.getMessage());
                 throw e;
             }
-            retry.run();
             synchronized (signal) {
                 if (!woken) {
                     try {
@@ -113,7 +104,7 @@ public final class LendingEngine implements AutoCloseable {
     public synchronized void tick() throws IOException {
         SlurmSettings s = settings.current().settings().withNodes(List.copyOf(new TreeSet<>(inventory.all().keySet())));
         Map<String, SlurmNodeState> slurm = slurmNodes(s);
-        boolean changed = book.known(List.copyOf(slurm.keySet()));
+        book.known(List.copyOf(slurm.keySet()));
         Set<String> names = new TreeSet<>(s.nodes());
         names.addAll(s.lentNodes());
         names.addAll(book.all().keySet());
@@ -126,16 +117,12 @@ public final class LendingEngine implements AutoCloseable {
             Lending.Decision d = Lending.decide(before, inputs(s, node, slurm), now);
             book.put(d.record());
             if (d.record().phase() != before.phase()) {
-                changed = true;
                 LOG.infof("%s: %s → %s (%s)", node, before.phase().word(), d.record().phase().word(),
                         d.record().transitions().get(d.record().transitions().size() - 1).why());
             }
             if (d.hook() != Lending.Hook.NONE) {
                 runHook(node, d.hook());
             }
-        }
-        if (changed) {
-            plansChanged.run();
         }
     }
 
@@ -169,7 +156,6 @@ public final class LendingEngine implements AutoCloseable {
                     if (after.phase() != now.phase()) {
                         LOG.infof("%s: %s → %s (%s)", node, now.phase().word(), after.phase().word(),
                                 after.transitions().get(after.transitions().size() - 1).why());
-                        plansChanged.run();
                     }
                 }
             } catch (IOException | RuntimeException e) {

@@ -2,7 +2,9 @@ package io.slurmlet.agent.leader.plan;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import io.slurmlet.agent.store.StateFile;
+import io.slurmlet.agent.store.Document;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PublishedPlan;
 
@@ -39,7 +41,7 @@ public final class PlanBook {
     public record Kept(@com.fasterxml.jackson.annotation.JsonProperty("revision") long revision,
                        @com.fasterxml.jackson.annotation.JsonProperty("digest") String digest) { }
 
-    private final StateFile<Map<String, Kept>> file;
+    private final Document<Map<String, Kept>> file;
     private Map<String, Kept> kept;
     private final Map<String, PublishedPlan> plans = new HashMap<>();
     private final Map<String, Set<Consumer<PublishedPlan>>> waiting = new HashMap<>();
@@ -50,14 +52,19 @@ public final class PlanBook {
         this.kept = new TreeMap<>();
     }
 
-    private PlanBook(StateFile<Map<String, Kept>> file, Map<String, Kept> kept) {
+    private PlanBook(Document<Map<String, Kept>> file, Map<String, Kept> kept) {
         this.file = file;
         this.kept = kept;
     }
 
-    /** Opens the book kept in {@code stateDir}; an unreadable one starts over above every revision it could hold. */
+    /** Opened on the embedded store, the files of {@code stateDir}. */
     public static PlanBook open(Path stateDir) throws IOException {
-        StateFile<Map<String, Kept>> file = StateFile.in(stateDir, FILE_NAME, new TypeReference<>() { });
+        return open(FileStore.open(stateDir));
+    }
+
+    /** Opens the book kept in {@code store}; an unreadable one starts over above every revision it could hold. */
+    public static PlanBook open(Store store) throws IOException {
+        Document<Map<String, Kept>> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
         return new PlanBook(file, new TreeMap<>(file.read(Map::of, "the plans' revisions",
                 "restore it from a backup; without it, restart every agent after the leader")));
     }
@@ -112,7 +119,7 @@ public final class PlanBook {
         try {
             file.write(next);
         } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the plans' revisions to " + file.path(), e);
+            throw new UncheckedIOException("cannot write the plans' revisions to " + file.where(), e);
         }
     }
 

@@ -20,7 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -30,10 +29,8 @@ class LendingEngineTest {
     @TempDir
     Path state;
 
-    final AtomicInteger plansChanged = new AtomicInteger();
-
     LendingEngine engine(LendingBook book, SettingsStore settings, Inventory inventory, NodeReports reports, Hooks hooks) {
-        return new LendingEngine(book, settings, inventory, reports, hooks, Duration.ofSeconds(1), plansChanged::incrementAndGet,
+        return new LendingEngine(book, settings, inventory, reports, hooks, Duration.ofSeconds(1),
                 Clock.systemUTC());
     }
 

@@ -1,0 +1,90 @@
+package io.slurmlet.agent.leader;
+
+import io.slurmlet.agent.leader.lending.LendingBook;
+import io.slurmlet.agent.leader.plan.PlanBook;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.PublishedPlan;
+import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The leader's one controller loop: every change in the store is planned, by nobody's call but the loop's. */
+class PlanPublisherTest {
+
+    @TempDir
+    Path state;
+
+    Store store;
+    SettingsStore settings;
+    Inventory inventory;
+    PlanBook book;
+
+    void open() throws Exception {
+        store = FileStore.open(state);
+        settings = SettingsStore.open(store);
+        inventory = Inventory.open(store);
+        book = PlanBook.open(store);
+    }
+
+    PlanPublisher loop() throws Exception {
+        return new PlanPublisher(store, settings, inventory, MungeKey.random(), book, LendingBook.open(store), AccountsStore.open(store));
+    }
+
+    static NodeFacts machine(String name) {
+        return new NodeFacts(name, "10.0.0.1", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8");
+    }
+
+    @Test
+    void aChangeOfTheSettingsOrOfAMachinesFactsIsPublishedWithoutAnyoneAskingForIt() throws Exception {
+        open();
+        try (PlanPublisher loop = loop()) {
+            inventory.report(machine("n0"));
+            await(book, "n0", p -> p.plan().roles().isEmpty());
+            var stored = settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "n0", List.of("n0"), false,
+                    List.of(), null, null, null, false, null));
+            assertTrue(stored instanceof SettingsStore.Result.Accepted, stored.toString());
+            await(book, "n0", p -> p.plan().runs(Role.CONTROLLER) && p.plan().runs(Role.COMPUTE));
+        }
+    }
+
+    @Test
+    void aReplanThatCannotBeKeptIsTriedAgainUntilItIs() throws Exception {
+        open();
+        // plans.json cannot be written while a folder is in its place: the revisions are never served unkept.
+        Path blocker = state.resolve(PlanBook.FILE_NAME);
+        Files.createDirectory(blocker);
+        Files.writeString(blocker.resolve("keep"), "x");
+        try (PlanPublisher loop = loop()) {
+            inventory.report(machine("n1"));
+            Thread.sleep(300);
+            assertTrue(book.get("n1").isEmpty(), "a plan whose revision was not kept is not served");
+            Files.delete(blocker.resolve("keep"));
+            Files.delete(blocker);
+            await(book, "n1", p -> p.revision() == 1);
+        }
+    }
+
+    private static void await(PlanBook book, String node, Predicate<PublishedPlan> wanted) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        Optional<PublishedPlan> now = book.get(node);
+        while (!(now.isPresent() && wanted.test(now.get())) && System.nanoTime() < until) {
+            Thread.sleep(10);
+            now = book.get(node);
+        }
+        assertTrue(now.isPresent() && wanted.test(now.get()), node + "'s plan: " + now);
+    }
+}
