@@ -39,6 +39,8 @@ import io.slurmlet.model.users.Accounts;
         MungeKey.class, NodePlan.class, PublishedPlan.class, Role.class, io.slurmlet.model.plan.StoragePlan.class,
         io.slurmlet.model.plan.StoragePlan.None.class, io.slurmlet.model.plan.StoragePlan.Mount.class,
         io.slurmlet.model.plan.StoragePlan.Export.class, io.slurmlet.model.plan.StoragePlan.Check.class,
+        io.slurmlet.model.plan.ManagedFile.class, io.slurmlet.model.plan.NodeWish.class, io.slurmlet.model.plan.NodeWish.Resume.class,
+        io.slurmlet.model.plan.NodeWish.Drain.class,
         SlurmSettings.class, SharedStorage.class, Experimental.class, Problem.class,
         Account.class, Accounts.class})
 final class NativeReflection {

@@ -1,5 +1,6 @@
 package io.slurmlet.agent.munge;
 
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.model.api.SettingsPreview.Action;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.plan.MungeKey;
@@ -35,7 +36,7 @@ public final class MungeStep implements Step {
     public MungeStep(Files files, Services services, Path root) {
         this.files = files;
         this.services = services;
-        this.keyFile = root.resolve(KEY_FILE.toString().substring(1));
+        this.keyFile = ManagedFiles.under(root, KEY_FILE.toString());
     }
 
     /**

@@ -1,5 +1,6 @@
 package io.slurmlet.agent.pam;
 
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.system.Files;
@@ -198,6 +199,6 @@ public final class PamStep implements Step {
     }
 
     private Path at(Path absolute) {
-        return root.resolve(absolute.toString().substring(1));
+        return ManagedFiles.under(root, absolute.toString());
     }
 }

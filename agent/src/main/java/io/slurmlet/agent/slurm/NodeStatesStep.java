@@ -6,6 +6,7 @@ import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.NodeWish;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -89,14 +90,14 @@ public final class NodeStatesStep implements Step {
                 }
                 if (s.drainedBySomeoneElse()) {
                     others.add("%s (\"%s\")".formatted(s.name(), s.reason()));
-                } else if (wanted.getValue().equals(NodePlan.RESUME)) {
+                } else if (wanted.getValue() instanceof NodeWish.Resume) {
                     if (s.drained()) {
                         (s.jobs().isEmpty() && s.state().startsWith("IDLE") ? idle : resume).add(s.name());
                     } else if (staleReason(s)) {
                         stale.add(s.name());
                     }
-                } else if (wanted.getValue().startsWith(NodePlan.DRAIN)) {
-                    String reason = wanted.getValue().substring(NodePlan.DRAIN.length());
+                } else if (wanted.getValue() instanceof NodeWish.Drain wish) {
+                    String reason = wish.reason();
                     if (!s.drained() || !s.reason().equals(reason)) {
                         drain.computeIfAbsent(reason, r -> new ArrayList<>()).add(s.name());
                     }
@@ -159,8 +160,8 @@ public final class NodeStatesStep implements Step {
                     || s.state().contains("NOT_RESPONDING")) {
                 continue;
             }
-            boolean ok = wanted.getValue().equals(NodePlan.RESUME) ? !s.drained() && !staleReason(s)
-                    : s.drained() && s.reason().equals(wanted.getValue().substring(NodePlan.DRAIN.length()));
+            boolean ok = wanted.getValue() instanceof NodeWish.Drain wish ? s.drained() && s.reason().equals(wish.reason())
+                    : !s.drained() && !staleReason(s);
             if (!ok) {
                 return false;
             }

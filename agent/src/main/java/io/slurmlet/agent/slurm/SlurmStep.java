@@ -2,7 +2,9 @@ package io.slurmlet.agent.slurm;
 
 import io.slurmlet.model.api.SettingsPreview.Action;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
+import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.reconcile.Failpoints;
 import io.slurmlet.agent.reconcile.Outcome;
@@ -57,7 +59,6 @@ public final class SlurmStep implements Step {
             "slurmctldport", "slurmdport", "selecttype", "selecttypeparameters", "proctracktype", "taskplugin",
             "prologflags", "statesavelocation", "slurmdspooldir", "slurmuser", "grestypes", "switchtype");
 
-    static final String MODE = "rw-r--r--";
     static final String SLURM_CONF = "/etc/slurm/slurm.conf";
     static final String GRES_CONF = "/etc/slurm/gres.conf";
     static final String CGROUP_CONF = "/etc/slurm/cgroup.conf";
@@ -137,12 +138,10 @@ public final class SlurmStep implements Step {
             return Outcome.failed(name(), "cannot read what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()));
         }
         try {
-            for (var file : plan.files().entrySet()) {
-                Optional<Files.Stat> now = files.stat(root.resolve(file.getKey().substring(1)));
-                boolean same = now.isPresent() && Arrays.equals(now.get().content(), file.getValue().getBytes(StandardCharsets.UTF_8))
-                        && MODE.equals(now.get().mode()) && "root".equals(now.get().owner());
-                if (!same) {
-                    written.put(file.getKey(), now.map(st -> new String(st.content(), StandardCharsets.UTF_8)).orElse(""));
+            for (ManagedFile file : plan.slurmFiles()) {
+                Optional<Files.Stat> now = files.stat(ManagedFiles.under(root, file.path()));
+                if (!ManagedFiles.holds(now, file)) {
+                    written.put(file.path(), now.map(st -> new String(st.content(), StandardCharsets.UTF_8)).orElse(""));
                 }
             }
             Set<String> running = new HashSet<>();
@@ -174,10 +173,9 @@ public final class SlurmStep implements Step {
         try {
             // Written down before the files: an agent stopped after them still owes what they need.
             writeOwed(owed);
-            for (var file : plan.files().entrySet()) {
-                if (written.containsKey(file.getKey())) {
-                    files.write(root.resolve(file.getKey().substring(1)), file.getValue().getBytes(StandardCharsets.UTF_8),
-                            MODE, "root", "root");
+            for (ManagedFile file : plan.slurmFiles()) {
+                if (written.containsKey(file.path())) {
+                    ManagedFiles.write(files, ManagedFiles.under(root, file.path()), file);
                 }
             }
         } catch (IOException e) {

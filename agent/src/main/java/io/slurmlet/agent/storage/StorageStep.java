@@ -1,5 +1,6 @@
 package io.slurmlet.agent.storage;
 
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.system.Commands;
@@ -338,6 +339,6 @@ public final class StorageStep implements Step {
     }
 
     private Path at(Path absolute) {
-        return root.resolve(absolute.toString().substring(1));
+        return ManagedFiles.under(root, absolute.toString());
     }
 }

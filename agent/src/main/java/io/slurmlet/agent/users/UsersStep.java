@@ -1,5 +1,6 @@
 package io.slurmlet.agent.users;
 
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.system.Files;
@@ -124,7 +125,7 @@ public final class UsersStep implements Step {
         if (!a.active()) {
             return;
         }
-        Path homeDir = root.resolve(home.substring(1));
+        Path homeDir = ManagedFiles.under(root, home);
         Path ssh = homeDir.resolve(".ssh");
         if (users.ensurePrivateDirectory(homeDir, a.uid(), a.gid())) {
             done.add("made " + home);

@@ -6,6 +6,7 @@ import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.NodeWish;
 import io.slurmlet.model.plan.PublishedPlan;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,7 +45,7 @@ class NodeRoleTest {
     }
 
     /** The controller's plan: its files, and the node states it is to keep in Slurm. */
-    static PublishedPlan plan(long revision, Map<String, String> files, Map<String, String> nodeStates) {
+    static PublishedPlan plan(long revision, Map<String, String> files, Map<String, NodeWish> nodeStates) {
         return new PublishedPlan(revision, new NodePlan("n1", Set.of(), List.of(), Optional.empty(), files, List.of(), List.of(),
                 nodeStates));
     }
@@ -335,30 +336,30 @@ class NodeRoleTest {
     void aPlanThatChangesNodeStatesAloneReachesSlurmAtOnceThoughAPassHolds(@TempDir Path dir) throws Exception {
         Role role = new Role(dir);
         Map<String, String> files = Map.of("/etc/slurm/slurm.conf", "ClusterName=lab\n");
-        role.leader.polls.add(plan(1, files, Map.of("n2", "drain:slurmlet: not lent")));
-        await("plan 1 applied", () -> role.runner.applied().equals(Optional.of(plan(1, files, Map.of("n2", "drain:slurmlet: not lent")))));
+        role.leader.polls.add(plan(1, files, Map.of("n2", NodeWish.PLATFORMS)));
+        await("plan 1 applied", () -> role.runner.applied().equals(Optional.of(plan(1, files, Map.of("n2", NodeWish.PLATFORMS)))));
         assertEquals(0, role.looks.get(), "the first plan goes through the pass");
         await("its status", () -> !role.leader.statuses.isEmpty());
         Thread.sleep(200);
         int statuses = role.leader.statuses.size();
         second.hold = new CountDownLatch(1);
-        role.leader.polls.add(plan(2, files, Map.of("n2", "resume")));
+        role.leader.polls.add(plan(2, files, Map.of("n2", NodeWish.RESUME)));
         await("the lend reaches Slurm", () -> role.looks.get() == 1);
         await("while the pass for it holds", () -> second.runs.get() == 2 && second.hold.getCount() == 1);
         await("and the leader hears of it", () -> role.leader.statuses.size() > statuses);
         second.hold.countDown();
         await("plan 2 applied by the pass too", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
-        role.leader.polls.add(plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", "drain:slurmlet: not lent")));
+        role.leader.polls.add(plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", NodeWish.PLATFORMS)));
         await("plan 3 applied", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(3L)));
         assertEquals(1, role.looks.get(), "a plan that changes files as well waits for its pass");
     }
 
     @Test
     void onlyNodeStatesChangeComparesEverythingButTheNodeStates() {
-        PublishedPlan a = plan(1, Map.of("f", "x"), Map.of("n2", "resume"));
-        assertTrue(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "x"), Map.of("n2", "drain:r"))));
-        assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "y"), Map.of("n2", "drain:r"))));
-        assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("f", "x"), Map.of("n2", "resume"))), "nothing changed");
+        PublishedPlan a = plan(1, Map.of("/f", "x"), Map.of("n2", NodeWish.RESUME));
+        assertTrue(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("/f", "x"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
+        assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("/f", "y"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
+        assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("/f", "x"), Map.of("n2", NodeWish.RESUME))), "nothing changed");
     }
 
     @Test
@@ -383,13 +384,13 @@ class NodeRoleTest {
         };
         StepRunner runner = new StepRunner(List.of(first, states), book, Duration.ofMinutes(5), () -> { });
         Map<String, String> files = Map.of("/etc/slurm/slurm.conf", "ClusterName=lab\n");
-        PublishedPlan drained = plan(1, files, Map.of("n2", "drain:slurmlet: not lent"));
-        PublishedPlan lent = plan(2, files, Map.of("n2", "resume"));
+        PublishedPlan drained = plan(1, files, Map.of("n2", NodeWish.PLATFORMS));
+        PublishedPlan lent = plan(2, files, Map.of("n2", NodeWish.RESUME));
         runner.offer(drained);
         runner.offer(lent); // the poller resumed n2 while the pass of plan 1 ran its first steps
         runner.pass(drained);
         assertEquals(List.of(lent.plan()), seen, "the node states of the newest plan, not plan 1's");
-        PublishedPlan renamed = plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", "drain:slurmlet: not lent"));
+        PublishedPlan renamed = plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", NodeWish.PLATFORMS));
         runner.offer(renamed);
         runner.pass(lent);
         assertEquals(1, seen.size(), "skipped: plan 3's own pass comes next");

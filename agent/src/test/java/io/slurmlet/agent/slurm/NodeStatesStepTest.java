@@ -4,6 +4,7 @@ import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.NodeWish;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -17,9 +18,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class NodeStatesStepTest {
 
-    static final String NOT_LENT = NodePlan.DRAIN + "slurmlet: not lent";
+    static final NodeWish NOT_LENT = NodeWish.PLATFORMS;
 
-    static NodePlan controller(Map<String, String> states) {
+    static NodePlan controller(Map<String, NodeWish> states) {
         return new NodePlan("c0", Set.of(), List.of(), Optional.empty(), Map.of(), List.of(), List.of(), states);
     }
 
@@ -38,7 +39,7 @@ class NodeStatesStepTest {
     void lentNodesAreResumedInOneCallAndOthersDrainedInOne() {
         FakeCommands c = slurm(String.join("\n", node("n1", "IDLE+DRAIN", "slurmlet: not lent"), node("n2", "IDLE+DRAIN", "slurmlet: not lent"),
                 node("n3", "IDLE", ""), node("n4", "IDLE", "")) + "\n", "");
-        Outcome o = new NodeStatesStep(c).apply(controller(Map.of("n1", NodePlan.RESUME, "n2", NodePlan.RESUME, "n3", NOT_LENT, "n4", NOT_LENT)));
+        Outcome o = new NodeStatesStep(c).apply(controller(Map.of("n1", NodeWish.RESUME, "n2", NodeWish.RESUME, "n3", NOT_LENT, "n4", NOT_LENT)));
         assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
         assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n[1-2]", "state=idle")), c.log().toString());
         assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n[3-4]", "state=drain", "reason=slurmlet: not lent")), c.log().toString());
@@ -49,7 +50,7 @@ class NodeStatesStepTest {
     void anAdminsDrainIsNeverLiftedNorItsReasonReplaced() {
         FakeCommands c = slurm(node("n1", "IDLE+DRAIN", "bad dimm, ticket 42") + "\n", "");
         NodeStatesStep step = new NodeStatesStep(c);
-        Outcome lend = step.apply(controller(Map.of("n1", NodePlan.RESUME)));
+        Outcome lend = step.apply(controller(Map.of("n1", NodeWish.RESUME)));
         Outcome unlend = step.apply(controller(Map.of("n1", NOT_LENT)));
         assertTrue(c.log().stream().noneMatch(a -> a.get(1).equals("update")), c.log().toString());
         assertTrue(lend.detail().contains("left drained by someone else: n1 (\"bad dimm, ticket 42\")"), lend.detail());
@@ -62,7 +63,7 @@ class NodeStatesStepTest {
         FakeCommands c = slurm(String.join("\n", node("n1", "MIXED+DRAIN", "slurmlet: reclaiming for the platform"),
                 node("n2", "IDLE+DRAIN", "slurmlet: not lent")) + "\n", "1234|alice|n1\n");
         NodeStatesStep step = new NodeStatesStep(c);
-        step.apply(controller(Map.of("n1", NodePlan.RESUME, "n2", NodePlan.DRAIN + "slurmlet: reclaiming for the platform")));
+        step.apply(controller(Map.of("n1", NodeWish.RESUME, "n2", NodeWish.RECLAIM)));
         assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n1", "state=resume")), c.log().toString());
         assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n2", "state=drain", "reason=slurmlet: reclaiming for the platform")));
         assertEquals(List.of("1234 of alice"), step.seen().get(0).jobs());
@@ -72,7 +73,7 @@ class NodeStatesStepTest {
     void asPlannedNothingIsCalledAndAFailedUpdateSaysWhatScontrolPrinted() {
         FakeCommands c = slurm(node("n1", "IDLE", "") + "\n" + node("n2", "IDLE+DRAIN", "slurmlet: not lent") + "\n", "");
         NodeStatesStep step = new NodeStatesStep(c);
-        assertEquals(Outcome.Kind.UNCHANGED, step.apply(controller(Map.of("n1", NodePlan.RESUME, "n2", NOT_LENT))).kind());
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(controller(Map.of("n1", NodeWish.RESUME, "n2", NOT_LENT))).kind());
         assertEquals(2, c.log().size(), "only the two reads");
         c.answerPrefix(List.of("scontrol", "update"), new Commands.Result(1, "", "slurm_update error: Invalid node name specified"));
         Outcome o = step.apply(controller(Map.of("n1", NOT_LENT, "n2", NOT_LENT)));
@@ -85,7 +86,7 @@ class NodeStatesStepTest {
         FakeCommands c = slurm(String.join("\n", node("n1", "IDLE", "slurmlet: not lent"), node("n2", "IDLE", "slurmlet: lent"),
                 node("n3", "IDLE", "bad dimm, ticket 42"), node("n4", "IDLE", "")) + "\n", "");
         NodeStatesStep step = new NodeStatesStep(c);
-        Outcome o = step.apply(controller(Map.of("n1", NodePlan.RESUME, "n2", NodePlan.RESUME, "n3", NodePlan.RESUME, "n4", NodePlan.RESUME)));
+        Outcome o = step.apply(controller(Map.of("n1", NodeWish.RESUME, "n2", NodeWish.RESUME, "n3", NodeWish.RESUME, "n4", NodeWish.RESUME)));
         assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
         assertEquals(List.of(List.of("scontrol", "update", "nodename=n1", "reason=slurmlet: lent")),
                 c.log().stream().filter(a -> a.get(1).equals("update")).toList(), "only our stale reason is replaced, and no state");
@@ -108,7 +109,7 @@ class NodeStatesStepTest {
                 "an idle node's stale reason (24.11) holds nothing: " + c.log());
         assertTrue(c.log().stream().noneMatch(a -> a.contains("nodename=n1")), c.log().toString());
         assertTrue(unlent.detail().contains("left drained by someone else: n1 (\"bad DIMM\")"), unlent.detail());
-        step.apply(controller(Map.of("n1", NodePlan.RESUME)));
+        step.apply(controller(Map.of("n1", NodeWish.RESUME)));
         assertTrue(c.log().stream().noneMatch(a -> a.contains("nodename=n1")), "a DOWN with an admin's reason is never resumed");
     }
 
@@ -117,7 +118,7 @@ class NodeStatesStepTest {
         // slurmctld answers the resume but still shows the reason it keeps (24.11), or the node drained.
         FakeCommands c = slurm(node("n1", "IDLE+DRAIN", "slurmlet: not lent") + "\n", "");
         NodeStatesStep step = new NodeStatesStep(c);
-        NodePlan lend = controller(Map.of("n1", NodePlan.RESUME));
+        NodePlan lend = controller(Map.of("n1", NodeWish.RESUME));
         assertFalse(step.asPlanned(lend), "not applied yet");
         step.apply(lend);
         assertFalse(step.asPlanned(lend), "still drained as slurmctld shows it");

@@ -21,13 +21,13 @@ import java.util.Set;
  * @param roles    what it runs; empty: nothing of Slurm's (the agent leaves what was installed)
  * @param packages the packages it needs, in the names of its package manager
  * @param mungeKey the cluster's munge key, for any machine with a role
- * @param files    absolute path → content: Slurm's files, the same on every machine; empty until the
- *                 controller has reported its Slurm version, which they are written for
+ * @param slurmFiles Slurm's files, the same on every machine, each with its mode and owner; empty
+ *                 until the controller has reported its Slurm version, which they are written for
  * @param services the systemd units that must be enabled and running (slurmd is left out when its
  *                 version cannot talk to the controller's)
  * @param problems why this machine cannot take part as planned, each naming versions and fix
- * @param nodeStates for the controller: each Slurm node's state as slurmlet wants it, {@link #RESUME}
- *                 or {@link #DRAIN} and a reason (lending); empty on every other machine
+ * @param nodeStates for the controller: each Slurm node's state as slurmlet wants it (its lending);
+ *                 empty on every other machine
  * @param users    the accounts to keep as Linux users here (settings' users = "slurmlet"); null:
  *                 leave the machine's users alone
  * @param homeRoot where their homes are: {@code /home}, or {@code PATH/home} on shared storage
@@ -40,10 +40,10 @@ public record NodePlan(
         @JsonProperty("roles") Set<Role> roles,
         @JsonProperty("packages") List<String> packages,
         @JsonIgnore Optional<MungeKey> mungeKey,
-        @JsonProperty("files") Map<String, String> files,
+        @JsonProperty("slurm_files") List<ManagedFile> slurmFiles,
         @JsonProperty("services") List<String> services,
         @JsonProperty("problems") List<Problem> problems,
-        @JsonProperty("node_states") Map<String, String> nodeStates,
+        @JsonProperty("node_states") Map<String, NodeWish> nodeStates,
         @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
         @JsonProperty("home_root") String homeRoot,
         @JsonProperty("storage") StoragePlan storage,
@@ -51,9 +51,9 @@ public record NodePlan(
 
     /** A plan without shared storage, and pam_slurm_adopt where users are kept on a compute node that is not the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
-                    Map<String, String> files, List<String> services, List<Problem> problems, Map<String, String> nodeStates,
+                    Map<String, String> files, List<String> services, List<Problem> problems, Map<String, NodeWish> nodeStates,
                     List<io.slurmlet.model.users.Account> users, String homeRoot) {
-        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, users, homeRoot, StoragePlan.NONE,
+        this(node, roles, packages, mungeKey, configs(files), services, problems, nodeStates, users, homeRoot, StoragePlan.NONE,
                 adoptsPam(roles, users != null));
     }
 
@@ -66,63 +66,91 @@ public record NodePlan(
     }
 
     /** This plan with other node states: what a lend or an unlend changes, and nothing else. */
-    public NodePlan withNodeStates(Map<String, String> states) {
-        return new NodePlan(node, roles, packages, mungeKey, files, services, problems, states, users, homeRoot, storage, pamAdopt);
+    public NodePlan withNodeStates(Map<String, NodeWish> states) {
+        return new NodePlan(node, roles, packages, mungeKey, slurmFiles, services, problems, states, users, homeRoot, storage, pamAdopt);
     }
 
-    /** The node is lent: slurmlet's own drain is lifted. */
-    public static final String RESUME = "resume";
-    /** The node is drained with the reason after this prefix, as {@code drain:slurmlet: not lent}. */
-    public static final String DRAIN = "drain:";
-    /** The reason slurmlet drains a node that is the platform's. */
-    public static final String NOT_LENT = "slurmlet: not lent";
-    /** The reason slurmlet drains a node it is taking back for the platform. */
-    public static final String RECLAIMING = "slurmlet: reclaiming for the platform";
+    /**
+     * The plan's format: an agent refuses a plan of a later format than its own (a leader upgraded
+     * first) rather than read a part of it wrong, and says to upgrade it.
+     */
+    public static final int FORMAT = 2;
+
+    /** Configuration files by path, each {@link ManagedFile#config}: 0644, root's. */
+    public static List<ManagedFile> configs(Map<String, String> files) {
+        return files.entrySet().stream().map(f -> ManagedFile.config(f.getKey(), f.getValue())).toList();
+    }
+
+    /** Slurm's files' content by path, in the plan's order. */
+    @JsonIgnore
+    public Map<String, String> files() {
+        Map<String, String> files = new LinkedHashMap<>();
+        slurmFiles.forEach(f -> files.put(f.path(), f.content()));
+        return Collections.unmodifiableMap(files);
+    }
 
     /** A plan without Slurm node states: every machine but the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems) {
-        this(node, roles, packages, mungeKey, files, services, problems, Map.of(), null, "/home", StoragePlan.NONE, false);
+        this(node, roles, packages, mungeKey, configs(files), services, problems, Map.of(), null, "/home", StoragePlan.NONE, false);
     }
 
     /** A plan that leaves the machine's users alone. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
-                    Map<String, String> files, List<String> services, List<Problem> problems, Map<String, String> nodeStates) {
-        this(node, roles, packages, mungeKey, files, services, problems, nodeStates, null, "/home", StoragePlan.NONE, false);
+                    Map<String, String> files, List<String> services, List<Problem> problems, Map<String, NodeWish> nodeStates) {
+        this(node, roles, packages, mungeKey, configs(files), services, problems, nodeStates, null, "/home", StoragePlan.NONE, false);
     }
 
     public NodePlan {
         roles = Set.copyOf(roles);
         packages = List.copyOf(packages);
-        files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
+        slurmFiles = List.copyOf(slurmFiles);
+        if (slurmFiles.stream().map(ManagedFile::path).distinct().count() != slurmFiles.size()) {
+            throw new IllegalArgumentException("a plan names each file once");
+        }
         services = List.copyOf(services);
         problems = List.copyOf(problems);
         nodeStates = Collections.unmodifiableMap(new java.util.TreeMap<>(nodeStates == null ? Map.of() : nodeStates));
+        if (nodeStates.values().stream().anyMatch(java.util.Objects::isNull)) {
+            throw new IllegalArgumentException("every node state of a plan says resume or drain");
+        }
         users = users == null ? null : List.copyOf(users);
         homeRoot = homeRoot == null || homeRoot.isEmpty() ? "/home" : homeRoot;
         storage = storage == null ? StoragePlan.NONE : storage;
     }
 
     @JsonCreator
-    static NodePlan fromJson(@JsonProperty("node") String node, @JsonProperty("roles") Set<Role> roles,
+    static NodePlan fromJson(@JsonProperty("format") Integer format,
+                             @JsonProperty("node") String node, @JsonProperty("roles") Set<Role> roles,
                              @JsonProperty("packages") List<String> packages, @JsonProperty("munge_key") MungeKey mungeKey,
-                             @JsonProperty("files") Map<String, String> files, @JsonProperty("services") List<String> services,
+                             @JsonProperty("slurm_files") List<ManagedFile> slurmFiles, @JsonProperty("services") List<String> services,
                              @JsonProperty("problems") List<Problem> problems,
-                             @JsonProperty("node_states") Map<String, String> nodeStates,
+                             @JsonProperty("node_states") Map<String, NodeWish> nodeStates,
                              @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
                              @JsonProperty("home_root") String homeRoot,
                              @JsonProperty("storage") StoragePlan storage,
                              @JsonProperty("pam_adopt") Boolean pamAdopt,
-                             @JsonProperty("shared") Object legacyShared) {
-        if (pamAdopt == null || legacyShared != null && storage == null) {
+                             @JsonProperty("shared") Object legacyShared,
+                             @JsonProperty("files") Object legacyFiles) {
+        if (format != null && format > FORMAT) {
+            throw new IllegalArgumentException(("this plan is of format %d, which this agent's slurmlet (format %d) cannot read: upgrade "
+                    + "slurmlet on this machine; it is left as it is until then").formatted(format, FORMAT));
+        }
+        if (format == null || legacyFiles != null || pamAdopt == null || legacyShared != null && storage == null) {
             // An older leader's plan has neither section: read as none, a mount under running jobs would
             // be removed and pam_slurm_adopt taken out of sshd. Never applied.
-            throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it has no pam_adopt, or says "
-                    + "shared, not storage): upgrade slurmlet on the leader; this machine is left as it is until then");
+            throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it has no format, no pam_adopt, "
+                    + "or says shared, not storage): upgrade slurmlet on the leader; this machine is left as it is until then");
         }
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
-                Optional.ofNullable(mungeKey), files == null ? Map.of() : files, services == null ? List.of() : services,
+                Optional.ofNullable(mungeKey), slurmFiles == null ? List.of() : slurmFiles, services == null ? List.of() : services,
                 problems == null ? List.of() : problems, nodeStates, users, homeRoot, storage, pamAdopt != null && pamAdopt);
+    }
+
+    /** The format this plan is written in: {@link #FORMAT}. */
+    @JsonProperty("format")
+    int formatForJson() {
+        return FORMAT;
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */
@@ -133,7 +161,7 @@ public record NodePlan(
 
     /** Whether a node is being taken back for the platform (the controller then watches for its last job to end). */
     public boolean reclaiming() {
-        return nodeStates.values().stream().anyMatch(v -> v.equals(DRAIN + RECLAIMING));
+        return nodeStates.values().stream().anyMatch(v -> v instanceof NodeWish.Drain d && d.reclaims());
     }
 
     public boolean runs(Role role) {

@@ -17,8 +17,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NodePlanJsonTest {
 
     static NodePlan with(StoragePlan storage, boolean pam) {
-        return new NodePlan("n1", Set.of(Role.COMPUTE), List.of("slurmd"), Optional.empty(), Map.of(), List.of("slurmd"), List.of(),
-                Map.of(), null, "/home", storage, pam);
+        return new NodePlan("n1", Set.of(Role.COMPUTE), List.of("slurmd"), Optional.empty(),
+                List.of(ManagedFile.config("/etc/slurm/slurm.conf", "ClusterName=lab\n"),
+                        new ManagedFile("/etc/slurm/slurmdbd.conf", "StoragePass=x\n", "0600", "slurm", "slurm", true)),
+                List.of("slurmd"), List.of(), Map.of("n1", NodeWish.RESUME, "n2", NodeWish.PLATFORMS, "n3", NodeWish.RECLAIM), null, "/home",
+                storage, pam);
     }
 
     @Test
@@ -36,7 +39,7 @@ class NodePlanJsonTest {
 
     @Test
     void aPlanWithoutStorageHasNoneButOneWithoutThePamDecisionIsAnOlderLeadersAndRefused() throws Exception {
-        NodePlan plan = SettingsJson.STRICT.readValue("{\"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class);
+        NodePlan plan = SettingsJson.STRICT.readValue("{\"format\": 2, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class);
         assertEquals(StoragePlan.NONE, plan.storage());
         assertFalse(plan.pamAdopt());
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue("{\"node\": \"n1\", \"users\": []}", NodePlan.class));
@@ -53,6 +56,44 @@ class NodePlanJsonTest {
     @Test
     void anUnknownKindOfStorageIsRefused() {
         assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
-                "{\"node\": \"n1\", \"pam_adopt\": false, \"storage\": {\"kind\": \"tape\", \"path\": \"/x\"}}", NodePlan.class));
+                "{\"format\": 2, \"node\": \"n1\", \"pam_adopt\": false, \"storage\": {\"kind\": \"tape\", \"path\": \"/x\"}}", NodePlan.class));
+    }
+
+    @Test
+    void fileModesOwnersSecretsAndNodeWishesReadBackAsSentAndASecretIsNeverPrinted() throws Exception {
+        NodePlan plan = with(StoragePlan.NONE, false);
+        String json = SettingsJson.STRICT.writeValueAsString(plan);
+        assertEquals(plan, SettingsJson.STRICT.readValue(json, NodePlan.class), json);
+        assertTrue(json.contains("\"format\":2"), json);
+        assertTrue(json.contains("{\"path\":\"/etc/slurm/slurmdbd.conf\",\"content\":\"StoragePass=x\\n\",\"mode\":\"0600\","
+                + "\"owner\":\"slurm\",\"group\":\"slurm\",\"secret\":true}"), json);
+        assertTrue(json.contains("\"node_states\":{\"n1\":{\"state\":\"resume\"},\"n2\":{\"state\":\"drain\",\"reason\":"
+                + "\"slurmlet: not lent\"},\"n3\":{\"state\":\"drain\",\"reason\":\"slurmlet: reclaiming for the platform\"}}"), json);
+        assertTrue(plan.reclaiming());
+        assertEquals("rw-------", plan.slurmFiles().get(1).permissions());
+        assertFalse(plan.slurmFiles().get(1).toString().contains("StoragePass"), plan.slurmFiles().get(1).toString());
+        assertFalse(plan.toString().contains("StoragePass"), plan.toString());
+    }
+
+    @Test
+    void aPlanOfALaterFormatIsRefusedWithTheUpgradeThatReadsIt() {
+        Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
+                "{\"format\": 3, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 3, which this agent's slurmlet (format 2) cannot read: "
+                + "upgrade slurmlet on this machine"), e.getMessage());
+        Exception older = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
+                "{\"node\": \"n1\", \"pam_adopt\": false, \"files\": {}}", NodePlan.class));
+        assertTrue(String.valueOf(older.getMessage()).contains("upgrade slurmlet on the leader"), older.getMessage());
+    }
+
+    @Test
+    void aDrainThatIsNotSlurmletsOrAFileThatIsNotPlainIsNoPlan() {
+        assertThrows(IllegalArgumentException.class, () -> new NodeWish.Drain("maintenance"));
+        assertThrows(IllegalArgumentException.class, () -> new NodeWish.Drain("slurmlet: x\nState=DOWN"));
+        for (String path : List.of("etc/slurm.conf", "/etc/../shadow", "/etc/slurm/", "/etc/a b", "/etc/x\n")) {
+            assertThrows(IllegalArgumentException.class, () -> ManagedFile.config(path, ""), path);
+        }
+        assertThrows(IllegalArgumentException.class, () -> new ManagedFile("/etc/x", "", "644", "root", "root", false));
+        assertThrows(IllegalArgumentException.class, () -> new ManagedFile("/etc/x", "", "0644", "root:x", "root", false));
     }
 }

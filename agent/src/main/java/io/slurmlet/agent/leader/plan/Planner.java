@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader.plan;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.NodeWish;
 import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.slurm.SlurmVersion;
@@ -154,11 +155,11 @@ public final class Planner {
                     }
                 }
             }
-            Map<String, String> nodeStates = new TreeMap<>();
+            Map<String, NodeWish> nodeStates = new TreeMap<>();
             if (roles.contains(Role.CONTROLLER) && !files.isEmpty()) {
                 for (String n : s.nodes()) {
-                    nodeStates.put(n, lending.lent().contains(n) ? NodePlan.RESUME
-                            : NodePlan.DRAIN + (lending.reclaiming().contains(n) ? NodePlan.RECLAIMING : NodePlan.NOT_LENT));
+                    nodeStates.put(n, lending.lent().contains(n) ? NodeWish.RESUME
+                            : lending.reclaiming().contains(n) ? NodeWish.RECLAIM : NodeWish.PLATFORMS);
                 }
             }
             boolean users = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
@@ -174,7 +175,7 @@ public final class Planner {
             }
             plans.put(name, new NodePlan(name, roles, packages,
                     roles.isEmpty() ? Optional.empty() : mungeKey,
-                    roles.isEmpty() ? Map.of() : files,
+                    roles.isEmpty() ? List.of() : NodePlan.configs(files),
                     services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates,
                     users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home",
                     storage, pam));

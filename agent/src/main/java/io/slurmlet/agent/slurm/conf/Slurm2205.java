@@ -21,7 +21,7 @@ import java.util.Set;
 class Slurm2205 {
 
     /** The reason of the drain a node not lent to Slurm starts with. */
-    static final String NOT_LENT = io.slurmlet.model.plan.NodePlan.NOT_LENT;
+    static final String NOT_LENT = io.slurmlet.model.plan.NodeWish.NOT_LENT;
 
     SlurmVersion since() {
         return SlurmVersion.of(22, 5);
