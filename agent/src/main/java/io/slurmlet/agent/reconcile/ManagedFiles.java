@@ -30,6 +30,19 @@ public final class ManagedFiles {
         files.write(at, file.content().getBytes(StandardCharsets.UTF_8), file.permissions(), file.owner(), file.group());
     }
 
+    /** The sha256 of {@code content} in hex: how a machine reports a file it keeps, never by its content. */
+    public static String sha256(byte[] content) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public static String sha256(String text) {
+        return sha256(text.getBytes(StandardCharsets.UTF_8));
+    }
+
     /** Where an absolute path of a plan is on this machine: under {@code root}, which is {@code /} but in tests. */
     public static Path under(Path root, String absolute) {
         if (!absolute.startsWith("/")) {

@@ -1,8 +1,9 @@
 package io.slurmlet.agent.storage;
 
 import io.slurmlet.agent.reconcile.ManagedFiles;
-import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.HostFiles;
@@ -10,15 +11,17 @@ import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.StoragePlan;
-import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.observed.StorageSeen;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The Slurm cluster's shared storage on this machine, as the plan's {@link StoragePlan} says (the
@@ -36,17 +39,17 @@ import java.util.Optional;
  * slurmd does not start before the storage is there (a drop-in with RequiresMountsFor=). A change
  * of settings stops and removes the mount units slurmlet made that are no longer wanted.
  */
-public final class StorageStep implements Step {
+public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSeen> {
 
     static final Path UNITS = Path.of("/etc/systemd/system");
     static final Path SLURMD_DROP_IN = Path.of("/etc/systemd/system/slurmd.service.d/slurmlet-storage.conf");
-    static final String MARK = "# Written by slurmlet: the Slurm cluster's shared storage.";
+    static final String MARK = StorageDiff.MARK;
     static final String MODE = "rw-r--r--";
 
     static final Path GANESHA_CONF = Path.of("/etc/ganesha/ganesha.conf");
     static final Path EXPORTS = Path.of("/etc/exports.d/slurmlet.exports");
-    static final String KERNEL_SERVER = "nfs-server";
-    static final String GANESHA = "nfs-ganesha";
+    static final String KERNEL_SERVER = StorageDiff.KERNEL_SERVER;
+    static final String GANESHA = StorageDiff.GANESHA;
 
     private final Files files;
     private final HostFiles host;
@@ -68,145 +71,111 @@ public final class StorageStep implements Step {
     }
 
     @Override
-    public Outcome apply(NodePlan plan) {
-        List<String> done = new ArrayList<>();
-        StoragePlan storage = plan.storage();
-        String path = storage.path();
-        try {
-            String wantedUnit = "";
-            if (storage instanceof StoragePlan.Mount mount) {
-                wantedUnit = unitName(path);
-                byte[] unit = unit(mount.source(), path, mount.ours() ? "_netdev,vers=3" : "_netdev").getBytes(StandardCharsets.UTF_8);
-                Path file = at(UNITS.resolve(wantedUnit));
-                Optional<Files.Stat> now = files.stat(file);
-                boolean changed = now.isEmpty() || !Arrays.equals(now.get().content(), unit);
-                if (changed) {
-                    files.write(file, unit, MODE, "root", "root");
-                    services.reload();
-                    done.add("wrote " + wantedUnit);
-                }
-                if (!services.isEnabled(wantedUnit)) {
-                    services.enable(wantedUnit);
-                }
-                String key = mount.ours() ? "shared.server" : "shared.nfs";
-                try {
-                    if (!services.isActive(wantedUnit)) {
-                        services.start(wantedUnit);
-                        done.add("mounted " + mount.source() + " at " + path);
-                    } else if (changed) {
-                        services.restart(wantedUnit);
-                        done.add("mounted " + mount.source() + " at " + path + " again (the export changed)");
-                    }
-                } catch (SystemException e) {
-                    return Outcome.failed(name(), ("%s: the export %s could not be mounted at %s (%s): check that it answers and "
-                            + "exports %s to this machine; slurmd waits for it").formatted(key, mount.source(), path, e.getMessage(), path));
-                }
-            }
-            for (String removed : removeUnwanted(wantedUnit)) {
-                done.add("unmounted and removed " + removed);
-            }
-            keepSlurmdDropIn(plan.runs(Role.COMPUTE) ? path : "", done);
-            if (storage instanceof StoragePlan.Export export) {
-                return export(export, done);
-            }
-            unexport(done);
-            if (storage instanceof StoragePlan.Check) {
-                Optional<String> source = mountedAt(path);
-                if (source.isEmpty()) {
-                    return Outcome.failed(name(), ("nothing is mounted at %s (shared.path with neither nfs nor server means the site "
-                            + "mounts it): mount the shared file system there; slurmd waits for it").formatted(path));
-                }
-                done.add(path + " is mounted (" + source.get() + ")");
-                return done.size() == 1 ? Outcome.unchanged(name(), done.get(0)) : Outcome.changed(name(), String.join("; ", done));
-            }
-        } catch (IOException | SystemException e) {
-            return Outcome.failed(name(), e.getMessage());
-        }
-        return done.isEmpty()
-                ? Outcome.unchanged(name(), storage instanceof StoragePlan.None ? "no shared storage in the settings" : "the shared storage is mounted")
-                : Outcome.changed(name(), String.join("; ", done));
+    public StorageDiff.Wanted desired(NodePlan plan) {
+        return StorageDiff.desired(plan);
     }
 
-    /** A machine that no longer serves: ganesha stopped and its configuration removed, if slurmlet wrote it. */
-    private void unexport(List<String> done) throws IOException, SystemException {
-        if (files.stat(at(EXPORTS)).isPresent()) {
-            files.delete(at(EXPORTS));
-            commands.runChecked(List.of("exportfs", "-ra"), java.time.Duration.ofSeconds(60));
-            done.add("removed " + EXPORTS + " (no longer shared.server)");
+    @Override
+    public Diff diff(StorageDiff.Wanted desired, StorageSeen actual) {
+        return StorageDiff.diff(desired, actual);
+    }
+
+    /** slurmlet's mount units (and the wanted one), slurmd's drop-in, the exports and ganesha's configuration, the server's unit. */
+    @Override
+    public StorageSeen observe(StorageDiff.Wanted wanted) throws IOException, SystemException {
+        StoragePlan p = wanted.storage();
+        String wantedUnit = p instanceof StoragePlan.Mount ? StorageDiff.unitName(p.path()) : "";
+        Map<String, StorageSeen.Unit> mounts = new TreeMap<>();
+        for (Path unit : host.list(UNITS)) {
+            String name = unit.getFileName().toString();
+            if (!name.endsWith(".mount")) {
+                continue;
+            }
+            Optional<Files.Stat> file = files.stat(at(UNITS.resolve(name)));
+            boolean ours = file.isPresent() && new String(file.get().content(), StandardCharsets.UTF_8).startsWith(MARK);
+            if (ours || name.equals(wantedUnit)) {
+                mounts.put(name, unitSeen(name, file));
+            }
         }
-        Optional<Files.Stat> conf = files.stat(at(GANESHA_CONF));
-        if (conf.isPresent() && new String(conf.get().content(), StandardCharsets.UTF_8).startsWith(MARK.substring(0, 20))) {
+        if (!wantedUnit.isEmpty() && !mounts.containsKey(wantedUnit)) {
+            mounts.put(wantedUnit, unitSeen(wantedUnit, Optional.empty()));
+        }
+        Optional<Files.Stat> ganesha = files.stat(at(GANESHA_CONF));
+        boolean kernel = kernelServer();
+        StorageSeen.Unit server = null;
+        if (p instanceof StoragePlan.Export) {
+            String unit = kernel ? KERNEL_SERVER : GANESHA;
+            server = new StorageSeen.Unit("", services.isEnabled(unit), services.isActive(unit));
+        }
+        return new StorageSeen(mounts, digest(files.stat(at(SLURMD_DROP_IN))), digest(files.stat(at(EXPORTS))), digest(ganesha),
+                ganesha.isPresent() && new String(ganesha.get().content(), StandardCharsets.UTF_8).startsWith(MARK.substring(0, 20)),
+                kernel, ganeshaMajor(), server, p instanceof StoragePlan.Check ? mountedAt(p.path()).orElse("") : "");
+    }
+
+    private StorageSeen.Unit unitSeen(String name, Optional<Files.Stat> file) throws SystemException {
+        return new StorageSeen.Unit(digest(file), services.isEnabled(name), services.isActive(name));
+    }
+
+    private static String digest(Optional<Files.Stat> file) {
+        return file.map(f -> ManagedFiles.sha256(f.content())).orElse("");
+    }
+
+    @Override
+    protected void act(StorageDiff.Wanted wanted, Action action) throws IOException, SystemException {
+        if (action instanceof StorageDiff.WriteMountUnit w) {
+            files.write(at(UNITS.resolve(w.unit())), bytes(w.text()), MODE, "root", "root");
+            services.reload();
+        } else if (action instanceof StorageDiff.Enable e) {
+            services.enable(e.unit());
+        } else if (action instanceof StorageDiff.Mount m) {
+            if (m.again()) {
+                services.restart(m.unit());
+            } else {
+                services.start(m.unit());
+            }
+        } else if (action instanceof StorageDiff.RemoveMount r) {
+            services.stop(r.unit());
+            files.delete(at(UNITS.resolve(r.unit())));
+            services.reload();
+        } else if (action instanceof StorageDiff.WriteDropIn d) {
+            files.write(at(SLURMD_DROP_IN), bytes(d.text()), MODE, "root", "root");
+            services.reload();
+        } else if (action instanceof StorageDiff.RemoveDropIn) {
+            files.delete(at(SLURMD_DROP_IN));
+            services.reload();
+        } else if (action instanceof StorageDiff.MakeExportDirs d) {
+            commands.runChecked(List.of("install", "-d", "-m", "0755", d.path(), d.path() + "/home"), Duration.ofSeconds(30));
+        } else if (action instanceof StorageDiff.WriteExports x) {
+            files.write(at(EXPORTS), bytes(x.text()), MODE, "root", "root");
+            if (x.reread()) {
+                commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
+            }
+        } else if (action instanceof StorageDiff.WriteGanesha g) {
+            files.write(at(GANESHA_CONF), bytes(g.text()), MODE, "root", "root");
+        } else if (action instanceof StorageDiff.StartServer st) {
+            if (st.restart()) {
+                services.restart(st.unit());
+            } else {
+                services.start(st.unit());
+            }
+        } else if (action instanceof StorageDiff.RemoveExports) {
+            files.delete(at(EXPORTS));
+            commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
+        } else if (action instanceof StorageDiff.StopGanesha) {
             services.stop(GANESHA);
             files.delete(at(GANESHA_CONF));
-            done.add("stopped exporting the shared storage (no longer shared.server)");
+        } else {
+            throw new IllegalArgumentException("not a storage action: " + action);
         }
     }
 
-    /** The export on the server node: the folder, ganesha's configuration, ganesha running. */
-    private Outcome export(StoragePlan.Export export, List<String> done) throws IOException, SystemException {
-        String path = export.path();
-        List<String> clients = export.clients();
-        if (clients.isEmpty()) {
-            return Outcome.unchanged(name(), "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)");
-        }
-        commands.runChecked(List.of("install", "-d", "-m", "0755", path, path + "/home"), java.time.Duration.ofSeconds(30));
-        if (kernelServer()) {
-            return kernelExport(path, clients, done);
-        }
-        byte[] conf = ganeshaConf(path, clients, ganeshaMajor() >= 6).getBytes(StandardCharsets.UTF_8);
-        Optional<Files.Stat> now = files.stat(at(GANESHA_CONF));
-        boolean changed = now.isEmpty() || !Arrays.equals(now.get().content(), conf);
-        if (changed) {
-            files.write(at(GANESHA_CONF), conf, MODE, "root", "root");
-            done.add("wrote " + GANESHA_CONF);
-        }
-        if (!services.isEnabled(GANESHA)) {
-            services.enable(GANESHA);
-        }
-        if (!services.isActive(GANESHA)) {
-            services.start(GANESHA);
-            done.add("exported %s with nfs-ganesha to %s".formatted(path, String.join(", ", clients)));
-        } else if (changed) {
-            services.restart(GANESHA);
-            done.add("exported %s again, now to %s".formatted(path, String.join(", ", clients)));
-        }
-        return done.isEmpty() ? Outcome.unchanged(name(), "%s is exported to %s".formatted(path, String.join(", ", clients)))
-                : Outcome.changed(name(), String.join("; ", done));
+    private static byte[] bytes(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
     }
 
     /** Whether this kernel serves NFS itself (nfsd): then the kernel's server exports, else nfs-ganesha (containers). */
     private boolean kernelServer() {
         return host.read(Path.of("/proc/filesystems")).map(f -> f.lines().anyMatch(l -> l.strip().endsWith("nfsd"))).orElse(false);
-    }
-
-    /** The kernel's NFS server: an exports file of slurmlet's own, re-read by exportfs, nfs-server running. */
-    private Outcome kernelExport(String path, List<String> clients, List<String> done) throws IOException, SystemException {
-        byte[] exports = exportsLine(path, clients).getBytes(StandardCharsets.UTF_8);
-        Optional<Files.Stat> now = files.stat(at(EXPORTS));
-        if (now.isEmpty() || !Arrays.equals(now.get().content(), exports)) {
-            files.write(at(EXPORTS), exports, MODE, "root", "root");
-            if (services.isActive(KERNEL_SERVER)) {
-                commands.runChecked(List.of("exportfs", "-ra"), java.time.Duration.ofSeconds(60));
-            }
-            done.add("wrote " + EXPORTS);
-        }
-        if (!services.isEnabled(KERNEL_SERVER)) {
-            services.enable(KERNEL_SERVER);
-        }
-        if (!services.isActive(KERNEL_SERVER)) {
-            services.start(KERNEL_SERVER);
-            done.add("exported %s with the kernel's NFS server to %s".formatted(path, String.join(", ", clients)));
-        }
-        return done.isEmpty() ? Outcome.unchanged(name(), "%s is exported to %s".formatted(path, String.join(", ", clients)))
-                : Outcome.changed(name(), String.join("; ", done));
-    }
-
-    static String exportsLine(String path, List<String> clients) {
-        StringBuilder line = new StringBuilder(MARK + "\n" + path);
-        for (String c : clients) {
-            line.append(' ').append(c).append("(rw,sync,no_subtree_check,no_root_squash)");
-        }
-        return line.append('\n').toString();
     }
 
     /**
@@ -226,100 +195,6 @@ public final class StorageStep implements Step {
 
     private static final java.util.regex.Pattern GANESHA_VERSION =
             java.util.regex.Pattern.compile("(?m)^Version: (?:\\d+:)?(\\d+)");
-
-    /**
-     * ganesha.conf exporting {@code path} to {@code clients}. nfs-ganesha 6 (trixie and newer) ends at
-     * start when it cannot mark itself an I/O flusher (PR_SET_IO_FLUSHER needs CAP_SYS_RESOURCE,
-     * which a container's root may lack): {@code allowFlusherFail} lets it go on with a warning
-     * there; where the capability is held nothing changes. nfs-ganesha 4 (bookworm) neither sets the
-     * flag nor knows the key, so it is written only for 6 and newer (system-tests/slurm/FINDINGS.md).
-     */
-    static String ganeshaConf(String path, List<String> clients, boolean allowFlusherFail) {
-        return MARK.replace("storage.", "storage: nfs-ganesha exports shared.path to its machines only.") + "\n"
-                + "NFS_CORE_PARAM {\n    Protocols = 3, 4;\n    Enable_NLM = false;\n    Enable_RQUOTA = false;\n"
-                + (allowFlusherFail ? "    allow_set_io_flusher_fail = true;\n" : "") + "}\n"
-                + "NFS_KRB5 {\n    Active_krb5 = false;\n}\n"
-                + "NFSV4 {\n    Graceless = true;\n}\n"
-                + "EXPORT {\n    Export_Id = 1;\n    Path = " + path + ";\n    Pseudo = " + path + ";\n    Protocols = 3, 4;\n"
-                + "    Transports = TCP;\n    SecType = sys;\n    Squash = No_Root_Squash;\n    Access_Type = None;\n"
-                + "    CLIENT {\n        Clients = " + String.join(", ", clients) + ";\n        Access_Type = RW;\n    }\n"
-                + "    FSAL {\n        Name = VFS;\n    }\n}\n";
-    }
-
-    /** systemd's name for the mount unit of {@code path}, as {@code systemd-escape --path --suffix=mount} makes it. */
-    public static String unitName(String path) {
-        String p = path.replaceAll("/+", "/").replaceAll("^/|/$", "");
-        if (p.isEmpty()) {
-            return "-.mount";
-        }
-        StringBuilder out = new StringBuilder();
-        byte[] bytes = p.getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < bytes.length; i++) {
-            char c = (char) (bytes[i] & 0xff);
-            if (c == '/') {
-                out.append('-');
-            } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '_'
-                    || (c == '.' && i > 0)) {
-                out.append(c);
-            } else {
-                out.append(String.format("\\x%02x", bytes[i] & 0xff));
-            }
-        }
-        return out + ".mount";
-    }
-
-    static String unit(String what, String where, String options) {
-        return MARK + "\n"
-                + "[Unit]\n"
-                + "Description=slurmlet shared storage at " + where + "\n"
-                + "Wants=network-online.target\n"
-                + "After=network-online.target\n\n"
-                + "[Mount]\n"
-                + "What=" + what + "\n"
-                + "Where=" + where + "\n"
-                + "Type=nfs\n"
-                + "Options=" + options + "\n"
-                + "TimeoutSec=60\n\n"
-                + "[Install]\n"
-                + "WantedBy=remote-fs.target\n";
-    }
-
-    private List<String> removeUnwanted(String wanted) throws IOException, SystemException {
-        List<String> removed = new ArrayList<>();
-        for (Path p : host.list(UNITS)) {
-            String name = p.getFileName().toString();
-            if (!name.endsWith(".mount") || name.equals(wanted)) {
-                continue;
-            }
-            Optional<Files.Stat> s = files.stat(at(UNITS.resolve(name)));
-            if (s.isPresent() && new String(s.get().content(), StandardCharsets.UTF_8).startsWith(MARK)) {
-                services.stop(name);
-                files.delete(at(UNITS.resolve(name)));
-                services.reload();
-                removed.add(name);
-            }
-        }
-        return removed;
-    }
-
-    private void keepSlurmdDropIn(String path, List<String> done) throws IOException, SystemException {
-        Path file = at(SLURMD_DROP_IN);
-        Optional<Files.Stat> now = files.stat(file);
-        if (path.isEmpty()) {
-            if (now.isPresent()) {
-                files.delete(file);
-                services.reload();
-                done.add("slurmd no longer waits for shared storage");
-            }
-            return;
-        }
-        byte[] want = (MARK + "\n[Unit]\nRequiresMountsFor=" + path + "\n").getBytes(StandardCharsets.UTF_8);
-        if (now.isEmpty() || !Arrays.equals(now.get().content(), want)) {
-            files.write(file, want, MODE, "root", "root");
-            services.reload();
-            done.add("slurmd starts only once " + path + " is mounted");
-        }
-    }
 
     /** What is mounted at {@code path}, from /proc/self/mountinfo; empty: nothing. */
     private Optional<String> mountedAt(String path) {

@@ -56,11 +56,11 @@ class StorageStepTest {
 
     @Test
     void mountUnitsAreNamedAsSystemdEscapesThePath() {
-        assertEquals("shared.mount", StorageStep.unitName("/shared"));
-        assertEquals("srv-shared\\x20data.mount", StorageStep.unitName("/srv/shared data/"));
-        assertEquals("a.b-.c.mount", StorageStep.unitName("/a.b/.c"));
-        assertEquals("\\x2ehidden.mount", StorageStep.unitName("/.hidden"), "as systemd-escape --path prints them");
-        assertEquals("data-x\\x2dy.mount", StorageStep.unitName("/data/x-y"));
+        assertEquals("shared.mount", StorageDiff.unitName("/shared"));
+        assertEquals("srv-shared\\x20data.mount", StorageDiff.unitName("/srv/shared data/"));
+        assertEquals("a.b-.c.mount", StorageDiff.unitName("/a.b/.c"));
+        assertEquals("\\x2ehidden.mount", StorageDiff.unitName("/.hidden"), "as systemd-escape --path prints them");
+        assertEquals("data-x\\x2dy.mount", StorageDiff.unitName("/data/x-y"));
     }
 
     @Test

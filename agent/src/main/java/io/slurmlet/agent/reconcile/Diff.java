@@ -1,0 +1,33 @@
+package io.slurmlet.agent.reconcile;
+
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * What a step's diff found: the actions that make the machine as its plan wants, in the order they
+ * are done, what is true once they are (or already is), and a reason the step cannot finish yet
+ * that no action of its own can remove (the site has not mounted its storage): a failure.
+ *
+ * @param actions what to do, in order; empty: the machine matches
+ * @param settled what holds when nothing is left to do, for an unchanged outcome
+ * @param blocked why the step fails after its actions, and what the site does about it
+ */
+public record Diff(List<Action> actions, String settled, Optional<String> blocked) {
+
+    public Diff {
+        actions = List.copyOf(actions);
+    }
+
+    public static Diff of(List<? extends Action> actions, String settled) {
+        return new Diff(List.copyOf(actions), settled, Optional.empty());
+    }
+
+    public Diff blockedBy(String reason) {
+        return new Diff(actions, settled, Optional.of(reason));
+    }
+
+    /** What a preview shows of it: every action's sentence. */
+    public List<String> will() {
+        return actions.stream().map(Action::will).toList();
+    }
+}

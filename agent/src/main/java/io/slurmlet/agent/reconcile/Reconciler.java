@@ -1,0 +1,70 @@
+package io.slurmlet.agent.reconcile;
+
+import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.model.plan.NodePlan;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A step in the four parts kubelet and the Operator SDK keep apart: {@link #desired} (pure, from the
+ * plan), {@link #observe} (the machine, through the ports only, changing nothing), {@link #diff}
+ * (pure: the actions that make one into the other; the same function a preview runs on the leader
+ * against the machine's reported state) and {@link #act} (one action, through the ports). Nothing
+ * is remembered between passes but the last observation, which the agent reports.
+ *
+ * @param <D> what the plan wants of this concern
+ * @param <A> what the machine holds of it
+ */
+public abstract class Reconciler<D, A> implements Step {
+
+    private volatile Optional<A> seen = Optional.empty();
+
+    /** What the plan wants of this step's concern. Pure. */
+    public abstract D desired(NodePlan plan);
+
+    /** What the machine holds of it now, read through the ports; changes nothing. */
+    public abstract A observe(D desired) throws IOException, SystemException;
+
+    /** What to do to make {@code actual} as {@code desired}. Pure. */
+    public abstract Diff diff(D desired, A actual);
+
+    /** Does {@code action}, one of those {@link #diff} returned, through the ports. */
+    protected abstract void act(D desired, Action action) throws IOException, SystemException;
+
+    /** What the last pass saw, before it acted; empty before the first. */
+    public Optional<A> seen() {
+        return seen;
+    }
+
+    @Override
+    public Outcome apply(NodePlan plan) {
+        D desired = desired(plan);
+        A actual;
+        try {
+            actual = observe(desired);
+        } catch (IOException | SystemException | UncheckedIOException e) {
+            return Outcome.failed(name(), e.getMessage());
+        }
+        seen = Optional.of(actual);
+        Diff diff = diff(desired, actual);
+        List<String> done = new ArrayList<>();
+        for (Action action : diff.actions()) {
+            try {
+                act(desired, action);
+            } catch (IOException | SystemException | UncheckedIOException e) {
+                return Outcome.failed(name(), action.failed(e.getMessage()));
+            }
+            if (!action.did().isEmpty()) {
+                done.add(action.did());
+            }
+        }
+        if (diff.blocked().isPresent()) {
+            return Outcome.failed(name(), diff.blocked().get() + (done.isEmpty() ? "" : " (done: " + String.join("; ", done) + ")"));
+        }
+        return done.isEmpty() ? Outcome.unchanged(name(), diff.settled()) : Outcome.changed(name(), String.join("; ", done));
+    }
+}

@@ -1,0 +1,74 @@
+package io.slurmlet.model.observed;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * What the storage step saw of a machine's shared storage, as its agent reports it: the leader's
+ * previews run the step's diff against it. Files are named by the sha256 of their content ("" for
+ * none), never by the content.
+ *
+ * @param mounts       slurmlet's mount units (and the one the plan wants, even without a file), by unit name
+ * @param slurmdDropIn slurmd's wait for the storage, as sha256 of the drop-in; "" for none
+ * @param exports      slurmlet's exports file for the kernel's NFS server, sha256; "" for none
+ * @param ganeshaConf  ganesha.conf, sha256; "" for none
+ * @param ganeshaOurs  whether that ganesha.conf is slurmlet's (a site's own is never removed)
+ * @param kernelServer whether the kernel serves NFS itself (else nfs-ganesha exports)
+ * @param ganeshaMajor nfs-ganesha's major version as dpkg has it; 0 when unknown
+ * @param server       the NFS server's unit where this machine is to export: enabled, active; else null
+ * @param mountedAt    what is mounted at the path the site mounts itself (source, type); "" for nothing
+ */
+public record StorageSeen(
+        @JsonProperty("mounts") Map<String, Unit> mounts,
+        @JsonProperty("slurmd_drop_in") String slurmdDropIn,
+        @JsonProperty("exports") String exports,
+        @JsonProperty("ganesha_conf") String ganeshaConf,
+        @JsonProperty("ganesha_ours") boolean ganeshaOurs,
+        @JsonProperty("kernel_server") boolean kernelServer,
+        @JsonProperty("ganesha_major") int ganeshaMajor,
+        @JsonProperty("server") Unit server,
+        @JsonProperty("mounted_at") String mountedAt) {
+
+    private static final Pattern DIGEST = Pattern.compile("|[0-9a-f]{64}");
+    private static final Pattern UNIT = Pattern.compile("[A-Za-z0-9:_.\\\\-]{1,255}\\.mount");
+
+    public StorageSeen {
+        mounts = Map.copyOf(mounts == null ? Map.of() : mounts);
+        slurmdDropIn = digest("slurmd_drop_in", slurmdDropIn);
+        exports = digest("exports", exports);
+        ganeshaConf = digest("ganesha_conf", ganeshaConf);
+        mountedAt = mountedAt == null ? "" : mountedAt;
+        for (String unit : mounts.keySet()) {
+            if (!UNIT.matcher(unit).matches()) {
+                throw new IllegalArgumentException("storage: a mount unit's name, not " + unit);
+            }
+        }
+        if (mountedAt.length() > 4096 || mountedAt.contains("\n")) {
+            throw new IllegalArgumentException("storage: mounted_at is one line");
+        }
+    }
+
+    static String digest(String key, String value) {
+        String v = value == null ? "" : value;
+        if (!DIGEST.matcher(v).matches()) {
+            throw new IllegalArgumentException("storage: " + key + " is a sha256 in hex or empty");
+        }
+        return v;
+    }
+
+    /**
+     * A systemd unit as seen.
+     *
+     * @param file    sha256 of its unit file; "" for none (units slurmlet does not write)
+     * @param enabled whether it is enabled
+     * @param active  whether it is active (a mount unit: mounted)
+     */
+    public record Unit(@JsonProperty("file") String file, @JsonProperty("enabled") boolean enabled,
+                       @JsonProperty("active") boolean active) {
+        public Unit {
+            file = digest("file", file);
+        }
+    }
+}
