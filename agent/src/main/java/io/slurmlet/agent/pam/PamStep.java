@@ -1,8 +1,10 @@
 package io.slurmlet.agent.pam;
 
 import io.slurmlet.agent.reconcile.ManagedFiles;
-import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.model.observed.PamSeen;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
@@ -25,7 +27,7 @@ import java.util.Optional;
  * /etc/pam.d/sshd is kept in the state directory and put back, byte for byte, when users is set
  * back to "".
  */
-public final class PamStep implements Step {
+public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
 
     static final Path SSHD = Path.of("/etc/pam.d/sshd");
     static final Path ACCESS = Path.of("/etc/security/access-slurmlet.conf");
@@ -62,68 +64,67 @@ public final class PamStep implements Step {
     }
 
     @Override
-    public Outcome apply(NodePlan plan) {
-        try {
-            Optional<Files.Stat> kept = files.stat(backup);
-            Path sshd = at(SSHD);
-            if (!plan.pamAdopt()) {
-                if (kept.isEmpty()) {
-                    return Outcome.unchanged(name(), "sshd's PAM stack is the site's");
-                }
-                files.write(sshd, kept.get().content(), kept.get().mode(), kept.get().owner(), kept.get().group());
-                files.delete(backup);
-                return Outcome.changed(name(), "put back /etc/pam.d/sshd as it was before slurmlet");
-            }
-            if (adminGroup.isPresent() && !GROUP.matcher(adminGroup.get()).matches()) {
-                // A line break or a colon would give access.conf a rule of its own.
-                return Outcome.failed(name(), ("slurmlet.node.admin-group %s is not a group name (a-z, 0-9, _ and -, starting with a "
-                        + "letter or _, at most 32): set the group's name in /etc/slurmlet/agent.yaml; sshd's PAM stack is left as it is")
-                        .formatted(io.slurmlet.model.text.Text.quote(adminGroup.get())));
-            }
-            // The planner wants pam_slurm_adopt here only where its slurm.conf has PrologFlags=Contain and
-            // proctrack/cgroup; until slurmd runs that very file, every user would be refused.
-            String conf = plan.files().getOrDefault("/etc/slurm/slurm.conf", "");
-            Optional<Files.Stat> live = files.stat(at(Path.of("/etc/slurm/slurm.conf")));
-            if (conf.isEmpty() || live.isEmpty() || !new String(live.get().content(), StandardCharsets.UTF_8).equals(conf)
-                    || !services.isActive("slurmd")) {
-                return Outcome.unchanged(name(), "pam_slurm_adopt waits for slurmd to run with PrologFlags=Contain and proctrack/cgroup");
-            }
-            Optional<String> module = module();
-            if (module.isEmpty()) {
-                return Outcome.failed(name(), "pam_slurm_adopt.so is in none of " + String.join(", ", MODULE_DIRS)
-                        + ": install libpam-slurm-adopt (Debian) or slurm-pam_slurm (EPEL)");
-            }
-            Optional<Files.Stat> now = files.stat(sshd);
-            if (now.isEmpty()) {
-                return Outcome.failed(name(), "/etc/pam.d/sshd does not exist: install openssh-server first");
-            }
-            if (kept.isEmpty() && new String(now.get().content(), StandardCharsets.UTF_8).contains(BEGIN)) {
-                return Outcome.failed(name(), ("/etc/pam.d/sshd already holds slurmlet's lines but the original kept in %s is gone: "
-                        + "put the distribution's sshd PAM file back (or remove the lines between '%s' and '%s'), and the next "
-                        + "pass keeps it").formatted(backup, BEGIN, END));
-            }
-            byte[] original = kept.map(Files.Stat::content).orElse(now.get().content());
-            if (kept.isEmpty()) {
-                files.write(backup, original, now.get().mode(), now.get().owner(), now.get().group());
-            }
-            List<String> done = new ArrayList<>();
-            byte[] access = access().getBytes(StandardCharsets.UTF_8);
-            Optional<Files.Stat> accessNow = files.stat(at(ACCESS));
-            if (accessNow.isEmpty() || !java.util.Arrays.equals(accessNow.get().content(), access)) {
-                files.write(at(ACCESS), access, MODE, "root", "root");
-                done.add("wrote " + ACCESS);
-            }
-            byte[] wanted = render(new String(original, StandardCharsets.UTF_8), module.get(), this::sessionLines)
-                    .getBytes(StandardCharsets.UTF_8);
-            if (!java.util.Arrays.equals(now.get().content(), wanted)) {
-                files.write(sshd, wanted, MODE, "root", "root");
-                done.add("put pam_slurm_adopt in /etc/pam.d/sshd (the original is kept in " + backup + ")");
-            }
-            return done.isEmpty() ? Outcome.unchanged(name(), "sshd admits users with a job here only")
-                    : Outcome.changed(name(), String.join("; ", done));
-        } catch (IOException | SystemException e) {
-            return Outcome.failed(name(), e.getMessage());
+    public PamDiff.Wanted desired(NodePlan plan) {
+        return PamDiff.desired(plan, backup.toString());
+    }
+
+    @Override
+    public Diff diff(PamDiff.Wanted desired, PamSeen actual) {
+        return PamDiff.diff(desired, actual);
+    }
+
+    /** sshd's PAM file now and as slurmlet would write it here, the original kept or not, the module, slurmd's slurm.conf. */
+    @Override
+    public PamSeen observe(PamDiff.Wanted wanted) throws IOException, SystemException {
+        Optional<Files.Stat> kept = files.stat(backup);
+        Optional<Files.Stat> now = files.stat(at(SSHD));
+        Optional<String> module = module();
+        String wantedSshd = "";
+        boolean ours = now.isPresent() && text(now.get().content()).contains(BEGIN);
+        if (module.isPresent() && now.isPresent() && (kept.isPresent() || !ours)) {
+            wantedSshd = ManagedFiles.sha256(rendered(kept.orElse(now.get()), module.get()));
         }
+        String problem = adminGroup.isPresent() && !GROUP.matcher(adminGroup.get()).matches()
+                // A line break or a colon would give access.conf a rule of its own.
+                ? ("slurmlet.node.admin-group %s is not a group name (a-z, 0-9, _ and -, starting with a letter or _, at most 32): "
+                + "set the group's name in /etc/slurmlet/agent.yaml; sshd's PAM stack is left as it is")
+                .formatted(io.slurmlet.model.text.Text.quote(adminGroup.get()))
+                : "";
+        return new PamSeen(kept.isPresent(), digest(now), ours, wantedSshd, module.orElse(""), digest(files.stat(at(ACCESS))),
+                problem.isEmpty() ? ManagedFiles.sha256(access()) : "", digest(files.stat(at(Path.of("/etc/slurm/slurm.conf")))),
+                services.isActive("slurmd"), problem);
+    }
+
+    @Override
+    protected void act(PamDiff.Wanted wanted, Action action) throws IOException, SystemException {
+        if (action instanceof PamDiff.PutBack) {
+            Files.Stat kept = files.stat(backup).orElseThrow(() -> new IOException(backup + " is gone"));
+            files.write(at(SSHD), kept.content(), kept.mode(), kept.owner(), kept.group());
+            files.delete(backup);
+        } else if (action instanceof PamDiff.KeepOriginal) {
+            Files.Stat now = files.stat(at(SSHD)).orElseThrow(() -> new IOException(SSHD + " is gone"));
+            files.write(backup, now.content(), now.mode(), now.owner(), now.group());
+        } else if (action instanceof PamDiff.WriteAccess) {
+            files.write(at(ACCESS), access().getBytes(StandardCharsets.UTF_8), MODE, "root", "root");
+        } else if (action instanceof PamDiff.Adopt) {
+            Files.Stat original = files.stat(backup).orElseThrow(() -> new IOException(backup + " is gone"));
+            String module = module().orElseThrow(() -> new IOException("pam_slurm_adopt.so is gone"));
+            files.write(at(SSHD), rendered(original, module), MODE, "root", "root");
+        } else {
+            throw new IllegalArgumentException("not a PAM action: " + action);
+        }
+    }
+
+    private byte[] rendered(Files.Stat original, String module) {
+        return render(text(original.content()), module, this::sessionLines).getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static String text(byte[] content) {
+        return new String(content, StandardCharsets.UTF_8);
+    }
+
+    private static String digest(Optional<Files.Stat> file) {
+        return file.map(f -> ManagedFiles.sha256(f.content())).orElse("");
     }
 
     /**
