@@ -295,7 +295,8 @@ public final class AgentChannel implements AutoCloseable {
                 report.steps().stream().map(st -> new io.slurmlet.model.api.StepStatus(Text.oneLine(st.step()), Text.oneLine(st.state()),
                         Text.oneLine(st.detail()), Text.oneLine(st.at()), Text.oneLine(st.lastError()), Text.oneLine(st.lastErrorAt()))).toList(),
                 report.slurmNodes().stream().map(n -> new io.slurmlet.model.api.SlurmNodeState(Text.oneLine(n.name()), Text.oneLine(n.state()),
-                        Text.oneLine(n.reason()), n.jobs().stream().map(Text::oneLine).toList())).toList()));
+                        Text.oneLine(n.reason()), n.jobs().stream().map(Text::oneLine).toList())).toList(),
+                report.observed()));
         if (!report.slurmNodes().isEmpty()) {
             lending.wake();
         }

@@ -148,7 +148,7 @@ public class SettingsResource {
         }
         Result judged = store.dryRun(expected, change);
         if (judged instanceof Result.WouldStore would) {
-            SettingsPreview preview = Preview.of(would.current(), would.next(), inventory.all());
+            SettingsPreview preview = Preview.of(would.current(), would.next(), inventory.all(), reports.observed());
             return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
         }
         return answer(judged);

@@ -33,7 +33,7 @@ public final class NodeReports {
                         ? new StepStatus(st.step(), st.state(), st.detail(), st.at(), was.lastError(), was.lastErrorAt()) : st);
             }
             return new Received(new NodeReport(now.report().node(), now.report().planRevision(), steps,
-                    now.report().slurmNodes()), now.at());
+                    now.report().slurmNodes(), now.report().observed()), now.at());
         });
     }
 
@@ -52,6 +52,13 @@ public final class NodeReports {
     /** Forgets what {@code node} last reported (a machine removed). */
     public void forget(String node) {
         reports.remove(node);
+    }
+
+    /** What each machine's steps last saw of it, by name: what a dry run diffs against. */
+    public Map<String, io.slurmlet.model.observed.Observed> observed() {
+        Map<String, io.slurmlet.model.observed.Observed> seen = new java.util.TreeMap<>();
+        reports.forEach((node, r) -> seen.put(node, r.report().observed()));
+        return seen;
     }
 
     public Optional<Received> get(String node) {

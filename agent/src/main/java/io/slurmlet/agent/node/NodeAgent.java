@@ -165,10 +165,10 @@ public class NodeAgent {
         return null;
     }
 
-    /** What the leader is told: every step's last outcome and Slurm's node states; nothing before the first pass. */
+    /** What the leader is told: every step's last outcome, what the steps saw, Slurm's node states; nothing before the first pass. */
     private Optional<NodeReport> report(NodeWiring wiring) {
         Optional<PublishedPlan> plan = runner.applied();
-        return plan.map(p -> new NodeReport(p.plan().node(), p.revision(), book.all(), wiring.nodeStates().seen()));
+        return plan.map(p -> new NodeReport(p.plan().node(), p.revision(), book.all(), wiring.nodeStates().seen(), wiring.observed()));
     }
 
     /** The controller looks at Slurm's node states every 2 s while a node is being reclaimed or they are not as planned. */

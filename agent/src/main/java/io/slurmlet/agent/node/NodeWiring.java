@@ -23,6 +23,9 @@ import io.slurmlet.agent.system.linux.LinuxHostFiles;
 import io.slurmlet.agent.system.linux.LinuxUsers;
 import io.slurmlet.agent.system.linux.SystemdServices;
 
+import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.model.observed.Observed;
+
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -69,6 +72,20 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates) 
 
     static NodeWiring of(Ports p, AgentConfig config, String node) {
         return of(p, node, config.node().root(), config.stateDir(), config.node().adminGroup());
+    }
+
+    /** What the steps on the step shape last saw of the machine, for the report; a step not looked yet is null. */
+    Observed observed() {
+        return new Observed(seen(MungeStep.class), seen(StorageStep.class), seen(PamStep.class));
+    }
+
+    private <A> A seen(Class<? extends Reconciler<?, A>> type) {
+        for (Step s : steps) {
+            if (type.isInstance(s)) {
+                return type.cast(s).seen().orElse(null);
+            }
+        }
+        return null;
     }
 
     /** Every name that status reports and health checks, facts first, in the order they run. */

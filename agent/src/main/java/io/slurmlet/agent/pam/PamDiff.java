@@ -35,6 +35,14 @@ public final class PamDiff {
         return new Wanted(plan.pamAdopt(), conf.isEmpty() ? "" : ManagedFiles.sha256(conf), backup);
     }
 
+    /** A machine that has made {@code wanted} true (what a preview assumes of one that has not reported). */
+    public static PamSeen assumed(Wanted wanted) {
+        String sshd = ManagedFiles.sha256(wanted.adopt() ? "slurmlet's sshd" : "the site's sshd");
+        String access = ManagedFiles.sha256("access");
+        return new PamSeen(wanted.adopt(), sshd, wanted.adopt(), ManagedFiles.sha256("slurmlet's sshd"), "/usr/lib/security/pam_slurm_adopt.so",
+                wanted.adopt() ? access : "", access, wanted.slurmConf(), true, "");
+    }
+
     /** The same machine as {@code seen} once the steps before this one have made {@code wanted}'s slurm.conf what slurmd runs. */
     public static PamSeen afterSlurm(PamSeen seen, Wanted wanted, boolean slurmdRuns) {
         return new PamSeen(seen.kept(), seen.sshd(), seen.ours(), seen.wantedSshd(), seen.module(), seen.access(), seen.wantedAccess(),
@@ -67,16 +75,15 @@ public final class PamDiff {
         if (!seen.kept()) {
             actions.add(new KeepOriginal(wanted.backup()));
         }
-        if (!seen.access().equals(seen.wantedAccess())) {
-            actions.add(new WriteAccess());
-        }
-        if (!seen.sshd().equals(seen.wantedSshd())) {
-            actions.add(new Adopt(wanted.backup()));
+        boolean access = !seen.access().equals(seen.wantedAccess());
+        boolean sshd = !seen.sshd().equals(seen.wantedSshd());
+        if (access || sshd) {
+            actions.add(new Adopt(access, sshd, wanted.backup()));
         }
         return Diff.of(actions, "sshd admits users with a job here only");
     }
 
-    sealed interface PamAction extends Action permits PutBack, KeepOriginal, WriteAccess, Adopt {
+    sealed interface PamAction extends Action permits PutBack, KeepOriginal, Adopt {
     }
 
     record PutBack() implements PamAction {
@@ -99,23 +106,25 @@ public final class PamDiff {
         }
     }
 
-    record WriteAccess() implements PamAction {
+    /**
+     * slurmlet's access rules for pam_access (root and the admin group in without a job) and sshd's
+     * PAM file with pam_slurm_adopt, each written where it differs.
+     */
+    record Adopt(boolean access, boolean sshd, String backup) implements PamAction {
         public String will() {
-            return "write " + PamStep.ACCESS + ": root and the admin group get in by ssh without a job";
+            return sshd ? "put pam_slurm_adopt into sshd's PAM stack once slurmd runs the new slurm.conf: users get in by ssh only while "
+                    + "a job of theirs runs here" : "write " + PamStep.ACCESS + ": root and the admin group get in by ssh without a job";
         }
 
         public String did() {
-            return "wrote " + PamStep.ACCESS;
-        }
-    }
-
-    record Adopt(String backup) implements PamAction {
-        public String will() {
-            return "put pam_slurm_adopt into sshd's PAM stack: users get in by ssh only while a job of theirs runs here";
-        }
-
-        public String did() {
-            return "put pam_slurm_adopt in /etc/pam.d/sshd (the original is kept in " + backup + ")";
+            List<String> did = new ArrayList<>();
+            if (access) {
+                did.add("wrote " + PamStep.ACCESS);
+            }
+            if (sshd) {
+                did.add("put pam_slurm_adopt in /etc/pam.d/sshd (the original is kept in " + backup + ")");
+            }
+            return String.join("; ", did);
         }
     }
 }

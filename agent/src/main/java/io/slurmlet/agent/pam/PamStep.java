@@ -104,12 +104,15 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
         } else if (action instanceof PamDiff.KeepOriginal) {
             Files.Stat now = files.stat(at(SSHD)).orElseThrow(() -> new IOException(SSHD + " is gone"));
             files.write(backup, now.content(), now.mode(), now.owner(), now.group());
-        } else if (action instanceof PamDiff.WriteAccess) {
-            files.write(at(ACCESS), access().getBytes(StandardCharsets.UTF_8), MODE, "root", "root");
-        } else if (action instanceof PamDiff.Adopt) {
-            Files.Stat original = files.stat(backup).orElseThrow(() -> new IOException(backup + " is gone"));
-            String module = module().orElseThrow(() -> new IOException("pam_slurm_adopt.so is gone"));
-            files.write(at(SSHD), rendered(original, module), MODE, "root", "root");
+        } else if (action instanceof PamDiff.Adopt adopt) {
+            if (adopt.access()) {
+                files.write(at(ACCESS), access().getBytes(StandardCharsets.UTF_8), MODE, "root", "root");
+            }
+            if (adopt.sshd()) {
+                Files.Stat original = files.stat(backup).orElseThrow(() -> new IOException(backup + " is gone"));
+                String module = module().orElseThrow(() -> new IOException("pam_slurm_adopt.so is gone"));
+                files.write(at(SSHD), rendered(original, module), MODE, "root", "root");
+            }
         } else {
             throw new IllegalArgumentException("not a PAM action: " + action);
         }

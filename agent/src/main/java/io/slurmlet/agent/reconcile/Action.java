@@ -13,6 +13,25 @@ public interface Action {
     /** What was done, for the outcome; empty for housekeeping that is not worth a line (enabling a unit already meant to run). */
     String did();
 
+    /**
+     * The files this action writes, as a preview lists them; none for an action on anything else.
+     *
+     * @param diffs makes the diff, once for a change many machines share
+     */
+    default java.util.List<io.slurmlet.model.api.SettingsPreview.FileChange> files(FileDiffs diffs) {
+        return java.util.List.of();
+    }
+
+    /** What this action makes a daemon do, as a preview lists it; empty for an action on anything else. */
+    default java.util.Optional<io.slurmlet.model.api.SettingsPreview.DaemonChange> daemon() {
+        return java.util.Optional.empty();
+    }
+
+    /** Housekeeping (enabling a unit that is about to start, a folder made where missing): not worth a line in an outcome or a preview. */
+    default boolean housekeeping() {
+        return did().isEmpty();
+    }
+
     /** What a failure of this action means, from the port's error. */
     default String failed(String error) {
         return error;

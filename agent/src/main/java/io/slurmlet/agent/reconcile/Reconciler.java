@@ -35,7 +35,7 @@ public abstract class Reconciler<D, A> implements Step {
     /** Does {@code action}, one of those {@link #diff} returned, through the ports. */
     protected abstract void act(D desired, Action action) throws IOException, SystemException;
 
-    /** What the last pass saw, before it acted; empty before the first. */
+    /** What the last pass left: seen again after it acted; empty before the first, or when that look failed. */
     public Optional<A> seen() {
         return seen;
     }
@@ -60,6 +60,14 @@ public abstract class Reconciler<D, A> implements Step {
             }
             if (!action.did().isEmpty()) {
                 done.add(action.did());
+            }
+        }
+        if (!diff.actions().isEmpty()) {
+            // What is reported is the machine as this pass left it.
+            try {
+                seen = Optional.of(observe(desired));
+            } catch (IOException | SystemException | UncheckedIOException e) {
+                seen = Optional.empty();
             }
         }
         if (diff.blocked().isPresent()) {

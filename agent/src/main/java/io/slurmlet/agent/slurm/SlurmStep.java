@@ -1,14 +1,15 @@
 package io.slurmlet.agent.slurm;
 
-import io.slurmlet.model.api.SettingsPreview.Action;
-import io.slurmlet.model.api.SettingsPreview.DaemonChange;
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.slurm.SlurmDiff.Owed;
+import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.reconcile.Failpoints;
-import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.Services;
@@ -46,24 +47,8 @@ import java.util.TreeSet;
  * owed restart without one is done again. A reconfigure is done once {@code scontrol reconfigure}
  * succeeded. Nothing of this is kept in memory.
  */
-public final class SlurmStep implements Step {
+public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen> {
 
-    /**
-     * slurm.conf keys for which every daemon is restarted rather than reconfigured. Of these, the
-     * measurements in {@link ReconfigureTable} found SelectTypeParameters refused by 22.05's
-     * reconfigure, and PrologFlags, ProctrackType and TaskPlugin taken by a reconfigure on 22.05,
-     * 24.11 and 26.05 (new steps get them); they stay here until a restart is shown needless for the
-     * jobs already running too. A change of the node set is {@link ReconfigureTable}'s alone.
-     */
-    static final Set<String> RESTART_KEYS = Set.of("authtype", "credtype", "slurmctldhost", "controlmachine",
-            "slurmctldport", "slurmdport", "selecttype", "selecttypeparameters", "proctracktype", "taskplugin",
-            "prologflags", "statesavelocation", "slurmdspooldir", "slurmuser", "grestypes", "switchtype");
-
-    static final String SLURM_CONF = "/etc/slurm/slurm.conf";
-    static final String GRES_CONF = "/etc/slurm/gres.conf";
-    static final String CGROUP_CONF = "/etc/slurm/cgroup.conf";
-    /** The units this step starts and restarts; munge is the munge step's. */
-    static final Set<String> DAEMONS = Set.of("slurmctld", "slurmd");
     static final Duration RECONFIGURE_DEADLINE = Duration.ofSeconds(60);
 
     private final Files files;
@@ -84,171 +69,123 @@ public final class SlurmStep implements Step {
         this.owedFile = stateDir.resolve("slurm").resolve("owed");
     }
 
-    /**
-     * A restart or the controller's reconfigure owed and not known to be done, one line of the owed
-     * file: {@code UNIT ACTION INVOCATION WHY}, the invocation {@code -} until the files are written.
-     *
-     * @param invocation for a restart, the daemon's systemd invocation once the new files were
-     *                   written: the restart is done when the unit has another; "" until then
-     */
-    record Owed(DaemonChange change, String invocation) {
-
-        String key() {
-            return change.unit() + " " + change.action();
-        }
-
-        String line() {
-            return "%s %s %s %s".formatted(change.unit(), change.action(), invocation.isEmpty() ? "-" : invocation, change.why());
-        }
-
-        static Optional<Owed> parse(String line) {
-            String[] f = line.split(" ", 4);
-            try {
-                Action action = Action.valueOf(f[1]);
-                if (action != Action.RESTART && action != Action.RECONFIGURE || !f[2].matches("-|[0-9a-f]{32}")) {
-                    return Optional.empty();
-                }
-                return Optional.of(new Owed(new DaemonChange(f[0], action, f.length > 3 ? f[3] : ""), f[2].equals("-") ? "" : f[2]));
-            } catch (RuntimeException e) {
-                return Optional.empty();
-            }
-        }
-    }
-
     @Override
     public String name() {
         return "slurm";
     }
 
     @Override
-    public Outcome apply(NodePlan plan) {
-        if (plan.files().isEmpty()) {
-            return Outcome.unchanged(name(), plan.roles().isEmpty()
-                    ? "no Slurm role here" : "Slurm's files wait for the controller's Slurm version");
+    public SlurmDiff.Wanted desired(NodePlan plan) {
+        return SlurmDiff.desired(plan);
+    }
+
+    @Override
+    public Diff diff(SlurmDiff.Wanted desired, SlurmDiff.Seen actual) {
+        return SlurmDiff.diff(desired, actual);
+    }
+
+    /** The plan's files as they are, its daemons running and enabled, and what is still owed them. */
+    @Override
+    public SlurmDiff.Seen observe(SlurmDiff.Wanted wanted) throws IOException, SystemException {
+        if (wanted.files().isEmpty()) {
+            return new SlurmDiff.Seen(Map.of(), Set.of(), Set.of(), Map.of(), false);
         }
-        boolean controls = plan.runs(Role.CONTROLLER);
-        List<String> done = new ArrayList<>();
-        Map<String, String> written = new TreeMap<>();
-        Map<String, DaemonChange> effects = new LinkedHashMap<>();
         Map<String, Owed> before;
-        Map<String, Owed> owed;
         try {
             before = readOwed();
         } catch (IOException e) {
-            return Outcome.failed(name(), "cannot read what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()));
+            throw new IOException("cannot read what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()), e);
         }
+        Map<String, SlurmDiff.FileNow> now = new LinkedHashMap<>();
         try {
-            for (ManagedFile file : plan.slurmFiles()) {
-                Optional<Files.Stat> now = files.stat(ManagedFiles.under(root, file.path()));
-                if (!ManagedFiles.holds(now, file)) {
-                    written.put(file.path(), now.map(st -> new String(st.content(), StandardCharsets.UTF_8)).orElse(""));
-                }
-            }
-            Set<String> running = new HashSet<>();
-            for (String unit : plan.services()) {
-                if (DAEMONS.contains(unit) && services.isActive(unit)) {
-                    running.add(unit);
-                }
-            }
-            owed = stillOwed(before, plan);
-            owed.values().forEach(o -> effects.merge(o.change().unit(), o.change(), SlurmStep::covering));
-            effects(written, plan.files(), plan.services(), running).forEach(e -> effects.merge(e.unit(), e, SlurmStep::covering));
-            for (DaemonChange e : effects.values()) {
-                if (e.action() == Action.RESTART || e.action() == Action.RECONFIGURE && e.unit().equals("slurmctld") && controls) {
-                    owed.putIfAbsent(e.unit() + " " + e.action(), new Owed(e, ""));
-                }
-            }
-            String nodeSet = nodeSetChangeNeedingRestart(written, plan.files());
-            if (controls && nodeSet != null && effects.containsKey("slurmctld") && effects.get("slurmctld").action() == Action.RESTART) {
-                // The slurmds still hold the old node set after slurmctld's restart: the reconfigure a
-                // later release does in one, owed from now on as well.
-                owed.putIfAbsent("slurmctld RECONFIGURE", new Owed(new DaemonChange("slurmctld", Action.RECONFIGURE,
-                        "every slurmd reads the new node set"), ""));
-            }
-        } catch (IOException e) {
-            return Outcome.failed(name(), "cannot read Slurm's files: " + e.getMessage());
-        } catch (SystemException e) {
-            return Outcome.failed(name(), e.getMessage());
-        }
-        try {
-            // Written down before the files: an agent stopped after them still owes what they need.
-            writeOwed(owed);
-            for (ManagedFile file : plan.slurmFiles()) {
-                if (written.containsKey(file.path())) {
-                    ManagedFiles.write(files, ManagedFiles.under(root, file.path()), file);
+            for (ManagedFile f : wanted.files()) {
+                Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, f.path()));
+                if (st.isPresent()) {
+                    now.put(f.path(), new SlurmDiff.FileNow(new String(st.get().content(), StandardCharsets.UTF_8), st.get().mode(),
+                            st.get().owner(), st.get().group()));
                 }
             }
         } catch (IOException e) {
-            return Outcome.failed(name(), "cannot write Slurm's files: " + e.getMessage());
+            throw new IOException("cannot read Slurm's files: " + e.getMessage(), e);
         }
-        if (!written.isEmpty()) {
-            done.add("wrote " + String.join(", ", written.keySet().stream()
-                    .map(p -> Path.of(p).getFileName().toString()).toList()));
+        Set<String> running = new HashSet<>();
+        Set<String> enabled = new HashSet<>();
+        for (String unit : wanted.daemons()) {
+            if (services.isActive(unit)) {
+                running.add(unit);
+            }
+            if (services.isEnabled(unit)) {
+                enabled.add(unit);
+            }
         }
-        Map<String, Owed> left = new LinkedHashMap<>(owed);
-        try {
-            // The invocations that read the old files: a restart is done when the unit has another.
-            Map<String, Owed> noted = new LinkedHashMap<>(left);
-            for (var e : left.entrySet()) {
-                if (e.getValue().change().action() == Action.RESTART && e.getValue().invocation().isEmpty()) {
-                    noted.put(e.getKey(), new Owed(e.getValue().change(), services.invocation(e.getValue().change().unit())));
-                }
-            }
-            writeOwed(noted);
-            left = noted;
-            if (!written.isEmpty()) {
-                Failpoints.hold(Failpoints.FILES_WRITTEN);
-            }
-            for (String unit : plan.services()) {
-                if (!DAEMONS.contains(unit)) {
-                    continue;
-                }
-                if (!services.isEnabled(unit)) {
-                    services.enable(unit);
-                    done.add("enabled " + unit);
-                }
-                DaemonChange effect = effects.get(unit);
-                if (effect != null && effect.action() == Action.START) {
-                    services.start(unit);
-                    left.remove(unit + " " + Action.RESTART);
-                    done.add("started " + unit);
-                } else if (left.containsKey(unit + " " + Action.RESTART)) {
-                    services.restart(unit);
-                    left.remove(unit + " " + Action.RESTART);
-                    done.add("restarted " + unit + " (a change it reads only at start)");
-                }
-            }
-            if (controls && left.containsKey("slurmctld " + Action.RECONFIGURE)) {
-                commands.runChecked(List.of("scontrol", "reconfigure"), RECONFIGURE_DEADLINE);
-                left.remove("slurmctld " + Action.RECONFIGURE);
-                done.add("scontrol reconfigure");
-            }
-        } catch (SystemException e) {
-            return Outcome.failed(name(), e.getMessage() + keptOrNot(left));
-        } catch (IOException e) {
-            return Outcome.failed(name(), "cannot write down what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()));
-        }
-        String kept = keptOrNot(left);
-        if (!kept.isEmpty()) {
-            done.add(kept.substring(2));
-        }
-        return done.isEmpty()
-                ? Outcome.unchanged(name(), "Slurm's files match and its daemons run")
-                : Outcome.changed(name(), String.join("; ", done));
+        Map<String, Owed> still = stillOwed(before, wanted);
+        return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()));
     }
 
-    /** Writes down what is left owed; "" when that worked, else a sentence for the outcome. */
-    private String keptOrNot(Map<String, Owed> left) {
-        try {
-            writeOwed(left);
-            return "";
-        } catch (IOException e) {
-            return "; could not write down in %s what is done (%s): a reconfigure may be issued once more".formatted(owedFile,
-                    e.getMessage());
+    @Override
+    protected void act(SlurmDiff.Wanted wanted, Action action) throws IOException, SystemException {
+        if (action instanceof SlurmDiff.RecordOwed r) {
+            Map<String, Owed> owed = new LinkedHashMap<>();
+            r.owed().forEach(o -> owed.put(o.key(), o));
+            writeOwed(owed);
+        } else if (action instanceof SlurmDiff.WriteFiles w) {
+            for (ManagedFile f : w.files()) {
+                ManagedFiles.write(files, ManagedFiles.under(root, f.path()), f);
+            }
+        } else if (action instanceof SlurmDiff.NoteInvocations) {
+            Map<String, Owed> noted = new LinkedHashMap<>();
+            for (var e : readOwed().entrySet()) {
+                Owed o = e.getValue();
+                noted.put(e.getKey(), o.change().action() == SettingsPreview.Action.RESTART && o.invocation().isEmpty()
+                        ? new Owed(o.change(), services.invocation(o.change().unit())) : o);
+            }
+            writeOwed(noted);
+        } else if (action instanceof SlurmDiff.FilesWritten) {
+            Failpoints.hold(Failpoints.FILES_WRITTEN);
+        } else if (action instanceof SlurmDiff.Enable e) {
+            services.enable(e.unit());
+        } else if (action instanceof SlurmDiff.Start s) {
+            services.start(s.change().unit());
+            done(s.change().unit() + " " + SettingsPreview.Action.RESTART);
+        } else if (action instanceof SlurmDiff.Restart r) {
+            services.restart(r.change().unit());
+            done(r.change().unit() + " " + SettingsPreview.Action.RESTART);
+        } else if (action instanceof SlurmDiff.Reconfigured) {
+            return; // the controller's reconfigure has this daemon read the files
+        } else if (action instanceof SlurmDiff.Reconfigure) {
+            commands.runChecked(List.of("scontrol", "reconfigure"), RECONFIGURE_DEADLINE);
+            done("slurmctld " + SettingsPreview.Action.RECONFIGURE);
+        } else {
+            throw new IllegalArgumentException("not a slurm action: " + action);
+        }
+    }
+
+    /** Crosses off what was just done; a failure to write it down means it may be done once more, never skipped. */
+    private void done(String key) throws IOException {
+        Map<String, Owed> owed = readOwed();
+        if (owed.remove(key) != null) {
+            try {
+                writeOwed(owed);
+            } catch (IOException e) {
+                throw new IOException("could not write down in %s what is done (%s): it may be done once more".formatted(owedFile,
+                        e.getMessage()), e);
+            }
         }
     }
 
     /** What the owed file says, by unit and action; a line that cannot be read is dropped (the files' diff decides again). */
+    /** The owed file's content for {@code owed}; empty for none (no file). */
+    private static byte[] owedText(Map<String, Owed> owed) {
+        StringBuilder text = new StringBuilder();
+        owed.values().forEach(o -> text.append(o.line()).append('\n'));
+        return text.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The owed file's content now; empty when there is none. */
+    private byte[] owedBytes() throws IOException {
+        return files.stat(owedFile).map(Files.Stat::content).orElse(new byte[0]);
+    }
+
     private Map<String, Owed> readOwed() throws IOException {
         Map<String, Owed> owed = new LinkedHashMap<>();
         Optional<Files.Stat> file = files.stat(owedFile);
@@ -264,14 +201,14 @@ public final class SlurmStep implements Step {
      * unit has had another invocation since the new files were written (someone, or an earlier pass,
      * restarted it).
      */
-    private Map<String, Owed> stillOwed(Map<String, Owed> owed, NodePlan plan) throws SystemException {
+    private Map<String, Owed> stillOwed(Map<String, Owed> owed, SlurmDiff.Wanted wanted) throws SystemException {
         Map<String, Owed> still = new LinkedHashMap<>();
         for (Owed o : owed.values()) {
             String unit = o.change().unit();
-            if (!plan.services().contains(unit) || !DAEMONS.contains(unit)) {
+            if (!wanted.services().contains(unit) || !SlurmDiff.DAEMONS.contains(unit)) {
                 continue;
             }
-            if (o.change().action() == Action.RESTART && !o.invocation().isEmpty()
+            if (o.change().action() == SettingsPreview.Action.RESTART && !o.invocation().isEmpty()
                     && !o.invocation().equals(services.invocation(unit))) {
                 continue;
             }
@@ -282,9 +219,7 @@ public final class SlurmStep implements Step {
 
     /** Writes down {@code next} (atomically, root-only) unless the file says just that; none owed: no file. */
     private void writeOwed(Map<String, Owed> next) throws IOException {
-        StringBuilder text = new StringBuilder();
-        next.values().forEach(o -> text.append(o.line()).append('\n'));
-        byte[] wanted = text.toString().getBytes(StandardCharsets.UTF_8);
+        byte[] wanted = owedText(next);
         Optional<Files.Stat> now = files.stat(owedFile);
         if (next.isEmpty()) {
             if (now.isPresent()) {
@@ -295,131 +230,4 @@ public final class SlurmStep implements Step {
         }
     }
 
-    /**
-     * What Slurm's daemons on one machine are to do once its files are written: the one decision
-     * that {@link #apply} acts on and a settings preview shows, so the two cannot disagree. A
-     * daemon that does not run is started; one that runs is restarted where Slurm needs it (a
-     * slurm.conf key it reads only at start; gres.conf or cgroup.conf for slurmd), else it takes
-     * the change from the {@code scontrol reconfigure} the controller's agent issues. Nothing is
-     * ever stopped.
-     *
-     * @param written  each file about to be written, by path, with what it holds now ("" when absent)
-     * @param files    the plan's files, as they will be: empty leaves Slurm alone, as {@link #apply} does
-     * @param services the plan's units, in the order the agent acts on them
-     * @param running  the units of slurmctld and slurmd that run now
-     * @return an action for each daemon that gets one, in the order of {@code services}
-     */
-    public static List<DaemonChange> effects(Map<String, String> written, Map<String, String> files,
-                                             List<String> services, Set<String> running) {
-        if (files.isEmpty()) {
-            return List.of();
-        }
-        List<String> restartKeys = written.containsKey(SLURM_CONF)
-                ? restartKeys(written.get(SLURM_CONF), files.getOrDefault(SLURM_CONF, "")) : List.of();
-        List<String> slurmdOnly = new ArrayList<>();
-        for (String file : List.of(GRES_CONF, CGROUP_CONF)) {
-            if (written.containsKey(file)) {
-                slurmdOnly.add(Path.of(file).getFileName().toString());
-            }
-        }
-        String keys = "slurm.conf changes " + String.join(", ", restartKeys);
-        String nodeSet = nodeSetChangeNeedingRestart(written, files);
-        List<DaemonChange> effects = new ArrayList<>();
-        for (String unit : services) {
-            if (!DAEMONS.contains(unit)) {
-                continue;
-            }
-            boolean controller = unit.equals("slurmctld");
-            if (!running.contains(unit)) {
-                effects.add(new DaemonChange(unit, Action.START, unit + " does not run here yet"));
-            } else if (written.isEmpty()) {
-                continue;
-            } else if (!restartKeys.isEmpty()) {
-                effects.add(new DaemonChange(unit, Action.RESTART, keys + ", which " + unit + " reads only at start"));
-            } else if (controller && nodeSet != null) {
-                effects.add(new DaemonChange(unit, Action.RESTART, nodeSet));
-            } else if (!controller && !slurmdOnly.isEmpty()) {
-                effects.add(new DaemonChange(unit, Action.RESTART, "%s change%s, which slurmd reads only at start"
-                        .formatted(String.join(" and ", slurmdOnly), slurmdOnly.size() == 1 ? "s" : "")));
-            } else {
-                effects.add(new DaemonChange(unit, Action.RECONFIGURE, controller
-                        ? "scontrol reconfigure: slurmctld reads the new files and has every slurmd read them too"
-                        : "the controller's scontrol reconfigure has it read the new files"));
-            }
-        }
-        return effects;
-    }
-
-    /**
-     * Why slurmctld must be restarted rather than reconfigured for a change of the cluster's node
-     * set (NodeName lines added or removed), or null where a reconfigure takes it: slurmctld 22.05
-     * ends on such a reconfigure ("MaxNodeCount has changed ... slurmctld must be restarted"),
-     * 24.11 and 26.05 take it ({@link ReconfigureTable}).
-     */
-    static String nodeSetChangeNeedingRestart(Map<String, String> written, Map<String, String> files) {
-        String old = written.get(SLURM_CONF);
-        String next = files.get(SLURM_CONF);
-        if (old == null || old.isEmpty() || next == null) {
-            return null;
-        }
-        Set<String> was = new TreeSet<>(ReconfigureTable.nodeNames(old));
-        Set<String> now = new TreeSet<>(ReconfigureTable.nodeNames(next));
-        var release = ReconfigureTable.releaseOf(next);
-        if (was.equals(now) || release.isEmpty()
-                || ReconfigureTable.need(release.get(), ReconfigureTable.Change.NODE_SET) != ReconfigureTable.Need.SLURMCTLD_RESTART) {
-            return null;
-        }
-        return ("slurm.conf adds or removes NodeName lines, which slurmctld %s takes only at a restart (a reconfigure "
-                + "would end it); then a reconfigure has every slurmd read them").formatted(release.get().release());
-    }
-
-    /** The action that does both {@code a} and {@code b}: a start reads everything, a restart all a reconfigure does. */
-    private static DaemonChange covering(DaemonChange a, DaemonChange b) {
-        for (Action action : List.of(Action.START, Action.RESTART)) {
-            if (a.action() == action) {
-                return a;
-            }
-            if (b.action() == action) {
-                return b;
-            }
-        }
-        return b;
-    }
-
-    /** Whether the change from {@code old} to {@code next} touches a key a daemon reads only at start. */
-    static boolean needsRestart(String old, String next) {
-        return !restartKeys(old, next).isEmpty();
-    }
-
-    /** The keys a daemon reads only at start that differ between {@code old} and {@code next}, as {@code next} spells them. */
-    static List<String> restartKeys(String old, String next) {
-        Map<String, String[]> was = restartLines(old);
-        Map<String, String[]> now = restartLines(next);
-        Set<String> keys = new TreeSet<>(was.keySet());
-        keys.addAll(now.keySet());
-        List<String> changed = new ArrayList<>();
-        for (String key : keys) {
-            String[] a = was.get(key);
-            String[] b = now.get(key);
-            if (a == null || b == null || !a[1].equals(b[1])) {
-                changed.add((b != null ? b : a)[0]);
-            }
-        }
-        return changed;
-    }
-
-    /** Each restart key's line: lower-case key → {key as written, value}. */
-    private static Map<String, String[]> restartLines(String conf) {
-        Map<String, String[]> lines = new TreeMap<>();
-        for (String line : conf.split("\n")) {
-            int eq = line.indexOf('=');
-            if (eq > 0 && !line.startsWith("#")) {
-                String key = line.substring(0, eq).strip();
-                if (RESTART_KEYS.contains(key.toLowerCase(Locale.ROOT))) {
-                    lines.put(key.toLowerCase(Locale.ROOT), new String[] {key, line.substring(eq + 1).strip()});
-                }
-            }
-        }
-        return lines;
-    }
 }

@@ -49,19 +49,22 @@ public final class StorageDiff {
         Map<String, StorageSeen.Unit> mounts = new TreeMap<>();
         String drop = "";
         String exports = "";
+        String exported = "";
         StorageSeen.Unit server = null;
         StoragePlan p = wanted.storage();
         if (p instanceof StoragePlan.Mount m) {
-            mounts.put(unitName(m.path()), new StorageSeen.Unit(sha256(unit(m)), true, true));
+            mounts.put(unitName(m.path()), new StorageSeen.Unit(sha256(unit(m)), true, true, m.source(), m.path()));
         }
         if (wanted.slurmdWaits() && !p.path().isEmpty()) {
             drop = sha256(dropIn(p.path()));
         }
         if (p instanceof StoragePlan.Export e && !e.clients().isEmpty()) {
             exports = sha256(exportsLine(e.path(), e.clients()));
+            exported = e.path();
             server = new StorageSeen.Unit("", true, true);
         }
-        return new StorageSeen(mounts, drop, exports, "", false, true, 0, server, p instanceof StoragePlan.Check ? "the site's" : "");
+        return new StorageSeen(mounts, drop, exports, "", false, true, 0, server, p instanceof StoragePlan.Check ? "the site's" : "",
+                exported);
     }
 
     /** What to do, in order: the wanted mount, the removal of others, slurmd's wait, then the export or its removal. */
@@ -70,35 +73,30 @@ public final class StorageDiff {
         StoragePlan p = wanted.storage();
         String path = p.path();
         String wantedUnit = "";
+        boolean mounting = false;
         if (p instanceof StoragePlan.Mount m) {
             wantedUnit = unitName(path);
             String text = unit(m);
             StorageSeen.Unit u = seen.mounts().getOrDefault(wantedUnit, NONE);
             boolean changed = !u.file().equals(sha256(text));
-            if (changed) {
-                a.add(new WriteMountUnit(wantedUnit, text));
-            }
-            if (!u.enabled()) {
-                a.add(new Enable(wantedUnit));
-            }
-            if (!u.active()) {
-                a.add(new Mount(wantedUnit, m, false));
-            } else if (changed) {
-                a.add(new Mount(wantedUnit, m, true));
-            }
-        }
-        for (var unit : new TreeMap<>(seen.mounts()).entrySet()) {
-            if (!unit.getKey().equals(wantedUnit) && !unit.getValue().file().isEmpty()) {
-                a.add(new RemoveMount(unit.getKey(), wanted.slurmdWaits()));
+            Run run = !u.active() ? Run.START : changed ? Run.RESTART : Run.NONE;
+            if (changed || !u.enabled() || run != Run.NONE) {
+                a.add(new Mount(wantedUnit, m, changed ? text : null, !u.enabled(), run, u.what(), wanted.slurmdWaits()));
+                mounting = run == Run.START;
             }
         }
         String waitFor = wanted.slurmdWaits() ? path : "";
-        if (waitFor.isEmpty()) {
-            if (!seen.slurmdDropIn().isEmpty()) {
-                a.add(new RemoveDropIn());
+        boolean dropInGoes = waitFor.isEmpty() && !seen.slurmdDropIn().isEmpty();
+        for (var unit : new TreeMap<>(seen.mounts()).entrySet()) {
+            if (!unit.getKey().equals(wantedUnit) && !unit.getValue().file().isEmpty()) {
+                a.add(new RemoveMount(unit.getKey(), unit.getValue().what(), unit.getValue().where(), !seen.slurmdDropIn().isEmpty(),
+                        dropInGoes));
             }
-        } else if (!seen.slurmdDropIn().equals(sha256(dropIn(waitFor)))) {
-            a.add(new WriteDropIn(waitFor, dropIn(waitFor)));
+        }
+        if (dropInGoes) {
+            a.add(new RemoveDropIn(a.stream().anyMatch(x -> x instanceof RemoveMount)));
+        } else if (!waitFor.isEmpty() && !seen.slurmdDropIn().equals(sha256(dropIn(waitFor)))) {
+            a.add(new WriteDropIn(waitFor, dropIn(waitFor), mounting));
         }
         if (p instanceof StoragePlan.Export e) {
             String to = String.join(", ", e.clients());
@@ -107,39 +105,16 @@ public final class StorageDiff {
             }
             a.add(new MakeExportDirs(path));
             StorageSeen.Unit server = seen.server() == null ? NONE : seen.server();
-            if (seen.kernelServer()) {
-                String text = exportsLine(path, e.clients());
-                if (!seen.exports().equals(sha256(text))) {
-                    a.add(new WriteExports(text, server.active()));
-                }
-                if (!server.enabled()) {
-                    a.add(new Enable(KERNEL_SERVER));
-                }
-                if (!server.active()) {
-                    a.add(new StartServer(KERNEL_SERVER, false, "exported %s with the kernel's NFS server to %s".formatted(path, to)));
-                }
-            } else {
-                String text = ganeshaConf(path, e.clients(), seen.ganeshaMajor() >= 6);
-                boolean changed = !seen.ganeshaConf().equals(sha256(text));
-                if (changed) {
-                    a.add(new WriteGanesha(text));
-                }
-                if (!server.enabled()) {
-                    a.add(new Enable(GANESHA));
-                }
-                if (!server.active()) {
-                    a.add(new StartServer(GANESHA, false, "exported %s with nfs-ganesha to %s".formatted(path, to)));
-                } else if (changed) {
-                    a.add(new StartServer(GANESHA, true, "exported %s again, now to %s".formatted(path, to)));
-                }
+            String text = seen.kernelServer() ? exportsLine(path, e.clients()) : ganeshaConf(path, e.clients(), seen.ganeshaMajor() >= 6);
+            boolean changed = !(seen.kernelServer() ? seen.exports() : seen.ganeshaConf()).equals(sha256(text));
+            Run run = !server.active() ? Run.START : changed ? Run.RESTART : Run.NONE;
+            if (changed || !server.enabled() || run != Run.NONE) {
+                a.add(new Export(seen.kernelServer(), path, to, changed ? text : null, !server.enabled(), run));
             }
             return Diff.of(a, "%s is exported to %s".formatted(path, to));
         }
-        if (!seen.exports().isEmpty()) {
-            a.add(new RemoveExports());
-        }
-        if (seen.ganeshaOurs()) {
-            a.add(new StopGanesha());
+        if (!seen.exports().isEmpty() || seen.ganeshaOurs()) {
+            a.add(new Unexport(!seen.exports().isEmpty(), seen.ganeshaOurs(), seen.exported()));
         }
         if (p instanceof StoragePlan.Check) {
             if (seen.mountedAt().isEmpty()) {
@@ -151,41 +126,50 @@ public final class StorageDiff {
         return Diff.of(a, p instanceof StoragePlan.None ? "no shared storage in the settings" : "the shared storage is mounted");
     }
 
+    /** What a unit is to do: start (it does not run), restart (its file changed while it runs), or nothing. */
+    enum Run { START, RESTART, NONE }
+
     /** What the storage step does; only {@link StorageStep} knows how. */
-    sealed interface StorageAction extends Action permits WriteMountUnit, Enable, Mount, RemoveMount, WriteDropIn, RemoveDropIn,
-            MakeExportDirs, WriteExports, WriteGanesha, StartServer, RemoveExports, StopGanesha {
+    sealed interface StorageAction extends Action permits Mount, RemoveMount, WriteDropIn, RemoveDropIn, MakeExportDirs, Export,
+            Unexport {
     }
 
-    record WriteMountUnit(String unit, String text) implements StorageAction {
+    /**
+     * The wanted mount: its unit written (when {@code text} is not null), enabled, started or restarted.
+     *
+     * @param was         the export mounted there now; "" when none, or unknown
+     * @param slurmdWaits whether slurmd runs here and waits for it
+     */
+    record Mount(String unit, StoragePlan.Mount mount, String text, boolean enable, Run run, String was, boolean slurmdWaits)
+            implements StorageAction {
         public String will() {
-            return "write the mount unit " + unit;
-        }
-
-        public String did() {
-            return "wrote " + unit;
-        }
-    }
-
-    /** A unit meant to run from now on, at boot too; not worth a line of its own. */
-    record Enable(String unit) implements StorageAction {
-        public String will() {
+            if (run == Run.START) {
+                return "mount %s at %s%s".formatted(mount.source(), mount.path(), slurmdWaits ? " (slurmd waits for it)" : "");
+            }
+            if (run == Run.RESTART) {
+                return !was.isEmpty() && !was.equals(mount.source())
+                        ? "mount %s at %s again, instead of %s".formatted(mount.source(), mount.path(), was)
+                        : "mount %s at %s again, its mount unit changed".formatted(mount.source(), mount.path());
+            }
             return "enable " + unit;
         }
 
         public String did() {
-            return "";
+            List<String> did = new ArrayList<>();
+            if (text != null) {
+                did.add("wrote " + unit);
+            }
+            if (run == Run.START) {
+                did.add("mounted " + mount.source() + " at " + mount.path());
+            } else if (run == Run.RESTART) {
+                did.add("mounted " + mount.source() + " at " + mount.path() + " again (the export changed)");
+            }
+            return String.join("; ", did);
         }
-    }
 
-    record Mount(String unit, StoragePlan.Mount mount, boolean again) implements StorageAction {
-        public String will() {
-            return again ? "mount %s at %s again, the export changed".formatted(mount.source(), mount.path())
-                    : "mount %s at %s (slurmd waits for it)".formatted(mount.source(), mount.path());
-        }
-
-        public String did() {
-            return again ? "mounted %s at %s again (the export changed)".formatted(mount.source(), mount.path())
-                    : "mounted %s at %s".formatted(mount.source(), mount.path());
+        @Override
+        public boolean housekeeping() {
+            return text == null && run == Run.NONE;
         }
 
         @Override
@@ -199,11 +183,17 @@ public final class StorageDiff {
     /**
      * A mount unit of slurmlet's that the plan no longer wants: stopped and removed.
      *
-     * @param slurmdWaits whether slurmd runs here: systemd stops it with the mount (its RequiresMountsFor=)
+     * @param what        its export, where its unit file says; "" when unknown
+     * @param where       its folder
+     * @param slurmdStops whether slurmd waits for the storage here: systemd stops it with the mount (its RequiresMountsFor=)
+     * @param withDropIn  whether slurmd's wait goes in the same pass
      */
-    record RemoveMount(String unit, boolean slurmdWaits) implements StorageAction {
+    record RemoveMount(String unit, String what, String where, boolean slurmdStops, boolean withDropIn) implements StorageAction {
         public String will() {
-            return "unmount and remove " + unit + (slurmdWaits ? "; systemd stops slurmd with the mount (its RequiresMountsFor=)" : "");
+            return (what.isEmpty() || where.isEmpty() ? "unmount and remove the mount unit " + unit
+                    : "unmount %s from %s and remove its mount unit".formatted(what, where))
+                    + (withDropIn ? " and slurmd's wait for it" : "")
+                    + (slurmdStops ? "; systemd stops slurmd with the mount (its RequiresMountsFor=)" : "");
         }
 
         public String did() {
@@ -211,7 +201,8 @@ public final class StorageDiff {
         }
     }
 
-    record WriteDropIn(String path, String text) implements StorageAction {
+    /** @param saidWithMount whether the fresh mount's own sentence says so */
+    record WriteDropIn(String path, String text, boolean saidWithMount) implements StorageAction {
         public String will() {
             return "have slurmd start only once " + path + " is mounted";
         }
@@ -219,15 +210,26 @@ public final class StorageDiff {
         public String did() {
             return "slurmd starts only once " + path + " is mounted";
         }
+
+        @Override
+        public boolean housekeeping() {
+            return saidWithMount;
+        }
     }
 
-    record RemoveDropIn() implements StorageAction {
+    /** @param saidWithUnmount whether an unmount's own sentence says so */
+    record RemoveDropIn(boolean saidWithUnmount) implements StorageAction {
         public String will() {
             return "have slurmd no longer wait for shared storage";
         }
 
         public String did() {
             return "slurmd no longer waits for shared storage";
+        }
+
+        @Override
+        public boolean housekeeping() {
+            return saidWithUnmount;
         }
     }
 
@@ -242,55 +244,61 @@ public final class StorageDiff {
         }
     }
 
-    /** @param reread whether the kernel's server runs and re-reads its exports (exportfs -ra) */
-    record WriteExports(String text, boolean reread) implements StorageAction {
+    /**
+     * The export: the kernel's exports file of slurmlet's own (re-read by exportfs while the server
+     * runs) or ganesha.conf, written when {@code text} is not null; the server enabled, started, or
+     * (ganesha) restarted for its new configuration.
+     */
+    record Export(boolean kernel, String path, String to, String text, boolean enable, Run run) implements StorageAction {
         public String will() {
-            return "write " + StorageStep.EXPORTS + (reread ? " and have the kernel's NFS server read it (exportfs -ra)" : "");
+            if (run == Run.START) {
+                return "export %s to %s".formatted(path, to);
+            }
+            return text != null ? "export %s again, now to %s".formatted(path, to) : "enable " + unit();
         }
 
         public String did() {
-            return "wrote " + StorageStep.EXPORTS;
+            List<String> did = new ArrayList<>();
+            if (text != null) {
+                did.add("wrote " + (kernel ? StorageStep.EXPORTS : StorageStep.GANESHA_CONF));
+            }
+            if (run == Run.START) {
+                did.add("exported %s with %s to %s".formatted(path, kernel ? "the kernel's NFS server" : "nfs-ganesha", to));
+            } else if (run == Run.RESTART && !kernel) {
+                did.add("exported %s again, now to %s".formatted(path, to));
+            }
+            return String.join("; ", did);
+        }
+
+        @Override
+        public boolean housekeeping() {
+            return text == null && run == Run.NONE;
+        }
+
+        String unit() {
+            return kernel ? KERNEL_SERVER : GANESHA;
         }
     }
 
-    record WriteGanesha(String text) implements StorageAction {
+    /**
+     * No longer shared.server: slurmlet's exports file removed (and re-read) and its ganesha stopped and its configuration removed.
+     *
+     * @param path what was exported; "" when unknown
+     */
+    record Unexport(boolean exportsFile, boolean ganesha, String path) implements StorageAction {
         public String will() {
-            return "write " + StorageStep.GANESHA_CONF;
+            return "stop exporting " + (path.isEmpty() ? "the shared storage" : path);
         }
 
         public String did() {
-            return "wrote " + StorageStep.GANESHA_CONF;
-        }
-    }
-
-    /** @param restart whether it runs and is restarted for a new configuration */
-    record StartServer(String unit, boolean restart, String done) implements StorageAction {
-        public String will() {
-            return (restart ? "restart " : "start ") + unit + ": " + done.replaceFirst("^exported", "export");
-        }
-
-        public String did() {
-            return done;
-        }
-    }
-
-    record RemoveExports() implements StorageAction {
-        public String will() {
-            return "remove " + StorageStep.EXPORTS + " and have the kernel's NFS server stop exporting it (no longer shared.server)";
-        }
-
-        public String did() {
-            return "removed " + StorageStep.EXPORTS + " (no longer shared.server)";
-        }
-    }
-
-    record StopGanesha() implements StorageAction {
-        public String will() {
-            return "stop nfs-ganesha and remove slurmlet's ganesha.conf (no longer shared.server)";
-        }
-
-        public String did() {
-            return "stopped exporting the shared storage (no longer shared.server)";
+            List<String> did = new ArrayList<>();
+            if (exportsFile) {
+                did.add("removed " + StorageStep.EXPORTS + " (no longer shared.server)");
+            }
+            if (ganesha) {
+                did.add("stopped exporting the shared storage (no longer shared.server)");
+            }
+            return String.join("; ", did);
         }
     }
 

@@ -109,11 +109,32 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         }
         return new StorageSeen(mounts, digest(files.stat(at(SLURMD_DROP_IN))), digest(files.stat(at(EXPORTS))), digest(ganesha),
                 ganesha.isPresent() && new String(ganesha.get().content(), StandardCharsets.UTF_8).startsWith(MARK.substring(0, 20)),
-                kernel, ganeshaMajor(), server, p instanceof StoragePlan.Check ? mountedAt(p.path()).orElse("") : "");
+                kernel, ganeshaMajor(), server, p instanceof StoragePlan.Check ? io.slurmlet.model.text.Text.oneLine(mountedAt(p.path()).orElse(""))
+                : "", exported(ganesha));
     }
 
     private StorageSeen.Unit unitSeen(String name, Optional<Files.Stat> file) throws SystemException {
-        return new StorageSeen.Unit(digest(file), services.isEnabled(name), services.isActive(name));
+        String text = file.map(f -> new String(f.content(), StandardCharsets.UTF_8)).orElse("");
+        return new StorageSeen.Unit(digest(file), services.isEnabled(name), services.isActive(name), line(text, "What="),
+                line(text, "Where="));
+    }
+
+    /** The value of a unit file's {@code key} line, one line of printable text; "" when it has none. */
+    private static String line(String text, String key) {
+        return text.lines().filter(l -> l.startsWith(key)).findFirst().map(l -> io.slurmlet.model.text.Text.oneLine(l.substring(key.length())))
+                .orElse("");
+    }
+
+    /** The folder slurmlet's exports file (its second line's first word) or its ganesha.conf ({@code Path = …;}) exports; "" for none. */
+    private String exported(Optional<Files.Stat> ganesha) throws IOException {
+        Optional<Files.Stat> exports = files.stat(at(EXPORTS));
+        if (exports.isPresent()) {
+            List<String> lines = new String(exports.get().content(), StandardCharsets.UTF_8).lines().toList();
+            return lines.size() > 1 ? io.slurmlet.model.text.Text.oneLine(lines.get(1).split(" ")[0]) : "";
+        }
+        String conf = ganesha.map(g -> new String(g.content(), StandardCharsets.UTF_8)).orElse("");
+        var path = java.util.regex.Pattern.compile("(?m)^\\s*Path = (\\S+);").matcher(conf);
+        return conf.startsWith(MARK.substring(0, 20)) && path.find() ? io.slurmlet.model.text.Text.oneLine(path.group(1)) : "";
     }
 
     private static String digest(Optional<Files.Stat> file) {
@@ -122,16 +143,18 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
 
     @Override
     protected void act(StorageDiff.Wanted wanted, Action action) throws IOException, SystemException {
-        if (action instanceof StorageDiff.WriteMountUnit w) {
-            files.write(at(UNITS.resolve(w.unit())), bytes(w.text()), MODE, "root", "root");
-            services.reload();
-        } else if (action instanceof StorageDiff.Enable e) {
-            services.enable(e.unit());
-        } else if (action instanceof StorageDiff.Mount m) {
-            if (m.again()) {
-                services.restart(m.unit());
-            } else {
+        if (action instanceof StorageDiff.Mount m) {
+            if (m.text() != null) {
+                files.write(at(UNITS.resolve(m.unit())), bytes(m.text()), MODE, "root", "root");
+                services.reload();
+            }
+            if (m.enable()) {
+                services.enable(m.unit());
+            }
+            if (m.run() == StorageDiff.Run.START) {
                 services.start(m.unit());
+            } else if (m.run() == StorageDiff.Run.RESTART) {
+                services.restart(m.unit());
             }
         } else if (action instanceof StorageDiff.RemoveMount r) {
             services.stop(r.unit());
@@ -145,25 +168,30 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             services.reload();
         } else if (action instanceof StorageDiff.MakeExportDirs d) {
             commands.runChecked(List.of("install", "-d", "-m", "0755", d.path(), d.path() + "/home"), Duration.ofSeconds(30));
-        } else if (action instanceof StorageDiff.WriteExports x) {
-            files.write(at(EXPORTS), bytes(x.text()), MODE, "root", "root");
-            if (x.reread()) {
+        } else if (action instanceof StorageDiff.Export x) {
+            if (x.text() != null) {
+                files.write(at(x.kernel() ? EXPORTS : GANESHA_CONF), bytes(x.text()), MODE, "root", "root");
+                if (x.kernel() && x.run() != StorageDiff.Run.START) {
+                    commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
+                }
+            }
+            if (x.enable()) {
+                services.enable(x.unit());
+            }
+            if (x.run() == StorageDiff.Run.START) {
+                services.start(x.unit());
+            } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel()) {
+                services.restart(x.unit());
+            }
+        } else if (action instanceof StorageDiff.Unexport u) {
+            if (u.exportsFile()) {
+                files.delete(at(EXPORTS));
                 commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
             }
-        } else if (action instanceof StorageDiff.WriteGanesha g) {
-            files.write(at(GANESHA_CONF), bytes(g.text()), MODE, "root", "root");
-        } else if (action instanceof StorageDiff.StartServer st) {
-            if (st.restart()) {
-                services.restart(st.unit());
-            } else {
-                services.start(st.unit());
+            if (u.ganesha()) {
+                services.stop(GANESHA);
+                files.delete(at(GANESHA_CONF));
             }
-        } else if (action instanceof StorageDiff.RemoveExports) {
-            files.delete(at(EXPORTS));
-            commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
-        } else if (action instanceof StorageDiff.StopGanesha) {
-            services.stop(GANESHA);
-            files.delete(at(GANESHA_CONF));
         } else {
             throw new IllegalArgumentException("not a storage action: " + action);
         }

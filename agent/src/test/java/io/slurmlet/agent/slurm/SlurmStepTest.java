@@ -100,7 +100,7 @@ class SlurmStepTest {
                 + "scontrol reconfigure"), added);
         assertEquals(List.of("restart slurmctld"), services.log);
         assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "after the restart, the slurmds read the new node set");
-        assertTrue(SlurmStep.effects(Map.of("/etc/slurm/slurm.conf", planOf("c0", "22.05.8", List.of("n1", "n2", "n3")).files().get("/etc/slurm/slurm.conf")),
+        assertTrue(SlurmDiff.effects(Map.of("/etc/slurm/slurm.conf", planOf("c0", "22.05.8", List.of("n1", "n2", "n3")).files().get("/etc/slurm/slurm.conf")),
                         planOf("c0", "22.05.8", List.of("n1", "n2")).files(), List.of("slurmctld"), java.util.Set.of("slurmctld"))
                 .get(0).why().startsWith("slurm.conf adds or removes NodeName lines, which slurmctld 22.05 takes only at a restart"),
                 "the preview says the same");
@@ -134,9 +134,9 @@ class SlurmStepTest {
 
     @Test
     void aKeyReadOnlyAtStartRestartsTheDaemon() {
-        assertTrue(SlurmStep.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/linear\nKillWait=30\n"));
-        assertTrue(!SlurmStep.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/cons_tres\nKillWait=60\n"));
-        assertTrue(!SlurmStep.needsRestart("# SelectType=x\n", "# SelectType=y\n"));
+        assertTrue(SlurmDiff.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/linear\nKillWait=30\n"));
+        assertTrue(!SlurmDiff.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/cons_tres\nKillWait=60\n"));
+        assertTrue(!SlurmDiff.needsRestart("# SelectType=x\n", "# SelectType=y\n"));
     }
 
     @Test
@@ -175,7 +175,7 @@ class SlurmStepTest {
         services.running("slurmctld").failing("slurmctld");
         NodePlan restart = plan("c0", new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu",
                 null, "slurmlet", false, null, Map.of()));
-        assertTrue(SlurmStep.needsRestart(before.files().get("/etc/slurm/slurm.conf"), restart.files().get("/etc/slurm/slurm.conf")),
+        assertTrue(SlurmDiff.needsRestart(before.files().get("/etc/slurm/slurm.conf"), restart.files().get("/etc/slurm/slurm.conf")),
                 "users=slurmlet adds PrologFlags, read only at start");
         assertTrue(step.apply(restart).failed());
         services.recovered("slurmctld").running("slurmctld");

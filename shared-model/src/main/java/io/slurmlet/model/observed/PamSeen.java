@@ -42,8 +42,8 @@ public record PamSeen(
         if (!module.isEmpty() && !module.matches("(/[A-Za-z0-9._+-]+)+/pam_slurm_adopt\\.so")) {
             throw new IllegalArgumentException("pam: module is pam_slurm_adopt.so's path, not " + module);
         }
-        if (adminGroupProblem.length() > 1024 || adminGroupProblem.contains("\n")) {
-            throw new IllegalArgumentException("pam: admin_group_problem is one line");
+        if (!StorageSeen.printable(adminGroupProblem, 1024)) {
+            throw new IllegalArgumentException("pam: admin_group_problem is one line of printable text");
         }
     }
 }

@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
  * @param ganeshaMajor nfs-ganesha's major version as dpkg has it; 0 when unknown
  * @param server       the NFS server's unit where this machine is to export: enabled, active; else null
  * @param mountedAt    what is mounted at the path the site mounts itself (source, type); "" for nothing
+ * @param exported     the folder slurmlet's exports or ganesha.conf export; "" for none
  */
 public record StorageSeen(
         @JsonProperty("mounts") Map<String, Unit> mounts,
@@ -29,7 +30,8 @@ public record StorageSeen(
         @JsonProperty("kernel_server") boolean kernelServer,
         @JsonProperty("ganesha_major") int ganeshaMajor,
         @JsonProperty("server") Unit server,
-        @JsonProperty("mounted_at") String mountedAt) {
+        @JsonProperty("mounted_at") String mountedAt,
+        @JsonProperty("exported") String exported) {
 
     private static final Pattern DIGEST = Pattern.compile("|[0-9a-f]{64}");
     private static final Pattern UNIT = Pattern.compile("[A-Za-z0-9:_.\\\\-]{1,255}\\.mount");
@@ -40,14 +42,20 @@ public record StorageSeen(
         exports = digest("exports", exports);
         ganeshaConf = digest("ganesha_conf", ganeshaConf);
         mountedAt = mountedAt == null ? "" : mountedAt;
+        exported = exported == null ? "" : exported;
         for (String unit : mounts.keySet()) {
             if (!UNIT.matcher(unit).matches()) {
                 throw new IllegalArgumentException("storage: a mount unit's name, not " + unit);
             }
         }
-        if (mountedAt.length() > 4096 || mountedAt.contains("\n")) {
-            throw new IllegalArgumentException("storage: mounted_at is one line");
+        if (!printable(mountedAt, 4096) || !printable(exported, 4096)) {
+            throw new IllegalArgumentException("storage: mounted_at and exported are one line of printable text");
         }
+    }
+
+    /** Whether {@code text} is at most {@code max} characters of one line, no control character in it. */
+    static boolean printable(String text, int max) {
+        return text.length() <= max && text.chars().noneMatch(c -> c < 0x20 || c == 0x7f || c >= 0x80 && c < 0xa0);
     }
 
     static String digest(String key, String value) {
@@ -64,11 +72,22 @@ public record StorageSeen(
      * @param file    sha256 of its unit file; "" for none (units slurmlet does not write)
      * @param enabled whether it is enabled
      * @param active  whether it is active (a mount unit: mounted)
+     * @param what    a mount unit's What= (the export); "" for another unit
+     * @param where   a mount unit's Where= (the folder); "" for another unit
      */
     public record Unit(@JsonProperty("file") String file, @JsonProperty("enabled") boolean enabled,
-                       @JsonProperty("active") boolean active) {
+                       @JsonProperty("active") boolean active, @JsonProperty("what") String what, @JsonProperty("where") String where) {
         public Unit {
             file = digest("file", file);
+            what = what == null ? "" : what;
+            where = where == null ? "" : where;
+            if (!printable(what, 4096) || !printable(where, 4096)) {
+                throw new IllegalArgumentException("storage: a unit's what and where are one line of printable text");
+            }
+        }
+
+        public Unit(String file, boolean enabled, boolean active) {
+            this(file, enabled, active, "", "");
         }
     }
 }

@@ -1,41 +1,40 @@
 package io.slurmlet.agent.leader.plan;
 
-import com.github.difflib.DiffUtils;
-import com.github.difflib.UnifiedDiffUtils;
-import io.slurmlet.agent.munge.MungeStep;
-import io.slurmlet.agent.slurm.SlurmStep;
+import io.slurmlet.agent.munge.MungeDiff;
+import io.slurmlet.agent.pam.PamDiff;
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.FileDiffs;
+import io.slurmlet.agent.slurm.SlurmDiff;
+import io.slurmlet.agent.storage.StorageDiff;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.PamSeen;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsPreview;
-import io.slurmlet.model.api.SettingsPreview.Change;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.api.SettingsPreview.FileChange;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.SlurmSettings;
 
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.TreeMap;
 
 /**
- * What a change of the settings would do on each machine, before anything is stored: the plans
- * of the current settings against those of the new ones, both made by the planner without the
- * munge key, and the daemons' actions decided by the steps' own functions
- * ({@link SlurmStep#effects}, {@link MungeStep#effect}), so a preview and an agent's pass cannot
- * disagree. Each machine is taken to hold what its current plan says and to run what it names.
- * Pure.
+ * What a change of the settings would do on each machine, before anything is stored: every step's
+ * own diff (munge, storage, users, slurm, PAM, in the order an agent's pass runs them) of what the
+ * plan it would get wants against what the machine holds. What it holds is what its agent last
+ * reported of it ({@link Observed}); a step that has not reported is taken to hold the machine's
+ * current plan. So a preview lists what the agents will do, from the same functions they act on.
+ * The munge key is never in it: the plans are made without it. Pure.
  */
 public final class Preview {
 
     /** Lines of context around each change, as {@code diff -u} and {@code git diff} print. */
-    static final int CONTEXT = 3;
+    static final int CONTEXT = FileDiffs.CONTEXT;
 
     private Preview() {
     }
@@ -46,13 +45,19 @@ public final class Preview {
      * @param inventory every machine with an agent, by name, with its facts
      */
     public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Map<String, NodeFacts> inventory) {
+        return of(current, next, inventory, Map.of());
+    }
+
+    /** @param observed what each machine's agent last reported of it, by name */
+    public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Map<String, NodeFacts> inventory,
+                                     Map<String, Observed> observed) {
         Planner.Plans was = Planner.review(current.settings(), inventory);
         Planner.Plans will = Planner.review(next, inventory);
-        Map<List<String>, String> diffs = new HashMap<>();
+        FileDiffs diffs = new FileDiffs();
         List<NodeChange> nodes = new ArrayList<>();
         for (NodePlan after : will.nodes().values()) {
             NodePlan before = was.nodes().get(after.node());
-            NodeChange change = node(before, after, diffs);
+            NodeChange change = node(before, after, observed.getOrDefault(after.node(), Observed.NOTHING), diffs);
             if (!change.rolesBefore().equals(change.rolesAfter()) || !change.files().isEmpty()
                     || !change.daemons().isEmpty() || !change.actions().isEmpty()) {
                 nodes.add(change);
@@ -62,34 +67,38 @@ public final class Preview {
                 will.problems(), will.notes());
     }
 
-    /** One machine: its plan now against the one it would get. Diffs equal on many machines are made once. */
-    private static NodeChange node(NodePlan before, NodePlan after, Map<List<String>, String> diffs) {
+    /** Every step's diff on one machine, as an agent's pass runs them. */
+    static List<Diff> diffs(NodePlan before, NodePlan after, Observed seen) {
+        MungeDiff.Wanted munge = MungeDiff.desired(after);
+        StorageDiff.Wanted storage = StorageDiff.desired(after);
+        PamDiff.Wanted pam = PamDiff.desired(after, PamDiff.DEFAULT_BACKUP);
+        PamSeen pamSeen = seen.pam() != null ? seen.pam() : PamDiff.assumed(PamDiff.desired(before, PamDiff.DEFAULT_BACKUP));
+        return List.of(
+                MungeDiff.diff(munge, seen.munge() != null ? seen.munge() : MungeDiff.assumed(MungeDiff.desired(before))),
+                StorageDiff.diff(storage, seen.storage() != null ? seen.storage() : StorageDiff.assumed(StorageDiff.desired(before))),
+                Diff.of(users(before, after), ""),
+                SlurmDiff.diff(SlurmDiff.desired(after), SlurmDiff.assumed(SlurmDiff.desired(before))),
+                // The slurm step runs before it in the same pass: slurmd then runs the plan's slurm.conf.
+                PamDiff.diff(pam, PamDiff.afterSlurm(pamSeen, pam, after.services().contains("slurmd"))));
+    }
+
+    /** One machine: its plan now against the one it would get. */
+    private static NodeChange node(NodePlan before, NodePlan after, Observed seen, FileDiffs fileDiffs) {
         List<FileChange> files = new ArrayList<>();
         List<DaemonChange> daemons = new ArrayList<>();
-
-        // The munge step: a machine gets the cluster's key with its first role; the key never changes.
-        boolean newKey = !after.roles().isEmpty() && before.roles().isEmpty();
-        if (newKey) {
-            files.add(new FileChange(MungeStep.KEY_FILE.toString(), Change.CREATED, null));
-        }
-        if (!after.roles().isEmpty()) {
-            MungeStep.effect(before.services().contains(MungeStep.UNIT), newKey).ifPresent(daemons::add);
-        }
-
-        // The slurm step: the files it would write, then what its daemons would do.
-        Map<String, String> written = new TreeMap<>();
-        for (var file : after.files().entrySet()) {
-            String old = before.files().get(file.getKey());
-            if (!file.getValue().equals(old)) {
-                written.put(file.getKey(), old == null ? "" : old);
-                files.add(new FileChange(file.getKey(), old == null ? Change.CREATED : Change.CHANGED,
-                        diffs.computeIfAbsent(List.of(file.getKey(), old == null ? "\0" : old, file.getValue()),
-                                k -> diff(file.getKey(), old, file.getValue()))));
+        List<String> actions = new ArrayList<>();
+        for (Diff diff : diffs(before, after, seen)) {
+            for (Action action : diff.actions()) {
+                var written = action.files(fileDiffs);
+                var daemon = action.daemon();
+                files.addAll(written);
+                daemon.ifPresent(daemons::add);
+                if (written.isEmpty() && daemon.isEmpty() && !action.housekeeping()) {
+                    actions.add(action.will());
+                }
             }
         }
-        Set<String> running = new HashSet<>(before.services());
-        daemons.addAll(SlurmStep.effects(written, after.files(), after.services(), running));
-        return new NodeChange(after.node(), roles(before), roles(after), files, daemons, actions(before, after));
+        return new NodeChange(after.node(), roles(before), roles(after), files, daemons, actions);
     }
 
     /** A plan's roles as status names them: the daemon each runs. */
@@ -104,79 +113,31 @@ public final class Preview {
         return roles;
     }
 
-    /**
-     * {@code before} → {@code after} as a unified diff with {@value #CONTEXT} lines of context, the
-     * paths as git writes them ({@code a/etc/…}, {@code b/etc/…}; {@code /dev/null} for a file
-     * that is not there yet); every line ends with a newline. Empty when they are equal.
-     *
-     * @param path   the file's absolute path
-     * @param before its content now; null when it does not exist
-     * @param after  its content as it would be
-     */
+    /** {@link FileDiffs#unified}: {@code before} → {@code after} as a unified diff. */
     public static String diff(String path, String before, String after) {
-        List<String> a = before == null ? List.of() : lines(before);
-        List<String> b = lines(after);
-        List<String> unified = UnifiedDiffUtils.generateUnifiedDiff(before == null ? "/dev/null" : "a" + path,
-                "b" + path, a, DiffUtils.diff(a, b), CONTEXT);
-        StringBuilder text = new StringBuilder();
-        unified.forEach(line -> text.append(line).append('\n'));
-        return text.toString();
+        return FileDiffs.unified(path, before, after);
     }
 
-    /** A text's lines; a last line without its newline is marked as diff marks it. */
-    /**
-     * What the storage, PAM and users steps would do on a machine whose plan goes from {@code before}
-     * to {@code after}, from the plans' own sections (the steps act on nothing else).
-     */
-    static List<String> actions(NodePlan before, NodePlan after) {
-        List<String> actions = new ArrayList<>();
-        StoragePlan was = before.storage();
-        StoragePlan will = after.storage();
-        if (!was.equals(will)) {
-            if (was instanceof StoragePlan.Mount m && !(will instanceof StoragePlan.Mount n && n.path().equals(m.path()))) {
-                actions.add("unmount %s from %s and remove its mount unit and slurmd's wait for it%s".formatted(m.source(), m.path(),
-                        before.services().contains("slurmd") ? "; systemd stops slurmd with the mount (its RequiresMountsFor=)" : ""));
-            }
-            if (was instanceof StoragePlan.Export e && !(will instanceof StoragePlan.Export f && f.path().equals(e.path()))) {
-                actions.add("stop exporting " + e.path());
-            }
-            if (will instanceof StoragePlan.Mount m) {
-                actions.add(was instanceof StoragePlan.Mount old && old.path().equals(m.path())
-                        ? "mount %s at %s again, instead of %s".formatted(m.source(), m.path(), old.source())
-                        : "mount %s at %s (slurmd waits for it)".formatted(m.source(), m.path()));
-            } else if (will instanceof StoragePlan.Export e) {
-                actions.add(e.clients().isEmpty()
-                        ? "export %s once slurm.conf names the cluster's machines".formatted(e.path())
-                        : "export %s to %s".formatted(e.path(), String.join(", ", e.clients())));
-            } else if (will instanceof StoragePlan.Check c) {
-                actions.add("check that the site has mounted something at " + c.path());
-            }
-        }
-        if (!before.pamAdopt() && after.pamAdopt()) {
-            actions.add("put pam_slurm_adopt into sshd's PAM stack once slurmd runs the new slurm.conf: users get in by ssh "
-                    + "only while a job of theirs runs here");
-        } else if (before.pamAdopt() && !after.pamAdopt()) {
-            actions.add("put sshd's PAM stack back as it was before slurmlet");
-        }
+    /** What the users step would do, from the plans' own sections (it is not on the step shape yet). */
+    static List<Action> users(NodePlan before, NodePlan after) {
+        List<Action> actions = new ArrayList<>();
         if (before.users() == null && after.users() != null) {
-            actions.add("keep the cluster's accounts as Linux users here, their homes in " + after.homeRoot());
+            actions.add(sentence("keep the cluster's accounts as Linux users here, their homes in " + after.homeRoot()));
         } else if (before.users() != null && after.users() == null) {
-            actions.add("stop keeping the accounts' users: they and their files stay as they are");
+            actions.add(sentence("stop keeping the accounts' users: they and their files stay as they are"));
         }
         return actions;
     }
 
-    private static List<String> lines(String text) {
-        if (text.isEmpty()) {
-            return List.of();
-        }
-        List<String> lines = new ArrayList<>(List.of(text.split("\n", -1)));
-        int last = lines.size() - 1;
-        if (lines.get(last).isEmpty()) {
-            lines.remove(last);
-        } else {
-            lines.set(last, lines.get(last) + "\n\\ No newline at end of file");
-        }
-        return lines;
+    private static Action sentence(String will) {
+        return new Action() {
+            public String will() {
+                return will;
+            }
+
+            public String did() {
+                return will;
+            }
+        };
     }
 }

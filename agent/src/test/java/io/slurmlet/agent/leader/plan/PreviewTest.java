@@ -287,7 +287,8 @@ class PreviewTest {
         assertEquals(List.of("mount c0:/shared at /shared (slurmd waits for it)"), nodes.get("n2").actions());
         assertFalse(nodes.containsKey("other"), "no role, no storage");
         Map<String, NodeChange> moved = byNode(preview(shared, with("shared", Map.of("path", "/shared", "nfs", "nas:/export"))));
-        assertEquals(List.of("stop exporting /shared", "mount nas:/export at /shared (slurmd waits for it)"), moved.get("c0").actions());
+        assertEquals(List.of("mount nas:/export at /shared", "stop exporting /shared"), moved.get("c0").actions(),
+                "in the order the storage step does them; no slurmd on the controller to wait for it");
         assertEquals(List.of("mount nas:/export at /shared again, instead of c0:/shared"), moved.get("n1").actions());
     }
 
@@ -301,8 +302,8 @@ class PreviewTest {
         assertEquals(List.of("keep the cluster's accounts as Linux users here, their homes in /home"), nodes.get("c0").actions(),
                 "never PAM on the controller");
         Map<String, NodeChange> back = byNode(preview(users, cluster()));
-        assertEquals(List.of("put sshd's PAM stack back as it was before slurmlet",
-                "stop keeping the accounts' users: they and their files stay as they are"), back.get("n2").actions());
+        assertEquals(List.of("stop keeping the accounts' users: they and their files stay as they are",
+                "put sshd's PAM stack back as it was before slurmlet"), back.get("n2").actions(), "in the order the steps run");
     }
 
     @Test

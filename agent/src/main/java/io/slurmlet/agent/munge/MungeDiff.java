@@ -1,0 +1,148 @@
+package io.slurmlet.agent.munge;
+
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.api.SettingsPreview.DaemonChange;
+import io.slurmlet.model.observed.MungeSeen;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The munge step's pure half: the cluster's key in /etc/munge/munge.key (0400, munge's) and munged
+ * running on every machine with a Slurm role. munged reads its key only at start: a new key
+ * restarts it. The key itself is in no action's sentence.
+ */
+public final class MungeDiff {
+
+    public static final String KEY_FILE = "/etc/munge/munge.key";
+    public static final String UNIT = "munge";
+
+    private MungeDiff() {
+    }
+
+    /**
+     * @param role whether the machine has a Slurm role (and the plan the key)
+     * @param key  the key; empty in a preview, which never holds it
+     */
+    public record Wanted(boolean role, Optional<MungeKey> key) {
+        @Override
+        public String toString() {
+            return "Wanted[role=" + role + "]";
+        }
+    }
+
+    public static Wanted desired(NodePlan plan) {
+        return new Wanted(!plan.roles().isEmpty(), plan.mungeKey());
+    }
+
+    /** A machine that has made {@code wanted} true. */
+    public static MungeSeen assumed(Wanted wanted) {
+        return new MungeSeen(wanted.role(), wanted.role(), wanted.role(), wanted.role(), wanted.role());
+    }
+
+    public static Diff diff(Wanted wanted, MungeSeen seen) {
+        if (!wanted.role()) {
+            return Diff.of(List.of(), "no Slurm role here: munge is left as it is");
+        }
+        List<MungeAction> a = new ArrayList<>();
+        if (!seen.matches()) {
+            a.add(new WriteKey(seen.key()));
+        } else if (!seen.owned()) {
+            a.add(new OwnKey());
+        }
+        if (!seen.enabled()) {
+            a.add(new Enable());
+        }
+        if (!seen.active()) {
+            a.add(new Start());
+        } else if (!seen.matches()) {
+            a.add(new Restart());
+        }
+        return Diff.of(a, "the key matches and munge runs");
+    }
+
+    sealed interface MungeAction extends Action permits WriteKey, OwnKey, Enable, Start, Restart {
+    }
+
+    /** @param replaces whether a key of another cluster's is there now */
+    record WriteKey(boolean replaces) implements MungeAction {
+        public String will() {
+            return "write the cluster's key to " + KEY_FILE;
+        }
+
+        public String did() {
+            return "wrote the cluster's key to " + KEY_FILE;
+        }
+
+        @Override
+        public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
+            return List.of(new SettingsPreview.FileChange(KEY_FILE,
+                    replaces ? SettingsPreview.Change.CHANGED : SettingsPreview.Change.CREATED, null));
+        }
+
+        @Override
+        public String failed(String error) {
+            return "cannot write %s: %s".formatted(KEY_FILE, error);
+        }
+    }
+
+    record OwnKey() implements MungeAction {
+        public String will() {
+            return "make " + KEY_FILE + " 0400 munge:munge";
+        }
+
+        public String did() {
+            return "made " + KEY_FILE + " 0400 munge:munge";
+        }
+    }
+
+    record Enable() implements MungeAction {
+        public String will() {
+            return "enable munge";
+        }
+
+        public String did() {
+            return "enabled munge";
+        }
+
+        @Override
+        public boolean housekeeping() {
+            return true;
+        }
+    }
+
+    record Start() implements MungeAction {
+        public String will() {
+            return "start munged";
+        }
+
+        public String did() {
+            return "started munge";
+        }
+
+        @Override
+        public Optional<DaemonChange> daemon() {
+            return Optional.of(new DaemonChange(UNIT, SettingsPreview.Action.START, "munged does not run here yet"));
+        }
+    }
+
+    record Restart() implements MungeAction {
+        public String will() {
+            return "restart munged for its new key";
+        }
+
+        public String did() {
+            return "restarted munge for its new key";
+        }
+
+        @Override
+        public Optional<DaemonChange> daemon() {
+            return Optional.of(new DaemonChange(UNIT, SettingsPreview.Action.RESTART, "a new munge key, which munged reads only at start"));
+        }
+    }
+}

@@ -1,0 +1,506 @@
+package io.slurmlet.agent.slurm;
+
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.Failpoints;
+import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.api.SettingsPreview.DaemonChange;
+import io.slurmlet.model.plan.ManagedFile;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The slurm step's pure half: Slurm's files as the plan has them, and what slurmctld and slurmd
+ * are to do for them (start, restart, or take them from the controller's {@code scontrol
+ * reconfigure}), from what the machine holds ({@link Seen}): {@link SlurmStep} acts on these
+ * actions, and a preview shows the same ones. Nothing is ever stopped.
+ */
+public final class SlurmDiff {
+
+    /**
+     * slurm.conf keys for which every daemon is restarted rather than reconfigured. Of these, the
+     * measurements in {@link ReconfigureTable} found SelectTypeParameters refused by 22.05's
+     * reconfigure, and PrologFlags, ProctrackType and TaskPlugin taken by a reconfigure on 22.05,
+     * 24.11 and 26.05 (new steps get them); they stay here until a restart is shown needless for the
+     * jobs already running too. A change of the node set is {@link ReconfigureTable}'s alone.
+     */
+    static final Set<String> RESTART_KEYS = Set.of("authtype", "credtype", "slurmctldhost", "controlmachine",
+            "slurmctldport", "slurmdport", "selecttype", "selecttypeparameters", "proctracktype", "taskplugin",
+            "prologflags", "statesavelocation", "slurmdspooldir", "slurmuser", "grestypes", "switchtype");
+
+    static final String SLURM_CONF = "/etc/slurm/slurm.conf";
+    static final String GRES_CONF = "/etc/slurm/gres.conf";
+    static final String CGROUP_CONF = "/etc/slurm/cgroup.conf";
+    /** The units this step starts and restarts; munge is the munge step's. */
+    static final Set<String> DAEMONS = Set.of("slurmctld", "slurmd");
+
+    private SlurmDiff() {
+    }
+
+    /**
+     * A restart or the controller's reconfigure owed and not known to be done, one line of the owed
+     * file: {@code UNIT ACTION INVOCATION WHY}, the invocation {@code -} until the files are written.
+     *
+     * @param invocation for a restart, the daemon's systemd invocation once the new files were
+     *                   written: the restart is done when the unit has another; "" until then
+     */
+    public record Owed(DaemonChange change, String invocation) {
+
+        String key() {
+            return change.unit() + " " + change.action();
+        }
+
+        String line() {
+            return "%s %s %s %s".formatted(change.unit(), change.action(), invocation.isEmpty() ? "-" : invocation, change.why());
+        }
+
+        static Optional<Owed> parse(String line) {
+            String[] f = line.split(" ", 4);
+            try {
+                SettingsPreview.Action action = SettingsPreview.Action.valueOf(f[1]);
+                if (action != SettingsPreview.Action.RESTART && action != SettingsPreview.Action.RECONFIGURE || !f[2].matches("-|[0-9a-f]{32}")) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Owed(new DaemonChange(f[0], action, f.length > 3 ? f[3] : ""), f[2].equals("-") ? "" : f[2]));
+            } catch (RuntimeException e) {
+                return Optional.empty();
+            }
+        }
+    }
+
+    /**
+     * What a plan wants of Slurm's files and daemons here.
+     *
+     * @param role     whether the machine has a Slurm role
+     * @param files    Slurm's files; empty until the controller's version is known
+     * @param services the plan's units, in the order they are acted on
+     * @param controls whether this is the controller (which issues the reconfigure)
+     */
+    public record Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls) {
+
+        Map<String, String> contents() {
+            Map<String, String> c = new LinkedHashMap<>();
+            files.forEach(f -> c.put(f.path(), f.content()));
+            return c;
+        }
+
+        List<String> daemons() {
+            return services.stream().filter(DAEMONS::contains).toList();
+        }
+    }
+
+    public static Wanted desired(NodePlan plan) {
+        return new Wanted(!plan.roles().isEmpty(), plan.slurmFiles(), plan.services(), plan.runs(Role.CONTROLLER));
+    }
+
+    /**
+     * A file as it is on the machine.
+     *
+     * @param content its text
+     */
+    public record FileNow(String content, String mode, String owner, String group) {
+
+        boolean holds(ManagedFile f) {
+            return content.equals(f.content()) && mode.equals(f.permissions()) && owner.equals(f.owner()) && group.equals(f.group());
+        }
+
+        @Override
+        public String toString() {
+            return "FileNow[" + mode + " " + owner + ":" + group + "]";
+        }
+    }
+
+    /**
+     * What the machine holds of Slurm's files and daemons.
+     *
+     * @param files   each of the plan's files that exists, by path
+     * @param running the plan's daemons that run
+     * @param enabled the plan's daemons that are enabled
+     * @param owed    what the owed file says is still owed, by unit and action
+     * @param owedStale whether the owed file says more than that (done, or unreadable): written again
+     */
+    public record Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale) {
+        public Seen {
+            files = Map.copyOf(files);
+            running = Set.copyOf(running);
+            enabled = Set.copyOf(enabled);
+            owed = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(owed));
+        }
+    }
+
+    /** A machine that has made {@code wanted} true: what a preview assumes of one that holds its current plan. */
+    public static Seen assumed(Wanted wanted) {
+        Map<String, FileNow> files = new LinkedHashMap<>();
+        wanted.files().forEach(f -> files.put(f.path(), new FileNow(f.content(), f.permissions(), f.owner(), f.group())));
+        Set<String> daemons = new HashSet<>(wanted.daemons());
+        return new Seen(files, daemons, daemons, Map.of(), false);
+    }
+
+    /**
+     * The owed restarts recorded (before the files), the files, the daemons' invocations noted,
+     * then each daemon started or restarted in the plan's order, then the controller's reconfigure.
+     */
+    public static Diff diff(Wanted wanted, Seen seen) {
+        if (wanted.files().isEmpty()) {
+            return Diff.of(List.of(), wanted.role() ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here");
+        }
+        Map<String, String> written = new TreeMap<>();
+        for (ManagedFile f : wanted.files()) {
+            FileNow now = seen.files().get(f.path());
+            if (now == null || !now.holds(f)) {
+                written.put(f.path(), now == null ? "" : now.content());
+            }
+        }
+        Map<String, Owed> owed = new LinkedHashMap<>(seen.owed());
+        Map<String, DaemonChange> effects = new LinkedHashMap<>();
+        owed.values().forEach(o -> effects.merge(o.change().unit(), o.change(), SlurmDiff::covering));
+        effects(written, wanted.contents(), wanted.services(), seen.running()).forEach(e -> effects.merge(e.unit(), e, SlurmDiff::covering));
+        for (DaemonChange e : effects.values()) {
+            if (e.action() == SettingsPreview.Action.RESTART
+                    || e.action() == SettingsPreview.Action.RECONFIGURE && e.unit().equals("slurmctld") && wanted.controls()) {
+                owed.putIfAbsent(e.unit() + " " + e.action(), new Owed(e, ""));
+            }
+        }
+        String nodeSet = nodeSetChangeNeedingRestart(written, wanted.contents());
+        if (wanted.controls() && nodeSet != null && effects.containsKey("slurmctld")
+                && effects.get("slurmctld").action() == SettingsPreview.Action.RESTART) {
+            // The slurmds still hold the old node set after slurmctld's restart: the reconfigure a
+            // later release does in one, owed from now on as well.
+            owed.putIfAbsent("slurmctld RECONFIGURE", new Owed(new DaemonChange("slurmctld", SettingsPreview.Action.RECONFIGURE,
+                    "every slurmd reads the new node set"), ""));
+        }
+        List<SlurmAction> a = new ArrayList<>();
+        if (!owed.equals(seen.owed()) || seen.owedStale()) {
+            a.add(new RecordOwed(List.copyOf(owed.values())));
+        }
+        List<ManagedFile> writes = new ArrayList<>();
+        Map<String, Optional<String>> before = new LinkedHashMap<>();
+        for (ManagedFile f : wanted.files()) {
+            if (written.containsKey(f.path())) {
+                FileNow now = seen.files().get(f.path());
+                writes.add(f);
+                before.put(f.path(), now == null ? Optional.empty() : Optional.of(now.content()));
+            }
+        }
+        if (!writes.isEmpty()) {
+            a.add(new WriteFiles(writes, before));
+        }
+        if (owed.values().stream().anyMatch(o -> o.change().action() == SettingsPreview.Action.RESTART && o.invocation().isEmpty())) {
+            a.add(new NoteInvocations());
+        }
+        if (!written.isEmpty()) {
+            a.add(new FilesWritten());
+        }
+        for (String unit : wanted.daemons()) {
+            if (!seen.enabled().contains(unit)) {
+                a.add(new Enable(unit));
+            }
+            DaemonChange effect = effects.get(unit);
+            Owed restart = owed.get(unit + " " + SettingsPreview.Action.RESTART);
+            if (effect != null && effect.action() == SettingsPreview.Action.START) {
+                a.add(new Start(effect));
+            } else if (restart != null) {
+                a.add(new Restart(restart.change()));
+            } else if (effect != null && effect.action() == SettingsPreview.Action.RECONFIGURE) {
+                a.add(new Reconfigured(effect));
+            }
+        }
+        Owed reconfigure = owed.get("slurmctld " + SettingsPreview.Action.RECONFIGURE);
+        if (wanted.controls() && reconfigure != null) {
+            a.add(new Reconfigure(reconfigure.change()));
+        }
+        return Diff.of(a, "Slurm's files match and its daemons run");
+    }
+
+    sealed interface SlurmAction extends Action permits RecordOwed, WriteFiles, NoteInvocations, FilesWritten, Enable, Start, Restart,
+            Reconfigured, Reconfigure {
+    }
+
+    /** What the daemons are owed, written down before the files: an agent stopped after them still owes it. */
+    record RecordOwed(List<Owed> owed) implements SlurmAction {
+        public String will() {
+            return "write down the restarts owed";
+        }
+
+        public String did() {
+            return "";
+        }
+
+        @Override
+        public String failed(String error) {
+            return "cannot write down what the daemons are owed: " + error;
+        }
+    }
+
+    /**
+     * Slurm's files that differ, written whole in the plan's order.
+     *
+     * @param before what each holds now, by path; empty where it does not exist
+     */
+    record WriteFiles(List<ManagedFile> files, Map<String, Optional<String>> before) implements SlurmAction {
+        public String will() {
+            return "write " + String.join(", ", files.stream().map(ManagedFile::path).toList());
+        }
+
+        public String did() {
+            return "wrote " + String.join(", ", new TreeSet<>(files.stream().map(f -> f.path()).toList()).stream()
+                    .map(p -> Path.of(p).getFileName().toString()).toList());
+        }
+
+        @Override
+        public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
+            return files.stream().map(f -> new SettingsPreview.FileChange(f.path(),
+                    before.get(f.path()).isEmpty() ? SettingsPreview.Change.CREATED : SettingsPreview.Change.CHANGED,
+                    f.secret() ? null : diffs.of(f.path(), before.get(f.path()).orElse(null), f.content()))).toList();
+        }
+
+        @Override
+        public String failed(String error) {
+            return "cannot write Slurm's files: " + error;
+        }
+
+        @Override
+        public String toString() {
+            return "WriteFiles" + files;
+        }
+    }
+
+    /** Each owed restart notes the invocation that read the old files: the restart is done when the unit has another. */
+    record NoteInvocations() implements SlurmAction {
+        public String will() {
+            return "note the daemons' invocations";
+        }
+
+        public String did() {
+            return "";
+        }
+    }
+
+    /** The files are written (where a test's failpoint holds the agent, to be killed). */
+    record FilesWritten() implements SlurmAction {
+        public String will() {
+            return "";
+        }
+
+        public String did() {
+            return "";
+        }
+    }
+
+    record Enable(String unit) implements SlurmAction {
+        public String will() {
+            return "enable " + unit;
+        }
+
+        public String did() {
+            return "enabled " + unit;
+        }
+
+        @Override
+        public boolean housekeeping() {
+            return true;
+        }
+    }
+
+    record Start(DaemonChange change) implements SlurmAction {
+        public String will() {
+            return "start " + change.unit();
+        }
+
+        public String did() {
+            return "started " + change.unit();
+        }
+
+        @Override
+        public Optional<DaemonChange> daemon() {
+            return Optional.of(change);
+        }
+    }
+
+    record Restart(DaemonChange change) implements SlurmAction {
+        public String will() {
+            return "restart " + change.unit();
+        }
+
+        public String did() {
+            return "restarted " + change.unit() + " (a change it reads only at start)";
+        }
+
+        @Override
+        public Optional<DaemonChange> daemon() {
+            return Optional.of(change);
+        }
+    }
+
+    /** A daemon that takes the new files from the controller's reconfigure: nothing to do here; a preview shows it. */
+    record Reconfigured(DaemonChange change) implements SlurmAction {
+        public String will() {
+            return change.why();
+        }
+
+        public String did() {
+            return "";
+        }
+
+        @Override
+        public Optional<DaemonChange> daemon() {
+            return Optional.of(change);
+        }
+    }
+
+    /** The controller's {@code scontrol reconfigure}, after every restart; a preview shows it as slurmctld's {@link Reconfigured}. */
+    record Reconfigure(DaemonChange change) implements SlurmAction {
+        public String will() {
+            return "scontrol reconfigure";
+        }
+
+        public String did() {
+            return "scontrol reconfigure";
+        }
+
+        @Override
+        public boolean housekeeping() {
+            return true;
+        }
+    }
+
+    /**
+     * What Slurm's daemons on one machine are to do once its files are written: the one decision
+     * that {@link #diff} turns into actions and a settings preview shows, so the two cannot disagree. A
+     * daemon that does not run is started; one that runs is restarted where Slurm needs it (a
+     * slurm.conf key it reads only at start; gres.conf or cgroup.conf for slurmd), else it takes
+     * the change from the {@code scontrol reconfigure} the controller's agent issues. Nothing is
+     * ever stopped.
+     *
+     * @param written  each file about to be written, by path, with what it holds now ("" when absent)
+     * @param files    the plan's files, as they will be: empty leaves Slurm alone, as {@link #diff} does
+     * @param services the plan's units, in the order the agent acts on them
+     * @param running  the units of slurmctld and slurmd that run now
+     * @return an action for each daemon that gets one, in the order of {@code services}
+     */
+    public static List<DaemonChange> effects(Map<String, String> written, Map<String, String> files,
+                                             List<String> services, Set<String> running) {
+        if (files.isEmpty()) {
+            return List.of();
+        }
+        List<String> restartKeys = written.containsKey(SLURM_CONF)
+                ? restartKeys(written.get(SLURM_CONF), files.getOrDefault(SLURM_CONF, "")) : List.of();
+        List<String> slurmdOnly = new ArrayList<>();
+        for (String file : List.of(GRES_CONF, CGROUP_CONF)) {
+            if (written.containsKey(file)) {
+                slurmdOnly.add(Path.of(file).getFileName().toString());
+            }
+        }
+        String keys = "slurm.conf changes " + String.join(", ", restartKeys);
+        String nodeSet = nodeSetChangeNeedingRestart(written, files);
+        List<DaemonChange> effects = new ArrayList<>();
+        for (String unit : services) {
+            if (!DAEMONS.contains(unit)) {
+                continue;
+            }
+            boolean controller = unit.equals("slurmctld");
+            if (!running.contains(unit)) {
+                effects.add(new DaemonChange(unit, SettingsPreview.Action.START, unit + " does not run here yet"));
+            } else if (written.isEmpty()) {
+                continue;
+            } else if (!restartKeys.isEmpty()) {
+                effects.add(new DaemonChange(unit, SettingsPreview.Action.RESTART, keys + ", which " + unit + " reads only at start"));
+            } else if (controller && nodeSet != null) {
+                effects.add(new DaemonChange(unit, SettingsPreview.Action.RESTART, nodeSet));
+            } else if (!controller && !slurmdOnly.isEmpty()) {
+                effects.add(new DaemonChange(unit, SettingsPreview.Action.RESTART, "%s change%s, which slurmd reads only at start"
+                        .formatted(String.join(" and ", slurmdOnly), slurmdOnly.size() == 1 ? "s" : "")));
+            } else {
+                effects.add(new DaemonChange(unit, SettingsPreview.Action.RECONFIGURE, controller
+                        ? "scontrol reconfigure: slurmctld reads the new files and has every slurmd read them too"
+                        : "the controller's scontrol reconfigure has it read the new files"));
+            }
+        }
+        return effects;
+    }
+
+    /**
+     * Why slurmctld must be restarted rather than reconfigured for a change of the cluster's node
+     * set (NodeName lines added or removed), or null where a reconfigure takes it: slurmctld 22.05
+     * ends on such a reconfigure ("MaxNodeCount has changed ... slurmctld must be restarted"),
+     * 24.11 and 26.05 take it ({@link ReconfigureTable}).
+     */
+    static String nodeSetChangeNeedingRestart(Map<String, String> written, Map<String, String> files) {
+        String old = written.get(SLURM_CONF);
+        String next = files.get(SLURM_CONF);
+        if (old == null || old.isEmpty() || next == null) {
+            return null;
+        }
+        Set<String> was = new TreeSet<>(ReconfigureTable.nodeNames(old));
+        Set<String> now = new TreeSet<>(ReconfigureTable.nodeNames(next));
+        var release = ReconfigureTable.releaseOf(next);
+        if (was.equals(now) || release.isEmpty()
+                || ReconfigureTable.need(release.get(), ReconfigureTable.Change.NODE_SET) != ReconfigureTable.Need.SLURMCTLD_RESTART) {
+            return null;
+        }
+        return ("slurm.conf adds or removes NodeName lines, which slurmctld %s takes only at a restart (a reconfigure "
+                + "would end it); then a reconfigure has every slurmd read them").formatted(release.get().release());
+    }
+
+    /** The action that does both {@code a} and {@code b}: a start reads everything, a restart all a reconfigure does. */
+    private static DaemonChange covering(DaemonChange a, DaemonChange b) {
+        for (SettingsPreview.Action action : List.of(SettingsPreview.Action.START, SettingsPreview.Action.RESTART)) {
+            if (a.action() == action) {
+                return a;
+            }
+            if (b.action() == action) {
+                return b;
+            }
+        }
+        return b;
+    }
+
+    /** Whether the change from {@code old} to {@code next} touches a key a daemon reads only at start. */
+    static boolean needsRestart(String old, String next) {
+        return !restartKeys(old, next).isEmpty();
+    }
+
+    /** The keys a daemon reads only at start that differ between {@code old} and {@code next}, as {@code next} spells them. */
+    static List<String> restartKeys(String old, String next) {
+        Map<String, String[]> was = restartLines(old);
+        Map<String, String[]> now = restartLines(next);
+        Set<String> keys = new TreeSet<>(was.keySet());
+        keys.addAll(now.keySet());
+        List<String> changed = new ArrayList<>();
+        for (String key : keys) {
+            String[] a = was.get(key);
+            String[] b = now.get(key);
+            if (a == null || b == null || !a[1].equals(b[1])) {
+                changed.add((b != null ? b : a)[0]);
+            }
+        }
+        return changed;
+    }
+
+    /** Each restart key's line: lower-case key → {key as written, value}. */
+    private static Map<String, String[]> restartLines(String conf) {
+        Map<String, String[]> lines = new TreeMap<>();
+        for (String line : conf.split("\n")) {
+            int eq = line.indexOf('=');
+            if (eq > 0 && !line.startsWith("#")) {
+                String key = line.substring(0, eq).strip();
+                if (RESTART_KEYS.contains(key.toLowerCase(Locale.ROOT))) {
+                    lines.put(key.toLowerCase(Locale.ROOT), new String[] {key, line.substring(eq + 1).strip()});
+                }
+            }
+        }
+        return lines;
+    }
+}
