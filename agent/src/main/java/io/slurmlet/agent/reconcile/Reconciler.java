@@ -22,6 +22,7 @@ import java.util.Optional;
 public abstract class Reconciler<D, A> implements Step {
 
     private volatile Optional<A> seen = Optional.empty();
+    private volatile List<Action> acted = List.of();
 
     /** What the plan wants of this step's concern. Pure. */
     public abstract D desired(NodePlan plan);
@@ -40,6 +41,11 @@ public abstract class Reconciler<D, A> implements Step {
         return seen;
     }
 
+    /** The actions the last pass did, in order (up to one that failed, which is left out). */
+    public List<Action> acted() {
+        return acted;
+    }
+
     @Override
     public Outcome apply(NodePlan plan) {
         D desired = desired(plan);
@@ -52,16 +58,21 @@ public abstract class Reconciler<D, A> implements Step {
         seen = Optional.of(actual);
         Diff diff = diff(desired, actual);
         List<String> done = new ArrayList<>();
+        List<Action> did = new ArrayList<>();
+        acted = List.of();
         for (Action action : diff.actions()) {
             try {
                 act(desired, action);
             } catch (IOException | SystemException | UncheckedIOException e) {
+                acted = List.copyOf(did);
                 return Outcome.failed(name(), action.failed(e.getMessage()));
             }
+            did.add(action);
             if (!action.did().isEmpty()) {
                 done.add(action.did());
             }
         }
+        acted = List.copyOf(did);
         if (!diff.actions().isEmpty()) {
             // What is reported is the machine as this pass left it.
             try {

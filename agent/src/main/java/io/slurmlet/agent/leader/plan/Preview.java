@@ -84,21 +84,29 @@ public final class Preview {
 
     /** One machine: its plan now against the one it would get. */
     private static NodeChange node(NodePlan before, NodePlan after, Observed seen, FileDiffs fileDiffs) {
+        return change(after.node(), roles(before), roles(after),
+                diffs(before, after, seen).stream().flatMap(d -> d.actions().stream()).toList(), fileDiffs);
+    }
+
+    /**
+     * How a machine's actions are shown: the files they write, what they make daemons do, and a
+     * sentence for each other action that is not housekeeping, in the order they are done.
+     */
+    public static NodeChange change(String node, List<String> rolesBefore, List<String> rolesAfter, List<Action> all,
+                                    FileDiffs fileDiffs) {
         List<FileChange> files = new ArrayList<>();
         List<DaemonChange> daemons = new ArrayList<>();
         List<String> actions = new ArrayList<>();
-        for (Diff diff : diffs(before, after, seen)) {
-            for (Action action : diff.actions()) {
-                var written = action.files(fileDiffs);
-                var daemon = action.daemon();
-                files.addAll(written);
-                daemon.ifPresent(daemons::add);
-                if (written.isEmpty() && daemon.isEmpty() && !action.housekeeping()) {
-                    actions.add(action.will());
-                }
+        for (Action action : all) {
+            var written = action.files(fileDiffs);
+            var daemon = action.daemon();
+            files.addAll(written);
+            daemon.ifPresent(daemons::add);
+            if (written.isEmpty() && daemon.isEmpty() && !action.housekeeping()) {
+                actions.add(action.will());
             }
         }
-        return new NodeChange(after.node(), roles(before), roles(after), files, daemons, actions);
+        return new NodeChange(node, rolesBefore, rolesAfter, files, daemons, actions);
     }
 
     /** A plan's roles as status names them: the daemon each runs. */

@@ -30,6 +30,11 @@ public final class FakeFiles implements Files {
         return this;
     }
 
+    /** Every file's path. */
+    public Set<Path> paths() {
+        return Set.copyOf(files.keySet());
+    }
+
     @Override
     public Optional<Stat> stat(Path path) {
         Stat s = files.get(path);
