@@ -23,6 +23,7 @@ public abstract class Reconciler<D, A> implements Step {
 
     private volatile Optional<A> seen = Optional.empty();
     private volatile List<Action> acted = List.of();
+    private volatile List<String> waiting = List.of();
 
     /** What the plan wants of this step's concern. Pure. */
     public abstract D desired(NodePlan plan);
@@ -46,6 +47,11 @@ public abstract class Reconciler<D, A> implements Step {
         return acted;
     }
 
+    /** What the last pass held back until the machine is free (a mount under running jobs). */
+    public List<String> waiting() {
+        return waiting;
+    }
+
     @Override
     public Outcome apply(NodePlan plan) {
         D desired = desired(plan);
@@ -57,6 +63,7 @@ public abstract class Reconciler<D, A> implements Step {
         }
         seen = Optional.of(actual);
         Diff diff = diff(desired, actual);
+        waiting = diff.waiting();
         List<String> done = new ArrayList<>();
         List<Action> did = new ArrayList<>();
         acted = List.of();
@@ -84,6 +91,10 @@ public abstract class Reconciler<D, A> implements Step {
         if (diff.blocked().isPresent()) {
             return Outcome.failed(name(), diff.blocked().get() + (done.isEmpty() ? "" : " (done: " + String.join("; ", done) + ")"));
         }
-        return done.isEmpty() ? Outcome.unchanged(name(), diff.settled()) : Outcome.changed(name(), String.join("; ", done));
+        if (done.isEmpty()) {
+            return Outcome.unchanged(name(), diff.waiting().isEmpty() ? diff.settled() : String.join("; ", diff.waiting()));
+        }
+        done.addAll(diff.waiting());
+        return Outcome.changed(name(), String.join("; ", done));
     }
 }

@@ -64,44 +64,61 @@ public final class StorageDiff {
             server = new StorageSeen.Unit("", true, true);
         }
         return new StorageSeen(mounts, drop, exports, "", false, true, 0, server, p instanceof StoragePlan.Check ? "the site's" : "",
-                exported);
+                exported, List.of());
     }
 
-    /** What to do, in order: the wanted mount, the removal of others, slurmd's wait, then the export or its removal. */
+    /**
+     * What to do, in order: the wanted mount; slurmd's wait for it (before any other mount goes, so
+     * that systemd, having read the drop-in again, no longer stops slurmd with a mount that goes);
+     * the removal of other mounts; then the export or its removal. While a job runs here, no mount is
+     * removed or mounted again from another export: that waits for the machine to be free, and says so.
+     */
     public static Diff diff(Wanted wanted, StorageSeen seen) {
         List<StorageAction> a = new ArrayList<>();
+        List<String> waiting = new ArrayList<>();
         StoragePlan p = wanted.storage();
         String path = p.path();
         String wantedUnit = "";
         boolean mounting = false;
+        String jobs = seen.jobs().isEmpty() ? "" : (seen.jobs().size() == 1 ? "job " : "jobs ") + String.join(", ", seen.jobs());
         if (p instanceof StoragePlan.Mount m) {
             wantedUnit = unitName(path);
             String text = unit(m);
             StorageSeen.Unit u = seen.mounts().getOrDefault(wantedUnit, NONE);
             boolean changed = !u.file().equals(sha256(text));
             Run run = !u.active() ? Run.START : changed ? Run.RESTART : Run.NONE;
-            if (changed || !u.enabled() || run != Run.NONE) {
+            if (run == Run.RESTART && !jobs.isEmpty()) {
+                waiting.add("mounting %s at %s instead of %s waits for %s running here to end".formatted(m.source(), path,
+                        u.what().isEmpty() ? "what is mounted there" : u.what(), jobs));
+            } else if (changed || !u.enabled() || run != Run.NONE) {
                 a.add(new Mount(wantedUnit, m, changed ? text : null, !u.enabled(), run, u.what(), wanted.slurmdWaits()));
                 mounting = run == Run.START;
             }
         }
         String waitFor = wanted.slurmdWaits() ? path : "";
+        String kept = wantedUnit;
+        List<Map.Entry<String, StorageSeen.Unit>> going = new TreeMap<>(seen.mounts()).entrySet().stream()
+                .filter(u -> !u.getKey().equals(kept) && !u.getValue().file().isEmpty()).toList();
         boolean dropInGoes = waitFor.isEmpty() && !seen.slurmdDropIn().isEmpty();
-        for (var unit : new TreeMap<>(seen.mounts()).entrySet()) {
-            if (!unit.getKey().equals(wantedUnit) && !unit.getValue().file().isEmpty()) {
-                a.add(new RemoveMount(unit.getKey(), unit.getValue().what(), unit.getValue().where(), !seen.slurmdDropIn().isEmpty(),
-                        dropInGoes));
-            }
-        }
+        boolean removing = jobs.isEmpty() && !going.isEmpty();
         if (dropInGoes) {
-            a.add(new RemoveDropIn(a.stream().anyMatch(x -> x instanceof RemoveMount)));
+            a.add(new RemoveDropIn(removing));
         } else if (!waitFor.isEmpty() && !seen.slurmdDropIn().equals(sha256(dropIn(waitFor)))) {
             a.add(new WriteDropIn(waitFor, dropIn(waitFor), mounting));
+        }
+        for (var unit : going) {
+            StorageSeen.Unit u = unit.getValue();
+            if (!jobs.isEmpty()) {
+                waiting.add("unmounting %s waits for %s running here to end".formatted(u.where().isEmpty() ? unit.getKey() : u.where(),
+                        jobs));
+            } else {
+                a.add(new RemoveMount(unit.getKey(), u.what(), u.where(), dropInGoes));
+            }
         }
         if (p instanceof StoragePlan.Export e) {
             String to = String.join(", ", e.clients());
             if (e.clients().isEmpty()) {
-                return Diff.of(a, "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)");
+                return Diff.of(a, "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)").waitingFor(waiting);
             }
             a.add(new MakeExportDirs(path));
             StorageSeen.Unit server = seen.server() == null ? NONE : seen.server();
@@ -111,19 +128,20 @@ public final class StorageDiff {
             if (changed || !server.enabled() || run != Run.NONE) {
                 a.add(new Export(seen.kernelServer(), path, to, changed ? text : null, !server.enabled(), run));
             }
-            return Diff.of(a, "%s is exported to %s".formatted(path, to));
+            return Diff.of(a, "%s is exported to %s".formatted(path, to)).waitingFor(waiting);
         }
         if (!seen.exports().isEmpty() || seen.ganeshaOurs()) {
             a.add(new Unexport(!seen.exports().isEmpty(), seen.ganeshaOurs(), seen.exported()));
         }
         if (p instanceof StoragePlan.Check) {
             if (seen.mountedAt().isEmpty()) {
-                return Diff.of(a, "").blockedBy(("nothing is mounted at %s (shared.path with neither nfs nor server means the site "
+                return Diff.of(a, "").waitingFor(waiting).blockedBy(("nothing is mounted at %s (shared.path with neither nfs nor server means the site "
                         + "mounts it): mount the shared file system there; slurmd waits for it").formatted(path));
             }
-            return Diff.of(a, path + " is mounted (" + seen.mountedAt() + ")");
+            return Diff.of(a, path + " is mounted (" + seen.mountedAt() + ")").waitingFor(waiting);
         }
-        return Diff.of(a, p instanceof StoragePlan.None ? "no shared storage in the settings" : "the shared storage is mounted");
+        return Diff.of(a, p instanceof StoragePlan.None ? "no shared storage in the settings" : "the shared storage is mounted")
+                .waitingFor(waiting);
     }
 
     /** What a unit is to do: start (it does not run), restart (its file changed while it runs), or nothing. */
@@ -181,19 +199,19 @@ public final class StorageDiff {
     }
 
     /**
-     * A mount unit of slurmlet's that the plan no longer wants: stopped and removed.
+     * A mount unit of slurmlet's that the plan no longer wants: stopped and removed, once no job
+     * runs here. slurmd's wait for it is gone or moved by then (its drop-in is changed first), so
+     * stopping the mount does not stop slurmd.
      *
-     * @param what        its export, where its unit file says; "" when unknown
-     * @param where       its folder
-     * @param slurmdStops whether slurmd waits for the storage here: systemd stops it with the mount (its RequiresMountsFor=)
-     * @param withDropIn  whether slurmd's wait goes in the same pass
+     * @param what       its export, where its unit file says; "" when unknown
+     * @param where      its folder
+     * @param withDropIn whether slurmd's wait goes in the same pass
      */
-    record RemoveMount(String unit, String what, String where, boolean slurmdStops, boolean withDropIn) implements StorageAction {
+    record RemoveMount(String unit, String what, String where, boolean withDropIn) implements StorageAction {
         public String will() {
             return (what.isEmpty() || where.isEmpty() ? "unmount and remove the mount unit " + unit
                     : "unmount %s from %s and remove its mount unit".formatted(what, where))
-                    + (withDropIn ? " and slurmd's wait for it" : "")
-                    + (slurmdStops ? "; systemd stops slurmd with the mount (its RequiresMountsFor=)" : "");
+                    + (withDropIn ? " and slurmd's wait for it (first, so slurmd keeps running)" : "");
         }
 
         public String did() {
@@ -217,7 +235,7 @@ public final class StorageDiff {
         }
     }
 
-    /** @param saidWithUnmount whether an unmount's own sentence says so */
+    /** @param saidWithUnmount whether an unmount's own sentence says so (it comes right after) */
     record RemoveDropIn(boolean saidWithUnmount) implements StorageAction {
         public String will() {
             return "have slurmd no longer wait for shared storage";

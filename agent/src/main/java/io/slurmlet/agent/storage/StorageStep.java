@@ -11,6 +11,7 @@ import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.StoragePlan;
+import io.slurmlet.agent.slurm.LocalJobs;
 import io.slurmlet.model.observed.StorageSeen;
 
 import java.io.IOException;
@@ -110,7 +111,7 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         return new StorageSeen(mounts, digest(files.stat(at(SLURMD_DROP_IN))), digest(files.stat(at(EXPORTS))), digest(ganesha),
                 ganesha.isPresent() && new String(ganesha.get().content(), StandardCharsets.UTF_8).startsWith(MARK.substring(0, 20)),
                 kernel, ganeshaMajor(), server, p instanceof StoragePlan.Check ? io.slurmlet.model.text.Text.oneLine(mountedAt(p.path()).orElse(""))
-                : "", exported(ganesha));
+                : "", exported(ganesha), LocalJobs.running(host));
     }
 
     private StorageSeen.Unit unitSeen(String name, Optional<Files.Stat> file) throws SystemException {

@@ -166,4 +166,46 @@ class StorageStepTest {
         assertFalse(Files.exists(root.resolve("etc/exports.d/slurmlet.exports")));
         assertTrue(commands.log().contains(List.of("exportfs", "-ra")));
     }
+
+    /** A slurmstepd of {@code job} runs here as {@code pid}, as /proc shows it. */
+    void stepOf(int pid, String job) throws Exception {
+        Files.createDirectories(root.resolve("proc/" + pid));
+        Files.writeString(root.resolve("proc/" + pid + "/comm"), "slurmstepd\n");
+        Files.writeString(root.resolve("proc/" + pid + "/cmdline"), "slurmstepd: [" + job + ".0]\0");
+    }
+
+    @Test
+    void aMountIsNeitherRemovedNorMovedWhileAJobRunsHereAndSlurmdIsNeverStoppedWithIt() throws Exception {
+        step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
+        stepOf(4242, "12");
+        Files.createDirectories(root.resolve("proc/77"));
+        Files.writeString(root.resolve("proc/77/comm"), "sshd\n");
+        services.log.clear();
+        Outcome moved = step.apply(plan("n1", new SharedStorage("/shared", "nas:/other", null)));
+        assertEquals(Outcome.unchanged("storage", "mounting nas:/other at /shared instead of nas:/export waits for job 12 running here "
+                + "to end"), moved);
+        assertTrue(services.log.isEmpty(), services.log.toString());
+
+        Outcome gone = step.apply(plan("n1", null));
+        assertEquals(Outcome.changed("storage", "slurmd no longer waits for shared storage; unmounting /shared waits for job 12 "
+                + "running here to end"), gone);
+        assertEquals(List.of("daemon-reload"), services.log, "the mount stays; slurmd's wait for it goes");
+        assertTrue(Files.exists(root.resolve("etc/systemd/system/shared.mount")));
+
+        Files.delete(root.resolve("proc/4242/comm"));
+        Files.delete(root.resolve("proc/4242/cmdline"));
+        services.log.clear();
+        assertEquals(Outcome.changed("storage", "unmounted and removed shared.mount"), step.apply(plan("n1", null)));
+        assertEquals(List.of("stop shared.mount", "daemon-reload"), services.log);
+    }
+
+    @Test
+    void slurmdsWaitForAMountGoesBeforeTheMountSoStoppingItDoesNotStopSlurmd() throws Exception {
+        step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
+        services.log.clear();
+        Outcome o = step.apply(plan("n1", null));
+        assertEquals(Outcome.changed("storage", "slurmd no longer waits for shared storage; unmounted and removed shared.mount"), o);
+        assertEquals(List.of("daemon-reload", "stop shared.mount", "daemon-reload"), services.log,
+                "the drop-in's removal is read by systemd before the mount stops");
+    }
 }

@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
  * @param server       the NFS server's unit where this machine is to export: enabled, active; else null
  * @param mountedAt    what is mounted at the path the site mounts itself (source, type); "" for nothing
  * @param exported     the folder slurmlet's exports or ganesha.conf export; "" for none
+ * @param jobs         the ids of the Slurm jobs with a step on this machine: no mount is removed or
+ *                     moved under them
  */
 public record StorageSeen(
         @JsonProperty("mounts") Map<String, Unit> mounts,
@@ -31,7 +33,8 @@ public record StorageSeen(
         @JsonProperty("ganesha_major") int ganeshaMajor,
         @JsonProperty("server") Unit server,
         @JsonProperty("mounted_at") String mountedAt,
-        @JsonProperty("exported") String exported) {
+        @JsonProperty("exported") String exported,
+        @JsonProperty("jobs") java.util.List<String> jobs) {
 
     private static final Pattern DIGEST = Pattern.compile("|[0-9a-f]{64}");
     private static final Pattern UNIT = Pattern.compile("[A-Za-z0-9:_.\\\\-]{1,255}\\.mount");
@@ -43,6 +46,10 @@ public record StorageSeen(
         ganeshaConf = digest("ganesha_conf", ganeshaConf);
         mountedAt = mountedAt == null ? "" : mountedAt;
         exported = exported == null ? "" : exported;
+        jobs = java.util.List.copyOf(jobs == null ? java.util.List.of() : jobs);
+        if (jobs.size() > 100_000 || jobs.stream().anyMatch(j -> !j.matches("[0-9]{1,12}"))) {
+            throw new IllegalArgumentException("storage: jobs are job ids");
+        }
         for (String unit : mounts.keySet()) {
             if (!UNIT.matcher(unit).matches()) {
                 throw new IllegalArgumentException("storage: a mount unit's name, not " + unit);

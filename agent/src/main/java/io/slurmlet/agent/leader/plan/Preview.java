@@ -84,16 +84,18 @@ public final class Preview {
 
     /** One machine: its plan now against the one it would get. */
     private static NodeChange node(NodePlan before, NodePlan after, Observed seen, FileDiffs fileDiffs) {
-        return change(after.node(), roles(before), roles(after),
-                diffs(before, after, seen).stream().flatMap(d -> d.actions().stream()).toList(), fileDiffs);
+        List<Diff> diffs = diffs(before, after, seen);
+        return change(after.node(), roles(before), roles(after), diffs.stream().flatMap(d -> d.actions().stream()).toList(),
+                diffs.stream().flatMap(d -> d.waiting().stream()).toList(), fileDiffs);
     }
 
     /**
      * How a machine's actions are shown: the files they write, what they make daemons do, and a
-     * sentence for each other action that is not housekeeping, in the order they are done.
+     * sentence for each other action that is not housekeeping, in the order they are done; then what
+     * waits for the machine to be free.
      */
     public static NodeChange change(String node, List<String> rolesBefore, List<String> rolesAfter, List<Action> all,
-                                    FileDiffs fileDiffs) {
+                                    List<String> waiting, FileDiffs fileDiffs) {
         List<FileChange> files = new ArrayList<>();
         List<DaemonChange> daemons = new ArrayList<>();
         List<String> actions = new ArrayList<>();
@@ -106,6 +108,7 @@ public final class Preview {
                 actions.add(action.will());
             }
         }
+        actions.addAll(waiting);
         return new NodeChange(node, rolesBefore, rolesAfter, files, daemons, actions);
     }
 

@@ -92,13 +92,17 @@ class PreviewAgainstApplyTest {
             files.put(Path.of(path), text.getBytes(StandardCharsets.UTF_8), "rw-r--r--", "root", "root");
         }
 
-        /** A pass of every step; the actions they did, in order. */
+        final List<String> waited = new ArrayList<>();
+
+        /** A pass of every step; the actions they did, in order (and what they held back, in {@link #waited}). */
         List<Action> pass(NodePlan plan) {
             List<Action> did = new ArrayList<>();
+            waited.clear();
             for (Reconciler<?, ?> step : steps) {
                 Outcome o = step.apply(plan);
                 assertFalse(o.failed() && !broken, plan.node() + ": " + o);
                 did.addAll(step.acted());
+                waited.addAll(step.waiting());
             }
             return did;
         }
@@ -110,15 +114,16 @@ class PreviewAgainstApplyTest {
     }
 
     /** Every machine applies {@code before} until it settles; then the dry run of {@code after} is compared with its apply. */
-    static void previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after) {
-        previewIsWhatApplyDoes(before, after, machines -> { }, machines -> { });
+    static Map<String, NodeChange> previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after) {
+        return previewIsWhatApplyDoes(before, after, machines -> { }, machines -> { });
     }
 
     /**
      * @param broken what goes wrong on the machines before they apply {@code before} (they then report it)
      * @param mended what is mended before they apply {@code after}
      */
-    static void previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after, java.util.function.Consumer<Map<String, Machine>> broken,
+    static Map<String, NodeChange> previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after,
+                                                          java.util.function.Consumer<Map<String, Machine>> broken,
                                        java.util.function.Consumer<Map<String, Machine>> mended) {
         Map<String, NodeFacts> inventory = inventory();
         Map<String, Machine> machines = new LinkedHashMap<>();
@@ -139,7 +144,7 @@ class PreviewAgainstApplyTest {
         for (String n : MACHINES) {
             List<Action> did = machines.get(n).pass(will.nodes().get(n));
             NodeChange applied = Preview.change(n, Preview.roles(was.nodes().get(n)), Preview.roles(will.nodes().get(n)), did,
-                    new FileDiffs());
+                    machines.get(n).waited, new FileDiffs());
             NodeChange shown = preview.get(n);
             List<String> users = shown == null ? List.of() : Preview.users(was.nodes().get(n), will.nodes().get(n)).stream()
                     .map(Action::will).toList();
@@ -148,6 +153,7 @@ class PreviewAgainstApplyTest {
             assertEquals(applied.actions(), shown == null ? List.of()
                     : shown.actions().stream().filter(a -> !users.contains(a)).toList(), n + ": the other actions");
         }
+        return preview;
     }
 
     @Test
@@ -197,6 +203,20 @@ class PreviewAgainstApplyTest {
                     machines.get("n2").broken = true;
                 },
                 machines -> machines.get("n2").services.recovered("shared.mount"));
+    }
+
+    @Test
+    void aMountUnderARunningJobStaysAndTheDryRunSaysItWaits() {
+        Map<String, NodeChange> moved = previewIsWhatApplyDoes(cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))),
+                cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/other"))),
+                machines -> machines.get("n2").host.stepOf(4242, "12"), machines -> { });
+        assertEquals(List.of("mounting nas:/other at /shared instead of nas:/export waits for job 12 running here to end"),
+                moved.get("n2").actions());
+        assertEquals(List.of("mount nas:/other at /shared again, instead of nas:/export"), moved.get("n1").actions());
+        Map<String, NodeChange> gone = previewIsWhatApplyDoes(cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))),
+                cluster(Map.of()), machines -> machines.get("n1").host.stepOf(4242, "12").stepOf(4243, "9"), machines -> { });
+        assertEquals(List.of("have slurmd no longer wait for shared storage", "unmounting /shared waits for jobs 9, 12 running here to end"),
+                gone.get("n1").actions());
     }
 
     @Test

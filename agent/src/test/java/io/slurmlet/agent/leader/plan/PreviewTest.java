@@ -312,8 +312,8 @@ class PreviewTest {
         var tree = (com.fasterxml.jackson.databind.node.ObjectNode) SettingsJson.STRICT.valueToTree(shared);
         tree.put("enabled", false);
         Map<String, NodeChange> nodes = byNode(preview(shared, SettingsJson.toSettings(tree)));
-        assertEquals(List.of("unmount c0:/shared from /shared and remove its mount unit and slurmd's wait for it; systemd stops "
-                + "slurmd with the mount (its RequiresMountsFor=)"), nodes.get("n1").actions(), "what the agents do today, said before it is done");
+        assertEquals(List.of("unmount c0:/shared from /shared and remove its mount unit and slurmd's wait for it (first, so slurmd "
+                + "keeps running)"), nodes.get("n1").actions(), "what the agents do, said before it is done");
         assertEquals(List.of("stop exporting /shared"), nodes.get("c0").actions());
     }
 }

@@ -25,6 +25,17 @@ public final class FakeHostFiles implements HostFiles {
         return this;
     }
 
+    /** A slurmstepd of {@code job} runs as process {@code pid}. */
+    public FakeHostFiles stepOf(int pid, String job) {
+        return with("/proc/" + pid + "/comm", "slurmstepd\n").with("/proc/" + pid + "/cmdline", "slurmstepd: [" + job + ".batch]\0");
+    }
+
+    /** Process {@code pid} has ended. */
+    public FakeHostFiles ended(int pid) {
+        own.keySet().removeIf(p -> p.startsWith("/proc/" + pid));
+        return this;
+    }
+
     @Override
     public Optional<String> read(Path path) {
         String text = own.get(path);
@@ -36,6 +47,16 @@ public final class FakeHostFiles implements HostFiles {
 
     @Override
     public List<Path> list(Path dir) {
-        return files.paths().stream().filter(p -> dir.equals(p.getParent())).sorted().toList();
+        java.util.Set<Path> all = new java.util.TreeSet<>(files.paths());
+        all.addAll(own.keySet());
+        java.util.Set<Path> entries = new java.util.TreeSet<>();
+        for (Path p : all) {
+            for (Path at = p; at.getParent() != null; at = at.getParent()) {
+                if (dir.equals(at.getParent())) {
+                    entries.add(at);
+                }
+            }
+        }
+        return List.copyOf(entries);
     }
 }
