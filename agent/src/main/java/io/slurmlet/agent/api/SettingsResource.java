@@ -4,6 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.SettingsStore.Result;
 import io.slurmlet.agent.leader.plan.Preview;
@@ -34,6 +37,7 @@ import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
@@ -161,19 +165,92 @@ public class SettingsResource {
      * The jobs are the ones the controller's agent last reported.
      */
     private List<Problem> whatWouldEndJobs(SlurmSettings current, SlurmSettings next) {
+        List<Problem> problems = new ArrayList<>(exportsUnderJobs(current, next));
         String was = current.partition(); // never empty: SlurmSettings gives the default
         String now = next.partition();
         if (!current.enabled() || was.equals(now)) {
-            return List.of();
+            return problems;
         }
         List<String> jobs = reports.jobsReportedBy(current.controller(), node -> true);
         if (jobs.isEmpty()) {
-            return List.of();
+            return problems;
         }
-        return List.of(new Problem("partition", now, ("renaming the partition %s to %s would end the %d job%s running in it "
+        problems.add(new Problem("partition", now, ("renaming the partition %s to %s would end the %d job%s running in it "
                 + "(%s): Slurm ends the jobs of a partition that leaves slurm.conf; rename it once squeue shows none "
                 + "(ctl slurm unlend the nodes to let them drain)").formatted(was, now, jobs.size(), jobs.size() == 1 ? "" : "s",
                 String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : ""))));
+        return problems;
+    }
+
+    /**
+     * A machine that would stop exporting the shared storage to a machine that mounts it (shared.server
+     * moved or emptied, shared.path emptied, slurmlet disabled, the machine taken out of the nodes)
+     * while a job runs there: the job's files would go from under it. The clients themselves never
+     * unmount under a job (their storage step waits), but the server cannot tell who still uses its
+     * export, so the change is refused. The jobs are those the controller's agent last reported and
+     * those each machine reported of itself.
+     */
+    private List<Problem> exportsUnderJobs(SlurmSettings current, SlurmSettings next) {
+        if (!next.check().isEmpty()) {
+            return List.of(); // the store refuses them, and says why
+        }
+        Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
+        Planner.Plans was = Planner.review(current, machines);
+        Planner.Plans will = Planner.review(next, machines);
+        Map<String, io.slurmlet.model.observed.Observed> seen = reports.observed();
+        List<Problem> problems = new ArrayList<>();
+        for (NodePlan server : was.nodes().values()) {
+            if (!(server.storage() instanceof StoragePlan.Export export)) {
+                continue;
+            }
+            NodePlan after = will.nodes().get(server.node());
+            List<String> stillServed = after != null && after.storage() instanceof StoragePlan.Export e && e.path().equals(export.path())
+                    ? e.clients() : List.of();
+            String source = server.node() + ":" + export.path();
+            java.util.Set<String> jobs = new java.util.TreeSet<>();
+            List<String> cut = new ArrayList<>();
+            for (NodePlan client : was.nodes().values()) {
+                String node = client.node();
+                if (!(client.storage() instanceof StoragePlan.Mount m && m.source().equals(source)) || stillServed.contains(node)) {
+                    continue;
+                }
+                int before = jobs.size();
+                reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j + " on " + node));
+                var own = seen.get(node);
+                if (own != null) {
+                    own.jobs().stream().filter(j -> jobs.stream().noneMatch(k -> k.startsWith(j + " ")))
+                            .forEach(j -> jobs.add(j + " on " + node));
+                }
+                if (jobs.size() > before) {
+                    cut.add(node);
+                }
+            }
+            if (jobs.isEmpty()) {
+                continue;
+            }
+            List<String> listed = List.copyOf(jobs);
+            String key;
+            String value;
+            if (!next.enabled()) {
+                key = "enabled";
+                value = "false";
+            } else if (next.shared() == null || next.shared().path() == null || next.shared().path().isEmpty()) {
+                key = "shared.path";
+                value = "";
+            } else if (!stillServed.isEmpty() || server.node().equals(next.shared().server())) {
+                key = "nodes";
+                value = String.join(",", next.nodes());
+            } else {
+                key = "shared.server";
+                value = next.shared().server() == null ? "" : next.shared().server();
+            }
+            problems.add(new Problem(key, value, ("%s would stop exporting %s to %s while %d job%s that may use it still run%s (%s): "
+                    + "the jobs' files would go from under them; make the change once they have ended (ctl slurm unlend the nodes "
+                    + "to let them drain)").formatted(server.node(), export.path(), String.join(", ", cut), listed.size(),
+                    listed.size() == 1 ? "" : "s", listed.size() == 1 ? "s" : "",
+                    String.join(", ", listed.size() > 5 ? listed.subList(0, 5) : listed) + (listed.size() > 5 ? ", …" : ""))));
+        }
+        return problems;
     }
 
     /**

@@ -56,6 +56,7 @@ public class NodeAgent {
     private volatile StepRunner runner;
     private volatile StatusPoster poster;
     private volatile PlanPoller poller;
+    private volatile JobsWatch jobs;
 
     private String name;
     private NodeWiring wiring;
@@ -87,6 +88,9 @@ public class NodeAgent {
         }
         if (poster != null) {
             poster.stop();
+        }
+        if (jobs != null) {
+            jobs.stop();
         }
         Thread t = thread;
         if (t != null) {
@@ -121,6 +125,7 @@ public class NodeAgent {
         }
         runner = new StepRunner(wiring.steps(), book, config.node().resync(), () -> poster.changed());
         poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
+        jobs = new JobsWatch(wiring.hostFiles(), () -> poster.changed(), Duration.ofSeconds(2));
         PlanPoller.Connector connector = new PlanPoller.Connector() {
             @Override
             public Leader connect() throws IOException, InterruptedException, GeneralSecurityException {
@@ -139,6 +144,7 @@ public class NodeAgent {
         }
         runner.start();
         poster.start();
+        jobs.start();
         poller.run();
     }
 
@@ -168,7 +174,8 @@ public class NodeAgent {
     /** What the leader is told: every step's last outcome, what the steps saw, Slurm's node states; nothing before the first pass. */
     private Optional<NodeReport> report(NodeWiring wiring) {
         Optional<PublishedPlan> plan = runner.applied();
-        return plan.map(p -> new NodeReport(p.plan().node(), p.revision(), book.all(), wiring.nodeStates().seen(), wiring.observed()));
+        return plan.map(p -> new NodeReport(p.plan().node(), p.revision(), book.all(), wiring.nodeStates().seen(),
+                wiring.observed(jobs == null ? List.of() : jobs.jobs())));
     }
 
     /** The controller looks at Slurm's node states every 2 s while a node is being reclaimed or they are not as planned. */

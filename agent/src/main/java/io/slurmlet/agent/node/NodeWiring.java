@@ -38,8 +38,9 @@ import java.util.Optional;
  * @param facts      the machine's facts, reported before every poll
  * @param steps      the reconcile steps, in the order a pass runs them
  * @param nodeStates the last of them, which the controller's reclaim watch also runs between passes
+ * @param hostFiles  the machine's own files, where the jobs watch reads which jobs run here
  */
-record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates) {
+record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, HostFiles hostFiles) {
 
     /** The ports a machine's steps act through. */
     record Ports(Commands commands, Files files, HostFiles hostFiles, Services services, Users users, Packages packages) {
@@ -67,16 +68,19 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates) 
                 new UsersStep(p.users(), p.files(), root),
                 new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir),
                 new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
-                nodeStates), nodeStates);
+                nodeStates), nodeStates, p.hostFiles());
     }
 
     static NodeWiring of(Ports p, AgentConfig config, String node) {
         return of(p, node, config.node().root(), config.stateDir(), config.node().adminGroup());
     }
 
-    /** What the steps on the step shape last saw of the machine, for the report; a step not looked yet is null. */
-    Observed observed() {
-        return new Observed(seen(MungeStep.class), seen(StorageStep.class), seen(PamStep.class));
+    /**
+     * What the steps on the step shape last saw of the machine, for the report (a step not looked
+     * yet is null), and the jobs that run here now.
+     */
+    Observed observed(List<String> jobs) {
+        return new Observed(seen(MungeStep.class), seen(StorageStep.class), seen(PamStep.class), jobs);
     }
 
     private <A> A seen(Class<? extends Reconciler<?, A>> type) {

@@ -46,4 +46,42 @@ class JobSafeSettingsApiTest {
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"partition\": \"batch\"}")
                 .patch("/v1/slurm/settings").then().statusCode(200).body("settings.partition", equalTo("batch"));
     }
+
+    @Test
+    void stoppingAnExportWhileAJobRunsOnAMachineThatMountsItIsRefusedAndTakenOnceItEnds() {
+        // The test leader's state outlives a run: names of this run's own.
+        String run = Long.toString(System.nanoTime(), 36);
+        String server = "xs" + run;
+        String client = "xc" + run;
+        NodesApiTest.report(server, "24.11.5");
+        NodesApiTest.report(client, "24.11.5");
+        reset(("""
+                {"enabled": true, "controller": "%s", "nodes": ["%s"], "lent": ["%s"], "shared": {"path": "/shared", "server": "%s"}}""")
+                .formatted(server, client, client, server));
+        reports.put(new NodeReport(server, 1, List.of(), List.of(new SlurmNodeState(client, "MIXED", "", List.of("21 of bob")))));
+        reports.put(new NodeReport(client, 1, List.of(), List.of(), new io.slurmlet.model.observed.Observed(null, null, null,
+                List.of("21", "22"))));
+        String message = ("%s would stop exporting /shared to %s while 2 jobs that may use it still run (21 of bob on %s, 22 on %s): "
+                + "the jobs' files would go from under them; make the change once they have ended (ctl slurm unlend the nodes to let "
+                + "them drain)").formatted(server, client, client, client);
+        for (String change : List.of("{\"shared\": {\"server\": \"\"}}", "{\"shared\": {\"path\": \"\", \"server\": \"\"}}",
+                "{\"enabled\": false}", "{\"nodes\": [], \"lent\": []}")) {
+            admin().contentType(SettingsResource.MERGE_PATCH_JSON).body(change).patch("/v1/slurm/settings?dry_run=true").then()
+                    .statusCode(400).body("problems[0].message", equalTo(message));
+        }
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings")
+                .then().statusCode(400).body("problems[0].key", equalTo("shared.server")).body("problems[0].value", equalTo(""));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"enabled\": false}").patch("/v1/slurm/settings")
+                .then().statusCode(400).body("problems[0].key", equalTo("enabled")).body("problems[0].value", equalTo("false"));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"nodes\": [], \"lent\": []}").patch("/v1/slurm/settings")
+                .then().statusCode(400).body("problems[0].key", equalTo("nodes")).body("problems[0].value", equalTo(""));
+        admin().get("/v1/slurm/settings").then().statusCode(200).body("settings.shared.server", equalTo(server));
+
+        reports.put(new NodeReport(server, 2, List.of(), List.of(new SlurmNodeState(client, "IDLE", "", List.of()))));
+        reports.put(new NodeReport(client, 2, List.of(), List.of(), io.slurmlet.model.observed.Observed.NOTHING));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings")
+                .then().statusCode(200);
+        admin().delete("/v1/machines/" + server);
+        admin().delete("/v1/machines/" + client);
+    }
 }

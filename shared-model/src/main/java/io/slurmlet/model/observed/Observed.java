@@ -2,16 +2,29 @@ package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 
+import java.util.List;
+
 /**
  * What a machine's steps last saw of it, as its agent reports it: the leader's dry runs run each
  * step's diff against it, so a preview says what the agent would do to the machine as it is, not as
  * its plan says it should be. A step that has not looked yet (or is not on the step shape yet) is
  * null: the preview then takes the machine to hold its current plan. Never a secret, nor a digest of one.
+ *
+ * @param jobs the ids of the Slurm jobs with a step on the machine, looked at every 2 s (and sent
+ *             when they change): fresher than what the steps saw at their last pass
  */
 public record Observed(
         @JsonProperty("munge") MungeSeen munge,
         @JsonProperty("storage") StorageSeen storage,
-        @JsonProperty("pam") PamSeen pam) {
+        @JsonProperty("pam") PamSeen pam,
+        @JsonProperty("jobs") List<String> jobs) {
 
-    public static final Observed NOTHING = new Observed(null, null, null);
+    public static final Observed NOTHING = new Observed(null, null, null, List.of());
+
+    public Observed {
+        jobs = List.copyOf(jobs == null ? List.of() : jobs);
+        if (jobs.size() > 100_000 || jobs.stream().anyMatch(j -> !j.matches("[0-9]{1,12}"))) {
+            throw new IllegalArgumentException("jobs are job ids");
+        }
+    }
 }

@@ -60,6 +60,12 @@ public record StorageSeen(
         }
     }
 
+    /** The same machine with {@code now} as the jobs that run on it (fresher than the pass that saw the rest). */
+    public StorageSeen withJobs(java.util.List<String> now) {
+        return new StorageSeen(mounts, slurmdDropIn, exports, ganeshaConf, ganeshaOurs, kernelServer, ganeshaMajor, server, mountedAt,
+                exported, now);
+    }
+
     /** Whether {@code text} is at most {@code max} characters of one line, no control character in it. */
     static boolean printable(String text, int max) {
         return text.length() <= max && text.chars().noneMatch(c -> c < 0x20 || c == 0x7f || c >= 0x80 && c < 0xa0);

@@ -75,7 +75,8 @@ public final class Preview {
         PamSeen pamSeen = seen.pam() != null ? seen.pam() : PamDiff.assumed(PamDiff.desired(before, PamDiff.DEFAULT_BACKUP));
         return List.of(
                 MungeDiff.diff(munge, seen.munge() != null ? seen.munge() : MungeDiff.assumed(MungeDiff.desired(before))),
-                StorageDiff.diff(storage, seen.storage() != null ? seen.storage() : StorageDiff.assumed(StorageDiff.desired(before))),
+                StorageDiff.diff(storage, (seen.storage() != null ? seen.storage() : StorageDiff.assumed(StorageDiff.desired(before)))
+                        .withJobs(seen.jobs())),
                 Diff.of(users(before, after), ""),
                 SlurmDiff.diff(SlurmDiff.desired(after), SlurmDiff.assumed(SlurmDiff.desired(before))),
                 // The slurm step runs before it in the same pass: slurmd then runs the plan's slurm.conf.

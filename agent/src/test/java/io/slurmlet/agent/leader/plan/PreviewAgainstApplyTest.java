@@ -109,7 +109,7 @@ class PreviewAgainstApplyTest {
 
         Observed observed() {
             return new Observed((MungeSeen) munge.seen().orElse(null), (StorageSeen) storage.seen().orElse(null),
-                    (PamSeen) pam.seen().orElse(null));
+                    (PamSeen) pam.seen().orElse(null), io.slurmlet.agent.slurm.LocalJobs.running(host));
         }
     }
 
