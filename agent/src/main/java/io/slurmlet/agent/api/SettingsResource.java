@@ -187,8 +187,8 @@ public class SettingsResource {
      * moved or emptied, shared.path emptied, slurmlet disabled, the machine taken out of the nodes)
      * while a job runs there: the job's files would go from under it. The clients themselves never
      * unmount under a job (their storage step waits), but the server cannot tell who still uses its
-     * export, so the change is refused. The jobs are those the controller's agent last reported and
-     * those each machine reported of itself.
+     * export, so the change is refused. The jobs are those each machine reported of itself (it looks
+     * every 2 s), or, for a machine that has not, those the controller's agent last reported there.
      */
     private List<Problem> exportsUnderJobs(SlurmSettings current, SlurmSettings next) {
         if (!next.check().isEmpty()) {
@@ -215,11 +215,12 @@ public class SettingsResource {
                     continue;
                 }
                 int before = jobs.size();
-                reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j + " on " + node));
                 var own = seen.get(node);
-                if (own != null) {
-                    own.jobs().stream().filter(j -> jobs.stream().noneMatch(k -> k.startsWith(j + " ")))
-                            .forEach(j -> jobs.add(j + " on " + node));
+                if (own != null && !own.equals(io.slurmlet.model.observed.Observed.NOTHING)) {
+                    // The machine's own look, at most 2 s old, is fresher than the controller's last pass.
+                    own.jobs().forEach(j -> jobs.add(j + " on " + node));
+                } else {
+                    reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j + " on " + node));
                 }
                 if (jobs.size() > before) {
                     cut.add(node);

@@ -59,11 +59,9 @@ class JobSafeSettingsApiTest {
                 {"enabled": true, "controller": "%s", "nodes": ["%s"], "lent": ["%s"], "shared": {"path": "/shared", "server": "%s"}}""")
                 .formatted(server, client, client, server));
         reports.put(new NodeReport(server, 1, List.of(), List.of(new SlurmNodeState(client, "MIXED", "", List.of("21 of bob")))));
-        reports.put(new NodeReport(client, 1, List.of(), List.of(), new io.slurmlet.model.observed.Observed(null, null, null,
-                List.of("21", "22"))));
-        String message = ("%s would stop exporting /shared to %s while 2 jobs that may use it still run (21 of bob on %s, 22 on %s): "
+        String message = ("%s would stop exporting /shared to %s while 1 job that may use it still runs (21 of bob on %s): "
                 + "the jobs' files would go from under them; make the change once they have ended (ctl slurm unlend the nodes to let "
-                + "them drain)").formatted(server, client, client, client);
+                + "them drain)").formatted(server, client, client);
         for (String change : List.of("{\"shared\": {\"server\": \"\"}}", "{\"shared\": {\"path\": \"\", \"server\": \"\"}}",
                 "{\"enabled\": false}", "{\"nodes\": [], \"lent\": []}")) {
             admin().contentType(SettingsResource.MERGE_PATCH_JSON).body(change).patch("/v1/slurm/settings?dry_run=true").then()
@@ -77,8 +75,14 @@ class JobSafeSettingsApiTest {
                 .then().statusCode(400).body("problems[0].key", equalTo("nodes")).body("problems[0].value", equalTo(""));
         admin().get("/v1/slurm/settings").then().statusCode(200).body("settings.shared.server", equalTo(server));
 
-        reports.put(new NodeReport(server, 2, List.of(), List.of(new SlurmNodeState(client, "IDLE", "", List.of()))));
-        reports.put(new NodeReport(client, 2, List.of(), List.of(), io.slurmlet.model.observed.Observed.NOTHING));
+        // Once the machine reports what runs on it, its own look counts, not the controller's older one.
+        io.slurmlet.model.observed.MungeSeen munge = new io.slurmlet.model.observed.MungeSeen(true, true, true, true, true);
+        reports.put(new NodeReport(client, 2, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
+                List.of("22"))));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"enabled\": false}").patch("/v1/slurm/settings?dry_run=true")
+                .then().statusCode(400).body("problems[0].message", equalTo(message.replace("21 of bob", "22")));
+        reports.put(new NodeReport(client, 3, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
+                List.of())));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings")
                 .then().statusCode(200);
         admin().delete("/v1/machines/" + server);
