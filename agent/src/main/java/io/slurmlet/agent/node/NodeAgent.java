@@ -37,6 +37,8 @@ import java.util.Optional;
 public class NodeAgent {
 
     private static final Logger LOG = Logger.getLogger(NodeAgent.class);
+    /** The daemons the daemon watch keeps running: Slurm's and munge. */
+    static final java.util.Set<String> DAEMONS = java.util.Set.of("munge", "slurmctld", "slurmd");
 
     @Inject
     AgentConfig config;
@@ -57,6 +59,7 @@ public class NodeAgent {
     private volatile StatusPoster poster;
     private volatile PlanPoller poller;
     private volatile JobsWatch jobs;
+    private volatile DaemonWatch daemons;
 
     private String name;
     private NodeWiring wiring;
@@ -92,6 +95,9 @@ public class NodeAgent {
         if (jobs != null) {
             jobs.stop();
         }
+        if (daemons != null) {
+            daemons.stop();
+        }
         Thread t = thread;
         if (t != null) {
             t.interrupt();
@@ -126,6 +132,11 @@ public class NodeAgent {
         runner = new StepRunner(wiring.steps(), book, config.node().resync(), () -> poster.changed());
         poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
         jobs = new JobsWatch(wiring.hostFiles(), () -> poster.changed(), Duration.ofSeconds(2));
+        daemons = new DaemonWatch(wiring.services(), () -> runner.applied().map(p -> p.plan().services().stream()
+                .filter(DAEMONS::contains).toList()).orElse(List.of()), outcome -> {
+                    book.record(outcome);
+                    poster.changed();
+                }, java.time.Clock.systemUTC(), Duration.ofSeconds(1));
         PlanPoller.Connector connector = new PlanPoller.Connector() {
             @Override
             public Leader connect() throws IOException, InterruptedException, GeneralSecurityException {
@@ -145,6 +156,7 @@ public class NodeAgent {
         runner.start();
         poster.start();
         jobs.start();
+        daemons.start();
         poller.run();
     }
 

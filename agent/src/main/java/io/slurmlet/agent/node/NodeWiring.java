@@ -39,8 +39,9 @@ import java.util.Optional;
  * @param steps      the reconcile steps, in the order a pass runs them
  * @param nodeStates the last of them, which the controller's reclaim watch also runs between passes
  * @param hostFiles  the machine's own files, where the jobs watch reads which jobs run here
+ * @param services   systemd, where the daemon watch looks
  */
-record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, HostFiles hostFiles) {
+record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, HostFiles hostFiles, Services services) {
 
     /** The ports a machine's steps act through. */
     record Ports(Commands commands, Files files, HostFiles hostFiles, Services services, Users users, Packages packages) {
@@ -68,7 +69,7 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
                 new UsersStep(p.users(), p.files(), root),
                 new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir),
                 new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
-                nodeStates), nodeStates, p.hostFiles());
+                nodeStates), nodeStates, p.hostFiles(), p.services());
     }
 
     static NodeWiring of(Ports p, AgentConfig config, String node) {
@@ -92,11 +93,12 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
         return null;
     }
 
-    /** Every name that status reports and health checks, facts first, in the order they run. */
+    /** Every name that status reports and health checks, facts first, in the order they run, the daemon watch last. */
     List<String> names() {
         List<String> names = new ArrayList<>();
         names.add(FactsStep.NAME);
         steps.forEach(s -> names.add(s.name()));
+        names.add(DaemonWatch.NAME);
         return List.copyOf(names);
     }
 }

@@ -8,6 +8,27 @@ public interface Services {
     boolean isActive(String unit) throws SystemException;
 
     /**
+     * A unit's state as systemd has it: {@code active}, {@code activating}, {@code inactive},
+     * {@code failed}…, its sub-state and the result of its last run ({@code success}, {@code signal},
+     * {@code exit-code}, {@code core-dump}…).
+     */
+    record UnitState(String active, String sub, String result) {
+
+        /** Running, or on its way (starting, reloading): not a daemon that is down. */
+        public boolean up() {
+            return active.equals("active") || active.equals("activating") || active.equals("reloading");
+        }
+
+        /** What systemd says of it, as {@code failed (signal)}. */
+        public String said() {
+            return active + (result.isEmpty() || result.equals("success") ? "" : " (" + result + ")");
+        }
+    }
+
+    /** Each unit's state, in one query. */
+    java.util.Map<String, UnitState> states(java.util.List<String> units) throws SystemException;
+
+    /**
      * The unit's current systemd invocation (InvocationID, 32 hex digits; systemd 232 and newer): a
      * new one each time it starts, so a daemon with another than before has been restarted since.
      * "" when it has never run since boot.

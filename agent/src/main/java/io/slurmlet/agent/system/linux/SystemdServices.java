@@ -33,6 +33,33 @@ public final class SystemdServices implements Services {
         return commands.run(List.of("systemctl", "is-active", "--quiet", unit), QUERY).succeeded();
     }
 
+    /** One {@code systemctl show} for every unit: blocks of Id=, ActiveState=, SubState=, Result=, one per unit. */
+    @Override
+    public java.util.Map<String, UnitState> states(List<String> units) throws SystemException {
+        java.util.Map<String, UnitState> states = new java.util.LinkedHashMap<>();
+        if (units.isEmpty()) {
+            return states;
+        }
+        List<String> argv = new java.util.ArrayList<>(List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result"));
+        argv.addAll(units);
+        String out = commands.runChecked(argv, QUERY).stdout();
+        int i = 0;
+        for (String block : out.strip().split("\n\s*\n")) {
+            java.util.Map<String, String> p = new java.util.HashMap<>();
+            for (String line : block.split("\n")) {
+                int eq = line.indexOf('=');
+                if (eq > 0) {
+                    p.put(line.substring(0, eq), line.substring(eq + 1).strip());
+                }
+            }
+            if (i < units.size()) {
+                states.put(units.get(i++), new UnitState(p.getOrDefault("ActiveState", ""), p.getOrDefault("SubState", ""),
+                        p.getOrDefault("Result", "")));
+            }
+        }
+        return states;
+    }
+
     @Override
     public String invocation(String unit) throws SystemException {
         String id = commands.runChecked(List.of("systemctl", "show", "--property=InvocationID", "--value", unit), QUERY).stdout().strip();

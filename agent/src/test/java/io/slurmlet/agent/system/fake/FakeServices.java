@@ -59,6 +59,25 @@ public final class FakeServices implements Services {
         return enabled.contains(unit);
     }
 
+    private final java.util.Map<String, String> results = new java.util.HashMap<>();
+
+    /** {@code unit} ends, as on a SIGKILL: inactive, failed with result signal. */
+    public FakeServices died(String unit) {
+        active.remove(unit);
+        results.put(unit, "signal");
+        return this;
+    }
+
+    @Override
+    public java.util.Map<String, UnitState> states(List<String> units) {
+        java.util.Map<String, UnitState> states = new java.util.LinkedHashMap<>();
+        for (String u : units) {
+            states.put(u, active.contains(u) ? new UnitState("active", "running", "success")
+                    : results.containsKey(u) ? new UnitState("failed", "failed", results.get(u)) : new UnitState("inactive", "dead", "success"));
+        }
+        return states;
+    }
+
     @Override
     public boolean isActive(String unit) {
         return active.contains(unit);
@@ -76,6 +95,7 @@ public final class FakeServices implements Services {
     /** Marks {@code unit} active in a new invocation, as systemd does at each start. */
     private void activated(String unit) {
         active.add(unit);
+        results.remove(unit);
         invocations.put(unit, fresh());
     }
 

@@ -1,0 +1,126 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.Services;
+import io.slurmlet.agent.system.SystemException;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * Looks every second at the daemons the applied plan runs here (munge, slurmctld, slurmd), with one
+ * {@code systemctl show}: one that is down is said at once (status, and health: the {@value #NAME}
+ * check fails with the daemon and systemd's reason) and started again, after 1 s, then with a
+ * backoff doubling to 30 s while it does not stay up. A pass would start it too, but only at the
+ * next resync: monitoring must not be told all is well while a daemon is dead.
+ */
+final class DaemonWatch extends Worker {
+
+    static final String NAME = "daemons";
+    static final Duration FIRST_TRY = Duration.ofSeconds(1);
+    static final Duration LAST_TRY = Duration.ofSeconds(30);
+    private static final Logger LOG = Logger.getLogger(DaemonWatch.class);
+
+    /** A daemon that is down: since when, what systemd said, how often it was started again, when next. */
+    record Down(String unit, String said, Instant since, int tries, Instant next, String lastTry) {
+    }
+
+    private final Services services;
+    private final Supplier<List<String>> wanted;
+    private final Consumer<Outcome> record;
+    private final Clock clock;
+    private final Duration every;
+    private final Map<String, Down> down = new LinkedHashMap<>();
+    private Outcome last;
+
+    /**
+     * @param wanted the daemons the applied plan runs (none before a plan is applied)
+     * @param record where each new verdict goes (the step book, which status and health read)
+     */
+    DaemonWatch(Services services, Supplier<List<String>> wanted, Consumer<Outcome> record, Clock clock, Duration every) {
+        super("slurmlet-daemon-watch");
+        this.services = services;
+        this.wanted = wanted;
+        this.record = record;
+        this.clock = clock;
+        this.every = every;
+    }
+
+    /** One look, and a start of each daemon whose time has come; the verdict, recorded when it changed. */
+    synchronized Outcome look() {
+        List<String> units = wanted.get();
+        Instant now = clock.instant();
+        Outcome verdict;
+        try {
+            Map<String, Services.UnitState> states = services.states(units);
+            down.keySet().retainAll(units);
+            for (String unit : units) {
+                Services.UnitState state = states.get(unit);
+                if (state == null || state.up()) {
+                    if (down.remove(unit) != null) {
+                        LOG.infof("%s runs again", unit);
+                    }
+                    continue;
+                }
+                Down d = down.get(unit);
+                if (d == null) {
+                    d = new Down(unit, state.said(), now, 0, now.plus(FIRST_TRY), "");
+                    LOG.warnf("%s is down: systemd says %s; starting it again in %d s", unit, state.said(), FIRST_TRY.toSeconds());
+                } else {
+                    d = new Down(unit, state.said(), d.since(), d.tries(), d.next(), d.lastTry());
+                }
+                if (!now.isBefore(d.next())) {
+                    String tried = "";
+                    try {
+                        services.start(unit);
+                    } catch (SystemException e) {
+                        tried = e.getMessage();
+                    }
+                    Duration wait = FIRST_TRY.multipliedBy(1L << Math.min(d.tries() + 1, 5));
+                    d = new Down(unit, state.said(), d.since(), d.tries() + 1, now.plus(wait.compareTo(LAST_TRY) > 0 ? LAST_TRY : wait),
+                            tried);
+                }
+                down.put(unit, d);
+            }
+            if (down.isEmpty()) {
+                verdict = Outcome.unchanged(NAME, units.isEmpty() ? "no daemon to keep here yet" : String.join(", ", units) + (units.size() == 1 ? " runs" : " run"));
+            } else {
+                List<String> said = new ArrayList<>();
+                for (Down d : down.values()) {
+                    said.add("%s is down since %s (systemd: %s); started again %d time%s%s".formatted(d.unit(), d.since(), d.said(),
+                            d.tries(), d.tries() == 1 ? "" : "s", d.lastTry().isEmpty() ? "" : ", the last failed: " + d.lastTry()));
+                }
+                verdict = Outcome.failed(NAME, String.join("; ", said));
+            }
+        } catch (SystemException | RuntimeException e) {
+            verdict = Outcome.failed(NAME, "cannot ask systemd how the daemons are: " + e.getMessage());
+        }
+        if (!verdict.equals(last)) {
+            last = verdict;
+            record.accept(verdict);
+        }
+        return verdict;
+    }
+
+    @Override
+    protected void loop() {
+        while (!stopping) {
+            look();
+            synchronized (this) {
+                try {
+                    wait(every.toMillis());
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
+}

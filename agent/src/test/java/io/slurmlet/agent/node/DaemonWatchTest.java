@@ -1,0 +1,97 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.fake.FakeServices;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DaemonWatchTest {
+
+    /** A clock the test moves. */
+    static final class Hands extends Clock {
+        Instant now = Instant.parse("2026-12-01T10:00:00Z");
+
+        public java.time.ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        public Instant instant() {
+            return now;
+        }
+
+        void pass(Duration d) {
+            now = now.plus(d);
+        }
+    }
+
+    final FakeServices services = new FakeServices().running("munge").running("slurmd");
+    final Hands clock = new Hands();
+    final List<Outcome> recorded = new ArrayList<>();
+    final DaemonWatch watch = new DaemonWatch(services, () -> List.of("munge", "slurmd"), recorded::add, clock, Duration.ofSeconds(1));
+
+    @Test
+    void aDaemonThatDiesIsSaidAtOnceWithSystemdsReasonAndStartedAgainASecondLater() {
+        assertEquals(Outcome.unchanged("daemons", "munge, slurmd run"), watch.look());
+        services.died("slurmd");
+        services.log.clear();
+        Outcome down = watch.look();
+        assertTrue(down.failed());
+        assertEquals("slurmd is down since 2026-12-01T10:00:00Z (systemd: failed (signal)); started again 0 times", down.detail());
+        assertEquals(List.of(), services.log, "not at once: systemd's own Restart= may be at it");
+        clock.pass(Duration.ofSeconds(1));
+        watch.look();
+        assertEquals(List.of("start slurmd"), services.log);
+        assertEquals(Outcome.unchanged("daemons", "munge, slurmd run"), watch.look());
+        assertEquals(4, recorded.size(), "each new verdict once: up, down, started again, up: " + recorded);
+    }
+
+    @Test
+    void aDaemonThatWillNotStartIsTriedAgainWithABackoffUpTo30SecondsAndSaysWhy() {
+        watch.look();
+        services.died("slurmd").failing("slurmd");
+        List<Instant> tries = new ArrayList<>();
+        for (int s = 0; s < 120; s++) {
+            int before = services.log.size();
+            watch.look();
+            if (services.log.size() > before) {
+                tries.add(clock.now);
+            }
+            clock.pass(Duration.ofSeconds(1));
+        }
+        List<Long> gaps = new ArrayList<>();
+        for (int i = 1; i < tries.size(); i++) {
+            gaps.add(Duration.between(tries.get(i - 1), tries.get(i)).toSeconds());
+        }
+        assertEquals(List.of(2L, 4L, 8L, 16L, 30L, 30L), gaps.subList(0, 6));
+        Outcome o = watch.look();
+        assertTrue(o.failed() && o.detail().contains("the last failed: systemctl start slurmd failed (exit 1)"), o.detail());
+        services.recovered("slurmd");
+        clock.pass(Duration.ofSeconds(30));
+        watch.look();
+        assertFalse(watch.look().failed());
+    }
+
+    @Test
+    void aDaemonThePlanNoLongerRunsIsNotWatched() {
+        List<String> wanted = new ArrayList<>(List.of("munge", "slurmd"));
+        DaemonWatch w = new DaemonWatch(services, () -> List.copyOf(wanted), recorded::add, clock, Duration.ofSeconds(1));
+        services.died("slurmd");
+        assertTrue(w.look().failed());
+        wanted.remove("slurmd");
+        assertEquals(Outcome.unchanged("daemons", "munge runs"), w.look());
+    }
+}
