@@ -138,7 +138,8 @@ public class SettingsResource {
             next = null; // the store judges it, and says what is wrong
         }
         if (next != null) {
-            List<Problem> hurts = whatWouldEndJobs(current, next);
+            List<Problem> hurts = new ArrayList<>(whatTheControllerCannotRun(current, next));
+            hurts.addAll(whatWouldEndJobs(current, next));
             if (!hurts.isEmpty()) {
                 return answer(new Result.Refused(hurts));
             }
@@ -180,6 +181,23 @@ public class SettingsResource {
                 + "(ctl slurm unlend the nodes to let them drain)").formatted(was, now, jobs.size(), jobs.size() == 1 ? "" : "s",
                 String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : ""))));
         return problems;
+    }
+
+    /**
+     * What the controller's reported Slurm version cannot run, refused when written rather than
+     * stored and then reported: a slurm_conf key its release does not know, a setting it does not
+     * support. Only what the change brings: a problem the current settings have already never holds
+     * up another change.
+     */
+    private List<Problem> whatTheControllerCannotRun(SlurmSettings current, SlurmSettings next) {
+        if (!next.check().isEmpty()) {
+            return List.of(); // the store refuses them, and says why
+        }
+        Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
+        List<Problem> now = Planner.review(current, machines).problems();
+        return Planner.review(next, machines).problems().stream()
+                .filter(p -> p.key().startsWith("slurm_conf.") || p.key().startsWith("experimental."))
+                .filter(p -> !now.contains(p)).toList();
     }
 
     /**

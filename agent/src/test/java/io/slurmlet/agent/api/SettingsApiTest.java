@@ -294,4 +294,25 @@ class SettingsApiTest {
                 .body("problems", empty());
         assertEquals(before, revision());
     }
+
+    @Test
+    void aSlurmConfKeyTheControllersSlurmDoesNotKnowIsRefusedWhenWrittenWithTheNearestKeyAndNothingIsStored() {
+        // The test leader's state outlives a run: a name of this run's own.
+        String controller = "kk" + Long.toString(System.nanoTime(), 36);
+        NodesApiTest.report(controller, "24.11.5");
+        long revision = reset("""
+                {"enabled": true, "controller": "%s", "nodes": [], "lent": []}""".formatted(controller));
+        for (String dryRun : java.util.List.of("true", "false")) {
+            admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"MaxJobCnt\": \"50000\"}}")
+                    .patch("/v1/slurm/settings?dry_run=" + dryRun).then().statusCode(400)
+                    .body("problems[0].key", equalTo("slurm_conf.MaxJobCnt")).body("problems[0].value", equalTo("50000"))
+                    .body("problems[0].message", startsWith("MaxJobCnt is not a slurm.conf key of Slurm 24.11, which the controller "
+                            + controller + " runs: slurmctld, every slurmd and every Slurm command would stop at it"))
+                    .body("problems[0].message", containsString("did you mean MaxJobCount?"));
+        }
+        assertEquals(revision, revision());
+        admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"MaxJobCount\": \"50000\"}}").patch("/v1/slurm/settings").then()
+                .statusCode(200).body("settings.slurm_conf.MaxJobCount", equalTo("50000"));
+        admin().delete("/v1/machines/" + controller);
+    }
 }

@@ -49,7 +49,9 @@ public final class SlurmConfig {
                     NEWEST_KNOWN.release(), generator.name()));
         }
         notes.addAll(generator.notes(in.settings(), version));
-        List<Problem> problems = generator.unsupported(in.settings(), version);
+        List<Problem> problems = new ArrayList<>(generator.unsupported(in.settings(), version));
+        // No file the controller's own Slurm would refuse is written: the machines keep the files they have.
+        problems.addAll(KnownKeys.unknown(in.settings().slurmConf(), version, in.settings().controller()));
         if (!problems.isEmpty()) {
             return new Rendered(generator.name(), Map.of(), problems, notes);
         }

@@ -252,4 +252,35 @@ class SlurmConfigTest {
         assertFalse(conf.contains("MailProg=/bin/true"), conf);
         assertTrue(conf.contains("\nSchedulerType=sched/backfill\n"), conf);
     }
+
+    static SlurmSettings withConf(Map<String, String> conf) {
+        return new SlurmSettings(true, "lab", "ctl0", List.of("n1"), false, List.of(), "gpu", null, null, false, null, conf);
+    }
+
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"22.05.8", "24.11.5", "26.05.5"})
+    void aSiteKeyTheControllersReleaseDoesNotKnowWritesNoFileAndNamesTheNearestKey(String version) {
+        Rendered typo = render(withConf(Map.of("MaxJobCnt", "50000")), facts("n1"), version);
+        assertTrue(typo.files().isEmpty(), "no file slurmctld would refuse");
+        assertEquals(1, typo.problems().size(), typo.problems().toString());
+        assertEquals("slurm_conf.MaxJobCnt", typo.problems().get(0).key());
+        String release = version.substring(0, 5);
+        assertEquals(("MaxJobCnt is not a slurm.conf key of Slurm %s, which the controller ctl0 runs: slurmctld, every slurmd and "
+                + "every Slurm command would stop at it (\"Parsing error at unrecognized key\"); did you mean MaxJobCount?; clear "
+                + "it with slurm_conf.MaxJobCnt= (the keys are those of slurm.conf(5) for %s)").formatted(release, release),
+                typo.problems().get(0).message());
+        assertFalse(render(withConf(Map.of("FooBar", "1")), facts("n1"), version).problems().get(0).message().contains("did you mean"),
+                "no hint that is not near");
+        assertTrue(slurmConf(render(withConf(Map.of("maxjobcount", "50000", "SwitchType", "switch/none")), facts("n1"), version))
+                .contains("maxjobcount=50000"), "a key it knows, in any case");
+    }
+
+    @Test
+    void aKeyGoneFromAReleaseIsRefusedAndAReleaseWithoutAListIsNotChecked() {
+        assertTrue(render(withConf(Map.of("FastSchedule", "1")), facts("n1"), "22.05.8").problems().size() == 1,
+                "FastSchedule is gone from 22.05's slurm.conf(5)");
+        assertTrue(KnownKeys.of("24.11").orElseThrow().containsKey("maxjobcount"));
+        assertTrue(KnownKeys.of("23.02").isEmpty(), "a release Debian does not ship is not checked");
+        assertTrue(render(withConf(Map.of("FooBar", "1")), facts("n1"), "23.02.7").ok(), "not checked there");
+    }
 }
