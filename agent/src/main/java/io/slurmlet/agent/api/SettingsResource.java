@@ -69,6 +69,9 @@ public class SettingsResource {
     NodeReports reports;
 
     @Inject
+    io.slurmlet.agent.leader.PlanPublisher plans;
+
+    @Inject
     AgentConfig config;
 
     @GET
@@ -153,7 +156,7 @@ public class SettingsResource {
         }
         Result judged = store.dryRun(expected, change);
         if (judged instanceof Result.WouldStore would) {
-            SettingsPreview preview = Preview.of(would.current(), would.next(), inventory.all(), reports.observed());
+            SettingsPreview preview = Preview.of(would.current(), would.next(), inventory.all(), observed(would.current().settings()));
             return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
         }
         return answer(judged);
@@ -184,6 +187,25 @@ public class SettingsResource {
     }
 
     /**
+     * What each machine reported of itself, for a dry run; for a machine whose agent is not connected,
+     * with the jobs the controller's agent last saw there as well (its own report may be old).
+     */
+    private Map<String, io.slurmlet.model.observed.Observed> observed(SlurmSettings current) {
+        Map<String, io.slurmlet.model.observed.Observed> seen = new java.util.TreeMap<>(reports.observed());
+        for (String node : inventory.all().keySet()) {
+            io.slurmlet.model.observed.Observed own = seen.getOrDefault(node, io.slurmlet.model.observed.Observed.NOTHING);
+            if (plans.book().polling(node) && !own.equals(io.slurmlet.model.observed.Observed.NOTHING)) {
+                continue;
+            }
+            java.util.Set<String> jobs = new java.util.TreeSet<>(own.jobs());
+            reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j.split(" ")[0]));
+            seen.put(node, new io.slurmlet.model.observed.Observed(own.munge(), own.storage(), own.pam(),
+                    jobs.stream().filter(j -> j.matches("[0-9]{1,12}")).toList()));
+        }
+        return seen;
+    }
+
+    /**
      * What the controller's reported Slurm version cannot run, refused when written rather than
      * stored and then reported: a slurm_conf key its release does not know, a setting it does not
      * support. Only what the change brings: a problem the current settings have already never holds
@@ -205,8 +227,9 @@ public class SettingsResource {
      * moved or emptied, shared.path emptied, slurmlet disabled, the machine taken out of the nodes)
      * while a job runs there: the job's files would go from under it. The clients themselves never
      * unmount under a job (their storage step waits), but the server cannot tell who still uses its
-     * export, so the change is refused. The jobs are those each machine reported of itself (it looks
-     * every 2 s), or, for a machine that has not, those the controller's agent last reported there.
+     * export, so the change is refused. The jobs are those each machine reported of itself (its agent
+     * looks every 2 s and says when they change): while its agent is connected, that alone; else
+     * those and the ones the controller's agent last reported there.
      */
     private List<Problem> exportsUnderJobs(SlurmSettings current, SlurmSettings next) {
         if (!next.check().isEmpty()) {
@@ -234,11 +257,15 @@ public class SettingsResource {
                 }
                 int before = jobs.size();
                 var own = seen.get(node);
-                if (own != null && !own.equals(io.slurmlet.model.observed.Observed.NOTHING)) {
-                    // The machine's own look, at most 2 s old, is fresher than the controller's last pass.
+                boolean alive = own != null && !own.equals(io.slurmlet.model.observed.Observed.NOTHING) && plans.book().polling(node);
+                if (own != null) {
                     own.jobs().forEach(j -> jobs.add(j + " on " + node));
-                } else {
-                    reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j + " on " + node));
+                }
+                if (!alive) {
+                    // An agent that is not connected may have reported long ago: the controller's look counts too.
+                    reports.jobsReportedBy(current.controller(), n -> n.equals(node)).stream()
+                            .filter(j -> jobs.stream().noneMatch(k -> k.equals(j.split(" ")[0] + " on " + node)))
+                            .forEach(j -> jobs.add(j + " on " + node));
                 }
                 if (jobs.size() > before) {
                     cut.add(node);
@@ -253,9 +280,10 @@ public class SettingsResource {
             if (!next.enabled()) {
                 key = "enabled";
                 value = "false";
-            } else if (next.shared() == null || next.shared().path() == null || next.shared().path().isEmpty()) {
+            } else if (next.shared() == null || next.shared().path() == null || next.shared().path().isEmpty()
+                    || !next.shared().path().replaceAll("/+$", "").equals(export.path())) {
                 key = "shared.path";
-                value = "";
+                value = next.shared() == null || next.shared().path() == null ? "" : next.shared().path();
             } else if (!stillServed.isEmpty() || server.node().equals(next.shared().server())) {
                 key = "nodes";
                 value = String.join(",", next.nodes());

@@ -58,12 +58,15 @@ public final class PlanPublisher implements AutoCloseable {
         this.book = book;
         this.lending = lending;
         this.accounts = accounts;
-        this.dirty = !refresh();
+        // Watched first: a change made while the first plans are made is planned again.
         this.unwatch = store.watch(key -> {
             if (PLANNED_FROM.contains(key)) {
                 nudge();
             }
         });
+        if (!refresh()) {
+            nudge();
+        }
         this.thread = new Thread(this::run, "slurmlet-planner");
         thread.setDaemon(true);
         thread.start();
@@ -100,8 +103,9 @@ public final class PlanPublisher implements AutoCloseable {
         while (!stopped) {
             synchronized (signal) {
                 try {
-                    if (backoff > 0) {
-                        signal.wait(backoff);
+                    long until = System.nanoTime() + backoff * 1_000_000;
+                    for (long left = backoff; left > 0 && !stopped; left = (until - System.nanoTime()) / 1_000_000) {
+                        signal.wait(left); // a change during the backoff does not cut it short
                     }
                     while (backoff == 0 && !dirty && !stopped) {
                         signal.wait();

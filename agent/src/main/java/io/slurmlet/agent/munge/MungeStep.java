@@ -43,7 +43,8 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
 
     @Override
     public MungeDiff.Wanted desired(NodePlan plan) {
-        return MungeDiff.desired(plan);
+        // On the machine, only a plan that holds the key has munge kept: a preview's plans never hold it.
+        return new MungeDiff.Wanted(plan.mungeKey().isPresent(), plan.mungeKey());
     }
 
     @Override

@@ -18,9 +18,11 @@ import java.util.function.Supplier;
 /**
  * Looks every second at the daemons the applied plan runs here (munge, slurmctld, slurmd), with one
  * {@code systemctl show}: one that is down is said at once (status, and health: the {@value #NAME}
- * check fails with the daemon and systemd's reason) and started again, after 1 s, then with a
- * backoff doubling to 30 s while it does not stay up. A pass would start it too, but only at the
- * next resync: monitoring must not be told all is well while a daemon is dead.
+ * check fails with the daemon and systemd's reason). One that crashed (failed, or ended by a signal
+ * or an exit code) is started again after 1 s, then with a backoff doubling to 30 s while it does
+ * not stay up; one someone stopped is left to the next pass, and none is started while a pass runs.
+ * A pass would start it too, but only at the next resync: monitoring must not be told all is well
+ * while a daemon is dead.
  */
 final class DaemonWatch extends Worker {
 
@@ -35,6 +37,7 @@ final class DaemonWatch extends Worker {
 
     private final Services services;
     private final Supplier<List<String>> wanted;
+    private final java.util.function.BooleanSupplier busy;
     private final Consumer<Outcome> record;
     private final Clock clock;
     private final Duration every;
@@ -43,12 +46,15 @@ final class DaemonWatch extends Worker {
 
     /**
      * @param wanted the daemons the applied plan runs (none before a plan is applied)
+     * @param busy   whether a pass runs now (it may be restarting one of them itself)
      * @param record where each new verdict goes (the step book, which status and health read)
      */
-    DaemonWatch(Services services, Supplier<List<String>> wanted, Consumer<Outcome> record, Clock clock, Duration every) {
+    DaemonWatch(Services services, Supplier<List<String>> wanted, java.util.function.BooleanSupplier busy, Consumer<Outcome> record,
+                Clock clock, Duration every) {
         super("slurmlet-daemon-watch");
         this.services = services;
         this.wanted = wanted;
+        this.busy = busy;
         this.record = record;
         this.clock = clock;
         this.every = every;
@@ -77,7 +83,8 @@ final class DaemonWatch extends Worker {
                 } else {
                     d = new Down(unit, state.said(), d.since(), d.tries(), d.next(), d.lastTry());
                 }
-                if (!now.isBefore(d.next())) {
+                // Only a crash is undone: a daemon someone stopped is said, and left to the next pass; none while a pass runs.
+                if (state.crashed() && !busy.getAsBoolean() && !now.isBefore(d.next())) {
                     String tried = "";
                     try {
                         services.start(unit);

@@ -133,7 +133,7 @@ public class NodeAgent {
         poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
         jobs = new JobsWatch(wiring.hostFiles(), () -> poster.changed(), Duration.ofSeconds(2));
         daemons = new DaemonWatch(wiring.services(), () -> runner.applied().map(p -> p.plan().services().stream()
-                .filter(DAEMONS::contains).toList()).orElse(List.of()), outcome -> {
+                .filter(DAEMONS::contains).toList()).orElse(List.of()), () -> runner.passing(), outcome -> {
                     book.record(outcome);
                     poster.changed();
                 }, java.time.Clock.systemUTC(), Duration.ofSeconds(1));

@@ -69,7 +69,13 @@ final class StatusPoster extends Worker {
 
     /** Whether the latest report reached the leader (or there was none to send). */
     private boolean send() throws InterruptedException {
-        Optional<NodeReport> now = report.get();
+        Optional<NodeReport> now;
+        try {
+            now = report.get();
+        } catch (RuntimeException e) {
+            LOG.errorf(e, "the status could not be made (%s): tried again soon", e.getMessage());
+            return false;
+        }
         if (now.isEmpty()) {
             return true;
         }

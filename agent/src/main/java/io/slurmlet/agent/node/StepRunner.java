@@ -36,6 +36,7 @@ final class StepRunner extends Worker {
     private Instant lastPass = Instant.EPOCH;
     private int failedPasses;
     private volatile long passes;
+    private volatile boolean passing;
 
     /** @param afterPass told after every pass (the status poster) */
     StepRunner(List<Step> steps, StepBook book, Duration resync, Runnable afterPass) {
@@ -99,6 +100,18 @@ final class StepRunner extends Worker {
         }
         long started = System.nanoTime();
         List<String> changed = new ArrayList<>();
+        passing = true;
+        try {
+            runSteps(plan, changed);
+        } finally {
+            passing = false;
+        }
+        logPass(plan, changed, (System.nanoTime() - started) / 1_000_000);
+        finished(plan, changed);
+    }
+
+    /** Every step over {@code plan} (a newest-plan-only step over the newest plan), each outcome recorded. */
+    private void runSteps(PublishedPlan plan, List<String> changed) {
         for (Step step : steps) {
             NodePlan wanted = plan.plan();
             if (step.newestPlanOnly()) {
@@ -126,13 +139,18 @@ final class StepRunner extends Worker {
                 default -> { }
             }
         }
-        long millis = (System.nanoTime() - started) / 1_000_000;
+    }
+
+    private void logPass(PublishedPlan plan, List<String> changed, long millis) {
         if (passes == 0 || !changed.isEmpty()) {
             LOG.infof("pass %d of plan %d in %d ms: %s", passes + 1, plan.revision(), millis,
                     changed.isEmpty() ? "nothing to change" : String.join(", ", changed));
         } else {
             LOG.debugf("pass %d of plan %d in %d ms: nothing to change", passes + 1, plan.revision(), millis);
         }
+    }
+
+    private void finished(PublishedPlan plan, List<String> changed) {
         synchronized (this) {
             applied = plan;
             lastPass = Instant.now();
@@ -140,6 +158,11 @@ final class StepRunner extends Worker {
             passes++;
         }
         afterPass.run();
+    }
+
+    /** Whether a pass runs now (its steps may be starting or restarting a daemon). */
+    boolean passing() {
+        return passing;
     }
 
     @Override

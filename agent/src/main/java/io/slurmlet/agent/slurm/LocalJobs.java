@@ -12,12 +12,13 @@ import java.util.regex.Pattern;
 /**
  * The Slurm jobs that run on this machine, from its processes: every job step has a slurmstepd,
  * which names the job in its title ({@code slurmstepd: [12.batch]}, {@code [12.extern]},
- * {@code [12.0]}). It asks neither slurmctld nor slurmd, so it answers while they are down or
+ * {@code [12.0]}); only root's count, as any user may name a process so. It asks neither slurmctld nor slurmd, so it answers while they are down or
  * restarting, and for a machine Slurm no longer lists; a job whose slurmd was stopped still counts.
  */
 public final class LocalJobs {
 
-    private static final Pattern TITLE = Pattern.compile("^slurmstepd: \\[(\\d+)[._]");
+    private static final Pattern TITLE = Pattern.compile("^slurmstepd: \\[(\\d{1,10})[._]");
+    private static final Pattern ROOT = Pattern.compile("(?m)^Uid:\\s+0\\s");
     private static final Pattern PID = Pattern.compile("\\d+");
 
     private LocalJobs() {
@@ -35,6 +36,10 @@ public final class LocalJobs {
             try {
                 comm = host.read(proc.resolve("comm"));
                 if (comm.isEmpty() || !comm.get().strip().equals("slurmstepd")) {
+                    continue;
+                }
+                // Any user may name a process slurmstepd; Slurm's run as root.
+                if (!ROOT.matcher(host.read(proc.resolve("status")).orElse("")).find()) {
                     continue;
                 }
                 cmdline = host.read(proc.resolve("cmdline"));

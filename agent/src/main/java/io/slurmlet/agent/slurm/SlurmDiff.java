@@ -2,7 +2,6 @@ package io.slurmlet.agent.slurm;
 
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
-import io.slurmlet.agent.reconcile.Failpoints;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.plan.ManagedFile;
@@ -156,11 +155,15 @@ public final class SlurmDiff {
         if (wanted.files().isEmpty()) {
             return Diff.of(List.of(), wanted.role() ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here");
         }
+        // The daemons act on a change of content only; a file whose mode or owner alone differs is written again, nothing more.
         Map<String, String> written = new TreeMap<>();
+        Set<String> rewritten = new HashSet<>();
         for (ManagedFile f : wanted.files()) {
             FileNow now = seen.files().get(f.path());
-            if (now == null || !now.holds(f)) {
+            if (now == null || !now.content().equals(f.content())) {
                 written.put(f.path(), now == null ? "" : now.content());
+            } else if (!now.holds(f)) {
+                rewritten.add(f.path());
             }
         }
         Map<String, Owed> owed = new LinkedHashMap<>(seen.owed());
@@ -188,7 +191,7 @@ public final class SlurmDiff {
         List<ManagedFile> writes = new ArrayList<>();
         Map<String, Optional<String>> before = new LinkedHashMap<>();
         for (ManagedFile f : wanted.files()) {
-            if (written.containsKey(f.path())) {
+            if (written.containsKey(f.path()) || rewritten.contains(f.path())) {
                 FileNow now = seen.files().get(f.path());
                 writes.add(f);
                 before.put(f.path(), now == null ? Optional.empty() : Optional.of(now.content()));
@@ -200,7 +203,7 @@ public final class SlurmDiff {
         if (owed.values().stream().anyMatch(o -> o.change().action() == SettingsPreview.Action.RESTART && o.invocation().isEmpty())) {
             a.add(new NoteInvocations());
         }
-        if (!written.isEmpty()) {
+        if (!writes.isEmpty()) {
             a.add(new FilesWritten());
         }
         for (String unit : wanted.daemons()) {

@@ -8,7 +8,6 @@ import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.agent.reconcile.ManagedFiles;
-import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.reconcile.Failpoints;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
@@ -19,17 +18,13 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
-import java.util.TreeSet;
 
 /**
  * Slurm's files as the plan has them, and slurmctld / slurmd enabled and running. A change Slurm
@@ -173,7 +168,6 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         }
     }
 
-    /** What the owed file says, by unit and action; a line that cannot be read is dropped (the files' diff decides again). */
     /** The owed file's content for {@code owed}; empty for none (no file). */
     private static byte[] owedText(Map<String, Owed> owed) {
         StringBuilder text = new StringBuilder();
@@ -186,6 +180,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         return files.stat(owedFile).map(Files.Stat::content).orElse(new byte[0]);
     }
 
+    /** What the owed file says, by unit and action; a line that cannot be read is dropped (the files' diff decides again). */
     private Map<String, Owed> readOwed() throws IOException {
         Map<String, Owed> owed = new LinkedHashMap<>();
         Optional<Files.Stat> file = files.stat(owedFile);

@@ -101,7 +101,10 @@ public final class StorageDiff {
                 .filter(u -> !u.getKey().equals(kept) && !u.getValue().file().isEmpty()).toList();
         boolean dropInGoes = waitFor.isEmpty() && !seen.slurmdDropIn().isEmpty();
         boolean removing = jobs.isEmpty() && !going.isEmpty();
-        if (dropInGoes) {
+        // A mount that goes from the path slurmd goes on waiting for (a client of it becomes its server,
+        // or the site mounts it from now on): slurmd's wait is lifted around the unmount, then put back.
+        boolean samePath = removing && !waitFor.isEmpty() && going.stream().anyMatch(u -> u.getValue().where().equals(waitFor));
+        if (dropInGoes || samePath) {
             a.add(new RemoveDropIn(removing));
         } else if (!waitFor.isEmpty() && !seen.slurmdDropIn().equals(sha256(dropIn(waitFor)))) {
             a.add(new WriteDropIn(waitFor, dropIn(waitFor), mounting));
@@ -112,8 +115,11 @@ public final class StorageDiff {
                 waiting.add("unmounting %s waits for %s running here to end".formatted(u.where().isEmpty() ? unit.getKey() : u.where(),
                         jobs));
             } else {
-                a.add(new RemoveMount(unit.getKey(), u.what(), u.where(), dropInGoes));
+                a.add(new RemoveMount(unit.getKey(), u.what(), u.where(), dropInGoes || samePath));
             }
+        }
+        if (samePath) {
+            a.add(new WriteDropIn(waitFor, dropIn(waitFor), true));
         }
         if (p instanceof StoragePlan.Export e) {
             String to = String.join(", ", e.clients());
@@ -180,7 +186,7 @@ public final class StorageDiff {
             if (run == Run.START) {
                 did.add("mounted " + mount.source() + " at " + mount.path());
             } else if (run == Run.RESTART) {
-                did.add("mounted " + mount.source() + " at " + mount.path() + " again (the export changed)");
+                did.add("mounted " + mount.source() + " at " + mount.path() + " again (its mount unit changed)");
             }
             return String.join("; ", did);
         }

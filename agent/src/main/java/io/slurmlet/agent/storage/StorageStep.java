@@ -38,7 +38,8 @@ import java.util.TreeMap;
  *       there, and fails, saying so, until it is.</li>
  * </ul>
  * slurmd does not start before the storage is there (a drop-in with RequiresMountsFor=). A change
- * of settings stops and removes the mount units slurmlet made that are no longer wanted.
+ * of settings stops and removes the mount units slurmlet made that are no longer wanted, once no job
+ * runs here, and slurmd's wait for one is lifted first ({@link StorageDiff}).
  */
 public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSeen> {
 
@@ -155,9 +156,11 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             if (m.run() == StorageDiff.Run.START) {
                 services.start(m.unit());
             } else if (m.run() == StorageDiff.Run.RESTART) {
+                noJobStartedMeanwhile("mounting " + m.mount().source() + " at " + m.mount().path() + " again");
                 services.restart(m.unit());
             }
         } else if (action instanceof StorageDiff.RemoveMount r) {
+            noJobStartedMeanwhile("unmounting " + (r.where().isEmpty() ? r.unit() : r.where()));
             services.stop(r.unit());
             files.delete(at(UNITS.resolve(r.unit())));
             services.reload();
@@ -195,6 +198,15 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             }
         } else {
             throw new IllegalArgumentException("not a storage action: " + action);
+        }
+    }
+
+    /** A job that started since the pass looked (a mount before it may have taken a minute) holds the action back too. */
+    private void noJobStartedMeanwhile(String what) throws IOException {
+        List<String> jobs = LocalJobs.running(host);
+        if (!jobs.isEmpty()) {
+            throw new IOException("%s waits for job%s %s, which started here meanwhile".formatted(what, jobs.size() == 1 ? "" : "s",
+                    String.join(", ", jobs)));
         }
     }
 

@@ -90,8 +90,8 @@ public final class FileStore implements Store {
             }
             written = ++revision;
             versions.put(key, written);
+            changed(key); // queued under the lock: watchers hear the changes in the order of their versions
         }
-        changed(key);
         return OptionalLong.of(written);
     }
 
@@ -114,8 +114,8 @@ public final class FileStore implements Store {
             }
             versions.remove(key);
             revision++;
+            changed(key);
         }
-        changed(key);
         return true;
     }
 

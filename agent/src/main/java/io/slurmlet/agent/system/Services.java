@@ -14,9 +14,18 @@ public interface Services {
      */
     record UnitState(String active, String sub, String result) {
 
-        /** Running, or on its way (starting, reloading): not a daemon that is down. */
+        /**
+         * Running, or on its way (starting, reloading, stopping for a restart): not a daemon that is
+         * down. A unit waiting to be started again by its own Restart= (sub-state auto-restart) is down.
+         */
         public boolean up() {
-            return active.equals("active") || active.equals("activating") || active.equals("reloading");
+            return !sub.equals("auto-restart") && (active.equals("active") || active.equals("activating")
+                    || active.equals("reloading") || active.equals("deactivating"));
+        }
+
+        /** Ended by a failure (a signal, an exit code, a core dump), not stopped by someone: what the agent starts again. */
+        public boolean crashed() {
+            return !up() && !sub.equals("auto-restart") && (active.equals("failed") || !result.isEmpty() && !result.equals("success"));
         }
 
         /** What systemd says of it, as {@code failed (signal)}. */

@@ -75,14 +75,16 @@ class JobSafeSettingsApiTest {
                 .then().statusCode(400).body("problems[0].key", equalTo("nodes")).body("problems[0].value", equalTo(""));
         admin().get("/v1/slurm/settings").then().statusCode(200).body("settings.shared.server", equalTo(server));
 
-        // Once the machine reports what runs on it, its own look counts, not the controller's older one.
+        // A machine whose agent is not connected: what it said of itself and what the controller saw both count.
         io.slurmlet.model.observed.MungeSeen munge = new io.slurmlet.model.observed.MungeSeen(true, true, true, true, true);
         reports.put(new NodeReport(client, 2, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
                 List.of("22"))));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"enabled\": false}").patch("/v1/slurm/settings?dry_run=true")
-                .then().statusCode(400).body("problems[0].message", equalTo(message.replace("21 of bob", "22")));
+                .then().statusCode(400).body("problems[0].message", equalTo(message.replace("1 job that may use it still runs (21 of bob on "
+                        + client + ")", "2 jobs that may use it still run (21 of bob on " + client + ", 22 on " + client + ")")));
         reports.put(new NodeReport(client, 3, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
                 List.of())));
+        reports.put(new NodeReport(server, 2, List.of(), List.of(new SlurmNodeState(client, "IDLE", "", List.of()))));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings")
                 .then().statusCode(200);
         admin().delete("/v1/machines/" + server);

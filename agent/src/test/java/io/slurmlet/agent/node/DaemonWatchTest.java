@@ -41,7 +41,9 @@ class DaemonWatchTest {
     final FakeServices services = new FakeServices().running("munge").running("slurmd");
     final Hands clock = new Hands();
     final List<Outcome> recorded = new ArrayList<>();
-    final DaemonWatch watch = new DaemonWatch(services, () -> List.of("munge", "slurmd"), recorded::add, clock, Duration.ofSeconds(1));
+    boolean busy;
+    final DaemonWatch watch = new DaemonWatch(services, () -> List.of("munge", "slurmd"), () -> busy, recorded::add, clock,
+            Duration.ofSeconds(1));
 
     @Test
     void aDaemonThatDiesIsSaidAtOnceWithSystemdsReasonAndStartedAgainASecondLater() {
@@ -88,10 +90,32 @@ class DaemonWatchTest {
     @Test
     void aDaemonThePlanNoLongerRunsIsNotWatched() {
         List<String> wanted = new ArrayList<>(List.of("munge", "slurmd"));
-        DaemonWatch w = new DaemonWatch(services, () -> List.copyOf(wanted), recorded::add, clock, Duration.ofSeconds(1));
+        DaemonWatch w = new DaemonWatch(services, () -> List.copyOf(wanted), () -> false, recorded::add, clock,
+                Duration.ofSeconds(1));
         services.died("slurmd");
         assertTrue(w.look().failed());
         wanted.remove("slurmd");
         assertEquals(Outcome.unchanged("daemons", "munge runs"), w.look());
+    }
+
+    @Test
+    void aDaemonSomeoneStoppedIsSaidButNotStartedAndNoneIsStartedWhileAPassRuns() {
+        watch.look();
+        services.stop("slurmd");
+        services.log.clear();
+        clock.pass(Duration.ofSeconds(5));
+        assertTrue(watch.look().failed(), "health says it is down");
+        clock.pass(Duration.ofSeconds(5));
+        watch.look();
+        assertEquals(List.of(), services.log, "an admin's stop is left to the next pass");
+        services.died("slurmd");
+        busy = true;
+        clock.pass(Duration.ofSeconds(5));
+        watch.look();
+        assertEquals(List.of(), services.log, "the pass may be restarting it itself");
+        busy = false;
+        clock.pass(Duration.ofSeconds(5));
+        watch.look();
+        assertEquals(List.of("start slurmd"), services.log);
     }
 }

@@ -29,5 +29,10 @@ class JobsWatchTest {
         assertTrue(watch.look());
         assertEquals(List.of("12"), watch.jobs());
         assertEquals(2, sent.get());
+        host.with("/proc/5000/comm", "slurmstepd\n").with("/proc/5000/cmdline", "slurmstepd: [99.batch]\0")
+                .with("/proc/5000/status", "Name:\tslurmstepd\nUid:\t1000\t1000\t1000\t1000\n")
+                .with("/proc/5001/comm", "slurmstepd\n").with("/proc/5001/cmdline", "slurmstepd: [12345678901234567890.batch]\0")
+                .with("/proc/5001/status", "Uid:\t0\t0\t0\t0\n");
+        assertFalse(watch.look(), "a user's process named slurmstepd, or a title that is no job id, is no job");
     }
 }

@@ -172,6 +172,7 @@ class StorageStepTest {
         Files.createDirectories(root.resolve("proc/" + pid));
         Files.writeString(root.resolve("proc/" + pid + "/comm"), "slurmstepd\n");
         Files.writeString(root.resolve("proc/" + pid + "/cmdline"), "slurmstepd: [" + job + ".0]\0");
+        Files.writeString(root.resolve("proc/" + pid + "/status"), "Name:\tslurmstepd\nUid:\t0\t0\t0\t0\n");
     }
 
     @Test
@@ -194,6 +195,7 @@ class StorageStepTest {
 
         Files.delete(root.resolve("proc/4242/comm"));
         Files.delete(root.resolve("proc/4242/cmdline"));
+        Files.delete(root.resolve("proc/4242/status"));
         services.log.clear();
         assertEquals(Outcome.changed("storage", "unmounted and removed shared.mount"), step.apply(plan("n1", null)));
         assertEquals(List.of("stop shared.mount", "daemon-reload"), services.log);

@@ -27,8 +27,10 @@ import java.util.Map;
  * What a change of the settings would do on each machine, before anything is stored: every step's
  * own diff (munge, storage, users, slurm, PAM, in the order an agent's pass runs them) of what the
  * plan it would get wants against what the machine holds. What it holds is what its agent last
- * reported of it ({@link Observed}); a step that has not reported is taken to hold the machine's
- * current plan. So a preview lists what the agents will do, from the same functions they act on.
+ * reported of it ({@link Observed}: munge, storage, PAM, the jobs running there); a step that has
+ * not reported, and the slurm step (whose files' content a report does not carry), are taken to
+ * hold the machine's current plan. So a preview lists what the agents will do, from the same
+ * functions they act on.
  * The munge key is never in it: the plans are made without it. Pure.
  */
 public final class Preview {

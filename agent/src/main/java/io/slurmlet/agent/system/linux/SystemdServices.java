@@ -43,7 +43,6 @@ public final class SystemdServices implements Services {
         List<String> argv = new java.util.ArrayList<>(List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result"));
         argv.addAll(units);
         String out = commands.runChecked(argv, QUERY).stdout();
-        int i = 0;
         for (String block : out.strip().split("\n\s*\n")) {
             java.util.Map<String, String> p = new java.util.HashMap<>();
             for (String line : block.split("\n")) {
@@ -52,9 +51,12 @@ public final class SystemdServices implements Services {
                     p.put(line.substring(0, eq), line.substring(eq + 1).strip());
                 }
             }
-            if (i < units.size()) {
-                states.put(units.get(i++), new UnitState(p.getOrDefault("ActiveState", ""), p.getOrDefault("SubState", ""),
-                        p.getOrDefault("Result", "")));
+            String id = p.getOrDefault("Id", "");
+            for (String unit : units) {
+                if (id.equals(unit) || id.equals(unit + ".service")) {
+                    states.put(unit, new UnitState(p.getOrDefault("ActiveState", ""), p.getOrDefault("SubState", ""),
+                            p.getOrDefault("Result", "")));
+                }
             }
         }
         return states;

@@ -27,7 +27,8 @@ public final class FakeHostFiles implements HostFiles {
 
     /** A slurmstepd of {@code job} runs as process {@code pid}. */
     public FakeHostFiles stepOf(int pid, String job) {
-        return with("/proc/" + pid + "/comm", "slurmstepd\n").with("/proc/" + pid + "/cmdline", "slurmstepd: [" + job + ".batch]\0");
+        return with("/proc/" + pid + "/comm", "slurmstepd\n").with("/proc/" + pid + "/cmdline", "slurmstepd: [" + job + ".batch]\0")
+                .with("/proc/" + pid + "/status", "Name:\tslurmstepd\nUid:\t0\t0\t0\t0\n");
     }
 
     /** Process {@code pid} has ended. */
