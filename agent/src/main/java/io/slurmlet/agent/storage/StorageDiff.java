@@ -140,7 +140,9 @@ public final class StorageDiff {
             a.add(new Unexport(!seen.exports().isEmpty(), seen.ganeshaOurs(), seen.exported()));
         }
         if (p instanceof StoragePlan.Check) {
-            if (seen.mountedAt().isEmpty()) {
+            // What is mounted there now may be slurmlet's own mount, which this pass removes.
+            boolean unmounting = a.stream().anyMatch(x -> x instanceof RemoveMount r && r.where().equals(path));
+            if (seen.mountedAt().isEmpty() || unmounting) {
                 return Diff.of(a, "").waitingFor(waiting).blockedBy(("nothing is mounted at %s (shared.path with neither nfs nor server means the site "
                         + "mounts it): mount the shared file system there; slurmd waits for it").formatted(path));
             }

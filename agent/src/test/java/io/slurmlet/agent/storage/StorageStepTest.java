@@ -210,4 +210,16 @@ class StorageStepTest {
         assertEquals(List.of("daemon-reload", "stop shared.mount", "daemon-reload"), services.log,
                 "the drop-in's removal is read by systemd before the mount stops");
     }
+
+    @Test
+    void aMountThatGoesFromThePathSlurmdKeepsWaitingForIsUnmountedWithSlurmdsWaitLiftedAroundIt() throws Exception {
+        step.apply(plan("n1", new SharedStorage("/shared", null, "n0")));
+        services.log.clear();
+        Outcome o = step.apply(plan("n1", new SharedStorage("/shared", null, null)));
+        assertEquals(List.of("daemon-reload", "stop shared.mount", "daemon-reload", "daemon-reload"), services.log,
+                "the drop-in goes (and is read) before the mount stops, and comes back after");
+        assertTrue(o.failed() && o.detail().startsWith("nothing is mounted at /shared"), "the site has not mounted it yet: " + o);
+        assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
+                Files.readString(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
+    }
 }
