@@ -31,26 +31,15 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
     private final Path keyFile;
 
     public MungeStep(Files files, Services services, Path root) {
+        // On the machine, only a plan that holds the key has munge kept: a preview's plans never hold it.
+        super("munge", plan -> new MungeDiff.Wanted(plan.mungeKey().isPresent(), plan.mungeKey()), MungeDiff::diff);
         this.files = files;
         this.services = services;
         this.keyFile = ManagedFiles.under(root, KEY_FILE.toString());
     }
 
-    @Override
-    public String name() {
-        return "munge";
-    }
 
-    @Override
-    public MungeDiff.Wanted desired(NodePlan plan) {
-        // On the machine, only a plan that holds the key has munge kept: a preview's plans never hold it.
-        return new MungeDiff.Wanted(plan.mungeKey().isPresent(), plan.mungeKey());
-    }
 
-    @Override
-    public Diff diff(MungeDiff.Wanted desired, MungeSeen actual) {
-        return MungeDiff.diff(desired, actual);
-    }
 
     @Override
     public MungeSeen observe(MungeDiff.Wanted wanted) throws IOException, SystemException {

@@ -51,6 +51,7 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
      * @param adminGroup a group whose members get in without a job, beside root
      */
     public PamStep(Files files, Services services, Path root, Path stateDir, Optional<String> adminGroup) {
+        super("pam", plan -> PamDiff.desired(plan, stateDir.resolve("pam").resolve("sshd.orig").toString()), PamDiff::diff);
         this.files = files;
         this.services = services;
         this.root = root;
@@ -58,20 +59,8 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
         this.adminGroup = adminGroup.filter(g -> !g.isBlank());
     }
 
-    @Override
-    public String name() {
-        return "pam";
-    }
 
-    @Override
-    public PamDiff.Wanted desired(NodePlan plan) {
-        return PamDiff.desired(plan, backup.toString());
-    }
 
-    @Override
-    public Diff diff(PamDiff.Wanted desired, PamSeen actual) {
-        return PamDiff.diff(desired, actual);
-    }
 
     /** sshd's PAM file now and as slurmlet would write it here, the original kept or not, the module, slurmd's slurm.conf. */
     @Override

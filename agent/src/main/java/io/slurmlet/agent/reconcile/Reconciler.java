@@ -21,18 +21,42 @@ import java.util.Optional;
  */
 public abstract class Reconciler<D, A> implements Step {
 
+    private final String name;
+    private final java.util.function.Function<NodePlan, D> desired;
+    private final java.util.function.BiFunction<D, A, Diff> diff;
+
+    /**
+     * @param name    the step's name, as status, health and ctl show it
+     * @param desired what the plan wants of this concern (pure)
+     * @param diff    the actions from what the machine holds to that (pure)
+     */
+    protected Reconciler(String name, java.util.function.Function<NodePlan, D> desired, java.util.function.BiFunction<D, A, Diff> diff) {
+        this.name = name;
+        this.desired = desired;
+        this.diff = diff;
+    }
+
     private volatile Optional<A> seen = Optional.empty();
     private volatile List<Action> acted = List.of();
     private volatile List<String> waiting = List.of();
 
+    @Override
+    public final String name() {
+        return name;
+    }
+
     /** What the plan wants of this step's concern. Pure. */
-    public abstract D desired(NodePlan plan);
+    public final D desired(NodePlan plan) {
+        return desired.apply(plan);
+    }
 
     /** What the machine holds of it now, read through the ports; changes nothing. */
     public abstract A observe(D desired) throws IOException, SystemException;
 
     /** What to do to make {@code actual} as {@code desired}. Pure. */
-    public abstract Diff diff(D desired, A actual);
+    public final Diff diff(D desired, A actual) {
+        return diff.apply(desired, actual);
+    }
 
     /** Does {@code action}, one of those {@link #diff} returned, through the ports. */
     protected abstract void act(D desired, Action action) throws IOException, SystemException;

@@ -57,6 +57,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
      * @param stateDir where the daemons' owed restarts are written down (root-only)
      */
     public SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir) {
+        super("slurm", SlurmDiff::desired, SlurmDiff::diff);
         this.files = files;
         this.services = services;
         this.commands = commands;
@@ -64,20 +65,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         this.owedFile = stateDir.resolve("slurm").resolve("owed");
     }
 
-    @Override
-    public String name() {
-        return "slurm";
-    }
 
-    @Override
-    public SlurmDiff.Wanted desired(NodePlan plan) {
-        return SlurmDiff.desired(plan);
-    }
 
-    @Override
-    public Diff diff(SlurmDiff.Wanted desired, SlurmDiff.Seen actual) {
-        return SlurmDiff.diff(desired, actual);
-    }
 
     /** The plan's files as they are, its daemons running and enabled, and what is still owed them. */
     @Override

@@ -60,6 +60,7 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
     private final Path root;
 
     public StorageStep(Files files, HostFiles host, Services services, Commands commands, Path root) {
+        super("storage", StorageDiff::desired, StorageDiff::diff);
         this.files = files;
         this.host = host;
         this.services = services;
@@ -67,20 +68,8 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         this.root = root;
     }
 
-    @Override
-    public String name() {
-        return "storage";
-    }
 
-    @Override
-    public StorageDiff.Wanted desired(NodePlan plan) {
-        return StorageDiff.desired(plan);
-    }
 
-    @Override
-    public Diff diff(StorageDiff.Wanted desired, StorageSeen actual) {
-        return StorageDiff.diff(desired, actual);
-    }
 
     /** slurmlet's mount units (and the wanted one), slurmd's drop-in, the exports and ganesha's configuration, the server's unit. */
     @Override
