@@ -69,9 +69,6 @@ public class SettingsResource {
     NodeReports reports;
 
     @Inject
-    io.slurmlet.agent.leader.PlanPublisher plans;
-
-    @Inject
     AgentConfig config;
 
     @GET
@@ -187,16 +184,13 @@ public class SettingsResource {
     }
 
     /**
-     * What each machine reported of itself, for a dry run; for a machine whose agent is not connected,
-     * with the jobs the controller's agent last saw there as well (its own report may be old).
+     * What each machine reported of itself, for a dry run, with the jobs the controller's agent last
+     * saw there as well (it knows a job before its slurmstepd starts; the machine's report may be older).
      */
     private Map<String, io.slurmlet.model.observed.Observed> observed(SlurmSettings current) {
         Map<String, io.slurmlet.model.observed.Observed> seen = new java.util.TreeMap<>(reports.observed());
         for (String node : inventory.all().keySet()) {
             io.slurmlet.model.observed.Observed own = seen.getOrDefault(node, io.slurmlet.model.observed.Observed.NOTHING);
-            if (plans.book().polling(node) && !own.equals(io.slurmlet.model.observed.Observed.NOTHING)) {
-                continue;
-            }
             java.util.Set<String> jobs = new java.util.TreeSet<>(own.jobs());
             reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j.split(" ")[0]));
             seen.put(node, new io.slurmlet.model.observed.Observed(own.munge(), own.storage(), own.pam(),
@@ -228,8 +222,7 @@ public class SettingsResource {
      * while a job runs there: the job's files would go from under it. The clients themselves never
      * unmount under a job (their storage step waits), but the server cannot tell who still uses its
      * export, so the change is refused. The jobs are those each machine reported of itself (its agent
-     * looks every 2 s and says when they change): while its agent is connected, that alone; else
-     * those and the ones the controller's agent last reported there.
+     * looks every 2 s and says when they change) and those the controller's agent last saw there.
      */
     private List<Problem> exportsUnderJobs(SlurmSettings current, SlurmSettings next) {
         if (!next.check().isEmpty()) {
@@ -257,16 +250,13 @@ public class SettingsResource {
                 }
                 int before = jobs.size();
                 var own = seen.get(node);
-                boolean alive = own != null && !own.equals(io.slurmlet.model.observed.Observed.NOTHING) && plans.book().polling(node);
                 if (own != null) {
                     own.jobs().forEach(j -> jobs.add(j + " on " + node));
                 }
-                if (!alive) {
-                    // An agent that is not connected may have reported long ago: the controller's look counts too.
-                    reports.jobsReportedBy(current.controller(), n -> n.equals(node)).stream()
-                            .filter(j -> jobs.stream().noneMatch(k -> k.equals(j.split(" ")[0] + " on " + node)))
-                            .forEach(j -> jobs.add(j + " on " + node));
-                }
+                // Both looks count: the controller knows a job before its slurmstepd starts; the machine's own may be older.
+                reports.jobsReportedBy(current.controller(), n -> n.equals(node)).stream()
+                        .filter(j -> jobs.stream().noneMatch(k -> k.equals(j.split(" ")[0] + " on " + node)))
+                        .forEach(j -> jobs.add(j + " on " + node));
                 if (jobs.size() > before) {
                     cut.add(node);
                 }

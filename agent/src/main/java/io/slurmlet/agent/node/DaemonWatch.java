@@ -20,7 +20,8 @@ import java.util.function.Supplier;
  * {@code systemctl show}: one that is down is said at once (status, and health: the {@value #NAME}
  * check fails with the daemon and systemd's reason). One that crashed (failed, or ended by a signal
  * or an exit code) is started again after 1 s, then with a backoff doubling to 30 s while it does
- * not stay up; one someone stopped is left to the next pass, and none is started while a pass runs.
+ * not stay up; one someone stopped is left to the next pass, and none is started while the munge or
+ * slurm step runs.
  * A pass would start it too, but only at the next resync: monitoring must not be told all is well
  * while a daemon is dead.
  */
@@ -46,7 +47,7 @@ final class DaemonWatch extends Worker {
 
     /**
      * @param wanted the daemons the applied plan runs (none before a plan is applied)
-     * @param busy   whether a pass runs now (it may be restarting one of them itself)
+     * @param busy   whether a step that starts and restarts them runs now (it may be doing so itself)
      * @param record where each new verdict goes (the step book, which status and health read)
      */
     DaemonWatch(Services services, Supplier<List<String>> wanted, java.util.function.BooleanSupplier busy, Consumer<Outcome> record,
@@ -83,7 +84,7 @@ final class DaemonWatch extends Worker {
                 } else {
                     d = new Down(unit, state.said(), d.since(), d.tries(), d.next(), d.lastTry());
                 }
-                // Only a crash is undone: a daemon someone stopped is said, and left to the next pass; none while a pass runs.
+                // Only a crash is undone: a daemon someone stopped is said, and left to the next pass; none while a step restarts them.
                 if (state.crashed() && !busy.getAsBoolean() && !now.isBefore(d.next())) {
                     String tried = "";
                     try {

@@ -39,6 +39,8 @@ public class NodeAgent {
     private static final Logger LOG = Logger.getLogger(NodeAgent.class);
     /** The daemons the daemon watch keeps running: Slurm's and munge. */
     static final java.util.Set<String> DAEMONS = java.util.Set.of("munge", "slurmctld", "slurmd");
+    /** The steps that start and restart them: the watch starts none while one of these runs. */
+    static final java.util.Set<String> STARTS_DAEMONS = java.util.Set.of("munge", "slurm");
 
     @Inject
     AgentConfig config;
@@ -133,7 +135,7 @@ public class NodeAgent {
         poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
         jobs = new JobsWatch(wiring.hostFiles(), () -> poster.changed(), Duration.ofSeconds(2));
         daemons = new DaemonWatch(wiring.services(), () -> runner.applied().map(p -> p.plan().services().stream()
-                .filter(DAEMONS::contains).toList()).orElse(List.of()), () -> runner.passing(), outcome -> {
+                .filter(DAEMONS::contains).toList()).orElse(List.of()), () -> STARTS_DAEMONS.contains(runner.running()), outcome -> {
                     book.record(outcome);
                     poster.changed();
                 }, java.time.Clock.systemUTC(), Duration.ofSeconds(1));

@@ -37,6 +37,7 @@ final class StepRunner extends Worker {
     private int failedPasses;
     private volatile long passes;
     private volatile boolean passing;
+    private volatile String running = "";
 
     /** @param afterPass told after every pass (the status poster) */
     StepRunner(List<Step> steps, StepBook book, Duration resync, Runnable afterPass) {
@@ -124,10 +125,13 @@ final class StepRunner extends Worker {
                 }
             }
             Outcome outcome;
+            running = step.name();
             try {
                 outcome = step.apply(wanted);
             } catch (RuntimeException e) {
                 outcome = Outcome.failed(step.name(), "the step failed unexpectedly: " + e);
+            } finally {
+                running = "";
             }
             book.record(outcome);
             if (outcome.kind() != Outcome.Kind.UNCHANGED) {
@@ -160,9 +164,14 @@ final class StepRunner extends Worker {
         afterPass.run();
     }
 
-    /** Whether a pass runs now (its steps may be starting or restarting a daemon). */
+    /** Whether a pass runs now. */
     boolean passing() {
         return passing;
+    }
+
+    /** The step a pass runs now; "" between steps and passes. */
+    String running() {
+        return running;
     }
 
     @Override

@@ -12,9 +12,11 @@ import java.util.Set;
 /**
  * The units step's pure half: a drop-in for each Slurm daemon the plan runs, so that systemd starts
  * it again itself when it crashes (Debian's and EPEL's slurmd and slurmctld units have no
- * {@code Restart=}). At most three starts in two minutes: a daemon that cannot start (slurmctld
- * refusing its state) is left failed for the agent's daemon watch, which backs off to 30 s, and for
- * status to say why, not restarted in a tight loop. A restart of slurmd keeps its jobs.
+ * {@code Restart=}). At most five starts a minute: a daemon that cannot start (slurmctld refusing
+ * its state) is left failed for the agent's daemon watch, which backs off to 30 s, and for status to
+ * say why, not restarted in a tight loop. The agent's own starts and restarts reset the count
+ * first ({@code systemctl reset-failed}), so the limit never refuses one slurmlet decided. A
+ * restart of slurmd keeps its jobs.
  */
 public final class UnitsDiff {
 
@@ -31,7 +33,7 @@ public final class UnitsDiff {
     /** Its content. */
     public static String text(String unit) {
         return "# Written by slurmlet: systemd starts " + unit + " again when it crashes" + (unit.equals("slurmd") ? " (its jobs go on)"
-                : "") + ",\n# at most three times in two minutes.\n[Unit]\nStartLimitIntervalSec=120\nStartLimitBurst=3\n\n"
+                : "") + ",\n# at most five times a minute (slurmlet's own starts reset the count).\n[Unit]\nStartLimitIntervalSec=60\nStartLimitBurst=5\n\n"
                 + "[Service]\nRestart=on-failure\nRestartSec=2\n";
     }
 

@@ -135,6 +135,10 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
     @Override
     protected void act(StorageDiff.Wanted wanted, Action action) throws IOException, SystemException {
         if (action instanceof StorageDiff.Mount m) {
+            if (m.run() == StorageDiff.Run.RESTART) {
+                // Before the unit file: written without the remount, the next pass would take it as done.
+                noJobStartedMeanwhile("mounting " + m.mount().source() + " at " + m.mount().path() + " again");
+            }
             if (m.text() != null) {
                 files.write(at(UNITS.resolve(m.unit())), bytes(m.text()), MODE, "root", "root");
                 services.reload();
@@ -145,7 +149,6 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             if (m.run() == StorageDiff.Run.START) {
                 services.start(m.unit());
             } else if (m.run() == StorageDiff.Run.RESTART) {
-                noJobStartedMeanwhile("mounting " + m.mount().source() + " at " + m.mount().path() + " again");
                 services.restart(m.unit());
             }
         } else if (action instanceof StorageDiff.RemoveMount r) {

@@ -33,7 +33,7 @@ class UnitsStepTest {
         assertEquals(Outcome.changed("units", "wrote /etc/systemd/system/slurmd.service.d/slurmlet-restart.conf"), o);
         String dropIn = new String(files.stat(Path.of("/etc/systemd/system/slurmd.service.d/slurmlet-restart.conf")).orElseThrow()
                 .content(), StandardCharsets.UTF_8);
-        assertTrue(dropIn.contains("[Service]\nRestart=on-failure\nRestartSec=2\n") && dropIn.contains("StartLimitBurst=3"), dropIn);
+        assertTrue(dropIn.contains("[Service]\nRestart=on-failure\nRestartSec=2\n") && dropIn.contains("[Unit]\nStartLimitIntervalSec=60\nStartLimitBurst=5\n"), dropIn);
         assertEquals(List.of("daemon-reload"), services.log, "read by systemd; slurmd itself is not restarted for it");
         files.log.clear();
         services.log.clear();

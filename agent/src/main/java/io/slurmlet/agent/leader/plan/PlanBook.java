@@ -163,12 +163,6 @@ public final class PlanBook {
         }
     }
 
-    /** Whether {@code node}'s agent has a poll waiting now: it is alive and connected. */
-    public synchronized boolean polling(String node) {
-        Set<Consumer<PublishedPlan>> waiters = waiting.get(node);
-        return waiters != null && !waiters.isEmpty();
-    }
-
     /** How many polls wait now, for tests and figures. */
     public synchronized int waiting() {
         return waiting.values().stream().mapToInt(Set::size).sum();

@@ -76,13 +76,20 @@ public final class SystemdServices implements Services {
         commands.runChecked(List.of("systemctl", "enable", unit), CHANGE);
     }
 
+    /**
+     * Starts {@code unit}. Its failed state and start-limit count are reset first: the count of
+     * slurmlet's restart drop-ins bounds systemd's own restarts of a crashing daemon, never a start
+     * slurmlet decided (a settings change, or the daemon watch, which backs off itself).
+     */
     @Override
     public void start(String unit) throws SystemException {
+        commands.run(List.of("systemctl", "reset-failed", unit), QUERY);
         commands.runChecked(List.of("systemctl", "start", unit), CHANGE);
     }
 
     @Override
     public void restart(String unit) throws SystemException {
+        commands.run(List.of("systemctl", "reset-failed", unit), QUERY);
         commands.runChecked(List.of("systemctl", "restart", unit), CHANGE);
     }
 

@@ -41,7 +41,8 @@ class SystemPortsTest {
     @Test
     void aFailedStartSaysWhatSystemctlPrinted() {
         FakeCommands commands = new FakeCommands().answer(List.of("systemctl", "start", "slurmd"),
-                new Commands.Result(1, "", "Job for slurmd.service failed because the control process exited with error code."));
+                new Commands.Result(1, "", "Job for slurmd.service failed because the control process exited with error code."))
+                .answer(List.of("systemctl", "reset-failed", "slurmd"), Commands.Result.ok(""));
         CommandFailed e = assertThrows(CommandFailed.class, () -> new SystemdServices(commands).start("slurmd"));
         assertTrue(e.getMessage().contains("systemctl start slurmd") && e.getMessage().contains("exited with status 1")
                 && e.getMessage().contains("Job for slurmd.service failed"), e.getMessage());
@@ -84,5 +85,43 @@ class SystemPortsTest {
                 new Commands.Result(1, "", "Error: Unable to find a match: slurm-slurmd"));
         CommandFailed e = assertThrows(CommandFailed.class, () -> new DnfPackages(commands).install(List.of("slurm-slurmd")));
         assertTrue(e.getMessage().contains("Unable to find a match: slurm-slurmd"), e.getMessage());
+    }
+
+    @Test
+    void unitStatesAreReadInOneQueryAndMatchedByTheirIdNotTheirPlace() throws Exception {
+        List<String> show = List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result", "munge", "slurmd", "slurmctld");
+        FakeCommands commands = new FakeCommands().answer(show, Commands.Result.ok("""
+                Id=slurmd.service
+                ActiveState=activating
+                SubState=auto-restart
+                Result=signal
+
+                Id=munge.service
+                ActiveState=active
+                SubState=running
+                Result=success
+
+                Id=slurmctld.service
+                ActiveState=failed
+                SubState=failed
+                Result=exit-code
+                """));
+        var states = new SystemdServices(commands).states(List.of("munge", "slurmd", "slurmctld"));
+        assertEquals(new io.slurmlet.agent.system.Services.UnitState("active", "running", "success"), states.get("munge"));
+        assertTrue(states.get("munge").up());
+        var slurmd = states.get("slurmd");
+        assertTrue(!slurmd.up() && !slurmd.crashed(), "waiting for its own Restart=: down, and systemd's to start");
+        assertTrue(states.get("slurmctld").crashed());
+        assertEquals("failed (exit-code)", states.get("slurmctld").said());
+        assertTrue(new io.slurmlet.agent.system.Services.UnitState("deactivating", "stop-sigterm", "success").up(), "a restart on its way");
+        var stopped = new io.slurmlet.agent.system.Services.UnitState("inactive", "dead", "success");
+        assertTrue(!stopped.up() && !stopped.crashed(), "someone stopped it");
+    }
+
+    @Test
+    void aStartOrRestartSlurmletDecidesResetsTheStartLimitFirst() throws Exception {
+        FakeCommands commands = new FakeCommands().answerPrefix(List.of("systemctl"), Commands.Result.ok(""));
+        new SystemdServices(commands).restart("slurmctld");
+        assertEquals(List.of(List.of("systemctl", "reset-failed", "slurmctld"), List.of("systemctl", "restart", "slurmctld")), commands.log());
     }
 }
