@@ -147,7 +147,11 @@ def cluster(runs, idle, noop_passes=30):
         since = on("n1", "date", "+%Y-%m-%d %H:%M:%S").strip()
         on("n1", "systemctl", "restart", "slurmlet-agent")
         durations = []
+        deadline = time.monotonic() + 60 + 2 * noop_passes
         while len(durations) < noop_passes:
+            if time.monotonic() > deadline:
+                sys.exit(f"node_agent.py: n1 made {len(durations)} of {noop_passes} no-op passes in time; its last lines:\n"
+                         + "\n".join(log.splitlines()[-5:]))
             time.sleep(2)
             log = on("n1", "journalctl", "-u", "slurmlet-agent", "--since", since, "--no-pager", "-o", "cat")
             durations = [int(m) for m in re.findall(r"pass \d+ of plan \d+ in (\d+) ms: nothing to change", log)][1:]

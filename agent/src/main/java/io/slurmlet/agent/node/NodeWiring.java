@@ -8,7 +8,6 @@ import io.slurmlet.agent.pam.PamStep;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.slurm.NodeStatesStep;
 import io.slurmlet.agent.slurm.SlurmStep;
-import io.slurmlet.agent.slurm.UnitsStep;
 import io.slurmlet.agent.storage.StorageStep;
 import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.agent.system.Commands;
@@ -69,7 +68,6 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
                 new StorageStep(p.files(), p.hostFiles(), p.services(), p.commands(), root),
                 new UsersStep(p.users(), p.files(), root),
                 new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir),
-                new UnitsStep(p.files(), p.services(), root),
                 new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
                 nodeStates), nodeStates, p.hostFiles(), p.services());
     }

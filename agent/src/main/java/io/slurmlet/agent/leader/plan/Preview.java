@@ -6,7 +6,6 @@ import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.agent.reconcile.FileDiffs;
 import io.slurmlet.agent.slurm.SlurmDiff;
-import io.slurmlet.agent.slurm.UnitsDiff;
 import io.slurmlet.agent.storage.StorageDiff;
 import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.PamSeen;
@@ -26,7 +25,7 @@ import java.util.Map;
 
 /**
  * What a change of the settings would do on each machine, before anything is stored: every step's
- * own diff (munge, storage, users, slurm, units, PAM, in the order an agent's pass runs them) of what the
+ * own diff (munge, storage, users, slurm, PAM, in the order an agent's pass runs them) of what the
  * plan it would get wants against what the machine holds. What it holds is what its agent last
  * reported of it ({@link Observed}: munge, storage, PAM, the jobs running there); a step that has
  * not reported, and the slurm step (whose files' content a report does not carry), are taken to
@@ -82,7 +81,6 @@ public final class Preview {
                         .withJobs(seen.jobs())),
                 Diff.of(users(before, after), ""),
                 SlurmDiff.diff(SlurmDiff.desired(after), SlurmDiff.assumed(SlurmDiff.desired(before))),
-                UnitsDiff.diff(UnitsDiff.desired(after), UnitsDiff.assumed(UnitsDiff.desired(before))),
                 // The slurm step runs before it in the same pass: slurmd then runs the plan's slurm.conf.
                 PamDiff.diff(pam, PamDiff.afterSlurm(pamSeen, pam, after.services().contains("slurmd"))));
     }

@@ -77,9 +77,9 @@ public final class SystemdServices implements Services {
     }
 
     /**
-     * Starts {@code unit}. Its failed state and start-limit count are reset first: the count of
-     * slurmlet's restart drop-ins bounds systemd's own restarts of a crashing daemon, never a start
-     * slurmlet decided (a settings change, or the daemon watch, which backs off itself).
+     * Starts {@code unit}. Its failed state and start-limit count are reset first: a unit's start
+     * limit (a site's own Restart= drop-in) bounds systemd's own restarts of a crashing daemon, never a
+     * start slurmlet decided (a settings change, or the daemon watch, which backs off itself).
      */
     @Override
     public void start(String unit) throws SystemException {

@@ -39,7 +39,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
- * For every step on the step shape (munge, storage, slurm, units, PAM): a dry run of a change, made from
+ * For every step on the step shape (munge, storage, slurm, PAM): a dry run of a change, made from
  * what each machine reported after its agent applied the current settings, lists exactly what the
  * agent then does when the change is applied: the same files with the same diffs, the same daemons
  * with the same actions and reasons, the same sentences, in the same order. Each machine is a
@@ -77,9 +77,8 @@ class PreviewAgainstApplyTest {
         final MungeStep munge = new MungeStep(files, services, Path.of("/"));
         final StorageStep storage = new StorageStep(files, host, services, commands, Path.of("/"));
         final SlurmStep slurm = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
-        final io.slurmlet.agent.slurm.UnitsStep units = new io.slurmlet.agent.slurm.UnitsStep(files, services, Path.of("/"));
         final PamStep pam = new PamStep(files, services, Path.of("/"), Path.of("/var/lib/slurmlet"), Optional.of("hpc-admins"));
-        final List<Reconciler<?, ?>> steps = List.of(munge, storage, slurm, units, pam);
+        final List<Reconciler<?, ?>> steps = List.of(munge, storage, slurm, pam);
         boolean broken;
 
         Machine() {
