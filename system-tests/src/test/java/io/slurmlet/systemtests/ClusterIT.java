@@ -659,6 +659,14 @@ class ClusterIT {
                 return false;
             }
         });
+        // bob submits from n0, whose users step runs in its own pass: wait for bob there too.
+        await(Duration.ofSeconds(60), "bob on n0", () -> {
+            try {
+                return on("n0", "id", "-u", "bob").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
         String job = ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", "n3", "-o", "/dev/null",
                 "--wrap", "echo written on $(hostname) > /shared/home/bob/from-job").strip();
         await(Duration.ofSeconds(30), "bob's job " + job + " wrote its file", () -> {
