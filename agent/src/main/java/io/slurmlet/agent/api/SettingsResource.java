@@ -138,7 +138,15 @@ public class SettingsResource {
             next = null; // the store judges it, and says what is wrong
         }
         if (next != null) {
-            List<Problem> hurts = new ArrayList<>(whatTheControllerCannotRun(current, next));
+            List<Problem> hurts = new ArrayList<>();
+            if (next.check().isEmpty()) { // else the store refuses it, and says why
+                // The plans of both settings, made once for every check that compares them.
+                Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
+                Planner.Plans was = Planner.review(current, machines);
+                Planner.Plans will = Planner.review(next, machines);
+                hurts.addAll(whatTheControllerCannotRun(was, will));
+                hurts.addAll(exportsUnderJobs(current, next, was, will));
+            }
             hurts.addAll(whatWouldEndJobs(current, next));
             if (!hurts.isEmpty()) {
                 return answer(new Result.Refused(hurts));
@@ -166,7 +174,7 @@ public class SettingsResource {
      * The jobs are the ones the controller's agent last reported.
      */
     private List<Problem> whatWouldEndJobs(SlurmSettings current, SlurmSettings next) {
-        List<Problem> problems = new ArrayList<>(exportsUnderJobs(current, next));
+        List<Problem> problems = new ArrayList<>();
         String was = current.partition(); // never empty: SlurmSettings gives the default
         String now = next.partition();
         if (!current.enabled() || was.equals(now)) {
@@ -205,13 +213,9 @@ public class SettingsResource {
      * support. Only what the change brings: a problem the current settings have already never holds
      * up another change.
      */
-    private List<Problem> whatTheControllerCannotRun(SlurmSettings current, SlurmSettings next) {
-        if (!next.check().isEmpty()) {
-            return List.of(); // the store refuses them, and says why
-        }
-        Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
-        List<Problem> now = Planner.review(current, machines).problems();
-        return Planner.review(next, machines).problems().stream()
+    private static List<Problem> whatTheControllerCannotRun(Planner.Plans was, Planner.Plans will) {
+        List<Problem> now = was.problems();
+        return will.problems().stream()
                 .filter(p -> p.key().startsWith("slurm_conf.") || p.key().startsWith("experimental."))
                 .filter(p -> !now.contains(p)).toList();
     }
@@ -224,13 +228,7 @@ public class SettingsResource {
      * export, so the change is refused. The jobs are those each machine reported of itself (its agent
      * looks every 2 s and says when they change) and those the controller's agent last saw there.
      */
-    private List<Problem> exportsUnderJobs(SlurmSettings current, SlurmSettings next) {
-        if (!next.check().isEmpty()) {
-            return List.of(); // the store refuses them, and says why
-        }
-        Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
-        Planner.Plans was = Planner.review(current, machines);
-        Planner.Plans will = Planner.review(next, machines);
+    private List<Problem> exportsUnderJobs(SlurmSettings current, SlurmSettings next, Planner.Plans was, Planner.Plans will) {
         Map<String, io.slurmlet.model.observed.Observed> seen = reports.observed();
         List<Problem> problems = new ArrayList<>();
         for (NodePlan server : was.nodes().values()) {

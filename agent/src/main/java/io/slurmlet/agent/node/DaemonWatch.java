@@ -120,15 +120,6 @@ final class DaemonWatch extends Worker {
 
     @Override
     protected void loop() {
-        while (!stopping) {
-            look();
-            synchronized (this) {
-                try {
-                    wait(every.toMillis());
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }
+        repeat(every, this::look);
     }
 }

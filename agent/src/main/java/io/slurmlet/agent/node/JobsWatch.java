@@ -50,15 +50,6 @@ final class JobsWatch extends Worker {
 
     @Override
     protected void loop() {
-        while (!stopping) {
-            look();
-            synchronized (this) {
-                try {
-                    wait(every.toMillis());
-                } catch (InterruptedException e) {
-                    return;
-                }
-            }
-        }
+        repeat(every, this::look);
     }
 }

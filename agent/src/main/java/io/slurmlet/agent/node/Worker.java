@@ -1,5 +1,7 @@
 package io.slurmlet.agent.node;
 
+import java.time.Duration;
+
 /** A loop on a daemon thread of its own: {@link #start}, and {@link #stop}, which wakes and interrupts it. */
 abstract class Worker {
 
@@ -31,6 +33,20 @@ abstract class Worker {
 
     /** Until {@link #stopping}; returns when interrupted. */
     protected abstract void loop();
+
+    /** A loop that does {@code look} every {@code every} until {@link #stopping}, woken early by {@link #stop}. */
+    protected final void repeat(Duration every, Runnable look) {
+        while (!stopping) {
+            look.run();
+            synchronized (this) {
+                try {
+                    wait(every.toMillis());
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+    }
 
     /** A loop that ends on anything but a stop is a bug: it is said, with its cause, and the thread begins again. */
     private void run() {
