@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.StoragePlan;
@@ -70,6 +71,9 @@ public class SettingsResource {
 
     @Inject
     AgentConfig config;
+
+    @Inject
+    LendingBook lending;
 
     @GET
     @Path("/settings")
@@ -142,8 +146,10 @@ public class SettingsResource {
             if (next.check().isEmpty()) { // else the store refuses it, and says why
                 // The plans of both settings, made once for every check that compares them.
                 Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
-                Planner.Plans was = Planner.review(current, machines);
-                Planner.Plans will = Planner.review(next, machines);
+                java.util.Set<String> underWay = lending.underWay();
+                java.util.Set<String> known = known(current);
+                Planner.Plans was = Planner.review(current, machines, Planner.Lent.asWished(current, underWay, known, machines));
+                Planner.Plans will = Planner.review(next, machines, Planner.Lent.asWished(next, underWay, known, machines));
                 hurts.addAll(whatTheControllerCannotRun(was, will));
                 hurts.addAll(exportsUnderJobs(current, next, was, will));
             }
@@ -161,7 +167,8 @@ public class SettingsResource {
         }
         Result judged = store.dryRun(expected, change);
         if (judged instanceof Result.WouldStore would) {
-            SettingsPreview preview = Preview.of(would.current(), would.next(), inventory.all(), observed(would.current().settings()));
+            SettingsPreview preview = Preview.of(would.current(), would.next(), inventory.all(), observed(would.current().settings()),
+                    lending.underWay(), known(would.current().settings()));
             return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
         }
         return answer(judged);
@@ -189,6 +196,16 @@ public class SettingsResource {
                 + "(ctl slurm unlend the nodes to let them drain)").formatted(was, now, jobs.size(), jobs.size() == 1 ? "" : "s",
                 String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : ""))));
         return problems;
+    }
+
+    /**
+     * The nodes slurmctld has a record of: those the lending engine noted, and those the controller's
+     * agent showed since (the engine notes them at its next look, up to a second later).
+     */
+    private java.util.Set<String> known(SlurmSettings current) {
+        java.util.Set<String> known = new java.util.TreeSet<>(lending.knownToSlurm());
+        known.addAll(reports.slurmNodesReportedBy(current.controller()));
+        return known;
     }
 
     /**

@@ -10,6 +10,7 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.SlurmStatus.NodeStatus;
 import io.slurmlet.model.settings.SlurmSettings;
+import io.slurmlet.agent.leader.lending.LendingBook;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
@@ -39,18 +40,24 @@ public class StatusResource {
     @Inject
     NodeReports reports;
 
+    @Inject
+    LendingBook lending;
+
     @GET
     public SlurmStatus status() {
         SettingsDocument doc = store.current();
         Map<String, NodeFacts> facts = inventory.all();
-        SlurmSettings s = doc.settings().withNodes(List.copyOf(new java.util.TreeSet<>(facts.keySet())));
+        // The nodes leaving Slurm stay among its nodes, drained, until their reclaim ends.
+        Set<String> leaving = Planner.leaving(doc.settings(), lending.underWay(), lending.knownToSlurm(), facts);
+        SlurmSettings s = Planner.inSlurm(doc.settings(), leaving).withNodes(List.copyOf(new java.util.TreeSet<>(facts.keySet())));
         Set<String> names = new LinkedHashSet<>();
         if (!s.controller().isEmpty()) {
             names.add(s.controller());
         }
         names.addAll(s.nodes());
         Set<String> slurmd = Set.copyOf(s.nodes());
-        Set<String> lent = s.lentNodes();
+        Set<String> lent = new java.util.HashSet<>(doc.settings().withNodes(List.copyOf(facts.keySet())).lentNodes());
+        lent.removeAll(leaving);
         List<NodeStatus> nodes = new ArrayList<>();
         for (String name : names) {
             List<String> roles = new ArrayList<>();
@@ -66,10 +73,11 @@ public class StatusResource {
                     report.map(r -> r.at().toString()).orElse(""), report.map(r -> r.report().planRevision()).orElse(0L),
                     report.map(r -> r.report().steps()).orElse(List.of())));
         }
-        Planner.Plans plans = Planner.review(s, facts);
+        Planner.Plans plans = Planner.review(doc.settings(), facts,
+                Planner.Lent.asWished(doc.settings(), lending.underWay(), lending.knownToSlurm(), facts));
         List<Problem> problems = new ArrayList<>(doc.settings().check());
         problems.addAll(plans.problems());
-        return new SlurmStatus(doc.revision(), s.enabled(), s.clusterName(), s.controller(), s.partition(), nodes,
+        return new SlurmStatus(doc.revision(), doc.settings().enabled(), s.clusterName(), s.controller(), s.partition(), nodes,
                 problems, plans.notes());
     }
 }

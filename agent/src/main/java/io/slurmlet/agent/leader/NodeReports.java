@@ -50,6 +50,13 @@ public final class NodeReports {
     }
 
     /** Forgets what {@code node} last reported (a machine removed). */
+    /** The nodes {@code controller}'s agent last showed slurmctld holding a record of. */
+    public java.util.Set<String> slurmNodesReportedBy(String controller) {
+        java.util.Set<String> nodes = new java.util.TreeSet<>();
+        get(controller).ifPresent(r -> r.report().slurmNodes().forEach(n -> nodes.add(n.name())));
+        return nodes;
+    }
+
     public void forget(String node) {
         reports.remove(node);
     }

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.leader;
 
 import io.slurmlet.agent.leader.lending.LendingBook;
-import io.slurmlet.agent.leader.lending.Phase;
 import io.slurmlet.agent.leader.plan.PlanBook;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.system.AtomicFile;
@@ -147,12 +146,9 @@ public final class PlanPublisher implements AutoCloseable {
     }
 
     private void publish() {
-        Map<String, Phase> phases = lending.phases();
-        Set<String> lent = new TreeSet<>();
-        Set<String> reclaiming = new TreeSet<>();
-        phases.forEach((node, phase) -> (phase == Phase.LENT ? lent : phase == Phase.RECLAIMING ? reclaiming : new TreeSet<String>()).add(node));
-        int changed = book.publish(Planner.plan(settings.current().settings(), inventory.all(), mungeKey,
-                new Planner.Lent(lent, reclaiming, lending.knownToSlurm()), accounts.current().accounts()));
+        var s = settings.current().settings();
+        var machines = inventory.all();
+        int changed = book.publish(Planner.plan(s, machines, mungeKey, lending.lent(s, machines), accounts.current().accounts()));
         if (changed > 0) {
             LOG.infof("published new plans for %d machine%s", changed, changed == 1 ? "" : "s");
         }

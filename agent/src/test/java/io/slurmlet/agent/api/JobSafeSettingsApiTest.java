@@ -48,13 +48,23 @@ class JobSafeSettingsApiTest {
     }
 
     @Test
-    void stoppingAnExportWhileAJobRunsOnAMachineThatMountsItIsRefusedAndTakenOnceItEnds() {
+    void stoppingAnExportWhileAJobRunsOnAMachineThatMountsItIsRefusedAndTakenOnceItEnds() throws Exception {
         // The test leader's state outlives a run: names of this run's own.
         String run = Long.toString(System.nanoTime(), 36);
         String server = "xs" + run;
         String client = "xc" + run;
         NodesApiTest.report(server, "24.11.5");
         NodesApiTest.report(client, "24.11.5");
+        try {
+            takenOnceTheJobsEnd(server, client);
+        } finally {
+            // Whatever failed, the next test finds neither machine nor their jobs.
+            admin().delete("/v1/machines/" + server);
+            admin().delete("/v1/machines/" + client);
+        }
+    }
+
+    private void takenOnceTheJobsEnd(String server, String client) throws Exception {
         reset(("""
                 {"enabled": true, "controller": "%s", "nodes": ["%s"], "lent": ["%s"], "shared": {"path": "/shared", "server": "%s"}}""")
                 .formatted(server, client, client, server));
@@ -62,32 +72,65 @@ class JobSafeSettingsApiTest {
         String message = ("%s would stop exporting /shared to %s while 1 job that may use it still runs (21 of bob on %s): "
                 + "the jobs' files would go from under them; make the change once they have ended (ctl slurm unlend the nodes to let "
                 + "them drain)").formatted(server, client, client);
-        for (String change : List.of("{\"shared\": {\"server\": \"\"}}", "{\"shared\": {\"path\": \"\", \"server\": \"\"}}",
-                "{\"enabled\": false}", "{\"nodes\": [], \"lent\": []}")) {
+        for (String change : List.of("{\"shared\": {\"server\": \"\"}}", "{\"shared\": {\"path\": \"\", \"server\": \"\"}}")) {
             admin().contentType(SettingsResource.MERGE_PATCH_JSON).body(change).patch("/v1/slurm/settings?dry_run=true").then()
                     .statusCode(400).body("problems[0].message", equalTo(message));
         }
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings")
                 .then().statusCode(400).body("problems[0].key", equalTo("shared.server")).body("problems[0].value", equalTo(""));
-        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"enabled\": false}").patch("/v1/slurm/settings")
-                .then().statusCode(400).body("problems[0].key", equalTo("enabled")).body("problems[0].value", equalTo("false"));
-        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"nodes\": [], \"lent\": []}").patch("/v1/slurm/settings")
-                .then().statusCode(400).body("problems[0].key", equalTo("nodes")).body("problems[0].value", equalTo(""));
         admin().get("/v1/slurm/settings").then().statusCode(200).body("settings.shared.server", equalTo(server));
 
         // A machine whose agent is not connected: what it said of itself and what the controller saw both count.
         io.slurmlet.model.observed.MungeSeen munge = new io.slurmlet.model.observed.MungeSeen(true, true, true, true, true);
         reports.put(new NodeReport(client, 2, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
                 List.of("22"))));
-        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"enabled\": false}").patch("/v1/slurm/settings?dry_run=true")
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings?dry_run=true")
                 .then().statusCode(400).body("problems[0].message", equalTo(message.replace("1 job that may use it still runs (21 of bob on "
                         + client + ")", "2 jobs that may use it still run (21 of bob on " + client + ", 22 on " + client + ")")));
+
+        // Taking the lent machine out of Slurm, or disabling slurmlet, is not refused: the machine is reclaimed
+        // first and keeps its mount, and the export to it stays, until its jobs have ended.
+        awaitPhase(client, "lent");
+        for (String change : List.of("{\"enabled\": false}", "{\"nodes\": [], \"lent\": []}")) {
+            var preview = admin().contentType(SettingsResource.MERGE_PATCH_JSON).body(change).patch("/v1/slurm/settings?dry_run=true")
+                    .then().statusCode(200).body("notes", org.hamcrest.Matchers.hasItem(org.hamcrest.Matchers.startsWith(
+                            client + " leaves Slurm once its reclaim has ended")))
+                    .extract().jsonPath();
+            org.junit.jupiter.api.Assertions.assertNull(preview.get("nodes.find { it.node == '%s' }".formatted(client)),
+                    preview.prettify());
+            // Nothing changes on any machine: no file, no daemon, no mount or export; the engine drains the node.
+            org.junit.jupiter.api.Assertions.assertEquals(List.of(), preview.getList("nodes.files.flatten()"), preview.prettify());
+            org.junit.jupiter.api.Assertions.assertEquals(List.of(), preview.getList("nodes.daemons.flatten()"), preview.prettify());
+            org.junit.jupiter.api.Assertions.assertEquals(List.of(), preview.getList("nodes.actions.flatten()"), preview.prettify());
+        }
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"nodes\": [], \"lent\": []}").patch("/v1/slurm/settings")
+                .then().statusCode(200);
+        awaitPhase(client, "reclaiming");
+        admin().get("/v1/slurm/status").then().statusCode(200)
+                .body("nodes.find { it.name == '%s' }.roles".formatted(client), equalTo(List.of("slurmd")))
+                .body("nodes.find { it.name == '%s' }.lent".formatted(client), equalTo(false));
+
         reports.put(new NodeReport(client, 3, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
                 List.of())));
-        reports.put(new NodeReport(server, 2, List.of(), List.of(new SlurmNodeState(client, "IDLE", "", List.of()))));
+        reports.put(new NodeReport(server, 2, List.of(), List.of(new SlurmNodeState(client, "IDLE+DRAIN", "slurmlet: reclaiming", List.of()))));
+        awaitPhase(client, "platform");
+        admin().get("/v1/slurm/status").then().statusCode(200)
+                .body("nodes.find { it.name == '%s' }".formatted(client), org.hamcrest.Matchers.nullValue());
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings")
                 .then().statusCode(200);
-        admin().delete("/v1/machines/" + server);
-        admin().delete("/v1/machines/" + client);
+    }
+
+    /** Waits up to 5 s for the leader's lending to show {@code node} in {@code phase}. */
+    static void awaitPhase(String node, String phase) throws InterruptedException {
+        String seen = "";
+        for (int i = 0; i < 250; i++) {
+            seen = admin().get("/v1/slurm/nodes").then().statusCode(200).extract().jsonPath()
+                    .getString("find { it.name == '%s' }.phase".formatted(node));
+            if (phase.equals(seen)) {
+                return;
+            }
+            Thread.sleep(20);
+        }
+        org.junit.jupiter.api.Assertions.assertEquals(phase, seen, node + "'s phase");
     }
 }

@@ -155,7 +155,14 @@ public record SlurmSettings(
                 users, containers, experimental, slurmConf);
     }
 
-    private SlurmSettings withNodeList(List<String> newNodes) {
+    /** A copy with {@code enabled} replaced. */
+    public SlurmSettings withEnabled(boolean on) {
+        return new SlurmSettings(on, clusterName, controller, nodes, allNodes, lent, partition, shared,
+                users, containers, experimental, slurmConf);
+    }
+
+    /** A copy with {@code nodes} replaced. */
+    public SlurmSettings withNodeList(List<String> newNodes) {
         return new SlurmSettings(enabled, clusterName, controller, newNodes, allNodes, lent, partition, shared,
                 users, containers, experimental, slurmConf);
     }

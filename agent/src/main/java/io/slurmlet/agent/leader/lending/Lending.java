@@ -41,9 +41,18 @@ public final class Lending {
      * @param drainHook  a drain hook is configured
      * @param releaseHook a release hook is configured
      * @param busyRetry  how long after "still busy" (75) the drain hook runs again
+     * @param leaving    the settings take the node out of Slurm: it is reclaimed before it leaves slurm.conf
      */
     public record Inputs(boolean wished, boolean slurmNode, Optional<SlurmNodeState> slurm, boolean drainHook,
-                         boolean releaseHook, Duration busyRetry) { }
+                         boolean releaseHook, Duration busyRetry, boolean leaving) {
+        public Inputs(boolean wished, boolean slurmNode, Optional<SlurmNodeState> slurm, boolean drainHook,
+                      boolean releaseHook, Duration busyRetry) {
+            this(wished, slurmNode, slurm, drainHook, releaseHook, busyRetry, false);
+        }
+    }
+
+    /** Why a node taken out of Slurm is reclaimed. */
+    static final String LEAVES = "taken out of Slurm in the settings: reclaimed before slurm.conf loses it";
 
     static final Duration FIRST_BACKOFF = Duration.ofSeconds(5);
     static final Duration LONGEST_BACKOFF = Duration.ofMinutes(5);
@@ -70,7 +79,7 @@ public final class Lending {
                 return in.wished() ? stay(r.moved(Phase.LENDING, at, "lent in the settings")) : stay(r.waiting(""));
             case LENDING:
                 if (!in.wished()) {
-                    return stay(r.moved(Phase.RECLAIMING, at, "unlent before the platform had freed it"));
+                    return stay(r.moved(Phase.RECLAIMING, at, in.leaving() ? LEAVES : "unlent before the platform had freed it"));
                 }
                 if (!in.drainHook()) {
                     return stay(r.moved(Phase.LENT, at, "no drain hook: free at once"));
@@ -78,7 +87,7 @@ public final class Lending {
                 return due(r, now) ? new Decision(r.waiting("the platform's drain hook runs"), Hook.DRAIN) : stay(r);
             case LENT:
                 if (!in.wished()) {
-                    return stay(r.moved(Phase.RECLAIMING, at, "unlent in the settings"));
+                    return stay(r.moved(Phase.RECLAIMING, at, in.leaving() ? LEAVES : "unlent in the settings"));
                 }
                 return stay(r.waiting(in.slurm().map(Lending::whyNotRunning).orElse(in.slurmNode()
                         ? "the controller has not shown this node's Slurm state yet" : "")));
@@ -92,11 +101,12 @@ public final class Lending {
                         return stay(r.waiting("the controller has not shown this node's Slurm state yet (is slurmctld running?)"));
                     }
                     SlurmNodeState s = in.slurm().get();
+                    String then = in.leaving() ? ", then it leaves Slurm" : "";
                     if (!s.jobs().isEmpty()) {
-                        return stay(r.waiting(jobs(s.jobs())));
+                        return stay(r.waiting(jobs(s.jobs()) + then));
                     }
                     if (!s.drained()) {
-                        return stay(r.waiting("the controller's agent drains it in Slurm"));
+                        return stay(r.waiting("the controller's agent drains it in Slurm" + then));
                     }
                 }
                 if (!in.releaseHook()) {

@@ -2,7 +2,10 @@ package io.slurmlet.agent.leader.lending;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.store.Document;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Store;
 
@@ -68,6 +71,31 @@ public final class LendingBook {
         Map<String, Phase> phases = new TreeMap<>();
         nodes.forEach((n, r) -> phases.put(n, r.phase()));
         return phases;
+    }
+
+    /** The nodes whose lending is under way: being lent, lent, or being reclaimed. */
+    public synchronized Set<String> underWay() {
+        Set<String> busy = new TreeSet<>();
+        nodes.forEach((n, r) -> {
+            if (r.phase() != Phase.PLATFORM) {
+                busy.add(n);
+            }
+        });
+        return busy;
+    }
+
+    /** Lending as the planner takes it, for {@code settings} (which nodes are leaving Slurm depends on them). */
+    public synchronized Planner.Lent lent(SlurmSettings settings, Map<String, NodeFacts> inventory) {
+        Set<String> lent = new TreeSet<>();
+        Set<String> reclaiming = new TreeSet<>();
+        nodes.forEach((n, r) -> {
+            if (r.phase() == Phase.LENT) {
+                lent.add(n);
+            } else if (r.phase() == Phase.RECLAIMING) {
+                reclaiming.add(n);
+            }
+        });
+        return new Planner.Lent(lent, reclaiming, known, Planner.leaving(settings, underWay(), known, inventory));
     }
 
     public synchronized Set<String> knownToSlurm() {

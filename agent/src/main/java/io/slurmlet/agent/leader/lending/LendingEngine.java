@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader.lending;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;
+import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -102,11 +103,13 @@ public final class LendingEngine implements AutoCloseable {
 
     /** One look at every node; public for tests, which drive it without the thread. */
     public synchronized void tick() throws IOException {
-        SlurmSettings s = settings.current().settings().withNodes(List.copyOf(new TreeSet<>(inventory.all().keySet())));
+        // Noted first: which nodes are still leaving Slurm depends on which slurmctld has a record of.
+        book.known(List.copyOf(slurmNodes(settings.current().settings().withEnabled(true)).keySet()));
+        Cluster c = cluster();
+        SlurmSettings s = c.inSlurm();
         Map<String, SlurmNodeState> slurm = slurmNodes(s);
-        book.known(List.copyOf(slurm.keySet()));
         Set<String> names = new TreeSet<>(s.nodes());
-        names.addAll(s.lentNodes());
+        names.addAll(c.named().lentNodes());
         names.addAll(book.all().keySet());
         Instant now = clock.instant();
         for (String node : names) {
@@ -114,7 +117,7 @@ public final class LendingEngine implements AutoCloseable {
                 continue;
             }
             LendingRecord before = book.get(node).orElse(LendingRecord.platform(node, now.toString()));
-            Lending.Decision d = Lending.decide(before, inputs(s, node, slurm), now);
+            Lending.Decision d = Lending.decide(before, inputs(c, node, slurm), now);
             book.put(d.record());
             if (d.record().phase() != before.phase()) {
                 LOG.infof("%s: %s → %s (%s)", node, before.phase().word(), d.record().phase().word(),
@@ -126,10 +129,28 @@ public final class LendingEngine implements AutoCloseable {
         }
     }
 
-    private Lending.Inputs inputs(SlurmSettings s, String node, Map<String, SlurmNodeState> slurm) {
+    /**
+     * The cluster as the settings name it ({@code named}: every machine of all_nodes among the
+     * nodes) and as Slurm runs it ({@code inSlurm}: with the nodes still leaving it, see
+     * {@link Planner#leaving}).
+     */
+    private record Cluster(SlurmSettings named, SlurmSettings inSlurm, Set<String> leaving) { }
+
+    private Cluster cluster() {
+        SlurmSettings wished = settings.current().settings();
+        var machines = inventory.all();
+        List<String> ids = List.copyOf(new TreeSet<>(machines.keySet()));
+        Set<String> leaving = Planner.leaving(wished, book.underWay(), book.knownToSlurm(), machines);
+        return new Cluster(wished.withNodes(ids), Planner.inSlurm(wished, leaving).withNodes(ids), leaving);
+    }
+
+    private Lending.Inputs inputs(Cluster c, String node, Map<String, SlurmNodeState> slurm) {
         // A node lent by name before its agent joined (all_nodes) is not Slurm's yet: it waits on the platform.
-        return new Lending.Inputs(s.lentNodes().contains(node) && s.nodes().contains(node), s.enabled() && s.nodes().contains(node),
-                Optional.ofNullable(slurm.get(node)), hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry);
+        // A node leaving Slurm is wished back whatever lent says: the settings no longer name it.
+        boolean wished = c.named().lentNodes().contains(node) && c.named().nodes().contains(node) && !c.leaving().contains(node);
+        SlurmSettings s = c.inSlurm();
+        return new Lending.Inputs(wished, s.enabled() && s.nodes().contains(node), Optional.ofNullable(slurm.get(node)),
+                hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node));
     }
 
     private Map<String, SlurmNodeState> slurmNodes(SlurmSettings s) {
@@ -169,16 +190,18 @@ public final class LendingEngine implements AutoCloseable {
 
     /** Every node's lending as ctl shows it. */
     public List<NodeLending> view() {
-        SlurmSettings s = settings.current().settings().withNodes(List.copyOf(new TreeSet<>(inventory.all().keySet())));
-        Map<String, SlurmNodeState> slurm = slurmNodes(s);
-        Set<String> names = new TreeSet<>(s.nodes());
+        Cluster c = cluster();
+        SlurmSettings s = c.named();
+        Map<String, SlurmNodeState> slurm = slurmNodes(c.inSlurm());
+        Set<String> names = new TreeSet<>(c.inSlurm().nodes());
         names.addAll(book.all().keySet());
         List<NodeLending> view = new ArrayList<>();
         for (String node : names) {
             LendingRecord r = book.get(node).orElse(LendingRecord.platform(node, ""));
             String waiting = hookRunning.contains(node) ? "a hook runs"
                     : s.lentNodes().contains(node) && !s.nodes().contains(node) ? "lent, but its agent has not joined yet" : r.waitingFor();
-            view.add(new NodeLending(node, r.phase().word(), s.lentNodes().contains(node), r.since(), waiting, r.lastError(), r.lastErrorAt(),
+            view.add(new NodeLending(node, r.phase().word(), s.lentNodes().contains(node) && !c.leaving().contains(node), r.since(),
+                    waiting, r.lastError(), r.lastErrorAt(),
                     r.hookOutput(), slurm.get(node), r.transitions()));
         }
         return view;

@@ -74,6 +74,11 @@ public final class Planner {
         return plan(settings, inventory, Optional.empty(), Lent.asWished(settings), List.of());
     }
 
+    /** The plans of {@code settings} with lending as it is now: what the write path's checks compare. */
+    public static Plans review(SlurmSettings settings, Map<String, NodeFacts> inventory, Lent lending) {
+        return plan(settings, inventory, Optional.empty(), lending, List.of());
+    }
+
     /**
      * What the planner needs of lending.
      *
@@ -82,29 +87,91 @@ public final class Planner {
      * @param knownToSlurm the nodes slurmctld has a record of: their drain is kept at run time
      *                  only, so slurm.conf carries no State= for them (a State= line is applied
      *                  again at every reconfigure and would replace an admin's drain reason)
+     * @param leaving   the nodes the settings take out of Slurm (out of {@code nodes}, {@code all_nodes}
+     *                  off, slurmlet disabled) whose lending is still under way: they stay Slurm's,
+     *                  drained, with their slurmd, mounts and PAM, until their reclaim has ended
+     *                  (their last job done, the release hook run); only then does slurm.conf lose
+     *                  them. Taking a node out of slurm.conf under a job loses the job.
      */
-    public record Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm) {
+    public record Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm, Set<String> leaving) {
         public Lent {
             lent = Set.copyOf(lent);
             reclaiming = Set.copyOf(reclaiming);
             knownToSlurm = Set.copyOf(knownToSlurm);
+            leaving = Set.copyOf(leaving);
+        }
+
+        public Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm) {
+            this(lent, reclaiming, knownToSlurm, Set.of());
         }
 
         /** Lending as the settings wish it, with no node known to slurmctld yet: what a preview assumes. */
         public static Lent asWished(SlurmSettings settings) {
             return new Lent(settings.lentNodes(), Set.of(), Set.of());
         }
+
+        /**
+         * Lending as the settings wish it, with the nodes slurmctld has a record of ({@code known}),
+         * and those whose lending is under way ({@code underWay}: lending, lent or being reclaimed)
+         * kept in Slurm where the settings take them out: what a change's checks and its preview plan with.
+         */
+        public static Lent asWished(SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory) {
+            return new Lent(settings.lentNodes(), Set.of(), known, Planner.leaving(settings, underWay, known, inventory));
+        }
+    }
+
+    /**
+     * The nodes of {@code underWay} (lending, lent, being reclaimed) that the settings no longer
+     * run slurmd on and slurmctld has a record of ({@code known}): kept in Slurm until their
+     * reclaim ends. A node slurmctld never had can have no job, and one whose agent left the
+     * inventory no slurmd. None when no Slurm can run at all (disabled settings that name no
+     * controller, or one without an agent): nothing is left to keep.
+     */
+    public static Set<String> leaving(SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory) {
+        if (underWay.isEmpty()) {
+            return Set.of();
+        }
+        SlurmSettings named = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
+        Set<String> leaving = new java.util.TreeSet<>(underWay);
+        if (named.enabled()) {
+            leaving.removeAll(named.nodes());
+        } else if (named.controller().isEmpty() || !inventory.containsKey(named.controller())
+                || !named.withEnabled(true).check().isEmpty()) {
+            return Set.of();
+        }
+        leaving.retainAll(inventory.keySet());
+        leaving.retainAll(known);
+        return leaving;
+    }
+
+    /**
+     * The settings as Slurm runs them while {@code leaving} nodes are reclaimed: those nodes still
+     * among the nodes (drained, lent to nobody); with slurmlet disabled, Slurm kept running, nothing
+     * lent, until the last has left. The settings themselves when none is leaving.
+     */
+    public static SlurmSettings inSlurm(SlurmSettings settings, Set<String> leaving) {
+        if (leaving.isEmpty()) {
+            return settings;
+        }
+        SlurmSettings s = settings.enabled() ? settings : settings.withEnabled(true).withLent(List.of());
+        List<String> nodes = new ArrayList<>(s.nodes());
+        new java.util.TreeSet<>(leaving).stream().filter(n -> !nodes.contains(n)).forEach(nodes::add);
+        return s.withNodeList(nodes);
     }
 
     private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey, Lent lending,
                               List<Account> accounts) {
-        SlurmSettings s = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
+        SlurmSettings s = inSlurm(settings, lending.leaving()).withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
         List<Problem> problems = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         Map<String, String> files = Map.of();
         List<String> machines = List.of();
         Optional<SlurmVersion> controllerVersion = Optional.empty();
 
+        for (String node : new java.util.TreeSet<>(lending.leaving())) {
+            notes.add(("%s leaves Slurm once its reclaim has ended (its last job done, the release hook run): until then it "
+                    + "stays in slurm.conf, drained, with its slurmd and mounts").formatted(node));
+        }
         if (s.enabled()) {
             NodeFacts controller = inventory.get(s.controller());
             if (controller == null) {
@@ -158,8 +225,9 @@ public final class Planner {
             Map<String, NodeWish> nodeStates = new TreeMap<>();
             if (roles.contains(Role.CONTROLLER) && !files.isEmpty()) {
                 for (String n : s.nodes()) {
-                    nodeStates.put(n, lending.lent().contains(n) ? NodeWish.RESUME
-                            : lending.reclaiming().contains(n) ? NodeWish.RECLAIM : NodeWish.PLATFORMS);
+                    nodeStates.put(n, lending.lent().contains(n) && !lending.leaving().contains(n) ? NodeWish.RESUME
+                            : lending.reclaiming().contains(n) || lending.leaving().contains(n) ? NodeWish.RECLAIM
+                            : NodeWish.PLATFORMS);
                 }
             }
             boolean users = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());

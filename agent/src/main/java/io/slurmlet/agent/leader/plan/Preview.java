@@ -53,8 +53,19 @@ public final class Preview {
     /** @param observed what each machine's agent last reported of it, by name */
     public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Map<String, NodeFacts> inventory,
                                      Map<String, Observed> observed) {
-        Planner.Plans was = Planner.review(current.settings(), inventory);
-        Planner.Plans will = Planner.review(next, inventory);
+        return of(current, next, inventory, observed, java.util.Set.of(), java.util.Set.of());
+    }
+
+    /**
+     * @param underWay the nodes whose lending is under way (being lent, lent, being reclaimed): a
+     *                 change that takes one out of Slurm keeps it there until its reclaim ends
+     * @param known    the nodes slurmctld has a record of (their drains are kept at run time, not in slurm.conf)
+     */
+    public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Map<String, NodeFacts> inventory,
+                                     Map<String, Observed> observed, java.util.Set<String> underWay, java.util.Set<String> known) {
+        Planner.Plans was = Planner.review(current.settings(), inventory,
+                Planner.Lent.asWished(current.settings(), underWay, known, inventory));
+        Planner.Plans will = Planner.review(next, inventory, Planner.Lent.asWished(next, underWay, known, inventory));
         FileDiffs diffs = new FileDiffs();
         List<NodeChange> nodes = new ArrayList<>();
         for (NodePlan after : will.nodes().values()) {

@@ -20,8 +20,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import io.slurmlet.agent.leader.plan.Planner;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The engine on the leader's real stores: persisted phases, hooks on their own threads. */
 class LendingEngineTest {
@@ -112,6 +116,86 @@ class LendingEngineTest {
         inventory.report(new NodeFacts("n9", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
         engine.tick();
         assertEquals(Phase.LENT, book.get("n9").orElseThrow().phase());
+        engine.close();
+    }
+
+    @Test
+    void aLentNodeTakenOutOfTheNodesIsReclaimedFirstAndLeavesSlurmOnlyOnceItsLastJobHasEnded() throws Exception {
+        SettingsStore settings = SettingsStore.open(state);
+        Inventory inventory = Inventory.open(state);
+        for (String n : List.of("c0", "n1", "n2")) {
+            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5"));
+        }
+        NodeReports reports = new NodeReports();
+        settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1", "n2"),
+                "gpu", null, null, false, null, Map.of()));
+        LendingBook book = LendingBook.open(state);
+        FakeCommands commands = new FakeCommands().answer(List.of("platform-release", "n1"), Commands.Result.ok("released"));
+        LendingEngine engine = engine(book, settings, inventory, reports, new Hooks(commands, Optional.empty(),
+                Optional.of(List.of("platform-release", "{node}")), Duration.ofSeconds(5)));
+        engine.tick();
+        assertEquals(Phase.LENT, book.get("n1").orElseThrow().phase());
+
+        // n1 leaves the nodes while a job runs there.
+        assertEquals(SettingsStore.Result.Accepted.class, settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0",
+                List.of("n2"), false, List.of("n2"), "gpu", null, null, false, null, Map.of())).getClass());
+        controllerShows(reports, new SlurmNodeState("n1", "MIXED", "", List.of("7 of alice")));
+        engine.tick();
+        LendingRecord r = book.get("n1").orElseThrow();
+        assertEquals(Phase.RECLAIMING, r.phase());
+        assertEquals("job 7 of alice still running, then it leaves Slurm", r.waitingFor());
+        assertEquals(Lending.LEAVES, r.transitions().get(r.transitions().size() - 1).why());
+        var machines = inventory.all();
+        var kept = Planner.plan(settings.current().settings(), machines, io.slurmlet.model.plan.MungeKey.of(new byte[64]),
+                book.lent(settings.current().settings(), machines));
+        assertTrue(kept.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "), "n1 stays in slurm.conf");
+        assertEquals(io.slurmlet.model.plan.NodeWish.RECLAIM, kept.nodes().get("c0").nodeStates().get("n1"));
+        var shown = engine.view().stream().filter(n -> n.name().equals("n1")).findFirst().orElseThrow();
+        assertEquals(false, shown.wished(), "not shown as lent");
+
+        controllerShows(reports, new SlurmNodeState("n1", "MIXED+DRAIN", "slurmlet: reclaiming for the platform", List.of("7 of alice")));
+        engine.tick();
+        assertEquals(List.of(), commands.log(), "no release while the job runs");
+        controllerShows(reports, new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the platform", List.of()));
+        engine.tick();
+        assertEquals(Phase.PLATFORM, awaitPhase(book, Phase.PLATFORM));
+        engine.tick();
+        assertEquals(List.of(List.of("platform-release", "n1")), commands.log(), "released once");
+        var gone = Planner.plan(settings.current().settings(), machines, io.slurmlet.model.plan.MungeKey.of(new byte[64]),
+                book.lent(settings.current().settings(), machines));
+        assertFalse(gone.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "), "then slurm.conf loses it");
+        assertEquals(Set.of(), gone.nodes().get("n1").roles());
+        engine.close();
+    }
+
+    @Test
+    void disablingSlurmletGivesEveryLentNodeBackThroughItsReclaimBeforeSlurmIsLeftAlone() throws Exception {
+        SettingsStore settings = SettingsStore.open(state);
+        Inventory inventory = Inventory.open(state);
+        for (String n : List.of("c0", "n1")) {
+            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5"));
+        }
+        NodeReports reports = new NodeReports();
+        lend(settings, List.of("n1"));
+        LendingBook book = LendingBook.open(state);
+        LendingEngine engine = engine(book, settings, inventory, reports, new Hooks(new FakeCommands(), Optional.empty(), Optional.empty(),
+                Duration.ofSeconds(5)));
+        engine.tick();
+        settings.update(OptionalLong.empty(), s -> s.withEnabled(false));
+        controllerShows(reports, new SlurmNodeState("n1", "MIXED+DRAIN", "slurmlet: reclaiming for the platform", List.of("7 of alice")));
+        engine.tick();
+        assertEquals(Phase.RECLAIMING, book.get("n1").orElseThrow().phase());
+        assertEquals("job 7 of alice still running, then it leaves Slurm", book.get("n1").orElseThrow().waitingFor());
+        var machines = inventory.all();
+        var winding = Planner.plan(settings.current().settings(), machines, io.slurmlet.model.plan.MungeKey.of(new byte[64]),
+                book.lent(settings.current().settings(), machines));
+        assertEquals(List.of("munge", "slurmctld"), winding.nodes().get("c0").services(), "Slurm runs on while the job does");
+        controllerShows(reports, new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the platform", List.of()));
+        engine.tick();
+        assertEquals(Phase.PLATFORM, book.get("n1").orElseThrow().phase());
+        var off = Planner.plan(settings.current().settings(), machines, io.slurmlet.model.plan.MungeKey.of(new byte[64]),
+                book.lent(settings.current().settings(), machines));
+        off.nodes().values().forEach(p -> assertEquals(Set.of(), p.roles(), p.node()));
         engine.close();
     }
 }

@@ -196,4 +196,59 @@ class PlannerTest {
         assertFalse(plans.get("other").pamAdopt());
         assertFalse(Planner.plan(sharing(null, ""), inventory("24.11.5", "c0", "n1"), KEY).nodes().get("n1").pamAdopt());
     }
+
+    @Test
+    void aNodeTakenOutOfTheNodesWhileItsLendingIsUnderWayStaysInSlurmDrainedUntilItsReclaimEnds() {
+        SlurmSettings s = new SlurmSettings(true, "lab", "c0", List.of("n1"), false, List.of("n1"), null,
+                new io.slurmlet.model.settings.SharedStorage("/shared", "", "c0"), null, false, null);
+        var machines = inventory("24.11.5", "c0", "n1", "n2");
+        assertEquals(Set.of("n2"), Planner.leaving(s, Set.of("n1", "n2"), Set.of("n1", "n2"), machines));
+        var plans = Planner.plan(s, machines, KEY, new Planner.Lent(Set.of("n1", "n2"), Set.of(), Set.of("n1", "n2"), Set.of("n2")));
+        NodePlan n2 = plans.nodes().get("n2");
+        assertEquals(Set.of(Role.COMPUTE), n2.roles(), "it keeps its slurmd");
+        assertEquals(List.of("munge", "slurmd"), n2.services());
+        assertEquals(new StoragePlan.Mount("/shared", "c0:/shared", true), n2.storage(), "and its mount");
+        assertTrue(plans.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n2 "), "slurm.conf keeps it");
+        var c0 = plans.nodes().get("c0");
+        assertEquals(io.slurmlet.model.plan.NodeWish.RECLAIM, c0.nodeStates().get("n2"), "drained for its reclaim, though lent a moment ago");
+        assertEquals(io.slurmlet.model.plan.NodeWish.RESUME, c0.nodeStates().get("n1"));
+        assertEquals(new StoragePlan.Export("/shared", List.of("c0", "n1", "n2")), c0.storage(), "still exported to it");
+        assertTrue(plans.notes().stream().anyMatch(n -> n.startsWith("n2 leaves Slurm once its reclaim has ended")), plans.notes().toString());
+
+        var after = Planner.plan(s, machines, KEY, new Planner.Lent(Set.of("n1"), Set.of(), Set.of("n1", "n2"), Set.of()));
+        assertEquals(Set.of(), after.nodes().get("n2").roles(), "once reclaimed it leaves");
+        assertFalse(after.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n2 "));
+    }
+
+    @Test
+    void disabledSettingsKeepSlurmRunningWithNothingLentUntilTheLastLendingHasEnded() {
+        SlurmSettings on = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), null, null, null, false, null);
+        SlurmSettings off = on.withEnabled(false);
+        var machines = inventory("24.11.5", "c0", "n1", "n2");
+        assertEquals(Set.of("n1"), Planner.leaving(off, Set.of("n1"), Set.of("n1"), machines));
+        var winding = Planner.plan(off, machines, KEY, new Planner.Lent(Set.of(), Set.of("n1"), Set.of("n1", "n2"), Set.of("n1")));
+        assertEquals(List.of("munge", "slurmctld"), winding.nodes().get("c0").services(), "slurmctld keeps running");
+        assertEquals(Set.of(Role.COMPUTE), winding.nodes().get("n1").roles());
+        assertEquals(Set.of(Role.COMPUTE), winding.nodes().get("n2").roles(), "the rest stay as they are, drained");
+        assertEquals(io.slurmlet.model.plan.NodeWish.RECLAIM, winding.nodes().get("c0").nodeStates().get("n1"));
+        assertEquals(io.slurmlet.model.plan.NodeWish.PLATFORMS, winding.nodes().get("c0").nodeStates().get("n2"));
+
+        var done = Planner.plan(off, machines, KEY, new Planner.Lent(Set.of(), Set.of(), Set.of("n1", "n2"), Planner.leaving(off, Set.of(), Set.of("n1", "n2"), machines)));
+        done.nodes().values().forEach(p -> assertEquals(Set.of(), p.roles(), p.node()));
+    }
+
+    @Test
+    void nothingIsKeptWhereNoSlurmCanRun() {
+        var machines = inventory("24.11.5", "c0", "n1");
+        SlurmSettings noController = new SlurmSettings(false, "lab", "", List.of("n1"), false, List.of("n1"), null, null, null, false, null);
+        assertEquals(Set.of(), Planner.leaving(noController, Set.of("n1"), Set.of("n1"), machines));
+        SlurmSettings gone = new SlurmSettings(false, "lab", "c9", List.of("n1"), false, List.of("n1"), null, null, null, false, null);
+        assertEquals(Set.of(), Planner.leaving(gone, Set.of("n1"), Set.of("n1"), machines), "the controller has no agent");
+        SlurmSettings on = new SlurmSettings(true, "lab", "c0", List.of("n1"), false, List.of("n1"), null, null, null, false, null);
+        assertEquals(Set.of(), Planner.leaving(on, Set.of("n1"), Set.of("n1"), machines), "still named");
+        SlurmSettings out = new SlurmSettings(true, "lab", "c0", List.of(), false, List.of(), null, null, null, false, null);
+        assertEquals(Set.of("n1"), Planner.leaving(out, Set.of("n1"), Set.of("n1"), machines));
+        assertEquals(Set.of(), Planner.leaving(out, Set.of("n7"), Set.of("n7"), machines), "a node without an agent");
+        assertEquals(Set.of(), Planner.leaving(out, Set.of("n1"), Set.of(), machines), "a node slurmctld never had");
+    }
 }
