@@ -680,4 +680,120 @@ class ClusterIT {
         assertEquals(uid, ok("n2", "stat", "-c", "%u", "/shared/home/bob/from-job").strip(), "seen on n2 with bob's uid");
         assertEquals(uid, ok("n0", "stat", "-c", "%u", "/shared/home/bob/from-job").strip(), "and on the server");
     }
+
+    /**
+     * bob's job on {@code node}: appends a timestamp to a file on /shared every 100 ms for about
+     * {@code seconds}, then prints "finished" to its output there. Returns the job's id.
+     */
+    static String heartbeatJob(String node, String name, int seconds) throws Exception {
+        String beats = "/shared/home/bob/" + name + ".beats";
+        return ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", node, "-o", "/shared/home/bob/" + name + ".out",
+                "--wrap", "for i in $(seq %d); do date +%%s.%%N >> %s; sleep 0.1; done; echo finished".formatted(seconds * 10, beats))
+                .strip();
+    }
+
+    /** The longest gap between two beats of {@link #heartbeatJob}'s file, in seconds. */
+    static double longestGap(String name) throws Exception {
+        double[] t = Arrays.stream(ok("n0", "cat", "/shared/home/bob/" + name + ".beats").strip().split("\n"))
+                .mapToDouble(Double::parseDouble).toArray();
+        assertTrue(t.length > 20, "the job beat " + t.length + " times");
+        double gap = 0;
+        for (int i = 1; i < t.length; i++) {
+            gap = Math.max(gap, t[i] - t[i - 1]);
+        }
+        return gap;
+    }
+
+    static String pid(String node, String unit) throws Exception {
+        return ok(node, "systemctl", "show", "-p", "MainPID", "--value", unit).strip();
+    }
+
+    static String slurmctldFatals(Instant since) throws Exception {
+        return ok("n0", "sh", "-c", "journalctl -u slurmctld -o cat --since @%d | grep -i fatal || true".formatted(since.getEpochSecond()))
+                .strip();
+    }
+
+    @Test
+    @Order(15)
+    void aNodeTakenOutOfTheNodesDuringAJobIsReclaimedFirstAndLeavesSlurmOnlyOnceTheJobHasEnded() throws Exception {
+        Instant since = Instant.now();
+        ok("n0", "ctl", "slurm", "set", "nodes=n1,n2,n3", "lent=n1,n2");
+        awaitPhase("n1", "LENT", Duration.ofSeconds(30));
+        await(Duration.ofSeconds(30), "n1 idle in Slurm", () -> {
+            try {
+                return sinfo().getOrDefault("n1", "").startsWith("batch|idle|");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        String job = heartbeatJob("n1", "leave", 15);
+        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        String slurmd = pid("n1", "slurmd");
+
+        ok("n0", "ctl", "slurm", "set", "nodes=n2,n3", "lent=n2");
+        awaitPhase("n1", "RECLAIMING", Duration.ofSeconds(10));
+        await(Duration.ofSeconds(10), "the leader says n1 waits for job " + job + ", then leaves", () -> {
+            try {
+                return ("job " + job + " of bob still running, then it leaves Slurm").equals(lending("n1").get("waiting_for"));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        awaitSinfo("n1", "batch|draining|slurmlet: reclaiming for the platform");
+        assertTrue(ok("n0", "cat", "/etc/slurm/slurm.conf").contains("NodeName=n1 "), "slurm.conf keeps n1 while its job runs");
+        assertEquals("n0:/shared", ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip(), "and n1 its mount");
+        assertEquals("RUNNING", jobState(job));
+        assertEquals(slurmd, pid("n1", "slurmd"), "n1's slurmd untouched");
+
+        awaitPhase("n1", "PLATFORM", Duration.ofSeconds(60));
+        assertEquals("finished", ok("n0", "cat", "/shared/home/bob/leave.out").strip(), "the job ran to its end");
+        await(Duration.ofSeconds(60), "n1 leaves slurm.conf and sinfo", () -> {
+            try {
+                return !ok("n0", "cat", "/etc/slurm/slurm.conf").contains("NodeName=n1 ") && !sinfo().containsKey("n1");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        assertTrue(longestGap("leave") < 1.0, "the job's writes to /shared never stopped for a second");
+        assertEquals("", slurmctldFatals(since));
+        assertEquals("active", ok("n0", "systemctl", "is-active", "slurmctld").strip());
+        assertEquals(List.of("n2"), Arrays.stream(ok("n0", "srun", "-w", "n2", "-t", "1", "hostname").strip().split("\n")).toList());
+    }
+
+    @Test
+    @Order(16)
+    void disablingSlurmletDuringAJobGivesTheNodeBackOnlyOnceTheJobHasEndedAndStopsNoDaemon() throws Exception {
+        Instant since = Instant.now();
+        awaitPhase("n2", "LENT", Duration.ofSeconds(30));
+        String job = heartbeatJob("n2", "disable", 12);
+        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        String slurmctld = pid("n0", "slurmctld");
+        String slurmd = pid("n2", "slurmd");
+
+        ok("n0", "ctl", "slurm", "set", "enabled=false");
+        awaitPhase("n2", "RECLAIMING", Duration.ofSeconds(10));
+        awaitSinfo("n2", "batch|draining|slurmlet: reclaiming for the platform");
+        assertEquals("RUNNING", jobState(job));
+        assertEquals("n0:/shared", ok("n2", "findmnt", "-n", "-o", "SOURCE", "/shared").strip());
+
+        awaitPhase("n2", "PLATFORM", Duration.ofSeconds(60));
+        assertEquals("finished", ok("n0", "cat", "/shared/home/bob/disable.out").strip(), "the job ran to its end");
+        assertTrue(longestGap("disable") < 1.0, "the job's writes to /shared never stopped for a second");
+        Instant off = Instant.now();
+        awaitPassesAfter(off, "n0", "n2");
+        // Left as it was: what is installed stays installed, and nothing was stopped.
+        assertEquals(slurmctld, pid("n0", "slurmctld"));
+        assertEquals(slurmd, pid("n2", "slurmd"));
+        assertEquals("", slurmctldFatals(since));
+
+        ok("n0", "ctl", "slurm", "set", "enabled=true");
+        awaitPhase("n2", "LENT", Duration.ofSeconds(30));
+        await(Duration.ofSeconds(30), "n2 runs jobs again", () -> {
+            try {
+                return on("n0", "srun", "-w", "n2", "-t", "1", "hostname").out().strip().equals("n2");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
 }

@@ -11,7 +11,9 @@ import java.util.Optional;
  * The platform's side of lending: the site's drain and release commands, run by the leader the way
  * Slurm runs its own ResumeProgram: an argv with {@code {node}} filled in, a deadline, the output
  * kept for the node's status. drain exits 0 when the node is free of the platform's work, 75 when
- * it is still busy; release runs once a reclaimed node has no job left.
+ * it is still busy; release runs once a reclaimed node has no job left. {@code {run}} is filled in
+ * with an id that is the same on every run of one transition's hook: a leader that stopped during a
+ * hook runs it again, and the hook can tell.
  */
 public final class Hooks {
 
@@ -32,8 +34,12 @@ public final class Hooks {
     }
 
     public Lending.HookResult run(Lending.Hook hook, String node) {
+        return run(hook, node, "");
+    }
+
+    public Lending.HookResult run(Lending.Hook hook, String node, String run) {
         List<String> argv = (hook == Lending.Hook.DRAIN ? drain : release).orElseThrow().stream()
-                .map(a -> a.replace("{node}", node)).toList();
+                .map(a -> a.replace("{node}", node).replace("{run}", run)).toList();
         try {
             Commands.Result r = commands.run(argv, deadline);
             return new Lending.HookResult(r.exit(), tail(r.stdout() + (r.stderr().isEmpty() ? "" : "\n" + r.stderr())), "");

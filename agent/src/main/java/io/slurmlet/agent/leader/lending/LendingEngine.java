@@ -117,8 +117,15 @@ public final class LendingEngine implements AutoCloseable {
                 continue;
             }
             LendingRecord before = book.get(node).orElse(LendingRecord.platform(node, now.toString()));
+            if (!before.hookRunning().isEmpty()) { // not ours (hookRunning above): the leader stopped during it
+                LOG.warnf("%s: the %s hook was running when the leader stopped (started at %s); it runs again", node,
+                        before.hookRunning(), before.hookStartedAt());
+                before = before.interrupted(now.toString());
+                book.put(before);
+            }
             Lending.Decision d = Lending.decide(before, inputs(c, node, slurm), now);
-            book.put(d.record());
+            // What the leader is about to do is on disk before it does it: a hook noted as running.
+            book.put(d.hook() == Lending.Hook.NONE ? d.record() : d.record().hookStarted(word(d.hook()), now.toString()));
             if (d.record().phase() != before.phase()) {
                 LOG.infof("%s: %s → %s (%s)", node, before.phase().word(), d.record().phase().word(),
                         d.record().transitions().get(d.record().transitions().size() - 1).why());
@@ -166,10 +173,10 @@ public final class LendingEngine implements AutoCloseable {
         LOG.infof("%s: running the %s hook", node, hook == Lending.Hook.DRAIN ? "drain" : "release");
         hookThreads.submit(() -> {
             try {
-                Lending.HookResult result = hooks.run(hook, node);
+                Lending.HookResult result = hooks.run(hook, node, runId(node));
                 synchronized (this) {
                     LendingRecord now = book.get(node).orElseThrow();
-                    LendingRecord after = Lending.afterHook(now, hook, result, busyRetry, clock.instant());
+                    LendingRecord after = Lending.afterHook(now, hook, result, busyRetry, clock.instant()).hookEnded();
                     book.put(after);
                     if (!after.lastError().equals(now.lastError())) {
                         LOG.warnf("%s: %s", node, after.lastError());
@@ -186,6 +193,16 @@ public final class LendingEngine implements AutoCloseable {
                 wake();
             }
         });
+    }
+
+    private static String word(Lending.Hook hook) {
+        return hook == Lending.Hook.DRAIN ? "drain" : "release";
+    }
+
+    /** The same for every run of the hook of one transition (the node and when its phase began): what {@code {run}} is. */
+    private String runId(String node) {
+        LendingRecord r = book.get(node).orElseThrow();
+        return node + "-" + r.phase().word() + "-" + Instant.parse(r.since()).toEpochMilli();
     }
 
     /** Every node's lending as ctl shows it. */

@@ -21,6 +21,10 @@ import java.util.List;
  * @param attempts     hook runs since the phase began that did not end it
  * @param nextTry      no hook runs before this (ISO-8601); empty: at once
  * @param transitions  the latest transitions, oldest first, at most {@link #KEPT}
+ * @param hookRunning  the hook the leader started and has not seen end ({@code drain} or
+ *                     {@code release}), written before the hook runs: a leader that finds one at
+ *                     its start knows the last one stopped during it; empty: none
+ * @param hookStartedAt when it started
  */
 @RegisterForReflection
 public record LendingRecord(
@@ -33,7 +37,9 @@ public record LendingRecord(
         @JsonProperty("hook_output") String hookOutput,
         @JsonProperty("attempts") int attempts,
         @JsonProperty("next_try") String nextTry,
-        @JsonProperty("transitions") List<Transition> transitions) {
+        @JsonProperty("transitions") List<Transition> transitions,
+        @JsonProperty("hook_running") String hookRunning,
+        @JsonProperty("hook_started_at") String hookStartedAt) {
 
     /** How many transitions a node keeps. */
     public static final int KEPT = 20;
@@ -45,6 +51,25 @@ public record LendingRecord(
         hookOutput = hookOutput == null ? "" : hookOutput;
         nextTry = nextTry == null ? "" : nextTry;
         transitions = transitions == null ? List.of() : List.copyOf(transitions);
+        hookRunning = hookRunning == null ? "" : hookRunning;
+        hookStartedAt = hookStartedAt == null ? "" : hookStartedAt;
+    }
+
+    public LendingRecord(String node, Phase phase, String since, String waitingFor, String lastError, String lastErrorAt,
+                         String hookOutput, int attempts, String nextTry, List<Transition> transitions) {
+        this(node, phase, since, waitingFor, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions, "", "");
+    }
+
+    /** This record with {@code hook} noted as started at {@code at}: what the leader writes before running it. */
+    public LendingRecord hookStarted(String hook, String at) {
+        return new LendingRecord(node, phase, since, waitingFor, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions,
+                hook, at);
+    }
+
+    /** This record with no hook noted as running. */
+    public LendingRecord hookEnded() {
+        return new LendingRecord(node, phase, since, waitingFor, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions,
+                "", "");
     }
 
     /** A node the leader has not seen lent: the platform's since {@code at}. */
@@ -59,20 +84,32 @@ public record LendingRecord(
         while (kept.size() > KEPT) {
             kept.remove(0);
         }
-        return new LendingRecord(node, next, at, "", lastError, lastErrorAt, hookOutput, 0, "", kept);
+        return new LendingRecord(node, next, at, "", lastError, lastErrorAt, hookOutput, 0, "", kept, hookRunning, hookStartedAt);
     }
 
     public LendingRecord waiting(String what) {
-        return new LendingRecord(node, phase, since, what, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions);
+        return new LendingRecord(node, phase, since, what, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions,
+                hookRunning, hookStartedAt);
     }
 
     /** A hook ran and did not end the phase: counted, and the next run not before {@code nextTry}. */
     public LendingRecord retried(String what, String error, String errorAt, String output, String nextTry) {
         return new LendingRecord(node, phase, since, what, error.isEmpty() ? lastError : error,
-                error.isEmpty() ? lastErrorAt : errorAt, output, attempts + 1, nextTry, transitions);
+                error.isEmpty() ? lastErrorAt : errorAt, output, attempts + 1, nextTry, transitions, hookRunning, hookStartedAt);
+    }
+
+    /**
+     * A hook noted as running that no leader runs now: the leader stopped during it, and whether it
+     * finished is not known. Said so; the phase's rules run it again (a hook must take being run
+     * again; {@code {run}} in its argv is the same on every run of one transition's hook).
+     */
+    public LendingRecord interrupted(String at) {
+        return new LendingRecord(node, phase, since, waitingFor, ("the %s hook was running when the leader stopped (started at %s); "
+                + "it runs again").formatted(hookRunning, hookStartedAt), at, hookOutput, attempts, nextTry, transitions, "", "");
     }
 
     public LendingRecord withOutput(String output) {
-        return new LendingRecord(node, phase, since, waitingFor, lastError, lastErrorAt, output, attempts, nextTry, transitions);
+        return new LendingRecord(node, phase, since, waitingFor, lastError, lastErrorAt, output, attempts, nextTry, transitions,
+                hookRunning, hookStartedAt);
     }
 }

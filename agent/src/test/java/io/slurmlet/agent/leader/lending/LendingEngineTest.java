@@ -198,4 +198,60 @@ class LendingEngineTest {
         off.nodes().values().forEach(p -> assertEquals(Set.of(), p.roles(), p.node()));
         engine.close();
     }
+
+    @Test
+    void theHookAboutToRunIsOnDiskBeforeItRunsAndALeaderStoppedDuringItRunsItAgainOnceWithTheSameRunId() throws Exception {
+        SettingsStore settings = SettingsStore.open(state);
+        Inventory inventory = Inventory.open(state);
+        for (String n : List.of("c0", "n1")) {
+            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+        }
+        NodeReports reports = new NodeReports();
+        lend(settings, List.of("n1"));
+        LendingBook book = LendingBook.open(state);
+        java.util.List<String> seenOnDisk = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.List<List<String>> runs = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.CountDownLatch never = new java.util.concurrent.CountDownLatch(1);
+        // The first leader's release hook never ends: the leader "stops" during it.
+        Commands hanging = (argv, deadline) -> {
+            runs.add(argv);
+            try {
+                seenOnDisk.add(LendingBook.open(state).get("n1").orElseThrow().hookRunning());
+                never.await();
+            } catch (Exception e) {
+                Thread.currentThread().interrupt();
+            }
+            return Commands.Result.ok("");
+        };
+        LendingEngine first = engine(book, settings, inventory, reports, new Hooks(hanging, Optional.empty(),
+                Optional.of(List.of("platform-release", "{node}", "{run}")), Duration.ofSeconds(5)));
+        first.tick();
+        lend(settings, List.of());
+        controllerShows(reports, new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the platform", List.of()));
+        first.tick();
+        first.tick();
+        for (int i = 0; i < 250 && seenOnDisk.isEmpty(); i++) {
+            Thread.sleep(20);
+        }
+        assertEquals(List.of("release"), seenOnDisk, "the hook about to run was written down before it ran");
+        // The leader stops (its hook thread goes with it); the next reads the book from disk.
+        LendingBook again = LendingBook.open(state);
+        assertEquals("release", again.get("n1").orElseThrow().hookRunning());
+        FakeCommands commands = new FakeCommands().answer(List.of("platform-release", "n1", runs.get(0).get(2)),
+                Commands.Result.ok("released"));
+        LendingEngine second = engine(again, settings, inventory, reports, new Hooks(commands, Optional.empty(),
+                Optional.of(List.of("platform-release", "{node}", "{run}")), Duration.ofSeconds(5)));
+        second.tick();
+        assertEquals(Phase.PLATFORM, awaitPhase(again, Phase.PLATFORM));
+        second.tick();
+        assertEquals(List.of(List.of("platform-release", "n1", runs.get(0).get(2))), commands.log(),
+                "run again once, with the same run id");
+        LendingRecord r = again.get("n1").orElseThrow();
+        assertEquals("", r.hookRunning());
+        assertTrue(r.lastError().startsWith("the release hook was running when the leader stopped (started at "), r.lastError());
+        assertTrue(runs.get(0).get(2).startsWith("n1-reclaiming-"), runs.toString());
+        never.countDown();
+        first.close();
+        second.close();
+    }
 }
