@@ -30,6 +30,9 @@ public final class FactsCollector {
 
     public static final List<String> SLURMD_CONFIG = List.of("slurmd", "-C");
     public static final List<String> SLURMD_VERSION = List.of("slurmd", "-V");
+    /** The first two bytes of slurmctld's saved state: the protocol version of the release that wrote it. */
+    public static final List<String> SAVED_STATE = List.of("od", "-An", "-tu1", "-N2",
+            io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + "/assoc_usage");
 
     static final Path CPUINFO = Path.of("/proc/cpuinfo");
     static final Path MEMINFO = Path.of("/proc/meminfo");
@@ -74,7 +77,7 @@ public final class FactsCollector {
         List<NodeFacts.Gpus> gpus = gpus(warnings);
         String os = os(warnings);
         NodeFacts facts = new NodeFacts(nodeName, "", hw.cpus(), hw.boards(), hw.sockets(), hw.coresPerSocket(),
-                hw.threadsPerCore(), hw.memoryMiB(), gpus, os, version);
+                hw.threadsPerCore(), hw.memoryMiB(), gpus, os, version, savedState());
         return new Collected(facts, warnings);
     }
 
@@ -161,6 +164,28 @@ public final class FactsCollector {
         var core = cpu.coreId().isPresent() ? cpu.coreId()
                 : files.read(dir.resolve("core_id")).map(CpuTopology::number).orElse(java.util.OptionalInt.empty());
         return new CpuTopology.Cpu(cpu.processor(), pkg, core);
+    }
+
+    /** The protocol version of slurmctld's saved state here; 0 where there is none. */
+    private int savedState() {
+        java.nio.file.Path file = java.nio.file.Path.of(SAVED_STATE.get(SAVED_STATE.size() - 1));
+        try {
+            if (!files.list(file.getParent()).contains(file)) {
+                return 0;
+            }
+        } catch (java.io.UncheckedIOException e) {
+            return 0;
+        }
+        try {
+            Commands.Result r = commands.run(SAVED_STATE, deadline);
+            String[] bytes = r.stdout().strip().split("\\s+");
+            if (!r.succeeded() || bytes.length != 2 || !bytes[0].matches("[0-9]{1,3}") || !bytes[1].matches("[0-9]{1,3}")) {
+                return 0;
+            }
+            return (Integer.parseInt(bytes[0]) << 8) | Integer.parseInt(bytes[1]);
+        } catch (CommandFailed e) {
+            return 0;
+        }
     }
 
     private String slurmVersion(List<String> warnings) {

@@ -197,4 +197,14 @@ class FactsCollectorTest {
         Files.createDirectories(p.getParent());
         Files.writeString(p, content);
     }
+
+    @Test
+    void slurmctldsSavedStateIsReportedWithTheProtocolVersionItWasWrittenWith() throws IOException {
+        put("var/lib/slurm/slurmctld/assoc_usage", "&\0");
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi")
+                .answer(FactsCollector.SAVED_STATE, "  38   0\n");
+
+        assertEquals(9728, collector.collect("n0").facts().slurmctldState(), "22.05's");
+        assertEquals(List.of(SLURMD_C, NVIDIA_SMI, FactsCollector.SAVED_STATE), commands.log());
+    }
 }

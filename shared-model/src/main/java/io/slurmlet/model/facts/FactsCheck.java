@@ -73,6 +73,11 @@ public final class FactsCheck {
             add("slurm_version", f.slurmVersion(), "slurm_version %s is not a Slurm version: as slurmd -V prints it, e.g. 24.11.5, or empty where Slurm is not installed"
                     .formatted(Text.quote(f.slurmVersion())));
         }
+        if (f.slurmctldState() < 0 || f.slurmctldState() > MAX_COUNT) {
+            add("slurmctld_state", Integer.toString(f.slurmctldState()), ("slurmctld_state %d is not a Slurm protocol version: "
+                    + "the first two bytes of slurmctld's assoc_usage (e.g. 9728 for 22.05), or 0 where none is saved")
+                    .formatted(f.slurmctldState()));
+        }
     }
 
     private void checkAddress(String address) {

@@ -19,6 +19,8 @@ import java.util.Locale;
  * @param gpus           the GPUs, one entry per model; empty: none
  * @param os             the operating system, as {@code debian 12}; empty: not reported
  * @param slurmVersion   the installed Slurm version, as {@code 22.05.8}; empty: Slurm not installed
+ * @param slurmctldState the protocol version slurmctld's saved state on this machine was written with
+ *                       (Slurm's release × 256, as the state holds it: 9728 is 22.05); 0: no saved state
  */
 public record NodeFacts(
         @JsonProperty("name") String name,
@@ -31,7 +33,19 @@ public record NodeFacts(
         @JsonProperty("memory_mib") long memoryMiB,
         @JsonProperty("gpus") List<Gpus> gpus,
         @JsonProperty("os") String os,
-        @JsonProperty("slurm_version") String slurmVersion) {
+        @JsonProperty("slurm_version") String slurmVersion,
+        @JsonProperty("slurmctld_state") int slurmctldState) {
+
+    public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
+                     long memoryMiB, List<Gpus> gpus, String os, String slurmVersion) {
+        this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion, 0);
+    }
+
+    /** These facts with {@code protocol} as the saved state's version. */
+    public NodeFacts withSlurmctldState(int protocol) {
+        return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
+                protocol);
+    }
 
     public NodeFacts {
         address = address == null ? "" : address;

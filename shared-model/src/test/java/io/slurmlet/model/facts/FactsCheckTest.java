@@ -70,6 +70,14 @@ class FactsCheckTest {
     }
 
     @Test
+    void theSavedStatesVersionIsTwoBytesOrNone() {
+        assertEquals(List.of(), FactsCheck.problems("n1", GOOD.withSlurmctldState(9728)));
+        assertEquals(List.of(), FactsCheck.problems("n1", GOOD.withSlurmctldState(0)));
+        assertRefused("slurmctld_state", "-1", GOOD.withSlurmctldState(-1));
+        assertRefused("slurmctld_state", "65536", GOOD.withSlurmctldState(65536));
+    }
+
+    @Test
     void theNameIsTheMachinesOwn() {
         assertRefused("name", "n2", with(f -> new NodeFacts("n2", "", 1, 1, 1, 1, 1, 1024, List.of(), "", "")));
         List<Problem> problems = FactsCheck.problems("n1\nNodeName=x", GOOD);

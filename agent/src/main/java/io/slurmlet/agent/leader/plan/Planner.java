@@ -212,6 +212,15 @@ public final class Planner {
             }
             List<Problem> nodeProblems = new ArrayList<>();
             boolean slurmdMayRun = true;
+            boolean slurmctldMayRun = true;
+            if (roles.contains(Role.CONTROLLER) && controllerVersion.isPresent()) {
+                Optional<String> unreadable = io.slurmlet.agent.slurm.SavedState.cannotStart(controllerVersion.get(),
+                        facts.slurmctldState(), io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + " on " + name);
+                if (unreadable.isPresent()) {
+                    nodeProblems.add(new Problem("controller", name, unreadable.get()));
+                    slurmctldMayRun = false;
+                }
+            }
             if (roles.contains(Role.COMPUTE) && controllerVersion.isPresent()) {
                 Optional<SlurmVersion> own = SlurmVersion.parse(facts.slurmVersion());
                 if (own.isPresent()) {
@@ -244,7 +253,7 @@ public final class Planner {
             plans.put(name, new NodePlan(name, roles, packages,
                     roles.isEmpty() ? Optional.empty() : mungeKey,
                     roles.isEmpty() ? List.of() : NodePlan.configs(files),
-                    services(roles, slurmdMayRun && !files.isEmpty(), !files.isEmpty()), nodeProblems, nodeStates,
+                    services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty()), nodeProblems, nodeStates,
                     users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home",
                     storage, pam));
             problems.addAll(nodeProblems);

@@ -251,4 +251,19 @@ class PlannerTest {
         assertEquals(Set.of(), Planner.leaving(out, Set.of("n7"), Set.of("n7"), machines), "a node without an agent");
         assertEquals(Set.of(), Planner.leaving(out, Set.of("n1"), Set.of(), machines), "a node slurmctld never had");
     }
+
+    @Test
+    void aControllerWhoseSlurmCannotReadItsSavedStateIsToldWhatToDoAndSlurmctldIsNotStarted() {
+        var machines = inventory("24.11.5", "c0", "n1");
+        machines.put("c0", machines.get("c0").withSlurmctldState(38 << 8));
+        var plans = Planner.plan(settings(false, "n1"), machines, KEY);
+        assertEquals(List.of("munge"), plans.nodes().get("c0").services(), "no slurmctld to exit at its start");
+        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").services());
+        Problem p = plans.problems().stream().filter(x -> x.key().equals("controller")).findFirst().orElseThrow();
+        assertEquals("c0", p.value());
+        assertTrue(p.message().startsWith("slurmctld's saved state in /var/lib/slurm/slurmctld on c0 was written by Slurm 22.05"),
+                p.message());
+        machines.put("c0", machines.get("c0").withSlurmctldState(42 << 8));
+        assertEquals(List.of("munge", "slurmctld"), Planner.plan(settings(false, "n1"), machines, KEY).nodes().get("c0").services());
+    }
 }
