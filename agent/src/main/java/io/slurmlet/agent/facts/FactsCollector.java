@@ -33,6 +33,8 @@ public final class FactsCollector {
     /** The first two bytes of slurmctld's saved state: the protocol version of the release that wrote it. */
     public static final List<String> SAVED_STATE = List.of("od", "-An", "-tu1", "-N2",
             io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + "/assoc_usage");
+    /** What apt would install of slurmctld: asked only where slurmctld saved state. */
+    public static final List<String> APT_POLICY = List.of("apt-cache", "policy", "slurmctld");
 
     static final Path CPUINFO = Path.of("/proc/cpuinfo");
     static final Path MEMINFO = Path.of("/proc/meminfo");
@@ -77,7 +79,11 @@ public final class FactsCollector {
         List<NodeFacts.Gpus> gpus = gpus(warnings);
         String os = os(warnings);
         NodeFacts facts = new NodeFacts(nodeName, "", hw.cpus(), hw.boards(), hw.sockets(), hw.coresPerSocket(),
-                hw.threadsPerCore(), hw.memoryMiB(), gpus, os, version, savedState());
+                hw.threadsPerCore(), hw.memoryMiB(), gpus, os, version, 0, "");
+        int state = savedState();
+        if (state != 0) {
+            facts = facts.withSlurmctldState(state).withSlurmctldCandidate(candidate());
+        }
         return new Collected(facts, warnings);
     }
 
@@ -185,6 +191,33 @@ public final class FactsCollector {
             return (Integer.parseInt(bytes[0]) << 8) | Integer.parseInt(bytes[1]);
         } catch (CommandFailed e) {
             return 0;
+        }
+    }
+
+    /** apt's candidate for slurmctld where it differs from the installed one; empty: none, the same, or no apt. */
+    private String candidate() {
+        try {
+            Commands.Result r = commands.run(APT_POLICY, deadline);
+            if (!r.succeeded()) {
+                return "";
+            }
+            String installed = "";
+            String candidate = "";
+            for (String line : r.stdout().lines().toList()) {
+                String l = line.strip();
+                if (l.startsWith("Installed:")) {
+                    installed = l.substring("Installed:".length()).strip();
+                } else if (l.startsWith("Candidate:")) {
+                    candidate = l.substring("Candidate:".length()).strip();
+                }
+            }
+            if (candidate.equals(installed)) {
+                return "";
+            }
+            // As the leader reads versions: 24.11.5, whatever the package's epoch and revision.
+            return SlurmVersion.parse(candidate.replaceFirst("^[0-9]+:", "")).map(SlurmVersion::toString).orElse("");
+        } catch (CommandFailed e) {
+            return "";
         }
     }
 

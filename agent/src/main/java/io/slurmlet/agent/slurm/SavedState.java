@@ -36,38 +36,63 @@ public final class SavedState {
     }
 
     /**
-     * Why {@code daemon}'s slurmctld cannot start from state saved with {@code protocol}, and what
-     * to do; empty when it can (or no state is saved: protocol 0, or a release this table does not know).
+     * What keeps {@code daemon}'s slurmctld from state written by {@code wrote}.
      *
-     * @param where the state's folder, for the message
+     * @param wrote  the release that wrote the state
+     * @param newer  it is newer than the daemon's, which no release reads
+     * @param oldest the oldest release whose state the daemon reads
+     * @param step   the latest release before the daemon's that reads the state: the step to go through
      */
-    public static Optional<String> cannotStart(SlurmVersion daemon, int protocol, String where) {
+    public record Gap(String wrote, boolean newer, String oldest, String step) { }
+
+    /** Why {@code daemon} cannot start from state saved with {@code protocol}; empty when it can, or nothing (known) is saved. */
+    public static Optional<Gap> gap(SlurmVersion daemon, int protocol) {
         Optional<String> wrote = release(protocol);
         int own = RELEASES.indexOf(daemon.release());
         if (protocol == 0 || wrote.isEmpty() || own < 0) {
             return Optional.empty();
         }
         int state = RELEASES.indexOf(wrote.get());
-        int reach = reach(own);
         if (state > own) {
-            return Optional.of(("slurmctld's saved state in %s was written by Slurm %s, newer than the installed %s, which "
-                    + "cannot read it: install %s or later again").formatted(where, wrote.get(), daemon.release(), wrote.get()));
+            return Optional.of(new Gap(wrote.get(), true, "", ""));
         }
-        if (own - state <= reach) {
+        if (own - state <= reach(own)) {
             return Optional.empty();
         }
-        String oldest = RELEASES.get(own - reach);
         int furthest = state;
         for (int j = state + 1; j < own; j++) {
             if (j - state <= reach(j)) {
                 furthest = j;
             }
         }
-        String step = RELEASES.get(furthest);
-        return Optional.of(("slurmctld's saved state in %s was written by Slurm %s, and the installed %s reads only the state "
-                + "of %s or later, so slurmctld would exit at its start: slurmlet does not start it. Upgrade in steps: install "
-                + "Slurm %s on this machine and start slurmctld once (it saves its state anew), then %s; or move %s aside to "
-                + "start afresh, which loses every queued and running job").formatted(where, wrote.get(), daemon.release(), oldest,
-                step, daemon.release(), where));
+        return Optional.of(new Gap(wrote.get(), false, RELEASES.get(own - reach(own)), RELEASES.get(furthest)));
+    }
+
+    /**
+     * Why the installed {@code daemon}'s slurmctld cannot start from state saved with {@code protocol},
+     * and what to do; empty when it can (or no state is saved: protocol 0, or a release this table does not know).
+     *
+     * @param where the state's folder, for the message
+     */
+    public static Optional<String> cannotStart(SlurmVersion daemon, int protocol, String where) {
+        return gap(daemon, protocol).map(g -> g.newer()
+                ? ("slurmctld's saved state in %s was written by Slurm %s, newer than the installed %s, which cannot read it: "
+                + "install %s or later again").formatted(where, g.wrote(), daemon.release(), g.wrote())
+                : ("slurmctld's saved state in %s was written by Slurm %s, and the installed %s reads only the state of %s or "
+                + "later, so slurmctld would exit at its start: slurmlet does not start it. Upgrade in steps: install Slurm %s on "
+                + "this machine and start slurmctld once (it saves its state anew), then %s; or move %s aside to start afresh, "
+                + "which loses every queued and running job").formatted(where, g.wrote(), daemon.release(), g.oldest(), g.step(),
+                daemon.release(), where));
+    }
+
+    /**
+     * What to do before the package manager installs {@code next}, which could not start from the
+     * state saved with {@code protocol}; empty when it could.
+     */
+    public static Optional<String> beforeUpgradeTo(SlurmVersion next, int protocol, String where) {
+        return gap(next, protocol).filter(g -> !g.newer()).map(g -> ("the package manager would upgrade slurmctld to %s, which reads "
+                + "only the state of %s or later, and the state in %s was written by %s: before that upgrade, go through Slurm %s "
+                + "(install it and start slurmctld once), or keep slurmctld back (apt-mark hold slurmctld); slurmlet would not start "
+                + "%s on this state").formatted(next.release(), g.oldest(), where, g.wrote(), g.step(), next.release()));
     }
 }

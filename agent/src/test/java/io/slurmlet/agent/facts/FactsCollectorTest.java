@@ -204,7 +204,19 @@ class FactsCollectorTest {
         commands.notInstalled("slurmd").notInstalled("nvidia-smi")
                 .answer(FactsCollector.SAVED_STATE, "  38   0\n");
 
-        assertEquals(9728, collector.collect("n0").facts().slurmctldState(), "22.05's");
-        assertEquals(List.of(SLURMD_C, NVIDIA_SMI, FactsCollector.SAVED_STATE), commands.log());
+        commands.answer(FactsCollector.APT_POLICY, """
+                slurmctld:
+                  Installed: 22.05.8-4+deb12u3
+                  Candidate: 24.11.5-1
+                  Version table:
+                """);
+
+        NodeFacts facts = collector.collect("n0").facts();
+        assertEquals(9728, facts.slurmctldState(), "22.05's");
+        assertEquals("24.11.5", facts.slurmctldCandidate(), "what the next upgrade installs, as the leader reads versions");
+        assertEquals(List.of(SLURMD_C, NVIDIA_SMI, FactsCollector.SAVED_STATE, FactsCollector.APT_POLICY), commands.log());
+
+        commands.answer(FactsCollector.APT_POLICY, "slurmctld:\n  Installed: 22.05.8-4+deb12u3\n  Candidate: 22.05.8-4+deb12u3\n");
+        assertEquals("", collector.collect("n0").facts().slurmctldCandidate(), "nothing newer");
     }
 }

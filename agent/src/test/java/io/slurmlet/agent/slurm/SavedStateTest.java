@@ -51,4 +51,13 @@ class SavedStateTest {
                 + "installed 22.05, which cannot read it: install 24.11 or later again"),
                 SavedState.cannotStart(SlurmVersion.of(22, 5), 42 << 8, WHERE));
     }
+
+    @Test
+    void anUpgradeThatCouldNotStartIsToldBeforeItIsMade() {
+        assertEquals(Optional.of("the package manager would upgrade slurmctld to 24.11, which reads only the state of 23.02 or later, "
+                + "and the state in /var/lib/slurm/slurmctld on n0 was written by 22.05: before that upgrade, go through Slurm 23.11 "
+                + "(install it and start slurmctld once), or keep slurmctld back (apt-mark hold slurmctld); slurmlet would not start "
+                + "24.11 on this state"), SavedState.beforeUpgradeTo(SlurmVersion.of(24, 11), 9728, WHERE));
+        assertEquals(Optional.empty(), SavedState.beforeUpgradeTo(SlurmVersion.of(26, 5), 42 << 8, WHERE));
+    }
 }

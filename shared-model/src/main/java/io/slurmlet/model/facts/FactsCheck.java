@@ -73,6 +73,10 @@ public final class FactsCheck {
             add("slurm_version", f.slurmVersion(), "slurm_version %s is not a Slurm version: as slurmd -V prints it, e.g. 24.11.5, or empty where Slurm is not installed"
                     .formatted(Text.quote(f.slurmVersion())));
         }
+        if (!f.slurmctldCandidate().isEmpty() && !SLURM_VERSION.matcher(f.slurmctldCandidate()).matches()) {
+            add("slurmctld_candidate", f.slurmctldCandidate(), ("slurmctld_candidate %s is not a Slurm version: as apt-cache policy "
+                    + "prints it, e.g. 24.11.5-1, or empty").formatted(Text.quote(f.slurmctldCandidate())));
+        }
         if (f.slurmctldState() < 0 || f.slurmctldState() > MAX_COUNT) {
             add("slurmctld_state", Integer.toString(f.slurmctldState()), ("slurmctld_state %d is not a Slurm protocol version: "
                     + "the first two bytes of slurmctld's assoc_usage (e.g. 9728 for 22.05), or 0 where none is saved")

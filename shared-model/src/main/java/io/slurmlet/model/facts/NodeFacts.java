@@ -21,6 +21,8 @@ import java.util.Locale;
  * @param slurmVersion   the installed Slurm version, as {@code 22.05.8}; empty: Slurm not installed
  * @param slurmctldState the protocol version slurmctld's saved state on this machine was written with
  *                       (Slurm's release × 256, as the state holds it: 9728 is 22.05); 0: no saved state
+ * @param slurmctldCandidate where there is saved state, the slurmctld version the package manager would
+ *                       install on an upgrade, as {@code 24.11.5}; empty: none newer, or not known
  */
 public record NodeFacts(
         @JsonProperty("name") String name,
@@ -34,17 +36,24 @@ public record NodeFacts(
         @JsonProperty("gpus") List<Gpus> gpus,
         @JsonProperty("os") String os,
         @JsonProperty("slurm_version") String slurmVersion,
-        @JsonProperty("slurmctld_state") int slurmctldState) {
+        @JsonProperty("slurmctld_state") int slurmctldState,
+        @JsonProperty("slurmctld_candidate") String slurmctldCandidate) {
 
     public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
                      long memoryMiB, List<Gpus> gpus, String os, String slurmVersion) {
-        this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion, 0);
+        this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion, 0, "");
     }
 
     /** These facts with {@code protocol} as the saved state's version. */
     public NodeFacts withSlurmctldState(int protocol) {
         return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                protocol);
+                protocol, slurmctldCandidate);
+    }
+
+    /** These facts with {@code version} as the slurmctld an upgrade would install. */
+    public NodeFacts withSlurmctldCandidate(String version) {
+        return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
+                slurmctldState, version);
     }
 
     public NodeFacts {
@@ -53,6 +62,7 @@ public record NodeFacts(
         gpus = gpus == null ? List.of() : List.copyOf(gpus);
         os = os == null ? "" : os;
         slurmVersion = slurmVersion == null ? "" : slurmVersion;
+        slurmctldCandidate = slurmctldCandidate == null ? "" : slurmctldCandidate;
     }
 
     /** The number of GPUs of every model (facts that passed {@link FactsCheck} cannot overflow it). */

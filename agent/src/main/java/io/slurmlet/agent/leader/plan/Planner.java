@@ -219,6 +219,11 @@ public final class Planner {
                 if (unreadable.isPresent()) {
                     nodeProblems.add(new Problem("controller", name, unreadable.get()));
                     slurmctldMayRun = false;
+                } else {
+                    // Said before an upgrade of the machine's packages makes it so.
+                    SlurmVersion.parse(facts.slurmctldCandidate()).flatMap(next -> io.slurmlet.agent.slurm.SavedState.beforeUpgradeTo(next,
+                            facts.slurmctldState(), io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + " on " + name))
+                            .map(why -> name + ": " + why).ifPresent(notes::add);
                 }
             }
             if (roles.contains(Role.COMPUTE) && controllerVersion.isPresent()) {

@@ -265,5 +265,14 @@ class PlannerTest {
                 p.message());
         machines.put("c0", machines.get("c0").withSlurmctldState(42 << 8));
         assertEquals(List.of("munge", "slurmctld"), Planner.plan(settings(false, "n1"), machines, KEY).nodes().get("c0").services());
+
+        // Before an OS upgrade: 22.05 installed and its state, 24.11 the package manager's candidate.
+        var before = inventory("22.05.8", "c0", "n1");
+        before.put("c0", before.get("c0").withSlurmctldState(38 << 8).withSlurmctldCandidate("24.11.5"));
+        var warned = Planner.plan(settings(false, "n1"), before, KEY);
+        assertEquals(List.of("munge", "slurmctld"), warned.nodes().get("c0").services(), "22.05 runs on its state");
+        assertTrue(warned.notes().stream().anyMatch(n -> n.startsWith("c0: the package manager would upgrade slurmctld to 24.11, "
+                + "which reads only the state of 23.02 or later")), warned.notes().toString());
+        assertTrue(warned.problems().isEmpty(), warned.problems().toString());
     }
 }
