@@ -20,8 +20,10 @@ import java.util.function.Supplier;
  * {@code systemctl show}: one that is down is said at once (status, and health: the {@value #NAME}
  * check fails with the daemon and systemd's reason). One that crashed (failed, or ended by a signal
  * or an exit code) is started again after 1 s, then with a backoff doubling to 30 s while it does
- * not stay up; one someone stopped is left to the next pass, and none is started while the munge or
- * slurm step runs.
+ * not stay up; a daemon that systemd started {@value #MOST_TRIES} times and that exited again each
+ * time (a slurmctld on saved state it cannot read) is left down and said, never kept crash-looping,
+ * until it is seen up again or a pass starts it. One someone stopped is left to the next pass, and none is started
+ * while the munge or slurm step runs.
  * A pass would start it too, but only at the next resync: monitoring must not be told all is well
  * while a daemon is dead.
  */
@@ -30,10 +32,12 @@ final class DaemonWatch extends Worker {
     static final String NAME = "daemons";
     static final Duration FIRST_TRY = Duration.ofSeconds(1);
     static final Duration LAST_TRY = Duration.ofSeconds(30);
+    /** Starts in a row that systemd made and the daemon did not outlive, after which it is left down. */
+    static final int MOST_TRIES = 5;
     private static final Logger LOG = Logger.getLogger(DaemonWatch.class);
 
     /** A daemon that is down: since when, what systemd said, how often it was started again, when next. */
-    record Down(String unit, String said, Instant since, int tries, Instant next, String lastTry) {
+    record Down(String unit, String said, Instant since, int tries, Instant next, String lastTry, int exitedAfterStart) {
     }
 
     private final Services services;
@@ -79,13 +83,13 @@ final class DaemonWatch extends Worker {
                 }
                 Down d = down.get(unit);
                 if (d == null) {
-                    d = new Down(unit, state.said(), now, 0, now.plus(FIRST_TRY), "");
+                    d = new Down(unit, state.said(), now, 0, now.plus(FIRST_TRY), "", 0);
                     LOG.warnf("%s is down: systemd says %s; starting it again in %d s", unit, state.said(), FIRST_TRY.toSeconds());
                 } else {
-                    d = new Down(unit, state.said(), d.since(), d.tries(), d.next(), d.lastTry());
+                    d = new Down(unit, state.said(), d.since(), d.tries(), d.next(), d.lastTry(), d.exitedAfterStart());
                 }
                 // Only a crash is undone: a daemon someone stopped is said, and left to the next pass; none while a step restarts them.
-                if (state.crashed() && !busy.getAsBoolean() && !now.isBefore(d.next())) {
+                if (state.crashed() && d.exitedAfterStart() < MOST_TRIES && !busy.getAsBoolean() && !now.isBefore(d.next())) {
                     String tried = "";
                     try {
                         services.start(unit);
@@ -93,8 +97,9 @@ final class DaemonWatch extends Worker {
                         tried = e.getMessage();
                     }
                     Duration wait = FIRST_TRY.multipliedBy(1L << Math.min(d.tries() + 1, 5));
+                    // A start systemd made that the daemon did not outlive (seen down again at a later look) counts.
                     d = new Down(unit, state.said(), d.since(), d.tries() + 1, now.plus(wait.compareTo(LAST_TRY) > 0 ? LAST_TRY : wait),
-                            tried);
+                            tried, d.exitedAfterStart() + (tried.isEmpty() ? 1 : 0));
                 }
                 down.put(unit, d);
             }
@@ -103,8 +108,10 @@ final class DaemonWatch extends Worker {
             } else {
                 List<String> said = new ArrayList<>();
                 for (Down d : down.values()) {
-                    said.add("%s is down since %s (systemd: %s); started again %d time%s%s".formatted(d.unit(), d.since(), d.said(),
-                            d.tries(), d.tries() == 1 ? "" : "s", d.lastTry().isEmpty() ? "" : ", the last failed: " + d.lastTry()));
+                    said.add("%s is down since %s (systemd: %s); started again %d time%s%s%s".formatted(d.unit(), d.since(), d.said(),
+                            d.tries(), d.tries() == 1 ? "" : "s", d.lastTry().isEmpty() ? "" : ", the last failed: " + d.lastTry(),
+                            d.exitedAfterStart() < MOST_TRIES ? "" : "; left down, as it exited after each start (journalctl -u %s says why)"
+                                    .formatted(d.unit())));
                 }
                 verdict = Outcome.failed(NAME, String.join("; ", said));
             }

@@ -88,6 +88,34 @@ class DaemonWatchTest {
     }
 
     @Test
+    void aDaemonThatExitsAfterEveryStartIsLeftDownAfterFiveAndSaysSoUntilItIsUpAgain() {
+        watch.look();
+        services.died("slurmd");
+        int starts = 0;
+        for (int s = 0; s < 300; s++) {
+            int before = services.log.size();
+            watch.look();
+            if (services.log.size() > before) {
+                starts++;
+                services.died("slurmd"); // started, and exited at once (a slurmctld on state it cannot read)
+            }
+            clock.pass(Duration.ofSeconds(1));
+        }
+        assertEquals(DaemonWatch.MOST_TRIES, starts, services.log.toString());
+        Outcome o = watch.look();
+        assertTrue(o.failed() && o.detail().endsWith("started again 5 times; left down, as it exited after each start "
+                + "(journalctl -u slurmd says why)"), o.detail());
+        services.restartedByHand("slurmd"); // a pass, or an admin, started it
+        assertFalse(watch.look().failed());
+        services.died("slurmd");
+        watch.look();
+        clock.pass(Duration.ofSeconds(1));
+        int before = services.log.size();
+        watch.look();
+        assertEquals(before + 1, services.log.size(), "a new crash is undone again");
+    }
+
+    @Test
     void aDaemonThePlanNoLongerRunsIsNotWatched() {
         List<String> wanted = new ArrayList<>(List.of("munge", "slurmd"));
         DaemonWatch w = new DaemonWatch(services, () -> List.copyOf(wanted), () -> false, recorded::add, clock,
