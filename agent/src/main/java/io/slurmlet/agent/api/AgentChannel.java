@@ -329,9 +329,7 @@ public final class AgentChannel implements AutoCloseable {
 
     /** {@code reported} under the name of the machine that sent it. */
     static NodeFacts named(String node, NodeFacts reported) {
-        return new NodeFacts(node, reported.address(), reported.cpus(), reported.boards(), reported.sockets(),
-                reported.coresPerSocket(), reported.threadsPerCore(), reported.memoryMiB(), reported.gpus(), reported.os(),
-                reported.slurmVersion());
+        return reported.withName(node);
     }
 
     private static byte[] bytes(RoutingContext ctx) {

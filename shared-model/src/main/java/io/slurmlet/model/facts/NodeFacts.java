@@ -44,6 +44,12 @@ public record NodeFacts(
         this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion, 0, "");
     }
 
+    /** These facts, every field kept, under the name {@code node}. */
+    public NodeFacts withName(String node) {
+        return new NodeFacts(node, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
+                slurmctldState, slurmctldCandidate);
+    }
+
     /** These facts with {@code protocol} as the saved state's version. */
     public NodeFacts withSlurmctldState(int protocol) {
         return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
