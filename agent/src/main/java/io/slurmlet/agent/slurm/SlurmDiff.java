@@ -100,8 +100,26 @@ public final class SlurmDiff {
         }
     }
 
+    /**
+     * Where slurmctld keeps the name of the cluster its saved state belongs to. slurmctld refuses to
+     * start when it differs from slurm.conf's ClusterName ("slurmctld has been started with
+     * ClusterName=prod, but read slurmlet from the state files in StateSaveLocation"), though a
+     * reconfigure takes the new name: so on the controller it is one of the step's files, the name
+     * as slurmctld writes it (no newline, 0644, SlurmUser's), and a rename never leaves a slurmctld
+     * that cannot start again. It is written only where it exists: slurmctld writes it at its first start.
+     */
+    static final String CLUSTER_NAME_FILE = io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + "/clustername";
+    private static final java.util.regex.Pattern CLUSTER_NAME = java.util.regex.Pattern.compile("(?m)^ClusterName=(\\S+)$");
+
     public static Wanted desired(NodePlan plan) {
-        return new Wanted(!plan.roles().isEmpty(), plan.slurmFiles(), plan.services(), plan.runs(Role.CONTROLLER));
+        List<ManagedFile> files = plan.slurmFiles();
+        boolean controls = plan.runs(Role.CONTROLLER);
+        java.util.regex.Matcher name = CLUSTER_NAME.matcher(plan.files().getOrDefault(SLURM_CONF, ""));
+        if (controls && name.find()) {
+            files = new ArrayList<>(files);
+            files.add(new ManagedFile(CLUSTER_NAME_FILE, name.group(1), "0644", "slurm", "slurm", false));
+        }
+        return new Wanted(!plan.roles().isEmpty(), files, plan.services(), controls);
     }
 
     /**
@@ -151,10 +169,14 @@ public final class SlurmDiff {
      * The owed restarts recorded (before the files), the files, the daemons' invocations noted,
      * then each daemon started or restarted in the plan's order, then the controller's reconfigure.
      */
-    public static Diff diff(Wanted wanted, Seen seen) {
-        if (wanted.files().isEmpty()) {
-            return Diff.of(List.of(), wanted.role() ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here");
+    public static Diff diff(Wanted plan, Seen seen) {
+        if (plan.files().isEmpty()) {
+            return Diff.of(List.of(), plan.role() ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here");
         }
+        // The cluster's name in slurmctld's state is kept only once slurmctld wrote it: at its first start it writes its own.
+        Wanted wanted = new Wanted(plan.role(), plan.files().stream()
+                .filter(f -> !f.path().equals(CLUSTER_NAME_FILE) || seen.files().containsKey(f.path())).toList(),
+                plan.services(), plan.controls());
         // The daemons act on a change of content only; a file whose mode or owner alone differs is written again, nothing more.
         Map<String, String> written = new TreeMap<>();
         Set<String> rewritten = new HashSet<>();

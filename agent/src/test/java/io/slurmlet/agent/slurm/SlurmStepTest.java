@@ -52,6 +52,25 @@ class SlurmStepTest {
     }
 
     @Test
+    void renamingTheClusterKeepsTheNameInSlurmctldsStateInStepSoItStartsAgain() {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        assertTrue(files.log.stream().noneMatch(l -> l.contains("clustername")), "slurmctld writes it at its first start");
+        // slurmctld started and wrote it, as it does.
+        files.put(Path.of("/var/lib/slurm/slurmctld/clustername"), "lab".getBytes(), "rw-r--r--", "slurm", "slurm");
+        files.log.clear();
+        commands.clearLog();
+        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("gpu", Map.of()))));
+
+        SlurmSettings renamed = new SlurmSettings(true, "prod", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
+                false, null, Map.of());
+        Outcome o = step.apply(plan("c0", renamed));
+        assertEquals(Outcome.changed("slurm", "wrote slurm.conf, clustername; scontrol reconfigure"), o);
+        assertTrue(files.log.contains("write /var/lib/slurm/slurmctld/clustername rw-r--r-- slurm:slurm"), files.log.toString());
+        assertEquals("prod", new String(files.stat(Path.of("/var/lib/slurm/slurmctld/clustername")).orElseThrow().content()));
+        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "no restart: a reconfigure takes the name");
+    }
+
+    @Test
     void secondApplyWritesNothing() {
         NodePlan plan = plan("n1", settings("gpu", Map.of()));
         step.apply(plan);

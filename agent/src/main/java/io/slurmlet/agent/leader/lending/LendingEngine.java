@@ -229,5 +229,11 @@ public final class LendingEngine implements AutoCloseable {
         stopped = true;
         wake();
         hookThreads.shutdownNow();
+        try {
+            // A hook that ends now still gets its result kept; one that does not is run again by the next leader.
+            hookThreads.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -221,7 +221,7 @@ class LendingEngineTest {
             } catch (Exception e) {
                 Thread.currentThread().interrupt();
             }
-            return Commands.Result.ok("");
+            throw new IllegalStateException("the leader is gone: nothing of this hook's end is kept");
         };
         LendingEngine first = engine(book, settings, inventory, reports, new Hooks(hanging, Optional.empty(),
                 Optional.of(List.of("platform-release", "{node}", "{run}")), Duration.ofSeconds(5)));
@@ -235,6 +235,7 @@ class LendingEngineTest {
         }
         assertEquals(List.of("release"), seenOnDisk, "the hook about to run was written down before it ran");
         // The leader stops (its hook thread goes with it); the next reads the book from disk.
+        first.close();
         LendingBook again = LendingBook.open(state);
         assertEquals("release", again.get("n1").orElseThrow().hookRunning());
         FakeCommands commands = new FakeCommands().answer(List.of("platform-release", "n1", runs.get(0).get(2)),
@@ -251,7 +252,6 @@ class LendingEngineTest {
         assertTrue(r.lastError().startsWith("the release hook was running when the leader stopped (started at "), r.lastError());
         assertTrue(runs.get(0).get(2).startsWith("n1-reclaiming-"), runs.toString());
         never.countDown();
-        first.close();
         second.close();
     }
 }
