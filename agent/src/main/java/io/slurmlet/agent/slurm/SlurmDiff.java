@@ -173,10 +173,20 @@ public final class SlurmDiff {
         if (plan.files().isEmpty()) {
             return Diff.of(List.of(), plan.role() ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here");
         }
-        // The cluster's name in slurmctld's state is kept only once slurmctld wrote it: at its first start it writes its own.
-        Wanted wanted = new Wanted(plan.role(), plan.files().stream()
-                .filter(f -> !f.path().equals(CLUSTER_NAME_FILE) || seen.files().containsKey(f.path())).toList(),
-                plan.services(), plan.controls());
+        // The cluster's name in slurmctld's state is kept only once slurmctld wrote it (at its first start it writes its
+        // own), and only its name: 24.11 and later keep the cluster's id after it ("slurmlet|1605"), which stays.
+        List<ManagedFile> files = new ArrayList<>();
+        for (ManagedFile f : plan.files()) {
+            FileNow now = seen.files().get(f.path());
+            if (!f.path().equals(CLUSTER_NAME_FILE)) {
+                files.add(f);
+            } else if (now != null) {
+                int bar = now.content().indexOf('|');
+                files.add(new ManagedFile(f.path(), f.content() + (bar < 0 ? "" : now.content().substring(bar)), f.mode(), f.owner(),
+                        f.group(), false));
+            }
+        }
+        Wanted wanted = new Wanted(plan.role(), files, plan.services(), plan.controls());
         // The daemons act on a change of content only; a file whose mode or owner alone differs is written again, nothing more.
         Map<String, String> written = new TreeMap<>();
         Set<String> rewritten = new HashSet<>();

@@ -56,7 +56,7 @@ class SlurmStepTest {
         step.apply(plan("c0", settings("gpu", Map.of())));
         assertTrue(files.log.stream().noneMatch(l -> l.contains("clustername")), "slurmctld writes it at its first start");
         // slurmctld started and wrote it, as it does.
-        files.put(Path.of("/var/lib/slurm/slurmctld/clustername"), "lab".getBytes(), "rw-r--r--", "slurm", "slurm");
+        files.put(Path.of("/var/lib/slurm/slurmctld/clustername"), "lab|1605".getBytes(), "rw-r--r--", "slurm", "slurm");
         files.log.clear();
         commands.clearLog();
         assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("gpu", Map.of()))));
@@ -66,7 +66,8 @@ class SlurmStepTest {
         Outcome o = step.apply(plan("c0", renamed));
         assertEquals(Outcome.changed("slurm", "wrote slurm.conf, clustername; scontrol reconfigure"), o);
         assertTrue(files.log.contains("write /var/lib/slurm/slurmctld/clustername rw-r--r-- slurm:slurm"), files.log.toString());
-        assertEquals("prod", new String(files.stat(Path.of("/var/lib/slurm/slurmctld/clustername")).orElseThrow().content()));
+        assertEquals("prod|1605", new String(files.stat(Path.of("/var/lib/slurm/slurmctld/clustername")).orElseThrow().content()),
+                "the name, and 24.11's cluster id kept");
         assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "no restart: a reconfigure takes the name");
     }
 
