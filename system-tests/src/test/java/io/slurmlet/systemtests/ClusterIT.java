@@ -796,4 +796,44 @@ class ClusterIT {
             }
         });
     }
+
+    @Test
+    @Order(17)
+    void renamingTheClusterDuringAJobLeavesASlurmctldThatStartsAgainAndTheJobRunning() throws Exception {
+        Instant since = Instant.now();
+        String job = heartbeatJob("n2", "rename", 20);
+        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        ok("n0", "ctl", "slurm", "set", "cluster_name=renamed");
+        await(Duration.ofSeconds(60), "slurmctld runs as cluster renamed", () -> {
+            try {
+                return ok("n0", "scontrol", "show", "config").contains("ClusterName             = renamed");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        assertTrue(ok("n0", "cat", "/var/lib/slurm/slurmctld/clustername").startsWith("renamed"), "slurmctld's own record follows");
+        // Every daemon restarted once more, as a reboot or an upgrade would: none is refused, the job runs on.
+        ok("n0", "systemctl", "restart", "slurmctld");
+        for (String node : List.of("n1", "n2", "n3")) {
+            ok(node, "systemctl", "restart", "slurmd");
+        }
+        await(Duration.ofSeconds(30), "slurmctld answers after its restart", () -> {
+            try {
+                return on("n0", "scontrol", "ping").out().contains("UP");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals("active", ok("n0", "systemctl", "is-active", "slurmctld").strip());
+        assertEquals("RUNNING", jobState(job), "the job runs on");
+        await(Duration.ofSeconds(60), "job " + job + " ran to its end", () -> {
+            try {
+                return on("n0", "cat", "/shared/home/bob/rename.out").out().strip().equals("finished");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertTrue(longestGap("rename") < 1.0, "the job's writes to /shared never stopped for a second");
+        assertEquals("", slurmctldFatals(since));
+    }
 }
