@@ -1,5 +1,6 @@
 package io.slurmlet.model.facts;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import java.util.List;
@@ -22,7 +23,9 @@ import java.util.Locale;
  * @param slurmctldState the protocol version slurmctld's saved state on this machine was written with
  *                       (Slurm's release × 256, as the state holds it: 9728 is 22.05); 0: no saved state
  * @param slurmctldCandidate where there is saved state, the slurmctld version the package manager would
- *                       install on an upgrade, as {@code 24.11.5}; empty: none newer, or not known
+ *                       install on an upgrade, as {@code 24.11.5}; empty: none newer, or not known. Both
+ *                       are left out of the JSON when they say nothing, so that a leader older than
+ *                       them (which refuses keys it does not know) still takes every other machine's facts.
  */
 public record NodeFacts(
         @JsonProperty("name") String name,
@@ -36,8 +39,8 @@ public record NodeFacts(
         @JsonProperty("gpus") List<Gpus> gpus,
         @JsonProperty("os") String os,
         @JsonProperty("slurm_version") String slurmVersion,
-        @JsonProperty("slurmctld_state") int slurmctldState,
-        @JsonProperty("slurmctld_candidate") String slurmctldCandidate) {
+        @JsonProperty("slurmctld_state") @JsonInclude(JsonInclude.Include.NON_DEFAULT) int slurmctldState,
+        @JsonProperty("slurmctld_candidate") @JsonInclude(JsonInclude.Include.NON_EMPTY) String slurmctldCandidate) {
 
     public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
                      long memoryMiB, List<Gpus> gpus, String os, String slurmVersion) {

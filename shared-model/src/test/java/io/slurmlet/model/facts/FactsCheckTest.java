@@ -78,6 +78,17 @@ class FactsCheckTest {
     }
 
     @Test
+    void theSavedStateFieldsAreLeftOutWhereTheySayNothingSoAnOlderLeaderTakesTheFacts() throws Exception {
+        String plain = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(GOOD);
+        assertTrue(!plain.contains("slurmctld_state") && !plain.contains("slurmctld_candidate"), plain);
+        NodeFacts controller = GOOD.withSlurmctldState(9728).withSlurmctldCandidate("24.11.5");
+        String json = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(controller);
+        assertTrue(json.contains("\"slurmctld_state\":9728") && json.contains("\"slurmctld_candidate\":\"24.11.5\""), json);
+        assertEquals(controller, io.slurmlet.model.api.SettingsJson.STRICT.readValue(json, NodeFacts.class));
+        assertEquals(GOOD, io.slurmlet.model.api.SettingsJson.STRICT.readValue(plain, NodeFacts.class));
+    }
+
+    @Test
     void theNameIsTheMachinesOwn() {
         assertRefused("name", "n2", with(f -> new NodeFacts("n2", "", 1, 1, 1, 1, 1, 1024, List.of(), "", "")));
         List<Problem> problems = FactsCheck.problems("n1\nNodeName=x", GOOD);
