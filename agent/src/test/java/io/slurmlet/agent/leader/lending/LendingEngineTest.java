@@ -47,6 +47,21 @@ class LendingEngineTest {
         reports.put(new NodeReport("c0", 1, List.of(), List.of(n1)));
     }
 
+    /** The leader's inventory in {@code state}, with these machines on Slurm {@code slurm}. */
+    Inventory machines(String slurm, String... names) throws Exception {
+        Inventory inventory = Inventory.open(state);
+        for (String n : names) {
+            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", slurm));
+        }
+        return inventory;
+    }
+
+    /** The plans the leader would publish now, with lending as the book has it. */
+    static Planner.Plans plans(SettingsStore settings, Inventory inventory, LendingBook book) {
+        var s = settings.current().settings();
+        return Planner.plan(s, inventory.all(), io.slurmlet.model.plan.MungeKey.of(new byte[64]), book.lent(s, inventory.all()));
+    }
+
     static Phase awaitPhase(LendingBook book, Phase phase) throws InterruptedException {
         Instant end = Instant.now().plusSeconds(5);
         while (Instant.now().isBefore(end)) {
@@ -122,10 +137,7 @@ class LendingEngineTest {
     @Test
     void aLentNodeTakenOutOfTheNodesIsReclaimedFirstAndLeavesSlurmOnlyOnceItsLastJobHasEnded() throws Exception {
         SettingsStore settings = SettingsStore.open(state);
-        Inventory inventory = Inventory.open(state);
-        for (String n : List.of("c0", "n1", "n2")) {
-            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5"));
-        }
+        Inventory inventory = machines("24.11.5", "c0", "n1", "n2");
         NodeReports reports = new NodeReports();
         settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1", "n2"),
                 "gpu", null, null, false, null, Map.of()));
@@ -145,9 +157,7 @@ class LendingEngineTest {
         assertEquals(Phase.RECLAIMING, r.phase());
         assertEquals("job 7 of alice still running, then it leaves Slurm", r.waitingFor());
         assertEquals(Lending.LEAVES, r.transitions().get(r.transitions().size() - 1).why());
-        var machines = inventory.all();
-        var kept = Planner.plan(settings.current().settings(), machines, io.slurmlet.model.plan.MungeKey.of(new byte[64]),
-                book.lent(settings.current().settings(), machines));
+        var kept = plans(settings, inventory, book);
         assertTrue(kept.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "), "n1 stays in slurm.conf");
         assertEquals(io.slurmlet.model.plan.NodeWish.RECLAIM, kept.nodes().get("c0").nodeStates().get("n1"));
         var shown = engine.view().stream().filter(n -> n.name().equals("n1")).findFirst().orElseThrow();
@@ -161,8 +171,7 @@ class LendingEngineTest {
         assertEquals(Phase.PLATFORM, awaitPhase(book, Phase.PLATFORM));
         engine.tick();
         assertEquals(List.of(List.of("platform-release", "n1")), commands.log(), "released once");
-        var gone = Planner.plan(settings.current().settings(), machines, io.slurmlet.model.plan.MungeKey.of(new byte[64]),
-                book.lent(settings.current().settings(), machines));
+        var gone = plans(settings, inventory, book);
         assertFalse(gone.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "), "then slurm.conf loses it");
         assertEquals(Set.of(), gone.nodes().get("n1").roles());
         engine.close();
@@ -171,10 +180,7 @@ class LendingEngineTest {
     @Test
     void disablingSlurmletGivesEveryLentNodeBackThroughItsReclaimBeforeSlurmIsLeftAlone() throws Exception {
         SettingsStore settings = SettingsStore.open(state);
-        Inventory inventory = Inventory.open(state);
-        for (String n : List.of("c0", "n1")) {
-            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5"));
-        }
+        Inventory inventory = machines("24.11.5", "c0", "n1");
         NodeReports reports = new NodeReports();
         lend(settings, List.of("n1"));
         LendingBook book = LendingBook.open(state);
@@ -186,15 +192,12 @@ class LendingEngineTest {
         engine.tick();
         assertEquals(Phase.RECLAIMING, book.get("n1").orElseThrow().phase());
         assertEquals("job 7 of alice still running, then it leaves Slurm", book.get("n1").orElseThrow().waitingFor());
-        var machines = inventory.all();
-        var winding = Planner.plan(settings.current().settings(), machines, io.slurmlet.model.plan.MungeKey.of(new byte[64]),
-                book.lent(settings.current().settings(), machines));
+        var winding = plans(settings, inventory, book);
         assertEquals(List.of("munge", "slurmctld"), winding.nodes().get("c0").services(), "Slurm runs on while the job does");
         controllerShows(reports, new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the platform", List.of()));
         engine.tick();
         assertEquals(Phase.PLATFORM, book.get("n1").orElseThrow().phase());
-        var off = Planner.plan(settings.current().settings(), machines, io.slurmlet.model.plan.MungeKey.of(new byte[64]),
-                book.lent(settings.current().settings(), machines));
+        var off = plans(settings, inventory, book);
         off.nodes().values().forEach(p -> assertEquals(Set.of(), p.roles(), p.node()));
         engine.close();
     }
@@ -202,10 +205,7 @@ class LendingEngineTest {
     @Test
     void theHookAboutToRunIsOnDiskBeforeItRunsAndALeaderStoppedDuringItRunsItAgainOnceWithTheSameRunId() throws Exception {
         SettingsStore settings = SettingsStore.open(state);
-        Inventory inventory = Inventory.open(state);
-        for (String n : List.of("c0", "n1")) {
-            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
-        }
+        Inventory inventory = machines("22.05.8", "c0", "n1");
         NodeReports reports = new NodeReports();
         lend(settings, List.of("n1"));
         LendingBook book = LendingBook.open(state);
