@@ -153,7 +153,8 @@ public class SettingsResource {
                 hurts.addAll(whatTheControllerCannotRun(was, will));
                 hurts.addAll(exportsUnderJobs(current, next, was, will));
             }
-            hurts.addAll(whatWouldEndJobs(current, next));
+            hurts.addAll(whatWouldEndJobs(current, next, !current.enabled() && !Planner.leaving(current, lending.underWay(),
+                    known(current), inventory.all()).isEmpty()));
             if (!hurts.isEmpty()) {
                 return answer(new Result.Refused(hurts));
             }
@@ -177,24 +178,37 @@ public class SettingsResource {
     /**
      * A change that would end running jobs, refused with why and what to do: renaming the partition
      * while jobs run in it (Slurm ends the jobs of a partition that leaves slurm.conf, on 22.05,
-     * 24.11 and 26.05: system-tests/slurm/FINDINGS.md, "Reconfigure or restart, per version").
-     * The jobs are the ones the controller's agent last reported.
+     * 24.11 and 26.05: system-tests/slurm/FINDINGS.md, "Reconfigure or restart, per version"), or
+     * moving or emptying the controller (its saved state holds them). Asked while slurmlet runs Slurm:
+     * enabled, or disabled with nodes still leaving ({@code windingDown}). The jobs are the ones the
+     * controller's agent last reported.
      */
-    private List<Problem> whatWouldEndJobs(SlurmSettings current, SlurmSettings next) {
+    private List<Problem> whatWouldEndJobs(SlurmSettings current, SlurmSettings next, boolean windingDown) {
         List<Problem> problems = new ArrayList<>();
-        String was = current.partition(); // never empty: SlurmSettings gives the default
-        String now = next.partition();
-        if (!current.enabled() || was.equals(now)) {
-            return problems;
+        if (!current.enabled() && !windingDown) {
+            return problems; // no Slurm of slurmlet's runs: nothing to end
         }
         List<String> jobs = reports.jobsReportedBy(current.controller(), node -> true);
         if (jobs.isEmpty()) {
             return problems;
         }
+        String listed = String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : "");
+        if (!next.controller().equals(current.controller())) {
+            // The jobs live in the old slurmctld's state: a new one, elsewhere, knows none of them.
+            problems.add(new Problem("controller", next.controller(), ("moving slurmctld from %s to %s would lose the %d job%s it "
+                    + "runs (%s): the new controller starts with none of them; move it once squeue shows none (ctl slurm unlend "
+                    + "the nodes to let them drain)").formatted(current.controller(), next.controller().isEmpty() ? "nowhere"
+                    : next.controller(), jobs.size(), jobs.size() == 1 ? "" : "s", listed)));
+        }
+        String was = current.partition(); // never empty: SlurmSettings gives the default
+        String now = next.partition();
+        if (was.equals(now)) {
+            return problems;
+        }
         problems.add(new Problem("partition", now, ("renaming the partition %s to %s would end the %d job%s running in it "
                 + "(%s): Slurm ends the jobs of a partition that leaves slurm.conf; rename it once squeue shows none "
                 + "(ctl slurm unlend the nodes to let them drain)").formatted(was, now, jobs.size(), jobs.size() == 1 ? "" : "s",
-                String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : ""))));
+                listed)));
         return problems;
     }
 

@@ -97,7 +97,7 @@ final class DaemonWatch extends Worker {
                         tried = e.getMessage();
                     }
                     Duration wait = FIRST_TRY.multipliedBy(1L << Math.min(d.tries() + 1, 5));
-                    // A start systemd made that the daemon did not outlive (seen down again at a later look) counts.
+                    // A start systemd made counts; seen up at a later look, the daemon leaves this map and the count with it.
                     d = new Down(unit, state.said(), d.since(), d.tries() + 1, now.plus(wait.compareTo(LAST_TRY) > 0 ? LAST_TRY : wait),
                             tried, d.exitedAfterStart() + (tried.isEmpty() ? 1 : 0));
                 }

@@ -36,7 +36,19 @@ final class FactsStep {
         if (collected.facts().equals(reported)) {
             return Outcome.unchanged(NAME, detail);
         }
-        leader.reportFacts(collected.facts());
+        try {
+            leader.reportFacts(collected.facts());
+        } catch (LeaderLink.Refused e) {
+            NodeFacts plain = collected.facts().withSlurmctldState(0).withSlurmctldCandidate("");
+            if (e.status() != 400 || !e.getMessage().contains("unknown key \"slurmctld_") || plain.equals(collected.facts())) {
+                throw e;
+            }
+            // A leader older than the saved-state facts: it gets the rest, and this machine says what it could not say.
+            leader.reportFacts(plain);
+            reported = collected.facts();
+            return Outcome.changed(NAME, detail + "; the leader is older than this agent and takes no saved-state facts "
+                    + "(upgrade the leader): it cannot tell whether this controller's slurmctld could start");
+        }
         reported = collected.facts();
         return Outcome.changed(NAME, detail);
     }

@@ -41,7 +41,8 @@ public final class SavedState {
      * @param wrote  the release that wrote the state
      * @param newer  it is newer than the daemon's, which no release reads
      * @param oldest the oldest release whose state the daemon reads
-     * @param step   the latest release before the daemon's that reads the state: the step to go through
+     * @param step   the releases to go through, oldest first, each the latest that reads the one before's state
+     *               (as {@code 23.11}, or {@code 21.08, then 23.02} for a longer way)
      */
     public record Gap(String wrote, boolean newer, String oldest, String step) { }
 
@@ -49,6 +50,10 @@ public final class SavedState {
     public static Optional<Gap> gap(SlurmVersion daemon, int protocol) {
         Optional<String> wrote = release(protocol);
         int own = RELEASES.indexOf(daemon.release());
+        if (protocol != 0 && wrote.isEmpty() && (protocol >> 8) >= FIRST_PROTOCOL + RELEASES.size() && own >= 0) {
+            // Written by a release after every one this table knows: newer than any daemon it knows.
+            return Optional.of(new Gap("a release after " + RELEASES.get(RELEASES.size() - 1), true, "", ""));
+        }
         if (protocol == 0 || wrote.isEmpty() || own < 0) {
             return Optional.empty();
         }
@@ -59,13 +64,19 @@ public final class SavedState {
         if (own - state <= reach(own)) {
             return Optional.empty();
         }
-        int furthest = state;
-        for (int j = state + 1; j < own; j++) {
-            if (j - state <= reach(j)) {
-                furthest = j;
+        // The releases to go through, each the furthest that reads the last one's state.
+        List<String> steps = new java.util.ArrayList<>();
+        for (int at = state; own - at > reach(own); ) {
+            int furthest = at;
+            for (int j = at + 1; j < own; j++) {
+                if (j - at <= reach(j)) {
+                    furthest = j;
+                }
             }
+            steps.add(RELEASES.get(furthest));
+            at = furthest;
         }
-        return Optional.of(new Gap(wrote.get(), false, RELEASES.get(own - reach(own)), RELEASES.get(furthest)));
+        return Optional.of(new Gap(wrote.get(), false, RELEASES.get(own - reach(own)), String.join(", then ", steps)));
     }
 
     /**
@@ -80,7 +91,7 @@ public final class SavedState {
                 + "install %s or later again").formatted(where, g.wrote(), daemon.release(), g.wrote())
                 : ("slurmctld's saved state in %s was written by Slurm %s, and the installed %s reads only the state of %s or "
                 + "later, so slurmctld would exit at its start: slurmlet does not start it. Upgrade in steps: install Slurm %s on "
-                + "this machine and start slurmctld once (it saves its state anew), then %s; or move %s aside to start afresh, "
+                + "this machine, starting slurmctld once on each (it saves its state anew), then %s; or move %s aside to start afresh, "
                 + "which loses every queued and running job").formatted(where, g.wrote(), daemon.release(), g.oldest(), g.step(),
                 daemon.release(), where));
     }
@@ -92,7 +103,7 @@ public final class SavedState {
     public static Optional<String> beforeUpgradeTo(SlurmVersion next, int protocol, String where) {
         return gap(next, protocol).filter(g -> !g.newer()).map(g -> ("the package manager would upgrade slurmctld to %s, which reads "
                 + "only the state of %s or later, and the state in %s was written by %s: before that upgrade, go through Slurm %s "
-                + "(install it and start slurmctld once), or keep slurmctld back (apt-mark hold slurmctld); slurmlet would not start "
+                + "(install it and start slurmctld once on each), or keep slurmctld back (apt-mark hold slurmctld); slurmlet would not start "
                 + "%s on this state").formatted(next.release(), g.oldest(), where, g.wrote(), g.step(), next.release()));
     }
 }

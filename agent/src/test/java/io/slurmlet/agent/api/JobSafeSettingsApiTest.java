@@ -38,6 +38,13 @@ class JobSafeSettingsApiTest {
         }
         admin().get("/v1/slurm/settings").then().statusCode(200)
                 .body("revision", equalTo((int) revision)).body("settings.partition", equalTo("gpu"));
+        // Moving the controller would lose the job too: its saved state holds it.
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"controller\": \"js-n2\"}")
+                .patch("/v1/slurm/settings?dry_run=true").then().statusCode(400)
+                .body("problems[0].key", equalTo("controller")).body("problems[0].value", equalTo("js-n2"))
+                .body("problems[0].message", equalTo("moving slurmctld from js-ctl to js-n2 would lose the 1 job it runs (17 of "
+                        + "alice): the new controller starts with none of them; move it once squeue shows none (ctl slurm unlend the "
+                        + "nodes to let them drain)"));
 
         // Another change while the job runs is not held up; once it ended the rename is taken.
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"lent\": [\"js-n1\", \"js-n2\"]}")

@@ -74,8 +74,8 @@ public final class FactsCheck {
                     .formatted(Text.quote(f.slurmVersion())));
         }
         if (!f.slurmctldCandidate().isEmpty() && !SLURM_VERSION.matcher(f.slurmctldCandidate()).matches()) {
-            add("slurmctld_candidate", f.slurmctldCandidate(), ("slurmctld_candidate %s is not a Slurm version: as apt-cache policy "
-                    + "prints it, e.g. 24.11.5-1, or empty").formatted(Text.quote(f.slurmctldCandidate())));
+            add("slurmctld_candidate", f.slurmctldCandidate(), ("slurmctld_candidate %s is not a Slurm version: as slurmd -V prints it, "
+                    + "e.g. 24.11.5, or empty").formatted(Text.quote(f.slurmctldCandidate())));
         }
         if (f.slurmctldState() < 0 || f.slurmctldState() > MAX_COUNT) {
             add("slurmctld_state", Integer.toString(f.slurmctldState()), ("slurmctld_state %d is not a Slurm protocol version: "

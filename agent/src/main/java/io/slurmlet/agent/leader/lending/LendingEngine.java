@@ -51,6 +51,8 @@ public final class LendingEngine implements AutoCloseable {
     private final Object signal = new Object();
     private boolean woken;
     private volatile boolean stopped;
+    /** Set once close() stops the hooks still running: their ends are not kept. */
+    private volatile boolean hooksStopped;
     private Thread thread;
 
     public LendingEngine(LendingBook book, SettingsStore settings, Inventory inventory, NodeReports reports, Hooks hooks,
@@ -170,10 +172,15 @@ public final class LendingEngine implements AutoCloseable {
 
     private void runHook(String node, Lending.Hook hook) {
         hookRunning.add(node);
-        LOG.infof("%s: running the %s hook", node, hook == Lending.Hook.DRAIN ? "drain" : "release");
+        LOG.infof("%s: running the %s hook", node, word(hook));
         hookThreads.submit(() -> {
             try {
                 Lending.HookResult result = hooks.run(hook, node, runId(node));
+                if (hooksStopped) {
+                    // Stopped with the leader: how it would have ended is not known; the next leader runs it again.
+                    LOG.infof("%s: the %s hook was stopped with the leader; the next leader runs it again", node, word(hook));
+                    return;
+                }
                 synchronized (this) {
                     LendingRecord now = book.get(node).orElseThrow();
                     LendingRecord after = Lending.afterHook(now, hook, result, busyRetry, clock.instant()).hookEnded();
@@ -228,11 +235,18 @@ public final class LendingEngine implements AutoCloseable {
     public void close() {
         stopped = true;
         wake();
-        hookThreads.shutdownNow();
+        // A hook that ends within a few seconds still gets its result kept; one that does not is stopped, its
+        // result not kept (hook_running stays in the book), and the next leader runs it again.
+        hookThreads.shutdown();
         try {
-            // A hook that ends now still gets its result kept; one that does not is run again by the next leader.
-            hookThreads.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS);
+            if (!hookThreads.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                hooksStopped = true;
+                hookThreads.shutdownNow();
+                hookThreads.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS);
+            }
         } catch (InterruptedException e) {
+            hooksStopped = true;
+            hookThreads.shutdownNow();
             Thread.currentThread().interrupt();
         }
     }

@@ -1,5 +1,6 @@
 package io.slurmlet.agent.leader.lending;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.api.NodeLending.Transition;
@@ -23,7 +24,8 @@ import java.util.List;
  * @param transitions  the latest transitions, oldest first, at most {@link #KEPT}
  * @param hookRunning  the hook the leader started and has not seen end ({@code drain} or
  *                     {@code release}), written before the hook runs: a leader that finds one at
- *                     its start knows the last one stopped during it; empty: none
+ *                     its start knows the last one stopped during it; empty: none (and left out of
+ *                     the file, which a leader older than these fields can then still read)
  * @param hookStartedAt when it started
  */
 @RegisterForReflection
@@ -38,8 +40,8 @@ public record LendingRecord(
         @JsonProperty("attempts") int attempts,
         @JsonProperty("next_try") String nextTry,
         @JsonProperty("transitions") List<Transition> transitions,
-        @JsonProperty("hook_running") String hookRunning,
-        @JsonProperty("hook_started_at") String hookStartedAt) {
+        @JsonProperty("hook_running") @JsonInclude(JsonInclude.Include.NON_EMPTY) String hookRunning,
+        @JsonProperty("hook_started_at") @JsonInclude(JsonInclude.Include.NON_EMPTY) String hookStartedAt) {
 
     /** How many transitions a node keeps. */
     public static final int KEPT = 20;
