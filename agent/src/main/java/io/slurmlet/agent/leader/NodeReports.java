@@ -49,7 +49,6 @@ public final class NodeReports {
                 .map(io.slurmlet.model.api.SlurmNodeState::jobs).flatMap(List::stream).distinct().toList();
     }
 
-    /** Forgets what {@code node} last reported (a machine removed). */
     /** The nodes {@code controller}'s agent last showed slurmctld holding a record of. */
     public java.util.Set<String> slurmNodesReportedBy(String controller) {
         java.util.Set<String> nodes = new java.util.TreeSet<>();
@@ -57,6 +56,7 @@ public final class NodeReports {
         return nodes;
     }
 
+    /** Forgets what {@code node} last reported (a machine removed). */
     public void forget(String node) {
         reports.remove(node);
     }

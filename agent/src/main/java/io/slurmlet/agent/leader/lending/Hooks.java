@@ -33,10 +33,6 @@ public final class Hooks {
         return (hook == Lending.Hook.DRAIN ? drain : release).isPresent();
     }
 
-    public Lending.HookResult run(Lending.Hook hook, String node) {
-        return run(hook, node, "");
-    }
-
     public Lending.HookResult run(Lending.Hook hook, String node, String run) {
         List<String> argv = (hook == Lending.Hook.DRAIN ? drain : release).orElseThrow().stream()
                 .map(a -> a.replace("{node}", node).replace("{run}", run)).toList();

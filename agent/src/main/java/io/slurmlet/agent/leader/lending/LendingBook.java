@@ -66,13 +66,6 @@ public final class LendingBook {
         return Map.copyOf(nodes);
     }
 
-    /** Every node's phase; a node without a record is the platform's. */
-    public synchronized Map<String, Phase> phases() {
-        Map<String, Phase> phases = new TreeMap<>();
-        nodes.forEach((n, r) -> phases.put(n, r.phase()));
-        return phases;
-    }
-
     /** The nodes whose lending is under way: being lent, lent, or being reclaimed. */
     public synchronized Set<String> underWay() {
         Set<String> busy = new TreeSet<>();
