@@ -911,4 +911,20 @@ class ClusterIT {
         awaitPhase("n1", "LENT", Duration.ofSeconds(30));
         awaitPhase("n2", "LENT", Duration.ofSeconds(30));
     }
+
+    @Test
+    @Order(21)
+    void allNodesOnAndOffUnderJobsHurtsNoJob() throws Exception {
+        // all_nodes adds n0 (every machine with an agent) to the node set, drained; off takes it out again.
+        underJobs("all-nodes-on", List.of("n1", "n2"), List.of("n1", "n2"), "all_nodes=true");
+        assertTrue(sinfo().containsKey("n0"), "n0 is one of Slurm's nodes, drained: " + sinfo());
+        underJobs("all-nodes-off", List.of("n1", "n2"), List.of("n1", "n2"), "all_nodes=false");
+        await(Duration.ofSeconds(60), "n0 leaves Slurm's nodes", () -> {
+            try {
+                return !sinfo().containsKey("n0");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
 }
