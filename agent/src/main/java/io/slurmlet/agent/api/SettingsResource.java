@@ -143,18 +143,19 @@ public class SettingsResource {
         }
         if (next != null) {
             List<Problem> hurts = new ArrayList<>();
+            // Read once for every check: the machines, the lendings under way, the nodes slurmctld knows.
+            Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
+            java.util.Set<String> underWay = lending.underWay();
+            java.util.Set<String> known = known(current);
             if (next.check().isEmpty()) { // else the store refuses it, and says why
                 // The plans of both settings, made once for every check that compares them.
-                Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
-                java.util.Set<String> underWay = lending.underWay();
-                java.util.Set<String> known = known(current);
                 Planner.Plans was = Planner.review(current, machines, Planner.Lent.asWished(current, underWay, known, machines));
                 Planner.Plans will = Planner.review(next, machines, Planner.Lent.asWished(next, underWay, known, machines));
                 hurts.addAll(whatTheControllerCannotRun(was, will));
                 hurts.addAll(exportsUnderJobs(current, next, was, will));
             }
-            hurts.addAll(whatWouldEndJobs(current, next, !current.enabled() && !Planner.leaving(current, lending.underWay(),
-                    known(current), inventory.all()).isEmpty()));
+            hurts.addAll(whatWouldEndJobs(current, next, !current.enabled()
+                    && !Planner.leaving(current, underWay, known, machines).isEmpty()));
             if (!hurts.isEmpty()) {
                 return answer(new Result.Refused(hurts));
             }

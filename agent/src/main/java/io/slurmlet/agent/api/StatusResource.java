@@ -48,7 +48,9 @@ public class StatusResource {
         SettingsDocument doc = store.current();
         Map<String, NodeFacts> facts = inventory.all();
         // The nodes leaving Slurm stay among its nodes, drained, until their reclaim ends.
-        Set<String> leaving = Planner.leaving(doc.settings(), lending.underWay(), lending.knownToSlurm(), facts);
+        Set<String> underWay = lending.underWay();
+        Set<String> known = lending.knownToSlurm();
+        Set<String> leaving = Planner.leaving(doc.settings(), underWay, known, facts);
         SlurmSettings s = Planner.inSlurm(doc.settings(), leaving).withNodes(List.copyOf(new java.util.TreeSet<>(facts.keySet())));
         Set<String> names = new LinkedHashSet<>();
         if (!s.controller().isEmpty()) {
@@ -74,7 +76,7 @@ public class StatusResource {
                     report.map(r -> r.report().steps()).orElse(List.of())));
         }
         Planner.Plans plans = Planner.review(doc.settings(), facts,
-                Planner.Lent.asWished(doc.settings(), lending.underWay(), lending.knownToSlurm(), facts));
+                Planner.Lent.asWished(doc.settings(), underWay, known, facts));
         List<Problem> problems = new ArrayList<>(doc.settings().check());
         problems.addAll(plans.problems());
         return new SlurmStatus(doc.revision(), doc.settings().enabled(), s.clusterName(), s.controller(), s.partition(), nodes,
