@@ -75,6 +75,9 @@ public class SettingsResource {
     @Inject
     LendingBook lending;
 
+    @Inject
+    io.slurmlet.agent.leader.AccountsStore accounts;
+
     @GET
     @Path("/settings")
     public Response get() {
@@ -169,8 +172,9 @@ public class SettingsResource {
         }
         Result judged = store.dryRun(expected, change);
         if (judged instanceof Result.WouldStore would) {
-            SettingsPreview preview = Preview.of(would.current(), would.next(), inventory.all(), observed(would.current().settings()),
-                    lending.underWay(), known(would.current().settings()));
+            SettingsPreview preview = Preview.of(would.current(), would.next(), new Preview.Cluster(inventory.all(),
+                    observed(would.current().settings()), reports.slurmNodes(), lending.underWay(), known(would.current().settings()),
+                    accounts.current().accounts()));
             return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
         }
         return answer(judged);
@@ -233,8 +237,7 @@ public class SettingsResource {
             io.slurmlet.model.observed.Observed own = seen.getOrDefault(node, io.slurmlet.model.observed.Observed.NOTHING);
             java.util.Set<String> jobs = new java.util.TreeSet<>(own.jobs());
             reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j.split(" ")[0]));
-            seen.put(node, new io.slurmlet.model.observed.Observed(own.munge(), own.storage(), own.pam(),
-                    jobs.stream().filter(j -> j.matches("[0-9]{1,12}")).toList()));
+            seen.put(node, own.withJobs(jobs.stream().filter(j -> j.matches("[0-9]{1,12}")).toList()));
         }
         return seen;
     }

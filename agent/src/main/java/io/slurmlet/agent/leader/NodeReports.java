@@ -61,6 +61,17 @@ public final class NodeReports {
         reports.remove(node);
     }
 
+    /** The Slurm nodes each controller's agent last showed, by the machine that showed them: what a dry run of node states diffs against. */
+    public Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes() {
+        Map<String, List<io.slurmlet.model.api.SlurmNodeState>> shown = new java.util.TreeMap<>();
+        reports.forEach((node, r) -> {
+            if (!r.report().slurmNodes().isEmpty()) {
+                shown.put(node, r.report().slurmNodes());
+            }
+        });
+        return shown;
+    }
+
     /** What each machine's steps last saw of it, by name: what a dry run diffs against. */
     public Map<String, io.slurmlet.model.observed.Observed> observed() {
         Map<String, io.slurmlet.model.observed.Observed> seen = new java.util.TreeMap<>();

@@ -188,7 +188,7 @@ public class NodeAgent {
     /** What the leader is told: every step's last outcome, what the steps saw, Slurm's node states; nothing before the first pass. */
     private Optional<NodeReport> report(NodeWiring wiring) {
         Optional<PublishedPlan> plan = runner.applied();
-        return plan.map(p -> new NodeReport(p.plan().node(), p.revision(), book.all(), wiring.nodeStates().seen(),
+        return plan.map(p -> new NodeReport(p.plan().node(), p.revision(), book.all(), wiring.nodeStates().nodes(),
                 wiring.observed(jobs == null ? List.of() : jobs.jobs())));
     }
 
@@ -206,9 +206,9 @@ public class NodeAgent {
                 Outcome outcome;
                 List<SlurmNodeState> after;
                 synchronized (wiring.nodeStates()) { // with the pass's own run of it, one at a time
-                    before = wiring.nodeStates().seen();
+                    before = wiring.nodeStates().nodes();
                     outcome = wiring.nodeStates().apply(plan.plan());
-                    after = wiring.nodeStates().seen();
+                    after = wiring.nodeStates().nodes();
                 }
                 book.record(outcome);
                 if (outcome.kind() == Outcome.Kind.CHANGED) {

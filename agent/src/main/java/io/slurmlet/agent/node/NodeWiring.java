@@ -66,7 +66,7 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
                 new PackagesStep(p.packages()),
                 new MungeStep(p.files(), p.services(), root),
                 new StorageStep(p.files(), p.hostFiles(), p.services(), p.commands(), root),
-                new UsersStep(p.users(), p.files(), root),
+                new UsersStep(p.users(), root),
                 new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir),
                 new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
                 nodeStates), nodeStates, p.hostFiles(), p.services());
@@ -81,7 +81,8 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
      * yet is null), and the jobs that run here now.
      */
     Observed observed(List<String> jobs) {
-        return new Observed(seen(MungeStep.class), seen(StorageStep.class), seen(PamStep.class), jobs);
+        return new Observed(seen(MungeStep.class), seen(StorageStep.class), seen(PamStep.class), jobs, seen(UsersStep.class),
+                seen(PackagesStep.class));
     }
 
     private <A> A seen(Class<? extends Reconciler<?, A>> type) {

@@ -24,6 +24,7 @@ final class StatusPoster extends Worker {
     private static final Duration LONGEST = Duration.ofSeconds(10);
     private Duration wait;
     private boolean due;
+    private boolean olderLeaderSaid;
 
     /**
      * @param leader the link the poller holds now; empty while it has none
@@ -86,6 +87,26 @@ final class StatusPoster extends Worker {
         try {
             to.get().postStatus(now.get());
             return true;
+        } catch (LeaderLink.Refused e) {
+            NodeReport older = new NodeReport(now.get().node(), now.get().planRevision(), now.get().steps(), now.get().slurmNodes(),
+                    now.get().observed().withoutLaterSections());
+            if (e.status() != 400 || !e.getMessage().contains("unknown key") || older.equals(now.get())) {
+                LOG.debugf("the status was refused (%s): sent again soon", e.getMessage());
+                return false;
+            }
+            // A leader older than this agent's users and packages sections: it gets the rest.
+            try {
+                to.get().postStatus(older);
+                if (!olderLeaderSaid) {
+                    olderLeaderSaid = true;
+                    LOG.warnf("the leader is older than this agent and takes no users or packages sections in its status "
+                            + "(upgrade the leader): its dry runs take this machine to hold its plan for them");
+                }
+                return true;
+            } catch (IOException | RuntimeException again) {
+                LOG.debugf("the status did not reach the leader (%s): sent again soon", again.getMessage());
+                return false;
+            }
         } catch (IOException | RuntimeException e) {
             LOG.debugf("the status did not reach the leader (%s): sent again soon", e.getMessage());
             return false;

@@ -1,44 +1,42 @@
 package io.slurmlet.agent.packages;
 
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.model.observed.PackagesSeen;
 
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
- * The packages the plan names, installed: only what is missing, never a removal (a machine that
- * leaves the Slurm cluster keeps what was installed, as the settings promise).
+ * The packages the plan names, installed: {@link PackagesDiff} decides, this step asks the
+ * package manager what is missing and installs it. Never a removal.
  */
-public final class PackagesStep implements Step {
+public final class PackagesStep extends Reconciler<PackagesDiff.Wanted, PackagesSeen> {
 
     private final Packages packages;
 
     public PackagesStep(Packages packages) {
+        super("packages", PackagesDiff::desired, PackagesDiff::diff);
         this.packages = packages;
     }
 
+    /** One question to the package manager, of the plan's packages and every other one a plan can name. */
     @Override
-    public String name() {
-        return "packages";
+    public PackagesSeen observe(PackagesDiff.Wanted wanted) throws SystemException {
+        List<String> looked = wanted.looked();
+        Set<String> missing = new HashSet<>(packages.missing(looked));
+        return new PackagesSeen(looked.stream().filter(p -> !missing.contains(p)).toList(),
+                looked.stream().filter(missing::contains).toList());
     }
 
     @Override
-    public Outcome apply(NodePlan plan) {
-        if (plan.packages().isEmpty()) {
-            return Outcome.unchanged(name(), "no packages to have");
+    protected void act(PackagesDiff.Wanted wanted, Action action) throws SystemException {
+        if (!(action instanceof PackagesDiff.Install install)) {
+            throw new IllegalArgumentException("not a packages action: " + action);
         }
-        try {
-            List<String> missing = packages.missing(plan.packages());
-            if (missing.isEmpty()) {
-                return Outcome.unchanged(name(), "installed: " + String.join(", ", plan.packages()));
-            }
-            packages.install(missing);
-            return Outcome.changed(name(), "installed " + String.join(", ", missing));
-        } catch (SystemException e) {
-            return Outcome.failed(name(), e.getMessage());
-        }
+        packages.install(install.packages());
     }
 }

@@ -1,7 +1,8 @@
 package io.slurmlet.agent.slurm;
 
+import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.agent.reconcile.Step;
+import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.api.SlurmNodeState;
@@ -10,6 +11,7 @@ import io.slurmlet.model.plan.NodeWish;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,28 +19,18 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
- * On the controller: Slurm's node states as the lending phases want them. A lent node is resumed,
- * but only where slurmlet's own drain (a reason starting {@code slurmlet:}) holds it; a node drained
- * by an admin or a health check is never resumed, and its reason is never replaced. Other nodes
- * are drained with slurmlet's reason; a drain lets running jobs finish, it kills none. Nodes that
- * change together change in one {@code scontrol update} (a host list), not one call a node.
- *
- * <p>A drained node that runs no job is handed back with {@code state=idle}, which slurmctld
- * schedules at once (measured on 22.05: 35-40 ms to a job, against 1.5-2 s for {@code resume});
- * one that still runs jobs (a reclaim taken back) with {@code state=resume}, which keeps them.
- *
- * <p>Slurm 24.11 keeps a drained node's reason after either (22.05 and 26.05 clear it): an idle,
- * lent node would go on showing {@code slurmlet: not lent}. Where a resumed node still shows a
- * drain reason of slurmlet's, that reason is replaced by {@link #LENT} (system-tests/slurm/FINDINGS.md).
+ * On the controller: Slurm's node states as the lending phases want them. {@link NodeStatesDiff}
+ * decides; this step reads slurmctld's node table and running jobs ({@code scontrol show node},
+ * {@code squeue}) and makes each change with one {@code scontrol update}. The controller's agent
+ * also runs it between passes (the reclaim watch, a lend), one at a time.
  */
-public final class NodeStatesStep implements Step {
+public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List<SlurmNodeState>> {
 
     static final Duration DEADLINE = Duration.ofSeconds(30);
     /** The reason a lent node shows where Slurm keeps the drain's reason after a resume (24.11). */
-    static final String LENT = "slurmlet: lent";
+    static final String LENT = NodeStatesDiff.LENT;
     static final List<String> SHOW_NODES = List.of("scontrol", "-o", "show", "node");
     static final List<String> JOBS = List.of("squeue", "-h", "-a", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED",
             "-o", "%i|%u|%N");
@@ -47,20 +39,15 @@ public final class NodeStatesStep implements Step {
     private static final Pattern REASON_SUFFIX = Pattern.compile("\\s*\\[[^\\]]*@[^\\]]*\\]$");
 
     private final Commands commands;
-    private volatile List<SlurmNodeState> seen = List.of();
 
     public NodeStatesStep(Commands commands) {
+        super("nodestates", NodeStatesDiff::desired, NodeStatesDiff::diff);
         this.commands = commands;
     }
 
-    @Override
-    public String name() {
-        return "nodestates";
-    }
-
     /** Every node as slurmctld showed it at the last apply; empty where this is not the controller. */
-    public List<SlurmNodeState> seen() {
-        return seen;
+    public List<SlurmNodeState> nodes() {
+        return seen().orElse(List.of());
     }
 
     /** Run beside the passes too (the reclaim watch, a lend): on the newest plan only. */
@@ -72,73 +59,7 @@ public final class NodeStatesStep implements Step {
     /** One at a time: a pass and the poller (the reclaim watch, a lend) both run it. */
     @Override
     public synchronized Outcome apply(NodePlan plan) {
-        if (plan.nodeStates().isEmpty()) {
-            seen = List.of();
-            return Outcome.unchanged(name(), "not the controller: no Slurm node states to keep here");
-        }
-        try {
-            Map<String, SlurmNodeState> now = observe();
-            List<String> idle = new ArrayList<>();
-            List<String> resume = new ArrayList<>();
-            Map<String, List<String>> drain = new TreeMap<>();
-            List<String> others = new ArrayList<>();
-            List<String> stale = new ArrayList<>();
-            for (var wanted : plan.nodeStates().entrySet()) {
-                SlurmNodeState s = now.get(wanted.getKey());
-                if (s == null) {
-                    continue; // not in slurmctld's node table yet: its slurm.conf line brings it, drained
-                }
-                if (s.drainedBySomeoneElse()) {
-                    others.add("%s (\"%s\")".formatted(s.name(), s.reason()));
-                } else if (wanted.getValue() instanceof NodeWish.Resume) {
-                    if (s.drained()) {
-                        (s.jobs().isEmpty() && s.state().startsWith("IDLE") ? idle : resume).add(s.name());
-                    } else if (staleReason(s)) {
-                        stale.add(s.name());
-                    }
-                } else if (wanted.getValue() instanceof NodeWish.Drain wish) {
-                    String reason = wish.reason();
-                    if (!s.drained() || !s.reason().equals(reason)) {
-                        drain.computeIfAbsent(reason, r -> new ArrayList<>()).add(s.name());
-                    }
-                }
-            }
-            List<String> done = new ArrayList<>();
-            if (!idle.isEmpty()) {
-                update(idle, "state=idle");
-                done.add("resumed " + HostList.compress(idle));
-            }
-            if (!resume.isEmpty()) {
-                update(resume, "state=resume");
-                done.add("resumed " + HostList.compress(resume) + " (jobs kept)");
-            }
-            for (var d : drain.entrySet()) {
-                update(d.getValue(), "state=drain", "reason=" + d.getKey());
-                done.add("drained %s (%s)".formatted(HostList.compress(d.getValue()), d.getKey()));
-            }
-            if (!done.isEmpty()) {
-                now = observe();
-                for (String node : Stream.concat(idle.stream(), resume.stream()).toList()) {
-                    SlurmNodeState after = now.get(node);
-                    if (after != null && staleReason(after)) {
-                        stale.add(node);
-                    }
-                }
-            }
-            if (!stale.isEmpty()) {
-                update(stale, "reason=" + LENT);
-                done.add("%s: the drain's reason, which this Slurm keeps after a resume, replaced by \"%s\""
-                        .formatted(HostList.compress(stale), LENT));
-                now = observe();
-            }
-            seen = List.copyOf(now.values());
-            String left = others.isEmpty() ? "" : "; left drained by someone else: " + String.join(", ", others);
-            return done.isEmpty()
-                    ? Outcome.unchanged(name(), "every node's Slurm state as planned" + left)
-                    : Outcome.changed(name(), String.join("; ", done) + left);
-        } catch (SystemException e) {
-            return Outcome.failed(name(), e.getMessage());
-        }
+        return super.apply(plan);
     }
 
     /**
@@ -149,8 +70,8 @@ public final class NodeStatesStep implements Step {
      * applied once.
      */
     public boolean asPlanned(NodePlan plan) {
-        Map<String, SlurmNodeState> byName = new java.util.HashMap<>();
-        seen.forEach(s -> byName.put(s.name(), s));
+        Map<String, SlurmNodeState> byName = new HashMap<>();
+        nodes().forEach(s -> byName.put(s.name(), s));
         if (byName.isEmpty() && !plan.nodeStates().isEmpty()) {
             return false;
         }
@@ -161,7 +82,7 @@ public final class NodeStatesStep implements Step {
                 continue;
             }
             boolean ok = wanted.getValue() instanceof NodeWish.Drain wish ? s.drained() && s.reason().equals(wish.reason())
-                    : !s.drained() && !staleReason(s);
+                    : !s.drained() && !NodeStatesDiff.staleReason(s);
             if (!ok) {
                 return false;
             }
@@ -169,20 +90,28 @@ public final class NodeStatesStep implements Step {
         return true;
     }
 
-    /** Not drained, yet still showing a drain reason of slurmlet's other than {@link #LENT}. */
-    private static boolean staleReason(SlurmNodeState s) {
-        return !s.drained() && s.reason().startsWith(SlurmNodeState.OUR_PREFIX) && !s.reason().equals(LENT)
-                && !s.state().contains("DOWN") && !s.state().contains("FAIL");
+    /** Slurm 24.11 keeps the drain's reason of a node just resumed: that reason is replaced at once, not at the next pass. */
+    @Override
+    protected List<Action> then(NodeStatesDiff.Wanted wanted, List<SlurmNodeState> after, List<Action> did) {
+        return NodeStatesDiff.afterResume(did, after);
     }
 
-    private void update(List<String> nodes, String... what) throws SystemException {
-        List<String> argv = new ArrayList<>(List.of("scontrol", "update", "nodename=" + HostList.compress(nodes)));
-        argv.addAll(List.of(what));
+    @Override
+    protected void act(NodeStatesDiff.Wanted wanted, Action action) throws SystemException {
+        if (!(action instanceof NodeStatesDiff.Update u)) {
+            throw new IllegalArgumentException("not a node-states action: " + action);
+        }
+        List<String> argv = new ArrayList<>(List.of("scontrol", "update", "nodename=" + HostList.compress(u.nodes())));
+        argv.addAll(u.sets());
         commands.runChecked(argv, DEADLINE);
     }
 
-    /** Every node slurmctld knows, with its state, reason and jobs. */
-    Map<String, SlurmNodeState> observe() throws SystemException {
+    /** Every node slurmctld knows, with its state, reason and jobs; nothing where this is not the controller. */
+    @Override
+    public List<SlurmNodeState> observe(NodeStatesDiff.Wanted wanted) throws SystemException {
+        if (wanted.wishes().isEmpty()) {
+            return List.of();
+        }
         String nodes = commands.runChecked(SHOW_NODES, DEADLINE).stdout();
         Map<String, List<String>> jobs = new TreeMap<>();
         for (String line : commands.runChecked(JOBS, DEADLINE).stdout().split("\n")) {
@@ -205,6 +134,6 @@ public final class NodeStatesStep implements Step {
             states.put(name, new SlurmNodeState(name, state.find() ? state.group(1) : "", why.equals("(null)") ? "" : why,
                     List.copyOf(new TreeSet<>(jobs.getOrDefault(name, List.of())))));
         }
-        return states;
+        return List.copyOf(states.values());
     }
 }

@@ -31,6 +31,31 @@ public interface Users {
     List<String> managed(String commentPrefix) throws SystemException;
 
     /**
+     * What {@code dir} is: its type as stat(1) names it ("directory", "symbolic link", "regular
+     * file"), its mode in octal and its owner's ids, not following a link; empty when there is nothing there.
+     */
+    record Dir(String type, String mode, long uid, long gid) {
+        public boolean privateTo(long uid, long gid) {
+            return type.equals("directory") && mode.equals("700") && this.uid == uid && this.gid == gid;
+        }
+    }
+
+    Optional<Dir> directory(Path dir) throws SystemException;
+
+    /**
+     * What {@code file} in {@code dir} (inside the user's home) holds, read as the user, never as
+     * root: {@link Held#linked} where {@code dir} is a symbolic link (never read through), no
+     * content where {@code dir} is not a 0700 folder or {@code file} not a 0600 file in it.
+     */
+    Held readAsUser(long uid, long gid, Path dir, Path file) throws SystemException;
+
+    /** A user's file as {@link #readAsUser} found it. */
+    record Held(boolean linked, Optional<byte[]> content) {
+        public static final Held NONE = new Held(false, Optional.empty());
+        public static final Held LINKED = new Held(true, Optional.empty());
+    }
+
+    /**
      * Makes {@code dir} a folder of mode 0700 owned by uid:gid if it is not one; says whether it
      * changed anything. Refuses a {@code dir} that is a symbolic link or not a folder: root never
      * follows a path a user could have pointed elsewhere.

@@ -1,20 +1,17 @@
 package io.slurmlet.agent.users;
 
+import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.ManagedFiles;
-import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.agent.reconcile.Step;
-import io.slurmlet.agent.system.Files;
+import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.text.Text;
+import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.users.Account;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -22,132 +19,101 @@ import java.util.Set;
 /**
  * The cluster's accounts as Linux users on this machine (settings' users = "slurmlet"): each with
  * its login, UID and GID, a home of its own (0700), and its SSH keys in ~/.ssh/authorized_keys
- * (0600, written as the user, so a link the user put in their home leads nowhere root could not
- * otherwise be led). A user of the same login that slurmlet did not make is left alone, and said so. A disabled or removed account is locked (expired: ssh refuses it even
- * with a key) and its files kept. An existing user of the same login with another UID is never
- * changed: the step says so. users = "" leaves the machine's users alone.
+ * (0600, read and written as the user, so a link the user put in their home leads nowhere root
+ * could not otherwise be led). {@link UsersDiff} decides; this step observes and acts. users = ""
+ * leaves the machine's users alone, and looks at none.
  */
-public final class UsersStep implements Step {
+public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
 
     /** The comment of every user slurmlet makes; how it knows its own users from the site's. */
-    public static final String COMMENT = "slurmlet account";
-    static final String KEYS_MODE = "rw-------";
+    public static final String COMMENT = UsersDiff.COMMENT;
 
     private final Users users;
-    private final Files files;
     private final Path root;
 
-    public UsersStep(Users users, Files files, Path root) {
+    public UsersStep(Users users, Path root) {
+        super("users", UsersDiff::desired, UsersDiff::diff);
         this.users = users;
-        this.files = files;
         this.root = root;
     }
 
+    /** The planned accounts' logins and slurmlet's own users, as the machine has them. */
     @Override
-    public String name() {
-        return "users";
+    public UsersSeen observe(UsersDiff.Wanted wanted) throws IOException, SystemException {
+        if (!wanted.kept()) {
+            return UsersSeen.SITES;
+        }
+        Set<String> logins = new LinkedHashSet<>();
+        wanted.accounts().forEach(a -> logins.add(a.login()));
+        // A user of slurmlet's comment with a login no account can have was not made by slurmlet: not looked at.
+        users.managed(COMMENT).stream().filter(UsersSeen::isLogin).forEach(logins::add);
+        List<UsersSeen.User> seen = new ArrayList<>();
+        for (String login : logins) {
+            Optional<Account> account = wanted.accounts().stream().filter(a -> a.login().equals(login)).findFirst();
+            seen.add(user(login, account.map(wanted::home), account));
+        }
+        return new UsersSeen(true, seen);
     }
 
-    @Override
-    public Outcome apply(NodePlan plan) {
-        if (plan.users() == null) {
-            return Outcome.unchanged(name(), "users are the site's (settings' users is not \"slurmlet\")");
-        }
-        List<String> done = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
-        Set<String> planned = new HashSet<>();
-        for (Account a : plan.users()) {
-            planned.add(a.login());
-            try {
-                keep(a, plan.homeRoot(), done, problems);
-            } catch (SystemException | IOException e) {
-                problems.add("%s: %s".formatted(a.login(), e.getMessage()));
+    private UsersSeen.User user(String login, Optional<String> home, Optional<Account> account) throws SystemException {
+        long groupGid = users.group(login).orElse(-1L);
+        Optional<Users.Entry> entry = users.user(login);
+        String homeIs = "";
+        String keys = "";
+        // Only an account's own home is looked into: before its user is made, or where that user is the account's.
+        boolean own = entry.isEmpty() || account.isPresent() && account.get().uid() == entry.get().uid()
+                && entry.get().comment().startsWith(COMMENT);
+        if (home.isPresent() && own) {
+            Path dir = ManagedFiles.under(root, home.get());
+            Optional<Users.Dir> d = users.directory(dir);
+            long uid = account.get().uid();
+            long gid = account.get().gid();
+            homeIs = d.isEmpty() ? "" : d.get().privateTo(uid, gid) ? UsersSeen.User.PRIVATE
+                    : d.get().type().equals("directory") ? UsersSeen.User.OPEN : d.get().type();
+            if (entry.isPresent() && homeIs.equals(UsersSeen.User.PRIVATE)) {
+                Path ssh = dir.resolve(".ssh");
+                Users.Held held = users.readAsUser(uid, gid, ssh, ssh.resolve("authorized_keys"));
+                keys = held.linked() ? UsersSeen.User.LINKED : held.content().map(UsersDiff::digest).orElse("");
             }
         }
-        try {
-            for (String login : users.managed(COMMENT)) {
-                Optional<Users.Entry> e = users.user(login);
-                if (!planned.contains(login) && e.isPresent() && !e.get().expired()) {
-                    users.setExpired(login, true);
-                    done.add("locked " + login + " (no longer an account)");
-                }
-            }
-        } catch (SystemException e) {
-            problems.add(e.getMessage());
+        if (entry.isEmpty()) {
+            return new UsersSeen.User(login, -1, groupGid, "", false, homeIs, "");
         }
-        if (!problems.isEmpty()) {
-            return Outcome.failed(name(), String.join("; ", problems) + (done.isEmpty() ? "" : "; done: " + String.join("; ", done)));
-        }
-        return done.isEmpty()
-                ? Outcome.unchanged(name(), "%d account%s as planned".formatted(plan.users().size(), plan.users().size() == 1 ? "" : "s"))
-                : Outcome.changed(name(), String.join("; ", done));
+        Users.Entry e = entry.get();
+        return new UsersSeen.User(login, e.uid(), groupGid, comment(e.comment()), e.expired(), homeIs, keys);
     }
 
-    private void keep(Account a, String homeRoot, List<String> done, List<String> problems) throws SystemException, IOException {
-        Optional<Long> gid = users.group(a.login());
-        if (gid.isPresent() && gid.get() != a.gid()) {
-            problems.add("group %s exists here with gid %d, not %d: slurmlet never changes an existing group; rename or remove it"
-                    .formatted(a.login(), gid.get(), a.gid()));
-            return;
-        }
-        Optional<Users.Entry> user = users.user(a.login());
-        if (user.isPresent() && user.get().uid() != a.uid()) {
-            problems.add(("user %s exists here with uid %d, not %d: slurmlet never changes an existing user's uid; "
-                    + "rename or remove that user").formatted(a.login(), user.get().uid(), a.uid()));
-            return;
-        }
-        if (user.isPresent() && !user.get().comment().startsWith(COMMENT)) {
-            problems.add(("user %s exists here and is the site's (its comment is \"%s\"): slurmlet leaves its keys, home and lock "
-                    + "alone; rename it, or set its comment to \"%s\" to have slurmlet keep it").formatted(a.login(),
-                    user.get().comment(), COMMENT + " " + a.email()));
-            return;
-        }
-        if (user.isEmpty() && a.removed()) {
-            return;
-        }
-        String home = homeRoot + "/" + a.login();
-        if (gid.isEmpty()) {
-            users.addGroup(a.login(), a.gid());
-        }
-        if (user.isEmpty()) {
-            users.addUser(a.login(), a.uid(), a.gid(), home, COMMENT + " " + a.email());
-            done.add("added %s (uid %d)".formatted(a.login(), a.uid()));
-            user = users.user(a.login());
-        }
-        boolean expired = user.map(Users.Entry::expired).orElse(false);
-        if (a.active() && expired) {
-            users.setExpired(a.login(), false);
-            done.add("unlocked " + a.login());
-        } else if (!a.active() && !expired) {
-            users.setExpired(a.login(), true);
-            done.add("locked " + a.login() + (a.removed() ? " (removed)" : " (disabled)"));
-        }
-        if (!a.active()) {
-            return;
-        }
-        Path homeDir = ManagedFiles.under(root, home);
-        Path ssh = homeDir.resolve(".ssh");
-        if (users.ensurePrivateDirectory(homeDir, a.uid(), a.gid())) {
-            done.add("made " + home);
-        }
-        // Inside the home the user controls every name: .ssh and its keys are written as the user.
-        List<String> lines = keyLines(a);
-        if (users.writeAsUser(a.uid(), a.gid(), ssh, ssh.resolve("authorized_keys"), authorizedKeys(lines))) {
-            done.add("wrote %s's %d key%s".formatted(a.login(), lines.size(), lines.size() == 1 ? "" : "s"));
-        }
+    /** A user's comment as reported: one printable line, cut to what a report takes. */
+    static String comment(String gecos) {
+        String line = gecos.replaceAll("[\\x00-\\x1f\\x7f-\\x9f]", "?");
+        return line.length() > 256 ? line.substring(0, 256) : line;
     }
 
-    /** One key, one line: a key the accounts' check let through with a line break is never written. */
-    static List<String> keyLines(Account a) {
-        return a.sshKeys().stream().filter(k -> Text.unsafe(k).isEmpty()).toList();
+    @Override
+    protected void act(UsersDiff.Wanted wanted, Action action) throws IOException, SystemException {
+        if (!(action instanceof UsersDiff.UserAction a)) {
+            throw new IllegalArgumentException("not a users action: " + action);
+        }
+        if (a instanceof UsersDiff.AddGroup g) {
+            users.addGroup(g.login(), g.gid());
+        } else if (a instanceof UsersDiff.AddUser u) {
+            users.addUser(u.login(), u.uid(), u.gid(), u.home(), u.comment());
+        } else if (a instanceof UsersDiff.Unlock u) {
+            users.setExpired(u.login(), false);
+        } else if (a instanceof UsersDiff.Lock l) {
+            users.setExpired(l.login(), true);
+        } else if (a instanceof UsersDiff.MakeHome h) {
+            users.ensurePrivateDirectory(ManagedFiles.under(root, h.home()), h.uid(), h.gid());
+        } else if (a instanceof UsersDiff.WriteKeys k) {
+            // Inside the home the user controls every name: .ssh and its keys are written as the user.
+            Path ssh = ManagedFiles.under(root, k.home()).resolve(".ssh");
+            users.writeAsUser(k.account().uid(), k.account().gid(), ssh, ssh.resolve("authorized_keys"),
+                    UsersDiff.authorizedKeys(k.account()));
+        }
     }
 
     /** The authorized_keys file of an account: its keys' lines. */
     public static byte[] authorizedKeys(Account a) {
-        return authorizedKeys(keyLines(a));
-    }
-
-    private static byte[] authorizedKeys(List<String> lines) {
-        return (lines.isEmpty() ? "" : String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+        return UsersDiff.authorizedKeys(a);
     }
 }

@@ -90,7 +90,7 @@ class JobSafeSettingsApiTest {
         // A machine whose agent is not connected: what it said of itself and what the controller saw both count.
         io.slurmlet.model.observed.MungeSeen munge = new io.slurmlet.model.observed.MungeSeen(true, true, true, true, true);
         reports.put(new NodeReport(client, 2, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
-                List.of("22"))));
+                List.of("22"), null, null)));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings?dry_run=true")
                 .then().statusCode(400).body("problems[0].message", equalTo(message.replace("1 job that may use it still runs (21 of bob on "
                         + client + ")", "2 jobs that may use it still run (21 of bob on " + client + ", 22 on " + client + ")")));
@@ -105,10 +105,11 @@ class JobSafeSettingsApiTest {
                     .extract().jsonPath();
             org.junit.jupiter.api.Assertions.assertNull(preview.get("nodes.find { it.node == '%s' }".formatted(client)),
                     preview.prettify());
-            // Nothing changes on any machine: no file, no daemon, no mount or export; the engine drains the node.
+            // Nothing changes on any machine but the drain: no file, no daemon, no mount or export.
             org.junit.jupiter.api.Assertions.assertEquals(List.of(), preview.getList("nodes.files.flatten()"), preview.prettify());
             org.junit.jupiter.api.Assertions.assertEquals(List.of(), preview.getList("nodes.daemons.flatten()"), preview.prettify());
-            org.junit.jupiter.api.Assertions.assertEquals(List.of(), preview.getList("nodes.actions.flatten()"), preview.prettify());
+            org.junit.jupiter.api.Assertions.assertEquals(List.of("drain %s in Slurm (slurmlet: reclaiming for the platform): running jobs finish"
+                    .formatted(client)), preview.getList("nodes.actions.flatten()"), preview.prettify());
         }
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"nodes\": [], \"lent\": []}").patch("/v1/slurm/settings")
                 .then().statusCode(200);
@@ -118,7 +119,7 @@ class JobSafeSettingsApiTest {
                 .body("nodes.find { it.name == '%s' }.lent".formatted(client), equalTo(false));
 
         reports.put(new NodeReport(client, 3, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
-                List.of())));
+                List.of(), null, null)));
         reports.put(new NodeReport(server, 2, List.of(), List.of(new SlurmNodeState(client, "IDLE+DRAIN", "slurmlet: reclaiming", List.of()))));
         awaitPhase(client, "platform");
         admin().get("/v1/slurm/status").then().statusCode(200)

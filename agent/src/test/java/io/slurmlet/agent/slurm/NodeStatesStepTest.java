@@ -55,7 +55,7 @@ class NodeStatesStepTest {
         assertTrue(c.log().stream().noneMatch(a -> a.get(1).equals("update")), c.log().toString());
         assertTrue(lend.detail().contains("left drained by someone else: n1 (\"bad dimm, ticket 42\")"), lend.detail());
         assertEquals(Outcome.Kind.UNCHANGED, unlend.kind());
-        assertEquals("bad dimm, ticket 42", step.seen().get(0).reason());
+        assertEquals("bad dimm, ticket 42", step.nodes().get(0).reason());
     }
 
     @Test
@@ -66,7 +66,7 @@ class NodeStatesStepTest {
         step.apply(controller(Map.of("n1", NodeWish.RESUME, "n2", NodeWish.RECLAIM)));
         assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n1", "state=resume")), c.log().toString());
         assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n2", "state=drain", "reason=slurmlet: reclaiming for the platform")));
-        assertEquals(List.of("1234 of alice"), step.seen().get(0).jobs());
+        assertEquals(List.of("1234 of alice"), step.nodes().get(0).jobs());
     }
 
     @Test

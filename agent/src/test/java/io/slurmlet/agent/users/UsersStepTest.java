@@ -4,6 +4,7 @@ import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Users;
 import io.slurmlet.agent.system.fake.FakeFiles;
 import io.slurmlet.agent.system.fake.FakeUsers;
+import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.users.Account;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,7 @@ class UsersStepTest {
 
     final FakeUsers users = new FakeUsers();
     final FakeFiles files = new FakeFiles();
-    final UsersStep step = new UsersStep(users, files, Path.of("/"));
+    final UsersStep step = new UsersStep(users, Path.of("/"));
 
     static NodePlan plan(List<Account> accounts, String homeRoot) {
         return new NodePlan("n1", Set.of(), List.of(), Optional.empty(), Map.of(), List.of(), List.of(), Map.of(), accounts, homeRoot);
@@ -85,5 +86,44 @@ class UsersStepTest {
         step.apply(plan(List.of(ALICE), "/home"));
         users.log.clear();
         assertEquals(Outcome.changed("users", "locked alice (no longer an account)"), step.apply(plan(List.of(), "/home")));
+    }
+
+    @Test
+    void keysAUserChangedAreWrittenAgainAndTheStepReportsWhatItSaw() {
+        step.apply(plan(List.of(ALICE), "/home"));
+        users.userFiles.put(Path.of("/home/alice/.ssh/authorized_keys"), "ssh-rsa AAAA other\n".getBytes(StandardCharsets.UTF_8));
+        users.log.clear();
+        assertEquals(Outcome.changed("users", "wrote alice's 1 key"), step.apply(plan(List.of(ALICE), "/home")));
+        UsersSeen.User seen = step.seen().orElseThrow().user("alice");
+        assertEquals(new UsersSeen.User("alice", 200000, 200000, "slurmlet account alice@example.org", false, UsersSeen.User.PRIVATE,
+                UsersDiff.digest((KEY + "\n").getBytes(StandardCharsets.UTF_8))), seen, "the machine as the pass left it");
+    }
+
+    @Test
+    void aLinkedSshFolderHoldsBackThatAccountsKeysOnlyAndNothingIsWrittenThroughIt() {
+        Account bob = new Account("bob@example.org", "bob", 200001, 200001, List.of(KEY), true, false);
+        step.apply(plan(List.of(ALICE), "/home"));
+        users.links.add(Path.of("/home/alice/.ssh"));
+        users.log.clear();
+        Outcome o = step.apply(plan(List.of(ALICE.withKeys(List.of()), bob), "/home"));
+        assertTrue(o.failed() && o.detail().startsWith("/home/alice/.ssh is a symbolic link: slurmlet writes no keys through it"),
+                o.detail());
+        assertTrue(o.detail().contains("added bob (uid 200001)") && o.detail().contains("wrote bob's 1 key"), o.detail());
+        assertTrue(users.log.stream().noneMatch(l -> l.contains("/home/alice")), users.log.toString());
+    }
+
+    @Test
+    void aHomeThatIsNotAFolderIsNeitherFollowedNorReplaced() {
+        users.links.add(Path.of("/home/alice"));
+        Outcome o = step.apply(plan(List.of(ALICE), "/home"));
+        assertTrue(o.failed() && o.detail().contains("/home/alice is a symbolic link, not a folder: slurmlet does not follow or replace it"),
+                o.detail());
+        assertTrue(users.log.stream().noneMatch(l -> l.contains("install -d /home/alice")), users.log.toString());
+    }
+
+    @Test
+    void usersOfTheSiteAreNotLookedAt() {
+        step.apply(plan(null, "/home"));
+        assertEquals(UsersSeen.SITES, step.seen().orElseThrow());
     }
 }

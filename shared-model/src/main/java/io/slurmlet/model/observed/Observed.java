@@ -1,5 +1,7 @@
 package io.slurmlet.model.observed;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import java.util.List;
@@ -10,21 +12,38 @@ import java.util.List;
  * its plan says it should be. A step that has not looked yet (or is not on the step shape yet) is
  * null: the preview then takes the machine to hold its current plan. Never a secret, nor a digest of one.
  *
+ * <p>A section a later agent adds is ignored by this leader; one this agent adds after its leader's
+ * release ({@code users}, {@code packages}) is left out when null, and an agent whose report is
+ * refused for it sends it again without them.
+ *
  * @param jobs the ids of the Slurm jobs with a step on the machine, looked at every 2 s (and sent
  *             when they change): fresher than what the steps saw at their last pass
  */
+@JsonIgnoreProperties(ignoreUnknown = true)
 public record Observed(
         @JsonProperty("munge") MungeSeen munge,
         @JsonProperty("storage") StorageSeen storage,
         @JsonProperty("pam") PamSeen pam,
-        @JsonProperty("jobs") List<String> jobs) {
+        @JsonProperty("jobs") List<String> jobs,
+        @JsonProperty("users") @JsonInclude(JsonInclude.Include.NON_NULL) UsersSeen users,
+        @JsonProperty("packages") @JsonInclude(JsonInclude.Include.NON_NULL) PackagesSeen packages) {
 
-    public static final Observed NOTHING = new Observed(null, null, null, List.of());
+    public static final Observed NOTHING = new Observed(null, null, null, List.of(), null, null);
 
     public Observed {
         jobs = List.copyOf(jobs == null ? List.of() : jobs);
         if (jobs.size() > 100_000 || jobs.stream().anyMatch(j -> !j.matches("[0-9]{1,12}"))) {
             throw new IllegalArgumentException("jobs are job ids");
         }
+    }
+
+    /** The same, with {@code now} as the jobs that run on the machine. */
+    public Observed withJobs(List<String> now) {
+        return new Observed(munge, storage, pam, now, users, packages);
+    }
+
+    /** As an agent before the users and packages sections reported it, for a leader of that release. */
+    public Observed withoutLaterSections() {
+        return new Observed(munge, storage, pam, jobs, null, null);
     }
 }

@@ -79,6 +79,11 @@ public final class Planner {
         return plan(settings, inventory, Optional.empty(), lending, List.of());
     }
 
+    /** The same, with the cluster's accounts: what a dry run compares with what the machines hold. */
+    public static Plans review(SlurmSettings settings, Map<String, NodeFacts> inventory, Lent lending, List<Account> accounts) {
+        return plan(settings, inventory, Optional.empty(), lending, accounts);
+    }
+
     /**
      * What the planner needs of lending.
      *

@@ -1,12 +1,15 @@
 package io.slurmlet.agent.leader.plan;
 
 import io.slurmlet.agent.munge.MungeDiff;
+import io.slurmlet.agent.packages.PackagesDiff;
 import io.slurmlet.agent.pam.PamDiff;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.agent.reconcile.FileDiffs;
+import io.slurmlet.agent.slurm.NodeStatesDiff;
 import io.slurmlet.agent.slurm.SlurmDiff;
 import io.slurmlet.agent.storage.StorageDiff;
+import io.slurmlet.agent.users.UsersDiff;
 import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.PamSeen;
 import io.slurmlet.model.api.SettingsDocument;
@@ -25,9 +28,10 @@ import java.util.Map;
 
 /**
  * What a change of the settings would do on each machine, before anything is stored: every step's
- * own diff (munge, storage, users, slurm, PAM, in the order an agent's pass runs them) of what the
- * plan it would get wants against what the machine holds. What it holds is what its agent last
- * reported of it ({@link Observed}: munge, storage, PAM, the jobs running there); a step that has
+ * own diff (packages, munge, storage, users, slurm, PAM, in the order an agent's pass runs them) of
+ * what the plan it would get wants against what the machine holds. What it holds is what its agent
+ * last reported of it ({@link Observed}: packages, munge, storage, users, PAM, the jobs running
+ * there); a step that has
  * not reported, and the slurm step (whose files' content a report does not carry), are taken to
  * hold the machine's current plan. So a preview lists what the agents will do, from the same
  * functions they act on.
@@ -53,24 +57,37 @@ public final class Preview {
     /** @param observed what each machine's agent last reported of it, by name */
     public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Map<String, NodeFacts> inventory,
                                      Map<String, Observed> observed) {
-        return of(current, next, inventory, observed, java.util.Set.of(), java.util.Set.of());
+        return of(current, next, new Cluster(inventory, observed, Map.of(), java.util.Set.of(), java.util.Set.of(), List.of()));
     }
 
     /**
-     * @param underWay the nodes whose lending is under way (being lent, lent, being reclaimed): a
-     *                 change that takes one out of Slurm keeps it there until its reclaim ends
-     * @param known    the nodes slurmctld has a record of (their drains are kept at run time, not in slurm.conf)
+     * The cluster as the leader knows it, which a preview runs against.
+     *
+     * @param inventory  every machine with an agent, by name, with its facts
+     * @param observed   what each machine's agent last reported of it, by name
+     * @param slurmNodes every Slurm node as slurmctld showed it, by the machine whose agent showed it (the controller)
+     * @param underWay   the nodes whose lending is under way (being lent, lent, being reclaimed): a
+     *                   change that takes one out of Slurm keeps it there until its reclaim ends
+     * @param known      the nodes slurmctld has a record of (their drains are kept at run time, not in slurm.conf)
+     * @param accounts   the cluster's accounts (with users = "slurmlet", each a user on every Slurm machine)
      */
-    public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Map<String, NodeFacts> inventory,
-                                     Map<String, Observed> observed, java.util.Set<String> underWay, java.util.Set<String> known) {
+    public record Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
+                          Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
+                          java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts) {
+    }
+
+    public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Cluster cluster) {
+        var inventory = cluster.inventory();
         Planner.Plans was = Planner.review(current.settings(), inventory,
-                Planner.Lent.asWished(current.settings(), underWay, known, inventory));
-        Planner.Plans will = Planner.review(next, inventory, Planner.Lent.asWished(next, underWay, known, inventory));
+                Planner.Lent.asWished(current.settings(), cluster.underWay(), cluster.known(), inventory), cluster.accounts());
+        Planner.Plans will = Planner.review(next, inventory, Planner.Lent.asWished(next, cluster.underWay(), cluster.known(), inventory),
+                cluster.accounts());
         FileDiffs diffs = new FileDiffs();
         List<NodeChange> nodes = new ArrayList<>();
         for (NodePlan after : will.nodes().values()) {
             NodePlan before = was.nodes().get(after.node());
-            NodeChange change = node(before, after, observed.getOrDefault(after.node(), Observed.NOTHING), diffs);
+            NodeChange change = node(before, after, cluster.observed().getOrDefault(after.node(), Observed.NOTHING),
+                    cluster.slurmNodes().get(after.node()), diffs);
             if (!change.rolesBefore().equals(change.rolesAfter()) || !change.files().isEmpty()
                     || !change.daemons().isEmpty() || !change.actions().isEmpty()) {
                 nodes.add(change);
@@ -80,25 +97,36 @@ public final class Preview {
                 will.problems(), will.notes());
     }
 
-    /** Every step's diff on one machine, as an agent's pass runs them. */
+    /** Every step's diff on one machine, as an agent's pass runs them (node states as its plan had them). */
     static List<Diff> diffs(NodePlan before, NodePlan after, Observed seen) {
+        return diffs(before, after, seen, null);
+    }
+
+    /** @param slurmNodes what the machine's agent showed of slurmctld's node table; null where it showed none */
+    static List<Diff> diffs(NodePlan before, NodePlan after, Observed seen, List<io.slurmlet.model.api.SlurmNodeState> slurmNodes) {
         MungeDiff.Wanted munge = MungeDiff.desired(after);
         StorageDiff.Wanted storage = StorageDiff.desired(after);
         PamDiff.Wanted pam = PamDiff.desired(after, PamDiff.DEFAULT_BACKUP);
         PamSeen pamSeen = seen.pam() != null ? seen.pam() : PamDiff.assumed(PamDiff.desired(before, PamDiff.DEFAULT_BACKUP));
         return List.of(
+                PackagesDiff.diff(PackagesDiff.desired(after),
+                        seen.packages() != null ? seen.packages() : PackagesDiff.assumed(PackagesDiff.desired(before))),
                 MungeDiff.diff(munge, seen.munge() != null ? seen.munge() : MungeDiff.assumed(MungeDiff.desired(before))),
                 StorageDiff.diff(storage, (seen.storage() != null ? seen.storage() : StorageDiff.assumed(StorageDiff.desired(before)))
                         .withJobs(seen.jobs())),
                 Diff.of(users(before, after), ""),
+                UsersDiff.diff(UsersDiff.desired(after), seen.users() != null ? seen.users() : UsersDiff.assumed(UsersDiff.desired(before))),
                 SlurmDiff.diff(SlurmDiff.desired(after), SlurmDiff.assumed(SlurmDiff.desired(before))),
                 // The slurm step runs before it in the same pass: slurmd then runs the plan's slurm.conf.
-                PamDiff.diff(pam, PamDiff.afterSlurm(pamSeen, pam, after.services().contains("slurmd"))));
+                PamDiff.diff(pam, PamDiff.afterSlurm(pamSeen, pam, after.services().contains("slurmd"))),
+                NodeStatesDiff.diff(NodeStatesDiff.desired(after),
+                        slurmNodes != null ? slurmNodes : NodeStatesDiff.assumed(NodeStatesDiff.desired(before))));
     }
 
     /** One machine: its plan now against the one it would get. */
-    private static NodeChange node(NodePlan before, NodePlan after, Observed seen, FileDiffs fileDiffs) {
-        List<Diff> diffs = diffs(before, after, seen);
+    private static NodeChange node(NodePlan before, NodePlan after, Observed seen, List<io.slurmlet.model.api.SlurmNodeState> slurmNodes,
+                                   FileDiffs fileDiffs) {
+        List<Diff> diffs = diffs(before, after, seen, slurmNodes);
         return change(after.node(), roles(before), roles(after), diffs.stream().flatMap(d -> d.actions().stream()).toList(),
                 diffs.stream().flatMap(d -> d.waiting().stream()).toList(), fileDiffs);
     }
@@ -143,7 +171,7 @@ public final class Preview {
         return FileDiffs.unified(path, before, after);
     }
 
-    /** What the users step would do, from the plans' own sections (it is not on the step shape yet). */
+    /** What a change of who keeps the machine's users means, from the plans' own sections: a sentence before the users step's own actions. */
     static List<Action> users(NodePlan before, NodePlan after) {
         List<Action> actions = new ArrayList<>();
         if (before.users() == null && after.users() != null) {

@@ -80,6 +80,40 @@ public final class LinuxUsers implements Users {
             + "&& [ \"$(stat -c %a \"$2\")\" = 600 ] && exit 10; "
             + "printf '%s' \"$3\" > \"$2.slurmlet-tmp\" && mv -f \"$2.slurmlet-tmp\" \"$2\" && chmod 0600 \"$2\"";
 
+    /** The shell the user's reads run in: 3 for a linked folder, 11 for no 0600 file in a 0700 folder. */
+    static final String READ_AS_USER = "[ -L \"$1\" ] && exit 3; [ -d \"$1\" ] && [ \"$(stat -c %a \"$1\")\" = 700 ] || exit 11; "
+            + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(stat -c %a \"$2\")\" = 600 ] || exit 11; cat \"$2\"";
+
+    @Override
+    public Held readAsUser(long uid, long gid, Path dir, Path file) throws SystemException {
+        List<String> argv = List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh", "-c", READ_AS_USER,
+                "sh", dir.toString(), file.toString());
+        Commands.Result r = commands.run(argv, DEADLINE);
+        return switch (r.exit()) {
+            case 0 -> new Held(false, Optional.of(r.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            case 3 -> Held.LINKED;
+            case 11 -> Held.NONE;
+            default -> throw new SystemException("cannot read %s as uid %d: %s".formatted(file, uid,
+                    r.stderr().isBlank() ? "exit " + r.exit() : r.stderr().strip()));
+        };
+    }
+
+    @Override
+    public Optional<Dir> directory(Path dir) throws SystemException {
+        Commands.Result now = commands.run(List.of("stat", "-c", "%F|%a|%u|%g", dir.toString()), DEADLINE);
+        if (!now.succeeded()) {
+            if (now.stderr().contains("No such file")) {
+                return Optional.empty();
+            }
+            throw new SystemException("cannot look at %s: %s".formatted(dir, now.stderr().strip()));
+        }
+        String[] f = now.stdout().strip().split("\\|");
+        if (f.length != 4) {
+            throw new SystemException("cannot look at %s: stat said %s".formatted(dir, now.stdout().strip()));
+        }
+        return Optional.of(new Dir(f[0], f[1], Long.parseLong(f[2]), Long.parseLong(f[3])));
+    }
+
     @Override
     public boolean writeAsUser(long uid, long gid, Path dir, Path file, byte[] content) throws SystemException {
         List<String> argv = List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh", "-c", AS_USER,

@@ -1,6 +1,15 @@
 package io.slurmlet.agent.leader.plan;
 
 import io.slurmlet.agent.munge.MungeStep;
+import io.slurmlet.agent.packages.PackagesStep;
+import io.slurmlet.agent.users.UsersStep;
+import io.slurmlet.agent.system.fake.FakePackages;
+import io.slurmlet.agent.system.fake.FakeSlurmctld;
+import io.slurmlet.agent.slurm.NodeStatesStep;
+import io.slurmlet.agent.system.fake.FakeUsers;
+import io.slurmlet.model.observed.PackagesSeen;
+import io.slurmlet.model.observed.UsersSeen;
+import io.slurmlet.model.users.Account;
 import io.slurmlet.agent.pam.PamStep;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.FileDiffs;
@@ -39,7 +48,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
 /**
- * For every step on the step shape (munge, storage, slurm, PAM): a dry run of a change, made from
+ * For every step (packages, munge, storage, users, slurm, PAM, Slurm's node states): a dry run of a change, made from
  * what each machine reported after its agent applied the current settings, lists exactly what the
  * agent then does when the change is applied: the same files with the same diffs, the same daemons
  * with the same actions and reasons, the same sentences, in the same order. Each machine is a
@@ -71,14 +80,19 @@ class PreviewAgainstApplyTest {
     static final class Machine {
         final FakeFiles files = new FakeFiles();
         final FakeServices services = new FakeServices();
-        final FakeCommands commands = new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok(""))
-                .answerPrefix(List.of("exportfs"), Commands.Result.ok("")).answerPrefix(List.of("scontrol"), Commands.Result.ok(""));
+        final FakeSlurmctld commands = new FakeSlurmctld(new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok(""))
+                .answerPrefix(List.of("exportfs"), Commands.Result.ok("")).answerPrefix(List.of("scontrol"), Commands.Result.ok("")));
         final FakeHostFiles host = new FakeHostFiles(files).with("/proc/filesystems", "nodev\tsysfs\n\text4\nnodev\tnfsd\n");
+        final FakePackages packages = new FakePackages();
+        final FakeUsers users = new FakeUsers();
+        final PackagesStep packaging = new PackagesStep(packages);
+        final UsersStep accounts = new UsersStep(users, Path.of("/"));
         final MungeStep munge = new MungeStep(files, services, Path.of("/"));
         final StorageStep storage = new StorageStep(files, host, services, commands, Path.of("/"));
         final SlurmStep slurm = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
         final PamStep pam = new PamStep(files, services, Path.of("/"), Path.of("/var/lib/slurmlet"), Optional.of("hpc-admins"));
-        final List<Reconciler<?, ?>> steps = List.of(munge, storage, slurm, pam);
+        final NodeStatesStep nodeStates = new NodeStatesStep(commands);
+        final List<Reconciler<?, ?>> steps = List.of(packaging, munge, storage, accounts, slurm, pam, nodeStates);
         boolean broken;
 
         Machine() {
@@ -109,8 +123,19 @@ class PreviewAgainstApplyTest {
 
         Observed observed() {
             return new Observed((MungeSeen) munge.seen().orElse(null), (StorageSeen) storage.seen().orElse(null),
-                    (PamSeen) pam.seen().orElse(null), io.slurmlet.agent.slurm.LocalJobs.running(host));
+                    (PamSeen) pam.seen().orElse(null), io.slurmlet.agent.slurm.LocalJobs.running(host),
+                    (UsersSeen) accounts.seen().orElse(null), (PackagesSeen) packaging.seen().orElse(null));
         }
+    }
+
+    /**
+     * Where {@code was} has a controller, its slurmctld has read slurm.conf: every node of it is in
+     * the node table, drained as slurm.conf brings it. Without one there is no slurmctld to show
+     * a node table, and neither the dry run nor the pass has node states to change.
+     */
+    static void slurmctldKnows(Planner.Plans was, Map<String, Machine> machines) {
+        was.nodes().get("c0").nodeStates().keySet().stream().sorted()
+                .forEach(node -> machines.get("c0").commands.node(node, "slurmlet: not lent"));
     }
 
     /** Every machine applies {@code before} until it settles; then the dry run of {@code after} is compared with its apply. */
@@ -125,11 +150,19 @@ class PreviewAgainstApplyTest {
     static Map<String, NodeChange> previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after,
                                                           java.util.function.Consumer<Map<String, Machine>> broken,
                                        java.util.function.Consumer<Map<String, Machine>> mended) {
+        return previewIsWhatApplyDoes(before, after, List.of(), broken, mended);
+    }
+
+    /** @param accounts the cluster's accounts, before and after */
+    static Map<String, NodeChange> previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after, List<Account> accounts,
+                                                          java.util.function.Consumer<Map<String, Machine>> broken,
+                                                          java.util.function.Consumer<Map<String, Machine>> mended) {
         Map<String, NodeFacts> inventory = inventory();
         Map<String, Machine> machines = new LinkedHashMap<>();
         Map<String, Observed> reported = new TreeMap<>();
-        Planner.Plans was = Planner.plan(before, inventory, KEY);
+        Planner.Plans was = Planner.plan(before, inventory, KEY, Planner.Lent.asWished(before), accounts);
         MACHINES.forEach(n -> machines.put(n, new Machine()));
+        slurmctldKnows(was, machines);
         broken.accept(machines);
         for (String n : MACHINES) {
             Machine m = machines.get(n);
@@ -139,8 +172,10 @@ class PreviewAgainstApplyTest {
         }
         mended.accept(machines);
         Map<String, NodeChange> preview = new TreeMap<>();
-        Preview.of(new SettingsDocument(3, before), after, inventory, reported).nodes().forEach(c -> preview.put(c.node(), c));
-        Planner.Plans will = Planner.plan(after, inventory, KEY);
+        Preview.of(new SettingsDocument(3, before), after, new Preview.Cluster(inventory, reported,
+                        Map.of("c0", machines.get("c0").nodeStates.nodes()), java.util.Set.of(), java.util.Set.of(), accounts))
+                .nodes().forEach(c -> preview.put(c.node(), c));
+        Planner.Plans will = Planner.plan(after, inventory, KEY, Planner.Lent.asWished(after), accounts);
         for (String n : MACHINES) {
             List<Action> did = machines.get(n).pass(will.nodes().get(n));
             NodeChange applied = Preview.change(n, Preview.roles(was.nodes().get(n)), Preview.roles(will.nodes().get(n)), did,
@@ -228,5 +263,100 @@ class PreviewAgainstApplyTest {
     void aSlurmConfAdditionThatIsReconfiguredAndOneThatRestarts() {
         previewIsWhatApplyDoes(cluster(Map.of()), cluster(Map.of("slurm_conf", Map.of("MaxJobCount", "20000"))));
         previewIsWhatApplyDoes(cluster(Map.of()), cluster(Map.of("slurm_conf", Map.of("SwitchType", "switch/none"))));
+    }
+
+    static final String KEY_A = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
+    static final String KEY_B = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb bob@laptop";
+    static final Account ALICE = new Account("alice@example.org", "alice", 200000, 200000, List.of(KEY_A), true, false);
+    static final Account BOB = new Account("bob@example.org", "bob", 200001, 200001, List.of(KEY_B), true, false);
+
+    @Test
+    void accountsAddedDisabledRemovedAndGivenNewKeys() {
+        SlurmSettings users = cluster(Map.of("users", "slurmlet"));
+        Map<String, NodeChange> first = previewIsWhatApplyDoes(cluster(Map.of()), users, List.of(ALICE, BOB), m -> { }, m -> { });
+        assertEquals(true, first.get("n1").actions().contains("add user alice (uid 200000), its home /home/alice"), first.get("n1").actions().toString());
+        assertEquals(true, first.get("n1").actions().contains("write alice's 1 key to /home/alice/.ssh/authorized_keys"),
+                first.get("n1").actions().toString());
+        assertEquals(true, first.get("n1").actions().contains("install libpam-slurm-adopt"), first.get("n1").actions().toString());
+        assertFalse(first.containsKey("other"), "no role, no users");
+    }
+
+    /** The same accounts before and after on every machine but for the change named: the machines' users are the accounts' of before. */
+    @Test
+    void aChangeOfTheAccountsIsShownAsEachMachineHoldsThem() {
+        SlurmSettings users = cluster(Map.of("users", "slurmlet"));
+        Map<String, NodeChange> changed = previewAccounts(users, List.of(ALICE, BOB),
+                List.of(ALICE.withEnabled(false), BOB.withKeys(List.of(KEY_B, KEY_A))));
+        assertEquals(List.of("lock alice (disabled): its files are kept", "write bob's 2 keys to /home/bob/.ssh/authorized_keys"),
+                changed.get("n1").actions());
+        Map<String, NodeChange> removed = previewAccounts(users, List.of(ALICE, BOB), List.of(ALICE, BOB.asRemoved()));
+        assertEquals(List.of("lock bob (removed): its files are kept"), removed.get("c0").actions());
+    }
+
+    @Test
+    void aUserOfTheSiteOrASymbolicLinkInAHomeHoldsOnlyThatAccountBack() {
+        SlurmSettings users = cluster(Map.of("users", "slurmlet"));
+        Account carol = new Account("carol@example.org", "carol", 200002, 200002, List.of(KEY_A), true, false);
+        Map<String, NodeChange> shown = previewAccounts(users, List.of(ALICE, BOB, carol),
+                List.of(ALICE.withKeys(List.of(KEY_B)), BOB, carol.withKeys(List.of(KEY_B, KEY_A))),
+                machines -> {
+                    machines.get("n2").users.users.put("carol", new io.slurmlet.agent.system.Users.Entry("carol", 200002, 200002,
+                            "/home/carol", "Carol of the site", false));
+                    machines.get("n2").users.links.add(Path.of("/home/alice/.ssh"));
+                    machines.get("n2").broken = true;
+                });
+        assertEquals(List.of(), shown.containsKey("n2") ? shown.get("n2").actions() : List.of(),
+                "alice's keys are not written through a link, carol is the site's: n2 has nothing to do for either");
+        assertEquals(List.of("write alice's 1 key to /home/alice/.ssh/authorized_keys",
+                "write carol's 2 keys to /home/carol/.ssh/authorized_keys"), shown.get("n1").actions());
+    }
+
+    static Map<String, NodeChange> previewAccounts(SlurmSettings settings, List<Account> before, List<Account> after) {
+        return previewAccounts(settings, before, after, machines -> { });
+    }
+
+    /**
+     * The machines apply {@code settings} with the accounts {@code before}; the dry run of the same
+     * settings with the accounts {@code after} is compared with what they then do.
+     */
+    static Map<String, NodeChange> previewAccounts(SlurmSettings settings, List<Account> before, List<Account> after,
+                                                   java.util.function.Consumer<Map<String, Machine>> broken) {
+        Map<String, NodeFacts> inventory = inventory();
+        Map<String, Machine> machines = new LinkedHashMap<>();
+        Map<String, Observed> reported = new TreeMap<>();
+        Planner.Plans was = Planner.plan(settings, inventory, KEY, Planner.Lent.asWished(settings), before);
+        MACHINES.forEach(n -> machines.put(n, new Machine()));
+        slurmctldKnows(was, machines);
+        for (String n : MACHINES) {
+            machines.get(n).pass(was.nodes().get(n));
+        }
+        broken.accept(machines);
+        for (String n : MACHINES) {
+            machines.get(n).pass(was.nodes().get(n));
+            reported.put(n, machines.get(n).observed());
+        }
+        // The settings are the same: what differs is the accounts the plans are made with.
+        Map<String, NodeChange> preview = new TreeMap<>();
+        for (NodePlan plan : Planner.plan(settings, inventory, KEY, Planner.Lent.asWished(settings), after).nodes().values()) {
+            Machine m = machines.get(plan.node());
+            List<io.slurmlet.agent.reconcile.Diff> shown = Preview.diffs(was.nodes().get(plan.node()), plan, reported.get(plan.node()),
+                    plan.node().equals("c0") ? machines.get("c0").nodeStates.nodes() : null);
+            NodeChange would = Preview.change(plan.node(), List.of(), List.of(),
+                    shown.stream().flatMap(d -> d.actions().stream()).toList(), shown.stream().flatMap(d -> d.waiting().stream()).toList(),
+                    new FileDiffs());
+            List<Action> did = m.pass(plan);
+            NodeChange applied = Preview.change(plan.node(), List.of(), List.of(), did, m.waited, new FileDiffs());
+            assertEquals(applied, would, plan.node() + ": the dry run against what it did");
+            preview.put(plan.node(), would);
+        }
+        return preview;
+    }
+
+    @Test
+    void nodesLentAndReclaimedUnderRunningJobs() {
+        Map<String, NodeChange> lent = previewIsWhatApplyDoes(cluster(Map.of()), cluster(Map.of("lent", List.of("n2"))),
+                machines -> machines.get("c0").commands.job("n1", "12 of alice"), machines -> { });
+        assertEquals(List.of("resume n2 in Slurm", "drain n1 in Slurm (slurmlet: not lent): running jobs finish"),
+                lent.get("c0").actions());
     }
 }

@@ -55,7 +55,10 @@ public final class FakeUsers implements Users {
     public final Map<Path, byte[]> userFiles = new HashMap<>();
 
     @Override
-    public boolean writeAsUser(long uid, long gid, Path dir, Path file, byte[] content) {
+    public boolean writeAsUser(long uid, long gid, Path dir, Path file, byte[] content) throws SystemException {
+        if (links.contains(dir)) {
+            throw new SystemException("cannot write %s as uid %d: %s is a symbolic link".formatted(file, uid, dir));
+        }
         boolean made = ensurePrivateDirectory(dir, uid, gid);
         if (java.util.Arrays.equals(userFiles.get(file), content)) {
             return made;
@@ -65,8 +68,36 @@ public final class FakeUsers implements Users {
         return true;
     }
 
+    /** Folders that are symbolic links (a user's {@code ln -s / ~/.ssh}). */
+    public final java.util.Set<Path> links = new java.util.HashSet<>();
+
     @Override
-    public boolean ensurePrivateDirectory(Path dir, long uid, long gid) {
+    public Optional<Dir> directory(Path dir) {
+        if (links.contains(dir)) {
+            return Optional.of(new Dir("symbolic link", "777", 0, 0));
+        }
+        String now = dirs.get(dir);
+        if (now == null) {
+            return Optional.empty();
+        }
+        String[] f = now.split("[: ]");
+        return Optional.of(new Dir("directory", f[2].substring(1), Long.parseLong(f[0]), Long.parseLong(f[1])));
+    }
+
+    @Override
+    public Held readAsUser(long uid, long gid, Path dir, Path file) {
+        if (links.contains(dir)) {
+            return Held.LINKED;
+        }
+        byte[] content = userFiles.get(file);
+        return content == null || !(uid + ":" + gid + " 0700").equals(dirs.get(dir)) ? Held.NONE : new Held(false, Optional.of(content.clone()));
+    }
+
+    @Override
+    public boolean ensurePrivateDirectory(Path dir, long uid, long gid) throws SystemException {
+        if (links.contains(dir)) {
+            throw new SystemException(dir + " is a symbolic link, not a folder: slurmlet does not follow or replace it");
+        }
         String want = uid + ":" + gid + " 0700";
         if (want.equals(dirs.get(dir))) {
             return false;

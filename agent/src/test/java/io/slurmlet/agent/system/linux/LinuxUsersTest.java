@@ -1,6 +1,7 @@
 package io.slurmlet.agent.system.linux;
 
 import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.agent.system.Users;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -8,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -61,5 +63,29 @@ class LinuxUsersTest {
         SystemException h = assertThrows(SystemException.class, () -> users.ensurePrivateDirectory(linkedHome, NOBODY, NOBODY));
         assertTrue(h.getMessage().contains("is a symbolic link, not a folder"), h.getMessage());
         assertEquals(0L, ((Number) Files.getAttribute(target, "unix:uid")).longValue(), "root never chowns what a link points to");
+    }
+
+    @Test
+    void theKeysAreReadAsTheUserAndNeverThroughALink() throws Exception {
+        Path home = home();
+        Path ssh = home.resolve(".ssh");
+        Path keys = ssh.resolve("authorized_keys");
+        assertEquals(Optional.of(new Users.Dir("directory", "700", NOBODY, NOBODY)), users.directory(home));
+        assertEquals(Optional.empty(), users.directory(tmp.resolve("none")));
+        assertTrue(users.readAsUser(NOBODY, NOBODY, ssh, keys).content().isEmpty(), "no .ssh yet");
+        users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8));
+        assertEquals("ssh-ed25519 AAAA k\n", new String(users.readAsUser(NOBODY, NOBODY, ssh, keys).content().orElseThrow(),
+                StandardCharsets.UTF_8));
+        Files.setPosixFilePermissions(keys, PosixFilePermissions.fromString("rw-r--r--"));
+        assertTrue(users.readAsUser(NOBODY, NOBODY, ssh, keys).content().isEmpty(), "not 0600: written again");
+
+        Path target = Files.createDirectory(tmp.resolve("etc-like"));
+        Files.writeString(target.resolve("authorized_keys"), "root's own\n");
+        Path linked = tmp.resolve("other");
+        users.ensurePrivateDirectory(linked, NOBODY, NOBODY);
+        Files.createSymbolicLink(linked.resolve(".ssh"), target);
+        Users.Held held = users.readAsUser(NOBODY, NOBODY, linked.resolve(".ssh"), linked.resolve(".ssh/authorized_keys"));
+        assertTrue(held.linked() && held.content().isEmpty(), "a linked .ssh is said so, and not read");
+        assertEquals("symbolic link", users.directory(linked.resolve(".ssh")).orElseThrow().type());
     }
 }

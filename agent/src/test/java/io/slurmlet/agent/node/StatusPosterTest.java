@@ -1,0 +1,74 @@
+package io.slurmlet.agent.node;
+
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.PackagesSeen;
+import io.slurmlet.model.observed.UsersSeen;
+import io.slurmlet.model.plan.PublishedPlan;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The status poster against a leader of the release before the users and packages sections. */
+class StatusPosterTest {
+
+    /** Refuses a report that holds a section its release does not know, as the leader's strict reading does. */
+    static final class OlderLeader implements Leader {
+        final List<String> received = new CopyOnWriteArrayList<>();
+
+        public void reportFacts(NodeFacts facts) {
+        }
+
+        public Optional<PublishedPlan> poll(long held, Duration wait) {
+            return Optional.empty();
+        }
+
+        public void postStatus(NodeReport report) throws java.io.IOException {
+            String json = SettingsJson.STRICT.writeValueAsString(report);
+            if (json.contains("\"users\"") || json.contains("\"packages\"")) {
+                throw new LeaderLink.Refused(400, "the leader refused POST /v1/agents/status (400): unknown key \"observed.users\"");
+            }
+            received.add(json);
+        }
+    }
+
+    @Test
+    void aLeaderOlderThanTheReportsSectionsGetsTheRestAndTheRestOnly() throws Exception {
+        OlderLeader leader = new OlderLeader();
+        Observed seen = new Observed(null, null, null, List.of("12"), new UsersSeen(true, List.of()),
+                new PackagesSeen(List.of("munge"), List.of()));
+        NodeReport report = new NodeReport("n1", 3, List.of(), List.of(), seen);
+        StatusPoster poster = new StatusPoster(() -> Optional.of(leader), () -> Optional.of(report), Duration.ofMillis(50));
+        poster.start();
+        try {
+            poster.changed();
+            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (leader.received.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+        } finally {
+            poster.stop();
+        }
+        assertFalse(leader.received.isEmpty(), "the report reached the leader");
+        NodeReport got = SettingsJson.STRICT.readValue(leader.received.get(0), NodeReport.class);
+        assertEquals(List.of("12"), got.observed().jobs(), "the jobs still reach it");
+        assertEquals(null, got.observed().users());
+        assertFalse(leader.received.get(0).contains("\"packages\""));
+    }
+
+    @Test
+    void aNewerAgentsSectionIsIgnoredByThisLeaderAndAnOlderAgentsReportReadsWithout() throws Exception {
+        Observed read = SettingsJson.STRICT.readValue("{\"jobs\":[\"7\"],\"containers\":{\"enroot\":true}}", Observed.class);
+        assertEquals(List.of("7"), read.jobs());
+        assertTrue(read.users() == null && read.packages() == null);
+    }
+}

@@ -1,0 +1,43 @@
+package io.slurmlet.model.observed;
+
+import io.slurmlet.model.api.SettingsJson;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What an agent reports of its users and packages: read strictly, every text one line, no key in it. */
+class ObservedJsonTest {
+
+    static final String DIGEST = "a".repeat(64);
+
+    @Test
+    void theUsersAndPackagesSectionsGoThereAndBack() throws Exception {
+        Observed seen = new Observed(null, null, null, List.of("3"),
+                new UsersSeen(true, List.of(new UsersSeen.User("alice", 200000, 200000, "slurmlet account alice@example.org", false,
+                        UsersSeen.User.PRIVATE, DIGEST))), new PackagesSeen(List.of("munge"), List.of("slurmd")));
+        String json = SettingsJson.STRICT.writeValueAsString(seen);
+        assertEquals(seen, SettingsJson.STRICT.readValue(json, Observed.class));
+        String older = SettingsJson.STRICT.writeValueAsString(seen.withoutLaterSections());
+        assertFalse(older.contains("users") || older.contains("packages"), "an older leader's shape: " + older);
+    }
+
+    @Test
+    void whatCrossesFromAMachineIsOneLineOfItsKind() {
+        assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice\nroot", 1, 1, "", false, "", ""));
+        assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice", 1, 1, "x\ny", false, "", ""));
+        assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice", 1, 1, "", false, "symbolic\tlink", ""));
+        assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice", 1, 1, "", false, "", "ssh-ed25519 AAAA"));
+        assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice", -2, 1, "", false, "", ""));
+        assertThrows(IllegalArgumentException.class, () -> new PackagesSeen(List.of("munge; rm -rf /"), List.of()));
+        assertThrows(IllegalArgumentException.class, () -> new PackagesSeen(List.of(), List.of("-o")));
+        assertTrue(new UsersSeen.User("alice", -1, -1, "", false, "", UsersSeen.User.LINKED).keys().equals("linked"));
+        var bad = assertThrows(Exception.class, () -> SettingsJson.toValue(SettingsJson.readObject(
+                "{\"jobs\":[],\"users\":{\"kept\":true,\"users\":[{\"login\":\"a\\nb\",\"uid\":1}]}}".getBytes()), Observed.class));
+        assertTrue(bad.getMessage().contains("login"), bad.getMessage());
+    }
+}
