@@ -845,6 +845,26 @@ class ClusterIT {
      * fatal; jobs run afterwards on {@code lentAfter}.
      */
     static void underJobs(String cell, List<String> lent, List<String> lentAfter, String... change) throws Exception {
+        underJobs(cell, lent, lentAfter, (before, after) -> { }, change);
+    }
+
+    /** What a cell checks once the cluster settled, before the extra restart: each daemon's invocation before and after. */
+    interface Settled {
+        void check(Map<String, String> before, Map<String, String> after) throws Exception;
+    }
+
+    /** slurmctld's systemd invocation on n0 and slurmd's on n1 to n3: another one is a restart, a reconfigure keeps it. */
+    static Map<String, String> invocations() throws Exception {
+        Map<String, String> ids = new LinkedHashMap<>();
+        ids.put("slurmctld", ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip());
+        for (String node : List.of("n1", "n2", "n3")) {
+            ids.put(node, ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "slurmd").strip());
+        }
+        return ids;
+    }
+
+    /** @param settled checked once the change settled, with the daemons' invocations from before the change */
+    static void underJobs(String cell, List<String> lent, List<String> lentAfter, Settled settled, String... change) throws Exception {
         Instant since = Instant.now();
         List<String> jobs = new ArrayList<>();
         for (String node : lent) {
@@ -854,8 +874,10 @@ class ClusterIT {
         await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         List<String> command = new ArrayList<>(List.of("ctl", "slurm", "set"));
         command.addAll(Arrays.asList(change));
+        Map<String, String> before = invocations();
         ok("n0", command.toArray(String[]::new));
         awaitPassesAfter(Instant.now());
+        settled.check(before, invocations());
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             ok(node, "systemctl", "restart", "slurmd");
@@ -896,7 +918,8 @@ class ClusterIT {
     @Test
     @Order(19)
     void aSiteKeyAddedUnderJobsTakesAReconfigureAndHurtsNoJob() throws Exception {
-        underJobs("site-key", List.of("n1", "n2"), List.of("n1", "n2"), "slurm_conf.MaxJobCount=20000");
+        underJobs("site-key", List.of("n1", "n2"), List.of("n1", "n2"),
+                (before, after) -> assertEquals(before, after, "a reconfigure: no daemon restarted"), "slurm_conf.MaxJobCount=20000");
         assertTrue(ok("n0", "scontrol", "show", "config").contains("MaxJobCount             = 20000"));
     }
 
@@ -922,6 +945,65 @@ class ClusterIT {
         await(Duration.ofSeconds(60), "n0 leaves Slurm's nodes", () -> {
             try {
                 return !sinfo().containsKey("n0");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
+    /**
+     * users off and on: PrologFlags=Contain goes and comes back, a key slurmd and slurmctld read
+     * only at start (the version table), so each is restarted under the jobs, once; the accounts
+     * and their files stay.
+     */
+    @Test
+    @Order(22)
+    void usersOffAndOnUnderJobsRestartEveryDaemonOnceAndHurtNoJob() throws Exception {
+        Settled restarted = (before, after) -> {
+            for (String daemon : before.keySet()) {
+                assertFalse(before.get(daemon).equals(after.get(daemon)), daemon + " restarted for PrologFlags: " + before + " " + after);
+            }
+        };
+        underJobs("users-off", List.of("n1", "n2"), List.of("n1", "n2"), restarted, "users=");
+        assertFalse(ok("n1", "cat", "/etc/slurm/slurm.conf").contains("PrologFlags=Contain"));
+        assertEquals("alice", ok("n1", "getent", "passwd", "alice").split(":")[0], "the users stay");
+        underJobs("users-on", List.of("n1", "n2"), List.of("n1", "n2"), restarted, "users=slurmlet");
+        assertTrue(ok("n1", "cat", "/etc/slurm/slurm.conf").contains("PrologFlags=Contain"));
+    }
+
+    /**
+     * What Slurm cannot take under a running job is refused, naming the key, the value, the job and
+     * the fix, and nothing changes: the partition renamed (Slurm would end the jobs in it), the
+     * export moved away from the machine a job mounts it on. Once the job ends the rename is taken.
+     */
+    @Test
+    @Order(23)
+    void aPartitionRenameOrAnExportMovedUnderAJobIsRefusedAndTheRenameTakenOnceItEnds() throws Exception {
+        String job = heartbeatJob("n1", "refused", 15);
+        await(Duration.ofSeconds(30), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        String partition = sinfo().get("n1").split("\\|")[0];
+        Proc.Result renamed = on("n0", "ctl", "slurm", "set", "partition=renamed");
+        assertFalse(renamed.exit() == 0, renamed.toString());
+        assertTrue(renamed.toString().contains("partition") && renamed.toString().contains(job + " of bob"), renamed.toString());
+        Proc.Result moved = on("n0", "ctl", "slurm", "set", "shared.server=n2");
+        assertFalse(moved.exit() == 0, moved.toString());
+        assertTrue(moved.toString().contains("shared.server") && moved.toString().contains("would stop exporting"), moved.toString());
+        assertTrue(ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip().startsWith("n0:"), "n1 mounts the export it had");
+        assertEquals(partition, sinfo().get("n1").split("\\|")[0], "the partition is as it was");
+        await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());
+        assertEquals("finished", ok("n0", "cat", "/shared/home/bob/refused.out").strip());
+        ok("n0", "ctl", "slurm", "set", "partition=renamed");
+        await(Duration.ofSeconds(60), "sinfo shows the partition renamed", () -> {
+            try {
+                return sinfo().values().stream().allMatch(v -> v.startsWith("renamed|"));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        ok("n0", "ctl", "slurm", "set", "partition=" + partition);
+        await(Duration.ofSeconds(60), "sinfo shows the partition " + partition + " again", () -> {
+            try {
+                return sinfo().values().stream().allMatch(v -> v.startsWith(partition + "|"));
             } catch (Exception | AssertionError e) {
                 return false;
             }

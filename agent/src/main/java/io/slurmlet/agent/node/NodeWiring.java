@@ -81,8 +81,9 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
      * yet is null), and the jobs that run here now.
      */
     Observed observed(List<String> jobs) {
+        SlurmStep slurm = steps.stream().filter(SlurmStep.class::isInstance).map(SlurmStep.class::cast).findFirst().orElseThrow();
         return new Observed(seen(MungeStep.class), seen(StorageStep.class), seen(PamStep.class), jobs, seen(UsersStep.class),
-                seen(PackagesStep.class));
+                seen(PackagesStep.class), slurm.reported().orElse(null));
     }
 
     private <A> A seen(Class<? extends Reconciler<?, A>> type) {

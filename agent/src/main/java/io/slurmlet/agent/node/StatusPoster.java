@@ -94,12 +94,12 @@ final class StatusPoster extends Worker {
                 LOG.debugf("the status was refused (%s): sent again soon", e.getMessage());
                 return false;
             }
-            // A leader older than this agent's users and packages sections: it gets the rest.
+            // A leader older than this agent's users, packages and slurm sections: it gets the rest.
             try {
                 to.get().postStatus(older);
                 if (!olderLeaderSaid) {
                     olderLeaderSaid = true;
-                    LOG.warnf("the leader is older than this agent and takes no users or packages sections in its status "
+                    LOG.warnf("the leader is older than this agent and takes no users, packages or slurm sections in its status "
                             + "(upgrade the leader): its dry runs take this machine to hold its plan for them");
                 }
                 return true;

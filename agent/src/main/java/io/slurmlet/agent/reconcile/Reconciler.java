@@ -70,7 +70,7 @@ public abstract class Reconciler<D, A> implements Step {
         return List.of();
     }
 
-    /** What the last pass left: seen again after it acted; empty before the first, or when that look failed. */
+    /** What the last pass left: seen again after it acted (before, where that look failed); empty before the first look. */
     public Optional<A> seen() {
         return seen;
     }
@@ -105,11 +105,12 @@ public abstract class Reconciler<D, A> implements Step {
         }
     }
 
+    /** Looks again once it acted; a look that fails leaves what was seen before the actions (the next pass looks again). */
     private void refresh(D desired) {
         try {
             seen = Optional.of(observe(desired));
         } catch (IOException | SystemException | UncheckedIOException e) {
-            seen = Optional.empty();
+            // Kept: an empty report would tell the leader that slurmctld knows no node at all.
         }
     }
 

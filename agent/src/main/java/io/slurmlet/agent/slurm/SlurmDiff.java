@@ -166,6 +166,73 @@ public final class SlurmDiff {
     }
 
     /**
+     * What a machine reports of {@code seen}: each file by its digest (a secret's by none), its
+     * text where it is short and no secret, the daemons, and what is owed them.
+     *
+     * @param wanted what the pass that saw it compared it with (which files hold a secret)
+     */
+    public static io.slurmlet.model.observed.SlurmSeen report(Seen seen, Wanted wanted) {
+        Set<String> secret = new HashSet<>();
+        wanted.files().stream().filter(ManagedFile::secret).forEach(f -> secret.add(f.path()));
+        List<io.slurmlet.model.observed.SlurmSeen.File> files = new ArrayList<>();
+        for (var e : new TreeMap<>(seen.files()).entrySet()) {
+            FileNow f = e.getValue();
+            boolean hidden = secret.contains(e.getKey());
+            boolean shortLine = f.content().length() <= io.slurmlet.model.observed.SlurmSeen.TEXT_MAX
+                    && f.content().chars().allMatch(c -> c >= 0x20 && c < 0x7f);
+            files.add(new io.slurmlet.model.observed.SlurmSeen.File(e.getKey(), hidden ? "" : sha256(f.content()),
+                    hidden || !shortLine ? "" : f.content(), f.mode(), f.owner(), f.group()));
+        }
+        return new io.slurmlet.model.observed.SlurmSeen(files, new TreeSet<>(seen.running()).stream().toList(),
+                new TreeSet<>(seen.enabled()).stream().toList(), seen.owed().values().stream().map(Owed::line).toList(), seen.owedStale());
+    }
+
+    /**
+     * A machine's report, as the slurm step's {@link Seen}: each file's content is its text, or the
+     * content of the plan before or after the change that has its digest; a file that holds
+     * neither (changed by hand, a write that failed) is taken to hold the plan's before and named
+     * in {@link Reported#unknown}. A secret is taken to hold the plan's.
+     */
+    public static Reported fromReport(io.slurmlet.model.observed.SlurmSeen report, Wanted before, Wanted after) {
+        Map<String, List<String>> known = new LinkedHashMap<>();
+        for (Wanted w : List.of(before, after)) {
+            w.files().forEach(f -> known.computeIfAbsent(f.path(), p -> new ArrayList<>()).add(f.content()));
+        }
+        Map<String, FileNow> files = new LinkedHashMap<>();
+        List<String> unknown = new ArrayList<>();
+        for (io.slurmlet.model.observed.SlurmSeen.File f : report.files()) {
+            List<String> candidates = known.getOrDefault(f.path(), List.of());
+            Optional<String> content = !f.text().isEmpty() && sha256(f.text()).equals(f.digest()) ? Optional.of(f.text())
+                    : candidates.stream().filter(c -> f.digest().isEmpty() || sha256(c).equals(f.digest())).findFirst();
+            if (content.isEmpty()) {
+                unknown.add(f.path());
+            }
+            files.put(f.path(), new FileNow(content.orElse(candidates.isEmpty() ? "" : candidates.get(0)), f.mode(), f.owner(), f.group()));
+        }
+        Map<String, Owed> owed = new LinkedHashMap<>();
+        report.owed().stream().map(Owed::parse).flatMap(Optional::stream).forEach(o -> owed.put(o.key(), o));
+        return new Reported(new Seen(files, Set.copyOf(report.running()), Set.copyOf(report.enabled()), owed, report.owedStale()),
+                List.copyOf(unknown));
+    }
+
+    /**
+     * A report read back.
+     *
+     * @param unknown the files whose content the report did not let the leader know
+     */
+    public record Reported(Seen seen, List<String> unknown) {
+    }
+
+    static String sha256(String text) {
+        try {
+            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /**
      * The owed restarts recorded (before the files), the files, the daemons' invocations noted,
      * then each daemon started or restarted in the plan's order, then the controller's reconfigure.
      */

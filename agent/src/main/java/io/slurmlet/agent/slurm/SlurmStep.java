@@ -68,9 +68,19 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
 
 
+    /** What the last pass compared the machine with: which of the files hold a secret, for the report. */
+    private volatile SlurmDiff.Wanted looked = new SlurmDiff.Wanted(false, List.of(), List.of(), false);
+
+    /** What the machine's report says of Slurm's files and daemons, from the last pass; empty before it. */
+    public Optional<io.slurmlet.model.observed.SlurmSeen> reported() {
+        SlurmDiff.Wanted wanted = looked;
+        return seen().map(s -> SlurmDiff.report(s, wanted));
+    }
+
     /** The plan's files as they are, its daemons running and enabled, and what is still owed them. */
     @Override
     public SlurmDiff.Seen observe(SlurmDiff.Wanted wanted) throws IOException, SystemException {
+        looked = wanted;
         if (wanted.files().isEmpty()) {
             return new SlurmDiff.Seen(Map.of(), Set.of(), Set.of(), Map.of(), false);
         }

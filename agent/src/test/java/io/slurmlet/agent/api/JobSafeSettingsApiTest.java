@@ -90,7 +90,7 @@ class JobSafeSettingsApiTest {
         // A machine whose agent is not connected: what it said of itself and what the controller saw both count.
         io.slurmlet.model.observed.MungeSeen munge = new io.slurmlet.model.observed.MungeSeen(true, true, true, true, true);
         reports.put(new NodeReport(client, 2, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
-                List.of("22"), null, null)));
+                List.of("22"), null, null, null)));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings?dry_run=true")
                 .then().statusCode(400).body("problems[0].message", equalTo(message.replace("1 job that may use it still runs (21 of bob on "
                         + client + ")", "2 jobs that may use it still run (21 of bob on " + client + ", 22 on " + client + ")")));
@@ -119,7 +119,7 @@ class JobSafeSettingsApiTest {
                 .body("nodes.find { it.name == '%s' }.lent".formatted(client), equalTo(false));
 
         reports.put(new NodeReport(client, 3, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
-                List.of(), null, null)));
+                List.of(), null, null, null)));
         reports.put(new NodeReport(server, 2, List.of(), List.of(new SlurmNodeState(client, "IDLE+DRAIN", "slurmlet: reclaiming", List.of()))));
         awaitPhase(client, "platform");
         admin().get("/v1/slurm/status").then().statusCode(200)

@@ -45,7 +45,7 @@ class StatusPosterTest {
     void aLeaderOlderThanTheReportsSectionsGetsTheRestAndTheRestOnly() throws Exception {
         OlderLeader leader = new OlderLeader();
         Observed seen = new Observed(null, null, null, List.of("12"), new UsersSeen(true, List.of()),
-                new PackagesSeen(List.of("munge"), List.of()));
+                new PackagesSeen(List.of("munge"), List.of()), null);
         NodeReport report = new NodeReport("n1", 3, List.of(), List.of(), seen);
         StatusPoster poster = new StatusPoster(() -> Optional.of(leader), () -> Optional.of(report), Duration.ofMillis(50));
         poster.start();

@@ -13,7 +13,7 @@ import java.util.List;
  * null: the preview then takes the machine to hold its current plan. Never a secret, nor a digest of one.
  *
  * <p>A section a later agent adds is ignored by this leader; one this agent adds after its leader's
- * release ({@code users}, {@code packages}) is left out when null, and an agent whose report is
+ * release ({@code users}, {@code packages}, {@code slurm}) is left out when null, and an agent whose report is
  * refused for it sends it again without them.
  *
  * @param jobs the ids of the Slurm jobs with a step on the machine, looked at every 2 s (and sent
@@ -26,9 +26,10 @@ public record Observed(
         @JsonProperty("pam") PamSeen pam,
         @JsonProperty("jobs") List<String> jobs,
         @JsonProperty("users") @JsonInclude(JsonInclude.Include.NON_NULL) UsersSeen users,
-        @JsonProperty("packages") @JsonInclude(JsonInclude.Include.NON_NULL) PackagesSeen packages) {
+        @JsonProperty("packages") @JsonInclude(JsonInclude.Include.NON_NULL) PackagesSeen packages,
+        @JsonProperty("slurm") @JsonInclude(JsonInclude.Include.NON_NULL) SlurmSeen slurm) {
 
-    public static final Observed NOTHING = new Observed(null, null, null, List.of(), null, null);
+    public static final Observed NOTHING = new Observed(null, null, null, List.of(), null, null, null);
 
     public Observed {
         jobs = List.copyOf(jobs == null ? List.of() : jobs);
@@ -39,11 +40,11 @@ public record Observed(
 
     /** The same, with {@code now} as the jobs that run on the machine. */
     public Observed withJobs(List<String> now) {
-        return new Observed(munge, storage, pam, now, users, packages);
+        return new Observed(munge, storage, pam, now, users, packages, slurm);
     }
 
-    /** As an agent before the users and packages sections reported it, for a leader of that release. */
+    /** As an agent before the users, packages and slurm sections reported it, for a leader of that release. */
     public Observed withoutLaterSections() {
-        return new Observed(munge, storage, pam, jobs, null, null);
+        return new Observed(munge, storage, pam, jobs, null, null, null);
     }
 }

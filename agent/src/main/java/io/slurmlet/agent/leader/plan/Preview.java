@@ -31,9 +31,8 @@ import java.util.Map;
  * own diff (packages, munge, storage, users, slurm, PAM, in the order an agent's pass runs them) of
  * what the plan it would get wants against what the machine holds. What it holds is what its agent
  * last reported of it ({@link Observed}: packages, munge, storage, users, PAM, the jobs running
- * there); a step that has
- * not reported, and the slurm step (whose files' content a report does not carry), are taken to
- * hold the machine's current plan. So a preview lists what the agents will do, from the same
+ * there, Slurm's files by their digests); a step that has not reported is taken to hold the
+ * machine's current plan. So a preview lists what the agents will do, from the same
  * functions they act on.
  * The munge key is never in it: the plans are made without it. Pure.
  */
@@ -116,7 +115,7 @@ public final class Preview {
                         .withJobs(seen.jobs())),
                 Diff.of(users(before, after), ""),
                 UsersDiff.diff(UsersDiff.desired(after), seen.users() != null ? seen.users() : UsersDiff.assumed(UsersDiff.desired(before))),
-                SlurmDiff.diff(SlurmDiff.desired(after), SlurmDiff.assumed(SlurmDiff.desired(before))),
+                slurm(before, after, seen),
                 // The slurm step runs before it in the same pass: slurmd then runs the plan's slurm.conf.
                 PamDiff.diff(pam, PamDiff.afterSlurm(pamSeen, pam, after.services().contains("slurmd"))),
                 NodeStatesDiff.diff(NodeStatesDiff.desired(after),
@@ -169,6 +168,28 @@ public final class Preview {
     /** {@link FileDiffs#unified}: {@code before} → {@code after} as a unified diff. */
     public static String diff(String path, String before, String after) {
         return FileDiffs.unified(path, before, after);
+    }
+
+    /**
+     * The slurm step's diff against what the machine reported of Slurm's files (their digests, the
+     * daemons, what they are owed); a file that holds neither plan's content is said so first.
+     */
+    static Diff slurm(NodePlan before, NodePlan after, Observed seen) {
+        SlurmDiff.Wanted was = SlurmDiff.desired(before);
+        SlurmDiff.Wanted will = SlurmDiff.desired(after);
+        if (seen.slurm() == null) {
+            return SlurmDiff.diff(will, SlurmDiff.assumed(was));
+        }
+        SlurmDiff.Reported reported = SlurmDiff.fromReport(seen.slurm(), was, will);
+        Diff diff = SlurmDiff.diff(will, reported.seen());
+        if (reported.unknown().isEmpty()) {
+            return diff;
+        }
+        List<Action> actions = new ArrayList<>();
+        actions.add(sentence(("%s: not what this machine's plan holds (an earlier plan not yet replaced, a change by hand, or a "
+                + "write that failed); written whole, its diff shown against the plan").formatted(String.join(", ", reported.unknown()))));
+        actions.addAll(diff.actions());
+        return new Diff(actions, diff.settled(), diff.blocked(), diff.waiting());
     }
 
     /** What a change of who keeps the machine's users means, from the plans' own sections: a sentence before the users step's own actions. */

@@ -124,7 +124,7 @@ class PreviewAgainstApplyTest {
         Observed observed() {
             return new Observed((MungeSeen) munge.seen().orElse(null), (StorageSeen) storage.seen().orElse(null),
                     (PamSeen) pam.seen().orElse(null), io.slurmlet.agent.slurm.LocalJobs.running(host),
-                    (UsersSeen) accounts.seen().orElse(null), (PackagesSeen) packaging.seen().orElse(null));
+                    (UsersSeen) accounts.seen().orElse(null), (PackagesSeen) packaging.seen().orElse(null), slurm.reported().orElse(null));
         }
     }
 
@@ -358,5 +358,30 @@ class PreviewAgainstApplyTest {
                 machines -> machines.get("c0").commands.job("n1", "12 of alice"), machines -> { });
         assertEquals(List.of("resume n2 in Slurm", "drain n1 in Slurm (slurmlet: not lent): running jobs finish"),
                 lent.get("c0").actions());
+    }
+
+    @Test
+    void aClusterRenamedKeepsTheIdSlurmctldWroteInItsState() {
+        Map<String, NodeChange> renamed = previewIsWhatApplyDoes(cluster(Map.of()), cluster(Map.of("cluster_name", "prod")),
+                machines -> machines.get("c0").put("/var/lib/slurm/slurmctld/clustername", "lab|617"), machines -> { });
+        var state = renamed.get("c0").files().stream().filter(f -> f.path().endsWith("/clustername")).findFirst().orElseThrow();
+        assertEquals(true, state.diff().contains("-lab|617") && state.diff().contains("+prod|617"), state.diff());
+    }
+
+    @Test
+    void aSlurmFileChangedByHandIsSaidSoAndWrittenWhole() {
+        Map<String, NodeFacts> inventory = inventory();
+        Planner.Plans was = Planner.plan(cluster(Map.of()), inventory, KEY);
+        Planner.Plans will = Planner.plan(cluster(Map.of("partition", "batch")), inventory, KEY);
+        // What n1's agent reports of a slurm.conf someone edited by hand.
+        Observed seen = new Observed(null, null, null, List.of(), null, null,
+                io.slurmlet.agent.slurm.SlurmDiff.report(new io.slurmlet.agent.slurm.SlurmDiff.Seen(
+                        Map.of("/etc/slurm/slurm.conf", new io.slurmlet.agent.slurm.SlurmDiff.FileNow("# edited by hand\n", "rw-r--r--",
+                                "root", "root")), java.util.Set.of(), java.util.Set.of(), Map.of(), false),
+                        io.slurmlet.agent.slurm.SlurmDiff.desired(was.nodes().get("n1"))));
+        List<String> said = Preview.diffs(was.nodes().get("n1"), will.nodes().get("n1"), seen).stream()
+                .flatMap(d -> d.will().stream()).toList();
+        assertEquals(true, said.get(0).startsWith("/etc/slurm/slurm.conf: not what this machine's plan holds"), said.toString());
+        assertEquals(true, said.stream().anyMatch(w -> w.startsWith("write /etc/slurm/slurm.conf")), said.toString());
     }
 }
