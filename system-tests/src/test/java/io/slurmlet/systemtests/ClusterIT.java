@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -234,7 +235,14 @@ class ClusterIT {
             invocations.put(node, ok(node, "systemctl", "show", "-p", "InvocationID", "--value", node.equals("n0") ? "slurmctld" : "slurmd"));
         }
         Instant change = Instant.now();
-        ok("n0", "ctl", "slurm", "set", "partition=batch");
+        // The job of the test before has just ended: the leader hears so within seconds, and refuses the rename till then.
+        await(Duration.ofSeconds(15), "the rename is taken", () -> {
+            try {
+                return on("n0", "ctl", "slurm", "set", "partition=batch").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
         await(Duration.ofSeconds(60), "sinfo shows the partition batch", () -> {
             try {
                 return sinfo().values().stream().allMatch(v -> v.startsWith("batch|"));
@@ -692,6 +700,22 @@ class ClusterIT {
                 .strip();
     }
 
+    /**
+     * Waits for {@link #heartbeatJob}'s script to be running (its first beats written): a job that
+     * squeue shows RUNNING may still be launching, and a slurmd restarted in that second (the
+     * cells' extra restart) can lose it.
+     */
+    static void awaitBeats(String name) throws InterruptedException {
+        await(Duration.ofSeconds(20), name + " beats", () -> {
+            try {
+                Proc.Result r = on("n0", "cat", "/shared/home/bob/" + name + ".beats");
+                return r.exit() == 0 && r.out().strip().split("\n").length >= 5;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
     /** The longest gap between two beats of {@link #heartbeatJob}'s file, in seconds. */
     static double longestGap(String name) throws Exception {
         double[] t = Arrays.stream(ok("n0", "cat", "/shared/home/bob/" + name + ".beats").strip().split("\n"))
@@ -803,6 +827,7 @@ class ClusterIT {
         Instant since = Instant.now();
         String job = heartbeatJob("n2", "rename", 20);
         await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        awaitBeats("rename");
         ok("n0", "ctl", "slurm", "set", "cluster_name=renamed");
         await(Duration.ofSeconds(60), "slurmctld runs as cluster renamed", () -> {
             try {
@@ -853,6 +878,47 @@ class ClusterIT {
         void check(Map<String, String> before, Map<String, String> after) throws Exception;
     }
 
+    private static final java.util.regex.Pattern DRY_RUN_DAEMON =
+            java.util.regex.Pattern.compile("(?m)^(n\\d+): (start|restart|reconfigure) (slurmctld|slurmd) \\(");
+
+    /**
+     * What a dry run's output says each daemon will do, as "n1 restart slurmd"; a slurmd's
+     * reconfigure is the controller's {@code scontrol reconfigure}, listed as n0's.
+     */
+    static Set<String> dryRunDaemons(String printed) {
+        Set<String> planned = new TreeSet<>();
+        java.util.regex.Matcher m = DRY_RUN_DAEMON.matcher(printed);
+        while (m.find()) {
+            if (!(m.group(2).equals("reconfigure") && m.group(3).equals("slurmd"))) {
+                planned.add(m.group(1) + " " + m.group(2) + " " + m.group(3));
+            }
+        }
+        return planned;
+    }
+
+    /** What the agents said their slurm step did to the daemons since {@code since}, from their journals, as {@link #dryRunDaemons}. */
+    static Set<String> daemonsActed(Instant since) throws Exception {
+        Set<String> acted = new TreeSet<>();
+        for (String node : NODES) {
+            String journal = ok(node, "journalctl", "-u", "slurmlet-agent", "--since", "@" + since.getEpochSecond(), "--no-pager", "-o", "cat");
+            for (String line : journal.split("\n")) {
+                int at = line.indexOf("] slurm: ");
+                if (at < 0) {
+                    continue;
+                }
+                for (String done : line.substring(at + "] slurm: ".length()).split("; ")) {
+                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(started|restarted) (slurmctld|slurmd)\\b").matcher(done);
+                    if (m.find()) {
+                        acted.add(node + " " + (m.group(1).equals("started") ? "start" : "restart") + " " + m.group(2));
+                    } else if (done.startsWith("scontrol reconfigure")) {
+                        acted.add(node + " reconfigure slurmctld");
+                    }
+                }
+            }
+        }
+        return acted;
+    }
+
     /** slurmctld's systemd invocation on n0 and slurmd's on n1 to n3: another one is a restart, a reconfigure keeps it. */
     static Map<String, String> invocations() throws Exception {
         Map<String, String> ids = new LinkedHashMap<>();
@@ -872,12 +938,30 @@ class ClusterIT {
             jobs.add(ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap", "sleep 20").strip());
         }
         await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        for (String node : lent) {
+            awaitBeats(cell + "-" + node);
+        }
         List<String> command = new ArrayList<>(List.of("ctl", "slurm", "set"));
         command.addAll(Arrays.asList(change));
         Map<String, String> before = invocations();
+        List<String> dryRun = new ArrayList<>(command);
+        dryRun.add("--dry-run");
+        Set<String> planned = dryRunDaemons(ok("n0", dryRun.toArray(String[]::new)));
+        Instant changed = Instant.now();
         ok("n0", command.toArray(String[]::new));
         awaitPassesAfter(Instant.now());
-        settled.check(before, invocations());
+        Map<String, String> after = invocations();
+        assertEquals(planned, daemonsActed(changed), cell + ": what the dry run said the daemons would do, the agents did");
+        Set<String> restarted = new TreeSet<>();
+        before.forEach((daemon, id) -> {
+            if (!id.equals(after.get(daemon))) {
+                restarted.add(daemon.equals("slurmctld") ? "n0 restart slurmctld" : daemon + " restart slurmd");
+            }
+        });
+        assertEquals(planned.stream().filter(d -> d.contains(" restart ") && (d.startsWith("n0 ") ? d.endsWith("slurmctld") : d.endsWith("slurmd")))
+                .collect(java.util.stream.Collectors.toCollection(TreeSet::new)), restarted,
+                cell + ": a daemon was restarted where the dry run (the version's table) said so, and nowhere else");
+        settled.check(before, after);
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             ok(node, "systemctl", "restart", "slurmd");
@@ -979,20 +1063,36 @@ class ClusterIT {
     @Test
     @Order(23)
     void aPartitionRenameOrAnExportMovedUnderAJobIsRefusedAndTheRenameTakenOnceItEnds() throws Exception {
+        // The cells before ended their jobs: the leader knows it within seconds (its dry run then refuses nothing).
+        await(Duration.ofSeconds(30), "the leader knows no job runs", () -> {
+            try {
+                return on("n0", "ctl", "slurm", "set", "partition=renamed", "--dry-run").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
         String job = heartbeatJob("n1", "refused", 15);
         await(Duration.ofSeconds(30), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        awaitBeats("refused");
         String partition = sinfo().get("n1").split("\\|")[0];
         Proc.Result renamed = on("n0", "ctl", "slurm", "set", "partition=renamed");
         assertFalse(renamed.exit() == 0, renamed.toString());
-        assertTrue(renamed.toString().contains("partition") && renamed.toString().contains(job + " of bob"), renamed.toString());
+        assertTrue(renamed.toString().contains("renaming the partition " + partition + " to renamed would end"), renamed.toString());
         Proc.Result moved = on("n0", "ctl", "slurm", "set", "shared.server=n2");
         assertFalse(moved.exit() == 0, moved.toString());
-        assertTrue(moved.toString().contains("shared.server") && moved.toString().contains("would stop exporting"), moved.toString());
+        assertTrue(moved.toString().contains("n0 would stop exporting /shared to n1"), moved.toString());
         assertTrue(ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip().startsWith("n0:"), "n1 mounts the export it had");
         assertEquals(partition, sinfo().get("n1").split("\\|")[0], "the partition is as it was");
         await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());
         assertEquals("finished", ok("n0", "cat", "/shared/home/bob/refused.out").strip());
-        ok("n0", "ctl", "slurm", "set", "partition=renamed");
+        // The leader hears within seconds that the job ended (the controller looks every 2 s while jobs run).
+        await(Duration.ofSeconds(15), "the rename is taken once no job runs", () -> {
+            try {
+                return on("n0", "ctl", "slurm", "set", "partition=renamed").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
         await(Duration.ofSeconds(60), "sinfo shows the partition renamed", () -> {
             try {
                 return sinfo().values().stream().allMatch(v -> v.startsWith("renamed|"));

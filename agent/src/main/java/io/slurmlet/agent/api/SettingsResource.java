@@ -186,14 +186,17 @@ public class SettingsResource {
      * 24.11 and 26.05: system-tests/slurm/FINDINGS.md, "Reconfigure or restart, per version"), or
      * moving or emptying the controller (its saved state holds them). Asked while slurmlet runs Slurm:
      * enabled, or disabled with nodes still leaving ({@code windingDown}). The jobs are the ones the
-     * controller's agent last reported.
+     * controller's agent last reported, and those a machine's agent saw running there since. The
+     * controller's slurm step checks again before it takes the file (it waits while jobs are in a
+     * partition that would go).
      */
     private List<Problem> whatWouldEndJobs(SlurmSettings current, SlurmSettings next, boolean windingDown) {
         List<Problem> problems = new ArrayList<>();
         if (!current.enabled() && !windingDown) {
             return problems; // no Slurm of slurmlet's runs: nothing to end
         }
-        List<String> jobs = reports.jobsReportedBy(current.controller(), node -> true);
+        // Each machine's own look (every 2 s) knows a job the controller's last report may not have had yet.
+        List<String> jobs = reports.jobsRunning(current.controller());
         if (jobs.isEmpty()) {
             return problems;
         }

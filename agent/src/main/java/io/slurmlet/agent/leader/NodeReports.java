@@ -49,6 +49,24 @@ public final class NodeReports {
                 .map(io.slurmlet.model.api.SlurmNodeState::jobs).flatMap(List::stream).distinct().toList();
     }
 
+    /**
+     * The jobs that run, as the freshest word on each has it: every job the controller's agent last
+     * listed ("12 of alice"), and each job a machine's agent saw running there ("14") where that
+     * machine reported after the controller did (a job that started since). A machine's job the
+     * controller listed no more in a later report has ended.
+     */
+    public List<String> jobsRunning(String controller) {
+        List<String> jobs = new ArrayList<>(jobsReportedBy(controller, node -> true));
+        Instant controllerAt = controller == null ? Instant.MIN : get(controller).map(Received::at).orElse(Instant.MIN);
+        java.util.Set<String> ids = new java.util.HashSet<>(jobs.stream().map(j -> j.split(" ")[0]).toList());
+        new java.util.TreeMap<>(reports).forEach((node, r) -> {
+            if (r.at().isAfter(controllerAt)) {
+                r.report().observed().jobs().stream().filter(ids::add).forEach(jobs::add);
+            }
+        });
+        return jobs;
+    }
+
     /** The nodes {@code controller}'s agent last showed slurmctld holding a record of. */
     public java.util.Set<String> slurmNodesReportedBy(String controller) {
         java.util.Set<String> nodes = new java.util.TreeSet<>();

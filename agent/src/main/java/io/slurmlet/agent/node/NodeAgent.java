@@ -192,12 +192,18 @@ public class NodeAgent {
                 wiring.observed(jobs == null ? List.of() : jobs.jobs())));
     }
 
-    /** The controller looks at Slurm's node states every 2 s while a node is being reclaimed or they are not as planned. */
+    /**
+     * The controller looks at Slurm's node states every 2 s while a node is being reclaimed, they are
+     * not as planned, or a job runs: the leader's refusals of what would end jobs read its jobs, and
+     * a job that ended is to leave them within seconds, not at the next pass. A job that starts on an
+     * idle cluster is told by its machine's own jobs watch.
+     */
     private PlanPoller.NodeStatesWatch nodeStatesWatch(NodeWiring wiring) {
         return new PlanPoller.NodeStatesWatch() {
             @Override
             public boolean watching(PublishedPlan plan) {
-                return plan.plan().reclaiming() || !wiring.nodeStates().asPlanned(plan.plan());
+                return plan.plan().reclaiming() || !wiring.nodeStates().asPlanned(plan.plan())
+                        || wiring.nodeStates().nodes().stream().anyMatch(n -> !n.jobs().isEmpty());
             }
 
             @Override

@@ -147,14 +147,43 @@ public final class SlurmDiff {
      * @param enabled the plan's daemons that are enabled
      * @param owed    what the owed file says is still owed, by unit and action
      * @param owedStale whether the owed file says more than that (done, or unreadable): written again
+     * @param partitionJobs on the controller, the jobs slurmctld has (pending or running) in each
+     *                  partition the plan's slurm.conf would drop; a partition whose jobs could not
+     *                  be asked for has the error instead
      */
-    public record Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale) {
+    public record Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
+                       Map<String, List<String>> partitionJobs) {
         public Seen {
             files = Map.copyOf(files);
             running = Set.copyOf(running);
             enabled = Set.copyOf(enabled);
             owed = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(owed));
+            partitionJobs = java.util.Collections.unmodifiableMap(new TreeMap<>(partitionJobs));
         }
+    }
+
+    private static final java.util.regex.Pattern PARTITION = java.util.regex.Pattern.compile("(?m)^PartitionName=(\\S+)");
+
+    /**
+     * The partitions the controller's slurm.conf holds now ({@code seen}) that {@code wanted}'s
+     * drops: Slurm ends the jobs of a partition that leaves slurm.conf (a rename is a drop and an add).
+     */
+    public static List<String> droppedPartitions(Wanted wanted, Map<String, FileNow> seen) {
+        FileNow now = seen.get(SLURM_CONF);
+        if (!wanted.controls() || now == null) {
+            return List.of();
+        }
+        Set<String> kept = partitions(wanted.contents().getOrDefault(SLURM_CONF, ""));
+        return partitions(now.content()).stream().filter(p -> !kept.contains(p)).toList();
+    }
+
+    private static Set<String> partitions(String slurmConf) {
+        Set<String> names = new TreeSet<>();
+        java.util.regex.Matcher m = PARTITION.matcher(slurmConf);
+        while (m.find()) {
+            names.add(m.group(1));
+        }
+        return names;
     }
 
     /** A machine that has made {@code wanted} true: what a preview assumes of one that holds its current plan. */
@@ -162,7 +191,7 @@ public final class SlurmDiff {
         Map<String, FileNow> files = new LinkedHashMap<>();
         wanted.files().forEach(f -> files.put(f.path(), new FileNow(f.content(), f.permissions(), f.owner(), f.group())));
         Set<String> daemons = new HashSet<>(wanted.daemons());
-        return new Seen(files, daemons, daemons, Map.of(), false);
+        return new Seen(files, daemons, daemons, Map.of(), false, Map.of());
     }
 
     /**
@@ -190,11 +219,13 @@ public final class SlurmDiff {
     /**
      * A machine's report, as the slurm step's {@link Seen}: each file's content is its text, or the
      * content of the plan before or after the change that has its digest; a file that holds
-     * neither (changed by hand, a write that failed) is taken to hold the plan's before and named
-     * in {@link Reported#unknown}. A secret is taken to hold the plan's.
+     * neither (changed by hand, a write that failed, a machine given its role back) is taken to
+     * hold the plan's before (or the new one, where the plan before had none: nothing is claimed of
+     * it) and named in {@link Reported#unknown}. A secret is taken to hold the plan's.
      */
     public static Reported fromReport(io.slurmlet.model.observed.SlurmSeen report, Wanted before, Wanted after) {
         Map<String, List<String>> known = new LinkedHashMap<>();
+        Map<String, String> was = before.contents();
         for (Wanted w : List.of(before, after)) {
             w.files().forEach(f -> known.computeIfAbsent(f.path(), p -> new ArrayList<>()).add(f.content()));
         }
@@ -207,11 +238,15 @@ public final class SlurmDiff {
             if (content.isEmpty()) {
                 unknown.add(f.path());
             }
-            files.put(f.path(), new FileNow(content.orElse(candidates.isEmpty() ? "" : candidates.get(0)), f.mode(), f.owner(), f.group()));
+            // Unknown: taken to hold its plan of before; where that had none (a machine given a role back), the new
+            // one, so that nothing is claimed of what its daemons do for a file nobody knows.
+            files.put(f.path(), new FileNow(content.orElse(was.getOrDefault(f.path(), after.contents().getOrDefault(f.path(), ""))),
+                    f.mode(), f.owner(), f.group()));
         }
         Map<String, Owed> owed = new LinkedHashMap<>();
         report.owed().stream().map(Owed::parse).flatMap(Optional::stream).forEach(o -> owed.put(o.key(), o));
-        return new Reported(new Seen(files, Set.copyOf(report.running()), Set.copyOf(report.enabled()), owed, report.owedStale()),
+        return new Reported(new Seen(files, Set.copyOf(report.running()), Set.copyOf(report.enabled()), owed, report.owedStale(),
+                Map.of()),
                 List.copyOf(unknown));
     }
 
@@ -252,6 +287,16 @@ public final class SlurmDiff {
                 files.add(new ManagedFile(f.path(), f.content() + (bar < 0 ? "" : now.content().substring(bar)), f.mode(), f.owner(),
                         f.group(), false));
             }
+        }
+        List<String> held = new ArrayList<>();
+        if (plan.controls() && !seen.partitionJobs().isEmpty()) {
+            // The controller keeps its slurm.conf until the partitions it would drop hold no job: slurmctld reads
+            // only that one for partitions (the compute nodes' copies do not matter to it).
+            FileNow now = seen.files().get(SLURM_CONF);
+            files.replaceAll(f -> f.path().equals(SLURM_CONF) ? new ManagedFile(f.path(), now.content(), f.mode(), f.owner(), f.group(),
+                    f.secret()) : f);
+            seen.partitionJobs().forEach((partition, jobs) -> held.add(("the partition %s leaves slurm.conf here once no job is in it "
+                    + "(%s): Slurm ends the jobs of a partition that goes").formatted(partition, String.join(", ", jobs))));
         }
         Wanted wanted = new Wanted(plan.role(), files, plan.services(), plan.controls());
         // The daemons act on a change of content only; a file whose mode or owner alone differs is written again, nothing more.
@@ -323,7 +368,8 @@ public final class SlurmDiff {
         if (wanted.controls() && reconfigure != null) {
             a.add(new Reconfigure(reconfigure.change()));
         }
-        return Diff.of(a, "Slurm's files match and its daemons run");
+        Diff diff = Diff.of(a, "Slurm's files match and its daemons run");
+        return held.isEmpty() ? diff : diff.waitingFor(held);
     }
 
     sealed interface SlurmAction extends Action permits RecordOwed, WriteFiles, NoteInvocations, FilesWritten, Enable, Start, Restart,

@@ -45,6 +45,9 @@ import java.util.Set;
 public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen> {
 
     static final Duration RECONFIGURE_DEADLINE = Duration.ofSeconds(60);
+    /** Slurm's files a plan writes, looked at where the plan has none. */
+    static final List<String> LEFT_FILES = List.of("/etc/slurm/slurm.conf", "/etc/slurm/cgroup.conf", "/etc/slurm/gres.conf",
+            "/etc/slurm/plugstack.conf");
 
     private final Files files;
     private final Services services;
@@ -82,7 +85,27 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     public SlurmDiff.Seen observe(SlurmDiff.Wanted wanted) throws IOException, SystemException {
         looked = wanted;
         if (wanted.files().isEmpty()) {
-            return new SlurmDiff.Seen(Map.of(), Set.of(), Set.of(), Map.of(), false);
+            // No role (yet, or any more): what is left of Slurm here is only looked at, for the report (a dry
+            // run that gives the machine a role then knows the slurmd that still runs, and the files it keeps).
+            Map<String, SlurmDiff.FileNow> left = new LinkedHashMap<>();
+            for (String path : LEFT_FILES) {
+                Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, path));
+                if (st.isPresent()) {
+                    left.put(path, new SlurmDiff.FileNow(new String(st.get().content(), StandardCharsets.UTF_8), st.get().mode(),
+                            st.get().owner(), st.get().group()));
+                }
+            }
+            Set<String> running = new HashSet<>();
+            Set<String> enabled = new HashSet<>();
+            for (String unit : new java.util.TreeSet<>(SlurmDiff.DAEMONS)) {
+                if (services.isActive(unit)) {
+                    running.add(unit);
+                }
+                if (services.isEnabled(unit)) {
+                    enabled.add(unit);
+                }
+            }
+            return new SlurmDiff.Seen(left, running, enabled, Map.of(), false, Map.of());
         }
         Map<String, Owed> before;
         try {
@@ -113,7 +136,27 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             }
         }
         Map<String, Owed> still = stillOwed(before, wanted);
-        return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()));
+        return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
+                partitionJobs(SlurmDiff.droppedPartitions(wanted, now)));
+    }
+
+    /** The jobs slurmctld has, in any state but ended, in each of {@code partitions}; one it cannot be asked has the error instead. */
+    private Map<String, List<String>> partitionJobs(List<String> partitions) {
+        Map<String, List<String>> jobs = new LinkedHashMap<>();
+        for (String partition : partitions) {
+            List<String> argv = List.of("squeue", "-h", "-p", partition, "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
+            try {
+                List<String> ids = commands.runChecked(argv, RECONFIGURE_DEADLINE).stdout().lines().map(String::strip)
+                        .filter(l -> !l.isEmpty()).toList();
+                if (!ids.isEmpty()) {
+                    jobs.put(partition, ids.size() > 5 ? List.of(String.join(", ", ids.subList(0, 5)) + ", …") : ids);
+                }
+            } catch (SystemException e) {
+                // Not knowing is not "none": the file waits until slurmctld can say.
+                jobs.put(partition, List.of("its jobs cannot be asked for: " + e.getMessage()));
+            }
+        }
+        return jobs;
     }
 
     @Override

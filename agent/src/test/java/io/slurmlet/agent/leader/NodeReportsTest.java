@@ -25,4 +25,29 @@ class NodeReportsTest {
         assertEquals("t1", slurm.lastErrorAt());
         assertEquals("", reports.get("n3").orElseThrow().report().steps().get(1).lastError());
     }
+
+    static NodeReport machine(String node, String... jobs) {
+        return new NodeReport(node, 1, List.of(), List.of(), io.slurmlet.model.observed.Observed.NOTHING.withJobs(List.of(jobs)));
+    }
+
+    static NodeReport controller(String... jobsOnN1) {
+        return new NodeReport("c0", 1, List.of(), List.of(new io.slurmlet.model.api.SlurmNodeState("n1", "ALLOCATED", "",
+                List.of(jobsOnN1))));
+    }
+
+    @Test
+    void theJobsThatRunAreTheFreshestWordOnEach() throws Exception {
+        NodeReports reports = new NodeReports();
+        reports.put(controller("12 of alice"));
+        Thread.sleep(2);
+        reports.put(machine("n1", "12", "14"));
+        assertEquals(List.of("12 of alice", "14"), reports.jobsRunning("c0"), "14 started since the controller looked");
+        Thread.sleep(2);
+        reports.put(controller("14 of bob"));
+        assertEquals(List.of("14 of bob"), reports.jobsRunning("c0"), "12 ended: the controller said so after the machine");
+        Thread.sleep(2);
+        reports.put(machine("n1"));
+        assertEquals(List.of("14 of bob"), reports.jobsRunning("c0"), "the controller's list stands until it looks again");
+        assertEquals(List.of(), new NodeReports().jobsRunning(null));
+    }
 }

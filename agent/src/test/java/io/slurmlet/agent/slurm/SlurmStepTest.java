@@ -25,7 +25,8 @@ class SlurmStepTest {
     private static final MungeKey KEY = MungeKey.of(new byte[64]);
     private final FakeFiles files = new FakeFiles();
     private final FakeServices services = new FakeServices();
-    private final FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""));
+    private final FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+            .answerPrefix(List.of("squeue"), Commands.Result.ok(""));
     private final SlurmStep step = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
 
     static NodePlan plan(String node, SlurmSettings s) {
@@ -89,7 +90,8 @@ class SlurmStepTest {
         Outcome o = step.apply(plan("c0", settings("batch", Map.of())));
         assertEquals(Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"), o);
         assertTrue(services.log.isEmpty(), services.log.toString());
-        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log());
+        assertEquals(List.of(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"), List.of("scontrol", "reconfigure")),
+                commands.log(), "the controller asks slurmctld for the jobs of the partition that goes, then reconfigures");
 
         FakeServices nodeServices = new FakeServices();
         SlurmStep onNode = new SlurmStep(new FakeFiles(), nodeServices, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
@@ -98,6 +100,29 @@ class SlurmStepTest {
         commands.clearLog();
         assertEquals(Outcome.changed("slurm", "wrote slurm.conf"), onNode.apply(plan("n1", settings("batch", Map.of()))));
         assertTrue(nodeServices.log.isEmpty() && commands.log().isEmpty(), "a node only takes the new file");
+    }
+
+    @Test
+    void theControllerKeepsAPartitionThatWouldGoWhileAJobIsInItAndTakesTheRenameOnceItHasEnded() {
+        FakeCommands busy = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+                .answer(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"), Commands.Result.ok("15\n16\n"));
+        SlurmStep controller = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        controller.apply(plan("c0", settings("gpu", Map.of())));
+        String before = new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
+        busy.clearLog();
+        Outcome held = controller.apply(plan("c0", settings("batch", Map.of())));
+        assertEquals(Outcome.unchanged("slurm", "the partition gpu leaves slurm.conf here once no job is in it (15, 16): "
+                + "Slurm ends the jobs of a partition that goes"), held);
+        assertEquals(before, new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()), "slurm.conf kept");
+        assertTrue(busy.log().stream().noneMatch(a -> a.get(0).equals("scontrol")), "no reconfigure: " + busy.log());
+
+        busy.answer(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"),
+                new Commands.Result(1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)"));
+        assertTrue(controller.apply(plan("c0", settings("batch", Map.of()))).detail().contains("its jobs cannot be asked for"),
+                "not knowing is not none");
+        busy.answer(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"), Commands.Result.ok(""));
+        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"), controller.apply(plan("c0", settings("batch", Map.of()))));
+        assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()).contains("PartitionName=batch"));
     }
 
     static NodePlan planOf(String node, String slurm, List<String> nodes) {
@@ -163,7 +188,8 @@ class SlurmStepTest {
     void aFailedReconfigureSaysWhatScontrolPrinted() {
         step.apply(plan("c0", settings("gpu", Map.of())));
         FakeCommands failing = new FakeCommands().answer(List.of("scontrol", "reconfigure"),
-                new Commands.Result(1, "", "slurm_reconfigure error: Unable to contact slurm controller (connect failure)"));
+                new Commands.Result(1, "", "slurm_reconfigure error: Unable to contact slurm controller (connect failure)"))
+                .answerPrefix(List.of("squeue"), Commands.Result.ok(""));
         SlurmStep s = new SlurmStep(files, services, failing, Path.of("/"), Path.of("/var/lib/slurmlet"));
         Outcome o = s.apply(plan("c0", settings("batch", Map.of())));
         assertTrue(o.failed());
@@ -185,7 +211,7 @@ class SlurmStepTest {
         commands.answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""));
         assertEquals(Outcome.changed("slurm", "scontrol reconfigure"), step.apply(plan("c0", settings("batch", Map.of()))));
         assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("batch", Map.of()))));
-        assertEquals(2, commands.log().size(), "issued once more, then never again");
+        assertEquals(2, commands.log().stream().filter(a -> a.get(0).equals("scontrol")).count(), "issued once more, then never again");
     }
 
     @Test

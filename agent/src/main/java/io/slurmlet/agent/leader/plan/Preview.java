@@ -186,8 +186,9 @@ public final class Preview {
             return diff;
         }
         List<Action> actions = new ArrayList<>();
-        actions.add(sentence(("%s: not what this machine's plan holds (an earlier plan not yet replaced, a change by hand, or a "
-                + "write that failed); written whole, its diff shown against the plan").formatted(String.join(", ", reported.unknown()))));
+        actions.add(sentence(("%s: not what this machine's plan holds (an earlier plan, a change by hand, or a write that failed): "
+                + "written whole; its diff and what the daemons do for it are shown against the plan it had, if it had one")
+                .formatted(String.join(", ", reported.unknown()))));
         actions.addAll(diff.actions());
         return new Diff(actions, diff.settled(), diff.blocked(), diff.waiting());
     }

@@ -377,11 +377,26 @@ class PreviewAgainstApplyTest {
         Observed seen = new Observed(null, null, null, List.of(), null, null,
                 io.slurmlet.agent.slurm.SlurmDiff.report(new io.slurmlet.agent.slurm.SlurmDiff.Seen(
                         Map.of("/etc/slurm/slurm.conf", new io.slurmlet.agent.slurm.SlurmDiff.FileNow("# edited by hand\n", "rw-r--r--",
-                                "root", "root")), java.util.Set.of(), java.util.Set.of(), Map.of(), false),
+                                "root", "root")), java.util.Set.of(), java.util.Set.of(), Map.of(), false, Map.of()),
                         io.slurmlet.agent.slurm.SlurmDiff.desired(was.nodes().get("n1"))));
         List<String> said = Preview.diffs(was.nodes().get("n1"), will.nodes().get("n1"), seen).stream()
                 .flatMap(d -> d.will().stream()).toList();
         assertEquals(true, said.get(0).startsWith("/etc/slurm/slurm.conf: not what this machine's plan holds"), said.toString());
         assertEquals(true, said.stream().anyMatch(w -> w.startsWith("write /etc/slurm/slurm.conf")), said.toString());
+    }
+
+    @Test
+    void aNodeBackInSlurmWhoseSlurmdStillRanIsNotStartedAgain() {
+        // n2 left the nodes; slurmlet stops no daemon, so its slurmd and files are still there when it comes back.
+        Map<String, NodeChange> back = previewIsWhatApplyDoes(cluster(Map.of("nodes", List.of("n1"), "lent", List.of("n1"))),
+                cluster(Map.of()), machines -> {
+                    machines.get("n2").services.running("slurmd");
+                    machines.get("n2").put("/etc/slurm/slurm.conf", Planner.plan(cluster(Map.of()), inventory(), KEY).nodes().get("n2")
+                            .files().get("/etc/slurm/slurm.conf"));
+                }, machines -> { });
+        assertEquals(List.of(), back.get("n2").daemons().stream().filter(d -> d.unit().equals("slurmd")
+                && d.action() == io.slurmlet.model.api.SettingsPreview.Action.START).toList(), "slurmd runs already");
+        assertEquals(List.of(), back.get("n2").files().stream().filter(f -> f.path().equals("/etc/slurm/slurm.conf")).toList(),
+                "the file it kept is the one it gets back");
     }
 }

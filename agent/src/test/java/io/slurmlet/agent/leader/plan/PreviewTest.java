@@ -206,7 +206,8 @@ class PreviewTest {
         static Machine fresh() {
             FakeFiles files = new FakeFiles();
             FakeServices services = new FakeServices();
-            FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""));
+            FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+                    .answerPrefix(List.of("squeue"), Commands.Result.ok(""));
             return new Machine(files, services, commands, new MungeStep(files, services, Path.of("/")),
                     new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet")));
         }

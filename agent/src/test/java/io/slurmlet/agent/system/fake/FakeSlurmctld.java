@@ -59,6 +59,12 @@ public final class FakeSlurmctld implements Commands {
                     n.reason.isEmpty() ? "" : " Reason=" + n.reason + " [slurm@2026-12-01T00:00:00]")));
             return Result.ok(out.toString());
         }
+        if (argv.size() > 1 && argv.get(0).equals("squeue") && argv.contains("-p")) {
+            // The one partition: every job is in it.
+            StringBuilder out = new StringBuilder();
+            nodes.values().forEach(n -> n.jobs.forEach(j -> out.append(j.split(" ")[0]).append('\n')));
+            return Result.ok(out.toString());
+        }
         if (argv.size() > 1 && argv.get(0).equals("squeue")) {
             StringBuilder out = new StringBuilder();
             nodes.forEach((name, n) -> n.jobs.forEach(j -> out.append(j.split(" ")[0]).append('|').append(j.split(" ")[2])
