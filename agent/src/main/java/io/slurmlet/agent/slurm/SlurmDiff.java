@@ -366,7 +366,10 @@ public final class SlurmDiff {
         }
         Owed reconfigure = owed.get("slurmctld " + SettingsPreview.Action.RECONFIGURE);
         if (wanted.controls() && reconfigure != null) {
-            a.add(new Reconfigure(reconfigure.change()));
+            // Shown as slurmctld's own line unless slurmctld's Reconfigured already shows it (after its restart on
+            // 22.05 for a changed node set, or owed from a pass that failed, it is a daemon action of its own).
+            a.add(new Reconfigure(reconfigure.change(),
+                    a.stream().noneMatch(x -> x instanceof Reconfigured r && r.change().unit().equals("slurmctld"))));
         }
         Diff diff = Diff.of(a, "Slurm's files match and its daemons run");
         return held.isEmpty() ? diff : diff.waitingFor(held);
@@ -508,8 +511,11 @@ public final class SlurmDiff {
         }
     }
 
-    /** The controller's {@code scontrol reconfigure}, after every restart; a preview shows it as slurmctld's {@link Reconfigured}. */
-    record Reconfigure(DaemonChange change) implements SlurmAction {
+    /**
+     * The controller's {@code scontrol reconfigure}, after every restart; a preview shows it as
+     * slurmctld's {@link Reconfigured}, or, where there is none ({@code shown}), as a line of its own.
+     */
+    record Reconfigure(DaemonChange change, boolean shown) implements SlurmAction {
         public String will() {
             return "scontrol reconfigure";
         }
@@ -520,7 +526,12 @@ public final class SlurmDiff {
 
         @Override
         public boolean housekeeping() {
-            return true;
+            return !shown;
+        }
+
+        @Override
+        public Optional<DaemonChange> daemon() {
+            return shown ? Optional.of(change) : Optional.empty();
         }
     }
 
