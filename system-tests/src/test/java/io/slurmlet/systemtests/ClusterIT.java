@@ -215,6 +215,22 @@ class ClusterIT {
         assertEquals("finished", ok("n2", "cat", "/tmp/upgrade-job.out").strip(), "the job ran to its end, untouched");
     }
 
+    /**
+     * Waits for {@code ctl slurm set ARGS} to be taken: the leader refuses a change that would end a
+     * job until it hears that the job has ended, seconds after squeue shows none.
+     */
+    static void awaitTaken(Duration limit, String... args) throws InterruptedException {
+        List<String> command = new ArrayList<>(List.of("ctl", "slurm", "set"));
+        command.addAll(Arrays.asList(args));
+        await(limit, String.join(" ", command) + " is taken", () -> {
+            try {
+                return on("n0", command.toArray(String[]::new)).exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
     /** The job's state in squeue, empty once it has left the queue. */
     static String jobState(String job) {
         try {
@@ -236,13 +252,7 @@ class ClusterIT {
         }
         Instant change = Instant.now();
         // The job of the test before has just ended: the leader hears so within seconds, and refuses the rename till then.
-        await(Duration.ofSeconds(15), "the rename is taken", () -> {
-            try {
-                return on("n0", "ctl", "slurm", "set", "partition=batch").exit() == 0;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        awaitTaken(Duration.ofSeconds(15), "partition=batch");
         await(Duration.ofSeconds(60), "sinfo shows the partition batch", () -> {
             try {
                 return sinfo().values().stream().allMatch(v -> v.startsWith("batch|"));
@@ -902,6 +912,8 @@ class ClusterIT {
         return planned;
     }
 
+    private static final java.util.regex.Pattern JOURNAL_DAEMON = java.util.regex.Pattern.compile("^(started|restarted) (slurmctld|slurmd)\\b");
+
     /** What the agents said their slurm step did to the daemons since {@code since}, from their journals, as {@link #dryRunDaemons}. */
     static Set<String> daemonsActed(Instant since) throws Exception {
         Set<String> acted = new TreeSet<>();
@@ -913,7 +925,7 @@ class ClusterIT {
                     continue;
                 }
                 for (String done : line.substring(at + "] slurm: ".length()).split("; ")) {
-                    java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(started|restarted) (slurmctld|slurmd)\\b").matcher(done);
+                    java.util.regex.Matcher m = JOURNAL_DAEMON.matcher(done);
                     if (m.find()) {
                         acted.add(node + " " + (m.group(1).equals("started") ? "start" : "restart") + " " + m.group(2));
                     } else if (done.startsWith("scontrol reconfigure")) {
@@ -1070,13 +1082,7 @@ class ClusterIT {
     @Order(23)
     void aPartitionRenameOrAnExportMovedUnderAJobIsRefusedAndTheRenameTakenOnceItEnds() throws Exception {
         // The cells before ended their jobs: the leader knows it within seconds (its dry run then refuses nothing).
-        await(Duration.ofSeconds(30), "the leader knows no job runs", () -> {
-            try {
-                return on("n0", "ctl", "slurm", "set", "partition=renamed", "--dry-run").exit() == 0;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        awaitTaken(Duration.ofSeconds(30), "partition=renamed", "--dry-run");
         String job = heartbeatJob("n1", "refused", 15);
         await(Duration.ofSeconds(30), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
         awaitBeats("refused");
@@ -1092,13 +1098,7 @@ class ClusterIT {
         await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());
         assertEquals("finished", ok("n0", "cat", "/shared/home/bob/refused.out").strip());
         // The leader hears within seconds that the job ended (the controller looks every 2 s while jobs run).
-        await(Duration.ofSeconds(15), "the rename is taken once no job runs", () -> {
-            try {
-                return on("n0", "ctl", "slurm", "set", "partition=renamed").exit() == 0;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        awaitTaken(Duration.ofSeconds(15), "partition=renamed");
         await(Duration.ofSeconds(60), "sinfo shows the partition renamed", () -> {
             try {
                 return sinfo().values().stream().allMatch(v -> v.startsWith("renamed|"));

@@ -209,7 +209,7 @@ public final class SlurmDiff {
             boolean hidden = secret.contains(e.getKey());
             boolean shortLine = f.content().length() <= io.slurmlet.model.observed.SlurmSeen.TEXT_MAX
                     && f.content().chars().allMatch(c -> c >= 0x20 && c < 0x7f);
-            files.add(new io.slurmlet.model.observed.SlurmSeen.File(e.getKey(), hidden ? "" : sha256(f.content()),
+            files.add(new io.slurmlet.model.observed.SlurmSeen.File(e.getKey(), hidden ? "" : io.slurmlet.agent.reconcile.ManagedFiles.sha256(f.content()),
                     hidden || !shortLine ? "" : f.content(), f.mode(), f.owner(), f.group()));
         }
         return new io.slurmlet.model.observed.SlurmSeen(files, new TreeSet<>(seen.running()).stream().toList(),
@@ -233,8 +233,8 @@ public final class SlurmDiff {
         List<String> unknown = new ArrayList<>();
         for (io.slurmlet.model.observed.SlurmSeen.File f : report.files()) {
             List<String> candidates = known.getOrDefault(f.path(), List.of());
-            Optional<String> content = !f.text().isEmpty() && sha256(f.text()).equals(f.digest()) ? Optional.of(f.text())
-                    : candidates.stream().filter(c -> f.digest().isEmpty() || sha256(c).equals(f.digest())).findFirst();
+            Optional<String> content = !f.text().isEmpty() && io.slurmlet.agent.reconcile.ManagedFiles.sha256(f.text()).equals(f.digest()) ? Optional.of(f.text())
+                    : candidates.stream().filter(c -> f.digest().isEmpty() || io.slurmlet.agent.reconcile.ManagedFiles.sha256(c).equals(f.digest())).findFirst();
             if (content.isEmpty()) {
                 unknown.add(f.path());
             }
@@ -256,15 +256,6 @@ public final class SlurmDiff {
      * @param unknown the files whose content the report did not let the leader know
      */
     public record Reported(Seen seen, List<String> unknown) {
-    }
-
-    static String sha256(String text) {
-        try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     /**

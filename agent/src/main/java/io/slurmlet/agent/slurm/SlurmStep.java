@@ -87,25 +87,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         if (wanted.files().isEmpty()) {
             // No role (yet, or any more): what is left of Slurm here is only looked at, for the report (a dry
             // run that gives the machine a role then knows the slurmd that still runs, and the files it keeps).
-            Map<String, SlurmDiff.FileNow> left = new LinkedHashMap<>();
-            for (String path : LEFT_FILES) {
-                Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, path));
-                if (st.isPresent()) {
-                    left.put(path, new SlurmDiff.FileNow(new String(st.get().content(), StandardCharsets.UTF_8), st.get().mode(),
-                            st.get().owner(), st.get().group()));
-                }
-            }
-            Set<String> running = new HashSet<>();
-            Set<String> enabled = new HashSet<>();
-            for (String unit : new java.util.TreeSet<>(SlurmDiff.DAEMONS)) {
-                if (services.isActive(unit)) {
-                    running.add(unit);
-                }
-                if (services.isEnabled(unit)) {
-                    enabled.add(unit);
-                }
-            }
-            return new SlurmDiff.Seen(left, running, enabled, Map.of(), false, Map.of());
+            Daemons left = daemons(new java.util.TreeSet<>(SlurmDiff.DAEMONS));
+            return new SlurmDiff.Seen(filesNow(LEFT_FILES), left.running(), left.enabled(), Map.of(), false, Map.of());
         }
         Map<String, Owed> before;
         try {
@@ -113,21 +96,39 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         } catch (IOException e) {
             throw new IOException("cannot read what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()), e);
         }
+        Map<String, SlurmDiff.FileNow> now = filesNow(wanted.files().stream().map(ManagedFile::path).toList());
+        Daemons daemons = daemons(wanted.daemons());
+        Set<String> running = daemons.running();
+        Set<String> enabled = daemons.enabled();
+        Map<String, Owed> still = stillOwed(before, wanted);
+        return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
+                partitionJobs(SlurmDiff.droppedPartitions(wanted, now)));
+    }
+
+    /** Each of {@code paths} that exists, as it is. */
+    private Map<String, SlurmDiff.FileNow> filesNow(List<String> paths) throws IOException {
         Map<String, SlurmDiff.FileNow> now = new LinkedHashMap<>();
         try {
-            for (ManagedFile f : wanted.files()) {
-                Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, f.path()));
+            for (String path : paths) {
+                Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, path));
                 if (st.isPresent()) {
-                    now.put(f.path(), new SlurmDiff.FileNow(new String(st.get().content(), StandardCharsets.UTF_8), st.get().mode(),
+                    now.put(path, new SlurmDiff.FileNow(new String(st.get().content(), StandardCharsets.UTF_8), st.get().mode(),
                             st.get().owner(), st.get().group()));
                 }
             }
         } catch (IOException e) {
             throw new IOException("cannot read Slurm's files: " + e.getMessage(), e);
         }
+        return now;
+    }
+
+    /** Which of {@code units} run, and which are enabled. */
+    private record Daemons(Set<String> running, Set<String> enabled) { }
+
+    private Daemons daemons(java.util.Collection<String> units) throws SystemException {
         Set<String> running = new HashSet<>();
         Set<String> enabled = new HashSet<>();
-        for (String unit : wanted.daemons()) {
+        for (String unit : units) {
             if (services.isActive(unit)) {
                 running.add(unit);
             }
@@ -135,9 +136,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
                 enabled.add(unit);
             }
         }
-        Map<String, Owed> still = stillOwed(before, wanted);
-        return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
-                partitionJobs(SlurmDiff.droppedPartitions(wanted, now)));
+        return new Daemons(running, enabled);
     }
 
     /** The jobs slurmctld has, in any state but ended, in each of {@code partitions}; one it cannot be asked has the error instead. */

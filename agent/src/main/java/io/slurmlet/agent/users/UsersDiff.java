@@ -2,16 +2,14 @@ package io.slurmlet.agent.users;
 
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.text.Text;
 import io.slurmlet.model.users.Account;
 
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -157,17 +155,8 @@ public final class UsersDiff {
         return (lines.isEmpty() ? "" : String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
     }
 
-    /** sha256 of {@code content}, as {@link UsersSeen.User#keys} has it. */
-    public static String digest(byte[] content) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     static String keysDigest(Account a) {
-        return digest(authorizedKeys(a));
+        return ManagedFiles.sha256(authorizedKeys(a));
     }
 
     /** The users step's actions. */

@@ -73,7 +73,7 @@ public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
             if (entry.isPresent() && homeIs.equals(UsersSeen.User.PRIVATE)) {
                 Path ssh = dir.resolve(".ssh");
                 Users.Held held = users.readAsUser(uid, gid, ssh, ssh.resolve("authorized_keys"));
-                keys = held.linked() ? UsersSeen.User.LINKED : held.content().map(UsersDiff::digest).orElse("");
+                keys = held.linked() ? UsersSeen.User.LINKED : held.content().map(ManagedFiles::sha256).orElse("");
             }
         }
         if (entry.isEmpty()) {
@@ -110,10 +110,5 @@ public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
             users.writeAsUser(k.account().uid(), k.account().gid(), ssh, ssh.resolve("authorized_keys"),
                     UsersDiff.authorizedKeys(k.account()));
         }
-    }
-
-    /** The authorized_keys file of an account: its keys' lines. */
-    public static byte[] authorizedKeys(Account a) {
-        return UsersDiff.authorizedKeys(a);
     }
 }

@@ -10,7 +10,6 @@ import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.plan.Planner;
-import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
@@ -296,7 +295,7 @@ class HostileInputTest {
         java.io.ByteArrayOutputStream authorizedKeys = new java.io.ByteArrayOutputStream();
         List<String> meant = new ArrayList<>();
         for (Account a : accounts.accounts()) {
-            authorizedKeys.writeBytes(UsersStep.authorizedKeys(a));
+            authorizedKeys.writeBytes(io.slurmlet.agent.users.UsersDiff.authorizedKeys(a));
             for (String k : a.sshKeys()) {
                 // A line that starts with its type holds no options (command=, from=, …) for sshd.
                 assertTrue(k.matches("(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+( .*)?"),

@@ -96,7 +96,7 @@ class UsersStepTest {
         assertEquals(Outcome.changed("users", "wrote alice's 1 key"), step.apply(plan(List.of(ALICE), "/home")));
         UsersSeen.User seen = step.seen().orElseThrow().user("alice");
         assertEquals(new UsersSeen.User("alice", 200000, 200000, "slurmlet account alice@example.org", false, UsersSeen.User.PRIVATE,
-                UsersDiff.digest((KEY + "\n").getBytes(StandardCharsets.UTF_8))), seen, "the machine as the pass left it");
+                io.slurmlet.agent.reconcile.ManagedFiles.sha256((KEY + "\n").getBytes(StandardCharsets.UTF_8))), seen, "the machine as the pass left it");
     }
 
     @Test
