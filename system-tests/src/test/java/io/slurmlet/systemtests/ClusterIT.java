@@ -1087,6 +1087,15 @@ class ClusterIT {
         await(Duration.ofSeconds(30), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
         awaitBeats("refused");
         String partition = sinfo().get("n1").split("\\|")[0];
+        // The leader hears of a new job within seconds (n1's jobs watch, every 2 s); in that window the controller's own
+        // slurm step is what keeps the partition (SlurmStepTest). The refusal is asked for once the leader knows.
+        await(Duration.ofSeconds(15), "the leader knows job " + job, () -> {
+            try {
+                return on("n0", "ctl", "slurm", "set", "partition=renamed", "--dry-run").exit() != 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
         Proc.Result renamed = on("n0", "ctl", "slurm", "set", "partition=renamed");
         assertFalse(renamed.exit() == 0, renamed.toString());
         assertTrue(renamed.toString().contains("renaming the partition " + partition + " to renamed would end"), renamed.toString());
