@@ -1,16 +1,24 @@
 package io.slurmlet.agent.node;
 
 import io.slurmlet.agent.facts.FactsCollector;
+import io.slurmlet.agent.facts.FactsDiff;
+import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.NodePlan;
 
 import java.io.IOException;
+import java.util.Optional;
 
 /**
- * The machine's facts (CPUs, memory, GPUs, OS, Slurm's version), reported to the leader when they
- * change. It runs before every poll, with or without a plan: the leader plans a machine from them.
+ * The machine's facts (CPUs, memory, GPUs, OS, Slurm's version), reported to the leader where they
+ * differ from what the leader holds. What it holds is its own word on this link: the facts it last
+ * took, or, newer, those its latest plan says it was made from (a leader restored from an older
+ * store, or one that lost a report, gets them again). It runs before every poll, with or without a
+ * plan: the leader plans a machine from them.
  */
-final class FactsStep {
+final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Collected> {
 
     static final String NAME = "facts";
 
@@ -21,45 +29,74 @@ final class FactsStep {
 
     private final Source source;
     private final String node;
-    private NodeFacts reported;
+    private Leader leader;
+    private Optional<NodeFacts> held = Optional.empty();
+    private String caveat = "";
+    private LeaderLink.Refused refused;
 
     FactsStep(Source source, String node) {
+        super(NAME, NodePlan::plannedFrom, FactsDiff::diff);
         this.source = source;
         this.node = node;
     }
 
-    /** Reads the facts and reports them if the leader has not had them from this agent yet. */
-    Outcome report(Leader leader) throws IOException, InterruptedException {
-        FactsCollector.Collected collected = source.collect(node);
-        String warnings = String.join("; ", collected.warnings());
-        String detail = describe(collected.facts()) + (warnings.isEmpty() ? "" : "; " + warnings);
-        if (collected.facts().equals(reported)) {
-            return Outcome.unchanged(NAME, detail);
+    /**
+     * Reads the facts and reports them to {@code leader} where it holds others.
+     *
+     * @throws LeaderLink.Refused the leader refused them for another reason than its age (a 401: the
+     *                            poller joins again); the outcome is then not recorded
+     */
+    Outcome report(Leader leader) throws LeaderLink.Refused {
+        this.leader = leader;
+        caveat = "";
+        refused = null;
+        Outcome outcome = reconcile(held);
+        if (refused != null) {
+            throw refused;
         }
-        try {
-            leader.reportFacts(collected.facts());
-        } catch (LeaderLink.Refused e) {
-            NodeFacts plain = collected.facts().withSlurmctldState(0).withSlurmctldCandidate("");
-            if (e.status() != 400 || !e.getMessage().contains("unknown key \"slurmctld_") || plain.equals(collected.facts())) {
-                throw e;
-            }
-            // A leader older than the saved-state facts: it gets the rest, and this machine says what it could not say.
-            leader.reportFacts(plain);
-            reported = collected.facts();
-            return Outcome.changed(NAME, detail + "; the leader is older than this agent and takes no saved-state facts "
-                    + "(upgrade the leader): it cannot tell whether this controller's slurmctld could start");
-        }
-        reported = collected.facts();
-        return Outcome.changed(NAME, detail);
+        return caveat.isEmpty() ? outcome : new Outcome(outcome.step(), outcome.kind(), outcome.detail() + "; " + caveat);
+    }
+
+    /** A plan the leader sent on this link: the facts it was made from are the leader's newest word (a plan of format 2 says none). */
+    void planned(NodePlan plan) {
+        plan.plannedFrom().ifPresent(facts -> held = Optional.of(facts));
     }
 
     /** A new link (a rejoin, a leader that forgot this machine): the facts are reported again. */
     void forget() {
-        reported = null;
+        held = Optional.empty();
     }
 
-    private static String describe(NodeFacts f) {
-        return "%d CPUs, %d MiB, %d GPUs, %s, Slurm %s".formatted(f.cpus(), f.memoryMiB(), f.gpuCount(),
-                f.os().isEmpty() ? "OS unknown" : f.os(), f.slurmVersion().isEmpty() ? "not installed" : f.slurmVersion());
+    @Override
+    public FactsCollector.Collected observe(Optional<NodeFacts> desired) {
+        return source.collect(node);
+    }
+
+    @Override
+    protected void act(Optional<NodeFacts> desired, Action action) throws IOException {
+        NodeFacts facts = ((FactsDiff.Report) action).facts();
+        try {
+            send(facts);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reporting the facts", e);
+        }
+        held = Optional.of(facts);
+    }
+
+    private void send(NodeFacts facts) throws IOException, InterruptedException {
+        try {
+            leader.reportFacts(facts);
+        } catch (LeaderLink.Refused e) {
+            NodeFacts plain = facts.withSlurmctldState(0).withSlurmctldCandidate("");
+            if (e.status() != 400 || !e.getMessage().contains("unknown key \"slurmctld_") || plain.equals(facts)) {
+                refused = e;
+                throw e;
+            }
+            // A leader older than the saved-state facts: it gets the rest, and this machine says what it could not say.
+            leader.reportFacts(plain);
+            caveat = "the leader is older than this agent and takes no saved-state facts (upgrade the leader): it cannot tell whether "
+                    + "this controller's slurmctld could start";
+        }
     }
 }

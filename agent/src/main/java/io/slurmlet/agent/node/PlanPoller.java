@@ -114,6 +114,7 @@ final class PlanPoller {
                 if (next.isPresent()) {
                     // Another revision is applied at once, even with the same content (a restarted
                     // leader numbers plans anew): applying it again changes nothing.
+                    facts.planned(next.get().plan());
                     state.savePlan(next.get());
                     Optional<PublishedPlan> applied = runner.applied();
                     runner.offer(next.get());

@@ -116,7 +116,11 @@ public abstract class Reconciler<D, A> implements Step {
 
     @Override
     public Outcome apply(NodePlan plan) {
-        D desired = desired(plan);
+        return reconcile(desired(plan));
+    }
+
+    /** One pass towards {@code desired}: observe, diff, act, look again. */
+    protected final Outcome reconcile(D desired) {
         A actual;
         try {
             actual = observe(desired);

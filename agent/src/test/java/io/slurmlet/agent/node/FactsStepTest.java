@@ -1,7 +1,10 @@
 package io.slurmlet.agent.node;
 
 import io.slurmlet.agent.facts.FactsCollector;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.facts.NodeFacts;
 import org.junit.jupiter.api.Test;
@@ -63,5 +66,68 @@ class FactsStepTest {
         };
         FactsStep step = new FactsStep(node -> new FactsCollector.Collected(CONTROLLER, List.of()), "n0");
         assertThrows(LeaderLink.Refused.class, () -> step.report(refusing));
+    }
+
+    /** A leader that takes every report, unless it is down. */
+    static class TakingLeader implements Leader {
+        final List<NodeFacts> taken = new ArrayList<>();
+        int downFor;
+
+        public void reportFacts(NodeFacts facts) throws java.io.IOException {
+            if (downFor > 0) {
+                downFor--;
+                throw new java.io.IOException("connection refused");
+            }
+            taken.add(facts);
+        }
+
+        public Optional<PublishedPlan> poll(long held, Duration wait) {
+            return Optional.empty();
+        }
+
+        public void postStatus(NodeReport report) {
+        }
+    }
+
+    static NodePlan madeFrom(NodeFacts facts) {
+        return new NodePlan("n0", java.util.Set.of(), List.of(), Optional.empty(), java.util.Map.of(), List.of(), List.of()).madeFrom(facts);
+    }
+
+    @Test
+    void aPlanMadeFromOtherFactsThanTheMachinesGetsThemReportedAgainAndOneMadeFromTheseDoesNot() throws Exception {
+        TakingLeader leader = new TakingLeader();
+        FactsStep step = new FactsStep(node -> new FactsCollector.Collected(CONTROLLER, List.of()), "n0");
+        assertEquals(Outcome.Kind.CHANGED, step.report(leader).kind());
+        step.planned(madeFrom(CONTROLLER));
+        assertEquals(Outcome.Kind.UNCHANGED, step.report(leader).kind());
+        assertEquals(1, leader.taken.size());
+        // The leader's store was restored from before a GPU was added: its plan says so, and it gets the facts again.
+        NodeFacts before = new NodeFacts("n0", "", 8, 1, 1, 8, 1, 32_000, List.of(new NodeFacts.Gpus("NVIDIA H100", 4)), "debian 13",
+                "24.11.5");
+        step.planned(madeFrom(before));
+        Diff diff = step.diff(Optional.of(before), new FactsCollector.Collected(CONTROLLER, List.of()));
+        assertEquals(List.of("report this machine's facts to the leader (the leader has GPUs 4 NVIDIA H100, the machine none, "
+                + "slurmctld's saved state 0, the machine 10752)"), diff.will());
+        Outcome again = step.report(leader);
+        assertEquals(Outcome.changed("facts", "8 CPUs, 32000 MiB, 0 GPUs, debian 13, Slurm 24.11.5"), again);
+        assertEquals(List.of(CONTROLLER, CONTROLLER), leader.taken);
+        // A plan of format 2 says nothing of its facts: what the leader last took stands.
+        step.planned(new NodePlan("n0", java.util.Set.of(), List.of(), Optional.empty(), java.util.Map.of(), List.of(), List.of()));
+        assertEquals(Outcome.Kind.UNCHANGED, step.report(leader).kind());
+        step.forget();
+        assertEquals(Outcome.Kind.CHANGED, step.report(leader).kind(), "a new link gets them again");
+    }
+
+    @Test
+    void aLeaderThatCannotBeReachedIsTheStepsFailureNotTheLoopsAndTheFactsAreTriedAgain() throws Exception {
+        TakingLeader leader = new TakingLeader();
+        leader.downFor = 1;
+        FactsStep step = new FactsStep(node -> new FactsCollector.Collected(CONTROLLER, List.of("nvidia-smi timed out")), "n0");
+        Outcome failed = step.report(leader);
+        assertEquals(Outcome.failed("facts", "the facts (8 CPUs, 32000 MiB, 0 GPUs, debian 13, Slurm 24.11.5; nvidia-smi timed out) "
+                + "did not reach the leader: connection refused"), failed);
+        assertEquals(Outcome.changed("facts", "8 CPUs, 32000 MiB, 0 GPUs, debian 13, Slurm 24.11.5; nvidia-smi timed out"),
+                step.report(leader));
+        assertEquals(List.of(CONTROLLER), leader.taken);
     }
 }

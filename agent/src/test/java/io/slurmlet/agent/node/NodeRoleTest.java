@@ -284,6 +284,21 @@ class NodeRoleTest {
     }
 
     @Test
+    void aPlanMadeFromOtherFactsGetsTheMachinesFactsAgainAndOneMadeFromTheseDoesNot(@TempDir Path dir) throws Exception {
+        Role role = new Role(dir);
+        await("facts", () -> role.leader.facts.size() == 1);
+        role.leader.polls.add(new PublishedPlan(2, plan(2).plan().madeFrom(FACTS)));
+        await("plan 2 taken", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
+        NodeFacts older = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 16_000, List.of(), "debian 13", "24.11.5");
+        role.leader.polls.add(new PublishedPlan(3, plan(3).plan().madeFrom(older)));
+        await("the facts reported again", () -> role.leader.facts.size() == 2);
+        assertEquals(List.of(FACTS, FACTS), role.leader.facts);
+        int polls = role.leader.pollCalls.get();
+        await("polls go on", () -> role.leader.pollCalls.get() >= polls + 3);
+        assertEquals(2, role.leader.facts.size(), "once: the leader took them");
+    }
+
+    @Test
     void aLongPassStopsNeitherThePollNorTheStatusOfWhatWasDone(@TempDir Path dir) throws Exception {
         Role role = new Role(dir);
         role.leader.polls.add(plan(1));

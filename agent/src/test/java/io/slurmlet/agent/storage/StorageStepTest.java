@@ -51,7 +51,7 @@ class StorageStepTest {
                 Map.of());
         return new NodePlan(node, Set.of(Role.COMPUTE), List.of(), Optional.empty(), NodePlan.configs(Map.of("/etc/slurm/slurm.conf", CONF)),
                 List.of("slurmd"), List.of(), Map.of(), null, "/home",
-                Planner.storage(s, node, Set.of(Role.COMPUTE), List.of("n0", "n1", "n2")), false);
+                Planner.storage(s, node, Set.of(Role.COMPUTE), List.of("n0", "n1", "n2")), false, Optional.empty());
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.slurmlet.model.plan;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
 
 import java.util.Collections;
@@ -34,6 +35,9 @@ import java.util.Set;
  * @param storage  what this machine does for the shared storage: mount, export, check, or none
  * @param pamAdopt whether pam_slurm_adopt is to be in sshd's stack here (users = "slurmlet" on a
  *                 compute node that is not the controller), once slurmd runs this plan's slurm.conf
+ * @param plannedFrom the facts of this machine the leader made the plan from: what its agent's facts
+ *                 step compares with the machine, reporting them again where they differ; empty in a
+ *                 plan of a leader older than format 3
  */
 public record NodePlan(
         @JsonProperty("node") String node,
@@ -47,14 +51,15 @@ public record NodePlan(
         @JsonProperty("users") List<io.slurmlet.model.users.Account> users,
         @JsonProperty("home_root") String homeRoot,
         @JsonProperty("storage") StoragePlan storage,
-        @JsonProperty("pam_adopt") boolean pamAdopt) {
+        @JsonProperty("pam_adopt") boolean pamAdopt,
+        @JsonIgnore Optional<NodeFacts> plannedFrom) {
 
     /** A plan without shared storage, and pam_slurm_adopt where users are kept on a compute node that is not the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems, Map<String, NodeWish> nodeStates,
                     List<io.slurmlet.model.users.Account> users, String homeRoot) {
         this(node, roles, packages, mungeKey, configs(files), services, problems, nodeStates, users, homeRoot, StoragePlan.NONE,
-                adoptsPam(roles, users != null));
+                adoptsPam(roles, users != null), Optional.empty());
     }
 
     /**
@@ -67,14 +72,22 @@ public record NodePlan(
 
     /** This plan with other node states: what a lend or an unlend changes, and nothing else. */
     public NodePlan withNodeStates(Map<String, NodeWish> states) {
-        return new NodePlan(node, roles, packages, mungeKey, slurmFiles, services, problems, states, users, homeRoot, storage, pamAdopt);
+        return new NodePlan(node, roles, packages, mungeKey, slurmFiles, services, problems, states, users, homeRoot, storage, pamAdopt,
+                plannedFrom);
+    }
+
+    /** This plan as made from {@code facts} of its machine. */
+    public NodePlan madeFrom(NodeFacts facts) {
+        return new NodePlan(node, roles, packages, mungeKey, slurmFiles, services, problems, nodeStates, users, homeRoot, storage, pamAdopt,
+                Optional.of(facts));
     }
 
     /**
      * The plan's format: an agent refuses a plan of a later format than its own (a leader upgraded
-     * first) rather than read a part of it wrong, and says to upgrade it.
+     * first) rather than read a part of it wrong, and says to upgrade it. Format 3 adds
+     * {@code planned_from}; a plan of format 2 is still read, as planned from no facts.
      */
-    public static final int FORMAT = 2;
+    public static final int FORMAT = 3;
 
     /** Configuration files by path, each {@link ManagedFile#config}: 0644, root's. */
     public static List<ManagedFile> configs(Map<String, String> files) {
@@ -92,13 +105,15 @@ public record NodePlan(
     /** A plan without Slurm node states: every machine but the controller. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems) {
-        this(node, roles, packages, mungeKey, configs(files), services, problems, Map.of(), null, "/home", StoragePlan.NONE, false);
+        this(node, roles, packages, mungeKey, configs(files), services, problems, Map.of(), null, "/home", StoragePlan.NONE, false,
+                Optional.empty());
     }
 
     /** A plan that leaves the machine's users alone. */
     public NodePlan(String node, Set<Role> roles, List<String> packages, Optional<MungeKey> mungeKey,
                     Map<String, String> files, List<String> services, List<Problem> problems, Map<String, NodeWish> nodeStates) {
-        this(node, roles, packages, mungeKey, configs(files), services, problems, nodeStates, null, "/home", StoragePlan.NONE, false);
+        this(node, roles, packages, mungeKey, configs(files), services, problems, nodeStates, null, "/home", StoragePlan.NONE, false,
+                Optional.empty());
     }
 
     public NodePlan {
@@ -117,6 +132,7 @@ public record NodePlan(
         users = users == null ? null : List.copyOf(users);
         homeRoot = homeRoot == null || homeRoot.isEmpty() ? "/home" : homeRoot;
         storage = storage == null ? StoragePlan.NONE : storage;
+        plannedFrom = plannedFrom == null ? Optional.empty() : plannedFrom;
     }
 
     @JsonCreator
@@ -130,6 +146,7 @@ public record NodePlan(
                              @JsonProperty("home_root") String homeRoot,
                              @JsonProperty("storage") StoragePlan storage,
                              @JsonProperty("pam_adopt") Boolean pamAdopt,
+                             @JsonProperty("planned_from") NodeFacts plannedFrom,
                              @JsonProperty("shared") Object legacyShared,
                              @JsonProperty("files") Object legacyFiles) {
         if (format != null && format > FORMAT) {
@@ -144,13 +161,21 @@ public record NodePlan(
         }
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
                 Optional.ofNullable(mungeKey), slurmFiles == null ? List.of() : slurmFiles, services == null ? List.of() : services,
-                problems == null ? List.of() : problems, nodeStates, users, homeRoot, storage, pamAdopt != null && pamAdopt);
+                problems == null ? List.of() : problems, nodeStates, users, homeRoot, storage, pamAdopt != null && pamAdopt,
+                Optional.ofNullable(plannedFrom));
     }
 
     /** The format this plan is written in: {@link #FORMAT}. */
     @JsonProperty("format")
     int formatForJson() {
         return FORMAT;
+    }
+
+    /** The facts as the plan's JSON carries them; absent where the leader planned without them. */
+    @JsonProperty("planned_from")
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    NodeFacts plannedFromForJson() {
+        return plannedFrom.orElse(null);
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */

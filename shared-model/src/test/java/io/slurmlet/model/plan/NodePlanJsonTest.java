@@ -1,6 +1,7 @@
 package io.slurmlet.model.plan;
 
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -21,7 +22,7 @@ class NodePlanJsonTest {
                 List.of(ManagedFile.config("/etc/slurm/slurm.conf", "ClusterName=lab\n"),
                         new ManagedFile("/etc/slurm/slurmdbd.conf", "StoragePass=x\n", "0600", "slurm", "slurm", true)),
                 List.of("slurmd"), List.of(), Map.of("n1", NodeWish.RESUME, "n2", NodeWish.PLATFORMS, "n3", NodeWish.RECLAIM), null, "/home",
-                storage, pam);
+                storage, pam, Optional.empty());
     }
 
     @Test
@@ -47,6 +48,20 @@ class NodePlanJsonTest {
     }
 
     @Test
+    void theFactsAPlanWasMadeFromReadBackAsSentAndAFormat2PlanWasMadeFromNone() throws Exception {
+        NodeFacts facts = new NodeFacts("n1", "", 8, 1, 1, 4, 2, 32_000, List.of(new NodeFacts.Gpus("NVIDIA H100", 4)), "debian 13",
+                "24.11.5").withSlurmctldState(42 << 8);
+        NodePlan plan = with(StoragePlan.NONE, false).madeFrom(facts);
+        String json = SettingsJson.STRICT.writeValueAsString(plan);
+        assertTrue(json.contains("\"planned_from\":{\"name\":\"n1\""), json);
+        NodePlan back = SettingsJson.STRICT.readValue(json, NodePlan.class);
+        assertEquals(plan, back, json);
+        assertEquals(Optional.of(facts), back.plannedFrom());
+        NodePlan older = SettingsJson.STRICT.readValue("{\"format\": 2, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class);
+        assertEquals(Optional.empty(), older.plannedFrom());
+    }
+
+    @Test
     void aPlanFromAnOlderLeaderIsNeverTakenForOneWithoutStorage() {
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
                 "{\"node\": \"n1\", \"pam_adopt\": false, \"shared\": {\"path\": \"/shared\", \"nfs\": \"\", \"server\": \"n0\"}}", NodePlan.class));
@@ -64,7 +79,8 @@ class NodePlanJsonTest {
         NodePlan plan = with(StoragePlan.NONE, false);
         String json = SettingsJson.STRICT.writeValueAsString(plan);
         assertEquals(plan, SettingsJson.STRICT.readValue(json, NodePlan.class), json);
-        assertTrue(json.contains("\"format\":2"), json);
+        assertTrue(json.contains("\"format\":3"), json);
+        assertFalse(json.contains("planned_from"), "left out where the leader planned without facts: " + json);
         assertTrue(json.contains("{\"path\":\"/etc/slurm/slurmdbd.conf\",\"content\":\"StoragePass=x\\n\",\"mode\":\"0600\","
                 + "\"owner\":\"slurm\",\"group\":\"slurm\",\"secret\":true}"), json);
         assertTrue(json.contains("\"node_states\":{\"n1\":{\"state\":\"resume\"},\"n2\":{\"state\":\"drain\",\"reason\":"
@@ -78,8 +94,8 @@ class NodePlanJsonTest {
     @Test
     void aPlanOfALaterFormatIsRefusedWithTheUpgradeThatReadsIt() {
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
-                "{\"format\": 3, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
-        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 3, which this agent's slurmlet (format 2) cannot read: "
+                "{\"format\": 4, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 4, which this agent's slurmlet (format 3) cannot read: "
                 + "upgrade slurmlet on this machine"), e.getMessage());
         Exception older = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
                 "{\"node\": \"n1\", \"pam_adopt\": false, \"files\": {}}", NodePlan.class));

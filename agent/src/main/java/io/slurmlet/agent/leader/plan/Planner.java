@@ -265,7 +265,7 @@ public final class Planner {
                     roles.isEmpty() ? List.of() : NodePlan.configs(files),
                     services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty()), nodeProblems, nodeStates,
                     users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home",
-                    storage, pam));
+                    storage, pam, Optional.of(facts)));
             problems.addAll(nodeProblems);
         }
         return new Plans(plans, problems, notes);

@@ -51,6 +51,15 @@ class PlannerTest {
     }
 
     @Test
+    void everyPlanSaysTheFactsItWasMadeFromRoleOrNot() {
+        Map<String, NodeFacts> inventory = inventory("22.05.8", "c0", "n1", "other");
+        var plans = Planner.plan(settings(false, "c0", "n1"), inventory, KEY);
+        for (String name : List.of("c0", "n1", "other")) {
+            assertEquals(Optional.of(inventory.get(name)), plans.nodes().get(name).plannedFrom(), name);
+        }
+    }
+
+    @Test
     void aMachineWithoutARoleGetsNothingNotEvenTheKey() {
         NodePlan other = Planner.plan(settings(false, "n1"), inventory("22.05.8", "c0", "n1", "other"), KEY).nodes().get("other");
         assertEquals(List.of(), other.packages());
