@@ -86,8 +86,13 @@ public final class SlurmDiff {
      * @param files    Slurm's files; empty until the controller's version is known
      * @param services the plan's units, in the order they are acted on
      * @param controls whether this is the controller (which issues the reconfigure)
+     * @param node     the machine's name as Slurm's node (its restarts of slurmd wait for its jobs' launches)
      */
-    public record Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls) {
+    public record Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls, String node) {
+
+        public Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls) {
+            this(role, files, services, controls, "");
+        }
 
         Map<String, String> contents() {
             Map<String, String> c = new LinkedHashMap<>();
@@ -119,7 +124,7 @@ public final class SlurmDiff {
             files = new ArrayList<>(files);
             files.add(new ManagedFile(CLUSTER_NAME_FILE, name.group(1), "0644", "slurm", "slurm", false));
         }
-        return new Wanted(!plan.roles().isEmpty(), files, plan.services(), controls);
+        return new Wanted(!plan.roles().isEmpty(), files, plan.services(), controls, plan.node());
     }
 
     /**
@@ -289,7 +294,7 @@ public final class SlurmDiff {
             seen.partitionJobs().forEach((partition, jobs) -> held.add(("the partition %s leaves slurm.conf here once no job is in it "
                     + "(%s): Slurm ends the jobs of a partition that goes").formatted(partition, String.join(", ", jobs))));
         }
-        Wanted wanted = new Wanted(plan.role(), files, plan.services(), plan.controls());
+        Wanted wanted = new Wanted(plan.role(), files, plan.services(), plan.controls(), plan.node());
         // The daemons act on a change of content only; a file whose mode or owner alone differs is written again, nothing more.
         Map<String, String> written = new TreeMap<>();
         Set<String> rewritten = new HashSet<>();

@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -60,13 +61,34 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
      * @param stateDir where the daemons' owed restarts are written down (root-only)
      */
     public SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir) {
+        this(files, services, commands, root, stateDir, Thread::sleep);
+    }
+
+    /** How this step waits a second between two looks at jobs that are launching: a real sleep, or none in tests. */
+    interface Pause {
+        void sleep(long millis) throws InterruptedException;
+    }
+
+    private final Pause pause;
+
+    SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir, Pause pause) {
         super("slurm", SlurmDiff::desired, SlurmDiff::diff);
         this.files = files;
         this.services = services;
         this.commands = commands;
         this.root = root;
         this.owedFile = stateDir.resolve("slurm").resolve("owed");
+        this.pause = pause;
     }
+
+    /**
+     * How long after slurmctld started a job it may still be launching it: Slurm's default
+     * BatchStartTimeout. A restart in that window can lose the launch (the batch launch slurmctld
+     * had queued, or slurmd's answer), and slurmctld then ends the job as "missing from batch node".
+     */
+    static final long LAUNCH_SECONDS = 10;
+    /** The most a restart waits for launches; after that it is left owed for the next pass. */
+    static final int LAUNCH_LOOKS = 20;
 
 
 
@@ -139,6 +161,76 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         return new Daemons(running, enabled);
     }
 
+    /**
+     * Waits, a second at a time and {@link #LAUNCH_LOOKS} at most, until no job that {@code unit}
+     * takes part in launching is still being launched: slurmctld's restart waits for every job's,
+     * slurmd's for this node's. A slurmctld that cannot be asked launches nothing.
+     *
+     * @throws SystemException jobs were still launching at the last look: the restart stays owed
+     */
+    private void awaitLaunches(String unit, String node) throws SystemException {
+        List<String> argv = new ArrayList<>(List.of("squeue", "-h", "-t", "CF,R", "-o", "%i %T %M"));
+        if (!unit.equals("slurmctld")) {
+            if (node.isEmpty()) {
+                return;
+            }
+            argv.addAll(List.of("-w", node));
+        }
+        List<String> launching = List.of();
+        for (int look = 0; look < LAUNCH_LOOKS; look++) {
+            try {
+                launching = launching(commands.runChecked(argv, RECONFIGURE_DEADLINE).stdout());
+            } catch (SystemException e) {
+                return;
+            }
+            if (launching.isEmpty()) {
+                return;
+            }
+            try {
+                pause.sleep(1000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        throw new SystemException(("%s is restarted once no job is launching%s (%s): a restart as a job launches can lose it; "
+                + "tried again at the next pass").formatted(unit, unit.equals("slurmctld") ? "" : " on " + node, String.join(", ", launching)));
+    }
+
+    /**
+     * The jobs of {@code squeue -o "%i %T %M"} that are still launching: configuring, or running for
+     * less than {@link #LAUNCH_SECONDS}; each as {@code job 12 (running 3 s)}.
+     */
+    static List<String> launching(String squeue) {
+        List<String> launching = new ArrayList<>();
+        for (String line : squeue.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
+            String[] f = line.split("\\s+");
+            if (f.length < 3) {
+                continue;
+            }
+            if (f[1].equals("CONFIGURING")) {
+                launching.add("job " + f[0] + " (configuring)");
+                continue;
+            }
+            long ran = elapsedSeconds(f[2]);
+            if (ran < LAUNCH_SECONDS) {
+                launching.add("job %s (running %d s)".formatted(f[0], Math.max(0, ran)));
+            }
+        }
+        return launching;
+    }
+
+    /** squeue's {@code %M}: {@code 0:05}, {@code 1:02:03}, {@code 2-01:02:03}; one it cannot read counts as just started. */
+    static long elapsedSeconds(String time) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(?:(\\d+)-)?(?:(\\d+):)?(\\d+):(\\d+)$").matcher(time);
+        if (!m.matches()) {
+            return 0;
+        }
+        long days = m.group(1) == null ? 0 : Long.parseLong(m.group(1));
+        long hours = m.group(2) == null ? 0 : Long.parseLong(m.group(2));
+        return ((days * 24 + hours) * 60 + Long.parseLong(m.group(3))) * 60 + Long.parseLong(m.group(4));
+    }
+
     /** The jobs slurmctld has, in any state but ended, in each of {@code partitions}; one it cannot be asked has the error instead. */
     private Map<String, List<String>> partitionJobs(List<String> partitions) {
         Map<String, List<String>> jobs = new LinkedHashMap<>();
@@ -184,6 +276,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             services.start(s.change().unit());
             done(s.change().unit() + " " + SettingsPreview.Action.RESTART);
         } else if (action instanceof SlurmDiff.Restart r) {
+            awaitLaunches(r.change().unit(), wanted.node());
             services.restart(r.change().unit());
             done(r.change().unit() + " " + SettingsPreview.Action.RESTART);
         } else if (action instanceof SlurmDiff.Reconfigured) {

@@ -125,6 +125,37 @@ class SlurmStepTest {
         assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()).contains("PartitionName=batch"));
     }
 
+    /** The look at the jobs slurmctld is launching, before slurmctld is restarted. */
+    static final List<String> LAUNCHES = List.of("squeue", "-h", "-t", "CF,R", "-o", "%i %T %M");
+
+    @Test
+    void aRestartWaitsForTheJobsLaunchingAndIsLeftOwedWhileTheyStillAre() {
+        step.apply(planOf("c0", "22.05.8", List.of("n1", "n2")));
+        List<Long> pauses = new java.util.ArrayList<>();
+        FakeCommands launching = new FakeCommands().answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:02\n8 RUNNING 5:00\n"))
+                .answerPrefix(List.of("scontrol"), Commands.Result.ok(""));
+        SlurmStep held = new SlurmStep(files, services, launching, Path.of("/"), Path.of("/var/lib/slurmlet"), pauses::add);
+        services.log.clear();
+        Outcome o = held.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3")));
+        assertEquals(Outcome.failed("slurm", "slurmctld is restarted once no job is launching (job 7 (running 2 s)): a restart as a "
+                + "job launches can lose it; tried again at the next pass"), o);
+        assertEquals(List.of(), services.log, "no restart while job 7 launches");
+        assertEquals(SlurmStep.LAUNCH_LOOKS, pauses.size(), "a second between looks, 20 looks");
+        assertTrue(new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8).contains("slurmctld RESTART "), "the restart stays owed");
+        // Launched: the next pass restarts it, though the files match by then.
+        launching.answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:12\n8 RUNNING 5:00\n"));
+        assertEquals(Outcome.Kind.CHANGED, held.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))).kind());
+        assertEquals(List.of("restart slurmctld"), services.log);
+    }
+
+    @Test
+    void aJobIsLaunchingWhileConfiguringOrRunningUnderTenSecondsAndAnUnreadableTimeCountsAsJustStarted() {
+        assertEquals(List.of("job 1 (configuring)", "job 2 (running 9 s)", "job 5 (running 0 s)"),
+                SlurmStep.launching("1 CONFIGURING 0:00\n2 RUNNING 0:09\n3 RUNNING 0:10\n4 RUNNING 1-00:00:01\n5 RUNNING INVALID\n"));
+        assertEquals(3723, SlurmStep.elapsedSeconds("1:02:03"));
+        assertEquals(86_400 + 3723, SlurmStep.elapsedSeconds("1-01:02:03"));
+    }
+
     static NodePlan planOf(String node, String slurm, List<String> nodes) {
         Map<String, NodeFacts> inv = new HashMap<>();
         for (String n : List.of("c0", "n1", "n2", "n3")) {
@@ -144,7 +175,8 @@ class SlurmStepTest {
         assertEquals(Outcome.changed("slurm", "wrote slurm.conf; restarted slurmctld (a change it reads only at start); "
                 + "scontrol reconfigure"), added);
         assertEquals(List.of("restart slurmctld"), services.log);
-        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "after the restart, the slurmds read the new node set");
+        assertEquals(List.of(LAUNCHES, List.of("scontrol", "reconfigure")), commands.log(),
+                "no job launching, the restart; after it, the slurmds read the new node set");
         assertTrue(SlurmDiff.effects(Map.of("/etc/slurm/slurm.conf", planOf("c0", "22.05.8", List.of("n1", "n2", "n3")).files().get("/etc/slurm/slurm.conf")),
                         planOf("c0", "22.05.8", List.of("n1", "n2")).files(), List.of("slurmctld"), java.util.Set.of("slurmctld"))
                 .get(0).why().startsWith("slurm.conf adds or removes NodeName lines, which slurmctld 22.05 takes only at a restart"),
@@ -325,7 +357,7 @@ class SlurmStepTest {
         SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
         back.apply(Planner.plan(three, inv, KEY).nodes().get("c0"));
         assertEquals(List.of("restart slurmctld"), services.log);
-        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "and the reconfigure after it");
+        assertEquals(List.of(LAUNCHES, List.of("scontrol", "reconfigure")), commands.log(), "and the reconfigure after it");
         assertTrue(owedFile() == null);
     }
 }
