@@ -1076,7 +1076,7 @@ class ClusterIT {
     /**
      * What Slurm cannot take under a running job is refused, naming the key, the value, the job and
      * the fix, and nothing changes: the partition renamed (Slurm would end the jobs in it), the
-     * export moved away from the machine a job mounts it on. Once the job ends the rename is taken.
+     * export moved away from the machine a job mounts it on, or to another path. Once the job ends the rename is taken.
      */
     @Test
     @Order(23)
@@ -1102,6 +1102,10 @@ class ClusterIT {
         Proc.Result moved = on("n0", "ctl", "slurm", "set", "shared.server=n2");
         assertFalse(moved.exit() == 0, moved.toString());
         assertTrue(moved.toString().contains("n0 would stop exporting /shared to n1"), moved.toString());
+        Proc.Result path = on("n0", "ctl", "slurm", "set", "shared.path=/data");
+        assertFalse(path.exit() == 0, path.toString());
+        assertTrue(path.toString().contains("shared.path") && path.toString().contains("n0 would stop exporting /shared to n1"),
+                path.toString());
         assertTrue(ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip().startsWith("n0:"), "n1 mounts the export it had");
         assertEquals(partition, sinfo().get("n1").split("\\|")[0], "the partition is as it was");
         await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());
