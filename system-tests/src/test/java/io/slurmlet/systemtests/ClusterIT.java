@@ -1076,7 +1076,8 @@ class ClusterIT {
     /**
      * What Slurm cannot take under a running job is refused, naming the key, the value, the job and
      * the fix, and nothing changes: the partition renamed (Slurm would end the jobs in it), the
-     * export moved away from the machine a job mounts it on, or to another path. Once the job ends the rename is taken.
+     * export moved away from the machine a job mounts it on, or to another path, the controller moved
+     * (the jobs live in its slurmctld's state). Once the job ends the rename is taken.
      */
     @Test
     @Order(23)
@@ -1106,6 +1107,9 @@ class ClusterIT {
         assertFalse(path.exit() == 0, path.toString());
         assertTrue(path.toString().contains("shared.path") && path.toString().contains("n0 would stop exporting /shared to n1"),
                 path.toString());
+        Proc.Result controller = on("n0", "ctl", "slurm", "set", "controller=n1");
+        assertFalse(controller.exit() == 0, controller.toString());
+        assertTrue(controller.toString().contains("moving slurmctld from n0 to n1 would lose the 1 job it runs (" + job), controller.toString());
         assertTrue(ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip().startsWith("n0:"), "n1 mounts the export it had");
         assertEquals(partition, sinfo().get("n1").split("\\|")[0], "the partition is as it was");
         await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());

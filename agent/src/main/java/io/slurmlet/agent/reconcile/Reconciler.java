@@ -85,12 +85,31 @@ public abstract class Reconciler<D, A> implements Step {
         return waiting;
     }
 
+    /**
+     * An action that cannot be done yet without hurting a job (a restart while a job launches): it
+     * and the actions after it wait for the next pass, which its step must make sure owes them. The
+     * step is not failed for it; its outcome says what waits.
+     */
+    public static final class Held extends SystemException {
+        public Held(String why) {
+            super(why);
+        }
+    }
+
     /** Does {@code actions} in order, each done one added to {@code did} (and its line to {@code done}); the failure of one ends them. */
     private Optional<Outcome> doAll(D desired, List<Action> actions, List<Action> did, List<String> done) {
         try {
             for (Action action : actions) {
                 try {
                     act(desired, action);
+                } catch (Held e) {
+                    // Not a failure: what is left waits for the machine, and the next pass does it.
+                    List<String> waits = new ArrayList<>(waiting);
+                    waits.add(e.getMessage());
+                    waiting = List.copyOf(waits);
+                    done.add(e.getMessage());
+                    return Optional.of(done.size() == 1 ? Outcome.unchanged(name(), String.join("; ", done))
+                            : Outcome.changed(name(), String.join("; ", done)));
                 } catch (IOException | SystemException | UncheckedIOException e) {
                     return Optional.of(Outcome.failed(name(), action.failed(e.getMessage())));
                 }

@@ -166,9 +166,9 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
      * takes part in launching is still being launched: slurmctld's restart waits for every job's,
      * slurmd's for this node's. A slurmctld that cannot be asked launches nothing.
      *
-     * @throws SystemException jobs were still launching at the last look: the restart stays owed
+     * @throws Held jobs were still launching at the last look: the restart stays owed
      */
-    private void awaitLaunches(String unit, String node) throws SystemException {
+    private void awaitLaunches(String unit, String node) throws Held {
         List<String> argv = new ArrayList<>(List.of("squeue", "-h", "-t", "CF,R", "-o", "%i %T %M"));
         if (!unit.equals("slurmctld")) {
             if (node.isEmpty()) {
@@ -193,8 +193,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
                 break;
             }
         }
-        throw new SystemException(("%s is restarted once no job is launching%s (%s): a restart as a job launches can lose it; "
-                + "tried again at the next pass").formatted(unit, unit.equals("slurmctld") ? "" : " on " + node, String.join(", ", launching)));
+        throw new Held(("%s is restarted once no job is launching%s (%s): a restart as a job launches can lose it; "
+                + "it stays owed for the next pass").formatted(unit, unit.equals("slurmctld") ? "" : " on " + node, String.join(", ", launching)));
     }
 
     /**
