@@ -63,7 +63,7 @@ final class DryRun {
         if (!preview.problems().isEmpty()) {
             out.println();
             out.println("problems:");
-            preview.problems().stream().map(Problem::message).forEach(p -> out.println("  " + p));
+            preview.problems().stream().map(Problem::shown).forEach(p -> out.println("  " + p));
         }
         if (!preview.notes().isEmpty()) {
             out.println();

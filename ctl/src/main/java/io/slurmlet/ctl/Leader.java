@@ -311,7 +311,7 @@ public final class Leader implements AutoCloseable {
                 List<Problem> problems = error.map(ApiError::problems).orElse(List.of());
                 // With problems, the leader's sentence says the change was refused ("the settings were not changed: …").
                 yield new CtlException(problems.isEmpty() ? "the leader refused the request: " + said : said,
-                        problems.stream().map(Problem::message).toList(), json, null);
+                        problems.stream().map(Problem::shown).toList(), json, null);
             }
             case 401 -> new CtlException(client.sendsToken()
                     ? "%s refused the token in %s%s: %s".formatted(at, target.tokenFile().orElseThrow(), tokenOrigin(), said)

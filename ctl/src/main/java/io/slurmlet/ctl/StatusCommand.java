@@ -76,7 +76,7 @@ public class StatusCommand implements Callable<Integer> {
             if (!problems.isEmpty()) {
                 out.println();
                 out.println("problems:");
-                problems.forEach(p -> out.println("  " + p.message()));
+                problems.forEach(p -> out.println("  " + p.shown()));
             }
             if (!s.notes().isEmpty()) {
                 out.println();

@@ -947,6 +947,53 @@ class ClusterIT {
         return ids;
     }
 
+    /**
+     * Every agent's readiness, asked once a second while a cell's change settles: each answer that
+     * is not 200 (nothing in a cell fails, so health that says otherwise is not true), with its
+     * node, time and body.
+     */
+    static final class HealthWatch implements AutoCloseable {
+        final List<String> untrue = java.util.Collections.synchronizedList(new ArrayList<>());
+        final java.util.concurrent.atomic.AtomicInteger answers = new java.util.concurrent.atomic.AtomicInteger();
+        private volatile boolean stopped;
+        private final Thread thread = new Thread(this::run, "cluster-health-watch");
+
+        HealthWatch() {
+            thread.setDaemon(true);
+            thread.start();
+        }
+
+        private void run() {
+            while (!stopped) {
+                for (String node : NODES) {
+                    try {
+                        String answer = health(node);
+                        answers.incrementAndGet();
+                        if (!answer.startsWith("HTTP/1.0 200")) {
+                            String flat = answer.replace("\r\n", " ").replace('\n', ' ');
+                            untrue.add(Instant.now() + " " + node + ": " + flat.substring(0, Math.min(flat.length(), 800)));
+                        }
+                    } catch (IOException e) {
+                        untrue.add(Instant.now() + " " + node + ": not asked: " + e.getMessage());
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            stopped = true;
+            thread.join(30_000);
+        }
+    }
+
     /** @param settled checked once the change settled, with the daemons' invocations from before the change */
     static void underJobs(String cell, List<String> lent, List<String> lentAfter, Settled settled, String... change) throws Exception {
         Instant since = Instant.now();
@@ -966,6 +1013,7 @@ class ClusterIT {
         dryRun.add("--dry-run");
         Set<String> planned = dryRunDaemons(ok("n0", dryRun.toArray(String[]::new)));
         Instant changed = Instant.now();
+        HealthWatch health = new HealthWatch();
         ok("n0", command.toArray(String[]::new));
         awaitPassesAfter(Instant.now());
         Map<String, String> after = invocations();
@@ -980,6 +1028,9 @@ class ClusterIT {
                 .collect(java.util.stream.Collectors.toCollection(TreeSet::new)), restarted,
                 cell + ": a daemon was restarted where the dry run (the version's table) said so, and nowhere else");
         settled.check(before, after);
+        health.close();
+        assertTrue(health.answers.get() >= NODES.size(), cell + ": health was asked");
+        assertEquals(List.of(), health.untrue, cell + ": every agent's readiness was 200 at every look while the change settled");
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             ok(node, "systemctl", "restart", "slurmd");
@@ -1105,8 +1156,7 @@ class ClusterIT {
         assertTrue(moved.toString().contains("n0 would stop exporting /shared to n1"), moved.toString());
         Proc.Result path = on("n0", "ctl", "slurm", "set", "shared.path=/data");
         assertFalse(path.exit() == 0, path.toString());
-        assertTrue(path.toString().contains("shared.path") && path.toString().contains("n0 would stop exporting /shared to n1"),
-                path.toString());
+        assertTrue(path.toString().contains("shared.path=/data: n0 would stop exporting /shared to n1"), path.toString());
         Proc.Result controller = on("n0", "ctl", "slurm", "set", "controller=n1");
         assertFalse(controller.exit() == 0, controller.toString());
         assertTrue(controller.toString().contains("moving slurmctld from n0 to n1 would lose the 1 job it runs (" + job), controller.toString());

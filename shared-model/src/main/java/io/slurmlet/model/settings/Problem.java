@@ -16,6 +16,21 @@ public record Problem(
         @JsonProperty("value") String value,
         @JsonProperty("message") String message) {
 
+    /**
+     * The message as a person reads it: led by {@code key=value} where the sentence names neither
+     * the setting (its key, or the key's last part: {@code email} of {@code accounts[1].email})
+     * nor the value refused. A refusal that speaks of what the change would do ("n0 would stop
+     * exporting /shared to n1 …") so says which setting it refuses.
+     */
+    public String shown() {
+        String v = value == null ? "" : value;
+        String last = key == null ? "" : key.substring(key.lastIndexOf('.') + 1);
+        if (key == null || key.isEmpty() || message.contains(key) || message.contains(last) || !v.isEmpty() && message.contains(v)) {
+            return message;
+        }
+        return key + "=" + v + ": " + message;
+    }
+
     @Override
     public String toString() {
         return message;
