@@ -973,8 +973,8 @@ class ClusterIT {
                             String flat = answer.replace("\r\n", " ").replace('\n', ' ');
                             untrue.add(Instant.now() + " " + node + ": " + flat.substring(0, Math.min(flat.length(), 800)));
                         }
-                    } catch (IOException e) {
-                        untrue.add(Instant.now() + " " + node + ": not asked: " + e.getMessage());
+                    } catch (IOException | RuntimeException e) {
+                        untrue.add(Instant.now() + " " + node + ": not asked: " + e);
                     } catch (InterruptedException e) {
                         return;
                     }
@@ -990,6 +990,7 @@ class ClusterIT {
         @Override
         public void close() throws InterruptedException {
             stopped = true;
+            thread.interrupt();
             thread.join(30_000);
         }
     }
@@ -1014,9 +1015,21 @@ class ClusterIT {
         Set<String> planned = dryRunDaemons(ok("n0", dryRun.toArray(String[]::new)));
         Instant changed = Instant.now();
         HealthWatch health = new HealthWatch();
-        ok("n0", command.toArray(String[]::new));
-        awaitPassesAfter(Instant.now());
-        Map<String, String> after = invocations();
+        try {
+            ok("n0", command.toArray(String[]::new));
+            awaitPassesAfter(Instant.now());
+            settleChecks(cell, planned, before, invocations(), changed, settled);
+        } finally {
+            health.close();
+        }
+        assertTrue(health.answers.get() >= NODES.size(), cell + ": health was asked");
+        assertEquals(List.of(), health.untrue, cell + ": every agent's readiness was 200 at every look while the change settled");
+        restartEveryDaemonAndAwait(cell, jobs, lent, lentAfter, since);
+    }
+
+    /** What a cell checks once its change settled: the daemons acted as the dry run said, and restarted only where it said so. */
+    private static void settleChecks(String cell, Set<String> planned, Map<String, String> before, Map<String, String> after,
+                                     Instant changed, Settled settled) throws Exception {
         assertEquals(planned, daemonsActed(changed), cell + ": what the dry run said the daemons would do, the agents did");
         Set<String> restarted = new TreeSet<>();
         before.forEach((daemon, id) -> {
@@ -1028,9 +1041,11 @@ class ClusterIT {
                 .collect(java.util.stream.Collectors.toCollection(TreeSet::new)), restarted,
                 cell + ": a daemon was restarted where the dry run (the version's table) said so, and nowhere else");
         settled.check(before, after);
-        health.close();
-        assertTrue(health.answers.get() >= NODES.size(), cell + ": health was asked");
-        assertEquals(List.of(), health.untrue, cell + ": every agent's readiness was 200 at every look while the change settled");
+    }
+
+    /** The extra restart of slurmctld and every slurmd, then every job of the cell ends well and jobs run afterwards. */
+    private static void restartEveryDaemonAndAwait(String cell, List<String> jobs, List<String> lent, List<String> lentAfter, Instant since)
+            throws Exception {
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             ok(node, "systemctl", "restart", "slurmd");

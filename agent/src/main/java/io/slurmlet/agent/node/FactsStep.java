@@ -16,7 +16,8 @@ import java.util.Optional;
  * differ from what the leader holds. What it holds is its own word on this link: the facts it last
  * took, or, newer, those its latest plan says it was made from (a leader restored from an older
  * store, or one that lost a report, gets them again). It runs before every poll, with or without a
- * plan: the leader plans a machine from them.
+ * plan: the leader plans a machine from them. Unlike the other steps it keeps something between
+ * passes: the leader's word, which no look at the machine can give.
  */
 final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Collected> {
 
@@ -32,7 +33,8 @@ final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Col
     private Leader leader;
     private Optional<NodeFacts> held = Optional.empty();
     private String caveat = "";
-    private LeaderLink.Refused refused;
+    /** What kept the last report from the leader: thrown to the poller, which backs off (or, for a 401, joins again). */
+    private IOException unreached;
 
     FactsStep(Source source, String node) {
         super(NAME, NodePlan::plannedFrom, FactsDiff::diff);
@@ -43,16 +45,22 @@ final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Col
     /**
      * Reads the facts and reports them to {@code leader} where it holds others.
      *
-     * @throws LeaderLink.Refused the leader refused them for another reason than its age (a 401: the
-     *                            poller joins again); the outcome is then not recorded
+     * @throws IOException the leader could not be reached, or refused them for another reason than
+     *                     its age ({@link LeaderLink.Refused}; a 401: the poller joins again). Nothing
+     *                     is recorded then: the leader is away, not the machine broken, and the
+     *                     poller applies no plan until the leader answers
      */
-    Outcome report(Leader leader) throws LeaderLink.Refused {
+    Outcome report(Leader leader) throws IOException, InterruptedException {
         this.leader = leader;
         caveat = "";
-        refused = null;
+        unreached = null;
         Outcome outcome = reconcile(held);
-        if (refused != null) {
-            throw refused;
+        if (unreached != null) {
+            if (unreached.getCause() instanceof InterruptedException) {
+                Thread.interrupted();
+                throw new InterruptedException("interrupted while reporting the facts");
+            }
+            throw unreached;
         }
         return caveat.isEmpty() ? outcome : new Outcome(outcome.step(), outcome.kind(), outcome.detail() + "; " + caveat);
     }
@@ -78,10 +86,19 @@ final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Col
         try {
             send(facts);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while reporting the facts", e);
+            unreached = new IOException("interrupted while reporting the facts", e);
+            throw unreached;
+        } catch (IOException e) {
+            unreached = e;
+            throw e;
         }
         held = Optional.of(facts);
+    }
+
+    /** A report changes nothing on the machine: what was collected before it still holds (a second look would run slurmd -C again). */
+    @Override
+    protected boolean looksAgainAfterActing() {
+        return false;
     }
 
     private void send(NodeFacts facts) throws IOException, InterruptedException {
@@ -90,7 +107,6 @@ final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Col
         } catch (LeaderLink.Refused e) {
             NodeFacts plain = facts.withSlurmctldState(0).withSlurmctldCandidate("");
             if (e.status() != 400 || !e.getMessage().contains("unknown key \"slurmctld_") || plain.equals(facts)) {
-                refused = e;
                 throw e;
             }
             // A leader older than the saved-state facts: it gets the rest, and this machine says what it could not say.

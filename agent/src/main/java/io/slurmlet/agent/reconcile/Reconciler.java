@@ -96,20 +96,20 @@ public abstract class Reconciler<D, A> implements Step {
         }
     }
 
-    /** Does {@code actions} in order, each done one added to {@code did} (and its line to {@code done}); the failure of one ends them. */
-    private Optional<Outcome> doAll(D desired, List<Action> actions, List<Action> did, List<String> done) {
+    /**
+     * Does {@code actions} in order, each done one added to {@code did} (and its line to {@code
+     * done}); the failure of one ends them, and so does one that is {@link Held} (its sentence is
+     * added to {@code held}, and the failure returned is empty).
+     */
+    private Optional<Outcome> doAll(D desired, List<Action> actions, List<Action> did, List<String> done, List<String> held) {
         try {
             for (Action action : actions) {
                 try {
                     act(desired, action);
                 } catch (Held e) {
-                    // Not a failure: what is left waits for the machine, and the next pass does it.
-                    List<String> waits = new ArrayList<>(waiting);
-                    waits.add(e.getMessage());
-                    waiting = List.copyOf(waits);
-                    done.add(e.getMessage());
-                    return Optional.of(done.size() == 1 ? Outcome.unchanged(name(), String.join("; ", done))
-                            : Outcome.changed(name(), String.join("; ", done)));
+                    // Not a failure: it and what follows wait for the machine, and the next pass does them.
+                    held.add(e.getMessage());
+                    return Optional.empty();
                 } catch (IOException | SystemException | UncheckedIOException e) {
                     return Optional.of(Outcome.failed(name(), action.failed(e.getMessage())));
                 }
@@ -122,6 +122,11 @@ public abstract class Reconciler<D, A> implements Step {
         } finally {
             acted = List.copyOf(did);
         }
+    }
+
+    /** Whether the machine is looked at again once the step acted: not where its actions change nothing there (a report to the leader). */
+    protected boolean looksAgainAfterActing() {
+        return true;
     }
 
     /** Looks again once it acted; a look that fails leaves what was seen before the actions (the next pass looks again). */
@@ -148,20 +153,23 @@ public abstract class Reconciler<D, A> implements Step {
         }
         seen = Optional.of(actual);
         Diff diff = diff(desired, actual);
-        waiting = diff.waiting();
         List<String> done = new ArrayList<>();
         List<Action> did = new ArrayList<>();
+        List<String> held = new ArrayList<>();
         acted = List.of();
-        Optional<Outcome> failed = doAll(desired, diff.actions(), did, done);
-        if (failed.isEmpty() && !diff.actions().isEmpty()) {
+        Optional<Outcome> failed = doAll(desired, diff.actions(), did, done, held);
+        if (failed.isEmpty() && !did.isEmpty() && looksAgainAfterActing()) {
             // What is reported is the machine as this pass left it.
             refresh(desired);
-            List<Action> more = seen.isPresent() ? then(desired, seen.get(), List.copyOf(did)) : List.of();
-            failed = doAll(desired, more, did, done);
+            List<Action> more = held.isEmpty() && seen.isPresent() ? then(desired, seen.get(), List.copyOf(did)) : List.of();
+            failed = doAll(desired, more, did, done, held);
             if (failed.isEmpty() && !more.isEmpty()) {
                 refresh(desired);
             }
         }
+        List<String> waits = new ArrayList<>(diff.waiting());
+        waits.addAll(held);
+        waiting = List.copyOf(waits);
         if (failed.isPresent()) {
             return failed.get();
         }
@@ -169,9 +177,9 @@ public abstract class Reconciler<D, A> implements Step {
             return Outcome.failed(name(), diff.blocked().get() + (done.isEmpty() ? "" : " (done: " + String.join("; ", done) + ")"));
         }
         if (done.isEmpty()) {
-            return Outcome.unchanged(name(), diff.waiting().isEmpty() ? diff.settled() : String.join("; ", diff.waiting()));
+            return Outcome.unchanged(name(), waits.isEmpty() ? diff.settled() : String.join("; ", waits));
         }
-        done.addAll(diff.waiting());
+        done.addAll(waits);
         return Outcome.changed(name(), String.join("; ", done));
     }
 }

@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 
 /**
@@ -162,27 +163,36 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     }
 
     /**
-     * Waits, a second at a time and {@link #LAUNCH_LOOKS} at most, until no job that {@code unit}
-     * takes part in launching is still being launched: slurmctld's restart waits for every job's,
-     * slurmd's for this node's. A slurmctld that cannot be asked launches nothing.
+     * Waits, a second at a time and {@link #LAUNCH_LOOKS} looks at most, until the jobs that were
+     * being launched at the first look are launched: slurmctld's restart waits for the cluster's,
+     * slurmd's for this node's. Only the first look's jobs are waited for, so a busy cluster, where
+     * some job always starts, still gets its restart within seconds. A slurmctld that cannot be
+     * asked launches nothing.
      *
      * @throws Held jobs were still launching at the last look: the restart stays owed
      */
     private void awaitLaunches(String unit, String node) throws Held {
-        List<String> argv = new ArrayList<>(List.of("squeue", "-h", "-t", "CF,R", "-o", "%i %T %M"));
+        List<String> argv = new ArrayList<>(List.of("squeue", "-a", "-h", "-t", "CF,R", "-o", "%i %T %M"));
         if (!unit.equals("slurmctld")) {
             if (node.isEmpty()) {
                 return;
             }
             argv.addAll(List.of("-w", node));
         }
+        Set<String> first = null;
         List<String> launching = List.of();
         for (int look = 0; look < LAUNCH_LOOKS; look++) {
+            Map<String, String> now;
             try {
-                launching = launching(commands.runChecked(argv, RECONFIGURE_DEADLINE).stdout());
+                now = launching(commands.runChecked(argv, LAUNCH_LOOK_DEADLINE).stdout());
             } catch (SystemException e) {
                 return;
             }
+            if (first == null) {
+                first = Set.copyOf(now.keySet());
+            }
+            now.keySet().retainAll(first);
+            launching = List.copyOf(now.values());
             if (launching.isEmpty()) {
                 return;
             }
@@ -197,39 +207,46 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
                 + "it stays owed for the next pass").formatted(unit, unit.equals("slurmctld") ? "" : " on " + node, String.join(", ", launching)));
     }
 
+    /** The longest one look at the launching jobs may take (slurmctld answers in milliseconds; one that does not is not launching). */
+    static final Duration LAUNCH_LOOK_DEADLINE = Duration.ofSeconds(5);
+
     /**
-     * The jobs of {@code squeue -o "%i %T %M"} that are still launching: configuring, or running for
-     * less than {@link #LAUNCH_SECONDS}; each as {@code job 12 (running 3 s)}.
+     * The jobs of {@code squeue -o "%i %T %M"} that are still launching, by id: configuring, or
+     * running for less than {@link #LAUNCH_SECONDS}; each said as {@code job 12 (running 3 s)}.
+     * A time squeue cannot print ({@code INVALID}: over a year, or a start in this clock's future)
+     * is not a launch.
      */
-    static List<String> launching(String squeue) {
-        List<String> launching = new ArrayList<>();
+    static Map<String, String> launching(String squeue) {
+        Map<String, String> launching = new LinkedHashMap<>();
         for (String line : squeue.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
             String[] f = line.split("\\s+");
             if (f.length < 3) {
                 continue;
             }
             if (f[1].equals("CONFIGURING")) {
-                launching.add("job " + f[0] + " (configuring)");
+                launching.put(f[0], "job " + f[0] + " (configuring)");
                 continue;
             }
-            long ran = elapsedSeconds(f[2]);
-            if (ran < LAUNCH_SECONDS) {
-                launching.add("job %s (running %d s)".formatted(f[0], Math.max(0, ran)));
+            OptionalLong ran = elapsedSeconds(f[2]);
+            if (ran.isPresent() && ran.getAsLong() < LAUNCH_SECONDS) {
+                launching.put(f[0], "job %s (running %d s)".formatted(f[0], ran.getAsLong()));
             }
         }
         return launching;
     }
 
-    /** squeue's {@code %M}: {@code 0:05}, {@code 1:02:03}, {@code 2-01:02:03}; one it cannot read counts as just started. */
-    static long elapsedSeconds(String time) {
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("^(?:(\\d+)-)?(?:(\\d+):)?(\\d+):(\\d+)$").matcher(time);
+    /** squeue's {@code %M}: {@code 0:05}, {@code 1:02:03}, {@code 2-01:02:03}; empty for one it cannot read. */
+    static OptionalLong elapsedSeconds(String time) {
+        java.util.regex.Matcher m = ELAPSED.matcher(time);
         if (!m.matches()) {
-            return 0;
+            return OptionalLong.empty();
         }
         long days = m.group(1) == null ? 0 : Long.parseLong(m.group(1));
         long hours = m.group(2) == null ? 0 : Long.parseLong(m.group(2));
-        return ((days * 24 + hours) * 60 + Long.parseLong(m.group(3))) * 60 + Long.parseLong(m.group(4));
+        return OptionalLong.of(((days * 24 + hours) * 60 + Long.parseLong(m.group(3))) * 60 + Long.parseLong(m.group(4)));
     }
+
+    private static final java.util.regex.Pattern ELAPSED = java.util.regex.Pattern.compile("^(?:(\\d{1,6})-)?(?:(\\d{1,6}):)?(\\d{1,6}):(\\d{1,2})$");
 
     /** The jobs slurmctld has, in any state but ended, in each of {@code partitions}; one it cannot be asked has the error instead. */
     private Map<String, List<String>> partitionJobs(List<String> partitions) {

@@ -92,8 +92,14 @@ class NodeRoleTest {
         final List<NodeFacts> facts = Collections.synchronizedList(new ArrayList<>());
         final AtomicInteger pollCalls = new AtomicInteger();
 
+        /** Reports of facts that fail before one is taken: a leader that is down though the link comes from disk. */
+        final AtomicInteger factsDownFor = new AtomicInteger();
+
         @Override
-        public void reportFacts(NodeFacts f) {
+        public void reportFacts(NodeFacts f) throws IOException {
+            if (factsDownFor.getAndDecrement() > 0) {
+                throw new IOException("connection refused");
+            }
             facts.add(f);
         }
 
@@ -222,6 +228,12 @@ class NodeRoleTest {
 
         /** @param unreachable how many times the leader cannot be reached before it answers */
         Role(Path stateDir, int unreachable) throws IOException {
+            this(stateDir, unreachable, 0);
+        }
+
+        /** @param factsDown how many reports of facts fail (the link is from disk, the leader is down) before one is taken */
+        Role(Path stateDir, int unreachable, int factsDown) throws IOException {
+            leader.factsDownFor.set(factsDown);
             refusedConnects = new AtomicInteger(unreachable);
             NodeState state = NodeState.open(stateDir);
             PlanPoller[] self = new PlanPoller[1];
@@ -346,6 +358,19 @@ class NodeRoleTest {
         await("the plan on disk, once the leader answered", () -> role.runner.applied().equals(Optional.of(plan(7))));
         assertEquals(1, first.runs.get());
         assertFalse(role.leader.facts.isEmpty(), "after the facts reached the leader");
+    }
+
+    @Test
+    void aJoinedMachineWhoseLeaderIsDownAtItsStartAppliesNoPlanUntilTheLeaderTakesItsFacts(@TempDir Path dir) throws Exception {
+        NodeState.open(dir).savePlan(plan(7));
+        // The credential is on disk, so the link needs no leader: the facts' report is the first call that does.
+        Role role = new Role(dir, 0, 1000);
+        await("three reports refused", () -> role.leader.factsDownFor.get() <= 997);
+        assertEquals(0, first.runs.get(), "nothing applied while the leader is down");
+        assertTrue(role.leader.statuses.isEmpty());
+        role.leader.factsDownFor.set(0);
+        await("the plan on disk, once the leader took the facts", () -> role.runner.applied().equals(Optional.of(plan(7))));
+        assertEquals(1, role.leader.facts.size());
     }
 
     @Test

@@ -126,7 +126,7 @@ class SlurmStepTest {
     }
 
     /** The look at the jobs slurmctld is launching, before slurmctld is restarted. */
-    static final List<String> LAUNCHES = List.of("squeue", "-h", "-t", "CF,R", "-o", "%i %T %M");
+    static final List<String> LAUNCHES = List.of("squeue", "-a", "-h", "-t", "CF,R", "-o", "%i %T %M");
 
     @Test
     void aRestartWaitsForTheJobsLaunchingAndIsLeftOwedWhileTheyStillAre() {
@@ -151,11 +151,33 @@ class SlurmStepTest {
     }
 
     @Test
-    void aJobIsLaunchingWhileConfiguringOrRunningUnderTenSecondsAndAnUnreadableTimeCountsAsJustStarted() {
-        assertEquals(List.of("job 1 (configuring)", "job 2 (running 9 s)", "job 5 (running 0 s)"),
-                SlurmStep.launching("1 CONFIGURING 0:00\n2 RUNNING 0:09\n3 RUNNING 0:10\n4 RUNNING 1-00:00:01\n5 RUNNING INVALID\n"));
-        assertEquals(3723, SlurmStep.elapsedSeconds("1:02:03"));
-        assertEquals(86_400 + 3723, SlurmStep.elapsedSeconds("1-01:02:03"));
+    void onlyTheJobsLaunchingAtTheFirstLookAreWaitedForSoABusyClusterStillGetsItsRestart() {
+        step.apply(planOf("c0", "22.05.8", List.of("n1", "n2")));
+        FakeCommands busy = new FakeCommands().answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:02\n"))
+                .answerPrefix(List.of("scontrol"), Commands.Result.ok(""));
+        List<Long> pauses = new java.util.ArrayList<>();
+        SlurmStep.Pause pause = ms -> {
+            pauses.add(ms);
+            // A second later job 7 has launched, and job 9 has just started.
+            busy.answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:12\n9 RUNNING 0:01\n"));
+        };
+        SlurmStep s = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), pause);
+        services.log.clear();
+        assertEquals(Outcome.Kind.CHANGED, s.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))).kind());
+        assertEquals(List.of("restart slurmctld"), services.log);
+        assertEquals(List.of(1000L), pauses, "one second, for job 7 only");
+        assertEquals(List.of(), s.waiting());
+    }
+
+    @Test
+    void aJobIsLaunchingWhileConfiguringOrRunningUnderTenSecondsAndOneWhoseTimeSqueueCannotPrintIsNot() {
+        assertEquals(List.of("job 1 (configuring)", "job 2 (running 9 s)", "job 6 (running 0 s)"), List.copyOf(
+                SlurmStep.launching("1 CONFIGURING 0:00\n2 RUNNING 0:09\n3 RUNNING 0:10\n4 RUNNING 1-00:00:01\n5 RUNNING INVALID\n"
+                        + "6 RUNNING 0:00\n").values()));
+        assertEquals(java.util.OptionalLong.of(3723), SlurmStep.elapsedSeconds("1:02:03"));
+        assertEquals(java.util.OptionalLong.of(86_400 + 3723), SlurmStep.elapsedSeconds("1-01:02:03"));
+        assertEquals(java.util.OptionalLong.of(754), SlurmStep.elapsedSeconds("12:34"));
+        assertEquals(java.util.OptionalLong.empty(), SlurmStep.elapsedSeconds("INVALID"));
     }
 
     static NodePlan planOf(String node, String slurm, List<String> nodes) {

@@ -23,12 +23,21 @@ public record Problem(
      * exporting /shared to n1 …") so says which setting it refuses.
      */
     public String shown() {
+        String said = message == null ? "" : message;
         String v = value == null ? "" : value;
-        String last = key == null ? "" : key.substring(key.lastIndexOf('.') + 1);
-        if (key == null || key.isEmpty() || message.contains(key) || message.contains(last) || !v.isEmpty() && message.contains(v)) {
-            return message;
+        if (key == null || key.isEmpty()) {
+            return said;
         }
-        return key + "=" + v + ": " + message;
+        String last = key.substring(key.lastIndexOf('.') + 1);
+        if (names(said, key) || names(said, last) || !v.isEmpty() && names(said, v)) {
+            return said;
+        }
+        return key + "=" + v + ": " + said;
+    }
+
+    /** Whether {@code word} stands in {@code sentence} as a word of its own (n1 is not in n10 or cn1). */
+    private static boolean names(String sentence, String word) {
+        return java.util.regex.Pattern.compile("(?<![\\w.-])" + java.util.regex.Pattern.quote(word) + "(?![\\w-])").matcher(sentence).find();
     }
 
     @Override

@@ -14,6 +14,9 @@ class ProblemTest {
                         .shown());
         assertEquals("shared.server=: n0 would stop exporting /shared to n1",
                 new Problem("shared.server", "", "n0 would stop exporting /shared to n1").shown());
+        assertEquals("controller=n1: moving slurmctld from n0 to n10 would lose a job",
+                new Problem("controller", "n1", "moving slurmctld from n0 to n10 would lose a job").shown(), "n1 is not n10");
+        assertEquals("controller=n1: ", new Problem("controller", "n1", null).shown());
     }
 
     @Test
