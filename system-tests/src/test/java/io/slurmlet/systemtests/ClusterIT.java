@@ -1018,6 +1018,15 @@ class ClusterIT {
         try {
             ok("n0", command.toArray(String[]::new));
             awaitPassesAfter(Instant.now());
+            // A restart waits for the jobs being launched (up to about 10 s after they started), so a report can come
+            // before the pass that restarts: what the dry run said is waited for, then compared exactly.
+            await(Duration.ofSeconds(60), cell + ": the agents did what the dry run said " + planned, () -> {
+                try {
+                    return daemonsActed(changed).containsAll(planned);
+                } catch (Exception e) {
+                    return false;
+                }
+            });
             settleChecks(cell, planned, before, invocations(), changed, settled);
         } finally {
             health.close();
