@@ -2,6 +2,7 @@ package io.slurmlet.agent.slurm;
 
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.plan.ManagedFile;
@@ -214,7 +215,7 @@ public final class SlurmDiff {
             boolean hidden = secret.contains(e.getKey());
             boolean shortLine = f.content().length() <= io.slurmlet.model.observed.SlurmSeen.TEXT_MAX
                     && f.content().chars().allMatch(c -> c >= 0x20 && c < 0x7f);
-            files.add(new io.slurmlet.model.observed.SlurmSeen.File(e.getKey(), hidden ? "" : io.slurmlet.agent.reconcile.ManagedFiles.sha256(f.content()),
+            files.add(new io.slurmlet.model.observed.SlurmSeen.File(e.getKey(), hidden ? "" : ManagedFiles.sha256(f.content()),
                     hidden || !shortLine ? "" : f.content(), f.mode(), f.owner(), f.group()));
         }
         return new io.slurmlet.model.observed.SlurmSeen(files, new TreeSet<>(seen.running()).stream().toList(),
@@ -238,8 +239,8 @@ public final class SlurmDiff {
         List<String> unknown = new ArrayList<>();
         for (io.slurmlet.model.observed.SlurmSeen.File f : report.files()) {
             List<String> candidates = known.getOrDefault(f.path(), List.of());
-            Optional<String> content = !f.text().isEmpty() && io.slurmlet.agent.reconcile.ManagedFiles.sha256(f.text()).equals(f.digest()) ? Optional.of(f.text())
-                    : candidates.stream().filter(c -> f.digest().isEmpty() || io.slurmlet.agent.reconcile.ManagedFiles.sha256(c).equals(f.digest())).findFirst();
+            Optional<String> content = !f.text().isEmpty() && ManagedFiles.sha256(f.text()).equals(f.digest()) ? Optional.of(f.text())
+                    : candidates.stream().filter(c -> f.digest().isEmpty() || ManagedFiles.sha256(c).equals(f.digest())).findFirst();
             if (content.isEmpty()) {
                 unknown.add(f.path());
             }

@@ -51,6 +51,17 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     static final List<String> LEFT_FILES = List.of("/etc/slurm/slurm.conf", "/etc/slurm/cgroup.conf", "/etc/slurm/gres.conf",
             "/etc/slurm/plugstack.conf");
 
+    /**
+     * How long after slurmctld started a job it may still be launching it: Slurm's default
+     * BatchStartTimeout. A restart in that window can lose the launch (the batch launch slurmctld
+     * had queued, or slurmd's answer), and slurmctld then ends the job as "missing from batch node".
+     */
+    static final long LAUNCH_SECONDS = 10;
+    /** The most a restart waits for launches; after that it is left owed for the next pass. */
+    static final int LAUNCH_LOOKS = 20;
+    /** The longest one look at the launching jobs may take (slurmctld answers in milliseconds; one that does not is not launching). */
+    static final Duration LAUNCH_LOOK_DEADLINE = Duration.ofSeconds(5);
+
     private final Files files;
     private final Services services;
     private final Commands commands;
@@ -81,18 +92,6 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         this.owedFile = stateDir.resolve("slurm").resolve("owed");
         this.pause = pause;
     }
-
-    /**
-     * How long after slurmctld started a job it may still be launching it: Slurm's default
-     * BatchStartTimeout. A restart in that window can lose the launch (the batch launch slurmctld
-     * had queued, or slurmd's answer), and slurmctld then ends the job as "missing from batch node".
-     */
-    static final long LAUNCH_SECONDS = 10;
-    /** The most a restart waits for launches; after that it is left owed for the next pass. */
-    static final int LAUNCH_LOOKS = 20;
-
-
-
 
     /** What the last pass compared the machine with: which of the files hold a secret, for the report. */
     private volatile SlurmDiff.Wanted looked = new SlurmDiff.Wanted(false, List.of(), List.of(), false);
@@ -206,9 +205,6 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         throw new Held(("%s is restarted once no job is launching%s (%s): a restart as a job launches can lose it; "
                 + "it stays owed for the next pass").formatted(unit, unit.equals("slurmctld") ? "" : " on " + node, String.join(", ", launching)));
     }
-
-    /** The longest one look at the launching jobs may take (slurmctld answers in milliseconds; one that does not is not launching). */
-    static final Duration LAUNCH_LOOK_DEADLINE = Duration.ofSeconds(5);
 
     /**
      * The jobs of {@code squeue -o "%i %T %M"} that are still launching, by id: configuring, or
