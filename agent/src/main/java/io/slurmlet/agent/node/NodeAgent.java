@@ -134,7 +134,7 @@ public class NodeAgent {
         runner = new StepRunner(wiring.steps(), book, config.node().resync(), () -> poster.changed());
         poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
         jobs = new JobsWatch(wiring.hostFiles(), () -> poster.changed(), Duration.ofSeconds(2));
-        daemons = new DaemonWatch(wiring.services(), () -> runner.applied().map(p -> p.plan().services().stream()
+        daemons = new DaemonWatch(wiring.services(), () -> runner.applied().map(p -> p.plan().slurm().services().stream()
                 .filter(DAEMONS::contains).toList()).orElse(List.of()), () -> STARTS_DAEMONS.contains(runner.running()), outcome -> {
                     book.record(outcome);
                     poster.changed();

@@ -32,7 +32,7 @@ public final class PamDiff {
 
     public static Wanted desired(NodePlan plan, String backup) {
         String conf = plan.files().getOrDefault("/etc/slurm/slurm.conf", "");
-        return new Wanted(plan.pamAdopt(), conf.isEmpty() ? "" : ManagedFiles.sha256(conf), backup);
+        return new Wanted(plan.pam().adopt(), conf.isEmpty() ? "" : ManagedFiles.sha256(conf), backup);
     }
 
     /** A machine that has made {@code wanted} true (what a preview assumes of one that has not reported). */

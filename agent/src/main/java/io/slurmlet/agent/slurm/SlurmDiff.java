@@ -118,14 +118,14 @@ public final class SlurmDiff {
     private static final java.util.regex.Pattern CLUSTER_NAME = java.util.regex.Pattern.compile("(?m)^ClusterName=(\\S+)$");
 
     public static Wanted desired(NodePlan plan) {
-        List<ManagedFile> files = plan.slurmFiles();
+        List<ManagedFile> files = plan.slurm().files();
         boolean controls = plan.runs(Role.CONTROLLER);
         java.util.regex.Matcher name = CLUSTER_NAME.matcher(plan.files().getOrDefault(SLURM_CONF, ""));
         if (controls && name.find()) {
             files = new ArrayList<>(files);
             files.add(new ManagedFile(CLUSTER_NAME_FILE, name.group(1), "0644", "slurm", "slurm", false));
         }
-        return new Wanted(!plan.roles().isEmpty(), files, plan.services(), controls, plan.node());
+        return new Wanted(!plan.roles().isEmpty(), files, plan.slurm().services(), controls, plan.node());
     }
 
     /**

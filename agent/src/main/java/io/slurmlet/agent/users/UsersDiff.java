@@ -5,6 +5,7 @@ import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.text.Text;
 import io.slurmlet.model.users.Account;
 
@@ -51,7 +52,8 @@ public final class UsersDiff {
     }
 
     public static Wanted desired(NodePlan plan) {
-        return plan.users() == null ? new Wanted(false, plan.homeRoot(), List.of()) : new Wanted(true, plan.homeRoot(), plan.users());
+        return plan.users() instanceof UsersPlan.Keep keep ? new Wanted(true, keep.homeRoot(), keep.accounts())
+                : new Wanted(false, plan.users().homeRoot(), List.of());
     }
 
     /** What a machine that applied {@code wanted} holds: every account as it wants it (for a preview of a machine that has not reported). */

@@ -119,7 +119,7 @@ class AgentChannelTest {
         LeaderLink c = joined(ctl);
         c.reportFacts(facts(ctl, "24.11.5").withSlurmctldState(38 << 8).withSlurmctldCandidate("25.05.1"));
         PublishedPlan plan = c.poll(0, Duration.ofSeconds(5)).orElseThrow();
-        assertEquals(List.of("munge"), plan.plan().services(), "24.11 would exit on 22.05's state: not started");
+        assertEquals(List.of("munge"), plan.plan().slurm().services(), "24.11 would exit on 22.05's state: not started");
         admin().get("/v1/nodes").then().statusCode(200)
                 .body(ctl + ".slurmctld_state", equalTo(9728))
                 .body(ctl + ".slurmctld_candidate", equalTo("25.05.1"));

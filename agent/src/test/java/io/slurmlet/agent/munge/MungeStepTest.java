@@ -28,7 +28,7 @@ class MungeStepTest {
     private final MungeStep step = new MungeStep(files, services, Path.of("/"));
 
     private NodePlan plan(Optional<MungeKey> k) {
-        return new NodePlan("n1", k.isPresent() ? Set.of(Role.COMPUTE) : Set.of(), List.of(), k, Map.of(), List.of(), List.of());
+        return NodePlan.of("n1", k.isPresent() ? Set.of(Role.COMPUTE) : Set.of()).withMungeKey(k);
     }
 
     @Test

@@ -90,7 +90,7 @@ class FactsStepTest {
     }
 
     static NodePlan madeFrom(NodeFacts facts) {
-        return new NodePlan("n0", java.util.Set.of(), List.of(), Optional.empty(), java.util.Map.of(), List.of(), List.of()).madeFrom(facts);
+        return NodePlan.of("n0", java.util.Set.of()).madeFrom(facts);
     }
 
     @Test
@@ -112,7 +112,7 @@ class FactsStepTest {
         assertEquals(Outcome.changed("facts", "8 CPUs, 32000 MiB, 0 GPUs, debian 13, Slurm 24.11.5"), again);
         assertEquals(List.of(CONTROLLER, CONTROLLER), leader.taken);
         // A plan of format 2 says nothing of its facts: what the leader last took stands.
-        step.planned(new NodePlan("n0", java.util.Set.of(), List.of(), Optional.empty(), java.util.Map.of(), List.of(), List.of()));
+        step.planned(NodePlan.of("n0", java.util.Set.of()));
         assertEquals(Outcome.Kind.UNCHANGED, step.report(leader).kind());
         step.forget();
         assertEquals(Outcome.Kind.CHANGED, step.report(leader).kind(), "a new link gets them again");

@@ -46,8 +46,7 @@ class NodeRoleTest {
 
     /** The controller's plan: its files, and the node states it is to keep in Slurm. */
     static PublishedPlan plan(long revision, Map<String, String> files, Map<String, NodeWish> nodeStates) {
-        return new PublishedPlan(revision, new NodePlan("n1", Set.of(), List.of(), Optional.empty(), files, List.of(), List.of(),
-                nodeStates));
+        return new PublishedPlan(revision, NodePlan.of("n1", Set.of()).withSlurm(files, List.of()).withNodeStates(nodeStates));
     }
 
     /** A step that does what it is told and counts its runs. */

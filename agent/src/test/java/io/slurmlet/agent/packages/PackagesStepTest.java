@@ -18,8 +18,7 @@ class PackagesStepTest {
 
     private final FakePackages packages = new FakePackages();
     private final PackagesStep step = new PackagesStep(packages);
-    private final NodePlan plan = new NodePlan("n1", Set.of(Role.COMPUTE), List.of("munge", "slurm-client", "slurmd"),
-            Optional.empty(), Map.of(), List.of(), List.of());
+    private final NodePlan plan = NodePlan.of("n1", Set.of(Role.COMPUTE)).withPackages(List.of("munge", "slurm-client", "slurmd"));
 
     @Test
     void installsOnlyWhatIsMissing() {

@@ -4,6 +4,8 @@ import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.fake.FakeFiles;
 import io.slurmlet.agent.system.fake.FakeServices;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.PamPlan;
+import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.plan.Role;
 import org.junit.jupiter.api.Test;
 
@@ -56,8 +58,8 @@ class PamStepTest {
     final PamStep step = new PamStep(files, services, Path.of("/"), Path.of("/var/lib/slurmlet"), Optional.of("hpc-admins"));
 
     static NodePlan plan(Set<Role> roles, List<io.slurmlet.model.users.Account> users) {
-        return new NodePlan("n1", roles, List.of(), Optional.empty(), Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"),
-                List.of(), Map.of(), users, "/home");
+        return NodePlan.of("n1", roles).withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
+                .withUsers(users == null ? UsersPlan.LEAVE : new UsersPlan.Keep(users, "/home")).withPam(PamPlan.of(roles, users != null));
     }
 
     void debianMachine() {

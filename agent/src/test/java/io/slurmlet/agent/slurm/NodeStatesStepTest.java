@@ -21,7 +21,7 @@ class NodeStatesStepTest {
     static final NodeWish NOT_LENT = NodeWish.PLATFORMS;
 
     static NodePlan controller(Map<String, NodeWish> states) {
-        return new NodePlan("c0", Set.of(), List.of(), Optional.empty(), Map.of(), List.of(), List.of(), states);
+        return NodePlan.of("c0", Set.of()).withNodeStates(states);
     }
 
     static String node(String name, String state, String reason) {

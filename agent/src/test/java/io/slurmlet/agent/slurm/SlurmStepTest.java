@@ -254,7 +254,7 @@ class SlurmStepTest {
 
     @Test
     void aMachineWithoutFilesYetIsLeftAlone() {
-        NodePlan none = new NodePlan("x", java.util.Set.of(), List.of(), java.util.Optional.empty(), Map.of(), List.of(), List.of());
+        NodePlan none = NodePlan.of("x", java.util.Set.of());
         assertEquals(Outcome.unchanged("slurm", "no Slurm role here"), step.apply(none));
     }
 

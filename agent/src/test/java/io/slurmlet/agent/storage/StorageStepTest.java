@@ -49,9 +49,8 @@ class StorageStepTest {
     static NodePlan plan(String node, SharedStorage shared) {
         SlurmSettings s = new SlurmSettings(true, "lab", "n0", List.of("n1", "n2"), false, List.of(), "gpu", shared, "", false, null,
                 Map.of());
-        return new NodePlan(node, Set.of(Role.COMPUTE), List.of(), Optional.empty(), NodePlan.configs(Map.of("/etc/slurm/slurm.conf", CONF)),
-                List.of("slurmd"), List.of(), Map.of(), null, "/home",
-                Planner.storage(s, node, Set.of(Role.COMPUTE), List.of("n0", "n1", "n2")), false, Optional.empty());
+        return NodePlan.of(node, Set.of(Role.COMPUTE)).withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
+                .withStorage(Planner.storage(s, node, Set.of(Role.COMPUTE), List.of("n0", "n1", "n2")));
     }
 
     @Test

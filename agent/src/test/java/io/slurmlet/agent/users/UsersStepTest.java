@@ -6,6 +6,7 @@ import io.slurmlet.agent.system.fake.FakeFiles;
 import io.slurmlet.agent.system.fake.FakeUsers;
 import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.users.Account;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +30,7 @@ class UsersStepTest {
     final UsersStep step = new UsersStep(users, Path.of("/"));
 
     static NodePlan plan(List<Account> accounts, String homeRoot) {
-        return new NodePlan("n1", Set.of(), List.of(), Optional.empty(), Map.of(), List.of(), List.of(), Map.of(), accounts, homeRoot);
+        return NodePlan.of("n1", Set.of()).withUsers(accounts == null ? UsersPlan.LEAVE : new UsersPlan.Keep(accounts, homeRoot));
     }
 
     @Test

@@ -18,11 +18,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class NodePlanJsonTest {
 
     static NodePlan with(StoragePlan storage, boolean pam) {
-        return new NodePlan("n1", Set.of(Role.COMPUTE), List.of("slurmd"), Optional.empty(),
-                List.of(ManagedFile.config("/etc/slurm/slurm.conf", "ClusterName=lab\n"),
-                        new ManagedFile("/etc/slurm/slurmdbd.conf", "StoragePass=x\n", "0600", "slurm", "slurm", true)),
-                List.of("slurmd"), List.of(), Map.of("n1", NodeWish.RESUME, "n2", NodeWish.PLATFORMS, "n3", NodeWish.RECLAIM), null, "/home",
-                storage, pam, Optional.empty());
+        return NodePlan.of("n1", Set.of(Role.COMPUTE)).withPackages(List.of("slurmd"))
+                .withSlurm(new SlurmPlan(List.of(ManagedFile.config("/etc/slurm/slurm.conf", "ClusterName=lab\n"),
+                        new ManagedFile("/etc/slurm/slurmdbd.conf", "StoragePass=x\n", "0600", "slurm", "slurm", true)), List.of("slurmd")))
+                .withNodeStates(Map.of("n1", NodeWish.RESUME, "n2", NodeWish.PLATFORMS, "n3", NodeWish.RECLAIM))
+                .withStorage(storage).withPam(pam ? PamPlan.ADOPT : PamPlan.OFF);
     }
 
     @Test
@@ -35,14 +35,15 @@ class NodePlanJsonTest {
         }
         String json = SettingsJson.STRICT.writeValueAsString(with(new StoragePlan.Export("/shared", List.of("n0")), true));
         assertTrue(json.contains("\"storage\":{\"kind\":\"export\",\"path\":\"/shared\",\"clients\":[\"n0\"]}"), json);
-        assertTrue(json.contains("\"pam_adopt\":true"), json);
+        assertTrue(json.contains("\"pam\":{\"adopt\":true}"), json);
     }
 
     @Test
     void aPlanWithoutStorageHasNoneButOneWithoutThePamDecisionIsAnOlderLeadersAndRefused() throws Exception {
         NodePlan plan = SettingsJson.STRICT.readValue("{\"format\": 2, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class);
         assertEquals(StoragePlan.NONE, plan.storage());
-        assertFalse(plan.pamAdopt());
+        assertFalse(plan.pam().adopt());
+        assertEquals(UsersPlan.LEAVE, plan.users());
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue("{\"node\": \"n1\", \"users\": []}", NodePlan.class));
         assertTrue(String.valueOf(e.getMessage()).contains("upgrade slurmlet on the leader"), e.getMessage());
     }
@@ -79,23 +80,23 @@ class NodePlanJsonTest {
         NodePlan plan = with(StoragePlan.NONE, false);
         String json = SettingsJson.STRICT.writeValueAsString(plan);
         assertEquals(plan, SettingsJson.STRICT.readValue(json, NodePlan.class), json);
-        assertTrue(json.contains("\"format\":3"), json);
+        assertTrue(json.contains("\"format\":4"), json);
         assertFalse(json.contains("planned_from"), "left out where the leader planned without facts: " + json);
         assertTrue(json.contains("{\"path\":\"/etc/slurm/slurmdbd.conf\",\"content\":\"StoragePass=x\\n\",\"mode\":\"0600\","
                 + "\"owner\":\"slurm\",\"group\":\"slurm\",\"secret\":true}"), json);
         assertTrue(json.contains("\"node_states\":{\"n1\":{\"state\":\"resume\"},\"n2\":{\"state\":\"drain\",\"reason\":"
                 + "\"slurmlet: not lent\"},\"n3\":{\"state\":\"drain\",\"reason\":\"slurmlet: reclaiming for the platform\"}}"), json);
         assertTrue(plan.reclaiming());
-        assertEquals("rw-------", plan.slurmFiles().get(1).permissions());
-        assertFalse(plan.slurmFiles().get(1).toString().contains("StoragePass"), plan.slurmFiles().get(1).toString());
+        assertEquals("rw-------", plan.slurm().files().get(1).permissions());
+        assertFalse(plan.slurm().files().get(1).toString().contains("StoragePass"), plan.slurm().files().get(1).toString());
         assertFalse(plan.toString().contains("StoragePass"), plan.toString());
     }
 
     @Test
     void aPlanOfALaterFormatIsRefusedWithTheUpgradeThatReadsIt() {
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
-                "{\"format\": 4, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
-        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 4, which this agent's slurmlet (format 3) cannot read: "
+                "{\"format\": 5, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 5, which this agent's slurmlet (format 4) cannot read: "
                 + "upgrade slurmlet on this machine"), e.getMessage());
         Exception older = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
                 "{\"node\": \"n1\", \"pam_adopt\": false, \"files\": {}}", NodePlan.class));
@@ -111,5 +112,41 @@ class NodePlanJsonTest {
         }
         assertThrows(IllegalArgumentException.class, () -> new ManagedFile("/etc/x", "", "644", "root", "root", false));
         assertThrows(IllegalArgumentException.class, () -> new ManagedFile("/etc/x", "", "0644", "root:x", "root", false));
+    }
+
+    @Test
+    void aFormat3PlansFlatFieldsReadAsTheSectionsTheyAre() throws Exception {
+        NodePlan plan = SettingsJson.STRICT.readValue("""
+                {"format": 3, "node": "n1", "roles": ["COMPUTE"], "slurm_files": [{"path": "/etc/slurm/slurm.conf",
+                 "content": "ClusterName=lab\\n", "mode": "0644", "owner": "root", "group": "root", "secret": false}],
+                 "services": ["munge", "slurmd"], "users": [], "home_root": "/shared/home", "pam_adopt": true,
+                 "storage": {"kind": "mount", "path": "/shared", "source": "n0:/shared", "ours": true}}""", NodePlan.class);
+        assertEquals(new SlurmPlan(List.of(ManagedFile.config("/etc/slurm/slurm.conf", "ClusterName=lab\n")), List.of("munge", "slurmd")),
+                plan.slurm());
+        assertEquals(new UsersPlan.Keep(List.of(), "/shared/home"), plan.users());
+        assertEquals(PamPlan.ADOPT, plan.pam());
+        assertEquals(new StoragePlan.Mount("/shared", "n0:/shared", true), plan.storage());
+        NodePlan leaves = SettingsJson.STRICT.readValue("{\"format\": 3, \"node\": \"n1\", \"pam_adopt\": false, \"users\": null}",
+                NodePlan.class);
+        assertEquals(UsersPlan.LEAVE, leaves.users());
+    }
+
+    @Test
+    void aFormat4PlanWithoutASectionOrWithAnOlderFormatsFieldIsNotApplied() throws Exception {
+        String whole = SettingsJson.STRICT.writeValueAsString(with(StoragePlan.NONE, true));
+        assertTrue(whole.contains("\"linux_users\":{\"kind\":\"leave\"}"), whole);
+        for (String section : List.of("slurm", "pam", "linux_users", "storage")) {
+            var tree = (com.fasterxml.jackson.databind.node.ObjectNode) SettingsJson.STRICT.readTree(whole);
+            tree.remove(section);
+            Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.treeToValue(tree, NodePlan.class), section);
+            assertTrue(String.valueOf(e.getMessage()).contains("no " + section), e.getMessage());
+        }
+        var mixed = (com.fasterxml.jackson.databind.node.ObjectNode) SettingsJson.STRICT.readTree(whole);
+        mixed.put("pam_adopt", false);
+        Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.treeToValue(mixed, NodePlan.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("pam_adopt"), e.getMessage());
+        Exception format3 = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
+                "{\"format\": 3, \"node\": \"n1\", \"pam\": {\"adopt\": true}}", NodePlan.class));
+        assertTrue(String.valueOf(format3.getMessage()).contains("has pam_adopt and no slurm, linux_users or pam section"), format3.getMessage());
     }
 }

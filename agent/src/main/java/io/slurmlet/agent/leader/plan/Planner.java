@@ -4,6 +4,9 @@ import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.NodeWish;
+import io.slurmlet.model.plan.PamPlan;
+import io.slurmlet.model.plan.SlurmPlan;
+import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.slurm.SlurmVersion;
@@ -241,31 +244,20 @@ public final class Planner {
                     }
                 }
             }
-            Map<String, NodeWish> nodeStates = new TreeMap<>();
-            if (roles.contains(Role.CONTROLLER) && !files.isEmpty()) {
-                for (String n : s.nodes()) {
-                    nodeStates.put(n, lending.lent().contains(n) && !lending.leaving().contains(n) ? NodeWish.RESUME
-                            : lending.reclaiming().contains(n) || lending.leaving().contains(n) ? NodeWish.RECLAIM
-                            : NodeWish.PLATFORMS);
-                }
-            }
-            boolean users = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
-            String sharedPath = s.shared() == null || s.shared().path() == null ? "" : s.shared().path();
-            List<String> packages = new ArrayList<>(packages(roles, facts.os()));
+            boolean keepsUsers = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
             StoragePlan storage = storage(s, name, roles, machines);
-            if (storage instanceof StoragePlan.Export) {
-                packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
-            }
-            boolean pam = NodePlan.adoptsPam(roles, users);
-            if (pam) {
-                packages.add(isRpmFamily(facts.os()) ? "slurm-pam_slurm" : "libpam-slurm-adopt");
-            }
-            plans.put(name, new NodePlan(name, roles, packages,
-                    roles.isEmpty() ? Optional.empty() : mungeKey,
-                    roles.isEmpty() ? List.of() : NodePlan.configs(files),
-                    services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty()), nodeProblems, nodeStates,
-                    users ? accounts : null, sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home",
-                    storage, pam, Optional.of(facts)));
+            PamPlan pam = PamPlan.of(roles, keepsUsers);
+            plans.put(name, NodePlan.of(name, roles)
+                    .withPackages(packages(roles, facts.os(), storage, pam))
+                    .withMungeKey(roles.isEmpty() ? Optional.empty() : mungeKey)
+                    .withStorage(storage)
+                    .withUsers(users(keepsUsers, s, accounts))
+                    .withSlurm(roles.isEmpty() ? SlurmPlan.NONE : new SlurmPlan(SlurmPlan.configs(files),
+                            services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty())))
+                    .withPam(pam)
+                    .withNodeStates(roles.contains(Role.CONTROLLER) && !files.isEmpty() ? nodeStates(s, lending) : Map.of())
+                    .withProblems(nodeProblems)
+                    .madeFrom(facts));
             problems.addAll(nodeProblems);
         }
         return new Plans(plans, problems, notes);
@@ -292,6 +284,43 @@ public final class Planner {
             return new StoragePlan.Check(path);
         }
         return server.equals(node) ? new StoragePlan.Export(path, machines) : new StoragePlan.Mount(path, server + ":" + path, true);
+    }
+
+    /**
+     * The packages of a machine's roles, in its package manager's names, with the NFS server where it
+     * exports the shared storage and pam_slurm_adopt where it is to be in sshd's stack.
+     */
+    static List<String> packages(Set<Role> roles, String os, StoragePlan storage, PamPlan pam) {
+        List<String> packages = new ArrayList<>(packages(roles, os));
+        if (storage instanceof StoragePlan.Export) {
+            packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
+        }
+        if (pam.adopt()) {
+            packages.add(isRpmFamily(os) ? "slurm-pam_slurm" : "libpam-slurm-adopt");
+        }
+        return packages;
+    }
+
+    /** The cluster's accounts, kept as users where settings' users = "slurmlet" and the machine has a role, their homes on the shared storage if there is one. */
+    static UsersPlan users(boolean keeps, SlurmSettings s, List<Account> accounts) {
+        if (!keeps) {
+            return UsersPlan.LEAVE;
+        }
+        return UsersPlan.keep(accounts, s.shared() == null || s.shared().path() == null ? "" : s.shared().path());
+    }
+
+    /**
+     * For the controller: each Slurm node's state from its lending: resumed while lent, drained for a
+     * reclaim while being taken back or leaving Slurm, drained as the platform's otherwise.
+     */
+    static Map<String, NodeWish> nodeStates(SlurmSettings s, Lent lending) {
+        Map<String, NodeWish> states = new TreeMap<>();
+        for (String n : s.nodes()) {
+            states.put(n, lending.lent().contains(n) && !lending.leaving().contains(n) ? NodeWish.RESUME
+                    : lending.reclaiming().contains(n) || lending.leaving().contains(n) ? NodeWish.RECLAIM
+                    : NodeWish.PLATFORMS);
+        }
+        return states;
     }
 
     /** The packages of a machine's roles, in its package manager's names. */

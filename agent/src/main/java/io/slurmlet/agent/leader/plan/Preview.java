@@ -20,6 +20,7 @@ import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.settings.SlurmSettings;
 
 import java.util.ArrayList;
@@ -117,7 +118,7 @@ public final class Preview {
                 UsersDiff.diff(UsersDiff.desired(after), seen.users() != null ? seen.users() : UsersDiff.assumed(UsersDiff.desired(before))),
                 slurm(before, after, seen),
                 // The slurm step runs before it in the same pass: slurmd then runs the plan's slurm.conf.
-                PamDiff.diff(pam, PamDiff.afterSlurm(pamSeen, pam, after.services().contains("slurmd"))),
+                PamDiff.diff(pam, PamDiff.afterSlurm(pamSeen, pam, after.slurm().runs("slurmd"))),
                 NodeStatesDiff.diff(NodeStatesDiff.desired(after),
                         slurmNodes != null ? slurmNodes : NodeStatesDiff.assumed(NodeStatesDiff.desired(before))));
     }
@@ -196,9 +197,10 @@ public final class Preview {
     /** What a change of who keeps the machine's users means, from the plans' own sections: a sentence before the users step's own actions. */
     static List<Action> users(NodePlan before, NodePlan after) {
         List<Action> actions = new ArrayList<>();
-        if (before.users() == null && after.users() != null) {
-            actions.add(sentence("keep the cluster's accounts as Linux users here, their homes in " + after.homeRoot()));
-        } else if (before.users() != null && after.users() == null) {
+        boolean kept = before.users() instanceof UsersPlan.Keep;
+        if (!kept && after.users() instanceof UsersPlan.Keep keep) {
+            actions.add(sentence("keep the cluster's accounts as Linux users here, their homes in " + keep.homeRoot()));
+        } else if (kept && !(after.users() instanceof UsersPlan.Keep)) {
             actions.add(sentence("stop keeping the accounts' users: they and their files stay as they are"));
         }
         return actions;

@@ -193,7 +193,7 @@ class LendingEngineTest {
         assertEquals(Phase.RECLAIMING, book.get("n1").orElseThrow().phase());
         assertEquals("job 7 of alice still running, then it leaves Slurm", book.get("n1").orElseThrow().waitingFor());
         var winding = plans(settings, inventory, book);
-        assertEquals(List.of("munge", "slurmctld"), winding.nodes().get("c0").services(), "Slurm runs on while the job does");
+        assertEquals(List.of("munge", "slurmctld"), winding.nodes().get("c0").slurm().services(), "Slurm runs on while the job does");
         controllerShows(reports, new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the platform", List.of()));
         engine.tick();
         assertEquals(Phase.PLATFORM, book.get("n1").orElseThrow().phase());

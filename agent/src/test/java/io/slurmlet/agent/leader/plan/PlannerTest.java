@@ -46,8 +46,8 @@ class PlannerTest {
         assertEquals(Set.of(Role.COMPUTE), plans.nodes().get("n1").roles());
         assertEquals(Set.of(), plans.nodes().get("other").roles());
         assertEquals(List.of("munge", "slurm-client", "slurmctld", "slurmd"), plans.nodes().get("c0").packages());
-        assertEquals(List.of("munge", "slurmctld", "slurmd"), plans.nodes().get("c0").services());
-        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").services());
+        assertEquals(List.of("munge", "slurmctld", "slurmd"), plans.nodes().get("c0").slurm().services());
+        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").slurm().services());
     }
 
     @Test
@@ -65,7 +65,7 @@ class PlannerTest {
         assertEquals(List.of(), other.packages());
         assertEquals(Optional.empty(), other.mungeKey());
         assertTrue(other.files().isEmpty());
-        assertEquals(List.of(), other.services());
+        assertEquals(List.of(), other.slurm().services());
     }
 
     @Test
@@ -92,7 +92,7 @@ class PlannerTest {
         inv.put("c0", machine("c0", "debian 12", ""));
         var plans = Planner.plan(settings(false, "n1"), inv, KEY);
         assertTrue(plans.nodes().get("n1").files().isEmpty());
-        assertEquals(List.of("munge"), plans.nodes().get("n1").services());
+        assertEquals(List.of("munge"), plans.nodes().get("n1").slurm().services());
         assertEquals(List.of("munge", "slurm-client", "slurmctld"), plans.nodes().get("c0").packages());
         assertEquals(List.of("Slurm's files wait for the controller c0 to report its Slurm version (its packages step installs Slurm)"),
                 plans.notes());
@@ -104,12 +104,12 @@ class PlannerTest {
         inv.put("n2", machine("n2", "debian 13", "24.11.5"));
         var plans = Planner.plan(settings(false, "n1", "n2"), inv, KEY);
         NodePlan n2 = plans.nodes().get("n2");
-        assertEquals(List.of("munge"), n2.services());
+        assertEquals(List.of("munge"), n2.slurm().services());
         assertEquals(List.of(new Problem("nodes", "n2", "n2 has Slurm 24.11.5, newer than the controller c0's 22.05.8: "
                 + "slurmctld must be at least as new as every slurmd; upgrade Slurm on c0 first, or install 22.05 on n2")),
                 n2.problems());
         assertEquals(n2.problems(), plans.problems());
-        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").services());
+        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").slurm().services());
     }
 
     @Test
@@ -199,11 +199,11 @@ class PlannerTest {
     @Test
     void pamSlurmAdoptIsPlannedOnComputeNodesThatAreNotTheControllerOnlyWithUsers() {
         var plans = Planner.plan(sharing(null, SlurmSettings.USERS_SLURMLET), inventory("24.11.5", "c0", "n1", "n2", "other"), KEY).nodes();
-        assertTrue(plans.get("n1").pamAdopt());
-        assertTrue(plans.get("n2").pamAdopt());
-        assertFalse(plans.get("c0").pamAdopt(), "never on the controller: users log in there to submit jobs");
-        assertFalse(plans.get("other").pamAdopt());
-        assertFalse(Planner.plan(sharing(null, ""), inventory("24.11.5", "c0", "n1"), KEY).nodes().get("n1").pamAdopt());
+        assertTrue(plans.get("n1").pam().adopt());
+        assertTrue(plans.get("n2").pam().adopt());
+        assertFalse(plans.get("c0").pam().adopt(), "never on the controller: users log in there to submit jobs");
+        assertFalse(plans.get("other").pam().adopt());
+        assertFalse(Planner.plan(sharing(null, ""), inventory("24.11.5", "c0", "n1"), KEY).nodes().get("n1").pam().adopt());
     }
 
     @Test
@@ -215,7 +215,7 @@ class PlannerTest {
         var plans = Planner.plan(s, machines, KEY, new Planner.Lent(Set.of("n1", "n2"), Set.of(), Set.of("n1", "n2"), Set.of("n2")));
         NodePlan n2 = plans.nodes().get("n2");
         assertEquals(Set.of(Role.COMPUTE), n2.roles(), "it keeps its slurmd");
-        assertEquals(List.of("munge", "slurmd"), n2.services());
+        assertEquals(List.of("munge", "slurmd"), n2.slurm().services());
         assertEquals(new StoragePlan.Mount("/shared", "c0:/shared", true), n2.storage(), "and its mount");
         assertTrue(plans.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n2 "), "slurm.conf keeps it");
         var c0 = plans.nodes().get("c0");
@@ -236,7 +236,7 @@ class PlannerTest {
         var machines = inventory("24.11.5", "c0", "n1", "n2");
         assertEquals(Set.of("n1"), Planner.leaving(off, Set.of("n1"), Set.of("n1"), machines));
         var winding = Planner.plan(off, machines, KEY, new Planner.Lent(Set.of(), Set.of("n1"), Set.of("n1", "n2"), Set.of("n1")));
-        assertEquals(List.of("munge", "slurmctld"), winding.nodes().get("c0").services(), "slurmctld keeps running");
+        assertEquals(List.of("munge", "slurmctld"), winding.nodes().get("c0").slurm().services(), "slurmctld keeps running");
         assertEquals(Set.of(Role.COMPUTE), winding.nodes().get("n1").roles());
         assertEquals(Set.of(Role.COMPUTE), winding.nodes().get("n2").roles(), "the rest stay as they are, drained");
         assertEquals(io.slurmlet.model.plan.NodeWish.RECLAIM, winding.nodes().get("c0").nodeStates().get("n1"));
@@ -266,20 +266,20 @@ class PlannerTest {
         var machines = inventory("24.11.5", "c0", "n1");
         machines.put("c0", machines.get("c0").withSlurmctldState(38 << 8));
         var plans = Planner.plan(settings(false, "n1"), machines, KEY);
-        assertEquals(List.of("munge"), plans.nodes().get("c0").services(), "no slurmctld to exit at its start");
-        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").services());
+        assertEquals(List.of("munge"), plans.nodes().get("c0").slurm().services(), "no slurmctld to exit at its start");
+        assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").slurm().services());
         Problem p = plans.problems().stream().filter(x -> x.key().equals("controller")).findFirst().orElseThrow();
         assertEquals("c0", p.value());
         assertTrue(p.message().startsWith("slurmctld's saved state in /var/lib/slurm/slurmctld on c0 was written by Slurm 22.05"),
                 p.message());
         machines.put("c0", machines.get("c0").withSlurmctldState(42 << 8));
-        assertEquals(List.of("munge", "slurmctld"), Planner.plan(settings(false, "n1"), machines, KEY).nodes().get("c0").services());
+        assertEquals(List.of("munge", "slurmctld"), Planner.plan(settings(false, "n1"), machines, KEY).nodes().get("c0").slurm().services());
 
         // Before an OS upgrade: 22.05 installed and its state, 24.11 the package manager's candidate.
         var before = inventory("22.05.8", "c0", "n1");
         before.put("c0", before.get("c0").withSlurmctldState(38 << 8).withSlurmctldCandidate("24.11.5"));
         var warned = Planner.plan(settings(false, "n1"), before, KEY);
-        assertEquals(List.of("munge", "slurmctld"), warned.nodes().get("c0").services(), "22.05 runs on its state");
+        assertEquals(List.of("munge", "slurmctld"), warned.nodes().get("c0").slurm().services(), "22.05 runs on its state");
         assertTrue(warned.notes().stream().anyMatch(n -> n.startsWith("c0: the package manager would upgrade slurmctld to 24.11, "
                 + "which reads only the state of 23.02 or later")), warned.notes().toString());
         assertTrue(warned.problems().isEmpty(), warned.problems().toString());
