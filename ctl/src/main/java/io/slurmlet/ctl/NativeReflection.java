@@ -39,6 +39,8 @@ import io.slurmlet.model.users.Accounts;
         MungeKey.class, NodePlan.class, PublishedPlan.class, Role.class, io.slurmlet.model.plan.StoragePlan.class,
         io.slurmlet.model.plan.StoragePlan.None.class, io.slurmlet.model.plan.StoragePlan.Mount.class,
         io.slurmlet.model.plan.StoragePlan.Export.class, io.slurmlet.model.plan.StoragePlan.Check.class,
+        io.slurmlet.model.plan.SlurmPlan.class, io.slurmlet.model.plan.PamPlan.class, io.slurmlet.model.plan.UsersPlan.class,
+        io.slurmlet.model.plan.UsersPlan.Leave.class, io.slurmlet.model.plan.UsersPlan.Keep.class,
         io.slurmlet.model.plan.ManagedFile.class, io.slurmlet.model.plan.NodeWish.class, io.slurmlet.model.plan.NodeWish.Resume.class,
         io.slurmlet.model.plan.NodeWish.Drain.class, io.slurmlet.model.observed.Observed.class, io.slurmlet.model.observed.MungeSeen.class,
         io.slurmlet.model.observed.UsersSeen.class, io.slurmlet.model.observed.UsersSeen.User.class, io.slurmlet.model.observed.PackagesSeen.class,
