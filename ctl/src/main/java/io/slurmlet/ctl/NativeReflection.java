@@ -42,7 +42,7 @@ import io.slurmlet.model.users.Accounts;
         io.slurmlet.model.plan.SlurmPlan.class, io.slurmlet.model.plan.PamPlan.class, io.slurmlet.model.plan.UsersPlan.class,
         io.slurmlet.model.plan.UsersPlan.Leave.class, io.slurmlet.model.plan.UsersPlan.Keep.class,
         io.slurmlet.model.plan.ManagedFile.class, io.slurmlet.model.plan.NodeWish.class, io.slurmlet.model.plan.NodeWish.Resume.class,
-        io.slurmlet.model.plan.NodeWish.Drain.class, io.slurmlet.model.observed.Observed.class, io.slurmlet.model.observed.MungeSeen.class,
+        io.slurmlet.model.plan.NodeWish.Drain.class, io.slurmlet.model.observed.Observed.class, io.slurmlet.model.observed.QueuedJob.class, io.slurmlet.model.observed.MungeSeen.class,
         io.slurmlet.model.observed.UsersSeen.class, io.slurmlet.model.observed.UsersSeen.User.class, io.slurmlet.model.observed.PackagesSeen.class,
         io.slurmlet.model.observed.SlurmSeen.class, io.slurmlet.model.observed.SlurmSeen.File.class,
         io.slurmlet.model.observed.StorageSeen.class, io.slurmlet.model.observed.StorageSeen.Unit.class,

@@ -1152,7 +1152,8 @@ class ClusterIT {
      * What Slurm cannot take under a running job is refused, naming the key, the value, the job and
      * the fix, and nothing changes: the partition renamed (Slurm would end the jobs in it), the
      * export moved away from the machine a job mounts it on, or to another path, the controller moved
-     * (the jobs live in its slurmctld's state). Once the job ends the rename is taken.
+     * (the jobs live in its slurmctld's state); the rename and the move again while a job only waits in
+     * the queue. Once the jobs are gone the rename is taken.
      */
     @Test
     @Order(23)
@@ -1186,8 +1187,25 @@ class ClusterIT {
         assertTrue(controller.toString().contains("moving slurmctld from n0 to n1 would lose the 1 job it runs (" + job), controller.toString());
         assertTrue(ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip().startsWith("n0:"), "n1 mounts the export it had");
         assertEquals(partition, sinfo().get("n1").split("\\|")[0], "the partition is as it was");
+        // A job waiting in the queue (n3 is the platform's) holds up the same two: it lives in slurmctld's state too,
+        // and Slurm fails a queued job whose partition leaves slurm.conf. Sent while the controller still looks every 2 s.
+        String waiting = ok("n0", "sbatch", "--parsable", "-w", "n3", "-o", "/dev/null", "--wrap", "true").strip();
         await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());
         assertEquals("finished", ok("n0", "cat", "/shared/home/bob/refused.out").strip());
+        assertEquals("PENDING", jobState(waiting));
+        await(Duration.ofSeconds(15), "the leader knows job " + waiting + " waits", () -> {
+            try {
+                return on("n0", "ctl", "slurm", "set", "controller=n1", "--dry-run").toString()
+                        .contains("would lose the 1 job waiting in its queue (" + waiting + " of root)");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        Proc.Result queuedRename = on("n0", "ctl", "slurm", "set", "partition=renamed");
+        assertFalse(queuedRename.exit() == 0, queuedRename.toString());
+        assertTrue(queuedRename.toString().contains("would end the 1 job waiting for it (" + waiting + " of root)"),
+                queuedRename.toString());
+        ok("n0", "scancel", waiting);
         // The leader hears within seconds that the job ended (the controller looks every 2 s while jobs run).
         awaitTaken(Duration.ofSeconds(15), "partition=renamed");
         await(Duration.ofSeconds(60), "sinfo shows the partition renamed", () -> {

@@ -197,27 +197,42 @@ public class SettingsResource {
         }
         // Each machine's own look (every 2 s) knows a job the controller's last report may not have had yet.
         List<String> jobs = reports.jobsRunning(current.controller());
-        if (jobs.isEmpty()) {
-            return problems;
-        }
-        String listed = String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : "");
-        if (!next.controller().equals(current.controller())) {
+        List<io.slurmlet.model.observed.QueuedJob> queued = reports.jobsQueued(current.controller());
+        if (!next.controller().equals(current.controller()) && (!jobs.isEmpty() || !queued.isEmpty())) {
             // The jobs live in the old slurmctld's state: a new one, elsewhere, knows none of them.
-            problems.add(new Problem("controller", next.controller(), ("moving slurmctld from %s to %s would lose the %d job%s it "
-                    + "runs (%s): the new controller starts with none of them; move it once squeue shows none (ctl slurm unlend "
-                    + "the nodes to let them drain)").formatted(current.controller(), next.controller().isEmpty() ? "nowhere"
-                    : next.controller(), jobs.size(), jobs.size() == 1 ? "" : "s", listed)));
+            problems.add(new Problem("controller", next.controller(), ("moving slurmctld from %s to %s would lose %s: the new "
+                    + "controller starts with none of them; move it once squeue shows none (%s)").formatted(current.controller(),
+                    next.controller().isEmpty() ? "nowhere" : next.controller(),
+                    jobsAnd(count(jobs, "it runs"), count(queued.stream().map(Object::toString).toList(), "waiting in its queue")),
+                    queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain"
+                            : "ctl slurm unlend the nodes to let them drain; scancel the waiting jobs, or let them run first")));
         }
         String was = current.partition(); // never empty: SlurmSettings gives the default
         String now = next.partition();
-        if (was.equals(now)) {
+        List<String> waitingThere = queued.stream().filter(j -> j.partitions().contains(was)).map(Object::toString).toList();
+        if (was.equals(now) || jobs.isEmpty() && waitingThere.isEmpty()) {
             return problems;
         }
-        problems.add(new Problem("partition", now, ("renaming the partition %s to %s would end the %d job%s running in it "
-                + "(%s): Slurm ends the jobs of a partition that leaves slurm.conf; rename it once squeue shows none "
-                + "(ctl slurm unlend the nodes to let them drain)").formatted(was, now, jobs.size(), jobs.size() == 1 ? "" : "s",
-                listed)));
+        // Slurm 22.05 and 24.11 fail a queued job naming the partition even where it names another too (25.11 drops the name then).
+        problems.add(new Problem("partition", now, ("renaming the partition %s to %s would end %s: Slurm ends the jobs of a "
+                + "partition that leaves slurm.conf; rename it once squeue shows none (%s)").formatted(was, now,
+                jobsAnd(count(jobs, "running in it"), count(waitingThere, "waiting for it")),
+                waitingThere.isEmpty() ? "ctl slurm unlend the nodes to let them drain"
+                        : "ctl slurm unlend the nodes to let them drain; scancel the waiting jobs, or let them run first")));
         return problems;
+    }
+
+    /** {@code the 2 jobs running in it (17 of alice, 18 of bob)}, the first five named; empty for none. */
+    private static String count(List<String> jobs, String where) {
+        if (jobs.isEmpty()) {
+            return "";
+        }
+        String listed = String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : "");
+        return "the %d job%s %s (%s)".formatted(jobs.size(), jobs.size() == 1 ? "" : "s", where, listed);
+    }
+
+    private static String jobsAnd(String running, String queued) {
+        return running.isEmpty() ? queued : queued.isEmpty() ? running : running + " and " + queued;
     }
 
     /**

@@ -67,6 +67,14 @@ public final class NodeReports {
         return jobs;
     }
 
+    /** The jobs {@code controller}'s slurmctld held queued (not started) at its agent's last look; none where it has not said. */
+    public List<io.slurmlet.model.observed.QueuedJob> jobsQueued(String controller) {
+        if (controller == null) {
+            return List.of();
+        }
+        return get(controller).map(r -> r.report().observed().queued()).filter(java.util.Objects::nonNull).orElse(List.of());
+    }
+
     /** The nodes {@code controller}'s agent last showed slurmctld holding a record of. */
     public java.util.Set<String> slurmNodesReportedBy(String controller) {
         java.util.Set<String> nodes = new java.util.TreeSet<>();

@@ -194,7 +194,8 @@ public class NodeAgent {
 
     /**
      * The controller looks at Slurm's node states every 2 s while a node is being reclaimed, they are
-     * not as planned, or a job runs: the leader's refusals of what would end jobs read its jobs, and
+     * not as planned, or a job runs or waits queued: the leader's refusals of what would end or lose
+     * jobs read its jobs, and
      * a job that ended is to leave them within seconds, not at the next pass. A job that starts on an
      * idle cluster is told by its machine's own jobs watch.
      */
@@ -202,8 +203,10 @@ public class NodeAgent {
         return new PlanPoller.NodeStatesWatch() {
             @Override
             public boolean watching(PublishedPlan plan) {
+                List<io.slurmlet.model.observed.QueuedJob> queued = wiring.nodeStates().queued();
                 return plan.plan().reclaiming() || !wiring.nodeStates().asPlanned(plan.plan())
-                        || wiring.nodeStates().nodes().stream().anyMatch(n -> !n.jobs().isEmpty());
+                        || wiring.nodeStates().nodes().stream().anyMatch(n -> !n.jobs().isEmpty())
+                        || queued != null && !queued.isEmpty();
             }
 
             @Override
@@ -211,10 +214,13 @@ public class NodeAgent {
                 List<SlurmNodeState> before;
                 Outcome outcome;
                 List<SlurmNodeState> after;
+                boolean queueChanged;
                 synchronized (wiring.nodeStates()) { // with the pass's own run of it, one at a time
                     before = wiring.nodeStates().nodes();
+                    var queuedBefore = wiring.nodeStates().queued();
                     outcome = wiring.nodeStates().apply(plan.plan());
                     after = wiring.nodeStates().nodes();
+                    queueChanged = !java.util.Objects.equals(queuedBefore, wiring.nodeStates().queued());
                 }
                 book.record(outcome);
                 if (outcome.kind() == Outcome.Kind.CHANGED) {
@@ -222,7 +228,7 @@ public class NodeAgent {
                 } else if (outcome.failed()) {
                     LOG.debugf("%s failed: %s", outcome.step(), outcome.detail()); // every 2 s at most: status says it
                 }
-                return !before.equals(after) || outcome.kind() != Outcome.Kind.UNCHANGED;
+                return !before.equals(after) || queueChanged || outcome.kind() != Outcome.Kind.UNCHANGED;
             }
         };
     }

@@ -83,7 +83,7 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
     Observed observed(List<String> jobs) {
         SlurmStep slurm = steps.stream().filter(SlurmStep.class::isInstance).map(SlurmStep.class::cast).findFirst().orElseThrow();
         return new Observed(seen(MungeStep.class), seen(StorageStep.class), seen(PamStep.class), jobs, seen(UsersStep.class),
-                seen(PackagesStep.class), slurm.reported().orElse(null));
+                seen(PackagesStep.class), slurm.reported().orElse(null), nodeStates.queued());
     }
 
     private <A> A seen(Class<? extends Reconciler<?, A>> type) {

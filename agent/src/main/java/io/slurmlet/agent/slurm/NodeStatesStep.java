@@ -6,6 +6,7 @@ import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.observed.QueuedJob;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.NodeWish;
 
@@ -32,17 +33,40 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     /** The reason a lent node shows where Slurm keeps the drain's reason after a resume (24.11). */
     static final String LENT = NodeStatesDiff.LENT;
     static final List<String> SHOW_NODES = List.of("scontrol", "-o", "show", "node");
-    static final List<String> JOBS = List.of("squeue", "-h", "-a", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED",
-            "-o", "%i|%u|%N");
+    /** The jobs on nodes, by node, and those queued (pending), each with the partitions it was submitted to. */
+    static final List<String> JOBS = List.of("squeue", "-h", "-a", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED,PENDING",
+            "-o", "%i|%u|%N|%T|%P");
     private static final Pattern STATE = Pattern.compile("(?:^| )State=(\\S+)");
     private static final Pattern REASON = Pattern.compile("(?:^| )Reason=(.*?)(?= [A-Z][A-Za-z]*=|$)");
     private static final Pattern REASON_SUFFIX = Pattern.compile("\\s*\\[[^\\]]*@[^\\]]*\\]$");
 
     private final Commands commands;
+    /** What the last look saw queued; null before it looked, or where this is not the controller. */
+    private volatile List<QueuedJob> queued;
 
     public NodeStatesStep(Commands commands) {
         super("nodestates", NodeStatesDiff::desired, NodeStatesDiff::diff);
         this.commands = commands;
+    }
+
+    /** The jobs slurmctld held queued at the last look; null before it looked, or where this is not the controller. */
+    public List<QueuedJob> queued() {
+        return queued;
+    }
+
+    /**
+     * The queued jobs of {@link #JOBS}' lines ({@code id|user|nodes|state|partitions}), each with the
+     * partitions it names. An array job's pending tasks are one line ({@code 12_[3-9]}).
+     */
+    static List<QueuedJob> queued(String squeue) {
+        List<QueuedJob> jobs = new ArrayList<>();
+        for (String line : squeue.split("\n")) {
+            String[] f = line.strip().split("\\|", 5);
+            if (f.length == 5 && f[3].strip().equals("PENDING")) {
+                jobs.add(new QueuedJob(f[0].strip(), f[1].strip(), List.of(f[4].strip().split(","))));
+            }
+        }
+        return List.copyOf(jobs);
     }
 
     /** Every node as slurmctld showed it at the last apply; empty where this is not the controller. */
@@ -110,13 +134,20 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     @Override
     public List<SlurmNodeState> observe(NodeStatesDiff.Wanted wanted) throws SystemException {
         if (wanted.wishes().isEmpty()) {
+            queued = null;
             return List.of();
         }
         String nodes = commands.runChecked(SHOW_NODES, DEADLINE).stdout();
+        String squeue = commands.runChecked(JOBS, DEADLINE).stdout();
+        try {
+            queued = queued(squeue);
+        } catch (IllegalArgumentException e) {
+            throw new SystemException("squeue listed a queued job slurmlet cannot read (" + e.getMessage() + ")");
+        }
         Map<String, List<String>> jobs = new TreeMap<>();
-        for (String line : commands.runChecked(JOBS, DEADLINE).stdout().split("\n")) {
-            String[] f = line.strip().split("\\|", 3);
-            if (f.length == 3 && !f[2].isBlank()) {
+        for (String line : squeue.split("\n")) {
+            String[] f = line.strip().split("\\|", 5);
+            if (f.length >= 3 && !f[2].isBlank() && !(f.length == 5 && f[3].strip().equals("PENDING"))) {
                 for (String node : HostList.expand(f[2].strip())) {
                     jobs.computeIfAbsent(node, n -> new ArrayList<>()).add(f[0] + " of " + f[1]);
                 }

@@ -4,6 +4,8 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.QueuedJob;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
@@ -52,6 +54,38 @@ class JobSafeSettingsApiTest {
         reports.put(new NodeReport("js-ctl", 2, List.of(), List.of(new SlurmNodeState("js-n1", "IDLE", "", List.of()))));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"partition\": \"batch\"}")
                 .patch("/v1/slurm/settings").then().statusCode(200).body("settings.partition", equalTo("batch"));
+    }
+
+    @Test
+    void jobsWaitingInTheQueueHoldUpAControllerMoveAndARenameOfTheirPartitionAndNothingElse() {
+        long revision = reset("""
+                {"enabled": true, "controller": "js-ctl", "nodes": ["js-n1", "js-n2"], "lent": [], "partition": "gpu"}""");
+        var queued = List.of(new QueuedJob("41", "alice", List.of("gpu")), new QueuedJob("42", "bob", List.of("other", "gpu")),
+                new QueuedJob("43", "carol", List.of("other")));
+        reports.put(new NodeReport("js-ctl", 1, List.of(), List.of(new SlurmNodeState("js-n1", "IDLE+DRAIN", "slurmlet: not lent",
+                List.of())), new Observed(null, null, null, List.of(), null, null, null, queued)));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"controller\": \"js-n2\"}")
+                .patch("/v1/slurm/settings").then().statusCode(400)
+                .body("problems[0].key", equalTo("controller"))
+                .body("problems[0].message", equalTo("moving slurmctld from js-ctl to js-n2 would lose the 3 jobs waiting in its "
+                        + "queue (41 of alice, 42 of bob, 43 of carol): the new controller starts with none of them; move it once "
+                        + "squeue shows none (ctl slurm unlend the nodes to let them drain; scancel the waiting jobs, or let them run "
+                        + "first)"));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"partition\": \"batch\"}")
+                .patch("/v1/slurm/settings?dry_run=true").then().statusCode(400)
+                .body("problems[0].key", equalTo("partition"))
+                .body("problems[0].message", equalTo("renaming the partition gpu to batch would end the 2 jobs waiting for it "
+                        + "(41 of alice, 42 of bob): Slurm ends the jobs of a partition that leaves slurm.conf; rename it once squeue "
+                        + "shows none (ctl slurm unlend the nodes to let them drain; scancel the waiting jobs, or let them run first)"));
+        admin().get("/v1/slurm/settings").then().statusCode(200).body("revision", equalTo((int) revision))
+                .body("settings.partition", equalTo("gpu")).body("settings.controller", equalTo("js-ctl"));
+        // A job of another partition only: the rename is taken.
+        reports.put(new NodeReport("js-ctl", 2, List.of(), List.of(), new Observed(null, null, null, List.of(), null, null, null,
+                List.of(new QueuedJob("43", "carol", List.of("other"))))));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"partition\": \"batch\"}")
+                .patch("/v1/slurm/settings").then().statusCode(200).body("settings.partition", equalTo("batch"));
+        reports.put(new NodeReport("js-ctl", 3, List.of(), List.of(), new Observed(null, null, null, List.of(), null, null, null,
+                List.of())));
     }
 
     @Test

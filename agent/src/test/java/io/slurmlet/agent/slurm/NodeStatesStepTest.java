@@ -13,6 +13,7 @@ import java.util.Optional;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -33,6 +34,21 @@ class NodeStatesStepTest {
         return new FakeCommands().answer(NodeStatesStep.SHOW_NODES, Commands.Result.ok(nodes))
                 .answer(NodeStatesStep.JOBS, Commands.Result.ok(jobs))
                 .answerPrefix(List.of("scontrol", "update"), Commands.Result.ok(""));
+    }
+
+    @Test
+    void theControllersQueuedJobsAreSeenWithTheirPartitionsAndNoneElsewhere() {
+        FakeCommands c = slurm(node("n1", "MIXED", "") + "\n", "30|dave|n1|RUNNING|gpu\n31|alice||PENDING|gpu\n32_[4-9]|bob||PENDING|gpu,batch\n");
+        NodeStatesStep step = new NodeStatesStep(c);
+        assertEquals(null, step.queued(), "not looked yet");
+        step.apply(controller(Map.of("n1", NodeWish.RESUME)));
+        assertEquals(List.of(new io.slurmlet.model.observed.QueuedJob("31", "alice", List.of("gpu")),
+                new io.slurmlet.model.observed.QueuedJob("32_[4-9]", "bob", List.of("gpu", "batch"))), step.queued());
+        assertEquals("32_[4-9] of bob", step.queued().get(1).toString());
+        assertEquals(List.of("30 of dave"), step.nodes().get(0).jobs(), "a running job is its node's");
+        step.apply(NodePlan.of("n1", Set.of()));
+        assertEquals(null, step.queued(), "a machine that is not the controller holds no queue");
+        assertThrows(IllegalArgumentException.class, () -> NodeStatesStep.queued("31|alice||PENDING\n33|bob||PENDING|gpu\nState=DOWN|x||PENDING|y"));
     }
 
     @Test

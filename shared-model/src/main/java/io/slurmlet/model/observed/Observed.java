@@ -13,11 +13,13 @@ import java.util.List;
  * null: the preview then takes the machine to hold its current plan. Never a secret, nor a digest of one.
  *
  * <p>A section a later agent adds is ignored by this leader; one this agent adds after its leader's
- * release ({@code users}, {@code packages}, {@code slurm}) is left out when null, and an agent whose report is
+ * release ({@code users}, {@code packages}, {@code slurm}, {@code queued}) is left out when null, and an agent whose report is
  * refused for it sends it again without them.
  *
  * @param jobs the ids of the Slurm jobs with a step on the machine, looked at every 2 s (and sent
  *             when they change): fresher than what the steps saw at their last pass
+ * @param queued from the controller only: the jobs slurmctld holds that have not started, as its node
+ *             states step last saw them; null elsewhere, and before it looked
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Observed(
@@ -27,24 +29,35 @@ public record Observed(
         @JsonProperty("jobs") List<String> jobs,
         @JsonProperty("users") @JsonInclude(JsonInclude.Include.NON_NULL) UsersSeen users,
         @JsonProperty("packages") @JsonInclude(JsonInclude.Include.NON_NULL) PackagesSeen packages,
-        @JsonProperty("slurm") @JsonInclude(JsonInclude.Include.NON_NULL) SlurmSeen slurm) {
+        @JsonProperty("slurm") @JsonInclude(JsonInclude.Include.NON_NULL) SlurmSeen slurm,
+        @JsonProperty("queued") @JsonInclude(JsonInclude.Include.NON_NULL) List<QueuedJob> queued) {
 
-    public static final Observed NOTHING = new Observed(null, null, null, List.of(), null, null, null);
+    public static final Observed NOTHING = new Observed(null, null, null, List.of(), null, null, null, null);
 
     public Observed {
         jobs = List.copyOf(jobs == null ? List.of() : jobs);
         if (jobs.size() > 100_000 || jobs.stream().anyMatch(j -> !j.matches("[0-9]{1,12}"))) {
             throw new IllegalArgumentException("jobs are job ids");
         }
+        queued = queued == null ? null : List.copyOf(queued);
+        if (queued != null && queued.size() > 100_000) {
+            throw new IllegalArgumentException("at most 100000 queued jobs are reported");
+        }
+    }
+
+    /** Without the jobs the controller holds queued: what every machine but the controller reports. */
+    public Observed(MungeSeen munge, StorageSeen storage, PamSeen pam, List<String> jobs, UsersSeen users, PackagesSeen packages,
+                    SlurmSeen slurm) {
+        this(munge, storage, pam, jobs, users, packages, slurm, null);
     }
 
     /** The same, with {@code now} as the jobs that run on the machine. */
     public Observed withJobs(List<String> now) {
-        return new Observed(munge, storage, pam, now, users, packages, slurm);
+        return new Observed(munge, storage, pam, now, users, packages, slurm, queued);
     }
 
-    /** As an agent before the users, packages and slurm sections reported it, for a leader of that release. */
+    /** As an agent before the users, packages, slurm and queued sections reported it, for a leader of that release. */
     public Observed withoutLaterSections() {
-        return new Observed(munge, storage, pam, jobs, null, null, null);
+        return new Observed(munge, storage, pam, jobs, null, null, null, null);
     }
 }
