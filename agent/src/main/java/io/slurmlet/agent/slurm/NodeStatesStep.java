@@ -35,7 +35,7 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     static final List<String> SHOW_NODES = List.of("scontrol", "-o", "show", "node");
     /** The jobs on nodes, by node, and those queued (pending), each with the partitions it was submitted to. */
     static final List<String> JOBS = List.of("squeue", "-h", "-a", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED,PENDING",
-            "-o", "%i|%u|%N|%T|%P");
+            "-o", "%i|%u|%N|%T|%P|%n|%x");
     private static final Pattern STATE = Pattern.compile("(?:^| )State=(\\S+)");
     private static final Pattern REASON = Pattern.compile("(?:^| )Reason=(.*?)(?= [A-Z][A-Za-z]*=|$)");
     private static final Pattern REASON_SUFFIX = Pattern.compile("\\s*\\[[^\\]]*@[^\\]]*\\]$");
@@ -55,15 +55,22 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     }
 
     /**
-     * The queued jobs of {@link #JOBS}' lines ({@code id|user|nodes|state|partitions}), each with the
-     * partitions it names. An array job's pending tasks are one line ({@code 12_[3-9]}).
+     * The queued jobs of {@link #JOBS}' lines ({@code id|user|nodes|state|partitions|asked|excluded}),
+     * each with the partitions and the nodes it names. An array job's pending tasks are one line
+     * ({@code 12_[3-9]}).
      */
     static List<QueuedJob> queued(String squeue) {
         List<QueuedJob> jobs = new ArrayList<>();
         for (String line : squeue.split("\n")) {
-            String[] f = line.strip().split("\\|", 5);
-            if (f.length == 5 && f[3].strip().equals("PENDING")) {
-                jobs.add(new QueuedJob(f[0].strip(), f[1].strip(), List.of(f[4].strip().split(","))));
+            String[] f = line.strip().split("\\|", 7);
+            if (f.length >= 5 && f[3].strip().equals("PENDING")) {
+                java.util.Set<String> named = new TreeSet<>();
+                for (int i = 5; i < f.length; i++) {
+                    if (!f[i].isBlank() && !f[i].strip().equals("(null)")) {
+                        named.addAll(HostList.expand(f[i].strip()));
+                    }
+                }
+                jobs.add(new QueuedJob(f[0].strip(), f[1].strip(), List.of(f[4].strip().split(",")), List.copyOf(named)));
             }
         }
         return List.copyOf(jobs);
@@ -146,8 +153,8 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
         }
         Map<String, List<String>> jobs = new TreeMap<>();
         for (String line : squeue.split("\n")) {
-            String[] f = line.strip().split("\\|", 5);
-            if (f.length >= 3 && !f[2].isBlank() && !(f.length == 5 && f[3].strip().equals("PENDING"))) {
+            String[] f = line.strip().split("\\|", 7);
+            if (f.length >= 3 && !f[2].isBlank() && !(f.length >= 5 && f[3].strip().equals("PENDING"))) {
                 for (String node : HostList.expand(f[2].strip())) {
                     jobs.computeIfAbsent(node, n -> new ArrayList<>()).add(f[0] + " of " + f[1]);
                 }

@@ -38,11 +38,11 @@ class NodeStatesStepTest {
 
     @Test
     void theControllersQueuedJobsAreSeenWithTheirPartitionsAndNoneElsewhere() {
-        FakeCommands c = slurm(node("n1", "MIXED", "") + "\n", "30|dave|n1|RUNNING|gpu\n31|alice||PENDING|gpu\n32_[4-9]|bob||PENDING|gpu,batch\n");
+        FakeCommands c = slurm(node("n1", "MIXED", "") + "\n", "30|dave|n1|RUNNING|gpu||\n31|alice||PENDING|gpu|n[1-2]|n9\n32_[4-9]|bob||PENDING|gpu,batch||\n");
         NodeStatesStep step = new NodeStatesStep(c);
         assertEquals(null, step.queued(), "not looked yet");
         step.apply(controller(Map.of("n1", NodeWish.RESUME)));
-        assertEquals(List.of(new io.slurmlet.model.observed.QueuedJob("31", "alice", List.of("gpu")),
+        assertEquals(List.of(new io.slurmlet.model.observed.QueuedJob("31", "alice", List.of("gpu"), List.of("n1", "n2", "n9")),
                 new io.slurmlet.model.observed.QueuedJob("32_[4-9]", "bob", List.of("gpu", "batch"))), step.queued());
         assertEquals("32_[4-9] of bob", step.queued().get(1).toString());
         assertEquals(List.of("30 of dave"), step.nodes().get(0).jobs(), "a running job is its node's");

@@ -14,9 +14,11 @@ import java.util.regex.Pattern;
  * @param id         the job's id
  * @param user       whose it is
  * @param partitions the partitions it was submitted to, in its order
+ * @param nodes      the nodes it names, asked for ({@code -w}) or excluded ({@code -x}): Slurm fails it
+ *                   when one of them leaves slurm.conf
  */
 public record QueuedJob(@JsonProperty("id") String id, @JsonProperty("user") String user,
-                        @JsonProperty("partitions") List<String> partitions) {
+                        @JsonProperty("partitions") List<String> partitions, @JsonProperty("nodes") List<String> nodes) {
 
     private static final Pattern ID = Pattern.compile("[0-9]{1,12}(_[0-9]{1,10}|_\\[[0-9,\\-%]{1,200}\\])?");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._@+-]{1,64}");
@@ -32,6 +34,15 @@ public record QueuedJob(@JsonProperty("id") String id, @JsonProperty("user") Str
         if (partitions.size() > 1000 || partitions.stream().anyMatch(p -> !NAME.matcher(p).matches())) {
             throw new IllegalArgumentException("a queued job's partitions are partition names");
         }
+        nodes = nodes == null ? List.of() : List.copyOf(nodes);
+        if (nodes.size() > 100_000 || nodes.stream().anyMatch(n -> !NAME.matcher(n).matches())) {
+            throw new IllegalArgumentException("a queued job's nodes are node names");
+        }
+    }
+
+    /** A job that names no node. */
+    public QueuedJob(String id, String user, List<String> partitions) {
+        this(id, user, partitions, List.of());
     }
 
     /** As a refusal names it: {@code 1234 of alice}. */

@@ -42,9 +42,20 @@ public final class Lending {
      * @param releaseHook a release hook is configured
      * @param busyRetry  how long after "still busy" (75) the drain hook runs again
      * @param leaving    the settings take the node out of Slurm: it is reclaimed before it leaves slurm.conf
+     * @param queuedNaming where it leaves slurm.conf: the queued jobs that name it (asked for with -w, or
+     *                   excluded with -x), as {@code 55 of alice}; Slurm fails each once the node is gone
      */
     public record Inputs(boolean wished, boolean slurmNode, Optional<SlurmNodeState> slurm, boolean drainHook,
-                         boolean releaseHook, Duration busyRetry, boolean leaving) {
+                         boolean releaseHook, Duration busyRetry, boolean leaving, List<String> queuedNaming) {
+        public Inputs {
+            queuedNaming = queuedNaming == null ? List.of() : List.copyOf(queuedNaming);
+        }
+
+        public Inputs(boolean wished, boolean slurmNode, Optional<SlurmNodeState> slurm, boolean drainHook,
+                      boolean releaseHook, Duration busyRetry, boolean leaving) {
+            this(wished, slurmNode, slurm, drainHook, releaseHook, busyRetry, leaving, List.of());
+        }
+
         public Inputs(boolean wished, boolean slurmNode, Optional<SlurmNodeState> slurm, boolean drainHook,
                       boolean releaseHook, Duration busyRetry) {
             this(wished, slurmNode, slurm, drainHook, releaseHook, busyRetry, false);
@@ -104,6 +115,15 @@ public final class Lending {
                     String then = in.leaving() ? ", then it leaves Slurm" : "";
                     if (!s.jobs().isEmpty()) {
                         return stay(r.waiting(jobs(s.jobs()) + then));
+                    }
+                    if (!in.queuedNaming().isEmpty()) {
+                        // A job that names the node (-w, -x) would be failed by Slurm once slurm.conf loses it: the admin decides.
+                        List<String> q = in.queuedNaming();
+                        return stay(r.waiting(("%s in the queue name%s this node (-w or -x), and Slurm fails a job whose node "
+                                + "leaves slurm.conf: it leaves Slurm once %s (scancel %s, or name the node in nodes again)")
+                                .formatted((q.size() == 1 ? "job " : "jobs ") + String.join(", ", q.subList(0, Math.min(3, q.size())))
+                                        + (q.size() > 3 ? " and %d more".formatted(q.size() - 3) : ""), q.size() == 1 ? "s" : "",
+                                        q.size() == 1 ? "it has gone" : "they have gone", q.size() == 1 ? "it" : "them")));
                     }
                     if (!s.drained()) {
                         return stay(r.waiting("the controller's agent drains it in Slurm" + then));

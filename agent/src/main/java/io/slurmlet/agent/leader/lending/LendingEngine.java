@@ -158,8 +158,12 @@ public final class LendingEngine implements AutoCloseable {
         // A node leaving Slurm is wished back whatever lent says: the settings no longer name it.
         boolean wished = c.named().lentNodes().contains(node) && c.named().nodes().contains(node) && !c.leaving().contains(node);
         SlurmSettings s = c.inSlurm();
+        // Only an enabled cluster takes a leaving node out of slurm.conf: disabled, the files stay as they are.
+        List<String> queuedNaming = c.named().enabled() && c.leaving().contains(node)
+                ? reports.jobsQueued(s.controller()).stream().filter(j -> j.nodes().contains(node)).map(Object::toString).toList()
+                : List.of();
         return new Lending.Inputs(wished, s.enabled() && s.nodes().contains(node), Optional.ofNullable(slurm.get(node)),
-                hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node));
+                hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node), queuedNaming);
     }
 
     private Map<String, SlurmNodeState> slurmNodes(SlurmSettings s) {

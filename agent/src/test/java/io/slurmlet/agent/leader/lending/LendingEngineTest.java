@@ -7,6 +7,8 @@ import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.QueuedJob;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
 import org.junit.jupiter.api.Test;
@@ -174,6 +176,38 @@ class LendingEngineTest {
         var gone = plans(settings, inventory, book);
         assertFalse(gone.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "), "then slurm.conf loses it");
         assertEquals(Set.of(), gone.nodes().get("n1").roles());
+        engine.close();
+    }
+
+    @Test
+    void aNodeLeavingSlurmWaitsForTheQueuedJobsThatNameItAsForRunningOnes() throws Exception {
+        SettingsStore settings = SettingsStore.open(state);
+        Inventory inventory = machines("24.11.5", "c0", "n1", "n2");
+        NodeReports reports = new NodeReports();
+        settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1", "n2"),
+                "gpu", null, null, false, null, Map.of()));
+        LendingBook book = LendingBook.open(state);
+        LendingEngine engine = engine(book, settings, inventory, reports, new Hooks(new FakeCommands(), Optional.empty(), Optional.empty(),
+                Duration.ofSeconds(5)));
+        engine.tick();
+        settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n2"), false, List.of("n2"), "gpu", null,
+                null, false, null, Map.of()));
+        var queued = List.of(new QueuedJob("55", "alice", List.of("gpu"), List.of("n1")), new QueuedJob("56", "bob", List.of("gpu"),
+                List.of("n2")));
+        reports.put(new NodeReport("c0", 1, List.of(), List.of(new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the "
+                + "platform", List.of())), new Observed(null, null, null, List.of(), null, null, null, queued)));
+        engine.tick();
+        LendingRecord r = book.get("n1").orElseThrow();
+        assertEquals(Phase.RECLAIMING, r.phase());
+        assertEquals("job 55 of alice in the queue names this node (-w or -x), and Slurm fails a job whose node leaves slurm.conf: it "
+                + "leaves Slurm once it has gone (scancel it, or name the node in nodes again)", r.waitingFor());
+        assertTrue(plans(settings, inventory, book).nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "),
+                "n1 stays in slurm.conf");
+        reports.put(new NodeReport("c0", 2, List.of(), List.of(new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the "
+                + "platform", List.of())), new Observed(null, null, null, List.of(), null, null, null, queued.subList(1, 2))));
+        engine.tick();
+        assertEquals(Phase.PLATFORM, book.get("n1").orElseThrow().phase(), "a job that names another node does not hold it");
+        assertFalse(plans(settings, inventory, book).nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "));
         engine.close();
     }
 
