@@ -778,6 +778,20 @@ class ClusterIT {
         assertEquals("n0:/shared", ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip(), "and n1 its mount");
         assertEquals("RUNNING", jobState(job));
         assertEquals(slurmd, pid("n1", "slurmd"), "n1's slurmd untouched");
+        // A job waiting in the queue that names n1 (-x n1; n3 is the platform's, so it waits) holds n1 in Slurm too:
+        // Slurm fails a job whose named node leaves slurm.conf.
+        String queued = ok("n0", "sbatch", "--parsable", "-x", "n1", "-w", "n3", "-o", "/dev/null", "--wrap", "true").strip();
+        await(Duration.ofSeconds(60), "job " + job + " ends and n1 waits for the queued job " + queued, () -> {
+            try {
+                return String.valueOf(lending("n1").get("waiting_for")).startsWith("job " + queued + " of root in the queue names this node");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        assertEquals("RECLAIMING", lending("n1").get("phase"));
+        assertTrue(ok("n0", "cat", "/etc/slurm/slurm.conf").contains("NodeName=n1 "), "slurm.conf keeps n1 while a queued job names it");
+        assertEquals("PENDING", jobState(queued));
+        ok("n0", "scancel", queued);
 
         awaitPhase("n1", "PLATFORM", Duration.ofSeconds(60));
         assertEquals("finished", ok("n0", "cat", "/shared/home/bob/leave.out").strip(), "the job ran to its end");
