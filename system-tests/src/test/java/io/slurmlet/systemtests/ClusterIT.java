@@ -222,13 +222,21 @@ class ClusterIT {
     static void awaitTaken(Duration limit, String... args) throws InterruptedException {
         List<String> command = new ArrayList<>(List.of("ctl", "slurm", "set"));
         command.addAll(Arrays.asList(args));
-        await(limit, String.join(" ", command) + " is taken", () -> {
-            try {
-                return on("n0", command.toArray(String[]::new)).exit() == 0;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        java.util.concurrent.atomic.AtomicReference<String> last = new java.util.concurrent.atomic.AtomicReference<>("");
+        try {
+            await(limit, String.join(" ", command) + " is taken", () -> {
+                try {
+                    Proc.Result r = on("n0", command.toArray(String[]::new));
+                    last.set(r.toString());
+                    return r.exit() == 0;
+                } catch (Exception e) {
+                    last.set(e.toString());
+                    return false;
+                }
+            });
+        } catch (AssertionError e) {
+            throw new AssertionError(e.getMessage() + "; ctl's last answer: " + last.get(), e);
+        }
     }
 
     /** The job's state in squeue, empty once it has left the queue. */
@@ -1220,8 +1228,8 @@ class ClusterIT {
         assertTrue(queuedRename.toString().contains("would end the 1 job waiting for it (" + waiting + " of root)"),
                 queuedRename.toString());
         ok("n0", "scancel", waiting);
-        // The leader hears within seconds that the job ended (the controller looks every 2 s while jobs run).
-        awaitTaken(Duration.ofSeconds(15), "partition=renamed");
+        // The leader hears within seconds that the jobs have gone (the controller looks every 10 s with nothing running).
+        awaitTaken(Duration.ofSeconds(30), "partition=renamed");
         await(Duration.ofSeconds(60), "sinfo shows the partition renamed", () -> {
             try {
                 return sinfo().values().stream().allMatch(v -> v.startsWith("renamed|"));

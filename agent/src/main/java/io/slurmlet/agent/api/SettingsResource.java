@@ -204,8 +204,7 @@ public class SettingsResource {
                     + "controller starts with none of them; move it once squeue shows none (%s)").formatted(current.controller(),
                     next.controller().isEmpty() ? "nowhere" : next.controller(),
                     jobsAnd(count(jobs, "it runs"), count(queued.stream().map(Object::toString).toList(), "waiting in its queue")),
-                    queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain"
-                            : "ctl slurm unlend the nodes to let them drain; scancel the waiting jobs, or let them run first")));
+                    queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
         }
         String was = current.partition(); // never empty: SlurmSettings gives the default
         String now = next.partition();
@@ -217,18 +216,25 @@ public class SettingsResource {
         problems.add(new Problem("partition", now, ("renaming the partition %s to %s would end %s: Slurm ends the jobs of a "
                 + "partition that leaves slurm.conf; rename it once squeue shows none (%s)").formatted(was, now,
                 jobsAnd(count(jobs, "running in it"), count(waitingThere, "waiting for it")),
-                waitingThere.isEmpty() ? "ctl slurm unlend the nodes to let them drain"
-                        : "ctl slurm unlend the nodes to let them drain; scancel the waiting jobs, or let them run first")));
+                waitingThere.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
         return problems;
     }
 
-    /** {@code the 2 jobs running in it (17 of alice, 18 of bob)}, the first five named; empty for none. */
+    /** What to do about jobs that wait: once nodes are unlent they can never run. */
+    private static final String WAITING_FIX = "let the waiting jobs run, or scancel them; ctl slurm unlend the nodes to let the "
+            + "running ones drain";
+
+    /**
+     * {@code the 2 jobs running in it (17 of alice, 18 of bob)}, the first five named; empty for none.
+     * A queue the controller reported only in part ({@link io.slurmlet.model.observed.QueuedJob#REPORTED_AT_MOST}) is "at least".
+     */
     private static String count(List<String> jobs, String where) {
         if (jobs.isEmpty()) {
             return "";
         }
         String listed = String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : "");
-        return "the %d job%s %s (%s)".formatted(jobs.size(), jobs.size() == 1 ? "" : "s", where, listed);
+        return "%s %d job%s %s (%s)".formatted(jobs.size() >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST ? "at least"
+                : "the", jobs.size(), jobs.size() == 1 ? "" : "s", where, listed);
     }
 
     private static String jobsAnd(String running, String queued) {

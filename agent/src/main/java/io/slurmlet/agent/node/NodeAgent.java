@@ -41,6 +41,8 @@ public class NodeAgent {
     static final java.util.Set<String> DAEMONS = java.util.Set.of("munge", "slurmctld", "slurmd");
     /** The steps that start and restart them: the watch starts none while one of these runs. */
     static final java.util.Set<String> STARTS_DAEMONS = java.util.Set.of("munge", "slurm");
+    /** How often the controller looks at Slurm with nothing to watch: the jobs that only wait in the queue reach the leader within it. */
+    static final Duration IDLE_LOOK = Duration.ofSeconds(10);
 
     @Inject
     AgentConfig config;
@@ -194,19 +196,25 @@ public class NodeAgent {
 
     /**
      * The controller looks at Slurm's node states every 2 s while a node is being reclaimed, they are
-     * not as planned, or a job runs or waits queued: the leader's refusals of what would end or lose
-     * jobs read its jobs, and
+     * not as planned, or a job runs, and every 10 s otherwise: the leader's refusals of what would end
+     * or lose jobs read its jobs, running and queued, and
      * a job that ended is to leave them within seconds, not at the next pass. A job that starts on an
      * idle cluster is told by its machine's own jobs watch.
      */
     private PlanPoller.NodeStatesWatch nodeStatesWatch(NodeWiring wiring) {
         return new PlanPoller.NodeStatesWatch() {
+            private volatile java.time.Instant lastLook = java.time.Instant.EPOCH;
+
             @Override
             public boolean watching(PublishedPlan plan) {
-                List<io.slurmlet.model.observed.QueuedJob> queued = wiring.nodeStates().queued();
                 return plan.plan().reclaiming() || !wiring.nodeStates().asPlanned(plan.plan())
                         || wiring.nodeStates().nodes().stream().anyMatch(n -> !n.jobs().isEmpty())
-                        || queued != null && !queued.isEmpty();
+                        || !plan.plan().nodeStates().isEmpty() && !lastLook.isAfter(java.time.Instant.now().minus(IDLE_LOOK));
+            }
+
+            @Override
+            public Duration idleWait(PublishedPlan plan, Duration pollWait) {
+                return plan.plan().nodeStates().isEmpty() || pollWait.compareTo(IDLE_LOOK) < 0 ? pollWait : IDLE_LOOK;
             }
 
             @Override
@@ -215,6 +223,7 @@ public class NodeAgent {
                 Outcome outcome;
                 List<SlurmNodeState> after;
                 boolean queueChanged;
+                lastLook = java.time.Instant.now();
                 synchronized (wiring.nodeStates()) { // with the pass's own run of it, one at a time
                     before = wiring.nodeStates().nodes();
                     var queuedBefore = wiring.nodeStates().queued();

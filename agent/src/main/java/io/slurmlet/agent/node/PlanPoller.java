@@ -43,6 +43,11 @@ final class PlanPoller {
     interface NodeStatesWatch {
         boolean watching(PublishedPlan plan);
 
+        /** How long a poll may wait while not {@link #watching}: the controller looks now and then even with nothing to watch. */
+        default Duration idleWait(PublishedPlan plan, Duration pollWait) {
+            return pollWait;
+        }
+
         /** Runs the node-states step once; whether what the leader was told changed. */
         boolean look(PublishedPlan plan);
     }
@@ -110,7 +115,7 @@ final class PlanPoller {
                     poster.changed();
                 }
                 Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L),
-                        watching ? RECLAIM_WATCH : pollWait);
+                        watching ? RECLAIM_WATCH : plan.map(p -> watch.idleWait(p, pollWait)).orElse(pollWait));
                 if (next.isPresent()) {
                     // Another revision is applied at once, even with the same content (a restarted
                     // leader numbers plans anew): applying it again changes nothing.

@@ -54,26 +54,37 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
         return queued;
     }
 
+    /** The states of {@link #JOBS} that hold nodes; any other it prints is a pending job's (with a flag: REQUEUE_HOLD and the like). */
+    private static final java.util.Set<String> ON_NODES = java.util.Set.of("RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED");
+
     /**
      * The queued jobs of {@link #JOBS}' lines ({@code id|user|nodes|state|partitions|asked|excluded}),
-     * each with the partitions and the nodes it names. An array job's pending tasks are one line
-     * ({@code 12_[3-9]}).
+     * each with the partitions and the host lists it names, the lowest ids first, at most
+     * {@link QueuedJob#REPORTED_AT_MOST}. An array job's pending tasks are one line ({@code 12_[3-9]}).
+     * A line it cannot read is left out rather than have one user's job stop every node's lending.
      */
     static List<QueuedJob> queued(String squeue) {
         List<QueuedJob> jobs = new ArrayList<>();
         for (String line : squeue.split("\n")) {
             String[] f = line.strip().split("\\|", 7);
-            if (f.length >= 5 && f[3].strip().equals("PENDING")) {
-                java.util.Set<String> named = new TreeSet<>();
-                for (int i = 5; i < f.length; i++) {
-                    if (!f[i].isBlank() && !f[i].strip().equals("(null)")) {
-                        named.addAll(HostList.expand(f[i].strip()));
-                    }
-                }
-                jobs.add(new QueuedJob(f[0].strip(), f[1].strip(), List.of(f[4].strip().split(",")), List.copyOf(named)));
+            if (f.length < 5 || ON_NODES.contains(f[3].strip()) || !QueuedJob.ID.matcher(f[0].strip()).matches()) {
+                continue;
             }
+            String user = QueuedJob.NAME.matcher(f[1].strip()).matches() ? f[1].strip() : "?";
+            List<String> partitions = java.util.Arrays.stream(f[4].strip().split(","))
+                    .filter(p -> QueuedJob.NAME.matcher(p).matches()).toList();
+            List<String> named = new ArrayList<>();
+            for (int i = 5; i < f.length; i++) {
+                String hosts = f[i].strip();
+                if (!hosts.isEmpty() && !hosts.equals("(null)") && QueuedJob.NAME.matcher(hosts).matches()) {
+                    named.add(hosts);
+                }
+            }
+            jobs.add(new QueuedJob(f[0].strip(), user, partitions, named));
         }
-        return List.copyOf(jobs);
+        jobs.sort(java.util.Comparator.comparingLong((QueuedJob j) -> Long.parseLong(j.id().split("[_+]", 2)[0]))
+                .thenComparing(QueuedJob::id));
+        return List.copyOf(jobs.subList(0, Math.min(jobs.size(), QueuedJob.REPORTED_AT_MOST)));
     }
 
     /** Every node as slurmctld showed it at the last apply; empty where this is not the controller. */
@@ -146,15 +157,11 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
         }
         String nodes = commands.runChecked(SHOW_NODES, DEADLINE).stdout();
         String squeue = commands.runChecked(JOBS, DEADLINE).stdout();
-        try {
-            queued = queued(squeue);
-        } catch (IllegalArgumentException e) {
-            throw new SystemException("squeue listed a queued job slurmlet cannot read (" + e.getMessage() + ")");
-        }
+        queued = queued(squeue);
         Map<String, List<String>> jobs = new TreeMap<>();
         for (String line : squeue.split("\n")) {
             String[] f = line.strip().split("\\|", 7);
-            if (f.length >= 3 && !f[2].isBlank() && !(f.length >= 5 && f[3].strip().equals("PENDING"))) {
+            if (f.length >= 3 && !f[2].isBlank() && (f.length < 5 || ON_NODES.contains(f[3].strip()))) {
                 for (String node : HostList.expand(f[2].strip())) {
                     jobs.computeIfAbsent(node, n -> new ArrayList<>()).add(f[0] + " of " + f[1]);
                 }

@@ -69,14 +69,14 @@ class JobSafeSettingsApiTest {
                 .body("problems[0].key", equalTo("controller"))
                 .body("problems[0].message", equalTo("moving slurmctld from js-ctl to js-n2 would lose the 3 jobs waiting in its "
                         + "queue (41 of alice, 42 of bob, 43 of carol): the new controller starts with none of them; move it once "
-                        + "squeue shows none (ctl slurm unlend the nodes to let them drain; scancel the waiting jobs, or let them run "
-                        + "first)"));
+                        + "squeue shows none (let the waiting jobs run, or scancel them; ctl slurm unlend the nodes to let the running "
+                        + "ones drain)"));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"partition\": \"batch\"}")
                 .patch("/v1/slurm/settings?dry_run=true").then().statusCode(400)
                 .body("problems[0].key", equalTo("partition"))
                 .body("problems[0].message", equalTo("renaming the partition gpu to batch would end the 2 jobs waiting for it "
                         + "(41 of alice, 42 of bob): Slurm ends the jobs of a partition that leaves slurm.conf; rename it once squeue "
-                        + "shows none (ctl slurm unlend the nodes to let them drain; scancel the waiting jobs, or let them run first)"));
+                        + "shows none (let the waiting jobs run, or scancel them; ctl slurm unlend the nodes to let the running ones drain)"));
         admin().get("/v1/slurm/settings").then().statusCode(200).body("revision", equalTo((int) revision))
                 .body("settings.partition", equalTo("gpu")).body("settings.controller", equalTo("js-ctl"));
         // A job of another partition only: the rename is taken.

@@ -42,13 +42,17 @@ class NodeStatesStepTest {
         NodeStatesStep step = new NodeStatesStep(c);
         assertEquals(null, step.queued(), "not looked yet");
         step.apply(controller(Map.of("n1", NodeWish.RESUME)));
-        assertEquals(List.of(new io.slurmlet.model.observed.QueuedJob("31", "alice", List.of("gpu"), List.of("n1", "n2", "n9")),
+        assertEquals(List.of(new io.slurmlet.model.observed.QueuedJob("31", "alice", List.of("gpu"), List.of("n[1-2]", "n9")),
                 new io.slurmlet.model.observed.QueuedJob("32_[4-9]", "bob", List.of("gpu", "batch"))), step.queued());
         assertEquals("32_[4-9] of bob", step.queued().get(1).toString());
         assertEquals(List.of("30 of dave"), step.nodes().get(0).jobs(), "a running job is its node's");
         step.apply(NodePlan.of("n1", Set.of()));
         assertEquals(null, step.queued(), "a machine that is not the controller holds no queue");
-        assertThrows(IllegalArgumentException.class, () -> NodeStatesStep.queued("31|alice||PENDING\n33|bob||PENDING|gpu\nState=DOWN|x||PENDING|y"));
+        // One line it cannot read is left out, the rest kept, lowest ids first; a pending job with a flag is queued too.
+        assertEquals(List.of("8+0 of carol", "12_[0-12:2] of ?", "33 of bob", "40 of erin"), NodeStatesStep.queued(String.join("\n",
+                "31|alice||PENDING", "33|bob||PENDING|gpu||", "State=DOWN|x||PENDING|y||", "40|erin||REQUEUE_HOLD|gpu||",
+                "12_[0-12:2]|a b||PENDING|gpu||", "8+0|carol||PENDING|gpu|n1|", "9|dave|n1|RUNNING|gpu||")).stream()
+                .map(Object::toString).toList());
     }
 
     @Test

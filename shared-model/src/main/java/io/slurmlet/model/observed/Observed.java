@@ -39,10 +39,7 @@ public record Observed(
         if (jobs.size() > 100_000 || jobs.stream().anyMatch(j -> !j.matches("[0-9]{1,12}"))) {
             throw new IllegalArgumentException("jobs are job ids");
         }
-        queued = queued == null ? null : List.copyOf(queued);
-        if (queued != null && queued.size() > 100_000) {
-            throw new IllegalArgumentException("at most 100000 queued jobs are reported");
-        }
+        queued = queued == null ? null : List.copyOf(queued.subList(0, Math.min(queued.size(), QueuedJob.REPORTED_AT_MOST)));
     }
 
     /** Without the jobs the controller holds queued: what every machine but the controller reports. */

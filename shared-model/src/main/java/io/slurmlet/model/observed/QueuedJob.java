@@ -14,14 +14,18 @@ import java.util.regex.Pattern;
  * @param id         the job's id
  * @param user       whose it is
  * @param partitions the partitions it was submitted to, in its order
- * @param nodes      the nodes it names, asked for ({@code -w}) or excluded ({@code -x}): Slurm fails it
- *                   when one of them leaves slurm.conf
+ * @param nodes      the host lists it names, as squeue prints them ({@code n[1-3]}), asked for ({@code -w})
+ *                   or excluded ({@code -x}): Slurm fails it when one of their nodes leaves slurm.conf
  */
 public record QueuedJob(@JsonProperty("id") String id, @JsonProperty("user") String user,
                         @JsonProperty("partitions") List<String> partitions, @JsonProperty("nodes") List<String> nodes) {
 
-    private static final Pattern ID = Pattern.compile("[0-9]{1,12}(_[0-9]{1,10}|_\\[[0-9,\\-%]{1,200}\\])?");
-    private static final Pattern NAME = Pattern.compile("[A-Za-z0-9._@+-]{1,64}");
+    /** At most this many are reported, those of the lowest ids: a refusal then says "at least". */
+    public static final int REPORTED_AT_MOST = 5000;
+    /** A job's id as squeue prints it: {@code 12}, an array's {@code 12_3} or {@code 12_[3-9:2]}, a heterogeneous job's {@code 12+1}. */
+    public static final Pattern ID = Pattern.compile("[0-9]{1,12}([_+][0-9A-Za-z\\[\\]\\-,:%.]{1,256})?");
+    /** A login or a node or partition name: printable, no blank, no bar (squeue's field separator here). */
+    public static final Pattern NAME = Pattern.compile("[\\x21-\\x7b\\x7d\\x7e]{1,256}");
 
     public QueuedJob {
         if (id == null || !ID.matcher(id).matches()) {
@@ -35,8 +39,8 @@ public record QueuedJob(@JsonProperty("id") String id, @JsonProperty("user") Str
             throw new IllegalArgumentException("a queued job's partitions are partition names");
         }
         nodes = nodes == null ? List.of() : List.copyOf(nodes);
-        if (nodes.size() > 100_000 || nodes.stream().anyMatch(n -> !NAME.matcher(n).matches())) {
-            throw new IllegalArgumentException("a queued job's nodes are node names");
+        if (nodes.size() > 2 || nodes.stream().anyMatch(n -> !NAME.matcher(n).matches())) {
+            throw new IllegalArgumentException("a queued job's nodes are at most two host lists");
         }
     }
 

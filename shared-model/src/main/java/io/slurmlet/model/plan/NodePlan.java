@@ -172,6 +172,10 @@ public record NodePlan(
                     + "or says shared, not storage): upgrade slurmlet on the leader; this machine is left as it is until then");
         }
         if (format < 4) {
+            if (pamAdopt == null && slurm == null && users == null && pam == null) {
+                throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it has no pam_adopt): upgrade "
+                        + "slurmlet on the leader; this machine is left as it is until then");
+            }
             if (pamAdopt == null || slurm != null || users != null || pam != null) {
                 throw new IllegalArgumentException(("a plan of format %d has pam_adopt and no slurm, linux_users or pam section: this "
                         + "one is neither, and is not applied").formatted(format));

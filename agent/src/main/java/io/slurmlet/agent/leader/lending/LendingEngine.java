@@ -160,10 +160,24 @@ public final class LendingEngine implements AutoCloseable {
         SlurmSettings s = c.inSlurm();
         // Only an enabled cluster takes a leaving node out of slurm.conf: disabled, the files stay as they are.
         List<String> queuedNaming = c.named().enabled() && c.leaving().contains(node)
-                ? reports.jobsQueued(s.controller()).stream().filter(j -> j.nodes().contains(node)).map(Object::toString).toList()
+                ? reports.jobsQueued(s.controller()).stream().filter(j -> names(j, node)).map(Object::toString).toList()
                 : List.of();
         return new Lending.Inputs(wished, s.enabled() && s.nodes().contains(node), Optional.ofNullable(slurm.get(node)),
                 hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node), queuedNaming);
+    }
+
+    /** Whether one of the host lists {@code job} names holds {@code node}; one that cannot be read is taken to. */
+    private static boolean names(io.slurmlet.model.observed.QueuedJob job, String node) {
+        for (String hosts : job.nodes()) {
+            try {
+                if (io.slurmlet.agent.slurm.HostList.expand(hosts).contains(node)) {
+                    return true;
+                }
+            } catch (IllegalArgumentException e) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private Map<String, SlurmNodeState> slurmNodes(SlurmSettings s) {
