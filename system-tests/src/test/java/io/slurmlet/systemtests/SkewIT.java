@@ -93,7 +93,10 @@ class SkewIT {
     @Order(2)
     void afterTheOldNodeIsUpgradedTheClusterConvergesWithNoManualStepAndTheRunningJobIsUntouched() throws Exception {
         String controller = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip();
-        String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/skew-job.out", "--wrap", "sleep 25; echo finished").strip();
+        // The job runs until the test lets it end: however long n3's reimage takes, it is still running.
+        ok("n1", "rm", "-f", "/var/tmp/skew-done");
+        String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/skew-job.out", "--wrap",
+                "while [ ! -e /var/tmp/skew-done ]; do sleep 0.2; done; echo finished").strip();
         ClusterIT.await(Duration.ofSeconds(20), "job " + job + " runs", () -> state(job).equals("RUNNING"));
 
         Proc.Result reimage = Proc.run(cluster("reimage", "n3", "trixie"), ENV, 600);
@@ -123,6 +126,8 @@ class SkewIT {
         });
         assertEquals("n3", ok("n0", "srun", "-w", "n3", "-t", "1", "hostname").strip());
 
+        assertEquals("RUNNING", state(job), "the job on n1 runs on through n3's lend");
+        ok("n1", "touch", "/var/tmp/skew-done");
         ClusterIT.await(Duration.ofSeconds(40), "job " + job + " ends", () -> state(job).equals("COMPLETED"));
         assertEquals("finished", ok("n1", "cat", "/tmp/skew-job.out").strip());
         assertEquals(controller, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
