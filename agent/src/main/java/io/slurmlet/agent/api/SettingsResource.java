@@ -203,7 +203,8 @@ public class SettingsResource {
             problems.add(new Problem("controller", next.controller(), ("moving slurmctld from %s to %s would lose %s: the new "
                     + "controller starts with none of them; move it once squeue shows none (%s)").formatted(current.controller(),
                     next.controller().isEmpty() ? "nowhere" : next.controller(),
-                    jobsAnd(count(jobs, "it runs"), count(queued.stream().map(Object::toString).toList(), "waiting in its queue")),
+                    jobsAnd(count(jobs, "it runs", false), count(queued.stream().map(Object::toString).toList(), "waiting in its queue",
+                            queued.size() >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST)),
                     queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
         }
         String was = current.partition(); // never empty: SlurmSettings gives the default
@@ -215,7 +216,8 @@ public class SettingsResource {
         // Slurm 22.05 and 24.11 fail a queued job naming the partition even where it names another too (25.11 drops the name then).
         problems.add(new Problem("partition", now, ("renaming the partition %s to %s would end %s: Slurm ends the jobs of a "
                 + "partition that leaves slurm.conf; rename it once squeue shows none (%s)").formatted(was, now,
-                jobsAnd(count(jobs, "running in it"), count(waitingThere, "waiting for it")),
+                jobsAnd(count(jobs, "running in it", false), count(waitingThere, "waiting for it",
+                        queued.size() >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST)),
                 waitingThere.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
         return problems;
     }
@@ -226,15 +228,16 @@ public class SettingsResource {
 
     /**
      * {@code the 2 jobs running in it (17 of alice, 18 of bob)}, the first five named; empty for none.
-     * A queue the controller reported only in part ({@link io.slurmlet.model.observed.QueuedJob#REPORTED_AT_MOST}) is "at least".
+     *
+     * @param partial from a queue the controller reported only in part ({@link
+     *                io.slurmlet.model.observed.QueuedJob#REPORTED_AT_MOST}): "at least"
      */
-    private static String count(List<String> jobs, String where) {
+    private static String count(List<String> jobs, String where, boolean partial) {
         if (jobs.isEmpty()) {
             return "";
         }
         String listed = String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : "");
-        return "%s %d job%s %s (%s)".formatted(jobs.size() >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST ? "at least"
-                : "the", jobs.size(), jobs.size() == 1 ? "" : "s", where, listed);
+        return "%s %d job%s %s (%s)".formatted(partial ? "at least" : "the", jobs.size(), jobs.size() == 1 ? "" : "s", where, listed);
     }
 
     private static String jobsAnd(String running, String queued) {

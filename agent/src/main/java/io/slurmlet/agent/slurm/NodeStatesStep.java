@@ -57,6 +57,11 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     /** The states of {@link #JOBS} that hold nodes; any other it prints is a pending job's (with a flag: REQUEUE_HOLD and the like). */
     private static final java.util.Set<String> ON_NODES = java.util.Set.of("RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED");
 
+    /** Whether a line of {@link #JOBS}, split, is a job on nodes (a line without the state field is taken as one). */
+    private static boolean onNodes(String[] f) {
+        return f.length < 5 || ON_NODES.contains(f[3].strip());
+    }
+
     /**
      * The queued jobs of {@link #JOBS}' lines ({@code id|user|nodes|state|partitions|asked|excluded}),
      * each with the partitions and the host lists it names, the lowest ids first, at most
@@ -67,7 +72,7 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
         List<QueuedJob> jobs = new ArrayList<>();
         for (String line : squeue.split("\n")) {
             String[] f = line.strip().split("\\|", 7);
-            if (f.length < 5 || ON_NODES.contains(f[3].strip()) || !QueuedJob.ID.matcher(f[0].strip()).matches()) {
+            if (onNodes(f) || !QueuedJob.ID.matcher(f[0].strip()).matches()) {
                 continue;
             }
             String user = QueuedJob.NAME.matcher(f[1].strip()).matches() ? f[1].strip() : "?";
@@ -161,7 +166,7 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
         Map<String, List<String>> jobs = new TreeMap<>();
         for (String line : squeue.split("\n")) {
             String[] f = line.strip().split("\\|", 7);
-            if (f.length >= 3 && !f[2].isBlank() && (f.length < 5 || ON_NODES.contains(f[3].strip()))) {
+            if (f.length >= 3 && !f[2].isBlank() && onNodes(f)) {
                 for (String node : HostList.expand(f[2].strip())) {
                     jobs.computeIfAbsent(node, n -> new ArrayList<>()).add(f[0] + " of " + f[1]);
                 }

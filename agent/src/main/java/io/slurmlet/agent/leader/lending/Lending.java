@@ -118,12 +118,11 @@ public final class Lending {
                     }
                     if (!in.queuedNaming().isEmpty()) {
                         // A job that names the node (-w, -x) would be failed by Slurm once slurm.conf loses it: the admin decides.
-                        List<String> q = in.queuedNaming();
+                        boolean one = in.queuedNaming().size() == 1;
                         return stay(r.waiting(("%s in the queue name%s this node (-w or -x), and Slurm fails a job whose node "
                                 + "leaves slurm.conf: it leaves Slurm once %s (scancel %s, or name the node in nodes again)")
-                                .formatted((q.size() == 1 ? "job " : "jobs ") + String.join(", ", q.subList(0, Math.min(3, q.size())))
-                                        + (q.size() > 3 ? " and %d more".formatted(q.size() - 3) : ""), q.size() == 1 ? "s" : "",
-                                        q.size() == 1 ? "it has gone" : "they have gone", q.size() == 1 ? "it" : "them")));
+                                .formatted(named(in.queuedNaming()), one ? "s" : "", one ? "it has gone" : "they have gone",
+                                        one ? "it" : "them")));
                     }
                     if (!s.drained()) {
                         return stay(r.waiting("the controller's agent drains it in Slurm" + then));
@@ -181,9 +180,13 @@ public final class Lending {
     }
 
     private static String jobs(List<String> jobs) {
+        return named(jobs) + " still running";
+    }
+
+    /** {@code job 7 of alice}, {@code jobs 7 of alice, 8 of bob, 9 of carol and 2 more}. */
+    private static String named(List<String> jobs) {
         String shown = String.join(", ", jobs.subList(0, Math.min(3, jobs.size())));
-        return (jobs.size() == 1 ? "job " : "jobs ") + shown + (jobs.size() > 3 ? " and %d more".formatted(jobs.size() - 3) : "")
-                + (jobs.size() == 1 ? " still running" : " still running");
+        return (jobs.size() == 1 ? "job " : "jobs ") + shown + (jobs.size() > 3 ? " and %d more".formatted(jobs.size() - 3) : "");
     }
 
     private static String lastLine(String output) {

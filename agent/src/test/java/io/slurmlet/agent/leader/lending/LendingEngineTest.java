@@ -40,6 +40,12 @@ class LendingEngineTest {
                 Clock.systemUTC());
     }
 
+    /** Settings of controller c0 and partition gpu with these nodes, these lent. */
+    static SettingsStore.Result nodes(SettingsStore settings, List<String> nodes, List<String> lent) throws Exception {
+        return settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", nodes, false, lent, "gpu", null, null,
+                false, null, Map.of()));
+    }
+
     static void lend(SettingsStore settings, List<String> lent) throws Exception {
         settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n1"), false, lent, "gpu",
                 null, null, false, null, Map.of()));
@@ -141,8 +147,7 @@ class LendingEngineTest {
         SettingsStore settings = SettingsStore.open(state);
         Inventory inventory = machines("24.11.5", "c0", "n1", "n2");
         NodeReports reports = new NodeReports();
-        settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1", "n2"),
-                "gpu", null, null, false, null, Map.of()));
+        nodes(settings, List.of("n1", "n2"), List.of("n1", "n2"));
         LendingBook book = LendingBook.open(state);
         FakeCommands commands = new FakeCommands().answer(List.of("platform-release", "n1"), Commands.Result.ok("released"));
         LendingEngine engine = engine(book, settings, inventory, reports, new Hooks(commands, Optional.empty(),
@@ -151,8 +156,7 @@ class LendingEngineTest {
         assertEquals(Phase.LENT, book.get("n1").orElseThrow().phase());
 
         // n1 leaves the nodes while a job runs there.
-        assertEquals(SettingsStore.Result.Accepted.class, settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0",
-                List.of("n2"), false, List.of("n2"), "gpu", null, null, false, null, Map.of())).getClass());
+        assertEquals(SettingsStore.Result.Accepted.class, nodes(settings, List.of("n2"), List.of("n2")).getClass());
         controllerShows(reports, new SlurmNodeState("n1", "MIXED", "", List.of("7 of alice")));
         engine.tick();
         LendingRecord r = book.get("n1").orElseThrow();
@@ -184,14 +188,12 @@ class LendingEngineTest {
         SettingsStore settings = SettingsStore.open(state);
         Inventory inventory = machines("24.11.5", "c0", "n1", "n2");
         NodeReports reports = new NodeReports();
-        settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1", "n2"),
-                "gpu", null, null, false, null, Map.of()));
+        nodes(settings, List.of("n1", "n2"), List.of("n1", "n2"));
         LendingBook book = LendingBook.open(state);
         LendingEngine engine = engine(book, settings, inventory, reports, new Hooks(new FakeCommands(), Optional.empty(), Optional.empty(),
                 Duration.ofSeconds(5)));
         engine.tick();
-        settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "c0", List.of("n2"), false, List.of("n2"), "gpu", null,
-                null, false, null, Map.of()));
+        nodes(settings, List.of("n2"), List.of("n2"));
         var queued = List.of(new QueuedJob("55", "alice", List.of("gpu"), List.of("n1")), new QueuedJob("56", "bob", List.of("gpu"),
                 List.of("n2")));
         reports.put(new NodeReport("c0", 1, List.of(), List.of(new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the "
