@@ -167,6 +167,104 @@ class SlurmConfIT {
         }
     }
 
+    /**
+     * Nodes whose memory per CPU differs (n1 given a quarter of this machine's memory, n2 all of it,
+     * and a class kept from before that has no node left): a job that names no memory and runs on
+     * n1 gets n1's class default, one on n2 n2's, and a job that names the settings' partition the
+     * cluster's smallest. Real slurmctld of each suite, with job_submit/all_partitions from its
+     * Debian package. A job pinned to a node that is not in the first class partition its list
+     * names is started by the backfill scheduler (up to bf_interval, 30 s, after it is submitted):
+     * the main scheduler gives up on it at the first partition without that node.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({"bookworm", "trixie", "forky"})
+    void aJobThatNamesNoMemoryGetsTheShareOfTheNodeItRunsOn(String suite) throws Exception {
+        Path root = Path.of(Harness.ok(900, "slurm-root", "ensure", suite).strip());
+        SlurmVersion version = SlurmVersion.parse(Harness.ok(60, "slurm-root", "version", root.toString()).strip()).orElseThrow();
+        NodeFacts machine = SlurmdConfig.parse("n2", slurmdC(root)).orElseThrow();
+        NodeFacts quarter = new NodeFacts("n1", "", machine.cpus(), machine.boards(), machine.sockets(), machine.coresPerSocket(),
+                machine.threadsPerCore(), machine.memoryMiB() / 4, List.of(), machine.os(), machine.slurmVersion());
+        Map<String, NodeFacts> facts = Map.of("ctl", SlurmdConfig.parse("ctl", slurmdC(root)).orElseThrow(), "n1", quarter, "n2", machine);
+        SlurmSettings settings = new SlurmSettings(true, "slurmlet-it", "ctl", List.of("n1", "n2"), false, List.of("n1", "n2"), "batch",
+                null, "slurmlet", false, new Experimental(false), Map.of());
+        Rendered rendered = SlurmConfig.render(new RenderInput(settings, facts, version, Layout.ONE_MACHINE, java.util.Set.of(1L)));
+        assertTrue(rendered.ok(), rendered.problems().toString());
+        String slurmConf = rendered.files().get("slurm.conf");
+        Map<String, String> classOf = new java.util.HashMap<>(); // node → its class partition
+        Map<String, Long> defaultOf = new java.util.HashMap<>(); // partition → DefMemPerCPU
+        Matcher m = Pattern.compile("(?m)^PartitionName=(batch_m\\d+)(?: Nodes=(\\S+))? .*DefMemPerCPU=(\\d+)").matcher(slurmConf);
+        while (m.find()) {
+            defaultOf.put(m.group(1), Long.parseLong(m.group(3)));
+            if (m.group(2) != null) {
+                classOf.put(m.group(2), m.group(1));
+            }
+        }
+        assertEquals(java.util.Set.of("n1", "n2"), classOf.keySet(), "each node in a class of its own:\n" + slurmConf);
+        assertEquals(3, defaultOf.size(), "two classes and the kept empty one:\n" + slurmConf);
+        long smallest = Long.parseLong(slurmConf.replaceAll("(?s).*\nDefMemPerCPU=(\\d+)\n.*", "$1"));
+        assertEquals(defaultOf.get(classOf.get("n1")), smallest, "the cluster's default is the smallest node's");
+        assertTrue(defaultOf.get(classOf.get("n2")) > 3 * smallest, "n2's share is about four times n1's: " + defaultOf);
+
+        Path work = Files.createTempDirectory("slurmlet-test-memory-" + suite + "-");
+        Path conf = Files.createDirectories(work.resolve("conf"));
+        Path run = work.resolve("run");
+        for (var file : rendered.files().entrySet()) {
+            Files.writeString(conf.resolve(file.getKey()), file.getValue());
+        }
+        try {
+            Harness.ok(180, "slurm-cluster", "up", root.toString(), conf.toString(), run.toString(), "n1", "n2");
+            String sinfo = Harness.ok(60, "slurm-cluster", "run", run.toString(), "sinfo", "-a", "-h", "-o", "%R %D");
+            assertTrue(sinfo.lines().anyMatch(l -> l.equals("batch_m1 0")), "the empty class is taken: " + sinfo);
+            Map<String, String> jobs = new java.util.LinkedHashMap<>();
+            for (String how : List.of("-w n1", "-w n2", "-p batch -w n2")) {
+                List<String> args = new java.util.ArrayList<>(List.of("slurm-cluster", "run", run.toString(), "sbatch", "--parsable", "-t", "5"));
+                args.addAll(List.of(how.split(" ")));
+                args.addAll(List.of("--wrap", "sleep 120"));
+                jobs.put(how, Harness.ok(60, args.get(0), args.subList(1, args.size()).toArray(String[]::new)).strip());
+            }
+            Map<String, Map<String, String>> started = new java.util.HashMap<>();
+            long until = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(90);
+            while (started.size() < jobs.size() && System.nanoTime() < until) {
+                for (var job : jobs.entrySet()) {
+                    Map<String, String> fields = fields(Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "job",
+                            "-o", job.getValue()));
+                    if ("RUNNING".equals(fields.get("JobState"))) {
+                        started.put(job.getKey(), fields);
+                    }
+                }
+                Thread.sleep(1000);
+            }
+            assertEquals(jobs.keySet(), started.keySet(), "every job started within 90 s: " + started);
+            assertEquals(classOf.get("n1"), started.get("-w n1").get("Partition"), started.get("-w n1").toString());
+            assertEquals(defaultOf.get(classOf.get("n1")) + "M", started.get("-w n1").get("MinMemoryCPU"), "n1's share");
+            assertEquals(classOf.get("n2"), started.get("-w n2").get("Partition"), started.get("-w n2").toString());
+            assertEquals(defaultOf.get(classOf.get("n2")) + "M", started.get("-w n2").get("MinMemoryCPU"), "n2's share");
+            assertEquals("batch", started.get("-p batch -w n2").get("Partition"));
+            assertEquals(smallest + "M", started.get("-p batch -w n2").get("MinMemoryCPU"), "a job naming the partition gets the smallest");
+            Map<String, String> n2 = node(run, "n2");
+            assertEquals(Long.toString(defaultOf.get(classOf.get("n2")) + smallest), n2.get("AllocMem"), "slurmctld counts both on n2: " + n2);
+
+            // The shares outlive a restart of slurmctld and a reconfigure: the nodes' allocations stay. (22.05 and 24.11
+            // then show a running job's MinMemoryCPU as its first partition's default; its steps keep its allocation.)
+            Map<String, String> n1 = node(run, "n1");
+            Harness.ok(120, "slurm-cluster", "restart", run.toString(), "slurmctld");
+            Harness.ok(120, "slurm-cluster", "wait", run.toString(), "60");
+            Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "reconfigure");
+            Harness.ok(120, "slurm-cluster", "wait", run.toString(), "60");
+            for (var job : jobs.entrySet()) {
+                Map<String, String> now = fields(Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "job", "-o",
+                        job.getValue()));
+                assertEquals("RUNNING", now.get("JobState"), job.getKey() + " after a restart of slurmctld: " + now);
+            }
+            assertEquals(n1.get("AllocMem"), node(run, "n1").get("AllocMem"), "n1's allocation after a restart");
+            assertEquals(n2.get("AllocMem"), node(run, "n2").get("AllocMem"), "n2's allocation after a restart");
+            Harness.ok(60, "slurm-cluster", "run", run.toString(), "scancel", String.join(",", jobs.values()));
+        } finally {
+            Harness.run(120, "slurm-cluster", "down", run.toString());
+            Proc.deleteTree(work);
+        }
+    }
+
     private static NodeFacts withGpus(NodeFacts f, int gpus) {
         return gpus == 0 ? f : new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(), f.sockets(), f.coresPerSocket(),
                 f.threadsPerCore(), f.memoryMiB(), List.of(new NodeFacts.Gpus("Tesla T4", gpus)), f.os(), f.slurmVersion());
@@ -187,11 +285,19 @@ class SlurmConfIT {
 
     /** {@code scontrol show node -o NODE} as key → value. */
     private static Map<String, String> node(Path run, String name) throws Exception {
-        String line = Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "node", "-o", name).strip();
+        return fields(Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "node", "-o", name));
+    }
+
+    /**
+     * One line of {@code scontrol show … -o} as key → value; a value runs to the next {@code KEY=},
+     * so one before a key such as {@code AllocNode:Sid=} is cut at its first space.
+     */
+    private static Map<String, String> fields(String shown) {
+        String line = shown.strip();
         Map<String, String> fields = new java.util.HashMap<>();
         Matcher m = FIELD.matcher(line);
         while (m.find()) {
-            fields.put(m.group(1), m.group(2));
+            fields.put(m.group(1), m.group(1).equals("Partition") ? m.group(2).split(" ")[0] : m.group(2));
         }
         return fields;
     }

@@ -152,8 +152,9 @@ public class SettingsResource {
             java.util.Set<String> known = known(current);
             if (next.check().isEmpty()) { // else the store refuses it, and says why
                 // The plans of both settings, made once for every check that compares them.
-                Planner.Plans was = Planner.review(current, machines, Planner.Lent.asWished(current, underWay, known, machines));
-                Planner.Plans will = Planner.review(next, machines, Planner.Lent.asWished(next, underWay, known, machines));
+                java.util.Set<Long> classes = lending.memoryClasses();
+                Planner.Plans was = Planner.review(current, machines, Planner.Lent.asWished(current, underWay, known, machines, classes));
+                Planner.Plans will = Planner.review(next, machines, Planner.Lent.asWished(next, underWay, known, machines, classes));
                 hurts.addAll(whatTheControllerCannotRun(was, will));
                 hurts.addAll(exportsUnderJobs(current, next, was, will));
             }
@@ -174,7 +175,7 @@ public class SettingsResource {
         if (judged instanceof Result.WouldStore would) {
             SettingsPreview preview = Preview.of(would.current(), would.next(), new Preview.Cluster(inventory.all(),
                     observed(would.current().settings()), reports.slurmNodes(), lending.underWay(), known(would.current().settings()),
-                    accounts.current().accounts()));
+                    accounts.current().accounts(), lending.memoryClasses()));
             return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
         }
         return answer(judged);
@@ -209,7 +210,10 @@ public class SettingsResource {
         }
         String was = current.partition(); // never empty: SlurmSettings gives the default
         String now = next.partition();
-        List<String> waitingThere = queued.stream().filter(j -> j.partitions().contains(was)).map(Object::toString).toList();
+        // Its memory classes' partitions are renamed with it.
+        List<String> waitingThere = queued.stream()
+                .filter(j -> j.partitions().stream().anyMatch(p -> io.slurmlet.agent.slurm.conf.MemoryClasses.isOrBelongsTo(p, was)))
+                .map(Object::toString).toList();
         if (was.equals(now) || jobs.isEmpty() && waitingThere.isEmpty()) {
             return problems;
         }

@@ -76,7 +76,7 @@ public class StatusResource {
                     report.map(r -> r.report().steps()).orElse(List.of())));
         }
         Planner.Plans plans = Planner.review(doc.settings(), facts,
-                Planner.Lent.asWished(doc.settings(), underWay, known, facts));
+                Planner.Lent.asWished(doc.settings(), underWay, known, facts, lending.memoryClasses()));
         List<Problem> problems = new ArrayList<>(doc.settings().check());
         problems.addAll(plans.problems());
         return new SlurmStatus(doc.revision(), doc.settings().enabled(), s.clusterName(), s.controller(), s.partition(), nodes,

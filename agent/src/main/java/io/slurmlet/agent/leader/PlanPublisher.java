@@ -148,7 +148,14 @@ public final class PlanPublisher implements AutoCloseable {
     private void publish() {
         var s = settings.current().settings();
         var machines = inventory.all();
-        int changed = book.publish(Planner.plan(s, machines, mungeKey, lending.lent(s, machines), accounts.current().accounts()));
+        Planner.Plans plans = Planner.plan(s, machines, mungeKey, lending.lent(s, machines), accounts.current().accounts());
+        try {
+            // Kept before any machine can be sent a slurm.conf with them: no later plan may drop one.
+            lending.memoryClasses(plans.memoryClasses());
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException("keeping the memory classes of the plans", e);
+        }
+        int changed = book.publish(plans);
         if (changed > 0) {
             LOG.infof("published new plans for %d machine%s", changed, changed == 1 ? "" : "s");
         }

@@ -60,8 +60,9 @@ class JobSafeSettingsApiTest {
     void jobsWaitingInTheQueueHoldUpAControllerMoveAndARenameOfTheirPartitionAndNothingElse() {
         long revision = reset("""
                 {"enabled": true, "controller": "js-ctl", "nodes": ["js-n1", "js-n2"], "lent": [], "partition": "gpu"}""");
-        var queued = List.of(new QueuedJob("41", "alice", List.of("gpu")), new QueuedJob("42", "bob", List.of("other", "gpu")),
-                new QueuedJob("43", "carol", List.of("other")));
+        // 42 names only a memory class of gpu (its partitions are renamed with it), 43 another partition.
+        var queued = List.of(new QueuedJob("41", "alice", List.of("gpu")), new QueuedJob("42", "bob", List.of("other", "gpu_m8192")),
+                new QueuedJob("43", "carol", List.of("other", "gpu_mx")));
         reports.put(new NodeReport("js-ctl", 1, List.of(), List.of(new SlurmNodeState("js-n1", "IDLE+DRAIN", "slurmlet: not lent",
                 List.of())), new Observed(null, null, null, List.of(), null, null, null, queued)));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"controller\": \"js-n2\"}")

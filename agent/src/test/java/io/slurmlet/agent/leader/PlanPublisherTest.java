@@ -78,6 +78,32 @@ class PlanPublisherTest {
         }
     }
 
+    /**
+     * A class partition, once planned, is in every later slurm.conf, across a leader's restart too:
+     * Slurm fails every job that names a partition slurm.conf loses, and every job that names no
+     * partition names every class.
+     */
+    @Test
+    void aMemoryClassOncePlannedIsKeptBeforeItIsSentAndStaysWhenItsLastNodeLeaves() throws Exception {
+        open();
+        String small = "PartitionName=lab_m256 Nodes=small Hidden=YES";
+        try (PlanPublisher loop = loop()) {
+            inventory.report(machine("n0"));
+            inventory.report(new NodeFacts("small", "10.0.0.2", 8, 1, 1, 8, 1, 4_000, List.of(), "debian 12", "22.05.8"));
+            settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "n0", List.of("n0", "small"), false,
+                    List.of(), "lab", null, null, false, null));
+            await(book, "n0", p -> p.plan().files().getOrDefault("/etc/slurm/slurm.conf", "").contains(small));
+            assertTrue(LendingBook.open(store).memoryClasses().containsAll(java.util.Set.of(256L, 2048L)),
+                    "kept in the store by the time a plan names it");
+        }
+        open(); // the leader restarts
+        try (PlanPublisher loop = loop()) {
+            settings.update(OptionalLong.empty(), s -> s.withNodeList(List.of("n0")));
+            await(book, "n0", p -> p.plan().files().getOrDefault("/etc/slurm/slurm.conf", "")
+                    .contains("PartitionName=lab_m256 Hidden=YES PriorityTier=2 DefMemPerCPU=256 MaxTime=INFINITE State=UP"));
+        }
+    }
+
     private static void await(PlanBook book, String node, Predicate<PublishedPlan> wanted) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         Optional<PublishedPlan> now = book.get(node);

@@ -19,9 +19,10 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Every node's lending record, and which nodes slurmctld has seen, on disk ({@code lending.json},
- * written atomically on every change): a leader restarted in the middle of a transition carries on
- * where it was.
+ * Every node's lending record, which nodes slurmctld has seen, and the memory classes slurm.conf
+ * ever had partitions for, on disk ({@code lending.json}, written atomically on every change): a
+ * leader restarted in the middle of a transition carries on where it was, and never plans a
+ * slurm.conf without a partition slurmctld's jobs may name.
  */
 public final class LendingBook {
 
@@ -35,26 +36,30 @@ public final class LendingBook {
     /** The file's shape. */
     @RegisterForReflection
     record Stored(@JsonProperty("nodes") Map<String, LendingRecord> nodes,
-                  @JsonProperty("known_to_slurm") Set<String> knownToSlurm) {
+                  @JsonProperty("known_to_slurm") Set<String> knownToSlurm,
+                  @JsonProperty("memory_classes") Set<Long> memoryClasses) {
         Stored {
             nodes = nodes == null ? Map.of() : nodes;
             knownToSlurm = knownToSlurm == null ? Set.of() : knownToSlurm;
+            memoryClasses = memoryClasses == null ? Set.of() : memoryClasses;
         }
     }
 
     private final Document<Stored> file;
     private Map<String, LendingRecord> nodes;
     private Set<String> known;
+    private Set<Long> classes;
 
     private LendingBook(Document<Stored> file, Stored stored) {
         this.file = file;
         this.nodes = new TreeMap<>(stored.nodes());
         this.known = new TreeSet<>(stored.knownToSlurm());
+        this.classes = new TreeSet<>(stored.memoryClasses());
     }
 
     public static LendingBook open(Store store) throws IOException {
         Document<Stored> file = Document.in(store, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() { });
-        return new LendingBook(file, file.read(() -> new Stored(Map.of(), Set.of()), "the nodes' lending",
+        return new LendingBook(file, file.read(() -> new Stored(Map.of(), Set.of(), Set.of()), "the nodes' lending",
                 "restore it from a backup; without it slurmlet cannot tell which nodes are being reclaimed"));
     }
 
@@ -88,11 +93,31 @@ public final class LendingBook {
                 reclaiming.add(n);
             }
         });
-        return new Planner.Lent(lent, reclaiming, known, Planner.leaving(settings, underWay(), known, inventory));
+        return new Planner.Lent(lent, reclaiming, known, Planner.leaving(settings, underWay(), known, inventory), classes);
     }
 
     public synchronized Set<String> knownToSlurm() {
         return Set.copyOf(known);
+    }
+
+    /** The memory classes slurm.conf ever had partitions for (MiB per CPU). */
+    public synchronized Set<Long> memoryClasses() {
+        return Set.copyOf(classes);
+    }
+
+    /**
+     * Notes memory classes slurm.conf is about to have partitions for, before a plan with them goes
+     * out; says whether any was new. Never forgets one: a job submitted since may name it.
+     */
+    public synchronized boolean memoryClasses(Set<Long> planned) throws IOException {
+        if (classes.containsAll(planned)) {
+            return false;
+        }
+        Set<Long> next = new TreeSet<>(classes);
+        next.addAll(planned);
+        file.write(new Stored(nodes, known, next));
+        classes = next;
+        return true;
     }
 
     /** Stores {@code record} if it differs from the one kept; says whether it did. */
@@ -120,6 +145,6 @@ public final class LendingBook {
     }
 
     private void save(Map<String, LendingRecord> n, Set<String> k) throws IOException {
-        file.write(new Stored(n, k));
+        file.write(new Stored(n, k, classes));
     }
 }

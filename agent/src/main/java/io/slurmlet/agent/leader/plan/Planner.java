@@ -41,12 +41,22 @@ public final class Planner {
     private Planner() {
     }
 
-    /** Every machine's plan, and what keeps the cluster from running as the settings say. */
-    public record Plans(Map<String, NodePlan> nodes, List<Problem> problems, List<String> notes) {
+    /**
+     * Every machine's plan, and what keeps the cluster from running as the settings say.
+     *
+     * @param memoryClasses the memory classes slurm.conf has partitions for (MiB per CPU): the leader
+     *                      keeps them before it publishes the plans, for every later plan to keep
+     */
+    public record Plans(Map<String, NodePlan> nodes, List<Problem> problems, List<String> notes, Set<Long> memoryClasses) {
         public Plans {
             nodes = java.util.Collections.unmodifiableMap(new TreeMap<>(nodes));
             problems = List.copyOf(problems);
             notes = List.copyOf(notes);
+            memoryClasses = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(memoryClasses));
+        }
+
+        public Plans(Map<String, NodePlan> nodes, List<Problem> problems, List<String> notes) {
+            this(nodes, problems, notes, Set.of());
         }
     }
 
@@ -100,13 +110,21 @@ public final class Planner {
      *                  drained, with their slurmd, mounts and PAM, until their reclaim has ended
      *                  (their last job done, the release hook run); only then does slurm.conf lose
      *                  them. Taking a node out of slurm.conf under a job loses the job.
+     * @param memoryClasses the memory classes (MiB per CPU) slurm.conf had partitions for: kept in
+     *                  every later slurm.conf, since removing a partition fails every job that names it
      */
-    public record Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm, Set<String> leaving) {
+    public record Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm, Set<String> leaving,
+                       Set<Long> memoryClasses) {
         public Lent {
             lent = Set.copyOf(lent);
             reclaiming = Set.copyOf(reclaiming);
             knownToSlurm = Set.copyOf(knownToSlurm);
             leaving = Set.copyOf(leaving);
+            memoryClasses = Set.copyOf(memoryClasses);
+        }
+
+        public Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm, Set<String> leaving) {
+            this(lent, reclaiming, knownToSlurm, leaving, Set.of());
         }
 
         public Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm) {
@@ -124,7 +142,13 @@ public final class Planner {
          * kept in Slurm where the settings take them out: what a change's checks and its preview plan with.
          */
         public static Lent asWished(SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory) {
-            return new Lent(settings.lentNodes(), Set.of(), known, Planner.leaving(settings, underWay, known, inventory));
+            return asWished(settings, underWay, known, inventory, Set.of());
+        }
+
+        /** The same, with the memory classes slurm.conf had partitions for ({@code classes}), which stay. */
+        public static Lent asWished(SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory,
+                                    Set<Long> classes) {
+            return new Lent(settings.lentNodes(), Set.of(), known, Planner.leaving(settings, underWay, known, inventory), classes);
         }
     }
 
@@ -175,6 +199,7 @@ public final class Planner {
         Map<String, String> files = Map.of();
         List<String> machines = List.of();
         Optional<SlurmVersion> controllerVersion = Optional.empty();
+        Set<Long> memoryClasses = lending.memoryClasses();
 
         for (String node : new java.util.TreeSet<>(lending.leaving())) {
             notes.add(("%s leaves Slurm once its reclaim has ended (its last job done, the release hook run): until then it "
@@ -196,13 +221,17 @@ public final class Planner {
                 // the rest are drained and resumed at run time, so lending never rewrites slurm.conf.
                 List<String> renderedLent = s.nodes().stream()
                         .filter(n -> lending.lent().contains(n) || lending.knownToSlurm().contains(n)).toList();
-                Rendered rendered = SlurmConfig.render(new RenderInput(s.withLent(renderedLent), inventory, controllerVersion.get()));
+                Rendered rendered = SlurmConfig.render(new RenderInput(s.withLent(renderedLent), inventory, controllerVersion.get(),
+                        io.slurmlet.agent.slurm.conf.Layout.DEBIAN, lending.memoryClasses()));
                 problems.addAll(rendered.problems());
                 notes.addAll(rendered.notes());
                 Map<String, String> paths = new LinkedHashMap<>();
                 rendered.files().forEach((name, text) -> paths.put(SLURM_DIR + name, text));
                 files = paths;
                 machines = rendered.machines();
+                if (rendered.ok()) {
+                    memoryClasses = rendered.memoryClasses();
+                }
             }
         }
 
@@ -260,7 +289,7 @@ public final class Planner {
                     .madeFrom(facts));
             problems.addAll(nodeProblems);
         }
-        return new Plans(plans, problems, notes);
+        return new Plans(plans, problems, notes, memoryClasses);
     }
 
     /**

@@ -70,18 +70,27 @@ public final class Preview {
      *                   change that takes one out of Slurm keeps it there until its reclaim ends
      * @param known      the nodes slurmctld has a record of (their drains are kept at run time, not in slurm.conf)
      * @param accounts   the cluster's accounts (with users = "slurmlet", each a user on every Slurm machine)
+     * @param memoryClasses the memory classes slurm.conf had partitions for, which stay
      */
     public record Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
                           Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
-                          java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts) {
+                          java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts,
+                          java.util.Set<Long> memoryClasses) {
+
+        public Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
+                       Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
+                       java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts) {
+            this(inventory, observed, slurmNodes, underWay, known, accounts, java.util.Set.of());
+        }
     }
 
     public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Cluster cluster) {
         var inventory = cluster.inventory();
         Planner.Plans was = Planner.review(current.settings(), inventory,
-                Planner.Lent.asWished(current.settings(), cluster.underWay(), cluster.known(), inventory), cluster.accounts());
-        Planner.Plans will = Planner.review(next, inventory, Planner.Lent.asWished(next, cluster.underWay(), cluster.known(), inventory),
+                Planner.Lent.asWished(current.settings(), cluster.underWay(), cluster.known(), inventory, cluster.memoryClasses()),
                 cluster.accounts());
+        Planner.Plans will = Planner.review(next, inventory, Planner.Lent.asWished(next, cluster.underWay(), cluster.known(), inventory,
+                cluster.memoryClasses()), cluster.accounts());
         FileDiffs diffs = new FileDiffs();
         List<NodeChange> nodes = new ArrayList<>();
         for (NodePlan after : will.nodes().values()) {

@@ -5,6 +5,7 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
 
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -15,12 +16,19 @@ import java.util.TreeMap;
  * @param facts             node name → its facts; a node without facts yet is left out until it reports
  * @param controllerVersion the Slurm version slurmctld runs: the files are written for it
  * @param layout            paths and ports of the daemons
+ * @param memoryClasses     the memory classes (MiB per CPU) slurm.conf had partitions for before: kept,
+ *                          empty if need be, since removing a partition fails the jobs that name it
  */
 public record RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion,
-                          Layout layout) {
+                          Layout layout, Set<Long> memoryClasses) {
 
     public RenderInput {
         facts = new TreeMap<>(facts);
+        memoryClasses = Set.copyOf(memoryClasses);
+    }
+
+    public RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion, Layout layout) {
+        this(settings, facts, controllerVersion, layout, Set.of());
     }
 
     public RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion) {

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Slurm's files for one controller version, or why they cannot be made.
@@ -18,20 +19,23 @@ import java.util.Map;
  * @param notes     what status should say: nodes left out until they report, a newer Slurm than any generator
  * @param machines  the machines slurm.conf names, each once: the controller, then the nodes in its order
  *                  (who the shared storage's server exports to); empty without files
+ * @param memoryClasses the memory classes (MiB per CPU) slurm.conf has a partition for: the leader keeps
+ *                  them before it sends the files, so no later slurm.conf loses one
  */
 public record Rendered(String generator, Map<String, String> files, List<Problem> problems, List<String> notes,
-                       List<String> machines) {
+                       List<String> machines, Set<Long> memoryClasses) {
 
     public Rendered {
         files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
         problems = List.copyOf(problems);
         notes = List.copyOf(notes);
         machines = List.copyOf(machines);
+        memoryClasses = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(memoryClasses));
     }
 
     /** No files: nothing named. */
     public Rendered(String generator, Map<String, String> files, List<Problem> problems, List<String> notes) {
-        this(generator, files, problems, notes, List.of());
+        this(generator, files, problems, notes, List.of(), Set.of());
     }
 
     public boolean ok() {

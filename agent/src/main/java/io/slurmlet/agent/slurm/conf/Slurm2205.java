@@ -48,16 +48,16 @@ class Slurm2205 {
         return List.of();
     }
 
-    final Map<String, String> files(RenderInput in, List<NodeFacts> nodes) {
+    final Map<String, String> files(RenderInput in, List<NodeFacts> nodes, MemoryClasses classes) {
         Map<String, String> files = new LinkedHashMap<>();
-        files.put("slurm.conf", slurmConf(in, nodes));
+        files.put("slurm.conf", slurmConf(in, nodes, classes));
         files.put("cgroup.conf", cgroupConf());
         files.put("gres.conf", gresConf(nodes));
         files.put("plugstack.conf", plugstackConf(in));
         return files;
     }
 
-    String slurmConf(RenderInput in, List<NodeFacts> nodes) {
+    String slurmConf(RenderInput in, List<NodeFacts> nodes, MemoryClasses classes) {
         SlurmSettings s = in.settings();
         Layout l = in.layout();
         ConfText c = new ConfText("slurm.conf", name());
@@ -94,8 +94,13 @@ class Slurm2205 {
         if (!nodes.isEmpty()) {
             // Without a default, a job that names no memory is given the whole node's, and nothing
             // else fits beside it: the smallest node's memory per CPU never over-commits any node.
-            setDefault(c, s, "DefMemPerCPU", nodes.stream()
-                    .mapToLong(n -> realMemory(n.memoryMiB()) / Math.max(1, n.cpus())).min().orElseThrow());
+            // Where nodes differ, each class of them has its own default (MemoryClasses).
+            setDefault(c, s, "DefMemPerCPU", nodes.stream().mapToLong(MemoryClasses::perCpu).min().orElseThrow());
+        }
+        if (classes.submitToAll()) {
+            c.comment("A job that names no partition is sent to every one, so it starts in its node's memory class with that "
+                    + "class's DefMemPerCPU");
+            c.set("JobSubmitPlugins", "all_partitions");
         }
         c.section("Processes: each job in its own cgroup" + (s.makesUsers()
                 ? "; PrologFlags=Contain lets pam_slurm_adopt put a user's ssh session into their job" : ""));
@@ -136,13 +141,19 @@ class Slurm2205 {
             }
             c.line(line.toArray());
         }
-        c.section("The one partition, every node of the settings");
+        c.section(classes.partitions().isEmpty() ? "The one partition, every node of the settings"
+                : "The settings' partition, every node of the settings: a job that names it gets the cluster's DefMemPerCPU");
         List<Object> partition = new ArrayList<>(List.of("PartitionName", s.partition()));
         if (!nodes.isEmpty()) {
             partition.addAll(List.of("Nodes", HostList.compress(nodes.stream().map(NodeFacts::name).toList())));
         }
         partition.addAll(List.of("Default", "YES", "MaxTime", "INFINITE", "State", "UP"));
         c.line(partition.toArray());
+        if (!classes.partitions().isEmpty()) {
+            c.section("Memory classes: hidden, each with its nodes' memory per CPU as the default of a job that names none; "
+                    + "a class is kept, empty if need be, since Slurm fails every job that names a partition slurm.conf loses");
+            classes.lines().forEach(c::line);
+        }
         if (!s.slurmConf().isEmpty()) {
             c.section("The site's own lines (settings: slurm_conf)");
             s.slurmConf().forEach(c::set);

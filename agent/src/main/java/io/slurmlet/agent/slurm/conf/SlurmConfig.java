@@ -71,7 +71,9 @@ public final class SlurmConfig {
         Set<String> machines = new LinkedHashSet<>();
         machines.add(in.settings().controller());
         nodes.forEach(n -> machines.add(n.name()));
-        return new Rendered(generator.name(), generator.files(in, nodes), List.of(), notes, List.copyOf(machines));
+        MemoryClasses classes = MemoryClasses.of(in.settings(), nodes, in.memoryClasses());
+        return new Rendered(generator.name(), generator.files(in, nodes, classes), List.of(), notes, List.copyOf(machines),
+                classes.partitions().keySet());
     }
 
     /** The nodes that run slurmd, in Slurm's order: named ones, and with all_nodes every node with facts. */
