@@ -205,14 +205,30 @@ class SlurmConfIT {
         assertEquals(defaultOf.get(classOf.get("n1")), smallest, "the cluster's default is the smallest node's");
         assertTrue(defaultOf.get(classOf.get("n2")) > 3 * smallest, "n2's share is about four times n1's: " + defaultOf);
 
+        // Before: both nodes of one class, so no class partition, as slurmlet wrote until a node of another class came.
+        Rendered before = SlurmConfig.render(new RenderInput(settings, Map.of("ctl", facts.get("ctl"), "n1",
+                SlurmdConfig.parse("n1", slurmdC(root)).orElseThrow(), "n2", machine), version, Layout.ONE_MACHINE));
+        assertTrue(before.ok() && !before.files().get("slurm.conf").contains("batch_m"), before.toString());
+
         Path work = Files.createTempDirectory("slurmlet-test-memory-" + suite + "-");
         Path conf = Files.createDirectories(work.resolve("conf"));
+        Path first = Files.createDirectories(work.resolve("before"));
         Path run = work.resolve("run");
         for (var file : rendered.files().entrySet()) {
             Files.writeString(conf.resolve(file.getKey()), file.getValue());
         }
+        for (var file : before.files().entrySet()) {
+            Files.writeString(first.resolve(file.getKey()), file.getValue());
+        }
         try {
-            Harness.ok(180, "slurm-cluster", "up", root.toString(), conf.toString(), run.toString(), "n1", "n2");
+            Harness.ok(180, "slurm-cluster", "up", root.toString(), first.toString(), run.toString(), "n1", "n2");
+            // A job running when the classes come (by a reconfigure) runs on through it and the restart below. (Each node
+            // has this machine's CPUs, 2 here: n1 takes one more job, n2 two.)
+            List<String> old = List.of(Harness.ok(60, "slurm-cluster", "run", run.toString(), "sbatch", "--parsable", "-t", "5",
+                    "-w", "n1", "--mem=100", "--wrap", "sleep 300").strip());
+            Harness.ok(60, "slurm-cluster", "conf", run.toString(), conf.toString());
+            Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "reconfigure");
+            Harness.ok(120, "slurm-cluster", "wait", run.toString(), "60");
             String sinfo = Harness.ok(60, "slurm-cluster", "run", run.toString(), "sinfo", "-a", "-h", "-o", "%R %D");
             assertTrue(sinfo.lines().anyMatch(l -> l.equals("batch_m1 0")), "the empty class is taken: " + sinfo);
             Map<String, String> jobs = new java.util.LinkedHashMap<>();
@@ -251,18 +267,25 @@ class SlurmConfIT {
             Harness.ok(120, "slurm-cluster", "wait", run.toString(), "60");
             Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "reconfigure");
             Harness.ok(120, "slurm-cluster", "wait", run.toString(), "60");
-            for (var job : jobs.entrySet()) {
+            for (String job : concat(jobs.values(), old)) {
                 Map<String, String> now = fields(Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "job", "-o",
-                        job.getValue()));
-                assertEquals("RUNNING", now.get("JobState"), job.getKey() + " after a restart of slurmctld: " + now);
+                        job));
+                assertEquals("RUNNING", now.get("JobState"), "job " + job + " after a restart of slurmctld: " + now);
+                assertEquals("0", now.get("Restarts"), "job " + job + " was never requeued: " + now);
             }
             assertEquals(n1.get("AllocMem"), node(run, "n1").get("AllocMem"), "n1's allocation after a restart");
             assertEquals(n2.get("AllocMem"), node(run, "n2").get("AllocMem"), "n2's allocation after a restart");
-            Harness.ok(60, "slurm-cluster", "run", run.toString(), "scancel", String.join(",", jobs.values()));
+            Harness.ok(60, "slurm-cluster", "run", run.toString(), "scancel", String.join(",", concat(jobs.values(), old)));
         } finally {
             Harness.run(120, "slurm-cluster", "down", run.toString());
             Proc.deleteTree(work);
         }
+    }
+
+    private static List<String> concat(java.util.Collection<String> a, java.util.Collection<String> b) {
+        List<String> all = new java.util.ArrayList<>(a);
+        all.addAll(b);
+        return all;
     }
 
     private static NodeFacts withGpus(NodeFacts f, int gpus) {
