@@ -109,6 +109,27 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
         return new MemoryClasses(partitions, !siteDecides);
     }
 
+    /**
+     * What status says of the classes, as "a job that names no memory gets its node's share, by the
+     * hidden partitions batch_m2048 (cpu1: 3895 MiB per CPU) and batch_m8192 (gpu[001-004]: 9136)";
+     * empty without classes.
+     */
+    java.util.Optional<String> note() {
+        if (partitions.isEmpty()) {
+            return java.util.Optional.empty();
+        }
+        List<String> each = new ArrayList<>();
+        for (Partition p : partitions.values()) {
+            String nodes = p.nodes().isEmpty() ? "no node left, kept" : HostList.compress(p.nodes());
+            each.add(p.defMemPerCpu() > 0 ? "%s (%s: %d MiB per CPU)".formatted(p.name(), nodes, p.defMemPerCpu())
+                    : "%s (%s)".formatted(p.name(), nodes));
+        }
+        String by = "the hidden partitions " + String.join(", ", each);
+        return java.util.Optional.of(submitToAll
+                ? "a job that names no memory gets its node's share, by " + by
+                : "the site's slurm_conf sets the memory defaults; slurm.conf keeps " + by);
+    }
+
     /** The partitions' lines, in class order, each as slurm.conf's words. */
     List<Object[]> lines() {
         List<Object[]> lines = new ArrayList<>();

@@ -72,6 +72,7 @@ public final class SlurmConfig {
         machines.add(in.settings().controller());
         nodes.forEach(n -> machines.add(n.name()));
         MemoryClasses classes = MemoryClasses.of(in.settings(), nodes, in.memoryClasses());
+        classes.note().ifPresent(notes::add);
         return new Rendered(generator.name(), generator.files(in, nodes, classes), List.of(), notes, List.copyOf(machines),
                 classes.partitions().keySet());
     }

@@ -58,6 +58,8 @@ class MemoryClassesTest {
                 "PartitionName=batch_m8192 Nodes=big[1-2] Hidden=YES PriorityTier=2 DefMemPerCPU=11450 MaxTime=INFINITE State=UP"),
                 lines(r, "PartitionName"));
         assertEquals(Set.of(32L, 8192L), r.memoryClasses(), "the leader is told the classes, to keep them");
+        assertEquals(List.of("a job that names no memory gets its node's share, by the hidden partitions batch_m32 (small: 56 MiB "
+                + "per CPU), batch_m8192 (big[1-2]: 11450 MiB per CPU)"), r.notes(), "and status says so");
     }
 
     @Test
@@ -67,6 +69,7 @@ class MemoryClassesTest {
         assertEquals(List.of(), lines(r, "JobSubmitPlugins"));
         assertEquals(1, lines(r, "PartitionName").size());
         assertEquals(Set.of(), r.memoryClasses());
+        assertEquals(List.of(), r.notes());
     }
 
     @Test
@@ -78,6 +81,7 @@ class MemoryClassesTest {
                 lines(r, "PartitionName"));
         assertEquals(List.of("JobSubmitPlugins=all_partitions"), lines(r, "JobSubmitPlugins"), "jobs still go to every class");
         assertEquals(Set.of(32L, 8192L), r.memoryClasses());
+        assertTrue(r.notes().get(0).contains("batch_m32 (no node left, kept: 32 MiB per CPU)"), r.notes().toString());
 
         Rendered none = render(settings(List.of(), Map.of()), Map.of("ctl", MIXED.get("ctl")), Set.of(32L), "24.11.5");
         assertEquals(List.of("PartitionName=batch Default=YES MaxTime=INFINITE State=UP",
@@ -97,6 +101,8 @@ class MemoryClassesTest {
             String line = lines(kept, "PartitionName=batch_m32").get(0);
             assertEquals(key.equals("JobSubmitPlugins"), line.contains("DefMemPerCPU=56"), key + ": " + line);
             assertFalse(kept.files().get("slurm.conf").contains("JobSubmitPlugins=all_partitions"), key);
+            assertTrue(kept.notes().get(0).startsWith("the site's slurm_conf sets the memory defaults; slurm.conf keeps the hidden "
+                    + "partitions batch_m32 (small"), kept.notes().toString());
         }
     }
 
