@@ -183,6 +183,15 @@ public final class SlurmDiff {
         return partitions(now.content()).stream().filter(p -> !kept.contains(p)).toList();
     }
 
+    /** Whether the slurm.conf the machine holds loads job_submit/all_partitions: then every job may name every partition. */
+    public static boolean submitsToAll(Map<String, FileNow> seen) {
+        FileNow now = seen.get(SLURM_CONF);
+        return now != null && SUBMITS_TO_ALL.matcher(now.content()).find();
+    }
+
+    private static final java.util.regex.Pattern SUBMITS_TO_ALL = java.util.regex.Pattern.compile(
+            "(?mi)^\\s*JobSubmitPlugins\\s*=\\s*\"?[^#\\n]*\\ball_partitions\\b");
+
     private static Set<String> partitions(String slurmConf) {
         Set<String> names = new TreeSet<>();
         java.util.regex.Matcher m = PARTITION.matcher(slurmConf);

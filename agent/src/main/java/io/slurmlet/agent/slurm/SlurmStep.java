@@ -124,7 +124,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         Set<String> enabled = daemons.enabled();
         Map<String, Owed> still = stillOwed(before, wanted);
         return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
-                partitionJobs(SlurmDiff.droppedPartitions(wanted, now)));
+                partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)));
     }
 
     /** Each of {@code paths} that exists, as it is. */
@@ -244,11 +244,17 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     private static final java.util.regex.Pattern ELAPSED = java.util.regex.Pattern.compile("^(?:(\\d{1,6})-)?(?:(\\d{1,6}):)?(\\d{1,6}):(\\d{1,2})$");
 
-    /** The jobs slurmctld has, in any state but ended, in each of {@code partitions}; one it cannot be asked has the error instead. */
-    private Map<String, List<String>> partitionJobs(List<String> partitions) {
+    /**
+     * The jobs slurmctld has, in any state but ended, in each of {@code partitions}; one it cannot be
+     * asked has the error instead. With {@code everyJob} (slurm.conf loads job_submit/all_partitions)
+     * every job: each one submitted without a partition names them all, and squeue shows a running
+     * job in the one partition it runs in only, while Slurm fails it when any other it named goes.
+     */
+    private Map<String, List<String>> partitionJobs(List<String> partitions, boolean everyJob) {
         Map<String, List<String>> jobs = new LinkedHashMap<>();
         for (String partition : partitions) {
-            List<String> argv = List.of("squeue", "-h", "-p", partition, "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
+            List<String> argv = everyJob ? List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i")
+                    : List.of("squeue", "-h", "-p", partition, "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
             try {
                 List<String> ids = commands.runChecked(argv, RECONFIGURE_DEADLINE).stdout().lines().map(String::strip)
                         .filter(l -> !l.isEmpty()).toList();

@@ -125,6 +125,26 @@ class SlurmStepTest {
         assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()).contains("PartitionName=batch"));
     }
 
+    /**
+     * With job_submit/all_partitions (the memory classes'), every job names every partition, and a
+     * running one shows only the partition it runs in: a partition that goes waits for every job.
+     */
+    @Test
+    void withEveryJobSentToEveryPartitionAPartitionThatWouldGoWaitsForEveryJob() {
+        List<String> everyJob = List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
+        FakeCommands busy = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+                .answer(everyJob, Commands.Result.ok("17\n"));
+        SlurmStep controller = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        Map<String, String> site = Map.of("JobSubmitPlugins", "all_partitions");
+        controller.apply(plan("c0", settings("gpu", site)));
+        busy.clearLog();
+        assertEquals(Outcome.unchanged("slurm", "the partition gpu leaves slurm.conf here once no job is in it (17): "
+                + "Slurm ends the jobs of a partition that goes"), controller.apply(plan("c0", settings("batch", site))));
+        assertEquals(List.of(everyJob), busy.log(), "every job is asked for, not only those squeue shows in gpu");
+        busy.answer(everyJob, Commands.Result.ok(""));
+        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"), controller.apply(plan("c0", settings("batch", site))));
+    }
+
     /** The look at the jobs slurmctld is launching, before slurmctld is restarted. */
     static final List<String> LAUNCHES = List.of("squeue", "-a", "-h", "-t", "CF,R", "-o", "%i %T %M");
 

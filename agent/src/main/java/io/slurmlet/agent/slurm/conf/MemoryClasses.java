@@ -30,16 +30,21 @@ import java.util.TreeSet;
  * <p>A cluster whose nodes all fall in one class gets none of this: the cluster's
  * {@code DefMemPerCPU} (its smallest node's memory per CPU) is then within half of every node's share.
  * A site that sets {@code DefMemPerCPU}, {@code DefMemPerNode}, {@code DefMemPerGPU} or
- * {@code JobSubmitPlugins} itself decides the defaults: no class is made for it, and classes made
- * before stay, without a default of their own.
+ * {@code JobSubmitPlugins} itself decides the defaults: no new class is made for it, and classes made
+ * before stay (without a default of their own where it sets one of the first three). So does a site
+ * whose scheduling the classes would break: {@code SchedulerType} other than sched/backfill (only
+ * the backfill scheduler starts a pinned job whose class is not first in its list),
+ * {@code EnforcePartLimits=ALL} (it refuses a job that some partition of its list cannot run) or
+ * {@code PreemptType=preempt/partition_prio} (the classes' higher tier would preempt the jobs of the
+ * settings' partition).
  *
  * @param partitions class (MiB per CPU, a power of two) → its partition; empty when there is none
  * @param submitToAll whether slurm.conf loads {@code job_submit/all_partitions}
  */
 public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submitToAll) {
 
-    /** The keys with which a site's own slurm_conf decides the memory defaults itself. */
-    static final List<String> SITE_KEYS = List.of("DefMemPerCPU", "DefMemPerNode", "DefMemPerGPU", "JobSubmitPlugins");
+    /** The keys with which a site's own slurm_conf sets the memory defaults itself. */
+    static final List<String> MEMORY_KEYS = List.of("DefMemPerCPU", "DefMemPerNode", "DefMemPerGPU");
 
     /** The PriorityTier of the class partitions: above the settings' partition (1), so a job is tried in its class first. */
     static final int PRIORITY_TIER = 2;
@@ -87,7 +92,8 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
      * more, and every one of {@code kept}, which slurmctld had before.
      */
     static MemoryClasses of(SlurmSettings s, List<NodeFacts> nodes, Set<Long> kept) {
-        boolean siteDecides = SITE_KEYS.stream().anyMatch(k -> SlurmConfKeys.overrides(s.slurmConf(), k));
+        boolean siteMemory = MEMORY_KEYS.stream().anyMatch(k -> SlurmConfKeys.overrides(s.slurmConf(), k));
+        boolean siteDecides = siteMemory || SlurmConfKeys.overrides(s.slurmConf(), "JobSubmitPlugins") || schedulingWithout(s.slurmConf());
         Map<Long, List<NodeFacts>> byClass = new TreeMap<>();
         for (NodeFacts n : nodes) {
             byClass.computeIfAbsent(classOf(perCpu(n)), c -> new ArrayList<>()).add(n);
@@ -99,7 +105,6 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
         if (classes.isEmpty()) {
             return NONE;
         }
-        boolean siteMemory = SITE_KEYS.subList(0, 3).stream().anyMatch(k -> SlurmConfKeys.overrides(s.slurmConf(), k));
         SortedMap<Long, Partition> partitions = new TreeMap<>();
         for (long c : classes) {
             List<NodeFacts> members = byClass.getOrDefault(c, List.of());
@@ -110,7 +115,7 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
     }
 
     /**
-     * What status says of the classes, as "a job that names no memory gets its node's share, by the
+     * What status says of the classes, as "a job that names no memory gets its node class's share of memory, by the
      * hidden partitions batch_m2048 (cpu1: 3895 MiB per CPU) and batch_m8192 (gpu[001-004]: 9136)";
      * empty without classes.
      */
@@ -126,8 +131,19 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
         }
         String by = "the hidden partitions " + String.join(", ", each);
         return java.util.Optional.of(submitToAll
-                ? "a job that names no memory gets its node's share, by " + by
+                ? "a job that names no memory gets its node class's share of memory, by " + by
                 : "the site's slurm_conf sets the memory defaults; slurm.conf keeps " + by);
+    }
+
+    /** Whether the site's own lines schedule in a way the class partitions would break (see the class comment). */
+    private static boolean schedulingWithout(Map<String, String> site) {
+        return site.entrySet().stream().anyMatch(e -> {
+            String key = e.getKey().toLowerCase(java.util.Locale.ROOT);
+            String value = e.getValue().strip().toLowerCase(java.util.Locale.ROOT);
+            return key.equals("schedulertype") && !value.equals("sched/backfill")
+                    || key.equals("enforcepartlimits") && value.equals("all")
+                    || key.equals("preempttype") && value.contains("partition_prio");
+        });
     }
 
     /** The partitions' lines, in class order, each as slurm.conf's words. */

@@ -58,7 +58,7 @@ class MemoryClassesTest {
                 "PartitionName=batch_m8192 Nodes=big[1-2] Hidden=YES PriorityTier=2 DefMemPerCPU=11450 MaxTime=INFINITE State=UP"),
                 lines(r, "PartitionName"));
         assertEquals(Set.of(32L, 8192L), r.memoryClasses(), "the leader is told the classes, to keep them");
-        assertEquals(List.of("a job that names no memory gets its node's share, by the hidden partitions batch_m32 (small: 56 MiB "
+        assertEquals(List.of("a job that names no memory gets its node class's share of memory, by the hidden partitions batch_m32 (small: 56 MiB "
                 + "per CPU), batch_m8192 (big[1-2]: 11450 MiB per CPU)"), r.notes(), "and status says so");
     }
 
@@ -104,6 +104,18 @@ class MemoryClassesTest {
             assertTrue(kept.notes().get(0).startsWith("the site's slurm_conf sets the memory defaults; slurm.conf keeps the hidden "
                     + "partitions batch_m32 (small"), kept.notes().toString());
         }
+    }
+
+    @Test
+    void aSiteWhoseSchedulingTheClassesWouldBreakGetsNoNewClass() {
+        for (Map<String, String> site : List.of(Map.of("SchedulerType", "sched/builtin"), Map.of("EnforcePartLimits", "ALL"),
+                Map.of("PreemptType", "preempt/partition_prio"))) {
+            Rendered r = render(settings(List.of("small", "big1"), site), MIXED, Set.of(), "24.11.5");
+            assertEquals(1, lines(r, "PartitionName").size(), site + ": no class is made");
+        }
+        Rendered backfill = render(settings(List.of("small", "big1"), Map.of("SchedulerType", "sched/backfill",
+                "EnforcePartLimits", "ANY", "PreemptType", "preempt/qos")), MIXED, Set.of(), "24.11.5");
+        assertEquals(3, lines(backfill, "PartitionName").size(), "backfill, ANY and preemption by QOS keep the classes");
     }
 
     @Test
