@@ -88,8 +88,9 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
     }
 
     /**
-     * The classes slurm.conf holds for {@code nodes}: those the nodes make when they span two or
-     * more, and every one of {@code kept}, which slurmctld had before.
+     * The classes slurm.conf holds for {@code nodes}: every one of {@code kept}, which slurmctld had
+     * before, and those the nodes make when they span two or more or classes were kept (so a node
+     * of a new class, beside nodes of one, still gets its own share).
      */
     static MemoryClasses of(SlurmSettings s, List<NodeFacts> nodes, Set<Long> kept) {
         boolean siteMemory = MEMORY_KEYS.stream().anyMatch(k -> SlurmConfKeys.overrides(s.slurmConf(), k));
@@ -99,7 +100,7 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
             byClass.computeIfAbsent(classOf(perCpu(n)), c -> new ArrayList<>()).add(n);
         }
         Set<Long> classes = new TreeSet<>(kept);
-        if (!siteDecides && byClass.size() > 1) {
+        if (!siteDecides && (byClass.size() > 1 || !kept.isEmpty())) {
             classes.addAll(byClass.keySet());
         }
         if (classes.isEmpty()) {

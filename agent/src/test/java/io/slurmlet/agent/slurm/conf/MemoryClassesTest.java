@@ -83,6 +83,12 @@ class MemoryClassesTest {
         assertEquals(Set.of(32L, 8192L), r.memoryClasses());
         assertTrue(r.notes().get(0).contains("batch_m32 (no node left, kept: 32 MiB per CPU)"), r.notes().toString());
 
+        Rendered replaced = render(settings(List.of("big1", "big2"), Map.of()), MIXED, Set.of(32L, 1024L), "24.11.5");
+        assertEquals(List.of("PartitionName=batch_m32 Hidden=YES PriorityTier=2 DefMemPerCPU=32 MaxTime=INFINITE State=UP",
+                "PartitionName=batch_m1024 Hidden=YES PriorityTier=2 DefMemPerCPU=1024 MaxTime=INFINITE State=UP",
+                "PartitionName=batch_m8192 Nodes=big[1-2] Hidden=YES PriorityTier=2 DefMemPerCPU=11450 MaxTime=INFINITE State=UP"),
+                lines(replaced, "PartitionName=batch_m"), "nodes of one class where classes were kept still get theirs");
+
         Rendered none = render(settings(List.of(), Map.of()), Map.of("ctl", MIXED.get("ctl")), Set.of(32L), "24.11.5");
         assertEquals(List.of("PartitionName=batch Default=YES MaxTime=INFINITE State=UP",
                 "PartitionName=batch_m32 Hidden=YES PriorityTier=2 DefMemPerCPU=32 MaxTime=INFINITE State=UP"), lines(none, "PartitionName"),
