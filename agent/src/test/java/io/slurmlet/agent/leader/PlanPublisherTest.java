@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader;
 import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.plan.PlanBook;
 import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.MungeKey;
@@ -20,6 +21,7 @@ import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The leader's one controller loop: every change in the store is planned, by nobody's call but the loop's. */
@@ -87,14 +89,53 @@ class PlanPublisherTest {
     void aMemoryClassOncePlannedIsKeptBeforeItIsSentAndStaysWhenItsLastNodeLeaves() throws Exception {
         open();
         String small = "PartitionName=lab_m256 Nodes=small Hidden=YES";
+        // Every write of the plans that names the class finds it already kept in lending.json.
+        List<String> unkept = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Store files = store;
+        store = new Store() {
+            @Override
+            public Optional<Versioned> get(String key) throws StorageException {
+                return files.get(key);
+            }
+
+            @Override
+            public OptionalLong put(String key, byte[] value, long expected) throws StorageException {
+                if (key.equals(PlanBook.FILE_NAME) && new String(value, java.nio.charset.StandardCharsets.UTF_8).contains("lab_m256")) {
+                    String lending = files.get(LendingBook.FILE_NAME).map(v -> new String(v.value(), java.nio.charset.StandardCharsets.UTF_8))
+                            .orElse("");
+                    if (!lending.replaceAll("\\s", "").matches("(?s).*\"memory_classes\":\\[[0-9,]*\\b256\\b.*")) {
+                        unkept.add(lending);
+                    }
+                }
+                return files.put(key, value, expected);
+            }
+
+            @Override
+            public boolean delete(String key, long expected) throws StorageException {
+                return files.delete(key, expected);
+            }
+
+            @Override
+            public Runnable watch(java.util.function.Consumer<String> listener) {
+                return files.watch(listener);
+            }
+
+            @Override
+            public String where(String key) {
+                return files.where(key);
+            }
+        };
+        settings = SettingsStore.open(store);
+        inventory = Inventory.open(store);
+        book = PlanBook.open(store);
         try (PlanPublisher loop = loop()) {
             inventory.report(machine("n0"));
             inventory.report(new NodeFacts("small", "10.0.0.2", 8, 1, 1, 8, 1, 4_000, List.of(), "debian 12", "22.05.8"));
             settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "n0", List.of("n0", "small"), false,
                     List.of(), "lab", null, null, false, null));
             await(book, "n0", p -> p.plan().files().getOrDefault("/etc/slurm/slurm.conf", "").contains(small));
-            assertTrue(LendingBook.open(store).memoryClasses().containsAll(java.util.Set.of(256L, 2048L)),
-                    "kept in the store by the time a plan names it");
+            assertTrue(LendingBook.open(store).memoryClasses().containsAll(java.util.Set.of(256L, 2048L)), "kept in the store");
+            assertEquals(List.of(), unkept, "plans naming the class were written before lending.json kept it");
         }
         open(); // the leader restarts
         try (PlanPublisher loop = loop()) {
