@@ -304,23 +304,21 @@ class SlurmConfIT {
         return out;
     }
 
-    private static final Pattern FIELD = Pattern.compile("(\\w+)=(.*?)(?= \\w+=|$)");
+    /** KEY=VALUE, a value running to the next key, which may hold ':' or '/' (AllocNode:Sid=, Socks/Node=). */
+    private static final Pattern FIELD = Pattern.compile("(\\w+)=(.*?)(?= [\\w:/]+=|$)");
 
     /** {@code scontrol show node -o NODE} as key → value. */
     private static Map<String, String> node(Path run, String name) throws Exception {
         return fields(Harness.ok(60, "slurm-cluster", "run", run.toString(), "scontrol", "show", "node", "-o", name));
     }
 
-    /**
-     * One line of {@code scontrol show … -o} as key → value; a value runs to the next {@code KEY=},
-     * so one before a key such as {@code AllocNode:Sid=} is cut at its first space.
-     */
+    /** One line of {@code scontrol show … -o} as key → value. */
     private static Map<String, String> fields(String shown) {
         String line = shown.strip();
         Map<String, String> fields = new java.util.HashMap<>();
         Matcher m = FIELD.matcher(line);
         while (m.find()) {
-            fields.put(m.group(1), m.group(1).equals("Partition") ? m.group(2).split(" ")[0] : m.group(2));
+            fields.put(m.group(1), m.group(2));
         }
         return fields;
     }

@@ -252,21 +252,29 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
      */
     private Map<String, List<String>> partitionJobs(List<String> partitions, boolean everyJob) {
         Map<String, List<String>> jobs = new LinkedHashMap<>();
+        // With every job asked for, one squeue answers for every partition that goes.
+        Map<List<String>, List<String>> asked = new java.util.HashMap<>();
         for (String partition : partitions) {
             List<String> argv = everyJob ? List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i")
                     : List.of("squeue", "-h", "-p", partition, "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
-            try {
-                List<String> ids = commands.runChecked(argv, RECONFIGURE_DEADLINE).stdout().lines().map(String::strip)
-                        .filter(l -> !l.isEmpty()).toList();
-                if (!ids.isEmpty()) {
-                    jobs.put(partition, ids.size() > 5 ? List.of(String.join(", ", ids.subList(0, 5)) + ", …") : ids);
-                }
-            } catch (SystemException e) {
-                // Not knowing is not "none": the file waits until slurmctld can say.
-                jobs.put(partition, List.of("its jobs cannot be asked for: " + e.getMessage()));
+            List<String> found = asked.computeIfAbsent(argv, this::jobIds);
+            if (!found.isEmpty()) {
+                jobs.put(partition, found);
             }
         }
         return jobs;
+    }
+
+    /** The job ids {@code squeue} prints, the first five named; the error instead where slurmctld cannot be asked. */
+    private List<String> jobIds(List<String> squeue) {
+        try {
+            List<String> ids = commands.runChecked(squeue, RECONFIGURE_DEADLINE).stdout().lines().map(String::strip)
+                    .filter(l -> !l.isEmpty()).toList();
+            return ids.size() > 5 ? List.of(String.join(", ", ids.subList(0, 5)) + ", …") : ids;
+        } catch (SystemException e) {
+            // Not knowing is not "none": the file waits until slurmctld can say.
+            return List.of("its jobs cannot be asked for: " + e.getMessage());
+        }
     }
 
     @Override
