@@ -39,6 +39,16 @@ public class NodeAgent {
     private static final Logger LOG = Logger.getLogger(NodeAgent.class);
     /** The daemons the daemon watch keeps running: Slurm's and munge. */
     static final java.util.Set<String> DAEMONS = java.util.Set.of("munge", "slurmctld", "slurmd");
+
+    /**
+     * The daemons the daemon watch keeps: those of the plan last applied, but none the newest plan
+     * retires (a pass stopping it is no daemon down).
+     */
+    static List<String> watched(StepRunner runner) {
+        List<String> retiring = runner.plan().map(p -> p.plan().slurm().retired()).orElse(List.of());
+        return runner.applied().map(p -> p.plan().slurm().services().stream().filter(DAEMONS::contains)
+                .filter(unit -> !retiring.contains(unit)).toList()).orElse(List.of());
+    }
     /** The steps that start and restart them: the watch starts none while one of these runs. */
     static final java.util.Set<String> STARTS_DAEMONS = java.util.Set.of("munge", "slurm");
     /** How often the controller looks at Slurm with nothing to watch: the jobs that only wait in the queue reach the leader within it. */
@@ -136,8 +146,7 @@ public class NodeAgent {
         runner = new StepRunner(wiring.steps(), book, config.node().resync(), () -> poster.changed());
         poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
         jobs = new JobsWatch(wiring.hostFiles(), () -> poster.changed(), Duration.ofSeconds(2));
-        daemons = new DaemonWatch(wiring.services(), () -> runner.applied().map(p -> p.plan().slurm().services().stream()
-                .filter(DAEMONS::contains).toList()).orElse(List.of()), () -> STARTS_DAEMONS.contains(runner.running()), outcome -> {
+        daemons = new DaemonWatch(wiring.services(), () -> watched(runner), () -> STARTS_DAEMONS.contains(runner.running()), outcome -> {
                     book.record(outcome);
                     poster.changed();
                 }, java.time.Clock.systemUTC(), Duration.ofSeconds(1));

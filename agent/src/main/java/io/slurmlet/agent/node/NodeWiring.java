@@ -67,7 +67,7 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
                 new MungeStep(p.files(), p.services(), root),
                 new StorageStep(p.files(), p.hostFiles(), p.services(), p.commands(), root),
                 new UsersStep(p.users(), root),
-                new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir),
+                new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir, p.hostFiles()),
                 new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
                 nodeStates), nodeStates, p.hostFiles(), p.services());
     }

@@ -88,8 +88,18 @@ public final class SlurmDiff {
      * @param services the plan's units, in the order they are acted on
      * @param controls whether this is the controller (which issues the reconfigure)
      * @param node     the machine's name as Slurm's node (its restarts of slurmd wait for its jobs' launches)
+     * @param retired  the daemons of a role the machine no longer has: stopped and disabled once no job needs them
      */
-    public record Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls, String node) {
+    public record Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls, String node,
+                         List<String> retired) {
+
+        public Wanted {
+            retired = List.copyOf(retired);
+        }
+
+        public Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls, String node) {
+            this(role, files, services, controls, node, List.of());
+        }
 
         public Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls) {
             this(role, files, services, controls, "");
@@ -125,8 +135,28 @@ public final class SlurmDiff {
             files = new ArrayList<>(files);
             files.add(new ManagedFile(CLUSTER_NAME_FILE, name.group(1), "0644", "slurm", "slurm", false));
         }
-        return new Wanted(!plan.roles().isEmpty(), files, plan.slurm().services(), controls, plan.node());
+        return new Wanted(!plan.roles().isEmpty(), files, plan.slurm().services(), controls, plan.node(), plan.slurm().retired());
     }
+
+    /** How slurmlet's own Slurm files begin: a retired daemon is stopped only where it runs from them, never a site's own. */
+    static final String OURS = ": written by slurmlet, with its generator for Slurm ";
+
+    /** Whether {@code slurmConf}, a machine's slurm.conf, is one slurmlet wrote. */
+    public static boolean ours(String slurmConf) {
+        return slurmConf.lines().limit(3).anyMatch(l -> l.startsWith("# ") && l.contains(OURS));
+    }
+
+    /**
+     * The host slurm.conf's first {@code SlurmctldHost} names ({@code n0} of {@code n0(10.0.0.1)}),
+     * or empty: the slurmctld that squeue and scontrol ask there.
+     */
+    public static Optional<String> controllerOf(String slurmConf) {
+        java.util.regex.Matcher m = CONTROLLER_HOST.matcher(slurmConf);
+        return m.find() ? Optional.of(m.group(1)) : Optional.empty();
+    }
+
+    private static final java.util.regex.Pattern CONTROLLER_HOST = java.util.regex.Pattern.compile(
+            "(?mi)^\\s*(?:SlurmctldHost|ControlMachine)\\s*=\\s*([^\\s(#]+)");
 
     /**
      * A file as it is on the machine.
@@ -156,15 +186,24 @@ public final class SlurmDiff {
      * @param partitionJobs on the controller, the jobs slurmctld has (pending or running) in each
      *                  partition the plan's slurm.conf would drop; a partition whose jobs could not
      *                  be asked for has the error instead
+     * @param leftovers each retired daemon that runs or is enabled here from slurmlet's files, with what
+     *                  still needs it: the jobs an old slurmctld holds in its queue, or those running on
+     *                  this machine for an old slurmd (or why they cannot be known); none: it can go
      */
     public record Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
-                       Map<String, List<String>> partitionJobs) {
+                       Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers) {
         public Seen {
             files = Map.copyOf(files);
             running = Set.copyOf(running);
             enabled = Set.copyOf(enabled);
             owed = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(owed));
             partitionJobs = java.util.Collections.unmodifiableMap(new TreeMap<>(partitionJobs));
+            leftovers = java.util.Collections.unmodifiableMap(new TreeMap<>(leftovers));
+        }
+
+        public Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
+                    Map<String, List<String>> partitionJobs) {
+            this(files, running, enabled, owed, owedStale, partitionJobs, Map.of());
         }
     }
 
@@ -201,12 +240,23 @@ public final class SlurmDiff {
         return names;
     }
 
-    /** A machine that has made {@code wanted} true: what a preview assumes of one that holds its current plan. */
-    public static Seen assumed(Wanted wanted) {
+    /**
+     * A machine that has made {@code wanted} true: what a preview assumes of one that holds its
+     * current plan; each of its daemons that {@code next} retires is taken to need no job (the leader
+     * refuses a controller move while its slurmctld holds jobs; the agent looks again before it stops one).
+     */
+    public static Seen assumed(Wanted wanted, Wanted next) {
         Map<String, FileNow> files = new LinkedHashMap<>();
         wanted.files().forEach(f -> files.put(f.path(), new FileNow(f.content(), f.permissions(), f.owner(), f.group())));
         Set<String> daemons = new HashSet<>(wanted.daemons());
-        return new Seen(files, daemons, daemons, Map.of(), false, Map.of());
+        return new Seen(files, daemons, daemons, Map.of(), false, Map.of(), freeLeftovers(next, daemons, daemons));
+    }
+
+    /** Each daemon {@code next} retires that runs or is enabled, with no job said to need it. */
+    private static Map<String, List<String>> freeLeftovers(Wanted next, Set<String> running, Set<String> enabled) {
+        Map<String, List<String>> leftovers = new TreeMap<>();
+        next.retired().stream().filter(u -> running.contains(u) || enabled.contains(u)).forEach(u -> leftovers.put(u, List.of()));
+        return leftovers;
     }
 
     /**
@@ -260,8 +310,10 @@ public final class SlurmDiff {
         }
         Map<String, Owed> owed = new LinkedHashMap<>();
         report.owed().stream().map(Owed::parse).flatMap(Optional::stream).forEach(o -> owed.put(o.key(), o));
+        // A daemon the new plan retires that the machine reports running or enabled: taken to be slurmlet's and free to
+        // go (the leader refuses a controller move while its slurmctld holds jobs); the agent looks again before it stops it.
         return new Reported(new Seen(files, Set.copyOf(report.running()), Set.copyOf(report.enabled()), owed, report.owedStale(),
-                Map.of()),
+                Map.of(), freeLeftovers(after, Set.copyOf(report.running()), Set.copyOf(report.enabled()))),
                 List.copyOf(unknown));
     }
 
@@ -278,8 +330,28 @@ public final class SlurmDiff {
      * then each daemon started or restarted in the plan's order, then the controller's reconfigure.
      */
     public static Diff diff(Wanted plan, Seen seen) {
-        if (plan.files().isEmpty()) {
-            return Diff.of(List.of(), plan.role() ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here");
+        List<SlurmAction> retire = new ArrayList<>();
+        List<String> kept = new ArrayList<>();
+        for (var leftover : seen.leftovers().entrySet()) {
+            String unit = leftover.getKey();
+            if (!plan.retired().contains(unit)) {
+                continue;
+            }
+            String why = unit.equals("slurmctld") ? "this machine is no longer the controller" : "this machine is no longer a node of Slurm";
+            if (leftover.getValue().isEmpty()) {
+                retire.add(new Retire(new DaemonChange(unit, SettingsPreview.Action.STOP, why), seen.running().contains(unit),
+                        seen.enabled().contains(unit)));
+            } else {
+                kept.add("%s stops here once no job needs it (%s): %s".formatted(unit, String.join(", ", leftover.getValue()), why));
+            }
+        }
+        if (plan.files().isEmpty() || kept.stream().anyMatch(k -> k.startsWith("slurmctld "))) {
+            // An old slurmctld that still holds jobs keeps this machine's files as they are: squeue here asks it, and no
+            // other, only while slurm.conf still names this machine the controller.
+            Diff left = Diff.of(List.copyOf(retire), plan.files().isEmpty() ? (plan.role()
+                    ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here")
+                    : "Slurm's files wait for the old slurmctld here to stop");
+            return kept.isEmpty() ? left : left.waitingFor(kept);
         }
         // The cluster's name in slurmctld's state is kept only once slurmctld wrote it (at its first start it writes its
         // own), and only its name: 24.11 and later keep the cluster's id after it ("slurmlet|1605"), which stays.
@@ -334,7 +406,7 @@ public final class SlurmDiff {
             owed.putIfAbsent("slurmctld RECONFIGURE", new Owed(new DaemonChange("slurmctld", SettingsPreview.Action.RECONFIGURE,
                     "every slurmd reads the new node set"), ""));
         }
-        List<SlurmAction> a = new ArrayList<>();
+        List<SlurmAction> a = new ArrayList<>(retire);
         if (!owed.equals(seen.owed()) || seen.owedStale()) {
             a.add(new RecordOwed(List.copyOf(owed.values())));
         }
@@ -377,12 +449,38 @@ public final class SlurmDiff {
             a.add(new Reconfigure(reconfigure.change(),
                     a.stream().noneMatch(x -> x instanceof Reconfigured r && r.change().unit().equals("slurmctld"))));
         }
+        held.addAll(kept);
         Diff diff = Diff.of(a, "Slurm's files match and its daemons run");
         return held.isEmpty() ? diff : diff.waitingFor(held);
     }
 
-    sealed interface SlurmAction extends Action permits RecordOwed, WriteFiles, NoteInvocations, FilesWritten, Enable, Start, Restart,
-            Reconfigured, Reconfigure {
+    sealed interface SlurmAction extends Action permits Retire, RecordOwed, WriteFiles, NoteInvocations, FilesWritten, Enable, Start,
+            Restart, Reconfigured, Reconfigure {
+    }
+
+    /**
+     * A daemon of a role this machine no longer has, with no job that needs it: stopped where it runs,
+     * disabled where it is enabled, before this machine's files change (an old slurmctld's queue is
+     * asked through the slurm.conf that names it). The step asks again right before it stops it.
+     */
+    record Retire(DaemonChange change, boolean running, boolean enabled) implements SlurmAction {
+        public String will() {
+            return (running ? "stop " : "disable ") + change.unit();
+        }
+
+        public String did() {
+            return (running ? "stopped " : "disabled ") + change.unit() + " (" + change.why() + ")";
+        }
+
+        @Override
+        public Optional<DaemonChange> daemon() {
+            return running ? Optional.of(change) : Optional.empty();
+        }
+
+        @Override
+        public String failed(String error) {
+            return "cannot stop " + change.unit() + ", which runs for a role this machine no longer has: " + error;
+        }
     }
 
     /** What the daemons are owed, written down before the files: an agent stopped after them still owes it. */

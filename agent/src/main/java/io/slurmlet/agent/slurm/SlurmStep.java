@@ -11,6 +11,7 @@ import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Failpoints;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
+import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 
@@ -33,8 +34,10 @@ import java.util.Set;
  * takes with {@code scontrol reconfigure} is applied so, issued once by the controller's agent; a
  * daemon is restarted only where Slurm needs it (keys it reads only at start, gres.conf and
  * cgroup.conf for slurmd; on 22.05 slurmctld for NodeName lines added or removed, which would end
- * it on a reconfigure: {@link ReconfigureTable}). Nothing is stopped: a daemon the plan leaves out
- * keeps running, and no job is touched.
+ * it on a reconfigure: {@link ReconfigureTable}). The only daemons stopped are those the plan
+ * retires (a role the machine no longer has, in a cluster that runs), and only where they run from
+ * slurmlet's own files and no job needs them: an old slurmctld with an empty queue, an old slurmd
+ * with no job on this machine. No job is touched.
  *
  * <p>What a pass decides to do to the daemons is written down (the state directory's
  * {@code slurm/owed}) before the files are: an agent killed between the files and the restart
@@ -72,8 +75,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     /**
      * @param stateDir where the daemons' owed restarts are written down (root-only)
      */
-    public SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir) {
-        this(files, services, commands, root, stateDir, Thread::sleep);
+    public SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir, HostFiles host) {
+        this(files, services, commands, root, stateDir, host, Thread::sleep);
     }
 
     /** How this step waits a second between two looks at jobs that are launching: a real sleep, or none in tests. */
@@ -82,8 +85,10 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     }
 
     private final Pause pause;
+    /** The machine's processes: the jobs that run here, which an old slurmd is kept for. */
+    private final HostFiles host;
 
-    SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir, Pause pause) {
+    SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir, HostFiles host, Pause pause) {
         super("slurm", SlurmDiff::desired, SlurmDiff::diff);
         this.files = files;
         this.services = services;
@@ -91,6 +96,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         this.root = root;
         this.owedFile = stateDir.resolve("slurm").resolve("owed");
         this.pause = pause;
+        this.host = host;
     }
 
     /** What the last pass compared the machine with: which of the files hold a secret, for the report. */
@@ -107,10 +113,13 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     public SlurmDiff.Seen observe(SlurmDiff.Wanted wanted) throws IOException, SystemException {
         looked = wanted;
         if (wanted.files().isEmpty()) {
-            // No role (yet, or any more): what is left of Slurm here is only looked at, for the report (a dry
-            // run that gives the machine a role then knows the slurmd that still runs, and the files it keeps).
+            // No role (yet, or any more): what is left of Slurm here is looked at, for the report (a dry run that
+            // gives the machine a role then knows the slurmd that still runs, and the files it keeps), and what the
+            // plan retires stops once no job needs it.
             Daemons left = daemons(new java.util.TreeSet<>(SlurmDiff.DAEMONS));
-            return new SlurmDiff.Seen(filesNow(LEFT_FILES), left.running(), left.enabled(), Map.of(), false, Map.of());
+            Map<String, SlurmDiff.FileNow> kept = filesNow(LEFT_FILES);
+            return new SlurmDiff.Seen(kept, left.running(), left.enabled(), Map.of(), false, Map.of(),
+                    leftovers(wanted, kept, left));
         }
         Map<String, Owed> before;
         try {
@@ -119,12 +128,50 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             throw new IOException("cannot read what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()), e);
         }
         Map<String, SlurmDiff.FileNow> now = filesNow(wanted.files().stream().map(ManagedFile::path).toList());
-        Daemons daemons = daemons(wanted.daemons());
+        List<String> units = new ArrayList<>(wanted.daemons());
+        wanted.retired().stream().filter(u -> !units.contains(u)).forEach(units::add);
+        Daemons daemons = daemons(units);
         Set<String> running = daemons.running();
         Set<String> enabled = daemons.enabled();
         Map<String, Owed> still = stillOwed(before, wanted);
         return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
-                partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)));
+                partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)), leftovers(wanted, now, daemons));
+    }
+
+    /**
+     * Each daemon the plan retires that runs or is enabled here from slurmlet's slurm.conf, with what
+     * still needs it: for slurmctld, the jobs its queue holds, asked of it through the slurm.conf
+     * that names this machine the controller (one that names another cannot ask it: kept, said so);
+     * for slurmd, the jobs that run on this machine. A site's own daemons (a slurm.conf slurmlet did
+     * not write) are left alone, and not listed.
+     */
+    private Map<String, List<String>> leftovers(SlurmDiff.Wanted wanted, Map<String, SlurmDiff.FileNow> now, Daemons daemons) {
+        SlurmDiff.FileNow conf = now.get(SlurmDiff.SLURM_CONF);
+        Map<String, List<String>> leftovers = new LinkedHashMap<>();
+        if (conf == null || !SlurmDiff.ours(conf.content())) {
+            return leftovers;
+        }
+        for (String unit : wanted.retired()) {
+            if (!daemons.running().contains(unit) && !daemons.enabled().contains(unit)) {
+                continue;
+            }
+            leftovers.put(unit, !daemons.running().contains(unit) ? List.of() : needing(unit, wanted.node(), conf.content()));
+        }
+        return leftovers;
+    }
+
+    /** The jobs that still need {@code unit}, a daemon about to be retired; none: it can go. */
+    private List<String> needing(String unit, String node, String slurmConf) {
+        if (unit.equals("slurmd")) {
+            return LocalJobs.running(host).stream().map(id -> "job " + id + " runs here").toList();
+        }
+        Optional<String> controller = SlurmDiff.controllerOf(slurmConf);
+        if (controller.isEmpty() || !controller.get().equals(node)) {
+            return List.of("its queue cannot be asked, as slurm.conf here names %s the controller: stop it by hand once it holds no job"
+                    .formatted(controller.orElse("no host")));
+        }
+        return jobIds(List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i")).stream()
+                .map(j -> j.startsWith("its jobs") ? j : "job " + j).toList();
     }
 
     /** Each of {@code paths} that exists, as it is. */
@@ -279,7 +326,21 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     @Override
     protected void act(SlurmDiff.Wanted wanted, Action action) throws IOException, SystemException {
-        if (action instanceof SlurmDiff.RecordOwed r) {
+        if (action instanceof SlurmDiff.Retire r) {
+            String unit = r.change().unit();
+            if (services.isActive(unit)) {
+                // Asked again right before the stop: a job sent to the old slurmctld, or started here, since the look keeps it.
+                List<String> needed = needing(unit, wanted.node(), filesNow(List.of(SlurmDiff.SLURM_CONF))
+                        .getOrDefault(SlurmDiff.SLURM_CONF, new SlurmDiff.FileNow("", "", "", "")).content());
+                if (!needed.isEmpty()) {
+                    throw new Held("%s stops here once no job needs it (%s)".formatted(unit, String.join(", ", needed)));
+                }
+                services.stop(unit);
+            }
+            if (services.isEnabled(unit)) {
+                services.disable(unit);
+            }
+        } else if (action instanceof SlurmDiff.RecordOwed r) {
             Map<String, Owed> owed = new LinkedHashMap<>();
             r.owed().forEach(o -> owed.put(o.key(), o));
             writeOwed(owed);

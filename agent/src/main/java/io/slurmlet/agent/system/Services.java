@@ -50,8 +50,14 @@ public interface Services {
 
     void restart(String unit) throws SystemException;
 
-    /** Stops a unit: only for units slurmlet itself made (mounts), never Slurm's daemons. */
+    /**
+     * Stops a unit: units slurmlet itself made (mounts), and Slurm's daemons only where the plan
+     * retires them and no job needs them.
+     */
     void stop(String unit) throws SystemException;
+
+    /** Has a unit no longer start at boot (a daemon the plan retires). */
+    void disable(String unit) throws SystemException;
 
     /** Has systemd read unit files written or removed. */
     void reload() throws SystemException;

@@ -146,4 +146,17 @@ class DaemonWatchTest {
         watch.look();
         assertEquals(List.of("start slurmd"), services.log);
     }
+
+    @Test
+    void aDaemonTheNewestPlanRetiresIsNoLongerWatchedSoItsStopIsNoDaemonDown() {
+        StepRunner runner = new StepRunner(List.of(), new StepBook(List.of()), Duration.ofMinutes(5), () -> { });
+        assertEquals(List.of(), NodeAgent.watched(runner), "nothing before a plan is applied");
+        runner.pass(new io.slurmlet.model.plan.PublishedPlan(1, io.slurmlet.model.plan.NodePlan.of("n0", java.util.Set.of())
+                .withSlurm(new io.slurmlet.model.plan.SlurmPlan(List.of(), List.of("munge", "slurmctld")))));
+        assertEquals(List.of("munge", "slurmctld"), NodeAgent.watched(runner));
+        // The controller moved away: the plan offered retires slurmctld, and the pass that stops it has not ended.
+        runner.offer(new io.slurmlet.model.plan.PublishedPlan(2, io.slurmlet.model.plan.NodePlan.of("n0", java.util.Set.of())
+                .withSlurm(io.slurmlet.model.plan.SlurmPlan.retiring(List.of("slurmctld", "slurmd")))));
+        assertEquals(List.of("munge"), NodeAgent.watched(runner));
+    }
 }

@@ -7,6 +7,7 @@ import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.agent.system.fake.FakeFiles;
+import io.slurmlet.agent.system.fake.FakeHostFiles;
 import io.slurmlet.agent.system.fake.FakeServices;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -27,7 +28,7 @@ class SlurmStepTest {
     private final FakeServices services = new FakeServices();
     private final FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
             .answerPrefix(List.of("squeue"), Commands.Result.ok(""));
-    private final SlurmStep step = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+    private final SlurmStep step = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
 
     static NodePlan plan(String node, SlurmSettings s) {
         Map<String, NodeFacts> inv = new HashMap<>();
@@ -94,7 +95,7 @@ class SlurmStepTest {
                 commands.log(), "the controller asks slurmctld for the jobs of the partition that goes, then reconfigures");
 
         FakeServices nodeServices = new FakeServices();
-        SlurmStep onNode = new SlurmStep(new FakeFiles(), nodeServices, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        SlurmStep onNode = new SlurmStep(new FakeFiles(), nodeServices, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         onNode.apply(plan("n1", settings("gpu", Map.of())));
         nodeServices.log.clear();
         commands.clearLog();
@@ -106,7 +107,7 @@ class SlurmStepTest {
     void theControllerKeepsAPartitionThatWouldGoWhileAJobIsInItAndTakesTheRenameOnceItHasEnded() {
         FakeCommands busy = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
                 .answer(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"), Commands.Result.ok("15\n16\n"));
-        SlurmStep controller = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        SlurmStep controller = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         controller.apply(plan("c0", settings("gpu", Map.of())));
         String before = new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
         busy.clearLog();
@@ -134,7 +135,7 @@ class SlurmStepTest {
         List<String> everyJob = List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
         FakeCommands busy = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
                 .answer(everyJob, Commands.Result.ok("17\n"));
-        SlurmStep controller = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        SlurmStep controller = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         Map<String, String> site = Map.of("JobSubmitPlugins", "all_partitions");
         controller.apply(plan("c0", settings("gpu", site)));
         busy.clearLog();
@@ -154,7 +155,7 @@ class SlurmStepTest {
         List<Long> pauses = new java.util.ArrayList<>();
         FakeCommands launching = new FakeCommands().answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:02\n8 RUNNING 5:00\n"))
                 .answerPrefix(List.of("scontrol"), Commands.Result.ok(""));
-        SlurmStep held = new SlurmStep(files, services, launching, Path.of("/"), Path.of("/var/lib/slurmlet"), pauses::add);
+        SlurmStep held = new SlurmStep(files, services, launching, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()), pauses::add);
         services.log.clear();
         Outcome o = held.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3")));
         assertEquals(Outcome.changed("slurm", "wrote slurm.conf; slurmctld is restarted once no job is launching (job 7 (running 2 s)): "
@@ -181,7 +182,7 @@ class SlurmStepTest {
             // A second later job 7 has launched, and job 9 has just started.
             busy.answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:12\n9 RUNNING 0:01\n"));
         };
-        SlurmStep s = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), pause);
+        SlurmStep s = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()), pause);
         services.log.clear();
         assertEquals(Outcome.Kind.CHANGED, s.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))).kind());
         assertEquals(List.of("restart slurmctld"), services.log);
@@ -226,7 +227,7 @@ class SlurmStepTest {
                 .get(0).why().startsWith("slurm.conf adds or removes NodeName lines, which slurmctld 22.05 takes only at a restart"),
                 "the preview says the same");
 
-        SlurmStep newer = new SlurmStep(new FakeFiles(), new FakeServices(), commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        SlurmStep newer = new SlurmStep(new FakeFiles(), new FakeServices(), commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         newer.apply(planOf("c0", "24.11.5", List.of("n1", "n2", "n3")));
         commands.clearLog();
         Outcome removed = newer.apply(planOf("c0", "24.11.5", List.of("n1", "n2")));
@@ -266,7 +267,7 @@ class SlurmStepTest {
         FakeCommands failing = new FakeCommands().answer(List.of("scontrol", "reconfigure"),
                 new Commands.Result(1, "", "slurm_reconfigure error: Unable to contact slurm controller (connect failure)"))
                 .answerPrefix(List.of("squeue"), Commands.Result.ok(""));
-        SlurmStep s = new SlurmStep(files, services, failing, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        SlurmStep s = new SlurmStep(files, services, failing, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         Outcome o = s.apply(plan("c0", settings("batch", Map.of())));
         assertTrue(o.failed());
         assertTrue(o.detail().contains("scontrol reconfigure") && o.detail().contains("Unable to contact slurm controller"), o.detail());
@@ -333,7 +334,7 @@ class SlurmStepTest {
         services.log.clear();
 
         // A new agent: nothing in memory, the files already match.
-        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         Outcome o = back.apply(restartingPlan());
         assertEquals(List.of("restart slurmctld"), services.log, o.toString());
         assertEquals(Outcome.changed("slurm", "restarted slurmctld (a change it reads only at start)"), o);
@@ -350,7 +351,7 @@ class SlurmStepTest {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> step.apply(restartingPlan()));
         services.restartedByHand("slurmctld");
         services.log.clear();
-        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), back.apply(restartingPlan()));
         assertTrue(services.log.isEmpty(), services.log.toString());
         assertTrue(owedFile() == null, "the owed restart is forgotten once done");
@@ -398,10 +399,109 @@ class SlurmStepTest {
         assertTrue(owed.contains("slurmctld RESTART ") && owed.contains("slurmctld RECONFIGURE - every slurmd reads the new node set"), owed);
         services.log.clear();
         commands.clearLog();
-        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         back.apply(Planner.plan(three, inv, KEY).nodes().get("c0"));
         assertEquals(List.of("restart slurmctld"), services.log);
         assertEquals(List.of(LAUNCHES, List.of("scontrol", "reconfigure")), commands.log(), "and the reconfigure after it");
         assertTrue(owedFile() == null);
+    }
+
+    private static final List<String> QUEUE = List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
+
+    /** The settings with the controller moved to n1, which stays a node: c0 has no role left. */
+    static SlurmSettings movedTo(String controller, List<String> nodes) {
+        return new SlurmSettings(true, "lab", controller, nodes, false, List.of("n1"), "gpu", null, null, false, null, Map.of());
+    }
+
+    @Test
+    void anOldControllerStopsAndDisablesItsSlurmctldOnlyOnceItsQueueIsEmpty() {
+        FakeCommands queue = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok("")).answer(QUEUE, "21\n");
+        SlurmStep c0 = new SlurmStep(files, services, queue, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        c0.apply(plan("c0", settings("gpu", Map.of())));
+        String before = new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
+        services.log.clear();
+        files.log.clear();
+        NodePlan retired = plan("c0", movedTo("n1", List.of("n1", "n2")));
+        assertEquals(List.of("slurmctld", "slurmd"), retired.slurm().retired());
+
+        Outcome held = c0.apply(retired);
+        assertEquals(Outcome.unchanged("slurm", "slurmctld stops here once no job needs it (job 21): this machine is no longer the controller"),
+                held);
+        assertEquals(List.of(), services.log, "a job in the old slurmctld's queue keeps it");
+        assertEquals(QUEUE, queue.log().get(queue.log().size() - 1), "asked of the old slurmctld, through the slurm.conf that names it");
+
+        queue.answer(QUEUE, new Commands.Result(1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)"));
+        assertTrue(c0.apply(retired).detail().contains("its jobs cannot be asked for"), "not knowing is not none");
+        assertEquals(List.of(), services.log);
+
+        queue.answer(QUEUE, "");
+        assertEquals(Outcome.changed("slurm", "stopped slurmctld (this machine is no longer the controller)"), c0.apply(retired));
+        assertEquals(List.of("stop slurmctld", "disable slurmctld"), services.log);
+        assertEquals(before, new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()), "its files are left");
+        assertTrue(files.log.isEmpty(), files.log.toString());
+
+        services.log.clear();
+        assertEquals(Outcome.unchanged("slurm", "no Slurm role here"), c0.apply(retired));
+        assertEquals(List.of(), services.log, "applied twice, nothing more");
+    }
+
+    @Test
+    void anOldControllerThatStaysANodeStopsItsSlurmctldBeforeItTakesTheNewFilesAndKeepsThemWhileItsQueueHoldsJobs() {
+        FakeCommands queue = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok("")).answer(QUEUE, "21\n");
+        SlurmStep c0 = new SlurmStep(files, services, queue, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        c0.apply(plan("c0", settings("gpu", Map.of())));
+        String before = new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
+        services.log.clear();
+        NodePlan node = plan("c0", movedTo("n1", List.of("c0", "n1", "n2")));
+        assertEquals(List.of("slurmctld"), node.slurm().retired());
+
+        Outcome held = c0.apply(node);
+        assertTrue(held.detail().contains("slurmctld stops here once no job needs it (job 21)"), held.detail());
+        assertEquals(before, new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()),
+                "the files wait: squeue here asks the old slurmctld only while slurm.conf names this machine");
+        assertEquals(List.of(), services.log);
+
+        queue.answer(QUEUE, "");
+        Outcome o = c0.apply(node);
+        assertEquals(List.of("stop slurmctld", "disable slurmctld", "enable slurmd", "start slurmd"), services.log, o.detail());
+        assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()).contains("SlurmctldHost=n1"));
+    }
+
+    @Test
+    void aNodeThatLeftSlurmStopsItsSlurmdOnlyOnceNoJobRunsThereAndASitesOwnSlurmdIsLeftAlone() {
+        FakeHostFiles host = new FakeHostFiles(new FakeFiles()).stepOf(4242, "33");
+        SlurmStep n2 = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), host);
+        n2.apply(plan("n2", settings("gpu", Map.of())));
+        services.log.clear();
+        NodePlan left = plan("n2", movedTo("c0", List.of("n1")));
+        assertEquals(List.of("slurmctld", "slurmd"), left.slurm().retired());
+
+        assertEquals(Outcome.unchanged("slurm", "slurmd stops here once no job needs it (job 33 runs here): this machine is no longer "
+                + "a node of Slurm"), n2.apply(left));
+        assertEquals(List.of(), services.log);
+        host.ended(4242);
+        assertEquals(Outcome.changed("slurm", "stopped slurmd (this machine is no longer a node of Slurm)"), n2.apply(left));
+        assertEquals(List.of("stop slurmd", "disable slurmd"), services.log);
+
+        // A slurmd that runs from a slurm.conf slurmlet did not write is the site's.
+        FakeFiles siteFiles = new FakeFiles();
+        FakeServices site = new FakeServices().running("slurmd");
+        siteFiles.put(Path.of("/etc/slurm/slurm.conf"), "ClusterName=theirs\nSlurmctldHost=head\n".getBytes(), "rw-r--r--", "root", "root");
+        SlurmStep theirs = new SlurmStep(siteFiles, site, commands, Path.of("/"), Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()));
+        assertEquals(Outcome.unchanged("slurm", "no Slurm role here"), theirs.apply(left));
+        assertEquals(List.of(), site.log);
+    }
+
+    @Test
+    void aDisabledClusterRetiresNothing() {
+        step.apply(plan("c0", settings("gpu", Map.of())));
+        services.log.clear();
+        SlurmSettings off = new SlurmSettings(false, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
+                false, null, Map.of());
+        NodePlan plan = plan("c0", off);
+        assertEquals(List.of(), plan.slurm().retired());
+        assertEquals(Outcome.unchanged("slurm", "no Slurm role here"), step.apply(plan));
+        assertEquals(List.of(), services.log, "what is installed stays, and runs");
     }
 }

@@ -102,14 +102,16 @@ public record SettingsPreview(
         /** It takes the change while it runs: {@code scontrol reconfigure}, issued once by the controller's agent. */
         @JsonProperty("reconfigure") RECONFIGURE,
         /** The change is one it reads only at start: restarted; running jobs are kept. */
-        @JsonProperty("restart") RESTART
+        @JsonProperty("restart") RESTART,
+        /** It runs for a role the machine no longer has: stopped and disabled, once no job needs it. */
+        @JsonProperty("stop") STOP
     }
 
     /**
      * One daemon.
      *
      * @param unit   its systemd unit, as {@code slurmd}
-     * @param action start, reconfigure or restart
+     * @param action start, reconfigure, restart or stop
      * @param why    the reason, naming the file or keys that call for it
      */
     public record DaemonChange(

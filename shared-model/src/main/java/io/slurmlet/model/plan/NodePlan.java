@@ -55,10 +55,11 @@ public record NodePlan(
      * The plan's format: an agent refuses a plan of a later format than its own (a leader upgraded
      * first) rather than read a part of it wrong, and says to upgrade it. Format 3 added
      * {@code planned_from}; format 4 puts Slurm's files and daemons, the accounts and the PAM decision
-     * in sections of their own ({@code slurm}, {@code linux_users}, {@code pam}). Plans of format 2
-     * and 3 are still read.
+     * in sections of their own ({@code slurm}, {@code linux_users}, {@code pam}); format 5 adds the
+     * slurm section's {@code retired} daemons (an agent of format 4 would leave an old slurmctld
+     * running). Plans of format 2 to 4 are still read, as retiring nothing.
      */
-    public static final int FORMAT = 4;
+    public static final int FORMAT = 5;
 
     public NodePlan {
         Objects.requireNonNull(node, "a plan names its machine");

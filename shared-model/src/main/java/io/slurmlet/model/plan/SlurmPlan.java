@@ -16,11 +16,18 @@ import java.util.Map;
  * @param services the systemd units that must be enabled and running: munged wherever Slurm runs,
  *                 slurmctld and slurmd where their files exist (slurmd is left out when its version
  *                 cannot talk to the controller's)
+ * @param retired  Slurm's daemons of a role this machine no longer has in a cluster that runs (a
+ *                 controller moved away, a node that left slurm.conf): where one still runs, or is
+ *                 enabled, from slurmlet's files, it is stopped and disabled once no job needs it, so
+ *                 that an old slurmctld never launches jobs beside the new one and an old slurmd never
+ *                 comes back at boot. Empty (plans before format 5, a disabled cluster): whatever runs
+ *                 is left running
  */
-public record SlurmPlan(@JsonProperty("files") List<ManagedFile> files, @JsonProperty("services") List<String> services) {
+public record SlurmPlan(@JsonProperty("files") List<ManagedFile> files, @JsonProperty("services") List<String> services,
+                        @JsonProperty("retired") List<String> retired) {
 
-    /** Nothing of Slurm's: a machine without a role. */
-    public static final SlurmPlan NONE = new SlurmPlan(List.of(), List.of());
+    /** Nothing of Slurm's, and nothing stopped: a machine without a role in a cluster that does not run. */
+    public static final SlurmPlan NONE = new SlurmPlan(List.of(), List.of(), List.of());
 
     public SlurmPlan {
         files = files == null ? List.of() : List.copyOf(files);
@@ -28,6 +35,23 @@ public record SlurmPlan(@JsonProperty("files") List<ManagedFile> files, @JsonPro
             throw new IllegalArgumentException("a plan names each file once");
         }
         services = services == null ? List.of() : List.copyOf(services);
+        retired = retired == null ? List.of() : List.copyOf(retired);
+        if (!java.util.Set.of("slurmctld", "slurmd").containsAll(retired)) {
+            throw new IllegalArgumentException("a plan retires only Slurm's daemons, slurmctld and slurmd: " + retired);
+        }
+        if (retired.stream().anyMatch(services::contains)) {
+            throw new IllegalArgumentException("a plan retires no daemon it runs: " + retired + " " + services);
+        }
+    }
+
+    /** Files and daemons, and nothing retired. */
+    public SlurmPlan(List<ManagedFile> files, List<String> services) {
+        this(files, services, List.of());
+    }
+
+    /** Nothing of Slurm's here, and {@code retired} stopped once no job needs them. */
+    public static SlurmPlan retiring(List<String> retired) {
+        return retired.isEmpty() ? NONE : new SlurmPlan(List.of(), List.of(), retired);
     }
 
     /** Configuration files by path, each {@link ManagedFile#config}: 0644, root's. */

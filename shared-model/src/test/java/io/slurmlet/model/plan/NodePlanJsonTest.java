@@ -80,7 +80,7 @@ class NodePlanJsonTest {
         NodePlan plan = with(StoragePlan.NONE, false);
         String json = SettingsJson.STRICT.writeValueAsString(plan);
         assertEquals(plan, SettingsJson.STRICT.readValue(json, NodePlan.class), json);
-        assertTrue(json.contains("\"format\":4"), json);
+        assertTrue(json.contains("\"format\":5"), json);
         assertFalse(json.contains("planned_from"), "left out where the leader planned without facts: " + json);
         assertTrue(json.contains("{\"path\":\"/etc/slurm/slurmdbd.conf\",\"content\":\"StoragePass=x\\n\",\"mode\":\"0600\","
                 + "\"owner\":\"slurm\",\"group\":\"slurm\",\"secret\":true}"), json);
@@ -95,8 +95,8 @@ class NodePlanJsonTest {
     @Test
     void aPlanOfALaterFormatIsRefusedWithTheUpgradeThatReadsIt() {
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
-                "{\"format\": 5, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
-        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 5, which this agent's slurmlet (format 4) cannot read: "
+                "{\"format\": 6, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 6, which this agent's slurmlet (format 5) cannot read: "
                 + "upgrade slurmlet on this machine"), e.getMessage());
         Exception older = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
                 "{\"node\": \"n1\", \"pam_adopt\": false, \"files\": {}}", NodePlan.class));
@@ -148,5 +148,22 @@ class NodePlanJsonTest {
         Exception format3 = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
                 "{\"format\": 3, \"node\": \"n1\", \"pam\": {\"adopt\": true}}", NodePlan.class));
         assertTrue(String.valueOf(format3.getMessage()).contains("has pam_adopt and no slurm, linux_users or pam section"), format3.getMessage());
+    }
+
+    @Test
+    void theDaemonsAPlanRetiresReadBackAsSentAndAFormat4PlanRetiresNone() throws Exception {
+        NodePlan plan = NodePlan.of("n0", java.util.Set.of()).withSlurm(SlurmPlan.retiring(List.of("slurmctld", "slurmd")));
+        String json = SettingsJson.STRICT.writeValueAsString(plan);
+        assertTrue(json.contains("\"slurm\":{\"files\":[],\"services\":[],\"retired\":[\"slurmctld\",\"slurmd\"]}"), json);
+        assertTrue(json.contains("\"format\":5"), json);
+        assertEquals(List.of("slurmctld", "slurmd"), SettingsJson.STRICT.readValue(json, NodePlan.class).slurm().retired());
+        String format4 = json.replace("\"format\":5", "\"format\":4").replace(",\"retired\":[\"slurmctld\",\"slurmd\"]", "");
+        assertEquals(SlurmPlan.NONE, SettingsJson.STRICT.readValue(format4, NodePlan.class).slurm());
+        // What crosses from the leader names Slurm's daemons only, and none the plan also runs.
+        for (String bad : List.of("[\"sshd\"]", "[\"slurmd\\nx\"]")) {
+            assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(json.replace("[\"slurmctld\",\"slurmd\"]", bad), NodePlan.class),
+                    bad);
+        }
+        assertThrows(IllegalArgumentException.class, () -> new SlurmPlan(List.of(), List.of("munge", "slurmd"), List.of("slurmd")));
     }
 }

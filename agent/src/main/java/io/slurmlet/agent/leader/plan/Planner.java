@@ -281,8 +281,10 @@ public final class Planner {
                     .withMungeKey(roles.isEmpty() ? Optional.empty() : mungeKey)
                     .withStorage(storage)
                     .withUsers(users(keepsUsers, s, accounts))
-                    .withSlurm(roles.isEmpty() ? SlurmPlan.NONE : new SlurmPlan(SlurmPlan.configs(files),
-                            services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty())))
+                    .withSlurm(roles.isEmpty() ? SlurmPlan.retiring(retired(s, roles, !files.isEmpty()))
+                            : new SlurmPlan(SlurmPlan.configs(files),
+                            services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty()),
+                            retired(s, roles, !files.isEmpty())))
                     .withPam(pam)
                     .withNodeStates(roles.contains(Role.CONTROLLER) && !files.isEmpty() ? nodeStates(s, lending) : Map.of())
                     .withProblems(nodeProblems)
@@ -371,6 +373,27 @@ public final class Planner {
     private static boolean isRpmFamily(String os) {
         String id = os.toLowerCase(Locale.ROOT).split(" ")[0];
         return Set.of("rhel", "rocky", "almalinux", "centos", "fedora", "ol", "amzn").contains(id);
+    }
+
+    /**
+     * The daemons of a role this machine does not have in a cluster that runs ({@code runs}: enabled,
+     * its files rendered for the controller's Slurm): slurmctld where it is not the controller (the
+     * controller moved away: a slurmctld left running would take the jobs its machine's users send and
+     * launch them on nodes the new one manages), slurmd where it is no node (it left slurm.conf once its
+     * reclaim ended, and would otherwise come back at every boot). None while the cluster does not run:
+     * a disabled slurmlet leaves Slurm as it is.
+     */
+    static List<String> retired(SlurmSettings s, Set<Role> roles, boolean runs) {
+        List<String> retired = new ArrayList<>();
+        if (s.enabled() && runs) {
+            if (!roles.contains(Role.CONTROLLER)) {
+                retired.add("slurmctld");
+            }
+            if (!roles.contains(Role.COMPUTE)) {
+                retired.add("slurmd");
+            }
+        }
+        return retired;
     }
 
     /** munged wherever Slurm runs; slurmctld and slurmd once their files exist and their versions agree. */

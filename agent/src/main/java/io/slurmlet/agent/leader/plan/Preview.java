@@ -188,7 +188,7 @@ public final class Preview {
         SlurmDiff.Wanted was = SlurmDiff.desired(before);
         SlurmDiff.Wanted will = SlurmDiff.desired(after);
         if (seen.slurm() == null) {
-            return SlurmDiff.diff(will, SlurmDiff.assumed(was));
+            return SlurmDiff.diff(will, SlurmDiff.assumed(was, will));
         }
         SlurmDiff.Reported reported = SlurmDiff.fromReport(seen.slurm(), was, will);
         Diff diff = SlurmDiff.diff(will, reported.seen());

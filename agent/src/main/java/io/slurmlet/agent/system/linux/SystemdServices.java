@@ -99,6 +99,11 @@ public final class SystemdServices implements Services {
     }
 
     @Override
+    public void disable(String unit) throws SystemException {
+        commands.runChecked(List.of("systemctl", "disable", unit), CHANGE);
+    }
+
+    @Override
     public void reload() throws SystemException {
         commands.runChecked(List.of("systemctl", "daemon-reload"), CHANGE);
     }

@@ -89,7 +89,7 @@ class PreviewAgainstApplyTest {
         final UsersStep accounts = new UsersStep(users, Path.of("/"));
         final MungeStep munge = new MungeStep(files, services, Path.of("/"));
         final StorageStep storage = new StorageStep(files, host, services, commands, Path.of("/"));
-        final SlurmStep slurm = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"));
+        final SlurmStep slurm = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), host);
         final PamStep pam = new PamStep(files, services, Path.of("/"), Path.of("/var/lib/slurmlet"), Optional.of("hpc-admins"));
         final NodeStatesStep nodeStates = new NodeStatesStep(commands);
         final List<Reconciler<?, ?>> steps = List.of(packaging, munge, storage, accounts, slurm, pam, nodeStates);
@@ -390,9 +390,11 @@ class PreviewAgainstApplyTest {
 
     @Test
     void aNodeBackInSlurmWhoseSlurmdStillRanIsNotStartedAgain() {
-        // n2 left the nodes; slurmlet stops no daemon, so its slurmd and files are still there when it comes back.
+        // n2 left the nodes while a job still ran there (a job of its own, not one Slurm lists): slurmlet stops no slurmd a
+        // job needs, so its slurmd and files are still there when it comes back.
         Map<String, NodeChange> back = previewIsWhatApplyDoes(cluster(Map.of("nodes", List.of("n1"), "lent", List.of("n1"))),
                 cluster(Map.of()), machines -> {
+                    machines.get("n2").host.stepOf(4242, "77");
                     machines.get("n2").services.running("slurmd");
                     machines.get("n2").put("/etc/slurm/slurm.conf", Planner.plan(cluster(Map.of()), inventory(), KEY).nodes().get("n2")
                             .files().get("/etc/slurm/slurm.conf"));

@@ -5,6 +5,7 @@ import io.slurmlet.agent.slurm.SlurmStep;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.agent.system.fake.FakeFiles;
+import io.slurmlet.agent.system.fake.FakeHostFiles;
 import io.slurmlet.agent.system.fake.FakeServices;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsPreview;
@@ -147,13 +148,13 @@ class PreviewTest {
     }
 
     @Test
-    void aMachineLeavingSlurmKeepsItsFilesAndDaemons() {
+    void aMachineLeavingSlurmKeepsItsFilesAndItsSlurmdStopsOnceNoJobNeedsIt() {
         SettingsPreview p = preview(cluster(), with("nodes", List.of("n1")));
         NodeChange n2 = byNode(p).get("n2");
         assertEquals(List.of("slurmd"), n2.rolesBefore());
         assertEquals(List.of(), n2.rolesAfter());
         assertEquals(List.of(), n2.files());
-        assertEquals(List.of(), n2.daemons());
+        assertEquals(List.of(new DaemonChange("slurmd", Action.STOP, "this machine is no longer a node of Slurm")), n2.daemons());
     }
 
     @Test
@@ -209,7 +210,7 @@ class PreviewTest {
             FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
                     .answerPrefix(List.of("squeue"), Commands.Result.ok(""));
             return new Machine(files, services, commands, new MungeStep(files, services, Path.of("/")),
-                    new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet")));
+                    new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles())));
         }
 
         void apply(io.slurmlet.model.plan.NodePlan plan) {
@@ -233,7 +234,8 @@ class PreviewTest {
         /** "start slurmd", "restart munge", "reconfigure slurmctld" (the scontrol reconfigure it issued). */
         List<String> acted() {
             List<String> acted = new ArrayList<>();
-            services.log.stream().filter(l -> !l.startsWith("enable ")).forEach(acted::add);
+            // Enabling a unit that starts, and disabling one that stops, are part of the start and the stop.
+            services.log.stream().filter(l -> !l.startsWith("enable ") && !l.startsWith("disable ")).forEach(acted::add);
             if (commands.log().contains(List.of("scontrol", "reconfigure"))) {
                 acted.add("reconfigure slurmctld");
             }

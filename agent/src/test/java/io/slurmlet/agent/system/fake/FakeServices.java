@@ -137,6 +137,12 @@ public final class FakeServices implements Services {
     }
 
     @Override
+    public void disable(String unit) {
+        log.add("disable " + unit);
+        enabled.remove(unit);
+    }
+
+    @Override
     public void reload() {
         log.add("daemon-reload");
     }
