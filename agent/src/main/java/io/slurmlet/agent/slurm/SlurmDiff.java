@@ -97,12 +97,9 @@ public final class SlurmDiff {
             retired = List.copyOf(retired);
         }
 
-        public Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls, String node) {
-            this(role, files, services, controls, node, List.of());
-        }
-
+        /** Nothing retired, on an unnamed machine: the step's value before its first look, and tests'. */
         public Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls) {
-            this(role, files, services, controls, "");
+            this(role, files, services, controls, "", List.of());
         }
 
         Map<String, String> contents() {
@@ -337,7 +334,7 @@ public final class SlurmDiff {
             if (!plan.retired().contains(unit)) {
                 continue;
             }
-            String why = unit.equals("slurmctld") ? "this machine is no longer the controller" : "this machine is no longer a node of Slurm";
+            String why = unit.equals("slurmctld") ? "this machine is not the controller" : "this machine is not a node of Slurm";
             if (leftover.getValue().isEmpty()) {
                 retire.add(new Retire(new DaemonChange(unit, SettingsPreview.Action.STOP, why), seen.running().contains(unit),
                         seen.enabled().contains(unit)));
@@ -376,7 +373,7 @@ public final class SlurmDiff {
             seen.partitionJobs().forEach((partition, jobs) -> held.add(("the partition %s leaves slurm.conf here once no job is in it "
                     + "(%s): Slurm ends the jobs of a partition that goes").formatted(partition, String.join(", ", jobs))));
         }
-        Wanted wanted = new Wanted(plan.role(), files, plan.services(), plan.controls(), plan.node());
+        Wanted wanted = new Wanted(plan.role(), files, plan.services(), plan.controls(), plan.node(), plan.retired());
         // The daemons act on a change of content only; a file whose mode or owner alone differs is written again, nothing more.
         Map<String, String> written = new TreeMap<>();
         Set<String> rewritten = new HashSet<>();

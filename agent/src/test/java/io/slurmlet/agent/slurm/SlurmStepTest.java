@@ -425,7 +425,7 @@ class SlurmStepTest {
         assertEquals(List.of("slurmctld", "slurmd"), retired.slurm().retired());
 
         Outcome held = c0.apply(retired);
-        assertEquals(Outcome.unchanged("slurm", "slurmctld stops here once no job needs it (job 21): this machine is no longer the controller"),
+        assertEquals(Outcome.unchanged("slurm", "slurmctld stops here once no job needs it (job 21): this machine is not the controller"),
                 held);
         assertEquals(List.of(), services.log, "a job in the old slurmctld's queue keeps it");
         assertEquals(QUEUE, queue.log().get(queue.log().size() - 1), "asked of the old slurmctld, through the slurm.conf that names it");
@@ -435,7 +435,7 @@ class SlurmStepTest {
         assertEquals(List.of(), services.log);
 
         queue.answer(QUEUE, "");
-        assertEquals(Outcome.changed("slurm", "stopped slurmctld (this machine is no longer the controller)"), c0.apply(retired));
+        assertEquals(Outcome.changed("slurm", "stopped slurmctld (this machine is not the controller)"), c0.apply(retired));
         assertEquals(List.of("stop slurmctld", "disable slurmctld"), services.log);
         assertEquals(before, new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()), "its files are left");
         assertTrue(files.log.isEmpty(), files.log.toString());
@@ -476,11 +476,11 @@ class SlurmStepTest {
         NodePlan left = plan("n2", movedTo("c0", List.of("n1")));
         assertEquals(List.of("slurmctld", "slurmd"), left.slurm().retired());
 
-        assertEquals(Outcome.unchanged("slurm", "slurmd stops here once no job needs it (job 33 runs here): this machine is no longer "
+        assertEquals(Outcome.unchanged("slurm", "slurmd stops here once no job needs it (job 33 runs here): this machine is not "
                 + "a node of Slurm"), n2.apply(left));
         assertEquals(List.of(), services.log);
         host.ended(4242);
-        assertEquals(Outcome.changed("slurm", "stopped slurmd (this machine is no longer a node of Slurm)"), n2.apply(left));
+        assertEquals(Outcome.changed("slurm", "stopped slurmd (this machine is not a node of Slurm)"), n2.apply(left));
         assertEquals(List.of("stop slurmd", "disable slurmd"), services.log);
 
         // A slurmd that runs from a slurm.conf slurmlet did not write is the site's.

@@ -154,7 +154,7 @@ class PreviewTest {
         assertEquals(List.of("slurmd"), n2.rolesBefore());
         assertEquals(List.of(), n2.rolesAfter());
         assertEquals(List.of(), n2.files());
-        assertEquals(List.of(new DaemonChange("slurmd", Action.STOP, "this machine is no longer a node of Slurm")), n2.daemons());
+        assertEquals(List.of(new DaemonChange("slurmd", Action.STOP, "this machine is not a node of Slurm")), n2.daemons());
     }
 
     @Test
