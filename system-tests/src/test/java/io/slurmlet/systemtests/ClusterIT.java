@@ -734,6 +734,14 @@ class ClusterIT {
         });
     }
 
+    /** A {@link #heartbeatJob} on {@code node}, once slurmctld shows it running and its script beats. */
+    static String beatingJob(String node, String name, int seconds) throws Exception {
+        String job = heartbeatJob(node, name, seconds);
+        await(Duration.ofSeconds(30), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        awaitBeats(name);
+        return job;
+    }
+
     /** The longest gap between two beats of {@link #heartbeatJob}'s file, in seconds. */
     static double longestGap(String name) throws Exception {
         double[] t = Arrays.stream(ok("n0", "cat", "/shared/home/bob/" + name + ".beats").strip().split("\n"))
@@ -857,9 +865,7 @@ class ClusterIT {
     @Order(17)
     void renamingTheClusterDuringAJobLeavesASlurmctldThatStartsAgainAndTheJobRunning() throws Exception {
         Instant since = Instant.now();
-        String job = heartbeatJob("n2", "rename", 20);
-        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
-        awaitBeats("rename");
+        String job = beatingJob("n2", "rename", 20);
         ok("n0", "ctl", "slurm", "set", "cluster_name=renamed");
         await(Duration.ofSeconds(60), "slurmctld runs as cluster renamed", () -> {
             try {
@@ -1224,9 +1230,7 @@ class ClusterIT {
     void aPartitionRenameOrAnExportMovedUnderAJobIsRefusedAndTheRenameTakenOnceItEnds() throws Exception {
         // The cells before ended their jobs: the leader knows it within seconds (its dry run then refuses nothing).
         awaitTaken(Duration.ofSeconds(30), "partition=renamed", "--dry-run");
-        String job = heartbeatJob("n1", "refused", 15);
-        await(Duration.ofSeconds(30), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
-        awaitBeats("refused");
+        String job = beatingJob("n1", "refused", 15);
         String partition = sinfo().get("n1").split("\\|")[0];
         // The leader hears of a new job within seconds (n1's jobs watch, every 2 s); in that window the controller's own
         // slurm step is what keeps the partition (SlurmStepTest). The refusal is asked for once the leader knows.
@@ -1311,9 +1315,7 @@ class ClusterIT {
     @Order(24)
     void aSlurmdKilledUnderAJobIsSaidDownInHealthAndStatusWithinSecondsAndStartedAgainAndTheJobRunsOn() throws Exception {
         Instant since = Instant.now();
-        String job = heartbeatJob("n1", "killed", 20);
-        await(Duration.ofSeconds(30), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
-        awaitBeats("killed");
+        String job = beatingJob("n1", "killed", 20);
         String slurmd = pid("n1", "slurmd");
         long killed = System.nanoTime();
         ok("n1", "kill", "-KILL", slurmd);
