@@ -329,6 +329,7 @@ public final class SlurmDiff {
     public static Diff diff(Wanted plan, Seen seen) {
         List<SlurmAction> retire = new ArrayList<>();
         List<String> kept = new ArrayList<>();
+        boolean oldControllerKept = false;
         for (var leftover : seen.leftovers().entrySet()) {
             String unit = leftover.getKey();
             if (!plan.retired().contains(unit)) {
@@ -340,9 +341,10 @@ public final class SlurmDiff {
                         seen.enabled().contains(unit)));
             } else {
                 kept.add("%s stops here once no job needs it (%s): %s".formatted(unit, String.join(", ", leftover.getValue()), why));
+                oldControllerKept |= unit.equals("slurmctld");
             }
         }
-        if (plan.files().isEmpty() || kept.stream().anyMatch(k -> k.startsWith("slurmctld "))) {
+        if (plan.files().isEmpty() || oldControllerKept) {
             // An old slurmctld that still holds jobs keeps this machine's files as they are: squeue here asks it, and no
             // other, only while slurm.conf still names this machine the controller.
             Diff left = Diff.of(List.copyOf(retire), plan.files().isEmpty() ? (plan.role()

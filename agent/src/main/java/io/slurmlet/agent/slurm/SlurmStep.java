@@ -65,6 +65,9 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     /** The longest one look at the launching jobs may take (slurmctld answers in milliseconds; one that does not is not launching). */
     static final Duration LAUNCH_LOOK_DEADLINE = Duration.ofSeconds(5);
 
+    /** Every job slurmctld has, in any state but ended, by id. */
+    static final List<String> EVERY_JOB = List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
+
     private final Files files;
     private final Services services;
     private final Commands commands;
@@ -170,7 +173,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             return List.of("its queue cannot be asked, as slurm.conf here names %s the controller: stop it by hand once it holds no job"
                     .formatted(controller.orElse("no host")));
         }
-        return jobIds(List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i")).stream()
+        return jobIds(EVERY_JOB).stream()
                 .map(j -> j.startsWith("its jobs") ? j : "job " + j).toList();
     }
 
@@ -302,7 +305,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         // With every job asked for, one squeue answers for every partition that goes.
         Map<List<String>, List<String>> asked = new java.util.HashMap<>();
         for (String partition : partitions) {
-            List<String> argv = everyJob ? List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i")
+            List<String> argv = everyJob ? EVERY_JOB
                     : List.of("squeue", "-h", "-p", partition, "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
             List<String> found = asked.computeIfAbsent(argv, this::jobIds);
             if (!found.isEmpty()) {

@@ -276,15 +276,15 @@ public final class Planner {
             boolean keepsUsers = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
             StoragePlan storage = storage(s, name, roles, machines);
             PamPlan pam = PamPlan.of(roles, keepsUsers);
+            List<String> retired = retired(s, roles, !files.isEmpty());
             plans.put(name, NodePlan.of(name, roles)
                     .withPackages(packages(roles, facts.os(), storage, pam))
                     .withMungeKey(roles.isEmpty() ? Optional.empty() : mungeKey)
                     .withStorage(storage)
                     .withUsers(users(keepsUsers, s, accounts))
-                    .withSlurm(roles.isEmpty() ? SlurmPlan.retiring(retired(s, roles, !files.isEmpty()))
+                    .withSlurm(roles.isEmpty() ? SlurmPlan.retiring(retired)
                             : new SlurmPlan(SlurmPlan.configs(files),
-                            services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty()),
-                            retired(s, roles, !files.isEmpty())))
+                            services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty()), retired))
                     .withPam(pam)
                     .withNodeStates(roles.contains(Role.CONTROLLER) && !files.isEmpty() ? nodeStates(s, lending) : Map.of())
                     .withProblems(nodeProblems)
