@@ -55,6 +55,9 @@ class ClusterIT {
 
     @AfterAll
     static void down() throws Exception {
+        if (Boolean.getBoolean("slurmlet.keep.cluster")) {
+            return; // a developer looks at it (dev/cluster exec with SLURMLET_CLUSTER_DIR=/var/tmp/slurmlet-it-cluster), then downs it
+        }
         String prefix = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/nspawn-cluster").toString(),
                 "prefix", RUN.resolve("machines").toString()), Map.of(), 10).out().strip();
         Proc.Result r = Proc.run(cluster("down"), ENV, 180);
@@ -711,6 +714,12 @@ class ClusterIT {
      * bob's job on {@code node}: appends a timestamp to a file on /shared every 100 ms for about
      * {@code seconds}, then prints "finished" to its output there. Returns the job's id.
      */
+    /**
+     * Where {@link #heartbeatJob}'s files are read: n0's /shared, unless a cell has the jobs write to
+     * a site's export that n0 no longer mounts by the time they are read.
+     */
+    static volatile String[] beatsAt = {"n0", "/shared/home/bob/"};
+
     static String heartbeatJob(String node, String name, int seconds) throws Exception {
         String beats = "/shared/home/bob/" + name + ".beats";
         return ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", node, "-o", "/shared/home/bob/" + name + ".out",
@@ -726,7 +735,7 @@ class ClusterIT {
     static void awaitBeats(String name) throws InterruptedException {
         await(Duration.ofSeconds(20), name + " beats", () -> {
             try {
-                Proc.Result r = on("n0", "cat", "/shared/home/bob/" + name + ".beats");
+                Proc.Result r = on(beatsAt[0], "cat", beatsAt[1] + name + ".beats");
                 return r.exit() == 0 && r.out().strip().split("\n").length >= 5;
             } catch (Exception e) {
                 return false;
@@ -744,7 +753,7 @@ class ClusterIT {
 
     /** The longest gap between two beats of {@link #heartbeatJob}'s file, in seconds. */
     static double longestGap(String name) throws Exception {
-        double[] t = Arrays.stream(ok("n0", "cat", "/shared/home/bob/" + name + ".beats").strip().split("\n"))
+        double[] t = Arrays.stream(ok(beatsAt[0], "cat", beatsAt[1] + name + ".beats").strip().split("\n"))
                 .mapToDouble(Double::parseDouble).toArray();
         assertTrue(t.length > 20, "the job beat " + t.length + " times");
         double gap = 0;
@@ -913,6 +922,10 @@ class ClusterIT {
         underJobs(cell, lent, lentAfter, (before, after) -> { }, change);
     }
 
+    static void underJobs(String cell, List<String> lent, List<String> lentAfter, Settled settled, String... change) throws Exception {
+        underJobs(cell, lent, lentAfter, settled, 20, change);
+    }
+
     /** What a cell checks once the cluster settled, before the extra restart: each daemon's invocation before and after. */
     interface Settled {
         void check(Map<String, String> before, Map<String, String> after) throws Exception;
@@ -1066,13 +1079,17 @@ class ClusterIT {
         }
     }
 
-    /** @param settled checked once the change settled, with the daemons' invocations from before the change */
-    static void underJobs(String cell, List<String> lent, List<String> lentAfter, Settled settled, String... change) throws Exception {
+    /**
+     * @param settled checked once the change settled, with the daemons' invocations from before the change
+     * @param seconds how long the jobs run
+     */
+    static void underJobs(String cell, List<String> lent, List<String> lentAfter, Settled settled, int seconds, String... change)
+            throws Exception {
         Instant since = Instant.now();
         List<String> jobs = new ArrayList<>();
         for (String node : lent) {
-            jobs.add(heartbeatJob(node, cell + "-" + node, 20));
-            jobs.add(ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap", "sleep 20").strip());
+            jobs.add(heartbeatJob(node, cell + "-" + node, seconds));
+            jobs.add(ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap", "sleep " + seconds).strip());
         }
         await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         for (String node : lent) {
@@ -1087,11 +1104,15 @@ class ClusterIT {
         Instant changed = Instant.now();
         HealthWatch health = new HealthWatch();
         try {
+            long set = System.nanoTime();
             ok("n0", command.toArray(String[]::new));
             awaitPassesAfter(Instant.now());
             // A restart waits for the jobs being launched (up to about 10 s after they started), so a report can come
             // before the pass that restarts: what the dry run said is waited for, then compared exactly.
             awaitActed(Duration.ofSeconds(60), cell + ": the agents did what the dry run said", changed, planned);
+            // For the matrix's table: what the change did to the daemons, and when every agent had done it.
+            System.out.printf("ClusterIT %s matrix: %s (%s) under %d jobs: %s; settled in %.1f s%n", SUITE, cell, String.join(" ", change),
+                    jobs.size(), planned.isEmpty() ? "no daemon action" : String.join(", ", planned), (System.nanoTime() - set) / 1e9);
             settleChecks(cell, planned, before, invocations(), changed, settled);
         } finally {
             health.close();
@@ -1141,7 +1162,7 @@ class ClusterIT {
             assertTrue(shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "), cell + ": job " + job + "\n" + shown);
         }
         for (String node : lent) {
-            assertEquals("finished", ok("n0", "cat", "/shared/home/bob/" + cell + "-" + node + ".out").strip(), cell + " on " + node);
+            assertEquals("finished", ok(beatsAt[0], "cat", beatsAt[1] + cell + "-" + node + ".out").strip(), cell + " on " + node);
             assertTrue(longestGap(cell + "-" + node) < 1.0, cell + ": the job on " + node + " wrote to /shared without a stop of a second");
         }
         assertEquals("", slurmctldFatals(since), cell);
@@ -1298,13 +1319,6 @@ class ClusterIT {
     }
 
     /**
-     * The controller moved, with no job in its queue, to a machine that is also a node, and back: the
-     * new machine's slurmctld starts and every slurmd follows it (SlurmctldHost, read only at start);
-     * the old slurmctld is stopped and disabled (before its machine takes the new files), never left
-     * to take the jobs sent from machines that still name it; a machine that leaves the nodes has its
-     * slurmd stopped too. Jobs run after each move, and after a restart of every daemon.
-     */
-    /**
      * The issue's fourth case: slurmd killed (SIGKILL of its main PID, as a crash or the OOM killer
      * would; {@code systemctl kill} would signal the job's slurmstepd too) on a node running a job.
      * The agent's readiness says so with the daemon and systemd's reason, and status says it, within
@@ -1366,6 +1380,13 @@ class ClusterIT {
         assertEquals("", slurmctldFatals(since));
     }
 
+    /**
+     * The controller moved, with no job in its queue, to a machine that is also a node, and back: the
+     * new machine's slurmctld starts and every slurmd follows it (SlurmctldHost, read only at start);
+     * the old slurmctld is stopped and disabled (before its machine takes the new files), never left
+     * to take the jobs sent from machines that still name it; a machine that leaves the nodes has its
+     * slurmd stopped too. Jobs run after each move, and after a restart of every daemon.
+     */
     @Test
     @Order(25)
     void theControllerMovedAndBackWithNoJobLeavesOneSlurmctldRunningAndJobsRun() throws Exception {
@@ -1433,5 +1454,135 @@ class ClusterIT {
         assertEquals("", slurmctldFatals(since));
         assertEquals("", ok("n1", "sh", "-c", "journalctl -u slurmctld -o cat --since @%d | grep -i fatal || true"
                 .formatted(since.getEpochSecond())).strip(), "n1's slurmctld never ended on a fatal");
+    }
+
+    /** The machines whose /shared is mounted from {@code source}, of {@code nodes}. */
+    static List<String> mounting(String source, List<String> nodes) throws Exception {
+        List<String> them = new ArrayList<>();
+        for (String node : nodes) {
+            if (on(node, "findmnt", "-n", "-o", "SOURCE", "/shared").out().strip().equals(source)) {
+                them.add(node);
+            }
+        }
+        return them;
+    }
+
+    /**
+     * shared.* each way: the cluster's storage moved from its own server (n0) to the site's export
+     * and back. n3 stands in for the site's NAS: an nfs-ganesha of the site's own (no slurmlet header,
+     * so slurmlet leaves it alone) exporting /srv/nas. The move to it is refused while a job runs on
+     * a machine that mounts n0's export (n0 cannot tell who uses it); with no job it is taken: every
+     * machine mounts the NAS, n0 stops exporting, bob's home is made there, no daemon restarts. The
+     * move back is made under jobs writing to the NAS: n0 and the free machines move at once (a client
+     * waits for n0 to export, never failing), the busy ones keep the NAS until their jobs end, and
+     * then follow within seconds; n0's export holds what it held before.
+     */
+    @Test
+    @Order(26)
+    void theSharedStorageMovedToTheSitesExportAndBackUnderJobsHurtsNoJob() throws Exception {
+        String conf = ("# The site's NAS (a stand-in): its own nfs-ganesha exporting /srv/nas to the cluster's subnet.\n"
+                + "NFS_CORE_PARAM {\n    Protocols = 3, 4;\n    Enable_NLM = false;\n    Enable_RQUOTA = false;\n%s}\n"
+                + "NFS_KRB5 {\n    Active_krb5 = false;\n}\nNFSV4 {\n    Graceless = true;\n}\n"
+                + "EXPORT {\n    Export_Id = 1;\n    Path = /srv/nas;\n    Pseudo = /srv/nas;\n    Protocols = 3, 4;\n    Transports = TCP;\n"
+                + "    SecType = sys;\n    Squash = No_Root_Squash;\n    Access_Type = None;\n"
+                + "    CLIENT {\n        Clients = 10.77.0.0/24;\n        Access_Type = RW;\n    }\n    FSAL {\n        Name = VFS;\n    }\n}\n")
+                .formatted(SUITE.equals("bookworm") ? "" : "    allow_set_io_flusher_fail = true;\n");
+        ok("n3", "sh", "-c", "mkdir -p /srv/nas && printf '%s' \"$1\" >/etc/ganesha/ganesha.conf && systemctl restart nfs-ganesha", "sh", conf);
+        await(Duration.ofSeconds(60), "n3 exports /srv/nas", () -> {
+            try {
+                return on("n1", "showmount", "-e", "--no-headers", "n3").out().startsWith("/srv/nas ");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        List<String> machines = NODES;
+
+        // Refused under a job on a machine that mounts n0's export.
+        String job = beatingJob("n1", "to-nas-refused", 10);
+        await(Duration.ofSeconds(15), "the leader knows job " + job, () -> {
+            try {
+                return on("n0", "ctl", "slurm", "set", "shared.server=", "shared.nfs=n3:/srv/nas", "--dry-run").exit() != 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        Proc.Result refused = on("n0", "ctl", "slurm", "set", "shared.server=", "shared.nfs=n3:/srv/nas");
+        assertFalse(refused.exit() == 0, refused.toString());
+        assertTrue(refused.toString().contains("n0 would stop exporting /shared to n1 while 1 job that may use it still runs (" + job),
+                refused.toString());
+        await(Duration.ofSeconds(60), "job " + job + " ends", () -> jobState(job).isEmpty());
+
+        // Taken with no job: every machine mounts the NAS, n0 stops exporting, no daemon restarts.
+        awaitTaken(Duration.ofSeconds(30), "shared.server=", "shared.nfs=n3:/srv/nas", "--dry-run");
+        String dry = ok("n0", "ctl", "slurm", "set", "shared.server=", "shared.nfs=n3:/srv/nas", "--dry-run");
+        assertTrue(dry.contains("n0: mount n3:/srv/nas at /shared\n") && dry.contains("n0: stop exporting /shared\n")
+                && dry.contains("n1: mount n3:/srv/nas at /shared again, instead of n0:/shared\n"), dry);
+        assertEquals(Set.of(), dryRunDaemons(dry), dry);
+        Map<String, String> before = invocations();
+        long moved;
+        try (HealthWatch health = new HealthWatch()) {
+            long changed = System.nanoTime();
+            ok("n0", "ctl", "slurm", "set", "shared.server=", "shared.nfs=n3:/srv/nas");
+            await(Duration.ofSeconds(90), "every machine mounts n3:/srv/nas", () -> {
+                try {
+                    return mounting("n3:/srv/nas", machines).equals(machines);
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            moved = System.nanoTime() - changed;
+            await(Duration.ofSeconds(60), "bob's home made on the NAS", () -> {
+                try {
+                    return on("n3", "stat", "-c", "%U %a", "/srv/nas/home/bob").out().strip().equals("bob 700");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            awaitPassesAfter(Instant.now());
+            health.close();
+            assertEquals(List.of(), health.untrue, "readiness and status were true at every look while the storage moved");
+        }
+        assertEquals("inactive", on("n0", "systemctl", "is-active", "nfs-ganesha").out().strip(), "n0 no longer exports");
+        assertEquals("active", ok("n3", "systemctl", "is-active", "nfs-ganesha").strip(), "the site's server is left alone");
+        assertTrue(ok("n3", "cat", "/etc/ganesha/ganesha.conf").startsWith("# The site's NAS"), "the site's ganesha.conf is left alone");
+        assertEquals(before, invocations(), "moving the storage restarts no daemon");
+
+        // Back to n0's export, under jobs writing to the NAS (read there: n0 no longer mounts it by the time they end).
+        beatsAt = new String[] {"n3", "/srv/nas/home/bob/"};
+        try {
+            underJobs("from-nas", List.of("n1", "n2"), List.of("n1", "n2"), (was, now) -> {
+                assertEquals(List.of("n1", "n2"), mounting("n3:/srv/nas", machines), "the machines running jobs keep the NAS mounted");
+                assertEquals(List.of("n3"), mounting("n0:/shared", List.of("n3")), "the free machine mounts n0's export");
+                SlurmStatus status = status();
+                for (String busy : List.of("n1", "n2")) {
+                    assertTrue(status.nodes().stream().filter(n -> n.name().equals(busy)).flatMap(n -> n.steps().stream())
+                            .anyMatch(st -> st.step().equals("storage") && st.toString().contains(
+                                    "mounting n0:/shared at /shared instead of n3:/srv/nas waits for job")), busy + " says why: " + status);
+                }
+            }, 40, "shared.nfs=", "shared.server=n0");
+        } finally {
+            beatsAt = new String[] {"n0", "/shared/home/bob/"};
+        }
+        await(Duration.ofSeconds(60), "n1 and n2 mount n0's export once their jobs ended", () -> {
+            try {
+                return mounting("n0:/shared", List.of("n1", "n2", "n3")).size() == 3;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        // From a busy machine's last beat (its job's end) to its agent's remount, both on this machine's clock.
+        List<String> followed = new ArrayList<>();
+        for (String busy : List.of("n1", "n2")) {
+            String[] beats = ok("n3", "cat", "/srv/nas/home/bob/from-nas-" + busy + ".beats").strip().split("\n");
+            String mounted = ok(busy, "sh", "-c", "journalctl -u slurmlet-agent -o short-unix --no-pager | grep 'storage: .*mounted n0:/shared at "
+                    + "/shared again' | tail -1").strip();
+            followed.add("%s %.1f s".formatted(busy, Double.parseDouble(mounted.split(" ")[0]) - Double.parseDouble(beats[beats.length - 1])));
+        }
+        System.out.printf("ClusterIT %s: shared storage to the site's export with no job: every machine mounted it %.1f s after the set; "
+                + "back to n0 under jobs: the busy machines remounted after their jobs' last beat: %s%n", SUITE, moved / 1e9,
+                String.join(", ", followed));
+        assertEquals("active", ok("n0", "systemctl", "is-active", "nfs-ganesha").strip());
+        assertEquals("finished", ok("n2", "cat", "/shared/home/bob/to-nas-refused.out").strip(), "n0's export holds what it held before");
+        assertEquals("", on("n0", "findmnt", "-n", "/shared").out().strip(), "n0 serves its own folder again, nothing over it");
     }
 }

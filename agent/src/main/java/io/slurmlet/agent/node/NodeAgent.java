@@ -145,7 +145,10 @@ public class NodeAgent {
         }
         runner = new StepRunner(wiring.steps(), book, config.node().resync(), () -> poster.changed());
         poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
-        jobs = new JobsWatch(wiring.hostFiles(), () -> poster.changed(), Duration.ofSeconds(2));
+        jobs = new JobsWatch(wiring.hostFiles(), () -> {
+            poster.changed();
+            runner.jobsChanged();
+        }, Duration.ofSeconds(2));
         daemons = new DaemonWatch(wiring.services(), () -> watched(runner), () -> STARTS_DAEMONS.contains(runner.running()), outcome -> {
                     book.record(outcome);
                     poster.changed();

@@ -17,8 +17,9 @@ import java.util.Optional;
  * Applies the plan through the steps, on a thread of its own, so that a long step (a 15-minute
  * {@code apt-get install}) stops neither the poll, nor the status posts, nor the controller's
  * reclaim watch. A new plan is applied at once; the same plan again at the resync, which repairs
- * what drifted; after a pass with a failed step again in 5 s, doubling up to the resync. A step
- * that throws is failed, and the next step still runs.
+ * what drifted; after a pass with a failed or a waiting step again in 5 s, doubling up to the
+ * resync, and at once when the jobs on the machine change while a step waits. A step that throws
+ * is failed, and the next step still runs.
  */
 final class StepRunner extends Worker {
 
@@ -35,6 +36,7 @@ final class StepRunner extends Worker {
     private boolean fresh;
     private Instant lastPass = Instant.EPOCH;
     private int failedPasses;
+    private int waitingPasses;
     private volatile long passes;
     private volatile boolean passing;
     private volatile String running = "";
@@ -76,13 +78,25 @@ final class StepRunner extends Worker {
         if (offered == null) {
             return Optional.empty();
         }
-        return fresh || !now.isBefore(lastPass.plus(nextPassIn(failedPasses, resync))) ? Optional.of(offered) : Optional.empty();
+        return fresh || !now.isBefore(lastPass.plus(nextPassIn(Math.max(failedPasses, waitingPasses), resync))) ? Optional.of(offered)
+                : Optional.empty();
     }
 
     /**
-     * When the next pass is due without a new plan: after a pass with a failed step (a mount whose
-     * server was not exporting yet, a daemon that did not start) again in 5 s, doubling up to the
-     * resync interval; else at the resync interval.
+     * The jobs on this machine changed: where the last pass had a step waiting (for jobs to end, or
+     * for another machine), the next pass comes at once rather than at its retry.
+     */
+    synchronized void jobsChanged() {
+        if (waitingPasses > 0 && offered != null) {
+            fresh = true;
+            notifyAll();
+        }
+    }
+
+    /**
+     * When the next pass is due without a new plan: after {@code failedPasses} passes in a row with a
+     * failed or a waiting step (a daemon that did not start, a mount that waits for its server's
+     * export) again in 5 s, doubling up to the resync interval; else at the resync interval.
      */
     static Duration nextPassIn(int failedPasses, Duration resync) {
         if (failedPasses == 0) {
@@ -108,7 +122,7 @@ final class StepRunner extends Worker {
             passing = false;
         }
         logPass(plan, changed, (System.nanoTime() - started) / 1_000_000);
-        finished(plan, changed);
+        finished(plan, changed, steps.stream().anyMatch(s -> !s.waiting().isEmpty()));
     }
 
     /** Every step over {@code plan} (a newest-plan-only step over the newest plan), each outcome recorded. */
@@ -154,11 +168,12 @@ final class StepRunner extends Worker {
         }
     }
 
-    private void finished(PublishedPlan plan, List<String> changed) {
+    private void finished(PublishedPlan plan, List<String> changed, boolean waiting) {
         synchronized (this) {
             applied = plan;
             lastPass = Instant.now();
             failedPasses = changed.stream().anyMatch(c -> c.endsWith(" failed")) ? failedPasses + 1 : 0;
+            waitingPasses = waiting ? waitingPasses + 1 : 0;
             passes++;
         }
         afterPass.run();
@@ -196,7 +211,8 @@ final class StepRunner extends Worker {
             if (due.isPresent()) {
                 return due.get();
             }
-            long millis = offered == null ? 0 : Math.max(1, Duration.between(now, lastPass.plus(nextPassIn(failedPasses, resync))).toMillis());
+            long millis = offered == null ? 0
+                    : Math.max(1, Duration.between(now, lastPass.plus(nextPassIn(Math.max(failedPasses, waitingPasses), resync))).toMillis());
             wait(millis);
         }
         return null;

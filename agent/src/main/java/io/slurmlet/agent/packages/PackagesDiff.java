@@ -22,7 +22,7 @@ public final class PackagesDiff {
      * at these as well, so a dry run that gives a machine a role says what that would install.
      */
     public static final List<String> KNOWN = List.of("munge", "slurm-client", "slurmctld", "slurmd", "libpam-slurm-adopt",
-            "nfs-ganesha", "nfs-ganesha-vfs", "slurm", "slurm-slurmctld", "slurm-slurmd", "slurm-pam_slurm");
+            "nfs-ganesha", "nfs-ganesha-vfs", "nfs-common", "slurm", "slurm-slurmctld", "slurm-slurmd", "slurm-pam_slurm", "nfs-utils");
 
     private PackagesDiff() {
     }

@@ -81,6 +81,7 @@ public abstract class Reconciler<D, A> implements Step {
     }
 
     /** What the last pass held back until the machine is free (a mount under running jobs). */
+    @Override
     public List<String> waiting() {
         return waiting;
     }

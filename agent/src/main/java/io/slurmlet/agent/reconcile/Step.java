@@ -21,4 +21,13 @@ public interface Step {
     default boolean newestPlanOnly() {
         return false;
     }
+
+    /**
+     * What the last pass held back until the machine is free or another machine is ready (a mount
+     * under running jobs, a server that does not export yet), each a sentence; the step is not failed
+     * for it, and the machine is looked at again soon.
+     */
+    default java.util.List<String> waiting() {
+        return java.util.List.of();
+    }
 }

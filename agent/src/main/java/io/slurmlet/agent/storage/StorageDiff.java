@@ -68,8 +68,9 @@ public final class StorageDiff {
     }
 
     /**
-     * What to do, in order: the wanted mount; slurmd's wait for it (before any other mount goes, so
-     * that systemd, having read the drop-in again, no longer stops slurmd with a mount that goes);
+     * What to do, in order: the wanted mount (a remount with slurmd's wait for it lifted around it, as
+     * systemd stops what requires a mount it restarts); slurmd's wait for it (before any other mount
+     * goes, so that systemd, having read the drop-in again, no longer stops slurmd with a mount that goes);
      * the removal of other mounts; then the export or its removal. While a job runs here, no mount is
      * removed or mounted again from another export: that waits for the machine to be free, and says so.
      */
@@ -87,11 +88,21 @@ public final class StorageDiff {
             StorageSeen.Unit u = seen.mounts().getOrDefault(wantedUnit, NONE);
             boolean changed = !u.file().equals(sha256(text));
             Run run = !u.active() ? Run.START : changed ? Run.RESTART : Run.NONE;
+            if (u.active() && u.file().isEmpty()) {
+                // Something slurmlet did not mount (a disk in fstab, a mount by hand): never unmounted by it.
+                return Diff.of(a, "").waitingFor(waiting).blockedBy(("%s is already mounted at %s, not by slurmlet (/etc/fstab, or by hand): "
+                        + "slurmlet does not unmount what it did not mount; unmount it there (and remove it from /etc/fstab), or set "
+                        + "shared.path to a free folder, and the next pass mounts %s").formatted(
+                        u.what().isEmpty() ? "a file system" : u.what(), path, m.source()));
+            }
             if (run == Run.RESTART && !jobs.isEmpty()) {
                 waiting.add("mounting %s at %s instead of %s waits for %s running here to end".formatted(m.source(), path,
                         u.what().isEmpty() ? "what is mounted there" : u.what(), jobs));
             } else if (changed || !u.enabled() || run != Run.NONE) {
-                a.add(new Mount(wantedUnit, m, changed ? text : null, !u.enabled(), run, u.what(), wanted.slurmdWaits()));
+                // A remount (another export, or its unit changed) stops every unit that requires the mount: slurmd's wait
+                // for it is lifted around it.
+                boolean lift = run == Run.RESTART && wanted.slurmdWaits() && !seen.slurmdDropIn().isEmpty();
+                a.add(new Mount(wantedUnit, m, changed ? text : null, !u.enabled(), run, u.what(), wanted.slurmdWaits(), lift));
                 mounting = run == Run.START;
             }
         }
@@ -123,6 +134,15 @@ public final class StorageDiff {
         }
         if (p instanceof StoragePlan.Export e) {
             String to = String.join(", ", e.clients());
+            // Another export still mounted at the path (it waits for this machine's jobs): exported now, it would be that
+            // export's files the clients get, gone from under them once it is unmounted.
+            var over = going.stream().filter(u -> u.getValue().where().equals(path)).findFirst();
+            if (over.isPresent() && !removing) {
+                waiting.add("exporting %s waits for %s to be unmounted from it, once %s running here %s ended".formatted(path,
+                        over.get().getValue().what().isEmpty() ? over.get().getKey() : over.get().getValue().what(), jobs,
+                        seen.jobs().size() == 1 ? "has" : "have"));
+                return Diff.of(a, "").waitingFor(waiting);
+            }
             if (e.clients().isEmpty()) {
                 return Diff.of(a, "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)").waitingFor(waiting);
             }
@@ -165,9 +185,10 @@ public final class StorageDiff {
      *
      * @param was         the export mounted there now; "" when none, or unknown
      * @param slurmdWaits whether slurmd runs here and waits for it
+     * @param lift        whether slurmd's wait (its drop-in) is lifted around a remount, which would stop slurmd with it
      */
-    record Mount(String unit, StoragePlan.Mount mount, String text, boolean enable, Run run, String was, boolean slurmdWaits)
-            implements StorageAction {
+    record Mount(String unit, StoragePlan.Mount mount, String text, boolean enable, Run run, String was, boolean slurmdWaits,
+                 boolean lift) implements StorageAction {
         public String will() {
             if (run == Run.START) {
                 return "mount %s at %s%s".formatted(mount.source(), mount.path(), slurmdWaits ? " (slurmd waits for it)" : "");

@@ -37,7 +37,10 @@ import java.util.TreeMap;
  *   <li>{@code path} alone: the site mounts it; the step only checks that something is mounted
  *       there, and fails, saying so, until it is.</li>
  * </ul>
- * slurmd does not start before the storage is there (a drop-in with RequiresMountsFor=). A change
+ * A machine mounts its {@code server}'s export only once the server says it exports it ({@code
+ * showmount -e}): until then, the mount waits (the old one, if any, stays), for up to {@link
+ * #SERVER_GRACE}, as the server installs and starts its NFS server in its own pass; a server that
+ * has not exported it by then fails the step. slurmd does not start before the storage is there (a drop-in with RequiresMountsFor=). A change
  * of settings stops and removes the mount units slurmlet made that are no longer wanted, once no job
  * runs here, and slurmd's wait for one is lifted first ({@link StorageDiff}).
  */
@@ -58,23 +61,35 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
     private final Services services;
     private final Commands commands;
     private final Path root;
+    private final java.time.Clock clock;
+    /** The export this machine waits for its server to export, and since when; null while it waits for none. */
+    private String awaited;
+    private java.time.Instant awaitedSince;
+
+    /** How long a mount waits for its server (a slurmlet machine) to export: its own pass may install the NFS server first. */
+    static final Duration SERVER_GRACE = Duration.ofMinutes(5);
 
     public StorageStep(Files files, HostFiles host, Services services, Commands commands, Path root) {
+        this(files, host, services, commands, root, java.time.Clock.systemUTC());
+    }
+
+    public StorageStep(Files files, HostFiles host, Services services, Commands commands, Path root, java.time.Clock clock) {
         super("storage", StorageDiff::desired, StorageDiff::diff);
         this.files = files;
         this.host = host;
         this.services = services;
         this.commands = commands;
         this.root = root;
+        this.clock = clock;
     }
-
-
-
 
     /** slurmlet's mount units (and the wanted one), slurmd's drop-in, the exports and ganesha's configuration, the server's unit. */
     @Override
     public StorageSeen observe(StorageDiff.Wanted wanted) throws IOException, SystemException {
         StoragePlan p = wanted.storage();
+        if (!(p instanceof StoragePlan.Mount m && m.source().equals(awaited))) {
+            awaited = null;
+        }
         String wantedUnit = p instanceof StoragePlan.Mount ? StorageDiff.unitName(p.path()) : "";
         Map<String, StorageSeen.Unit> mounts = new TreeMap<>();
         for (Path unit : host.list(UNITS)) {
@@ -89,7 +104,10 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             }
         }
         if (!wantedUnit.isEmpty() && !mounts.containsKey(wantedUnit)) {
-            mounts.put(wantedUnit, unitSeen(wantedUnit, Optional.empty()));
+            StorageSeen.Unit none = unitSeen(wantedUnit, Optional.empty());
+            // Mounted with no unit file of slurmlet's: the site's (fstab, by hand); what it is, for the step's words.
+            mounts.put(wantedUnit, none.active() ? new StorageSeen.Unit("", none.enabled(), true,
+                    io.slurmlet.model.text.Text.oneLine(mountedAt(p.path()).orElse("")), p.path()) : none);
         }
         Optional<Files.Stat> ganesha = files.stat(at(GANESHA_CONF));
         boolean kernel = kernelServer();
@@ -135,21 +153,37 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
     @Override
     protected void act(StorageDiff.Wanted wanted, Action action) throws IOException, SystemException {
         if (action instanceof StorageDiff.Mount m) {
+            if (m.run() != StorageDiff.Run.NONE && m.mount().ours()) {
+                awaitExport(m.mount());
+            }
             if (m.run() == StorageDiff.Run.RESTART) {
                 // Before the unit file: written without the remount, the next pass would take it as done.
                 noJobStartedMeanwhile("mounting " + m.mount().source() + " at " + m.mount().path() + " again");
             }
-            if (m.text() != null) {
-                files.write(at(UNITS.resolve(m.unit())), bytes(m.text()), MODE, "root", "root");
-                services.reload();
+            if (m.lift()) {
+                // Read by systemd before the remount: a restart of the mount would stop slurmd with it.
+                files.delete(at(SLURMD_DROP_IN));
             }
-            if (m.enable()) {
-                services.enable(m.unit());
-            }
-            if (m.run() == StorageDiff.Run.START) {
-                services.start(m.unit());
-            } else if (m.run() == StorageDiff.Run.RESTART) {
-                services.restart(m.unit());
+            try {
+                if (m.text() != null || m.lift()) {
+                    if (m.text() != null) {
+                        files.write(at(UNITS.resolve(m.unit())), bytes(m.text()), MODE, "root", "root");
+                    }
+                    services.reload();
+                }
+                if (m.enable()) {
+                    services.enable(m.unit());
+                }
+                if (m.run() == StorageDiff.Run.START) {
+                    services.start(m.unit());
+                } else if (m.run() == StorageDiff.Run.RESTART) {
+                    services.restart(m.unit());
+                }
+            } finally {
+                if (m.lift()) {
+                    files.write(at(SLURMD_DROP_IN), bytes(StorageDiff.dropIn(m.mount().path())), MODE, "root", "root");
+                    services.reload();
+                }
             }
         } else if (action instanceof StorageDiff.RemoveMount r) {
             noJobStartedMeanwhile("unmounting " + (r.where().isEmpty() ? r.unit() : r.where()));
@@ -190,6 +224,40 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             }
         } else {
             throw new IllegalArgumentException("not a storage action: " + action);
+        }
+    }
+
+    /**
+     * Holds a mount of a slurmlet server's export back while that server does not list it ({@code
+     * showmount -e}; both machines' steps act on the same settings at once, and the server's may
+     * first install its NFS server); past {@link #SERVER_GRACE} the mount is tried, and fails
+     * with the server's own answer. Where showmount is not installed, the mount is tried at once.
+     */
+    private void awaitExport(StoragePlan.Mount mount) throws SystemException {
+        String server = mount.source().substring(0, mount.source().indexOf(':'));
+        String why;
+        try {
+            Commands.Result r = commands.run(List.of("showmount", "-e", "--no-headers", server), Duration.ofSeconds(10));
+            boolean listed = r.exit() == 0 && r.stdout().lines().anyMatch(l -> l.split("\\s+")[0].equals(mount.path()));
+            if (listed) {
+                awaited = null;
+                return;
+            }
+            why = r.exit() == 0 ? "it does not list " + mount.path() + " yet" : io.slurmlet.model.text.Text.oneLine(r.stderr().strip());
+        } catch (io.slurmlet.agent.system.CommandFailed e) {
+            if (e.kind() == io.slurmlet.agent.system.CommandFailed.Kind.NOT_FOUND) {
+                return;
+            }
+            why = e.getMessage();
+        }
+        java.time.Instant now = clock.instant();
+        if (!mount.source().equals(awaited)) {
+            awaited = mount.source();
+            awaitedSince = now;
+        }
+        if (Duration.between(awaitedSince, now).compareTo(SERVER_GRACE) < 0) {
+            throw new Held("mounting %s at %s waits for %s to export it (showmount -e %s: %s)".formatted(mount.source(), mount.path(),
+                    server, server, why));
         }
     }
 

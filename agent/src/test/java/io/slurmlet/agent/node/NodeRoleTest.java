@@ -56,6 +56,7 @@ class NodeRoleTest {
         volatile Outcome.Kind kind = Outcome.Kind.UNCHANGED;
         volatile boolean throwing;
         volatile CountDownLatch hold;
+        volatile List<String> waits = List.of();
 
         FakeStep(String name) {
             this.name = name;
@@ -81,6 +82,11 @@ class NodeRoleTest {
                 throw new IllegalStateException("a bug");
             }
             return new Outcome(name, kind, name + " " + kind);
+        }
+
+        @Override
+        public List<String> waiting() {
+            return waits;
         }
     }
 
@@ -178,6 +184,30 @@ class NodeRoleTest {
         Instant failed = Instant.now();
         assertTrue(runner.due(failed.plusSeconds(4)).isEmpty());
         assertEquals(Optional.of(plan(2)), runner.due(failed.plusSeconds(6)), "a failed pass again in 5 s");
+    }
+
+    @Test
+    void aPassWithAWaitingStepIsFollowedSoonAndAtOnceWhenTheJobsChange() {
+        StepRunner runner = new StepRunner(List.of(first), book, Duration.ofMinutes(5), () -> { });
+        runner.offer(plan(1));
+        runner.pass(plan(1));
+        runner.jobsChanged();
+        assertTrue(runner.due(Instant.now()).isEmpty(), "no step waits: a change of the jobs is no reason for a pass");
+
+        first.waits = List.of("unmounting /shared waits for job 7 running here to end");
+        runner.pass(plan(1));
+        Instant waited = Instant.now();
+        assertTrue(runner.due(waited.plusSeconds(4)).isEmpty());
+        assertEquals(Optional.of(plan(1)), runner.due(waited.plusSeconds(6)), "a waiting pass again in 5 s, not at the resync");
+        runner.jobsChanged();
+        assertEquals(Optional.of(plan(1)), runner.due(waited), "the jobs changed while a step waits: a pass at once");
+        runner.pass(plan(1));
+        runner.pass(plan(1));
+        assertTrue(runner.due(Instant.now().plusSeconds(6)).isEmpty(), "waiting longer, the retry doubles as after failures");
+
+        first.waits = List.of();
+        runner.pass(plan(1));
+        assertTrue(runner.due(Instant.now().plusSeconds(60)).isEmpty(), "nothing waits: the resync again");
     }
 
     @Test

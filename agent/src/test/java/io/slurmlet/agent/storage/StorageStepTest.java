@@ -34,7 +34,8 @@ class StorageStepTest {
 
     final FakeServices services = new FakeServices();
     final FakeCommands commands = new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok(""))
-            .answerPrefix(List.of("exportfs"), Commands.Result.ok(""));
+            .answerPrefix(List.of("exportfs"), Commands.Result.ok("")).answerPrefix(List.of("showmount"),
+                    Commands.Result.ok("/shared n1,n2\n"));
     StorageStep step;
 
     static final String CONF = "SlurmctldHost=n0\nNodeName=n1 CPUs=2 State=UNKNOWN\nNodeName=n2 CPUs=2 State=UNKNOWN\n";
@@ -220,5 +221,112 @@ class StorageStepTest {
         assertTrue(o.failed() && o.detail().startsWith("nothing is mounted at /shared"), "the site has not mounted it yet: " + o);
         assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
                 Files.readString(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
+    }
+
+    @Test
+    void aServersExportIsMountedOnlyOnceTheServerListsItAndAServerSilentPastTheGraceFailsTheStep() throws Exception {
+        java.time.Instant[] now = {java.time.Instant.parse("2026-12-03T10:00:00Z")};
+        java.time.Clock clock = new java.time.Clock() {
+            @Override
+            public java.time.ZoneId getZone() {
+                return java.time.ZoneOffset.UTC;
+            }
+
+            @Override
+            public java.time.Clock withZone(java.time.ZoneId zone) {
+                return this;
+            }
+
+            @Override
+            public java.time.Instant instant() {
+                return now[0];
+            }
+        };
+        FakeCommands silent = new FakeCommands().answerPrefix(List.of("showmount"),
+                new Commands.Result(1, "", "clnt_create: RPC: Program not registered\n"));
+        step = new StorageStep(new LinuxFiles(), new LinuxHostFiles(root), services, silent, root, clock);
+        NodePlan client = plan("n1", new SharedStorage("/shared", null, "n0"));
+
+        Outcome waits = step.apply(client);
+        assertEquals(Outcome.unchanged("storage", "mounting n0:/shared at /shared waits for n0 to export it (showmount -e n0: clnt_create: "
+                + "RPC: Program not registered)"), waits, "the server's own pass has not exported it yet: no failure");
+        assertEquals(List.of("mounting n0:/shared at /shared waits for n0 to export it (showmount -e n0: clnt_create: RPC: Program not "
+                + "registered)"), step.waiting());
+        assertEquals(List.of(), services.log, "no unit written, nothing started");
+        assertFalse(Files.exists(root.resolve("etc/systemd/system/shared.mount")));
+
+        silent.answerPrefix(List.of("showmount"), Commands.Result.ok("/home    *\n/shared  10.0.0.1/32,10.0.0.2/32\n"));
+        now[0] = now[0].plusSeconds(20);
+        Outcome mounted = step.apply(client);
+        assertEquals(Outcome.Kind.CHANGED, mounted.kind(), mounted.toString());
+        assertTrue(services.log.contains("start shared.mount"), services.log.toString());
+        assertEquals(List.of(), step.waiting());
+
+        // A server that never exports: waited for five minutes, then the mount is tried and its failure said.
+        step = new StorageStep(new LinuxFiles(), new LinuxHostFiles(root), services, silent, root, clock);
+        silent.answerPrefix(List.of("showmount"), Commands.Result.ok("/home    *\n"));
+        NodePlan other = plan("n1", new SharedStorage("/shared", null, "n2"));
+        services.log.clear();
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(other).kind());
+        assertTrue(step.waiting().get(0).contains("waits for n2 to export it (showmount -e n2: it does not list /shared yet)"),
+                step.waiting().toString());
+        assertTrue(Files.readString(root.resolve("etc/systemd/system/shared.mount")).contains("What=n0:/shared\n"),
+                "the old mount stays while the new one waits");
+        now[0] = now[0].plus(StorageStep.SERVER_GRACE).plusSeconds(1);
+        Outcome tried = step.apply(other);
+        assertTrue(services.log.contains("restart shared.mount"), "past the grace the mount is tried: " + services.log);
+        assertEquals(List.of(), step.waiting(), tried.toString());
+    }
+
+    @Test
+    void aMachineThatBecomesTheServerWhileItStillMountsTheSitesExportUnderAJobExportsOnlyOnceThatMountIsGone() throws Exception {
+        step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
+        stepOf(4242, "12");
+        services.log.clear();
+        NodePlan server = plan("n1", new SharedStorage("/shared", null, "n1"));
+        Outcome waits = step.apply(server);
+        assertEquals(List.of("unmounting /shared waits for job 12 running here to end", "exporting /shared waits for nas:/export to be "
+                + "unmounted from it, once job 12 running here has ended"), step.waiting(), waits.toString());
+        assertFalse(waits.failed(), waits.toString());
+        assertFalse(Files.exists(root.resolve("etc/ganesha/ganesha.conf")), "the site's export is not served again from under its mount");
+        assertFalse(services.log.contains("start nfs-ganesha"), services.log.toString());
+
+        for (String f : List.of("comm", "cmdline", "status")) {
+            Files.delete(root.resolve("proc/4242/" + f));
+        }
+        services.log.clear();
+        Outcome exported = step.apply(server);
+        assertTrue(exported.detail().contains("unmounted and removed shared.mount") && exported.detail().contains("exported /shared"),
+                exported.toString());
+        assertTrue(services.log.indexOf("stop shared.mount") < services.log.indexOf("start nfs-ganesha"), services.log.toString());
+    }
+
+    @Test
+    void aFileSystemTheSiteMountedAtThePathIsNeverUnmountedAndTheStepSaysWhatToDo() throws Exception {
+        services.running("shared.mount");
+        Files.createDirectories(root.resolve("proc/self"));
+        Files.writeString(root.resolve("proc/self/mountinfo"), "22 1 8:17 / /shared rw,relatime shared:5 - ext4 /dev/sdb1 rw\n");
+        Outcome o = step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
+        assertTrue(o.failed(), o.toString());
+        assertEquals("/dev/sdb1, ext4 is already mounted at /shared, not by slurmlet (/etc/fstab, or by hand): slurmlet does not unmount "
+                + "what it did not mount; unmount it there (and remove it from /etc/fstab), or set shared.path to a free folder, and the next "
+                + "pass mounts nas:/export", o.detail());
+        assertFalse(services.log.stream().anyMatch(l -> l.contains("shared.mount") && !l.startsWith("is-")), services.log.toString());
+        assertFalse(Files.exists(root.resolve("etc/systemd/system/shared.mount")));
+    }
+
+    @Test
+    void aMountMovedToAnotherExportIsRemountedWithSlurmdsWaitLiftedAroundItSoSlurmdKeepsRunning() throws Exception {
+        step.apply(plan("n1", new SharedStorage("/shared", null, "n0")));
+        services.log.clear();
+        Outcome o = step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
+        assertEquals(Outcome.changed("storage", "wrote shared.mount; mounted nas:/export at /shared again (its mount unit changed)"), o);
+        assertEquals(List.of("daemon-reload", "restart shared.mount", "daemon-reload"), services.log,
+                "the drop-in goes (and is read) before the remount, which would otherwise stop slurmd, and comes back after");
+        assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
+                Files.readString(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
+        services.log.clear();
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null))).kind());
+        assertEquals(List.of(), services.log);
     }
 }

@@ -319,12 +319,16 @@ public final class Planner {
 
     /**
      * The packages of a machine's roles, in its package manager's names, with the NFS server where it
-     * exports the shared storage and pam_slurm_adopt where it is to be in sshd's stack.
+     * exports the shared storage, the NFS client (mount.nfs, showmount) where it mounts it, and
+     * pam_slurm_adopt where it is to be in sshd's stack.
      */
     static List<String> packages(Set<Role> roles, String os, StoragePlan storage, PamPlan pam) {
         List<String> packages = new ArrayList<>(packages(roles, os));
         if (storage instanceof StoragePlan.Export) {
             packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
+        }
+        if (storage instanceof StoragePlan.Mount && !roles.isEmpty()) {
+            packages.add(isRpmFamily(os) ? "nfs-utils" : "nfs-common");
         }
         if (pam.adopt()) {
             packages.add(isRpmFamily(os) ? "slurm-pam_slurm" : "libpam-slurm-adopt");

@@ -80,7 +80,7 @@ class PreviewAgainstApplyTest {
     static final class Machine {
         final FakeFiles files = new FakeFiles();
         final FakeServices services = new FakeServices();
-        final FakeSlurmctld commands = new FakeSlurmctld(new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok(""))
+        final FakeSlurmctld commands = new FakeSlurmctld(new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok("")).notInstalled("showmount")
                 .answerPrefix(List.of("exportfs"), Commands.Result.ok("")).answerPrefix(List.of("scontrol"), Commands.Result.ok("")));
         final FakeHostFiles host = new FakeHostFiles(files).with("/proc/filesystems", "nodev\tsysfs\n\text4\nnodev\tnfsd\n");
         final FakePackages packages = new FakePackages();

@@ -285,13 +285,14 @@ class PreviewTest {
     void aDryRunOfSharedStorageShowsTheExportAndEveryMount() {
         SlurmSettings shared = with("shared", Map.of("path", "/shared", "server", "c0"));
         Map<String, NodeChange> nodes = byNode(preview(cluster(), shared));
-        // The packages step runs first: the export's server is installed where the machine has not said it has it.
+        // The packages step runs first: the export's server, and the clients' mount.nfs, are installed where the machine has not
+        // said it has them.
         assertEquals(List.of("install nfs-ganesha, nfs-ganesha-vfs", "export /shared to c0, n1, n2"), nodes.get("c0").actions());
-        assertEquals(List.of("mount c0:/shared at /shared (slurmd waits for it)"), nodes.get("n1").actions());
-        assertEquals(List.of("mount c0:/shared at /shared (slurmd waits for it)"), nodes.get("n2").actions());
+        assertEquals(List.of("install nfs-common", "mount c0:/shared at /shared (slurmd waits for it)"), nodes.get("n1").actions());
+        assertEquals(List.of("install nfs-common", "mount c0:/shared at /shared (slurmd waits for it)"), nodes.get("n2").actions());
         assertFalse(nodes.containsKey("other"), "no role, no storage");
         Map<String, NodeChange> moved = byNode(preview(shared, with("shared", Map.of("path", "/shared", "nfs", "nas:/export"))));
-        assertEquals(List.of("mount nas:/export at /shared", "stop exporting /shared"), moved.get("c0").actions(),
+        assertEquals(List.of("install nfs-common", "mount nas:/export at /shared", "stop exporting /shared"), moved.get("c0").actions(),
                 "in the order the storage step does them; no slurmd on the controller to wait for it");
         assertEquals(List.of("mount nas:/export at /shared again, instead of c0:/shared"), moved.get("n1").actions());
     }
