@@ -1551,8 +1551,15 @@ class ClusterIT {
         beatsAt = new String[] {"n3", "/srv/nas/home/bob/"};
         try {
             underJobs("from-nas", List.of("n1", "n2"), List.of("n1", "n2"), (was, now) -> {
+                // The free machine mounts n0's export once n0 lists it (its agent asks showmount, and waits meanwhile).
+                await(Duration.ofSeconds(30), "n3 mounts n0's export", () -> {
+                    try {
+                        return mounting("n0:/shared", List.of("n3")).equals(List.of("n3"));
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
                 assertEquals(List.of("n1", "n2"), mounting("n3:/srv/nas", machines), "the machines running jobs keep the NAS mounted");
-                assertEquals(List.of("n3"), mounting("n0:/shared", List.of("n3")), "the free machine mounts n0's export");
                 SlurmStatus status = status();
                 for (String busy : List.of("n1", "n2")) {
                     assertTrue(status.nodes().stream().filter(n -> n.name().equals(busy)).flatMap(n -> n.steps().stream())

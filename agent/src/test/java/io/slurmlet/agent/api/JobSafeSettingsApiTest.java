@@ -10,6 +10,7 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
+import java.util.Map;
 
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
 import static io.slurmlet.agent.api.ApiTestSupport.reset;
@@ -124,7 +125,11 @@ class JobSafeSettingsApiTest {
 
         // A machine whose agent is not connected: what it said of itself and what the controller saw both count.
         io.slurmlet.model.observed.MungeSeen munge = new io.slurmlet.model.observed.MungeSeen(true, true, true, true, true);
-        reports.put(new NodeReport(client, 2, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, null, null,
+        // It mounts the server's export (a lend waits for that before Slurm runs jobs there).
+        io.slurmlet.model.observed.StorageSeen mounted = new io.slurmlet.model.observed.StorageSeen(Map.of("shared.mount",
+                new io.slurmlet.model.observed.StorageSeen.Unit("", true, true, server + ":/shared", "/shared")), "", "", "", false, false, 0,
+                null, "", "", List.of());
+        reports.put(new NodeReport(client, 2, List.of(), List.of(), new io.slurmlet.model.observed.Observed(munge, mounted, null,
                 List.of("22"), null, null, null)));
         admin().contentType(SettingsResource.MERGE_PATCH_JSON).body("{\"shared\": {\"server\": \"\"}}").patch("/v1/slurm/settings?dry_run=true")
                 .then().statusCode(400).body("problems[0].message", equalTo(message.replace("1 job that may use it still runs (21 of bob on "

@@ -44,11 +44,19 @@ public final class Lending {
      * @param leaving    the settings take the node out of Slurm: it is reclaimed before it leaves slurm.conf
      * @param queuedNaming where it leaves slurm.conf: the queued jobs that name it (asked for with -w, or
      *                   excluded with -x), as {@code 55 of alice}; Slurm fails each once the node is gone
+     * @param unready    why the machine cannot take Slurm's jobs yet (its shared storage is not mounted): a lend
+     *                   waits for it, so that no job starts without what it uses
      */
     public record Inputs(boolean wished, boolean slurmNode, Optional<SlurmNodeState> slurm, boolean drainHook,
-                         boolean releaseHook, Duration busyRetry, boolean leaving, List<String> queuedNaming) {
+                         boolean releaseHook, Duration busyRetry, boolean leaving, List<String> queuedNaming, Optional<String> unready) {
         public Inputs {
             queuedNaming = queuedNaming == null ? List.of() : List.copyOf(queuedNaming);
+            unready = unready == null ? Optional.empty() : unready;
+        }
+
+        public Inputs(boolean wished, boolean slurmNode, Optional<SlurmNodeState> slurm, boolean drainHook,
+                      boolean releaseHook, Duration busyRetry, boolean leaving, List<String> queuedNaming) {
+            this(wished, slurmNode, slurm, drainHook, releaseHook, busyRetry, leaving, queuedNaming, Optional.empty());
         }
 
         public Inputs(boolean wished, boolean slurmNode, Optional<SlurmNodeState> slurm, boolean drainHook,
@@ -91,6 +99,9 @@ public final class Lending {
             case LENDING:
                 if (!in.wished()) {
                     return stay(r.moved(Phase.RECLAIMING, at, in.leaving() ? LEAVES : "unlent before the platform had freed it"));
+                }
+                if (in.unready().isPresent()) {
+                    return stay(r.waiting(in.unready().get()));
                 }
                 if (!in.drainHook()) {
                     return stay(r.moved(Phase.LENT, at, "no drain hook: free at once"));

@@ -163,7 +163,28 @@ public final class LendingEngine implements AutoCloseable {
                 ? reports.jobsQueued(s.controller()).stream().filter(j -> names(j, node)).map(Object::toString).toList()
                 : List.of();
         return new Lending.Inputs(wished, s.enabled() && s.nodes().contains(node), Optional.ofNullable(slurm.get(node)),
-                hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node), queuedNaming);
+                hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node), queuedNaming,
+                wished ? storageUnready(s, node, Optional.ofNullable(reports.observed().get(node))) : Optional.empty());
+    }
+
+    /**
+     * Why {@code node} cannot take jobs yet: the export the settings have it mount (shared.nfs, or the
+     * shared.server's) is not mounted there, as its agent last reported; a job started before would
+     * write to the bare folder under the mount point. Empty where the node mounts nothing (it is the
+     * server, or the site mounts the path) or has it mounted.
+     */
+    static Optional<String> storageUnready(SlurmSettings s, String node, Optional<io.slurmlet.model.observed.Observed> seen) {
+        if (!(Planner.storage(s, node, java.util.EnumSet.of(io.slurmlet.model.plan.Role.COMPUTE), List.of())
+                instanceof io.slurmlet.model.plan.StoragePlan.Mount m)) {
+            return Optional.empty();
+        }
+        io.slurmlet.model.observed.StorageSeen storage = seen.map(io.slurmlet.model.observed.Observed::storage).orElse(null);
+        io.slurmlet.model.observed.StorageSeen.Unit unit = storage == null ? null
+                : storage.mounts().get(io.slurmlet.agent.storage.StorageDiff.unitName(m.path()));
+        if (unit != null && unit.active() && unit.what().equals(m.source())) {
+            return Optional.empty();
+        }
+        return Optional.of("its agent has not mounted %s at %s yet: Slurm runs no job there before".formatted(m.source(), m.path()));
     }
 
     /** Whether one of the host lists {@code job} names holds {@code node}; one that cannot be read is taken to. */

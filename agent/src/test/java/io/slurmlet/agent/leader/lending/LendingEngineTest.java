@@ -290,4 +290,30 @@ class LendingEngineTest {
         never.countDown();
         second.close();
     }
+
+    @Test
+    void aNodeIsReadyForJobsOnlyOnceItsAgentReportsTheWantedExportMounted() {
+        SlurmSettings s = new SlurmSettings(true, "lab", "n0", List.of("n1", "n2"), false, List.of("n1"), "gpu",
+                new io.slurmlet.model.settings.SharedStorage("/shared/", null, "n0"), "", false, null, Map.of());
+        assertEquals(Optional.of("its agent has not mounted n0:/shared at /shared yet: Slurm runs no job there before"),
+                LendingEngine.storageUnready(s, "n1", Optional.empty()), "no report yet");
+        io.slurmlet.model.observed.StorageSeen.Unit other = new io.slurmlet.model.observed.StorageSeen.Unit("", true, true, "nas:/old",
+                "/shared");
+        io.slurmlet.model.observed.StorageSeen.Unit ours = new io.slurmlet.model.observed.StorageSeen.Unit("", true, true, "n0:/shared",
+                "/shared");
+        io.slurmlet.model.observed.StorageSeen.Unit stopped = new io.slurmlet.model.observed.StorageSeen.Unit("", true, false,
+                "n0:/shared", "/shared");
+        assertTrue(LendingEngine.storageUnready(s, "n1", Optional.of(seen(other))).isPresent(), "another export is no storage of this cluster");
+        assertTrue(LendingEngine.storageUnready(s, "n1", Optional.of(seen(stopped))).isPresent(), "a unit that is not mounted");
+        assertEquals(Optional.empty(), LendingEngine.storageUnready(s, "n1", Optional.of(seen(ours))));
+        assertEquals(Optional.empty(), LendingEngine.storageUnready(s, "n0", Optional.empty()), "the server has its own disk");
+        SlurmSettings site = new SlurmSettings(true, "lab", "n0", List.of("n1", "n2"), false, List.of("n1"), "gpu",
+                new io.slurmlet.model.settings.SharedStorage("/lustre", null, null), "", false, null, Map.of());
+        assertEquals(Optional.empty(), LendingEngine.storageUnready(site, "n1", Optional.empty()), "the site mounts it: its step checks");
+    }
+
+    static Observed seen(io.slurmlet.model.observed.StorageSeen.Unit unit) {
+        return new Observed(null, new io.slurmlet.model.observed.StorageSeen(Map.of("shared.mount", unit), "", "", "", false, false, 0, null,
+                "", "", List.of()), null, List.of(), null, null, null, null);
+    }
 }

@@ -51,6 +51,18 @@ class LendingTest {
     }
 
     @Test
+    void aLendWaitsForTheMachinesSharedStorageBeforeThePlatformIsAskedAndSlurmRunsJobsThere() {
+        Inputs unready = new Inputs(true, true, Optional.of(IDLE), true, true, BUSY, false, List.of(),
+                Optional.of("its agent has not mounted n0:/shared at /shared yet: Slurm runs no job there before"));
+        Decision d = Lending.decide(platform(), unready, T0);
+        assertEquals(Phase.LENDING, d.record().phase());
+        assertEquals(Hook.NONE, d.hook(), "the drain hook waits too");
+        assertEquals("its agent has not mounted n0:/shared at /shared yet: Slurm runs no job there before", d.record().waitingFor());
+        Decision mounted = Lending.decide(d.record(), in(true, IDLE, false), T0.plusSeconds(3));
+        assertEquals(Phase.LENT, mounted.record().phase());
+    }
+
+    @Test
     void aDrainHookThatSaysBusyIsAskedAgainLaterAndThenLends() {
         Decision d = Lending.decide(platform(), in(true, IDLE, true), T0);
         assertEquals(Phase.LENDING, d.record().phase());
