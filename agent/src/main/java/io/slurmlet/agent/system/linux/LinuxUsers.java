@@ -73,12 +73,17 @@ public final class LinuxUsers implements Users {
         commands.runChecked(List.of("usermod", "-e", expired ? "1" : "", login), DEADLINE);
     }
 
-    /** The shell the user's writes run in: no variable of ours, no profile, the paths as arguments. */
+    /**
+     * The shell the user's writes run in: no variable of ours, no profile, the paths as arguments.
+     * The file is written beside its place under a name of this machine's and this shell's own, then
+     * renamed over it: every machine's agent writes the same home on shared storage at once.
+     */
     static final String AS_USER = "umask 077; [ -L \"$1\" ] && { echo \"$1 is a symbolic link\" >&2; exit 3; }; "
             + "mkdir -p \"$1\" && chmod 0700 \"$1\" || exit 4; "
             + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(cat \"$2\"; echo x)\" = \"$(printf '%s' \"$3\"; echo x)\" ] "
             + "&& [ \"$(stat -c %a \"$2\")\" = 600 ] && exit 10; "
-            + "printf '%s' \"$3\" > \"$2.slurmlet-tmp\" && mv -f \"$2.slurmlet-tmp\" \"$2\" && chmod 0600 \"$2\"";
+            + "t=\"$2.slurmlet-tmp.$(uname -n).$$\"; "
+            + "printf '%s' \"$3\" > \"$t\" && mv -f \"$t\" \"$2\" && chmod 0600 \"$2\" || { rm -f \"$t\"; exit 5; }";
 
     /** The shell the user's reads run in: 3 for a linked folder, 11 for no 0600 file in a 0700 folder. */
     static final String READ_AS_USER = "[ -L \"$1\" ] && exit 3; [ -d \"$1\" ] && [ \"$(stat -c %a \"$1\")\" = 700 ] || exit 11; "

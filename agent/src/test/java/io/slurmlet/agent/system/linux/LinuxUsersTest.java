@@ -46,6 +46,30 @@ class LinuxUsersTest {
         assertFalse(users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8)));
     }
 
+    /** Every machine's agent writes a home on the shared storage at once (ClusterIT saw "mv: cannot stat …slurmlet-tmp"). */
+    @Test
+    void writersOfTheSameHomeAtOnceEachSucceedAndLeaveOneWholeFileAndNoTemporaryOne() throws Exception {
+        Path ssh = home().resolve(".ssh");
+        Path keys = ssh.resolve("authorized_keys");
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(8);
+        try {
+            java.util.List<java.util.concurrent.Future<Boolean>> writes = new java.util.ArrayList<>();
+            for (int i = 0; i < 16; i++) {
+                byte[] key = ("ssh-ed25519 AAAA k" + i + "\n").getBytes(StandardCharsets.UTF_8);
+                writes.add(pool.submit(() -> users.writeAsUser(NOBODY, NOBODY, ssh, keys, key)));
+            }
+            for (var w : writes) {
+                w.get(); // throws, as the step would fail, where a write lost its temporary file to another
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertTrue(Files.readString(keys).matches("ssh-ed25519 AAAA k\\d+\n"), Files.readString(keys));
+        try (var left = Files.list(ssh)) {
+            assertEquals(java.util.List.of(keys), left.toList(), "no temporary file is left");
+        }
+    }
+
     @Test
     void aLinkTheUserPutInTheirHomeLeadsNowhere() throws Exception {
         Path home = home();
