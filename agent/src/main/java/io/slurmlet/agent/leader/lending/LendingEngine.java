@@ -164,7 +164,7 @@ public final class LendingEngine implements AutoCloseable {
                 : List.of();
         return new Lending.Inputs(wished, s.enabled() && s.nodes().contains(node), Optional.ofNullable(slurm.get(node)),
                 hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node), queuedNaming,
-                wished ? storageUnready(s, node, Optional.ofNullable(reports.observed().get(node))) : Optional.empty());
+                wished ? storageUnready(s, node, reports.get(node).map(r -> r.report().observed())) : Optional.empty());
     }
 
     /**
