@@ -78,8 +78,12 @@ final class StepRunner extends Worker {
         if (offered == null) {
             return Optional.empty();
         }
-        return fresh || !now.isBefore(lastPass.plus(nextPassIn(Math.max(failedPasses, waitingPasses), resync))) ? Optional.of(offered)
-                : Optional.empty();
+        return fresh || !now.isBefore(nextPassAt()) ? Optional.of(offered) : Optional.empty();
+    }
+
+    /** When the same plan is due again: the retry after failed or waiting passes, else the resync. */
+    private Instant nextPassAt() {
+        return lastPass.plus(nextPassIn(Math.max(failedPasses, waitingPasses), resync));
     }
 
     /**
@@ -211,8 +215,7 @@ final class StepRunner extends Worker {
             if (due.isPresent()) {
                 return due.get();
             }
-            long millis = offered == null ? 0
-                    : Math.max(1, Duration.between(now, lastPass.plus(nextPassIn(Math.max(failedPasses, waitingPasses), resync))).toMillis());
+            long millis = offered == null ? 0 : Math.max(1, Duration.between(now, nextPassAt()).toMillis());
             wait(millis);
         }
         return null;

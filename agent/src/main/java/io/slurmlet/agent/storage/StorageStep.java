@@ -40,9 +40,10 @@ import java.util.TreeMap;
  * A machine mounts its {@code server}'s export only once the server says it exports it ({@code
  * showmount -e}): until then, the mount waits (the old one, if any, stays), for up to {@link
  * #SERVER_GRACE}, as the server installs and starts its NFS server in its own pass; a server that
- * has not exported it by then fails the step. slurmd does not start before the storage is there (a drop-in with RequiresMountsFor=). A change
- * of settings stops and removes the mount units slurmlet made that are no longer wanted, once no job
- * runs here, and slurmd's wait for one is lifted first ({@link StorageDiff}).
+ * has not exported it by then fails the step. slurmd does not start before the storage is there
+ * (a drop-in with RequiresMountsFor=). A change of settings stops and removes the mount units
+ * slurmlet made that are no longer wanted, once no job runs here, and slurmd's wait for one is
+ * lifted first ({@link StorageDiff}).
  */
 public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSeen> {
 

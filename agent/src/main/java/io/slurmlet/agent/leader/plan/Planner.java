@@ -327,7 +327,7 @@ public final class Planner {
         if (storage instanceof StoragePlan.Export) {
             packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
         }
-        if (storage instanceof StoragePlan.Mount && !roles.isEmpty()) {
+        if (storage instanceof StoragePlan.Mount) {
             packages.add(isRpmFamily(os) ? "nfs-utils" : "nfs-common");
         }
         if (pam.adopt()) {
