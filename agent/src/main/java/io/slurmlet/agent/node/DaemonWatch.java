@@ -23,7 +23,9 @@ import java.util.function.Supplier;
  * not stay up; a daemon that systemd started {@value #MOST_TRIES} times and that exited again each
  * time (a slurmctld on saved state it cannot read) is left down and said, never kept crash-looping,
  * until it is seen up again or a pass starts it. One someone stopped is left to the next pass, and none is started
- * while the munge or slurm step runs.
+ * while the munge or slurm step runs; nor is one said down that went down while such a step runs, as that step
+ * restarts daemons itself (a {@code systemctl restart} shows the unit inactive between its stop and its start)
+ * and says itself when a start fails.
  * A pass would start it too, but only at the next resync: monitoring must not be told all is well
  * while a daemon is dead.
  */
@@ -71,7 +73,10 @@ final class DaemonWatch extends Worker {
         Instant now = clock.instant();
         Outcome verdict;
         try {
+            boolean stepBefore = busy.getAsBoolean();
             Map<String, Services.UnitState> states = services.states(units);
+            // Asked on both sides of the look: a restart the step began or ended during it is still the step's.
+            boolean stepAtWork = stepBefore || busy.getAsBoolean();
             down.keySet().retainAll(units);
             for (String unit : units) {
                 Services.UnitState state = states.get(unit);
@@ -82,14 +87,20 @@ final class DaemonWatch extends Worker {
                     continue;
                 }
                 Down d = down.get(unit);
+                if (d == null && stepAtWork) {
+                    // Between the stop and the start of the step's own restart: not a daemon down. Should its start
+                    // fail, the step says so, and the first look after the step finds it down.
+                    continue;
+                }
                 if (d == null) {
                     d = new Down(unit, state.said(), now, 0, now.plus(FIRST_TRY), "", 0);
-                    LOG.warnf("%s is down: systemd says %s; starting it again in %d s", unit, state.said(), FIRST_TRY.toSeconds());
+                    LOG.warnf("%s is down: systemd says %s; %s", unit, state.said(), state.crashed()
+                            ? "starting it again in %d s".formatted(FIRST_TRY.toSeconds()) : "stopped, not crashed: left to the next pass");
                 } else {
                     d = new Down(unit, state.said(), d.since(), d.tries(), d.next(), d.lastTry(), d.exitedAfterStart());
                 }
                 // Only a crash is undone: a daemon someone stopped is said, and left to the next pass; none while a step restarts them.
-                if (state.crashed() && d.exitedAfterStart() < MOST_TRIES && !busy.getAsBoolean() && !now.isBefore(d.next())) {
+                if (state.crashed() && d.exitedAfterStart() < MOST_TRIES && !stepAtWork && !now.isBefore(d.next())) {
                     String tried = "";
                     try {
                         services.start(unit);

@@ -159,4 +159,38 @@ class DaemonWatchTest {
                 .withSlurm(io.slurmlet.model.plan.SlurmPlan.retiring(List.of("slurmctld", "slurmd")))));
         assertEquals(List.of("munge"), NodeAgent.watched(runner));
     }
+
+    @Test
+    void aDaemonSeenDownWhileTheSlurmStepRestartsItIsNotSaidDownButOneDownBeforeTheStepStaysSaid() throws Exception {
+        assertEquals(Outcome.unchanged("daemons", "munge, slurmd run"), watch.look());
+        // The slurm step's systemctl restart, between its stop and its start.
+        busy = true;
+        services.stop("slurmd");
+        services.log.clear();
+        assertEquals(Outcome.unchanged("daemons", "munge, slurmd run"), watch.look(), "the step's own restart is no daemon down");
+        clock.pass(Duration.ofSeconds(3));
+        watch.look();
+        assertEquals(List.of(), services.log, "nothing started under the step");
+        services.start("slurmd");
+        busy = false;
+        watch.look();
+        assertEquals(1, recorded.size(), "monitoring saw one verdict, up: " + recorded);
+        // A step that ended with the daemon down: said at the first look after it.
+        services.died("slurmd");
+        assertTrue(watch.look().failed());
+        busy = true;
+        assertTrue(watch.look().failed(), "down before the step began stays said while it runs");
+        // Seen down as a step began during the look: the step's, not said.
+        busy = false;
+        services.start("slurmd");
+        watch.look();
+        boolean[] asks = {false};
+        DaemonWatch w = new DaemonWatch(services, () -> List.of("slurmd"), () -> {
+            boolean was = asks[0];
+            asks[0] = true;
+            return was;
+        }, o -> { }, clock, Duration.ofSeconds(1));
+        services.stop("slurmd");
+        assertFalse(w.look().failed(), "the step had begun by the end of the look");
+    }
 }
