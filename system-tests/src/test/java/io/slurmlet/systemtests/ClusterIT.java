@@ -931,6 +931,13 @@ class ClusterIT {
         void check(Map<String, String> before, Map<String, String> after) throws Exception;
     }
 
+    /** slurmctld and every slurmd restarted (a key they read only at start): each has a new invocation. */
+    static final Settled EVERY_DAEMON_RESTARTED = (before, after) -> {
+        for (String daemon : before.keySet()) {
+            assertFalse(before.get(daemon).equals(after.get(daemon)), daemon + " restarted: " + before + " " + after);
+        }
+    };
+
     private static final java.util.regex.Pattern DRY_RUN_DAEMON =
             java.util.regex.Pattern.compile("(?m)^(n\\d+): (start|restart|reconfigure|stop) (slurmctld|slurmd) \\(");
     /** The controller's reconfigure owed after its restart (22.05, a node set changed): an action line of its own. */
@@ -1227,15 +1234,10 @@ class ClusterIT {
     @Test
     @Order(22)
     void usersOffAndOnUnderJobsRestartEveryDaemonOnceAndHurtNoJob() throws Exception {
-        Settled restarted = (before, after) -> {
-            for (String daemon : before.keySet()) {
-                assertFalse(before.get(daemon).equals(after.get(daemon)), daemon + " restarted for PrologFlags: " + before + " " + after);
-            }
-        };
-        underJobs("users-off", List.of("n1", "n2"), List.of("n1", "n2"), restarted, "users=");
+        underJobs("users-off", List.of("n1", "n2"), List.of("n1", "n2"), EVERY_DAEMON_RESTARTED, "users=");
         assertFalse(ok("n1", "cat", "/etc/slurm/slurm.conf").contains("PrologFlags=Contain"));
         assertEquals("alice", ok("n1", "getent", "passwd", "alice").split(":")[0], "the users stay");
-        underJobs("users-on", List.of("n1", "n2"), List.of("n1", "n2"), restarted, "users=slurmlet");
+        underJobs("users-on", List.of("n1", "n2"), List.of("n1", "n2"), EVERY_DAEMON_RESTARTED, "users=slurmlet");
         assertTrue(ok("n1", "cat", "/etc/slurm/slurm.conf").contains("PrologFlags=Contain"));
     }
 
@@ -1591,5 +1593,27 @@ class ClusterIT {
         assertEquals("active", ok("n0", "systemctl", "is-active", "nfs-ganesha").strip());
         assertEquals("finished", ok("n2", "cat", "/shared/home/bob/to-nas-refused.out").strip(), "n0's export holds what it held before");
         assertEquals("", on("n0", "findmnt", "-n", "/shared").out().strip(), "n0 serves its own folder again, nothing over it");
+    }
+
+    /**
+     * A site's slurm.conf key that the daemons read only at start (SwitchType), set under jobs:
+     * slurmctld and every slurmd restarted once, as the dry run said, and no job hurt. Before it, a
+     * plugin name the controller's Slurm does not have (which would stop slurmctld, every slurmd and
+     * srun: "fatal: Can't find plugin") is refused when written, from the plugins the controller's
+     * agent found installed, and no file changes.
+     */
+    @Test
+    @Order(27)
+    void aSiteKeyThatNeedsARestartUnderJobsRestartsEveryDaemonOnceAndAPluginTheControllerLacksIsRefused() throws Exception {
+        String conf = ok("n1", "cat", "/etc/slurm/slurm.conf");
+        Proc.Result typo = on("n0", "ctl", "slurm", "set", "slurm_conf.SwitchType=switch/bogus");
+        assertFalse(typo.exit() == 0, typo.toString());
+        assertTrue(typo.toString().contains("SwitchType names the plugin switch/bogus, which the controller n0 (Slurm "), typo.toString());
+        assertTrue(typo.toString().contains("does not have (no switch_bogus.so in its plugin folder"), typo.toString());
+        assertEquals(conf, ok("n1", "cat", "/etc/slurm/slurm.conf"), "nothing written");
+        underJobs("site-key-restart", List.of("n1", "n2"), List.of("n1", "n2"), EVERY_DAEMON_RESTARTED, "slurm_conf.SwitchType=switch/none");
+        for (String node : List.of("n0", "n1", "n2")) {
+            assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("\nSwitchType=switch/none\n"), node);
+        }
     }
 }

@@ -4,6 +4,7 @@ import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.HostFiles;
+import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 
 import java.io.UncheckedIOException;
@@ -80,6 +81,9 @@ public final class FactsCollector {
         String os = os(warnings);
         NodeFacts facts = new NodeFacts(nodeName, "", hw.cpus(), hw.boards(), hw.sockets(), hw.coresPerSocket(),
                 hw.threadsPerCore(), hw.memoryMiB(), gpus, os, version, 0, "");
+        if (controllerInstalled()) {
+            facts = facts.withSlurmPlugins(plugins(warnings));
+        }
         int state = savedState();
         if (state != 0) {
             facts = facts.withSlurmctldState(state).withSlurmctldCandidate(candidate());
@@ -170,6 +174,51 @@ public final class FactsCollector {
         var core = cpu.coreId().isPresent() ? cpu.coreId()
                 : files.read(dir.resolve("core_id")).map(CpuTopology::number).orElse(java.util.OptionalInt.empty());
         return new CpuTopology.Cpu(cpu.processor(), pkg, core);
+    }
+
+    /**
+     * Where packages put Slurm's plugins, after Debian's and Ubuntu's multiarch folders
+     * ({@code /usr/lib/x86_64-linux-gnu/slurm-wlm}): RPM's and a source build's. The first holding
+     * auth_munge.so, which every Slurm slurmlet runs has, is Slurm's PluginDir.
+     */
+    static final List<Path> PLUGIN_DIRS = List.of(Path.of("/usr/lib64/slurm"), Path.of("/usr/lib/slurm"),
+            Path.of("/usr/local/lib/slurm"), Path.of("/usr/local/lib64/slurm"));
+    private static final Pattern MULTIARCH = Pattern.compile("[a-z0-9_]+-linux-[a-z0-9_]+");
+    private static final Pattern PLUGIN_FILE = Pattern.compile("([a-z][a-z0-9_]{0,63})\\.so");
+
+    /**
+     * Whether slurmctld is installed here: only then are the plugins reported (a site's plugin names
+     * are checked against the controller's), so that a leader of thousands of nodes holds no list
+     * of a hundred names for each.
+     */
+    private boolean controllerInstalled() {
+        try {
+            return files.list(SLURMCTLD.getParent()).contains(SLURMCTLD);
+        } catch (UncheckedIOException e) {
+            return false;
+        }
+    }
+
+    static final Path SLURMCTLD = Path.of("/usr/sbin/slurmctld");
+
+    /** The Slurm plugins installed here, as {@code sched_backfill}; empty where Slurm's plugin folder is not found. */
+    private List<String> plugins(List<String> warnings) {
+        try {
+            List<Path> dirs = new ArrayList<>();
+            files.list(Path.of("/usr/lib")).stream().filter(d -> MULTIARCH.matcher(d.getFileName().toString()).matches())
+                    .forEach(d -> dirs.add(d.resolve("slurm-wlm")));
+            dirs.addAll(PLUGIN_DIRS);
+            for (Path dir : dirs) {
+                List<String> names = files.list(dir).stream().map(f -> PLUGIN_FILE.matcher(f.getFileName().toString()))
+                        .filter(Matcher::matches).map(m -> m.group(1)).sorted().toList();
+                if (names.contains("auth_munge")) {
+                    return names.size() > FactsCheck.MAX_PLUGINS ? names.subList(0, FactsCheck.MAX_PLUGINS) : names;
+                }
+            }
+        } catch (UncheckedIOException e) {
+            warnings.add(e.getMessage() + "; the Slurm plugins installed are not reported, and a site's plugin names are not checked");
+        }
+        return List.of();
     }
 
     /** The protocol version of slurmctld's saved state here; 0 where there is none. */

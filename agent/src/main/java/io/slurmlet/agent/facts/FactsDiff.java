@@ -68,6 +68,9 @@ public final class FactsDiff {
         compare(changes, "Slurm", held.slurmVersion(), now.slurmVersion());
         compare(changes, "slurmctld's saved state", held.slurmctldState(), now.slurmctldState());
         compare(changes, "slurmctld upgrade candidate", held.slurmctldCandidate(), now.slurmctldCandidate());
+        if (!held.slurmPlugins().equals(now.slurmPlugins())) {
+            changes.add("%d Slurm plugins, the machine %d".formatted(held.slurmPlugins().size(), now.slurmPlugins().size()));
+        }
         return changes.isEmpty() ? "the leader's copy differs" : "the leader has " + String.join(", ", changes);
     }
 

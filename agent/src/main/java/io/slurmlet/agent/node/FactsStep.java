@@ -9,6 +9,8 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
 
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -101,18 +103,36 @@ final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Col
         return false;
     }
 
+    /**
+     * Reports {@code facts}; a leader older than a fact refuses its key ("unknown key"), and gets
+     * the report again without it, so that it still takes the rest. Each fact is left out once, so
+     * this ends.
+     */
     private void send(NodeFacts facts) throws IOException, InterruptedException {
-        try {
-            leader.reportFacts(facts);
-        } catch (LeaderLink.Refused e) {
-            NodeFacts plain = facts.withSlurmctldState(0).withSlurmctldCandidate("");
-            if (e.status() != 400 || !e.getMessage().contains("unknown key \"slurmctld_") || plain.equals(facts)) {
-                throw e;
+        NodeFacts sent = facts;
+        List<String> unsaid = new ArrayList<>();
+        while (true) {
+            try {
+                leader.reportFacts(sent);
+                break;
+            } catch (LeaderLink.Refused e) {
+                String why = e.getMessage();
+                if (e.status() == 400 && why.contains("unknown key \"slurm_plugins\"") && !sent.slurmPlugins().isEmpty()) {
+                    sent = sent.withSlurmPlugins(List.of());
+                    unsaid.add("takes no list of Slurm plugins (upgrade the leader): it cannot check a site's plugin names against "
+                            + "this machine's");
+                } else if (e.status() == 400 && why.contains("unknown key \"slurmctld_")
+                        && (sent.slurmctldState() != 0 || !sent.slurmctldCandidate().isEmpty())) {
+                    sent = sent.withSlurmctldState(0).withSlurmctldCandidate("");
+                    unsaid.add("takes no saved-state facts (upgrade the leader): it cannot tell whether this controller's slurmctld "
+                            + "could start");
+                } else {
+                    throw e;
+                }
             }
-            // A leader older than the saved-state facts: it gets the rest, and this machine says what it could not say.
-            leader.reportFacts(plain);
-            caveat = "the leader is older than this agent and takes no saved-state facts (upgrade the leader): it cannot tell whether "
-                    + "this controller's slurmctld could start";
+        }
+        if (!unsaid.isEmpty()) {
+            caveat = "the leader is older than this agent and " + String.join("; and ", unsaid);
         }
     }
 }

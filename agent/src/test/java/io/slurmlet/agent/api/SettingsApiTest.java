@@ -315,4 +315,26 @@ class SettingsApiTest {
                 .statusCode(200).body("settings.slurm_conf.MaxJobCount", equalTo("50000"));
         admin().delete("/v1/machines/" + controller);
     }
+
+    @Test
+    void aPluginTheControllerDoesNotHaveIsRefusedWhenWrittenAndNothingIsStored() {
+        String controller = "pl" + Long.toString(System.nanoTime(), 36);
+        String facts = NodesApiTest.facts("24.11.5");
+        facts = facts.substring(0, facts.lastIndexOf('}')) + ", \"slurm_plugins\": [\"auth_munge\", \"switch_nvidia_imex\"]}";
+        assertEquals(200, NodesApiTest.facts(controller, facts).status());
+        long revision = reset("""
+                {"enabled": true, "controller": "%s", "nodes": [], "lent": []}""".formatted(controller));
+        for (String dryRun : java.util.List.of("true", "false")) {
+            admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"SwitchType\": \"switch/nvidia_imx\"}}")
+                    .patch("/v1/slurm/settings?dry_run=" + dryRun).then().statusCode(400)
+                    .body("problems[0].key", equalTo("slurm_conf.SwitchType")).body("problems[0].value", equalTo("switch/nvidia_imx"))
+                    .body("problems[0].message", startsWith("SwitchType names the plugin switch/nvidia_imx, which the controller "
+                            + controller + " (Slurm 24.11.5) does not have"))
+                    .body("problems[0].message", containsString("Did you mean switch/nvidia_imex?"));
+        }
+        assertEquals(revision, revision());
+        admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"SwitchType\": \"switch/nvidia_imex\"}}").patch("/v1/slurm/settings")
+                .then().statusCode(200).body("settings.slurm_conf.SwitchType", equalTo("switch/nvidia_imex"));
+        admin().delete("/v1/machines/" + controller);
+    }
 }

@@ -43,6 +43,28 @@ class FactsCollectorTest {
     }
 
     @Test
+    void theSlurmPluginsWhereSlurmctldIsInstalledAreThoseOfTheFolderHoldingAuthMungeDebiansMultiarchOneFirst() throws IOException {
+        commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "slurm-wlm 24.11.5\n").notInstalled("nvidia-smi");
+        assertEquals(List.of(), collector.collect("gpu1").facts().slurmPlugins(), "no plugin folder: none reported");
+        put("usr/lib64/slurm/auth_munge.so", "");
+        assertEquals(List.of(), collector.collect("gpu1").facts().slurmPlugins(), "no slurmctld here: not the controller's");
+        put("usr/sbin/slurmctld", "");
+        put("usr/lib64/slurm/switch_bogus.so", "");
+        put("usr/lib/jvm/slurm-wlm/auth_munge.so", "");
+        put("usr/lib/x86_64-linux-gnu/slurm-wlm/README", "");
+        put("usr/lib/x86_64-linux-gnu/slurm-wlm/switch_nvidia_imex.so", "");
+        put("usr/lib/x86_64-linux-gnu/slurm-wlm/sched_backfill.so", "");
+        assertEquals(List.of("auth_munge", "switch_bogus"), collector.collect("gpu1").facts().slurmPlugins(),
+                "no auth_munge in the multiarch folder: not Slurm's PluginDir");
+        put("usr/lib/x86_64-linux-gnu/slurm-wlm/auth_munge.so", "");
+        put("usr/lib/x86_64-linux-gnu/slurm-wlm/Odd Name.so", "");
+        FactsCollector.Collected c = collector.collect("gpu1");
+        assertEquals(List.of("auth_munge", "sched_backfill", "switch_nvidia_imex"), c.facts().slurmPlugins());
+        assertEquals(List.of(), c.warnings());
+        assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", c.facts()));
+    }
+
+    @Test
     void slurmdInstalledGivesCpusMemoryAndVersion() {
         commands.answer(SLURMD_C, SLURMD_C_OUT)
                 .answer(SLURMD_V, "slurm-wlm 22.05.8\n")

@@ -56,6 +56,41 @@ class FactsStepTest {
         assertEquals(1, leader.taken.size(), "reported once, as any facts that did not change");
     }
 
+    /** A leader of the release before the plugin list: it knows the saved-state facts, and refuses slurm_plugins. */
+    static class LeaderBeforePlugins extends OlderLeader {
+        @Override
+        public void reportFacts(NodeFacts facts) throws LeaderLink.Refused {
+            if (!facts.slurmPlugins().isEmpty()) {
+                throw new LeaderLink.Refused(400, "the leader refused the facts (400): unknown key \"slurm_plugins\": the keys "
+                        + "there are address, boards, cores_per_socket");
+            }
+            taken.add(facts);
+        }
+    }
+
+    @Test
+    void aLeaderBeforeThePluginListGetsEveryOtherFactAndOneOlderStillTakesTheRest() throws Exception {
+        NodeFacts withPlugins = CONTROLLER.withSlurmPlugins(List.of("auth_munge", "sched_backfill"));
+        LeaderBeforePlugins before = new LeaderBeforePlugins();
+        var outcome = new FactsStep(node -> new FactsCollector.Collected(withPlugins, List.of()), "n0").report(before);
+        assertEquals(List.of(CONTROLLER), before.taken, "the saved state still reaches it");
+        assertTrue(outcome.detail().endsWith("the leader is older than this agent and takes no list of Slurm plugins (upgrade the "
+                + "leader): it cannot check a site's plugin names against this machine's"), outcome.detail());
+        OlderLeader older = new OlderLeader() {
+            @Override
+            public void reportFacts(NodeFacts facts) throws LeaderLink.Refused {
+                // Jackson names the first key it does not know, in the record's order.
+                if (facts.slurmctldState() == 0 && !facts.slurmPlugins().isEmpty()) {
+                    throw new LeaderLink.Refused(400, "the leader refused the facts (400): unknown key \"slurm_plugins\"");
+                }
+                super.reportFacts(facts);
+            }
+        };
+        outcome = new FactsStep(node -> new FactsCollector.Collected(withPlugins, List.of()), "n0").report(older);
+        assertEquals(List.of(CONTROLLER.withSlurmctldState(0)), older.taken);
+        assertTrue(outcome.detail().contains("takes no saved-state facts"), outcome.detail());
+    }
+
     @Test
     void anyOtherRefusalIsTheStepsFailure() {
         Leader refusing = new OlderLeader() {

@@ -27,6 +27,10 @@ public final class FactsCheck {
     public static final int MAX_GPUS_PER_MODEL = 64;
     public static final int MAX_MODEL_LENGTH = 128;
     public static final int MAX_OS_LENGTH = 64;
+    /** Debian's 24.11 ships about 150 plugins across its packages. */
+    public static final int MAX_PLUGINS = 1024;
+    /** A plugin's file name without .so, as Slurm names them: switch_nvidia_imex, acct_gather_energy_ipmi. */
+    private static final Pattern PLUGIN = Pattern.compile("[a-z][a-z0-9_]{0,63}");
 
     private static final Pattern IPV4 = Pattern.compile(
             "((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])");
@@ -77,6 +81,13 @@ public final class FactsCheck {
             add("slurmctld_candidate", f.slurmctldCandidate(), ("slurmctld_candidate %s is not a Slurm version: as slurmd -V prints it, "
                     + "e.g. 24.11.5, or empty").formatted(Text.quote(f.slurmctldCandidate())));
         }
+        if (f.slurmPlugins().size() > MAX_PLUGINS) {
+            add("slurm_plugins", Integer.toString(f.slurmPlugins().size()), "slurm_plugins names %d plugins, more than the %d any Slurm has: report the files of Slurm's plugin folder only"
+                    .formatted(f.slurmPlugins().size(), MAX_PLUGINS));
+        }
+        f.slurmPlugins().stream().filter(p -> !PLUGIN.matcher(p).matches()).limit(3).forEach(p ->
+                add("slurm_plugins", p, ("slurm_plugins names %s, which is not a Slurm plugin's file name: lower-case letters, "
+                        + "digits and _, without .so, e.g. sched_backfill").formatted(Text.quote(p))));
         if (f.slurmctldState() < 0 || f.slurmctldState() > MAX_COUNT) {
             add("slurmctld_state", Integer.toString(f.slurmctldState()), ("slurmctld_state %d is not a Slurm protocol version: "
                     + "the first two bytes of slurmctld's assoc_usage (e.g. 9728 for 22.05), or 0 where none is saved")

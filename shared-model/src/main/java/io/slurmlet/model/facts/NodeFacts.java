@@ -26,6 +26,11 @@ import java.util.Locale;
  *                       install on an upgrade, as {@code 24.11.5}; empty: none newer, or not known. Both
  *                       are left out of the JSON when they say nothing, so that a leader older than
  *                       them (which refuses keys it does not know) still takes every other machine's facts.
+ * @param slurmPlugins   the Slurm plugins installed here, as their files are named without {@code .so}
+ *                       ({@code switch_nvidia_imex}, {@code sched_backfill}), sorted, reported where slurmctld
+ *                       is installed; empty: none found, no slurmctld, or not reported. The controller's are
+ *                       what a site's plugin names are checked against.
+ *                       Left out of the JSON when empty, as the two above.
  */
 public record NodeFacts(
         @JsonProperty("name") String name,
@@ -40,29 +45,42 @@ public record NodeFacts(
         @JsonProperty("os") String os,
         @JsonProperty("slurm_version") String slurmVersion,
         @JsonProperty("slurmctld_state") @JsonInclude(JsonInclude.Include.NON_DEFAULT) int slurmctldState,
-        @JsonProperty("slurmctld_candidate") @JsonInclude(JsonInclude.Include.NON_EMPTY) String slurmctldCandidate) {
+        @JsonProperty("slurmctld_candidate") @JsonInclude(JsonInclude.Include.NON_EMPTY) String slurmctldCandidate,
+        @JsonProperty("slurm_plugins") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> slurmPlugins) {
 
     public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
                      long memoryMiB, List<Gpus> gpus, String os, String slurmVersion) {
         this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion, 0, "");
     }
 
+    public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
+                     long memoryMiB, List<Gpus> gpus, String os, String slurmVersion, int slurmctldState, String slurmctldCandidate) {
+        this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
+                slurmctldState, slurmctldCandidate, List.of());
+    }
+
     /** These facts, every field kept, under the name {@code node}. */
     public NodeFacts withName(String node) {
         return new NodeFacts(node, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, slurmctldCandidate);
+                slurmctldState, slurmctldCandidate, slurmPlugins);
     }
 
     /** These facts with {@code protocol} as the saved state's version. */
     public NodeFacts withSlurmctldState(int protocol) {
         return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                protocol, slurmctldCandidate);
+                protocol, slurmctldCandidate, slurmPlugins);
     }
 
     /** These facts with {@code version} as the slurmctld an upgrade would install. */
     public NodeFacts withSlurmctldCandidate(String version) {
         return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, version);
+                slurmctldState, version, slurmPlugins);
+    }
+
+    /** These facts with {@code plugins} as the Slurm plugins installed. */
+    public NodeFacts withSlurmPlugins(List<String> plugins) {
+        return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
+                slurmctldState, slurmctldCandidate, plugins);
     }
 
     public NodeFacts {
@@ -72,6 +90,8 @@ public record NodeFacts(
         os = os == null ? "" : os;
         slurmVersion = slurmVersion == null ? "" : slurmVersion;
         slurmctldCandidate = slurmctldCandidate == null ? "" : slurmctldCandidate;
+        // A null in the JSON's list becomes "", which FactsCheck refuses with the key named.
+        slurmPlugins = slurmPlugins == null ? List.of() : slurmPlugins.stream().map(p -> p == null ? "" : p).toList();
     }
 
     /** The number of GPUs of every model (facts that passed {@link FactsCheck} cannot overflow it). */

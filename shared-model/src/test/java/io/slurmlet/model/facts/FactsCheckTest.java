@@ -89,6 +89,24 @@ class FactsCheckTest {
     }
 
     @Test
+    void thePluginsArePluginFileNamesAndTheirListIsBoundedAndLeftOutWhenEmpty() throws Exception {
+        NodeFacts controller = GOOD.withSlurmPlugins(List.of("auth_munge", "sched_backfill", "switch_nvidia_imex"));
+        assertEquals(List.of(), FactsCheck.problems("n1", controller));
+        for (String bad : HOSTILE.stream().filter(b -> !b.isEmpty()).toList()) {
+            assertRefused("slurm_plugins", "sched_" + bad, GOOD.withSlurmPlugins(List.of("auth_munge", "sched_" + bad)));
+        }
+        assertRefused("slurm_plugins", "Sched_backfill", GOOD.withSlurmPlugins(List.of("Sched_backfill")));
+        assertRefused("slurm_plugins", "sched_backfill.so", GOOD.withSlurmPlugins(List.of("sched_backfill.so")));
+        assertRefused("slurm_plugins", "", GOOD.withSlurmPlugins(java.util.Arrays.asList("auth_munge", null)));
+        assertRefused("slurm_plugins", "1025", GOOD.withSlurmPlugins(java.util.Collections.nCopies(1025, "auth_munge")));
+        String plain = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(GOOD);
+        assertTrue(!plain.contains("slurm_plugins"), plain);
+        String json = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(controller);
+        assertTrue(json.contains("\"slurm_plugins\":[\"auth_munge\",\"sched_backfill\",\"switch_nvidia_imex\"]"), json);
+        assertEquals(controller, io.slurmlet.model.api.SettingsJson.STRICT.readValue(json, NodeFacts.class));
+    }
+
+    @Test
     void theNameIsTheMachinesOwn() {
         assertRefused("name", "n2", with(f -> new NodeFacts("n2", "", 1, 1, 1, 1, 1, 1024, List.of(), "", "")));
         List<Problem> problems = FactsCheck.problems("n1\nNodeName=x", GOOD);

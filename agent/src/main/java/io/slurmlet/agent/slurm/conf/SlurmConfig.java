@@ -52,6 +52,10 @@ public final class SlurmConfig {
         List<Problem> problems = new ArrayList<>(generator.unsupported(in.settings(), version));
         // No file the controller's own Slurm would refuse is written: the machines keep the files they have.
         problems.addAll(KnownKeys.unknown(in.settings().slurmConf(), version, in.settings().controller()));
+        NodeFacts controller = in.facts().get(in.settings().controller());
+        if (controller != null) {
+            problems.addAll(PluginNames.missing(in.settings().slurmConf(), controller, version));
+        }
         if (!problems.isEmpty()) {
             return new Rendered(generator.name(), Map.of(), problems, notes);
         }

@@ -283,4 +283,41 @@ class SlurmConfigTest {
         assertTrue(KnownKeys.of("23.02").isEmpty(), "a release Debian does not ship is not checked");
         assertTrue(render(withConf(Map.of("FooBar", "1")), facts("n1"), "23.02.7").ok(), "not checked there");
     }
+
+    /** The plugins of Debian 13's slurm-wlm-basic-plugins that these tests name (24.11). */
+    static final List<String> TRIXIE_PLUGINS = List.of("auth_munge", "jobacct_gather_cgroup", "jobacct_gather_linux", "mpi_pmi2",
+            "mpi_pmix", "mpi_pmix_v5", "sched_backfill", "sched_builtin", "switch_nvidia_imex", "task_affinity", "task_cgroup");
+
+    static Map<String, NodeFacts> withControllerPlugins(List<String> plugins) {
+        Map<String, NodeFacts> facts = facts("n1");
+        facts.put("ctl0", facts.get("ctl0").withSlurmPlugins(plugins));
+        return facts;
+    }
+
+    @Test
+    void aPluginTheControllerDoesNotHaveWritesNoFileAndNamesTheOnesItHas() {
+        Rendered typo = render(withConf(Map.of("JobAcctGatherType", "jobacct_gather/cgroupp")), withControllerPlugins(TRIXIE_PLUGINS),
+                "24.11.5");
+        assertTrue(typo.files().isEmpty(), "no file slurmctld would stop at");
+        assertEquals(1, typo.problems().size(), typo.problems().toString());
+        assertEquals("slurm_conf.JobAcctGatherType", typo.problems().get(0).key());
+        assertEquals("jobacct_gather/cgroupp", typo.problems().get(0).value());
+        assertEquals("JobAcctGatherType names the plugin jobacct_gather/cgroupp, which the controller ctl0 (Slurm 24.11.5) does not "
+                + "have (no jobacct_gather_cgroupp.so in its plugin folder; its jobacct_gather plugins: jobacct_gather/cgroup, "
+                + "jobacct_gather/linux): slurmctld, every slurmd and srun would stop at it (\"fatal: Can't find plugin for "
+                + "jobacct_gather/cgroupp\"). Did you mean jobacct_gather/cgroup? Name one it has, install the package that brings it "
+                + "on every machine first, or clear the key with slurm_conf.JobAcctGatherType=", typo.problems().get(0).message());
+        Rendered inList = render(withConf(Map.of("TaskPlugin", "task/affinity, task/bogus")), withControllerPlugins(TRIXIE_PLUGINS),
+                "24.11.5");
+        assertEquals(List.of("slurm_conf.TaskPlugin"), inList.problems().stream().map(p -> p.key()).toList(), "each name of a list");
+        assertTrue(inList.problems().get(0).message().contains("task/bogus"), inList.problems().toString());
+        assertTrue(slurmConf(render(withConf(Map.of("SwitchType", "switch/none", "SchedulerType", "sched/builtin",
+                        "MpiDefault", "pmix", "Epilog", "/etc/slurm/epilog.d/x", "JobSubmitPlugins", "lua")),
+                withControllerPlugins(TRIXIE_PLUGINS), "24.11.5")).contains("SwitchType=switch/none"),
+                "none means no plugin; names it has, paths and names without a kind are not checked");
+        assertTrue(render(withConf(Map.of("SwitchType", "switch/bogus")), facts("n1"), "24.11.5").ok(),
+                "a controller that reported no plugins is not checked");
+        assertTrue(render(withConf(Map.of("BurstBufferType", "burst_buffer/lua")), withControllerPlugins(TRIXIE_PLUGINS), "24.11.5").ok(),
+                "a kind the controller has no plugin of is not known to be a plugin name");
+    }
 }
