@@ -187,19 +187,24 @@ public final class FactsCollector {
     private static final Pattern PLUGIN_FILE = Pattern.compile("([a-z][a-z0-9_]{0,63})\\.so");
 
     /**
-     * Whether slurmctld is installed here: only then are the plugins reported (a site's plugin names
-     * are checked against the controller's), so that a leader of thousands of nodes holds no list
-     * of a hundred names for each.
+     * Whether slurmctld is installed here (a package's, or a source build's): only then are the
+     * plugins reported (a site's plugin names are checked against the controller's), so that a
+     * leader of thousands of nodes holds no list of a hundred names for each.
      */
     private boolean controllerInstalled() {
         try {
-            return files.list(SLURMCTLD.getParent()).contains(SLURMCTLD);
+            for (Path slurmctld : SLURMCTLD) {
+                if (files.list(slurmctld.getParent()).contains(slurmctld)) {
+                    return true;
+                }
+            }
+            return false;
         } catch (UncheckedIOException e) {
             return false;
         }
     }
 
-    static final Path SLURMCTLD = Path.of("/usr/sbin/slurmctld");
+    static final List<Path> SLURMCTLD = List.of(Path.of("/usr/sbin/slurmctld"), Path.of("/usr/local/sbin/slurmctld"));
 
     /** The Slurm plugins installed here, as {@code sched_backfill}; empty where Slurm's plugin folder is not found. */
     private List<String> plugins(List<String> warnings) {
@@ -212,7 +217,13 @@ public final class FactsCollector {
                 List<String> names = files.list(dir).stream().map(f -> PLUGIN_FILE.matcher(f.getFileName().toString()))
                         .filter(Matcher::matches).map(m -> m.group(1)).sorted().toList();
                 if (names.contains("auth_munge")) {
-                    return names.size() > FactsCheck.MAX_PLUGINS ? names.subList(0, FactsCheck.MAX_PLUGINS) : names;
+                    if (names.size() > FactsCheck.MAX_PLUGINS) {
+                        // A list cut short would make a kind look partly missing: none is reported, and nothing is checked.
+                        warnings.add(("%s holds %d plugins, more than the %d reported: none is reported, and a site's plugin "
+                                + "names are not checked").formatted(dir, names.size(), FactsCheck.MAX_PLUGINS));
+                        return List.of();
+                    }
+                    return names;
                 }
             }
         } catch (UncheckedIOException e) {

@@ -69,9 +69,26 @@ public final class FactsDiff {
         compare(changes, "slurmctld's saved state", held.slurmctldState(), now.slurmctldState());
         compare(changes, "slurmctld upgrade candidate", held.slurmctldCandidate(), now.slurmctldCandidate());
         if (!held.slurmPlugins().equals(now.slurmPlugins())) {
-            changes.add("%d Slurm plugins, the machine %d".formatted(held.slurmPlugins().size(), now.slurmPlugins().size()));
+            List<String> added = now.slurmPlugins().stream().filter(p -> !held.slurmPlugins().contains(p)).toList();
+            List<String> gone = held.slurmPlugins().stream().filter(p -> !now.slurmPlugins().contains(p)).toList();
+            List<String> which = new ArrayList<>();
+            if (!added.isEmpty()) {
+                which.add("new: " + few(added));
+            }
+            if (!gone.isEmpty()) {
+                which.add("gone: " + few(gone));
+            }
+            if (!which.isEmpty()) {
+                changes.add("%d Slurm plugins, the machine %d (%s)".formatted(held.slurmPlugins().size(), now.slurmPlugins().size(),
+                        String.join("; ", which)));
+            }
         }
         return changes.isEmpty() ? "the leader's copy differs" : "the leader has " + String.join(", ", changes);
+    }
+
+    /** The first three names, and how many more. */
+    private static String few(List<String> names) {
+        return String.join(", ", names.subList(0, Math.min(3, names.size()))) + (names.size() > 3 ? " and " + (names.size() - 3) + " more" : "");
     }
 
     private static void compare(List<String> changes, String what, Object held, Object now) {

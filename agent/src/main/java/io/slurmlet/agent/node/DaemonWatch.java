@@ -78,6 +78,7 @@ final class DaemonWatch extends Worker {
             // Asked on both sides of the look: a restart the step began or ended during it is still the step's.
             boolean stepAtWork = stepBefore || busy.getAsBoolean();
             down.keySet().retainAll(units);
+            List<String> restarting = new ArrayList<>();
             for (String unit : units) {
                 Services.UnitState state = states.get(unit);
                 if (state == null || state.up()) {
@@ -90,6 +91,7 @@ final class DaemonWatch extends Worker {
                 if (d == null && stepAtWork) {
                     // Between the stop and the start of the step's own restart: not a daemon down. Should its start
                     // fail, the step says so, and the first look after the step finds it down.
+                    restarting.add(unit);
                     continue;
                 }
                 if (d == null) {
@@ -115,7 +117,12 @@ final class DaemonWatch extends Worker {
                 down.put(unit, d);
             }
             if (down.isEmpty()) {
-                verdict = Outcome.unchanged(NAME, units.isEmpty() ? "no daemon to keep here yet" : String.join(", ", units) + (units.size() == 1 ? " runs" : " run"));
+                List<String> up = units.stream().filter(u -> !restarting.contains(u)).toList();
+                String running = up.isEmpty() ? "" : String.join(", ", up) + (up.size() == 1 ? " runs" : " run");
+                String restarted = restarting.isEmpty() ? "" : String.join(", ", restarting) + (restarting.size() == 1 ? " is" : " are")
+                        + " being restarted by this machine's pass";
+                verdict = Outcome.unchanged(NAME, units.isEmpty() ? "no daemon to keep here yet"
+                        : running + (running.isEmpty() || restarted.isEmpty() ? "" : "; ") + restarted);
             } else {
                 List<String> said = new ArrayList<>();
                 for (Down d : down.values()) {

@@ -45,10 +45,15 @@ class FactsCollectorTest {
     @Test
     void theSlurmPluginsWhereSlurmctldIsInstalledAreThoseOfTheFolderHoldingAuthMungeDebiansMultiarchOneFirst() throws IOException {
         commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "slurm-wlm 24.11.5\n").notInstalled("nvidia-smi");
-        assertEquals(List.of(), collector.collect("gpu1").facts().slurmPlugins(), "no plugin folder: none reported");
         put("usr/lib64/slurm/auth_munge.so", "");
         assertEquals(List.of(), collector.collect("gpu1").facts().slurmPlugins(), "no slurmctld here: not the controller's");
-        put("usr/sbin/slurmctld", "");
+        put("usr/local/sbin/slurmctld", "");
+        assertEquals(List.of("auth_munge"), collector.collect("gpu1").facts().slurmPlugins(), "a source build's slurmctld");
+        Files.delete(root.resolve("usr/lib64/slurm/auth_munge.so"));
+        FactsCollector.Collected none = collector.collect("gpu1");
+        assertEquals(List.of(), none.facts().slurmPlugins(), "no plugin folder: none reported");
+        assertEquals(List.of(), none.warnings());
+        put("usr/lib64/slurm/auth_munge.so", "");
         put("usr/lib64/slurm/switch_bogus.so", "");
         put("usr/lib/jvm/slurm-wlm/auth_munge.so", "");
         put("usr/lib/x86_64-linux-gnu/slurm-wlm/README", "");

@@ -304,9 +304,10 @@ class SlurmConfigTest {
         assertEquals("jobacct_gather/cgroupp", typo.problems().get(0).value());
         assertEquals("JobAcctGatherType names the plugin jobacct_gather/cgroupp, which the controller ctl0 (Slurm 24.11.5) does not "
                 + "have (no jobacct_gather_cgroupp.so in its plugin folder; its jobacct_gather plugins: jobacct_gather/cgroup, "
-                + "jobacct_gather/linux): slurmctld, every slurmd and srun would stop at it (\"fatal: Can't find plugin for "
-                + "jobacct_gather/cgroupp\"). Did you mean jobacct_gather/cgroup? Name one it has, install the package that brings it "
-                + "on every machine first, or clear the key with slurm_conf.JobAcctGatherType=", typo.problems().get(0).message());
+                + "jobacct_gather/linux): every daemon and command that loads it would stop at it (\"fatal: Can't find plugin for "
+                + "jobacct_gather/cgroupp\"; slurmctld, slurmd and srun do). Did you mean jobacct_gather/cgroup? Name one it has, "
+                + "install the package that brings it on the controller and every node first, or clear the key with "
+                + "slurm_conf.JobAcctGatherType=", typo.problems().get(0).message());
         Rendered inList = render(withConf(Map.of("TaskPlugin", "task/affinity, task/bogus")), withControllerPlugins(TRIXIE_PLUGINS),
                 "24.11.5");
         assertEquals(List.of("slurm_conf.TaskPlugin"), inList.problems().stream().map(p -> p.key()).toList(), "each name of a list");
@@ -319,5 +320,15 @@ class SlurmConfigTest {
                 "a controller that reported no plugins is not checked");
         assertTrue(render(withConf(Map.of("BurstBufferType", "burst_buffer/lua")), withControllerPlugins(TRIXIE_PLUGINS), "24.11.5").ok(),
                 "a kind the controller has no plugin of is not known to be a plugin name");
+        List<String> withGres = new java.util.ArrayList<>(TRIXIE_PLUGINS);
+        withGres.add("gres_gpu");
+        assertTrue(render(withConf(Map.of("AccountingStorageTRES", "gres/gpu,gres/fpga")), withControllerPlugins(withGres), "24.11.5").ok(),
+                "a resource's name is not a plugin's, though gres plugins exist");
+        assertTrue(render(withConf(Map.of("PluginDir", "/usr/lib/x86_64-linux-gnu/slurm-wlm:/opt/slurm/plugins", "SwitchType",
+                "switch/site")), withControllerPlugins(TRIXIE_PLUGINS), "24.11.5").ok(), "a site's own plugin folders are its own");
+        Rendered cased = render(withConf(Map.of("SchedulerType", "Sched/Backfill")), withControllerPlugins(TRIXIE_PLUGINS), "24.11.5");
+        assertEquals(1, cased.problems().size(), "Slurm looks for Sched_Backfill.so: " + cased.problems());
+        assertTrue(cased.problems().get(0).message().contains("no Sched_Backfill.so") && cased.problems().get(0).message()
+                .contains("Did you mean sched/backfill?"), cased.problems().get(0).message());
     }
 }
