@@ -186,21 +186,20 @@ class DaemonWatchTest {
         busy = false;
         services.start("slurmd");
         watch.look();
-        boolean[] asks = {false};
-        DaemonWatch w = new DaemonWatch(services, () -> List.of("slurmd"), () -> {
-            boolean was = asks[0];
-            asks[0] = true;
-            return was;
-        }, o -> { }, clock, Duration.ofSeconds(1));
         services.stop("slurmd");
-        assertFalse(w.look().failed(), "the step had begun by the end of the look");
-        boolean[] ended = {true};
-        DaemonWatch v = new DaemonWatch(services, () -> List.of("slurmd"), () -> {
-            boolean was = ended[0];
-            ended[0] = false;
-            return was;
-        }, o -> { }, clock, Duration.ofSeconds(1));
+        assertFalse(watchOfStepThatFlips(false).look().failed(), "the step had begun by the end of the look");
+        DaemonWatch v = watchOfStepThatFlips(true);
         assertFalse(v.look().failed(), "the step ran as the look began, and ended before it was over");
         assertTrue(v.look().failed(), "no step at either side: down");
+    }
+
+    /** A watch of slurmd whose step runs ({@code first}) when first asked, and the other way at every later ask. */
+    DaemonWatch watchOfStepThatFlips(boolean first) {
+        boolean[] asked = {false};
+        return new DaemonWatch(services, () -> List.of("slurmd"), () -> {
+            boolean again = asked[0];
+            asked[0] = true;
+            return again != first;
+        }, o -> { }, clock, Duration.ofSeconds(1));
     }
 }
