@@ -13,8 +13,10 @@ import java.util.concurrent.Callable;
 /** {@code ctl slurm containers on|off}: the {@code containers} setting. */
 @Command(name = "containers", mixinStandardHelpOptions = true,
         description = {"Lets Slurm jobs run in containers, or not.",
-                "on: the agents install pyxis and enroot on every Slurm machine (srun --container-image); off: not installed.",
-                "This release does not install them yet: the leader refuses on, and says so."})
+                "on: every Slurm machine's agent installs enroot and builds pyxis against its own Slurm, from the files the "
+                        + "leader's table pins (slurmlet.leader.containers.table and .mirror), each checked against its sha256; "
+                        + "Slurm loads pyxis (srun --container-image) once every machine has it.",
+                "off: Slurm stops loading pyxis; nothing installed is removed."})
 public class ContainersCommand implements Callable<Integer> {
 
     /** The two words this command takes. */

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -1614,6 +1615,155 @@ class ClusterIT {
         underJobs("site-key-restart", List.of("n1", "n2"), List.of("n1", "n2"), EVERY_DAEMON_RESTARTED, "slurm_conf.SwitchType=switch/none");
         for (String node : List.of("n0", "n1", "n2")) {
             assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("\nSwitchType=switch/none\n"), node);
+        }
+    }
+
+    /**
+     * Jobs in containers, with real enroot and pyxis: the leader's table pins the files a mirror on the
+     * cluster's network serves (built from ../shared/fixtures by system-tests/containers/artifacts),
+     * {@code ctl slurm containers on} under running jobs has every Slurm machine install enroot and
+     * build pyxis against its own Slurm, and Slurm loads pyxis (plugstack.conf, and slurmlet's prolog)
+     * only once the last machine reports it: a reconfigure, no daemon restarted, no job hurt. Then a
+     * job runs in a container as root and as alice (UID over 200000), with /shared inside, by srun
+     * and by sbatch.
+     */
+    @Test
+    @Order(28)
+    void containersOnUnderJobsInstallEnrootAndPyxisEverywhereThenSlurmLoadsPyxisAndJobsRunInContainers() throws Exception {
+        String artifacts = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/containers/artifacts").toString(), "ensure"), Map.of(), 300)
+                .out().strip();
+        assertTrue(Files.isRegularFile(Path.of(artifacts, "table.json")), artifacts);
+        try (Mirror mirror = Mirror.serve(Path.of(artifacts))) {
+            Proc.Result refused = on("n0", "ctl", "slurm", "containers", "on");
+            assertFalse(refused.exit() == 0, refused.toString());
+            assertTrue(refused.toString().contains("containers=true cannot take effect: no mirror is configured"), refused.toString());
+
+            ok("n0", "sh", "-c", "printf '%s' \"$0\" >/etc/slurmlet/containers-table.json", Files.readString(Path.of(artifacts, "table.json")));
+            ok("n0", "sh", "-c", """
+                    printf '    containers:\n      table: /etc/slurmlet/containers-table.json\n      mirror: %s\n' >>/etc/slurmlet/agent.yaml
+                    systemctl restart slurmlet-agent""".formatted(mirror.url()));
+            await(Duration.ofSeconds(60), "the leader answers", () -> {
+                try {
+                    return on("n0", "ctl", "slurm", "show").exit() == 0;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            ok("n0", "curl", "-fsS", "-o", "/shared/tiny.sqsh", mirror.url() + "tiny.sqsh");
+
+            String cell = "containers-on";
+            Instant since = Instant.now();
+            List<String> lent = List.of("n1", "n2");
+            List<String> jobs = new ArrayList<>();
+            for (String node : lent) {
+                jobs.add(heartbeatJob(node, cell + "-" + node, 90));
+                jobs.add(ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap", "sleep 90").strip());
+            }
+            await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+            for (String node : lent) {
+                awaitBeats(cell + "-" + node);
+            }
+            Map<String, String> before = invocations();
+            HealthWatch health = new HealthWatch();
+            long set = System.nanoTime();
+            double loaded;
+            try {
+                ok("n0", "ctl", "slurm", "containers", "on");
+                await(Duration.ofSeconds(150), "every machine's plugstack.conf names pyxis", () -> {
+                    try {
+                        for (String node : NODES) {
+                            if (!ok(node, "cat", "/etc/slurm/plugstack.conf").contains("\nrequired /usr/local/lib/slurm/spank_pyxis.so\n")) {
+                                return false;
+                            }
+                        }
+                        return true;
+                    } catch (Exception | AssertionError e) {
+                        return false;
+                    }
+                });
+                loaded = (System.nanoTime() - set) / 1e9;
+                for (String node : NODES) {
+                    assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("\nProlog=/usr/local/lib/slurmlet/prolog\n"), node);
+                    assertTrue(ok(node, "enroot", "version").strip().equals("4.1.2"), node);
+                    assertTrue(ok(node, "cat", "/usr/local/lib/slurmlet/pyxis.json").contains("\"slurm\":\""), node);
+                }
+                awaitActed(Duration.ofSeconds(60), cell + ": the controller reconfigured for plugstack.conf and the prolog", since,
+                        List.of("n0 reconfigure slurmctld"));
+                assertEquals(before, invocations(), cell + ": a reconfigure, no daemon restarted");
+                assertTrue(ok("n0", "srun", "--help").contains("--container-image"), "srun offers --container-image once pyxis is loaded");
+            } finally {
+                health.close();
+            }
+            assertEquals(List.of(), health.untrue, cell + ": every agent's readiness was 200, and status true, at every look");
+            System.out.printf("ClusterIT %s matrix: %s (containers=true) under %d jobs: reconfigure of slurmctld and every slurmd "
+                    + "once every machine had pyxis; plugstack loaded pyxis %.1f s after the set%n", SUITE, cell, jobs.size(), loaded);
+            restartEveryDaemonAndAwait(cell, jobs, lent, lent, since);
+
+            long first = System.nanoTime();
+            String asRoot = ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "--container-image=/shared/tiny.sqsh", "sh", "-c",
+                    "cat /etc/os-release; id -u; ls /shared/tiny.sqsh");
+            System.out.printf("ClusterIT %s containers: the first container job took %.2f s%n", SUITE, (System.nanoTime() - first) / 1e9);
+            assertTrue(asRoot.contains("NAME=\"slurmlet tiny\"") && asRoot.contains("\n0\n") && asRoot.contains("/shared/tiny.sqsh"), asRoot);
+            String alice = ok("n0", "getent", "passwd", "alice").split(":")[2];
+            assertTrue(Integer.parseInt(alice) >= 200000, alice);
+            String asAlice = ok("n0", "runuser", "-u", "alice", "--", "srun", "-N1", "-w", "n2", "-t", "1",
+                    "--container-image=/shared/tiny.sqsh", "sh", "-c", "cat /etc/os-release; id -u; ls /shared/tiny.sqsh");
+            assertTrue(asAlice.contains("NAME=\"slurmlet tiny\"") && asAlice.contains("\n" + alice + "\n"), asAlice);
+            assertEquals("drwx------ " + alice, ok("n2", "stat", "-c", "%A %u", "/var/lib/enroot/data/user-" + alice).strip(),
+                    "the prolog made alice's enroot folder, hers alone");
+            long plainStart = System.nanoTime();
+            ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "true");
+            double plain = (System.nanoTime() - plainStart) / 1e9;
+            long containerStart = System.nanoTime();
+            ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "--container-image=/shared/tiny.sqsh", "true");
+            System.out.printf("ClusterIT %s containers: a plain srun %.2f s, one in the tiny image %.2f s%n", SUITE, plain,
+                    (System.nanoTime() - containerStart) / 1e9);
+
+            String batch = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/shared/container-batch.out", "--container-image=/shared/tiny.sqsh",
+                    "--wrap", "cat /etc/os-release").strip();
+            await(Duration.ofSeconds(60), "the container batch job ends", () -> jobState(batch).equals("COMPLETED"));
+            assertTrue(ok("n0", "cat", "/shared/container-batch.out").contains("NAME=\"slurmlet tiny\""), "sbatch's script ran in the container");
+        }
+    }
+
+    /** An HTTP server for the cluster's machines, on the bridge of its hub namespace (10.77.0.2:8080), serving one folder. */
+    static final class Mirror implements AutoCloseable {
+        private final Process server;
+
+        private Mirror(Process server) {
+            this.server = server;
+        }
+
+        static Mirror serve(Path folder) throws Exception {
+            String prefix = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/nspawn-cluster").toString(),
+                    "prefix", RUN.resolve("machines").toString()), Map.of(), 10).out().strip();
+            String hub = prefix + "hub";
+            if (!Proc.run(List.of("ip", "-n", hub, "addr", "show", "dev", prefix + "br"), Map.of(), 10).out().contains("10.77.0.2/24")) {
+                Proc.Result r = Proc.run(List.of("ip", "-n", hub, "addr", "add", "10.77.0.2/24", "dev", prefix + "br"), Map.of(), 10);
+                assertEquals(0, r.exit(), r.toString());
+            }
+            Process server = new ProcessBuilder("nsenter", "--net=/run/netns/" + hub, "python3", "-m", "http.server", "8080",
+                    "--bind", "10.77.0.2", "--directory", folder.toString())
+                    .redirectErrorStream(true).redirectOutput(RUN.resolve("mirror.log").toFile()).start();
+            Mirror mirror = new Mirror(server);
+            await(Duration.ofSeconds(20), "the mirror answers", () -> {
+                try {
+                    return on("n1", "curl", "-fsS", "-o", "/dev/null", mirror.url() + "table.json").exit() == 0;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            return mirror;
+        }
+
+        String url() {
+            return "http://10.77.0.2:8080/";
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            server.destroy();
+            server.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
         }
     }
 }

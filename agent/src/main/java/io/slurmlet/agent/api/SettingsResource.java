@@ -78,6 +78,9 @@ public class SettingsResource {
     @Inject
     io.slurmlet.agent.leader.AccountsStore accounts;
 
+    @Inject
+    io.slurmlet.agent.containers.ArtifactTable artifacts;
+
     @GET
     @Path("/settings")
     public Response get() {
@@ -157,6 +160,11 @@ public class SettingsResource {
                 Planner.Plans will = Planner.review(next, machines, Planner.Lent.asWished(next, underWay, known, machines, classes));
                 hurts.addAll(whatTheControllerCannotRun(was, will));
                 hurts.addAll(exportsUnderJobs(current, next, was, will));
+            }
+            if (next.containers() && !current.containers()) {
+                // Accepted only where it can take effect: every machine must be able to fetch pinned files.
+                artifacts.unusable().ifPresent(why -> hurts.add(new Problem("containers", "true",
+                        "containers=true cannot take effect: " + why + "; nothing is stored")));
             }
             hurts.addAll(whatWouldEndJobs(current, next, !current.enabled()
                     && !Planner.leaving(current, underWay, known, machines).isEmpty()));

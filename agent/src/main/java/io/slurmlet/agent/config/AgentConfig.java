@@ -137,6 +137,9 @@ public interface AgentConfig {
         /** The platform's side of lending: the site's hooks, which the leader runs. */
         Platform platform();
 
+        /** Where the machines get enroot and pyxis from, and the digests they must have ({@code ctl slurm containers on}). */
+        Containers containers();
+
         /**
          * For a platform that owns the accounts: a command (argv) that prints them as JSON, run
          * every {@link #accountsSyncEvery()}; accounts it no longer prints are disabled.
@@ -145,6 +148,27 @@ public interface AgentConfig {
 
         @WithDefault("5m")
         Duration accountsSyncEvery();
+    }
+
+    /**
+     * The artifacts of jobs in containers: a table of pinned files (name, version, architecture,
+     * format, file name, sha256) and a mirror that serves them. Every machine fetches its files from
+     * the mirror and installs only bytes whose sha256 is the table's.
+     */
+    interface Containers {
+        /**
+         * The artifact table, JSON ({@code {"artifacts": [{"name": "enroot", "version": "4.1.2", "arch":
+         * "amd64", "format": "deb", "file": "enroot_4.1.2-1_amd64.deb", "sha256": "…"}, …]}}). Empty:
+         * this release's own table, whose digests a release fills in.
+         */
+        Optional<Path> table();
+
+        /**
+         * The base URL every machine fetches the table's files from ({@code http://mirror.example.org/slurmlet/},
+         * a file's URL being this and its name). Plain http is fine: the bytes are checked against the
+         * table's digests. Empty: containers cannot be turned on.
+         */
+        Optional<String> mirror();
     }
 
     /**

@@ -84,6 +84,7 @@ public final class FactsCollector {
         if (controllerInstalled()) {
             facts = facts.withSlurmPlugins(plugins(warnings));
         }
+        facts = facts.withContainers(containers());
         int state = savedState();
         if (state != 0) {
             facts = facts.withSlurmctldState(state).withSlurmctldCandidate(candidate());
@@ -191,6 +192,42 @@ public final class FactsCollector {
      * plugins reported (a site's plugin names are checked against the controller's), so that a
      * leader of thousands of nodes holds no list of a hundred names for each.
      */
+    static final Path ENROOT = Path.of("/usr/bin/enroot");
+    private static final Pattern ENROOT_VERSION = Pattern.compile("(?m)^export ENROOT_VERSION=\"([0-9A-Za-z.+~_-]{1,64})\"$");
+
+    /**
+     * What the machine has for jobs in containers: enroot's version (from its script), the pyxis the
+     * containers step built (its stamp, where the plugin is there), and slurmlet's prolog. Nothing
+     * where none of it is there; a file that cannot be read counts as absent.
+     */
+    private io.slurmlet.model.facts.ContainerFacts containers() {
+        try {
+            String enroot = files.read(ENROOT).map(ENROOT_VERSION::matcher).filter(java.util.regex.Matcher::find).map(m -> m.group(1))
+                    .orElse("");
+            String pyxis = "";
+            String pyxisSlurm = "";
+            String pyxisSha256 = "";
+            Path plugin = Path.of(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN);
+            Optional<String> stamp = files.read(Path.of(io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP));
+            if (stamp.isPresent() && files.list(plugin.getParent()).contains(plugin)) {
+                try {
+                    var read = io.slurmlet.model.api.SettingsJson.lenient().readValue(stamp.get(),
+                            io.slurmlet.agent.containers.ContainersDiff.Stamp.class);
+                    pyxis = read.pyxis() == null ? "" : read.pyxis();
+                    pyxisSlurm = read.slurm() == null ? "" : read.slurm();
+                    pyxisSha256 = read.sha256() == null ? "" : read.sha256();
+                } catch (java.io.IOException e) {
+                    // An unreadable stamp is no pyxis: the containers step builds it again.
+                }
+            }
+            boolean prolog = files.read(Path.of(io.slurmlet.model.facts.ContainerFacts.PROLOG))
+                    .filter(text -> text.contains("written by slurmlet")).isPresent();
+            return new io.slurmlet.model.facts.ContainerFacts(enroot, pyxis, pyxisSlurm, pyxisSha256, prolog);
+        } catch (UncheckedIOException e) {
+            return io.slurmlet.model.facts.ContainerFacts.NONE;
+        }
+    }
+
     private boolean controllerInstalled() {
         try {
             for (Path slurmctld : SLURMCTLD) {

@@ -83,7 +83,15 @@ public final class FactsDiff {
                         String.join("; ", which)));
             }
         }
+        compare(changes, "enroot", held.containerTools().enroot(), now.containerTools().enroot());
+        compare(changes, "pyxis", pyxis(held.containerTools()), pyxis(now.containerTools()));
+        compare(changes, "slurmlet's prolog", held.containerTools().prolog() ? "in place" : "", now.containerTools().prolog() ? "in place" : "");
         return changes.isEmpty() ? "the leader's copy differs" : "the leader has " + String.join(", ", changes);
+    }
+
+    private static String pyxis(io.slurmlet.model.facts.ContainerFacts c) {
+        return c.pyxis().isEmpty() ? "" : "%s for Slurm %s (sha256 %s)".formatted(c.pyxis(), c.pyxisSlurm(),
+                c.pyxisSha256().substring(0, Math.min(12, c.pyxisSha256().length())));
     }
 
     /** The first three names, and how many more. */

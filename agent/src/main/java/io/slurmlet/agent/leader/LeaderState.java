@@ -75,7 +75,17 @@ public class LeaderState {
     PlanPublisher planPublisher(AgentConfig config, Store store, SettingsStore settings, Inventory inventory, LendingBook lending,
                                 AccountsStore accounts) throws IOException {
         return new PlanPublisher(store, settings, inventory, PlanPublisher.mungeKey(config.stateDir()),
-                io.slurmlet.agent.leader.plan.PlanBook.open(store), lending, accounts);
+                io.slurmlet.agent.leader.plan.PlanBook.open(store), lending, accounts, artifacts(config).pinned());
+    }
+
+    /**
+     * The pinned files of jobs in containers and their mirror, from agent.yaml: a table that cannot
+     * be read stops the leader with the reason, as a state directory that cannot be read does.
+     */
+    @Produces
+    @Singleton
+    io.slurmlet.agent.containers.ArtifactTable artifacts(AgentConfig config) throws IOException {
+        return io.slurmlet.agent.containers.ArtifactTable.load(config.leader().containers().table(), config.leader().containers().mirror());
     }
 
     void closePlanPublisher(@Disposes PlanPublisher publisher) {

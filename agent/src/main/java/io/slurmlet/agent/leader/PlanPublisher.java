@@ -41,6 +41,7 @@ public final class PlanPublisher implements AutoCloseable {
     private final PlanBook book;
     private final LendingBook lending;
     private final AccountsStore accounts;
+    private final java.util.List<io.slurmlet.model.plan.Artifact> artifacts;
     private final Runnable unwatch;
     private final Thread thread;
     private final Object signal = new Object();
@@ -51,6 +52,13 @@ public final class PlanPublisher implements AutoCloseable {
     /** Publishes the first plans at once (a failure is retried by the loop), then watches {@code store}. */
     public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
                          LendingBook lending, AccountsStore accounts) {
+        this(store, settings, inventory, mungeKey, book, lending, accounts, java.util.List.of());
+    }
+
+    /** @param artifacts the pinned files of jobs in containers, with their URLs: what a machine that installs them is given */
+    public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
+                         LendingBook lending, AccountsStore accounts, java.util.List<io.slurmlet.model.plan.Artifact> artifacts) {
+        this.artifacts = java.util.List.copyOf(artifacts);
         this.settings = settings;
         this.inventory = inventory;
         this.mungeKey = mungeKey;
@@ -148,7 +156,8 @@ public final class PlanPublisher implements AutoCloseable {
     private void publish() {
         var s = settings.current().settings();
         var machines = inventory.all();
-        Planner.Plans plans = Planner.plan(s, machines, mungeKey, lending.lent(s, machines), accounts.current().accounts());
+        Planner.Plans plans = withArtifacts(Planner.plan(s, machines, mungeKey, lending.lent(s, machines), accounts.current().accounts()),
+                artifacts);
         try {
             // Kept before any machine can be sent a slurm.conf with them: no later plan may drop one.
             lending.memoryClasses(plans.memoryClasses());
@@ -159,6 +168,17 @@ public final class PlanPublisher implements AutoCloseable {
         if (changed > 0) {
             LOG.infof("published new plans for %d machine%s", changed, changed == 1 ? "" : "s");
         }
+    }
+
+    /** {@code plans} with {@code artifacts} in each plan that installs containers. */
+    static Planner.Plans withArtifacts(Planner.Plans plans, java.util.List<io.slurmlet.model.plan.Artifact> artifacts) {
+        java.util.Map<String, io.slurmlet.model.plan.NodePlan> nodes = new java.util.TreeMap<>();
+        plans.nodes().forEach((name, plan) -> {
+            io.slurmlet.model.plan.ContainersPlan c = plan.containers();
+            nodes.put(name, c.install() ? plan.withContainers(new io.slurmlet.model.plan.ContainersPlan(true, artifacts, c.sharedPath(), c.gpus()))
+                    : plan);
+        });
+        return new Planner.Plans(nodes, plans.problems(), plans.notes(), plans.memoryClasses());
     }
 
     public PlanBook book() {

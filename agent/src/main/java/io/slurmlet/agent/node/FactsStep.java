@@ -117,7 +117,10 @@ final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Col
                 break;
             } catch (LeaderLink.Refused e) {
                 String why = e.getMessage();
-                if (e.status() == 400 && why.contains("unknown key \"slurm_plugins\"") && !sent.slurmPlugins().isEmpty()) {
+                if (e.status() == 400 && why.contains("unknown key \"containers\"") && sent.containers() != null) {
+                    sent = sent.withContainers(null);
+                    unsaid.add("takes no report of enroot and pyxis (upgrade the leader): it cannot have Slurm load pyxis");
+                } else if (e.status() == 400 && why.contains("unknown key \"slurm_plugins\"") && !sent.slurmPlugins().isEmpty()) {
                     sent = sent.withSlurmPlugins(List.of());
                     unsaid.add("takes no list of Slurm plugins (upgrade the leader): it cannot check a site's plugin names against "
                             + "this machine's");

@@ -69,6 +69,7 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
                 new UsersStep(p.users(), root),
                 new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir, p.hostFiles()),
                 new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
+                io.slurmlet.agent.containers.ContainersStep.onMachine(p.files(), p.commands(), root, stateDir),
                 nodeStates), nodeStates, p.hostFiles(), p.services());
     }
 

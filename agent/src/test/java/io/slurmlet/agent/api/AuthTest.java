@@ -66,7 +66,7 @@ class AuthTest {
                 .body("checks.find { it.name == 'settings-store' }.status", org.hamcrest.Matchers.equalTo("UP"))
                 // One readiness check per step of the node role's wiring (health keeps no order).
                 .body("checks.name.findAll { it.startsWith('step ') }", org.hamcrest.Matchers.containsInAnyOrder("step facts",
-                        "step packages", "step munge", "step storage", "step users", "step slurm", "step pam", "step nodestates",
+                        "step packages", "step munge", "step storage", "step users", "step slurm", "step pam", "step containers", "step nodestates",
                         "step daemons"));
     }
 

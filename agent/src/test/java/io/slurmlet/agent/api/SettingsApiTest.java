@@ -189,13 +189,17 @@ class SettingsApiTest {
     }
 
     @Test
-    void containersAreRefusedUntilSlurmletInstallsEnrootAndPyxis() {
+    void containersAreRefusedWhereTheLeaderHasNoPinnedFilesToInstallAndNothingIsStored() {
         String before = storedFile();
-        admin().contentType("application/json").body("{\"containers\": true}").patch("/v1/slurm/settings").then()
-                .statusCode(400)
-                .body("problems[0].key", equalTo("containers"))
-                .body("problems[0].value", equalTo("true"))
-                .body("problems[0].message", containsString("set containers=false"));
+        for (String dryRun : java.util.List.of("?dry_run=true", "")) {
+            admin().contentType("application/json").body("{\"containers\": true}").patch("/v1/slurm/settings" + dryRun).then()
+                    .statusCode(400)
+                    .body("problems[0].key", equalTo("containers"))
+                    .body("problems[0].value", equalTo("true"))
+                    .body("problems[0].message", containsString("containers=true cannot take effect: no mirror is configured to fetch "
+                            + "enroot and pyxis from: set slurmlet.leader.containers.mirror"))
+                    .body("problems[0].message", containsString("this release's table has no sha256 for enroot, enroot+caps, pyxis"));
+        }
         assertEquals(before, storedFile());
     }
 

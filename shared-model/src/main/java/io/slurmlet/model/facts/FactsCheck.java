@@ -88,10 +88,27 @@ public final class FactsCheck {
         f.slurmPlugins().stream().filter(p -> !PLUGIN.matcher(p).matches()).limit(3).forEach(p ->
                 add("slurm_plugins", p, ("slurm_plugins names %s, which is not a Slurm plugin's file name: lower-case letters, "
                         + "digits and _, without .so, e.g. sched_backfill").formatted(Text.quote(p))));
+        checkContainers(f.containerTools());
         if (f.slurmctldState() < 0 || f.slurmctldState() > MAX_COUNT) {
             add("slurmctld_state", Integer.toString(f.slurmctldState()), ("slurmctld_state %d is not a Slurm protocol version: "
                     + "the first two bytes of slurmctld's assoc_usage (e.g. 9728 for 22.05), or 0 where none is saved")
                     .formatted(f.slurmctldState()));
+        }
+    }
+
+    private static final Pattern TOOL_VERSION = Pattern.compile("[0-9A-Za-z][0-9A-Za-z.+~_:-]{0,63}");
+    private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
+
+    private void checkContainers(ContainerFacts c) {
+        text("containers.enroot", c.enroot(), TOOL_VERSION, 64, "enroot's package version, e.g. 4.1.2-1, or empty");
+        text("containers.pyxis", c.pyxis(), TOOL_VERSION, 64, "the pyxis version built, e.g. 0.24.0, or empty");
+        if (!c.pyxisSlurm().isEmpty() && !SLURM_VERSION.matcher(c.pyxisSlurm()).matches()) {
+            add("containers.pyxis_slurm", c.pyxisSlurm(), ("containers.pyxis_slurm %s is not a Slurm version: the one pyxis was built "
+                    + "against, as slurmd -V prints it, e.g. 24.11.5, or empty").formatted(Text.quote(c.pyxisSlurm())));
+        }
+        if (!c.pyxisSha256().isEmpty() && !SHA256.matcher(c.pyxisSha256()).matches()) {
+            add("containers.pyxis_sha256", c.pyxisSha256(), "containers.pyxis_sha256 %s is not a sha256: 64 lower-case hex digits, or empty"
+                    .formatted(Text.quote(c.pyxisSha256())));
         }
     }
 

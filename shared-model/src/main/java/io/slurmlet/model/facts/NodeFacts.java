@@ -31,6 +31,8 @@ import java.util.Locale;
  *                       is installed; empty: none found, no slurmctld, or not reported. The controller's are
  *                       what a site's plugin names are checked against.
  *                       Left out of the JSON when empty, as the two above.
+ * @param containers     what the machine has for jobs in containers (enroot, pyxis); null: nothing,
+ *                       and left out of the JSON, as the three above
  */
 public record NodeFacts(
         @JsonProperty("name") String name,
@@ -46,7 +48,8 @@ public record NodeFacts(
         @JsonProperty("slurm_version") String slurmVersion,
         @JsonProperty("slurmctld_state") @JsonInclude(JsonInclude.Include.NON_DEFAULT) int slurmctldState,
         @JsonProperty("slurmctld_candidate") @JsonInclude(JsonInclude.Include.NON_EMPTY) String slurmctldCandidate,
-        @JsonProperty("slurm_plugins") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> slurmPlugins) {
+        @JsonProperty("slurm_plugins") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> slurmPlugins,
+        @JsonProperty("containers") @JsonInclude(JsonInclude.Include.NON_NULL) ContainerFacts containers) {
 
     public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
                      long memoryMiB, List<Gpus> gpus, String os, String slurmVersion) {
@@ -59,28 +62,46 @@ public record NodeFacts(
                 slurmctldState, slurmctldCandidate, List.of());
     }
 
+    public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
+                     long memoryMiB, List<Gpus> gpus, String os, String slurmVersion, int slurmctldState, String slurmctldCandidate,
+                     List<String> slurmPlugins) {
+        this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
+                slurmctldState, slurmctldCandidate, slurmPlugins, null);
+    }
+
     /** These facts, every field kept, under the name {@code node}. */
     public NodeFacts withName(String node) {
         return new NodeFacts(node, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, slurmctldCandidate, slurmPlugins);
+                slurmctldState, slurmctldCandidate, slurmPlugins, containers);
     }
 
     /** These facts with {@code protocol} as the saved state's version. */
     public NodeFacts withSlurmctldState(int protocol) {
         return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                protocol, slurmctldCandidate, slurmPlugins);
+                protocol, slurmctldCandidate, slurmPlugins, containers);
     }
 
     /** These facts with {@code version} as the slurmctld an upgrade would install. */
     public NodeFacts withSlurmctldCandidate(String version) {
         return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, version, slurmPlugins);
+                slurmctldState, version, slurmPlugins, containers);
     }
 
     /** These facts with {@code plugins} as the Slurm plugins installed. */
     public NodeFacts withSlurmPlugins(List<String> plugins) {
         return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, slurmctldCandidate, plugins);
+                slurmctldState, slurmctldCandidate, plugins, containers);
+    }
+
+    /** These facts with {@code tools} as what the machine has for containers (null: nothing). */
+    public NodeFacts withContainers(ContainerFacts tools) {
+        return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
+                slurmctldState, slurmctldCandidate, slurmPlugins, tools);
+    }
+
+    /** What the machine has for containers: nothing where it reported none. */
+    public ContainerFacts containerTools() {
+        return containers == null ? ContainerFacts.NONE : containers;
     }
 
     public NodeFacts {
@@ -92,6 +113,8 @@ public record NodeFacts(
         slurmctldCandidate = slurmctldCandidate == null ? "" : slurmctldCandidate;
         // A null in the JSON's list becomes "", which FactsCheck refuses with the key named.
         slurmPlugins = slurmPlugins == null ? List.of() : slurmPlugins.stream().map(p -> p == null ? "" : p).toList();
+        // Nothing for containers is said by leaving the key out: facts that say it either way are equal.
+        containers = ContainerFacts.NONE.equals(containers) ? null : containers;
     }
 
     /** The number of GPUs of every model (facts that passed {@link FactsCheck} cannot overflow it). */

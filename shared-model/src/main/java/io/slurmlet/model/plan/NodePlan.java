@@ -31,6 +31,7 @@ import java.util.TreeMap;
  * @param users      whether the cluster's accounts are kept as Linux users here, and where their homes are
  * @param slurm      Slurm's files and the daemons that must run
  * @param pam        whether pam_slurm_adopt is to be in sshd's stack here
+ * @param containers enroot and pyxis to install here, or nothing
  * @param nodeStates for the controller: each Slurm node's state as slurmlet wants it (its lending);
  *                   empty on every other machine
  * @param problems   why this machine cannot take part as planned, each naming versions and fix
@@ -47,6 +48,7 @@ public record NodePlan(
         @JsonProperty("linux_users") UsersPlan users,
         @JsonProperty("slurm") SlurmPlan slurm,
         @JsonProperty("pam") PamPlan pam,
+        @JsonProperty("containers") ContainersPlan containers,
         @JsonProperty("node_states") Map<String, NodeWish> nodeStates,
         @JsonProperty("problems") List<Problem> problems,
         @JsonIgnore Optional<NodeFacts> plannedFrom) {
@@ -57,9 +59,11 @@ public record NodePlan(
      * {@code planned_from}; format 4 puts Slurm's files and daemons, the accounts and the PAM decision
      * in sections of their own ({@code slurm}, {@code linux_users}, {@code pam}); format 5 adds the
      * slurm section's {@code retired} daemons (an agent of format 4 would leave an old slurmctld
-     * running). Plans of format 2 to 4 are still read, as retiring nothing.
+     * running). Format 6 adds the {@code containers} section (an agent of format 5 would not
+     * install pyxis, and the leader would wait for it for ever). Plans of format 2 to 5 are still
+     * read, as retiring nothing (before 5) and installing no containers.
      */
-    public static final int FORMAT = 5;
+    public static final int FORMAT = 6;
 
     public NodePlan {
         Objects.requireNonNull(node, "a plan names its machine");
@@ -70,6 +74,7 @@ public record NodePlan(
         users = users == null ? UsersPlan.LEAVE : users;
         slurm = slurm == null ? SlurmPlan.NONE : slurm;
         pam = pam == null ? PamPlan.OFF : pam;
+        containers = containers == null ? ContainersPlan.NONE : containers;
         nodeStates = Collections.unmodifiableMap(new TreeMap<>(nodeStates == null ? Map.of() : nodeStates));
         if (nodeStates.values().stream().anyMatch(Objects::isNull)) {
             throw new IllegalArgumentException("every node state of a plan says resume or drain");
@@ -81,27 +86,27 @@ public record NodePlan(
     /** A plan of nothing for {@code node}: no role, no packages, nothing of Slurm's; the sections are added with the {@code with} methods. */
     public static NodePlan of(String node, Set<Role> roles) {
         return new NodePlan(node, roles, List.of(), Optional.empty(), StoragePlan.NONE, UsersPlan.LEAVE, SlurmPlan.NONE, PamPlan.OFF,
-                Map.of(), List.of(), Optional.empty());
+                ContainersPlan.NONE, Map.of(), List.of(), Optional.empty());
     }
 
     public NodePlan withPackages(List<String> names) {
-        return new NodePlan(node, roles, names, mungeKey, storage, users, slurm, pam, nodeStates, problems, plannedFrom);
+        return new NodePlan(node, roles, names, mungeKey, storage, users, slurm, pam, containers, nodeStates, problems, plannedFrom);
     }
 
     public NodePlan withMungeKey(Optional<MungeKey> key) {
-        return new NodePlan(node, roles, packages, key, storage, users, slurm, pam, nodeStates, problems, plannedFrom);
+        return new NodePlan(node, roles, packages, key, storage, users, slurm, pam, containers, nodeStates, problems, plannedFrom);
     }
 
     public NodePlan withStorage(StoragePlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, section, users, slurm, pam, nodeStates, problems, plannedFrom);
+        return new NodePlan(node, roles, packages, mungeKey, section, users, slurm, pam, containers, nodeStates, problems, plannedFrom);
     }
 
     public NodePlan withUsers(UsersPlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, section, slurm, pam, nodeStates, problems, plannedFrom);
+        return new NodePlan(node, roles, packages, mungeKey, storage, section, slurm, pam, containers, nodeStates, problems, plannedFrom);
     }
 
     public NodePlan withSlurm(SlurmPlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, section, pam, nodeStates, problems, plannedFrom);
+        return new NodePlan(node, roles, packages, mungeKey, storage, users, section, pam, containers, nodeStates, problems, plannedFrom);
     }
 
     /** This plan with Slurm's files {@link SlurmPlan#configs} of {@code files} and {@code services}. */
@@ -110,21 +115,25 @@ public record NodePlan(
     }
 
     public NodePlan withPam(PamPlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, section, nodeStates, problems, plannedFrom);
+        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, section, containers, nodeStates, problems, plannedFrom);
+    }
+
+    public NodePlan withContainers(ContainersPlan section) {
+        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, section, nodeStates, problems, plannedFrom);
     }
 
     /** This plan with other node states: what a lend or an unlend changes, and nothing else. */
     public NodePlan withNodeStates(Map<String, NodeWish> states) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, states, problems, plannedFrom);
+        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, containers, states, problems, plannedFrom);
     }
 
     public NodePlan withProblems(List<Problem> found) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, nodeStates, found, plannedFrom);
+        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, containers, nodeStates, found, plannedFrom);
     }
 
     /** This plan as made from {@code facts} of its machine. */
     public NodePlan madeFrom(NodeFacts facts) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, nodeStates, problems, Optional.of(facts));
+        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, containers, nodeStates, problems, Optional.of(facts));
     }
 
     /** Slurm's files' content by path, in the plan's order. */
@@ -150,6 +159,7 @@ public record NodePlan(
                              @JsonProperty("linux_users") UsersPlan users,
                              @JsonProperty("slurm") SlurmPlan slurm,
                              @JsonProperty("pam") PamPlan pam,
+                             @JsonProperty("containers") ContainersPlan containers,
                              @JsonProperty("node_states") Map<String, NodeWish> nodeStates,
                              @JsonProperty("problems") List<Problem> problems,
                              @JsonProperty("planned_from") NodeFacts plannedFrom,
@@ -177,7 +187,7 @@ public record NodePlan(
                 throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it has no pam_adopt): upgrade "
                         + "slurmlet on the leader; this machine is left as it is until then");
             }
-            if (pamAdopt == null || slurm != null || users != null || pam != null) {
+            if (pamAdopt == null || slurm != null || users != null || pam != null || containers != null) {
                 throw new IllegalArgumentException(("a plan of format %d has pam_adopt and no slurm, linux_users or pam section: this "
                         + "one is neither, and is not applied").formatted(format));
             }
@@ -195,6 +205,8 @@ public record NodePlan(
             if (users == null) flat.add("no linux_users");
             if (slurm == null) flat.add("no slurm");
             if (pam == null) flat.add("no pam");
+            if (format >= 6 && containers == null) flat.add("no containers");
+            if (format < 6 && containers != null) flat.add("containers (a section of format 6)");
             if (!flat.isEmpty()) {
                 // A section left out would be read as none: Slurm's daemons stopped, sshd's stack changed. Never applied.
                 throw new IllegalArgumentException("a plan of format %d has each section and nothing of an older format's; this one has %s, and is not applied"
@@ -202,7 +214,7 @@ public record NodePlan(
             }
         }
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
-                Optional.ofNullable(mungeKey), storage, users, slurm, pam, nodeStates, problems == null ? List.of() : problems,
+                Optional.ofNullable(mungeKey), storage, users, slurm, pam, containers, nodeStates, problems == null ? List.of() : problems,
                 Optional.ofNullable(plannedFrom));
     }
 

@@ -61,11 +61,21 @@ final class SettingsCheck {
         return List.copyOf(problems);
     }
 
-    /** Refused until slurmlet installs enroot and pyxis: a setting that is accepted must do what it says. */
+    /**
+     * Containers need slurm.conf's Prolog for slurmlet's own (it makes each job's user their enroot
+     * folders, as root, before the job): Slurm 22.05 runs one Prolog program, so a site's own cannot
+     * sit beside it. Whether the leader has pinned artifacts to install is the leader's to say.
+     */
     private void checkContainers() {
         if (s.containers()) {
-            add("containers", "true", "containers=true is not built yet: this slurmlet does not install enroot and pyxis, so "
-                    + "no job could run in a container; set containers=false (ctl slurm containers off)");
+            for (String key : s.slurmConf().keySet()) {
+                if (key.equalsIgnoreCase("Prolog")) {
+                    add("slurm_conf." + key, s.slurmConf().get(key), ("slurm_conf.%s is the site's own prolog, and containers=true needs "
+                            + "slurm.conf's Prolog for slurmlet's (it makes each job's user their enroot folders before the job; Slurm "
+                            + "22.05 runs one Prolog): unset slurm_conf.%s (ctl slurm set slurm_conf.%s=), or set containers=false"
+                            ).formatted(key, key, key));
+                }
+            }
         }
     }
 

@@ -80,7 +80,7 @@ class NodePlanJsonTest {
         NodePlan plan = with(StoragePlan.NONE, false);
         String json = SettingsJson.STRICT.writeValueAsString(plan);
         assertEquals(plan, SettingsJson.STRICT.readValue(json, NodePlan.class), json);
-        assertTrue(json.contains("\"format\":5"), json);
+        assertTrue(json.contains("\"format\":6"), json);
         assertFalse(json.contains("planned_from"), "left out where the leader planned without facts: " + json);
         assertTrue(json.contains("{\"path\":\"/etc/slurm/slurmdbd.conf\",\"content\":\"StoragePass=x\\n\",\"mode\":\"0600\","
                 + "\"owner\":\"slurm\",\"group\":\"slurm\",\"secret\":true}"), json);
@@ -95,8 +95,8 @@ class NodePlanJsonTest {
     @Test
     void aPlanOfALaterFormatIsRefusedWithTheUpgradeThatReadsIt() {
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
-                "{\"format\": 6, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
-        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 6, which this agent's slurmlet (format 5) cannot read: "
+                "{\"format\": 7, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 7, which this agent's slurmlet (format 6) cannot read: "
                 + "upgrade slurmlet on this machine"), e.getMessage());
         Exception older = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
                 "{\"node\": \"n1\", \"pam_adopt\": false, \"files\": {}}", NodePlan.class));
@@ -155,9 +155,14 @@ class NodePlanJsonTest {
         NodePlan plan = NodePlan.of("n0", java.util.Set.of()).withSlurm(SlurmPlan.retiring(List.of("slurmctld", "slurmd")));
         String json = SettingsJson.STRICT.writeValueAsString(plan);
         assertTrue(json.contains("\"slurm\":{\"files\":[],\"services\":[],\"retired\":[\"slurmctld\",\"slurmd\"]}"), json);
-        assertTrue(json.contains("\"format\":5"), json);
+        assertTrue(json.contains("\"format\":6"), json);
         assertEquals(List.of("slurmctld", "slurmd"), SettingsJson.STRICT.readValue(json, NodePlan.class).slurm().retired());
-        String format4 = json.replace("\"format\":5", "\"format\":4").replace(",\"retired\":[\"slurmctld\",\"slurmd\"]", "");
+        String noContainers = json.replace(",\"containers\":{\"install\":false,\"artifacts\":[],\"shared_path\":\"\",\"gpus\":false}", "");
+        assertTrue(assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(noContainers, NodePlan.class)).getMessage()
+                .contains("no containers"));
+        assertEquals(ContainersPlan.NONE, SettingsJson.STRICT.readValue(noContainers.replace("\"format\":6", "\"format\":5"),
+                NodePlan.class).containers());
+        String format4 = noContainers.replace("\"format\":6", "\"format\":4").replace(",\"retired\":[\"slurmctld\",\"slurmd\"]", "");
         assertEquals(SlurmPlan.NONE, SettingsJson.STRICT.readValue(format4, NodePlan.class).slurm());
         // What crosses from the leader names Slurm's daemons only, and none the plan also runs.
         for (String bad : List.of("[\"sshd\"]", "[\"slurmd\\nx\"]")) {
@@ -165,5 +170,23 @@ class NodePlanJsonTest {
                     bad);
         }
         assertThrows(IllegalArgumentException.class, () -> new SlurmPlan(List.of(), List.of("munge", "slurmd"), List.of("slurmd")));
+    }
+
+    @Test
+    void aContainersSectionReadsBackAsSentAndNothingInItCanEndAnFstabFieldOrNameAFolder() throws Exception {
+        Artifact enroot = new Artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "0".repeat(64),
+                "http://10.77.0.2:8080/a/enroot_4.1.2-1_amd64.deb");
+        NodePlan plan = NodePlan.of("n1", java.util.Set.of(Role.COMPUTE))
+                .withContainers(new ContainersPlan(true, List.of(enroot), "/shared", false));
+        String json = SettingsJson.STRICT.writeValueAsString(plan);
+        assertEquals(plan, SettingsJson.STRICT.readValue(json, NodePlan.class), json);
+        for (String bad : List.of("\"/shared x\"", "\"/shared\\nx\"", "\"shared\"", "\"/a/../b c\"")) {
+            assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(json.replace("\"/shared\"", bad), NodePlan.class), bad);
+        }
+        for (String[] bad : List.of(new String[]{"enroot_4.1.2-1_amd64.deb\"", "../x.deb\""}, new String[]{"0".repeat(64), "0".repeat(63) + "g"},
+                new String[]{"http://10.77.0.2:8080/a/", "file:///a/"}, new String[]{"\"deb\"", "\"tar\""})) {
+            assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(json.replace(bad[0], bad[1]), NodePlan.class), bad[1]);
+        }
+        assertThrows(IllegalArgumentException.class, () -> new ContainersPlan(false, List.of(enroot), "", false));
     }
 }

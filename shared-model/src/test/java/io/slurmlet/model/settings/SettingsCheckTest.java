@@ -37,11 +37,16 @@ class SettingsCheckTest {
     }
 
     @Test
-    void containersAreRefusedUntilTheyAreBuilt() {
-        List<Problem> problems = settings().containers(true).build().check();
+    void containersTakeSlurmConfsPrologSoASitesOwnIsRefusedBesideThem() {
+        assertEquals(List.of(), settings().containers(true).build().check());
+        java.util.Map<String, String> prolog = java.util.Map.of("prolog", "/etc/slurm/site-prolog");
+        List<Problem> problems = new SlurmSettings(false, null, null, null, false, null, null, null, null, true, null, prolog).check();
         assertEquals(1, problems.size(), problems::toString);
-        assertEquals("containers", problems.get(0).key());
-        assertTrue(problems.get(0).message().startsWith("containers=true is not built yet"), problems.get(0).message());
+        assertEquals("slurm_conf.prolog", problems.get(0).key());
+        assertEquals("/etc/slurm/site-prolog", problems.get(0).value());
+        assertTrue(problems.get(0).message().contains("unset slurm_conf.prolog (ctl slurm set slurm_conf.prolog=), or set containers=false"),
+                problems.get(0).message());
+        assertEquals(List.of(), slurmConf(prolog));
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.NodeWish;
+import io.slurmlet.model.plan.ContainersPlan;
 import io.slurmlet.model.plan.PamPlan;
 import io.slurmlet.model.plan.SlurmPlan;
 import io.slurmlet.model.plan.UsersPlan;
@@ -221,8 +222,9 @@ public final class Planner {
                 // the rest are drained and resumed at run time, so lending never rewrites slurm.conf.
                 List<String> renderedLent = s.nodes().stream()
                         .filter(n -> lending.lent().contains(n) || lending.knownToSlurm().contains(n)).toList();
+                boolean pyxis = s.containers() && containersWaitFor(s, inventory, notes).isEmpty();
                 Rendered rendered = SlurmConfig.render(new RenderInput(s.withLent(renderedLent), inventory, controllerVersion.get(),
-                        io.slurmlet.agent.slurm.conf.Layout.DEBIAN, lending.memoryClasses()));
+                        io.slurmlet.agent.slurm.conf.Layout.DEBIAN, lending.memoryClasses(), pyxis));
                 problems.addAll(rendered.problems());
                 notes.addAll(rendered.notes());
                 Map<String, String> paths = new LinkedHashMap<>();
@@ -277,8 +279,9 @@ public final class Planner {
             StoragePlan storage = storage(s, name, roles, machines);
             PamPlan pam = PamPlan.of(roles, keepsUsers);
             List<String> retired = retired(s, roles, !files.isEmpty());
+            ContainersPlan containers = containers(s, roles, storage, facts);
             plans.put(name, NodePlan.of(name, roles)
-                    .withPackages(packages(roles, facts.os(), storage, pam))
+                    .withPackages(packages(roles, facts.os(), storage, pam, containers))
                     .withMungeKey(roles.isEmpty() ? Optional.empty() : mungeKey)
                     .withStorage(storage)
                     .withUsers(users(keepsUsers, s, accounts))
@@ -286,6 +289,7 @@ public final class Planner {
                             : new SlurmPlan(SlurmPlan.configs(files),
                             services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty()), retired))
                     .withPam(pam)
+                    .withContainers(containers)
                     .withNodeStates(roles.contains(Role.CONTROLLER) && !files.isEmpty() ? nodeStates(s, lending) : Map.of())
                     .withProblems(nodeProblems)
                     .madeFrom(facts));
@@ -323,7 +327,15 @@ public final class Planner {
      * pam_slurm_adopt where it is to be in sshd's stack.
      */
     static List<String> packages(Set<Role> roles, String os, StoragePlan storage, PamPlan pam) {
+        return packages(roles, os, storage, pam, ContainersPlan.NONE);
+    }
+
+    /** The same, with what pyxis is built with where containers are installed (a compiler, make, Slurm's headers). */
+    static List<String> packages(Set<Role> roles, String os, StoragePlan storage, PamPlan pam, ContainersPlan containers) {
         List<String> packages = new ArrayList<>(packages(roles, os));
+        if (containers.install()) {
+            packages.addAll(isRpmFamily(os) ? List.of("gcc", "make", "slurm-devel") : List.of("gcc", "make", "libc6-dev", "libslurm-dev"));
+        }
         if (storage instanceof StoragePlan.Export) {
             packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
         }
@@ -334,6 +346,44 @@ public final class Planner {
             packages.add(isRpmFamily(os) ? "slurm-pam_slurm" : "libpam-slurm-adopt");
         }
         return packages;
+    }
+
+    /**
+     * What {@code node} installs for jobs in containers: enroot and pyxis on every Slurm machine where
+     * the settings say containers, with the shared path bound into every container and, where its
+     * facts show no GPU, none offered to containers. The artifacts are the leader's table's, which
+     * {@link io.slurmlet.agent.leader.PlanPublisher} adds: the plan is pure of the leader's files.
+     */
+    static ContainersPlan containers(SlurmSettings s, Set<Role> roles, StoragePlan storage, NodeFacts facts) {
+        if (roles.isEmpty() || !s.containers()) {
+            return ContainersPlan.NONE;
+        }
+        String shared = storage instanceof StoragePlan.None ? "" : storage.path();
+        return new ContainersPlan(true, List.of(), shared, facts.gpuCount() > 0);
+    }
+
+    /**
+     * The Slurm machines that do not have pyxis for their own Slurm yet, each with what it lacks:
+     * until none is left, plugstack.conf does not name pyxis (a machine without the plugin it names
+     * fails every job). A note for each goes to {@code notes}, for status.
+     */
+    public static List<String> containersWaitFor(SlurmSettings s, Map<String, NodeFacts> inventory, List<String> notes) {
+        java.util.Set<String> machines = new java.util.TreeSet<>(s.nodes());
+        if (!s.controller().isEmpty()) {
+            machines.add(s.controller());
+        }
+        List<String> waiting = new ArrayList<>();
+        for (String machine : machines) {
+            NodeFacts facts = inventory.get(machine);
+            String lacks = facts == null ? "no agent has joined from it" : facts.containerTools().lacks(facts.slurmVersion());
+            if (!lacks.isEmpty()) {
+                waiting.add(machine + " (" + lacks + ")");
+            }
+        }
+        if (!waiting.isEmpty()) {
+            notes.add("containers: Slurm loads pyxis once every Slurm machine has it; waiting for " + String.join(", ", waiting));
+        }
+        return waiting;
     }
 
     /** The cluster's accounts, kept as users where settings' users = "slurmlet" and the machine has a role, their homes on the shared storage if there is one. */

@@ -66,6 +66,27 @@ final class ConfText {
         return this;
     }
 
+    private static final Pattern PLUGSTACK_WORD = Pattern.compile("[A-Za-z0-9/._=+,:-]+");
+
+    /**
+     * A plugstack.conf line: {@code required} or {@code optional}, the plugin's path, its arguments;
+     * each a word of letters, digits and {@code / . _ = + , : -}.
+     */
+    ConfText plugin(String requirement, String path, String... args) {
+        if (!requirement.equals("required") && !requirement.equals("optional")) {
+            throw new IllegalArgumentException("a plugstack line is required or optional, not " + Text.quote(requirement));
+        }
+        StringBuilder line = new StringBuilder(requirement);
+        for (String word : java.util.stream.Stream.concat(java.util.stream.Stream.of(path), java.util.Arrays.stream(args)).toList()) {
+            if (!PLUGSTACK_WORD.matcher(word).matches()) {
+                throw new IllegalArgumentException("not a word of " + file + ": " + Text.quote(word));
+            }
+            line.append(' ').append(word);
+        }
+        text.append(line).append('\n');
+        return this;
+    }
+
     private String key(String key) {
         if (!KEY.matcher(key).matches()) {
             throw new IllegalArgumentException("not a key of " + file + ": " + Text.quote(key));

@@ -18,9 +18,16 @@ import java.util.TreeMap;
  * @param layout            paths and ports of the daemons
  * @param memoryClasses     the memory classes (MiB per CPU) slurm.conf had partitions for before: kept,
  *                          empty if need be, since removing a partition fails the jobs that name it
+ * @param pyxis             whether Slurm loads pyxis (plugstack.conf) and runs slurmlet's prolog for it:
+ *                          only once every Slurm machine reports both, built for its own Slurm
  */
 public record RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion,
-                          Layout layout, Set<Long> memoryClasses) {
+                          Layout layout, Set<Long> memoryClasses, boolean pyxis) {
+
+    public RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion,
+                       Layout layout, Set<Long> memoryClasses) {
+        this(settings, facts, controllerVersion, layout, memoryClasses, false);
+    }
 
     public RenderInput {
         facts = new TreeMap<>(facts);

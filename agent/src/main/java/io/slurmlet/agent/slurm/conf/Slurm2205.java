@@ -109,6 +109,11 @@ class Slurm2205 {
         if (s.makesUsers()) {
             c.set("PrologFlags", "Contain");
         }
+        if (in.pyxis()) {
+            c.section("Jobs in containers: slurmlet's prolog makes the job's user their enroot folders (0700, theirs) before the job; "
+                    + "it never fails, so no node is drained for it");
+            c.set("Prolog", io.slurmlet.model.facts.ContainerFacts.PROLOG);
+        }
         List<String> parameters = slurmctldParameters(s);
         if (!parameters.isEmpty()) {
             c.set("SlurmctldParameters", String.join(",", parameters));
@@ -207,7 +212,15 @@ class Slurm2205 {
 
     String plugstackConf(RenderInput in) {
         ConfText c = new ConfText("plugstack.conf", name());
-        c.comment("No SPANK plugins: the containers step adds pyxis here once every Slurm machine reports it.");
+        if (in.pyxis()) {
+            c.comment("pyxis (srun --container-image), built on every Slurm machine against its own Slurm: every one reported it.");
+            c.comment("required: a job on a machine without it fails, so slurmlet names it only while every machine has it.");
+            c.plugin("required", io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN);
+        } else if (in.settings().containers()) {
+            c.comment("No SPANK plugins yet: pyxis comes here once every Slurm machine reports it (ctl slurm containers status).");
+        } else {
+            c.comment("No SPANK plugins: containers are off (ctl slurm containers on).");
+        }
         return c.toString();
     }
 

@@ -22,7 +22,7 @@ public final class FakeCommands implements Commands {
 
     /** What a call gives. */
     @FunctionalInterface
-    private interface Answer {
+    public interface Answer {
         Result apply(Call call) throws CommandFailed;
     }
 
@@ -44,6 +44,12 @@ public final class FakeCommands implements Commands {
     /** Every argv that starts with {@code prefix} gives {@code result}. */
     public FakeCommands answerPrefix(List<String> prefix, Result result) {
         prefixes.put(List.copyOf(prefix), call -> result);
+        return this;
+    }
+
+    /** Every argv that starts with {@code prefix} is answered by {@code answer}, which may act as the program would. */
+    public FakeCommands answerPrefix(List<String> prefix, Answer answer) {
+        prefixes.put(List.copyOf(prefix), answer);
         return this;
     }
 

@@ -1,0 +1,326 @@
+package io.slurmlet.agent.containers;
+
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.ManagedFiles;
+import io.slurmlet.model.facts.ContainerFacts;
+import io.slurmlet.model.plan.Artifact;
+import io.slurmlet.model.plan.ContainersPlan;
+import io.slurmlet.model.plan.NodePlan;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The containers step's pure half: what a machine holds for jobs in containers as its plan wants
+ * it ({@link Wanted}), and the actions from what it holds ({@link Seen}) to that. Nothing is ever
+ * removed: containers off leaves what was installed (the leader takes pyxis out of plugstack.conf,
+ * which is what turns them off).
+ */
+public final class ContainersDiff {
+
+    /** enroot's settings for many users: each user's folders under root-owned parents, made by the prolog. */
+    static final String ENROOT_CONF = "/etc/enroot/enroot.conf.d/50-slurmlet.conf";
+    /** The shared path inside every container. */
+    static final String MOUNTS = "/etc/enroot/mounts.d/50-slurmlet-shared.fstab";
+    /** On a machine without GPUs: containers are told there are none. */
+    static final String GPU_ENVIRON = "/etc/enroot/environ.d/50-slurmlet-gpus.env";
+    /** The folders enroot and pyxis keep users' folders in, made again at boot (/run is a tmpfs). */
+    static final String TMPFILES = "/etc/tmpfiles.d/slurmlet-containers.conf";
+    /** What pyxis was built from and for, beside the plugin: what the facts report. */
+    public static final String PYXIS_STAMP = "/usr/local/lib/slurmlet/pyxis.json";
+
+    /** The folders {@link #TMPFILES} makes: root's, 0755, so no user can make (or take) another's folder in them. */
+    static final List<String> FOLDERS = List.of("/run/enroot", "/run/pyxis", "/var/lib/enroot", "/var/lib/enroot/data",
+            "/var/lib/enroot/cache");
+
+    private ContainersDiff() {
+    }
+
+    /**
+     * What the plan wants here.
+     *
+     * @param install   whether to install anything
+     * @param artifacts the plan's pinned files
+     * @param files     the files slurmlet keeps for them, by path: content, and whether the file is a program
+     * @param absent    the files slurmlet writes only on other machines (the GPU line where there are GPUs)
+     */
+    public record Wanted(boolean install, List<Artifact> artifacts, Map<String, Kept> files, List<String> absent) {
+        public Wanted {
+            artifacts = List.copyOf(artifacts);
+            files = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(files));
+            absent = List.copyOf(absent);
+        }
+    }
+
+    /** A file slurmlet keeps: its text, and whether it is a program (0755) or not (0644). */
+    public record Kept(String content, boolean program) {
+        public String mode() {
+            return program ? "rwxr-xr-x" : "rw-r--r--";
+        }
+    }
+
+    /**
+     * What the machine holds.
+     *
+     * @param arch        its architecture, as its package manager names it (amd64, x86_64)
+     * @param format      its package format: deb or rpm
+     * @param enroot      each enroot package's installed version (enroot, enroot+caps), "" where not installed
+     * @param slurm       the machine's Slurm version (slurmd -V or srun -V); "" where none is installed
+     * @param pyxis       what the stamp says pyxis was built from and for; empty: no stamp
+     * @param pyxisSha256 the sha256 of the plugin at {@link ContainerFacts#PYXIS_PLUGIN}; "" where absent
+     * @param files       each kept file's sha256 by path, "" where absent
+     * @param folders     the folders of {@link #FOLDERS} that are not root's 0755 folders
+     */
+    public record Seen(String arch, String format, Map<String, String> enroot, String slurm, Optional<Stamp> pyxis,
+                       String pyxisSha256, Map<String, String> files, List<String> folders) {
+        public Seen {
+            enroot = Map.copyOf(enroot);
+            files = Map.copyOf(files);
+            folders = List.copyOf(folders);
+        }
+    }
+
+    /**
+     * What pyxis at {@link ContainerFacts#PYXIS_PLUGIN} was built from and for.
+     *
+     * @param pyxis        its version
+     * @param slurm        the Slurm version whose headers it was built against
+     * @param sourceSha256 the source tarball's digest
+     * @param sha256       the plugin's digest when it was installed
+     */
+    @io.quarkus.runtime.annotations.RegisterForReflection
+    public record Stamp(@com.fasterxml.jackson.annotation.JsonProperty("pyxis") String pyxis,
+                        @com.fasterxml.jackson.annotation.JsonProperty("slurm") String slurm,
+                        @com.fasterxml.jackson.annotation.JsonProperty("source_sha256") String sourceSha256,
+                        @com.fasterxml.jackson.annotation.JsonProperty("sha256") String sha256) {
+    }
+
+    sealed interface ContainersAction extends Action permits MakeFolders, WriteFile, RemoveFile, InstallEnroot, BuildPyxis {
+    }
+
+    /** The folders of {@link #FOLDERS}, made (or set right) by systemd-tmpfiles from {@link #TMPFILES}. */
+    record MakeFolders(List<String> folders) implements ContainersAction {
+        public String will() {
+            return "make " + String.join(", ", folders) + " (root's, 0755)";
+        }
+
+        public String did() {
+            return "made " + String.join(", ", folders);
+        }
+    }
+
+    record WriteFile(String path, Kept file, boolean exists) implements ContainersAction {
+        public String will() {
+            return (exists ? "rewrite " : "write ") + path;
+        }
+
+        public String did() {
+            return (exists ? "rewrote " : "wrote ") + path;
+        }
+    }
+
+    record RemoveFile(String path) implements ContainersAction {
+        public String will() {
+            return "remove " + path;
+        }
+
+        public String did() {
+            return "removed " + path;
+        }
+    }
+
+    /** enroot's packages, fetched, checked against their digests, installed together. */
+    record InstallEnroot(List<Artifact> packages, String was) implements ContainersAction {
+        public String will() {
+            return "install enroot %s (%s)%s".formatted(packages.get(0).version(), listed(packages), was.isEmpty() ? "" : ", over " + was);
+        }
+
+        public String did() {
+            return "installed enroot %s (%s)".formatted(packages.get(0).version(), listed(packages));
+        }
+    }
+
+    /** pyxis's source, fetched, checked, built against this machine's Slurm and installed where plugstack.conf names it. */
+    record BuildPyxis(Artifact source, String slurm, String why) implements ContainersAction {
+        public String will() {
+            return "build pyxis %s for Slurm %s (%s) and install it at %s: %s".formatted(source.version(), slurm, listed(List.of(source)),
+                    ContainerFacts.PYXIS_PLUGIN, why);
+        }
+
+        public String did() {
+            return "built pyxis %s for Slurm %s into %s".formatted(source.version(), slurm, ContainerFacts.PYXIS_PLUGIN);
+        }
+    }
+
+    private static String listed(List<Artifact> artifacts) {
+        return String.join(", ", artifacts.stream().map(a -> a.file() + " sha256 " + a.shortDigest()).toList());
+    }
+
+    /** What {@code plan} wants here. Pure. */
+    public static Wanted desired(NodePlan plan) {
+        ContainersPlan c = plan.containers();
+        if (!c.install()) {
+            return new Wanted(false, List.of(), Map.of(), List.of());
+        }
+        Map<String, Kept> files = new LinkedHashMap<>();
+        files.put(TMPFILES, new Kept(tmpfiles(), false));
+        files.put(ENROOT_CONF, new Kept(enrootConf(), false));
+        if (!c.sharedPath().isEmpty()) {
+            files.put(MOUNTS, new Kept(mounts(c.sharedPath()), false));
+        }
+        if (!c.gpus()) {
+            files.put(GPU_ENVIRON, new Kept(noGpus(), false));
+        }
+        files.put(ContainerFacts.PROLOG, new Kept(prolog(), true));
+        List<String> absent = new ArrayList<>();
+        if (c.sharedPath().isEmpty()) {
+            absent.add(MOUNTS);
+        }
+        if (c.gpus()) {
+            absent.add(GPU_ENVIRON);
+        }
+        return new Wanted(true, c.artifacts(), files, absent);
+    }
+
+    /** The actions from {@code seen} to {@code wanted}. Pure. */
+    public static Diff diff(Wanted wanted, Seen seen) {
+        if (!wanted.install()) {
+            return Diff.of(List.of(), "containers off: nothing is installed for them, and what was is left");
+        }
+        List<ContainersAction> actions = new ArrayList<>();
+        if (!seen.folders().isEmpty()) {
+            // The folders come first: the tmpfiles file that makes them is written first too.
+            if (!ManagedFiles.sha256(wanted.files().get(TMPFILES).content()).equals(seen.files().getOrDefault(TMPFILES, ""))) {
+                actions.add(new WriteFile(TMPFILES, wanted.files().get(TMPFILES), !seen.files().getOrDefault(TMPFILES, "").isEmpty()));
+            }
+            actions.add(new MakeFolders(seen.folders()));
+        }
+        wanted.files().forEach((path, kept) -> {
+            String now = seen.files().getOrDefault(path, "");
+            if (!ManagedFiles.sha256(kept.content()).equals(now) && actions.stream().noneMatch(a -> a instanceof WriteFile w && w.path().equals(path))) {
+                actions.add(new WriteFile(path, kept, !now.isEmpty()));
+            }
+        });
+        for (String path : wanted.absent()) {
+            if (!seen.files().getOrDefault(path, "").isEmpty()) {
+                actions.add(new RemoveFile(path));
+            }
+        }
+        List<String> blocked = new ArrayList<>();
+        List<Artifact> enroot = ofMachine(wanted.artifacts(), List.of("enroot", "enroot+caps"), seen);
+        if (enroot.size() < 2) {
+            blocked.add("the artifact table has no enroot and enroot+caps for %s %s: add them to the leader's table (slurmlet.leader.containers.table)"
+                    .formatted(seen.arch(), seen.format()));
+        } else {
+            List<String> off = enroot.stream().filter(a -> !installed(a, seen.enroot().getOrDefault(a.name(), ""))).map(Artifact::name).toList();
+            if (!off.isEmpty()) {
+                String was = String.join(", ", enroot.stream().filter(a -> !seen.enroot().getOrDefault(a.name(), "").isEmpty())
+                        .map(a -> a.name() + " " + seen.enroot().get(a.name())).toList());
+                actions.add(new InstallEnroot(enroot, was));
+            }
+        }
+        List<Artifact> pyxis = wanted.artifacts().stream().filter(a -> a.name().equals("pyxis") && a.format().equals("source")).toList();
+        if (pyxis.isEmpty()) {
+            blocked.add("the artifact table has no pyxis source: add it to the leader's table (slurmlet.leader.containers.table)");
+        } else if (seen.slurm().isEmpty()) {
+            blocked.add("pyxis is built against this machine's Slurm, which is not installed yet (the packages step installs it)");
+        } else {
+            pyxisWhy(pyxis.get(0), seen).ifPresent(why -> actions.add(new BuildPyxis(pyxis.get(0), seen.slurm(), why)));
+        }
+        Diff diff = Diff.of(actions, "enroot %s and pyxis %s for Slurm %s installed".formatted(
+                enroot.isEmpty() ? "?" : enroot.get(0).version(), pyxis.isEmpty() ? "?" : pyxis.get(0).version(), seen.slurm()));
+        return blocked.isEmpty() ? diff : diff.blockedBy(String.join("; ", blocked));
+    }
+
+    /** Why pyxis is built again, or empty where the installed one is the pinned source's, for this Slurm, unaltered. */
+    private static Optional<String> pyxisWhy(Artifact source, Seen seen) {
+        if (seen.pyxis().isEmpty() || seen.pyxisSha256().isEmpty()) {
+            return Optional.of("none is installed");
+        }
+        Stamp stamp = seen.pyxis().get();
+        if (!stamp.sourceSha256().equals(source.sha256())) {
+            return Optional.of("the installed one is pyxis " + stamp.pyxis() + ", from another source");
+        }
+        if (!stamp.slurm().equals(seen.slurm())) {
+            return Optional.of("the installed one was built for Slurm " + stamp.slurm());
+        }
+        if (!stamp.sha256().equals(seen.pyxisSha256())) {
+            return Optional.of("the installed plugin is not the one slurmlet built (its sha256 is " + seen.pyxisSha256().substring(0, 12) + ")");
+        }
+        return Optional.empty();
+    }
+
+    /** The artifacts of {@code names} for this machine's architecture and package format, one per name. */
+    static List<Artifact> ofMachine(List<Artifact> artifacts, List<String> names, Seen seen) {
+        List<Artifact> mine = new ArrayList<>();
+        for (String name : names) {
+            artifacts.stream().filter(a -> a.name().equals(name) && a.arch().equals(seen.arch()) && a.format().equals(seen.format()))
+                    .findFirst().ifPresent(mine::add);
+        }
+        return mine;
+    }
+
+    /** Whether {@code installed} (the package manager's version, as 4.1.2-1) is the artifact's upstream version. */
+    static boolean installed(Artifact a, String installed) {
+        return installed.equals(a.version()) || installed.startsWith(a.version() + "-");
+    }
+
+    static String tmpfiles() {
+        StringBuilder text = new StringBuilder("# written by slurmlet: the folders enroot and pyxis keep each user's folders in, root's and\n"
+                + "# 0755 so that no user can make or take another's; slurmlet's Slurm prolog makes each job's user theirs.\n");
+        for (String folder : FOLDERS) {
+            text.append("d ").append(folder).append(" 0755 root root -\n");
+        }
+        return text.toString();
+    }
+
+    static String enrootConf() {
+        return """
+                # written by slurmlet: each user's enroot folders, under root-owned parents; slurmlet's Slurm prolog
+                # makes them (0700, the job's user's) before every job, so no login session is needed.
+                # pyxis drops a job's own ENROOT_*_PATH, so these hold for every job.
+                ENROOT_RUNTIME_PATH /run/enroot/user-$(id -u)
+                ENROOT_DATA_PATH /var/lib/enroot/data/user-$(id -u)
+                ENROOT_CACHE_PATH /var/lib/enroot/cache/user-$(id -u)
+                """;
+    }
+
+    static String mounts(String sharedPath) {
+        return "# written by slurmlet: the shared storage, at the same path in every container\n"
+                + sharedPath + " " + sharedPath + " none x-create=dir,bind,rw,nosuid,nodev,private 0 -1\n";
+    }
+
+    static String noGpus() {
+        return "# written by slurmlet: this machine has no NVIDIA GPU, so containers are told there is none (a CUDA image's\n"
+                + "# NVIDIA_VISIBLE_DEVICES=all would otherwise ask for nvidia-container-cli, which is not installed here)\n"
+                + "NVIDIA_VISIBLE_DEVICES=void\n";
+    }
+
+    static String prolog() {
+        return """
+                #!/bin/sh
+                # written by slurmlet: Slurm's prolog (slurm.conf Prolog=), run by slurmd as root before each job here.
+                # The job's user gets their enroot folders, 0700 and theirs, under parents only root can write.
+                # It never fails: a prolog that fails drains the node and requeues the job. What it cannot do, it logs.
+                uid=${SLURM_JOB_UID:-}
+                case "$uid" in ''|*[!0-9]*) exit 0 ;; esac
+                gid=${SLURM_JOB_GID:-$(id -g "$uid" 2>/dev/null)}
+                case "$gid" in ''|*[!0-9]*) gid=$uid ;; esac
+                for dir in "/run/enroot/user-$uid" "/var/lib/enroot/data/user-$uid" "/var/lib/enroot/cache/user-$uid"; do
+                    if [ -L "$dir" ]; then
+                        logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: $dir is a link; left as it is" || true
+                    elif [ ! -e "$dir" ]; then
+                        install -d -m 0700 -o "$uid" -g "$gid" "$dir" \\
+                            || logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: could not make $dir" || true
+                    elif [ "$(stat -c %u "$dir" 2>/dev/null)" != "$uid" ]; then
+                        logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: $dir belongs to another user; left as it is" || true
+                    fi
+                done
+                exit 0
+                """;
+    }
+}

@@ -1,0 +1,202 @@
+package io.slurmlet.agent.containers;
+
+import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.reconcile.ManagedFiles;
+import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.system.CommandFailed;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.Files;
+import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.ContainerFacts;
+import io.slurmlet.model.plan.Artifact;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributes;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Jobs in containers on a Slurm machine: enroot installed from its pinned packages, pyxis built
+ * from its pinned source against this machine's own Slurm (Debian's libslurm-dev, RHEL's
+ * slurm-devel) and installed where plugstack.conf names it, enroot set up for many users (each
+ * user's folders under root-owned parents, made by slurmlet's Slurm prolog before each job), the
+ * shared path in every container, and no GPUs offered to containers where the machine has none.
+ * Every file fetched is checked against the plan's sha256 before anything is installed. Whether
+ * Slurm loads pyxis is the leader's: it names pyxis in plugstack.conf only once every machine
+ * reports it ({@link ContainerFacts}). Nothing installed is ever removed.
+ */
+public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, ContainersDiff.Seen> {
+
+    static final Duration QUERY = Duration.ofSeconds(30);
+    static final Duration INSTALL = Duration.ofMinutes(10);
+    static final Duration BUILD = Duration.ofMinutes(5);
+
+    private final Files files;
+    private final Commands commands;
+    private final Fetcher fetcher;
+    private final Path root;
+    private final Path buildDir;
+
+    /**
+     * @param root     where the machine's files are (/ but in tests)
+     * @param stateDir the agent's state: pyxis is built in a folder of it
+     * @param fetcher  fetches and checks the pinned files
+     */
+    public ContainersStep(Files files, Commands commands, Fetcher fetcher, Path root, Path stateDir) {
+        super("containers", ContainersDiff::desired, ContainersDiff::diff);
+        this.files = files;
+        this.commands = commands;
+        this.fetcher = fetcher;
+        this.root = root;
+        this.buildDir = stateDir.resolve("containers").resolve("build");
+    }
+
+    /** On a machine: files fetched over HTTP into the agent's state, at most 1 GiB each. */
+    public static ContainersStep onMachine(Files files, Commands commands, Path root, Path stateDir) {
+        return new ContainersStep(files, commands, Fetcher.http(stateDir.resolve("containers").resolve("artifacts"), 1L << 30,
+                Duration.ofMinutes(10)), root, stateDir);
+    }
+
+    @Override
+    public ContainersDiff.Seen observe(ContainersDiff.Wanted wanted) throws IOException, SystemException {
+        if (!wanted.install()) {
+            return new ContainersDiff.Seen("", "", Map.of(), "", Optional.empty(), "", Map.of(), List.of());
+        }
+        boolean deb = commands.run(List.of("dpkg", "--print-architecture"), QUERY).succeeded();
+        String format = deb ? "deb" : "rpm";
+        String arch = (deb ? commands.runChecked(List.of("dpkg", "--print-architecture"), QUERY)
+                : commands.runChecked(List.of("rpm", "--eval", "%{_arch}"), QUERY)).stdout().strip();
+        Map<String, String> enroot = enrootInstalled(deb);
+        Map<String, String> seen = new HashMap<>();
+        Set<String> paths = new LinkedHashSet<>(wanted.files().keySet());
+        paths.addAll(wanted.absent());
+        for (String path : paths) {
+            seen.put(path, files.stat(at(path)).map(f -> ManagedFiles.sha256(f.content())).orElse(""));
+        }
+        Optional<ContainersDiff.Stamp> stamp = Optional.empty();
+        Optional<Files.Stat> stampFile = files.stat(at(ContainersDiff.PYXIS_STAMP));
+        if (stampFile.isPresent()) {
+            try {
+                stamp = Optional.of(SettingsJson.lenient().readValue(stampFile.get().content(), ContainersDiff.Stamp.class));
+            } catch (IOException e) {
+                stamp = Optional.empty(); // a stamp that cannot be read is no stamp: pyxis is built again
+            }
+        }
+        String plugin = files.stat(at(ContainerFacts.PYXIS_PLUGIN)).map(f -> ManagedFiles.sha256(f.content())).orElse("");
+        return new ContainersDiff.Seen(arch, format, enroot, slurmVersion(), stamp, plugin, seen, wrongFolders());
+    }
+
+    private Map<String, String> enrootInstalled(boolean deb) throws SystemException {
+        Map<String, String> versions = new HashMap<>();
+        List<String> argv = deb
+                ? List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n", "enroot", "enroot+caps")
+                : List.of("rpm", "-q", "--qf", "%{NAME} installed %{VERSION}-%{RELEASE}\\n", "enroot", "enroot+caps");
+        // Both exit 1 when a package is not installed: that one is simply missing.
+        for (String line : commands.run(argv, QUERY).stdout().split("\n")) {
+            String[] words = line.strip().split(" ");
+            if (words.length == 3 && words[1].equals("installed")) {
+                versions.put(words[0], words[2]);
+            }
+        }
+        return versions;
+    }
+
+    /** The Slurm version of this machine's commands (srun, with the libslurm pyxis is built against): "" where none. */
+    private String slurmVersion() throws SystemException {
+        try {
+            Commands.Result r = commands.run(List.of("srun", "-V"), QUERY);
+            String[] words = r.stdout().strip().split("\\s+");
+            return r.succeeded() && words.length == 2 && words[1].matches("[0-9][0-9A-Za-z.+~-]{0,40}") ? words[1] : "";
+        } catch (CommandFailed e) {
+            if (e.notInstalled()) {
+                return "";
+            }
+            throw e;
+        }
+    }
+
+    private List<String> wrongFolders() throws IOException {
+        List<String> wrong = new ArrayList<>();
+        for (String folder : ContainersDiff.FOLDERS) {
+            Path p = at(folder);
+            if (!java.nio.file.Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                wrong.add(folder);
+                continue;
+            }
+            PosixFileAttributes a = java.nio.file.Files.readAttributes(p, PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            if (!PosixFilePermissions.toString(a.permissions()).equals("rwxr-xr-x") || !a.owner().getName().equals("root")) {
+                wrong.add(folder);
+            }
+        }
+        return wrong;
+    }
+
+    @Override
+    protected void act(ContainersDiff.Wanted wanted, Action action) throws IOException, SystemException {
+        if (action instanceof ContainersDiff.MakeFolders make) {
+            for (String folder : make.folders()) {
+                commands.runChecked(List.of("install", "-d", "-m", "0755", "-o", "root", "-g", "root", at(folder).toString()), QUERY);
+            }
+        } else if (action instanceof ContainersDiff.WriteFile write) {
+            files.write(at(write.path()), write.file().content().getBytes(StandardCharsets.UTF_8), write.file().mode(), "root", "root");
+        } else if (action instanceof ContainersDiff.RemoveFile remove) {
+            files.delete(at(remove.path()));
+        } else if (action instanceof ContainersDiff.InstallEnroot install) {
+            installEnroot(install.packages());
+        } else if (action instanceof ContainersDiff.BuildPyxis build) {
+            buildPyxis(build.source(), build.slurm());
+        } else {
+            throw new IllegalArgumentException("not a containers action: " + action);
+        }
+    }
+
+    private void installEnroot(List<Artifact> packages) throws IOException, SystemException {
+        List<String> fetched = new ArrayList<>();
+        for (Artifact a : packages) {
+            fetched.add(fetcher.fetch(a).toString()); // every one checked before any is installed
+        }
+        List<String> argv = new ArrayList<>(packages.get(0).format().equals("deb")
+                ? List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends",
+                "-o", "Dpkg::Options::=--force-confold")
+                : List.of("dnf", "install", "-y", "--setopt=install_weak_deps=False"));
+        argv.addAll(fetched);
+        commands.runChecked(argv, INSTALL);
+    }
+
+    /**
+     * Unpacks the checked source into a fresh folder, builds it with the machine's compiler against
+     * its Slurm headers (debug paths mapped, so the plugin's bytes do not depend on the folder), then
+     * installs the plugin atomically and the stamp that says what it is.
+     */
+    private void buildPyxis(Artifact source, String slurm) throws IOException, SystemException {
+        Path tarball = fetcher.fetch(source);
+        java.nio.file.Files.createDirectories(buildDir);
+        Path dir = java.nio.file.Files.createTempDirectory(buildDir, "pyxis-");
+        try {
+            commands.runChecked(List.of("tar", "-xzf", tarball.toString(), "-C", dir.toString(), "--no-same-owner",
+                    "--strip-components=1"), QUERY);
+            commands.runChecked(List.of("env", "CFLAGS=-ffile-prefix-map=" + dir + "=.", "make", "-C", dir.toString(), "spank_pyxis.so"),
+                    BUILD);
+            byte[] plugin = java.nio.file.Files.readAllBytes(dir.resolve("spank_pyxis.so"));
+            files.write(at(ContainerFacts.PYXIS_PLUGIN), plugin, "rw-r--r--", "root", "root");
+            ContainersDiff.Stamp stamp = new ContainersDiff.Stamp(source.version(), slurm, source.sha256(), ManagedFiles.sha256(plugin));
+            files.write(at(ContainersDiff.PYXIS_STAMP), SettingsJson.lenient().writeValueAsBytes(stamp), "rw-r--r--", "root", "root");
+        } finally {
+            commands.run(List.of("rm", "-rf", "--one-file-system", dir.toString()), QUERY);
+        }
+    }
+
+    private Path at(String path) {
+        return root.resolve(path.substring(1));
+    }
+}

@@ -1,0 +1,96 @@
+package io.slurmlet.agent.containers;
+
+import io.slurmlet.model.plan.Artifact;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.HexFormat;
+
+/**
+ * Fetches a pinned file into a cache folder and hands it over only once its bytes have the digest
+ * the table pins: a file whose digest differs is deleted, and the failure names both digests. A
+ * file already in the cache is checked again, not trusted.
+ */
+public interface Fetcher {
+
+    /** The file of {@code artifact}, its digest checked. */
+    Path fetch(Artifact artifact) throws IOException;
+
+    /** Over HTTP(S), into {@code cache} (root's, 0700): at most {@code maxBytes} a file. */
+    static Fetcher http(Path cache, long maxBytes, Duration timeout) {
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
+                .followRedirects(HttpClient.Redirect.NORMAL).build();
+        return artifact -> {
+            Files.createDirectories(cache);
+            Path file = cache.resolve(artifact.sha256() + "-" + artifact.file());
+            if (Files.isRegularFile(file) && sha256(file).equals(artifact.sha256())) {
+                return file;
+            }
+            Path part = Files.createTempFile(cache, ".fetch-", ".part");
+            try {
+                HttpResponse<InputStream> response;
+                try {
+                    response = client.send(HttpRequest.newBuilder(URI.create(artifact.url())).timeout(timeout).GET().build(),
+                            HttpResponse.BodyHandlers.ofInputStream());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted while fetching " + artifact.url(), e);
+                }
+                try (InputStream in = response.body(); OutputStream out = Files.newOutputStream(part)) {
+                    if (response.statusCode() != 200) {
+                        throw new IOException("%s answered HTTP %d: nothing installed".formatted(artifact.url(), response.statusCode()));
+                    }
+                    byte[] buffer = new byte[64 * 1024];
+                    long total = 0;
+                    for (int n; (n = in.read(buffer)) > 0; ) {
+                        total += n;
+                        if (total > maxBytes) {
+                            throw new IOException("%s is over %d bytes, larger than any file of the table: nothing installed"
+                                    .formatted(artifact.url(), maxBytes));
+                        }
+                        out.write(buffer, 0, n);
+                    }
+                }
+                String got = sha256(part);
+                if (!got.equals(artifact.sha256())) {
+                    throw new IOException(("%s from %s has sha256 %s, and the leader's table pins %s: refused, nothing installed "
+                            + "(the mirror serves another file than the table names: put the right one there, or the table's digest "
+                            + "right)").formatted(artifact.file(), artifact.url(), got, artifact.sha256()));
+                }
+                Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                return file;
+            } catch (java.net.ConnectException | java.net.http.HttpConnectTimeoutException e) {
+                throw new IOException("cannot reach %s (%s): nothing installed".formatted(artifact.url(), e.getMessage()), e);
+            } finally {
+                Files.deleteIfExists(part);
+            }
+        };
+    }
+
+    static String sha256(Path file) throws IOException {
+        MessageDigest digest;
+        try {
+            digest = MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] buffer = new byte[64 * 1024];
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                digest.update(buffer, 0, n);
+            }
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+}

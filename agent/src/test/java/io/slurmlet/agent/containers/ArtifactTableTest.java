@@ -1,0 +1,63 @@
+package io.slurmlet.agent.containers;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ArtifactTableTest {
+
+    @TempDir
+    Path dir;
+
+    static final String SITE = """
+            {"release": "site", "artifacts": [
+              {"name": "enroot", "version": "4.1.2", "arch": "amd64", "format": "deb", "file": "enroot_4.1.2-1_amd64.deb", "sha256": "%s"},
+              {"name": "enroot+caps", "version": "4.1.2", "arch": "amd64", "format": "deb", "file": "enroot+caps_4.1.2-1_amd64.deb", "sha256": "%s"},
+              {"name": "pyxis", "version": "0.24.0", "arch": "all", "format": "source", "file": "pyxis-0.24.0.tar.gz", "sha256": "%s"},
+              {"name": "enroot", "version": "4.1.2", "arch": "arm64", "format": "deb", "file": "enroot_4.1.2-1_arm64.deb", "sha256": null}
+            ]}
+            """.formatted("a".repeat(64), "b".repeat(64), "c".repeat(64));
+
+    @Test
+    void thisReleasesTableKnowsNoDigestSoContainersCannotBeTurnedOnAndItSaysWhatToGive() throws IOException {
+        ArtifactTable release = ArtifactTable.load(Optional.empty(), Optional.empty());
+        assertEquals(List.of(), release.pinned());
+        String why = release.unusable().orElseThrow();
+        assertTrue(why.contains("no mirror is configured to fetch enroot and pyxis from: set slurmlet.leader.containers.mirror"), why);
+        assertTrue(why.contains("this release's table has no sha256 for enroot, enroot+caps, pyxis, and nothing unverified is installed"), why);
+    }
+
+    @Test
+    void aSitesTableWithAMirrorGivesEveryPinnedFileItsUrlAndLeavesOutOneWithoutADigest() throws IOException {
+        Path table = Files.writeString(dir.resolve("table.json"), SITE);
+        ArtifactTable site = ArtifactTable.load(Optional.of(table), Optional.of("http://10.77.0.2:8080/slurmlet"));
+        assertEquals(Optional.empty(), site.unusable());
+        assertEquals(List.of("http://10.77.0.2:8080/slurmlet/enroot_4.1.2-1_amd64.deb", "http://10.77.0.2:8080/slurmlet/enroot+caps_4.1.2-1_amd64.deb",
+                "http://10.77.0.2:8080/slurmlet/pyxis-0.24.0.tar.gz"), site.pinned().stream().map(a -> a.url()).toList());
+    }
+
+    @Test
+    void aRowThatCouldNameAnotherFolderOrIsNoDigestIsRefusedWhenTheTableIsRead() throws IOException {
+        for (String[] bad : List.of(new String[]{"pyxis-0.24.0.tar.gz", "../../etc/shadow"}, new String[]{"c".repeat(64), "C".repeat(64)},
+                new String[]{"\"source\"", "\"zip\""})) {
+            Path table = Files.writeString(dir.resolve("bad.json"), SITE.replace(bad[0], bad[1]));
+            IOException e = assertThrows(IOException.class, () -> ArtifactTable.load(Optional.of(table), Optional.of("http://m/")));
+            assertTrue(e.getMessage().startsWith("the artifact table " + table + ", row 2: artifact pyxis"), e.getMessage());
+        }
+        Path table = Files.writeString(dir.resolve("table.json"), SITE);
+        IOException mirror = assertThrows(IOException.class, () -> ArtifactTable.load(Optional.of(table), Optional.of("ftp://m/")));
+        assertTrue(mirror.getMessage().startsWith("slurmlet.leader.containers.mirror \"ftp://m/\" is not an http or https URL"), mirror.getMessage());
+        Path unknownKey = Files.writeString(dir.resolve("key.json"), SITE.replace("\"release\"", "\"relase\""));
+        assertTrue(assertThrows(IOException.class, () -> ArtifactTable.load(Optional.of(unknownKey), Optional.empty())).getMessage()
+                .contains("relase"));
+    }
+}

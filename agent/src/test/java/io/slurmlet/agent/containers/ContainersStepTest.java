@@ -1,0 +1,200 @@
+package io.slurmlet.agent.containers;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import io.slurmlet.agent.system.fake.FakeFiles;
+import io.slurmlet.model.facts.ContainerFacts;
+import io.slurmlet.model.plan.Artifact;
+import io.slurmlet.model.plan.ContainersPlan;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ContainersStepTest {
+
+    static final String MIRROR = "http://10.77.0.2:8080/";
+    static final Artifact ENROOT = artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "a");
+    static final Artifact CAPS = artifact("enroot+caps", "4.1.2", "amd64", "deb", "enroot+caps_4.1.2-1_amd64.deb", "b");
+    static final Artifact ENROOT_ARM = artifact("enroot", "4.1.2", "arm64", "deb", "enroot_4.1.2-1_arm64.deb", "c");
+    static final Artifact PYXIS = artifact("pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", "d");
+    static final List<String> DPKG_QUERY = List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n", "enroot",
+            "enroot+caps");
+
+    @TempDir
+    Path state;
+
+    final FakeFiles files = new FakeFiles();
+    final FakeCommands commands = new FakeCommands();
+    final List<Artifact> fetched = new ArrayList<>();
+    Fetcher fetcher = a -> {
+        fetched.add(a);
+        return Path.of("/var/lib/slurmlet/containers/artifacts/" + a.sha256() + "-" + a.file());
+    };
+
+    static Artifact artifact(String name, String version, String arch, String format, String file, String digit) {
+        return new Artifact(name, version, arch, format, file, digit.repeat(64), MIRROR + file);
+    }
+
+    static NodePlan plan(boolean gpus) {
+        return NodePlan.of("n1", Set.of(Role.COMPUTE))
+                .withContainers(new ContainersPlan(true, List.of(ENROOT, CAPS, ENROOT_ARM, PYXIS), "/shared", gpus));
+    }
+
+    ContainersStep step() {
+        return new ContainersStep(files, commands, fetcher, state.resolve("root"), state);
+    }
+
+    @BeforeEach
+    void aDebianMachineWithSlurmAndNothingForContainers() throws IOException {
+        commands.answer(List.of("dpkg", "--print-architecture"), "amd64\n")
+                .answer(DPKG_QUERY, new Commands.Result(1, "", "dpkg-query: no packages found matching enroot\n"))
+                .answer(List.of("srun", "-V"), "slurm 24.11.5\n")
+                .answerPrefix(List.of("install", "-d"), Commands.Result.ok(""))
+                .answerPrefix(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get"), Commands.Result.ok(""))
+                .answerPrefix(List.of("tar"), Commands.Result.ok(""))
+                .answerPrefix(List.of("rm"), Commands.Result.ok(""))
+                .answerPrefix(List.of("env"), call -> {
+                    // make: the plugin appears in the build folder, as pyxis's Makefile leaves it.
+                    String dir = call.argv().get(call.argv().indexOf("-C") + 1);
+                    try {
+                        Files.write(Path.of(dir).resolve("spank_pyxis.so"), "ELF pyxis for 24.11.5".getBytes(StandardCharsets.UTF_8));
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    return Commands.Result.ok("");
+                });
+    }
+
+    /** What a machine holds once the step's actions were done for real: the packages, the folders. */
+    void asInstalled() throws IOException {
+        commands.answer(DPKG_QUERY, "enroot installed 4.1.2-1\nenroot+caps installed 4.1.2-1\n");
+        for (String folder : ContainersDiff.FOLDERS) {
+            Path p = state.resolve("root").resolve(folder.substring(1));
+            Files.createDirectories(p);
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+    }
+
+    private Path at(String path) {
+        return state.resolve("root").resolve(path.substring(1));
+    }
+
+    @Test
+    void aFreshMachineGetsItsFoldersFilesEnrootOfItsArchitectureAndPyxisBuiltForItsOwnSlurmThenNothingMore() throws IOException {
+        Outcome first = step().apply(plan(false));
+        assertEquals(Outcome.Kind.CHANGED, first.kind(), first.detail());
+        // Each file checked (fetched) before anything of it is installed; the arm64 package is not this machine's.
+        assertEquals(List.of(ENROOT, CAPS, PYXIS), fetched);
+        List<List<String>> log = commands.log();
+        assertTrue(log.contains(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends",
+                "-o", "Dpkg::Options::=--force-confold", "/var/lib/slurmlet/containers/artifacts/" + "a".repeat(64) + "-enroot_4.1.2-1_amd64.deb",
+                "/var/lib/slurmlet/containers/artifacts/" + "b".repeat(64) + "-enroot+caps_4.1.2-1_amd64.deb")), log.toString());
+        assertTrue(log.stream().anyMatch(argv -> argv.size() > 3 && argv.get(0).equals("env") && argv.get(1).startsWith("CFLAGS=-ffile-prefix-map=")
+                && argv.contains("make") && argv.get(argv.size() - 1).equals("spank_pyxis.so")), log.toString());
+        assertTrue(log.contains(List.of("install", "-d", "-m", "0755", "-o", "root", "-g", "root", at("/run/enroot").toString())), log.toString());
+        String plugin = new String(files.stat(at(ContainerFacts.PYXIS_PLUGIN)).orElseThrow().content(), StandardCharsets.UTF_8);
+        assertEquals("ELF pyxis for 24.11.5", plugin);
+        String stamp = new String(files.stat(at(ContainersDiff.PYXIS_STAMP)).orElseThrow().content(), StandardCharsets.UTF_8);
+        assertTrue(stamp.contains("\"slurm\":\"24.11.5\"") && stamp.contains("\"source_sha256\":\"" + "d".repeat(64) + "\""), stamp);
+        assertEquals("rwxr-xr-x", files.stat(at(ContainerFacts.PROLOG)).orElseThrow().mode());
+        assertTrue(text(ContainersDiff.ENROOT_CONF).contains("ENROOT_DATA_PATH /var/lib/enroot/data/user-$(id -u)"));
+        assertEquals("# written by slurmlet: the shared storage, at the same path in every container\n"
+                + "/shared /shared none x-create=dir,bind,rw,nosuid,nodev,private 0 -1\n", text(ContainersDiff.MOUNTS));
+        assertTrue(text(ContainersDiff.GPU_ENVIRON).endsWith("NVIDIA_VISIBLE_DEVICES=void\n"), "no GPU here: containers are told so");
+        // The build folder is removed.
+        assertTrue(log.stream().anyMatch(argv -> argv.get(0).equals("rm") && argv.get(argv.size() - 1).contains("pyxis-")), log.toString());
+
+        asInstalled();
+        commands.clearLog();
+        fetched.clear();
+        Outcome second = step().apply(plan(false));
+        assertEquals(Outcome.Kind.UNCHANGED, second.kind(), second.detail());
+        assertEquals("enroot 4.1.2 and pyxis 0.24.0 for Slurm 24.11.5 installed", second.detail());
+        assertEquals(List.of(), fetched);
+    }
+
+    @Test
+    void aFileWhoseDigestDiffersIsRefusedAndNothingIsInstalled() throws IOException {
+        fetcher = a -> {
+            throw new IOException("enroot_4.1.2-1_amd64.deb from %s has sha256 %s, and the leader's table pins %s: refused, nothing installed"
+                    .formatted(a.url(), "f".repeat(64), a.sha256()));
+        };
+        Outcome outcome = step().apply(plan(false));
+        assertEquals(Outcome.Kind.FAILED, outcome.kind(), outcome.detail());
+        assertTrue(outcome.detail().contains("f".repeat(64)) && outcome.detail().contains("a".repeat(64)), outcome.detail());
+        assertFalse(commands.log().stream().anyMatch(argv -> argv.contains("apt-get") || argv.contains("make")), commands.log().toString());
+        assertTrue(files.stat(at(ContainerFacts.PYXIS_PLUGIN)).isEmpty());
+    }
+
+    @Test
+    void anotherSlurmOnTheMachineBuildsPyxisAgainAndAPluginChangedBehindItsBackToo() throws IOException {
+        step().apply(plan(false));
+        asInstalled();
+        commands.answer(List.of("srun", "-V"), "slurm 25.05.1\n");
+        fetched.clear();
+        Outcome upgraded = step().apply(plan(false));
+        assertEquals(Outcome.Kind.CHANGED, upgraded.kind(), upgraded.detail());
+        assertEquals("built pyxis 0.24.0 for Slurm 25.05.1 into " + ContainerFacts.PYXIS_PLUGIN, upgraded.detail());
+        assertEquals(List.of(PYXIS), fetched);
+
+        files.put(at(ContainerFacts.PYXIS_PLUGIN), "someone else's".getBytes(StandardCharsets.UTF_8), "rw-r--r--", "root", "root");
+        Outcome altered = step().apply(plan(false));
+        assertEquals(Outcome.Kind.CHANGED, altered.kind(), altered.detail());
+    }
+
+    @Test
+    void aMachineWithGpusOffersThemToContainersAndLosesTheNoGpuLine() throws IOException {
+        step().apply(plan(false));
+        asInstalled();
+        Outcome outcome = step().apply(plan(true));
+        assertEquals("removed " + ContainersDiff.GPU_ENVIRON, outcome.detail());
+        assertTrue(files.stat(at(ContainersDiff.GPU_ENVIRON)).isEmpty());
+    }
+
+    @Test
+    void containersOffLookAtNothingAndRemoveNothing() throws IOException {
+        step().apply(plan(false));
+        commands.clearLog();
+        Outcome off = step().apply(NodePlan.of("n1", Set.of(Role.COMPUTE)));
+        assertEquals(Outcome.Kind.UNCHANGED, off.kind());
+        assertEquals(List.of(), commands.log());
+        assertTrue(files.stat(at(ContainerFacts.PYXIS_PLUGIN)).isPresent());
+    }
+
+    @Test
+    void aTableWithoutThisMachinesArchitectureSaysSoAndStillBuildsNothingItCannot() {
+        commands.answer(List.of("dpkg", "--print-architecture"), "riscv64\n");
+        Outcome outcome = step().apply(plan(false));
+        assertEquals(Outcome.Kind.FAILED, outcome.kind());
+        assertTrue(outcome.detail().startsWith("the artifact table has no enroot and enroot+caps for riscv64 deb"), outcome.detail());
+        assertFalse(commands.log().stream().anyMatch(argv -> argv.contains("apt-get")));
+    }
+
+    @Test
+    void theProlog() {
+        String prolog = ContainersDiff.prolog();
+        assertTrue(prolog.startsWith("#!/bin/sh\n"));
+        assertTrue(prolog.contains("install -d -m 0700 -o \"$uid\" -g \"$gid\" \"$dir\" \\\n"), prolog);
+        assertTrue(prolog.strip().endsWith("exit 0"), prolog);
+    }
+
+    private String text(String path) throws IOException {
+        return new String(files.stat(at(path)).orElseThrow().content(), StandardCharsets.UTF_8);
+    }
+}

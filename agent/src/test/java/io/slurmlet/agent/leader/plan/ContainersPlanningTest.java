@@ -1,0 +1,96 @@
+package io.slurmlet.agent.leader.plan;
+
+import io.slurmlet.model.facts.ContainerFacts;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.ContainersPlan;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.StoragePlan;
+import io.slurmlet.model.settings.SharedStorage;
+import io.slurmlet.model.settings.SlurmSettings;
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Containers on: every Slurm machine installs them, and Slurm loads pyxis only once the last one reports it. */
+class ContainersPlanningTest {
+
+    static final MungeKey KEY = MungeKey.of(new byte[64]);
+    static final ContainerFacts READY = new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true);
+
+    static SlurmSettings containers(boolean on) {
+        return new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of(), null,
+                new SharedStorage("/shared", "", "c0"), null, on, null);
+    }
+
+    static Map<String, NodeFacts> machines(ContainerFacts c0, ContainerFacts n1, ContainerFacts n2) {
+        Map<String, NodeFacts> m = new HashMap<>();
+        m.put("c0", PlannerTest.machine("c0", "debian 13", "24.11.5").withContainers(c0));
+        m.put("n1", PlannerTest.machine("n1", "debian 13", "24.11.5").withContainers(n1));
+        m.put("n2", PlannerTest.machine("n2", "debian 13", "24.11.5").withContainers(n2));
+        m.put("other", PlannerTest.machine("other", "debian 13", "24.11.5"));
+        return m;
+    }
+
+    @Test
+    void everySlurmMachineInstallsThemWithItsBuildToolsAndTheSharedPathButPyxisWaitsForTheLastMachine() {
+        var plans = Planner.plan(containers(true), machines(READY, READY, ContainerFacts.NONE), KEY);
+        for (String node : List.of("c0", "n1", "n2")) {
+            ContainersPlan c = plans.nodes().get(node).containers();
+            assertEquals(new ContainersPlan(true, List.of(), "/shared", false), c, node);
+            assertTrue(plans.nodes().get(node).packages().containsAll(List.of("gcc", "make", "libc6-dev", "libslurm-dev")), node);
+        }
+        assertEquals(ContainersPlan.NONE, plans.nodes().get("other").containers(), "a machine without a role installs nothing");
+        String plugstack = plans.nodes().get("n1").files().get("/etc/slurm/plugstack.conf");
+        assertFalse(plugstack.contains("required"), plugstack);
+        assertTrue(plugstack.contains("No SPANK plugins yet: pyxis comes here once every Slurm machine reports it"), plugstack);
+        assertFalse(plans.nodes().get("n1").files().get("/etc/slurm/slurm.conf").contains("Prolog="));
+        assertTrue(plans.notes().contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 (enroot, pyxis, "
+                + "slurmlet's prolog)"), plans.notes().toString());
+    }
+
+    @Test
+    void onceEveryMachineHasPyxisForItsOwnSlurmPlugstackRequiresItAndSlurmRunsTheProlog() {
+        var plans = Planner.plan(containers(true), machines(READY, READY, READY), KEY);
+        for (String node : List.of("c0", "n1", "n2")) {
+            String plugstack = plans.nodes().get(node).files().get("/etc/slurm/plugstack.conf");
+            assertTrue(plugstack.endsWith("\nrequired " + ContainerFacts.PYXIS_PLUGIN + "\n"), plugstack);
+            assertTrue(plans.nodes().get(node).files().get("/etc/slurm/slurm.conf").contains("\nProlog=" + ContainerFacts.PROLOG + "\n"));
+        }
+        assertTrue(plans.notes().stream().noneMatch(n -> n.startsWith("containers:")), plans.notes().toString());
+    }
+
+    @Test
+    void aPyxisBuiltForAnotherSlurmOrAMachineThatLostItTakesPyxisBackOffForEveryone() {
+        ContainerFacts old = new ContainerFacts("4.1.2", "0.24.0", "22.05.8", "e".repeat(64), true);
+        var plans = Planner.plan(containers(true), machines(READY, old, READY), KEY);
+        assertFalse(plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
+        assertTrue(plans.notes().contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n1 (a pyxis built for "
+                + "its Slurm 24.11.5 (it has one for 22.05.8))"), plans.notes().toString());
+    }
+
+    @Test
+    void containersOffInstallNothingAndLoadNothingWhateverTheMachinesHave() {
+        var plans = Planner.plan(containers(false), machines(READY, READY, READY), KEY);
+        assertEquals(ContainersPlan.NONE, plans.nodes().get("n1").containers());
+        assertFalse(plans.nodes().get("n1").packages().contains("libslurm-dev"));
+        String plugstack = plans.nodes().get("n1").files().get("/etc/slurm/plugstack.conf");
+        assertTrue(plugstack.contains("No SPANK plugins: containers are off (ctl slurm containers on)."), plugstack);
+    }
+
+    @Test
+    void thePublishedPlansCarryTheLeadersPinnedFiles() {
+        var artifacts = List.of(new io.slurmlet.model.plan.Artifact("pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", "c".repeat(64),
+                "http://m/pyxis-0.24.0.tar.gz"));
+        var plans = io.slurmlet.agent.leader.PlanPublisherAccess.withArtifacts(
+                Planner.plan(containers(true), machines(READY, READY, READY), KEY), artifacts);
+        assertEquals(artifacts, plans.nodes().get("n2").containers().artifacts());
+        assertEquals(ContainersPlan.NONE, plans.nodes().get("other").containers());
+        assertTrue(plans.nodes().get("n2").storage() instanceof StoragePlan.Mount);
+    }
+}

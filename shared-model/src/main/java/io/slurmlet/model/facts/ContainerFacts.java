@@ -1,0 +1,64 @@
+package io.slurmlet.model.facts;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+
+/**
+ * What a machine has for jobs in containers, as its agent reports it: what the leader waits for
+ * before plugstack.conf names pyxis (a plugstack line naming a plugin one machine lacks fails every
+ * job there). Each field is empty where the machine lacks it.
+ *
+ * @param enroot      the enroot version installed, as its package says (4.1.2-1)
+ * @param pyxis       the pyxis version built here
+ * @param pyxisSlurm  the Slurm version pyxis was built against (this machine's, at the time)
+ * @param pyxisSha256 the sha256 of the plugin installed at {@link #PYXIS_PLUGIN}
+ * @param prolog      whether slurmlet's Slurm prolog (which makes each job's user their enroot
+ *                    folders) is in place
+ */
+public record ContainerFacts(
+        @JsonProperty("enroot") String enroot,
+        @JsonProperty("pyxis") String pyxis,
+        @JsonProperty("pyxis_slurm") String pyxisSlurm,
+        @JsonProperty("pyxis_sha256") String pyxisSha256,
+        @JsonProperty("prolog") boolean prolog) {
+
+    /** Where pyxis is installed on every machine (its upstream default), as plugstack.conf names it. */
+    public static final String PYXIS_PLUGIN = "/usr/local/lib/slurm/spank_pyxis.so";
+    /** slurmlet's Slurm prolog, as slurm.conf's Prolog names it. */
+    public static final String PROLOG = "/usr/local/lib/slurmlet/prolog";
+
+    public static final ContainerFacts NONE = new ContainerFacts("", "", "", "", false);
+
+    public ContainerFacts {
+        enroot = enroot == null ? "" : enroot;
+        pyxis = pyxis == null ? "" : pyxis;
+        pyxisSlurm = pyxisSlurm == null ? "" : pyxisSlurm;
+        pyxisSha256 = pyxisSha256 == null ? "" : pyxisSha256;
+    }
+
+    /**
+     * Whether jobs can run in containers here with Slurm {@code slurmVersion}: enroot installed, pyxis
+     * built against that very Slurm and installed, and the prolog in place.
+     */
+    public boolean readyFor(String slurmVersion) {
+        return !enroot.isEmpty() && !pyxis.isEmpty() && !pyxisSha256.isEmpty() && prolog
+                && !slurmVersion.isEmpty() && pyxisSlurm.equals(slurmVersion);
+    }
+
+    /** What this machine still lacks for jobs in containers with Slurm {@code slurmVersion}, in words; empty: nothing. */
+    public String lacks(String slurmVersion) {
+        java.util.List<String> lacks = new java.util.ArrayList<>();
+        if (enroot.isEmpty()) {
+            lacks.add("enroot");
+        }
+        if (pyxis.isEmpty() || pyxisSha256.isEmpty()) {
+            lacks.add("pyxis");
+        } else if (!pyxisSlurm.equals(slurmVersion)) {
+            lacks.add("a pyxis built for its Slurm " + (slurmVersion.isEmpty() ? "(not installed)" : slurmVersion)
+                    + " (it has one for " + pyxisSlurm + ")");
+        }
+        if (!prolog) {
+            lacks.add("slurmlet's prolog");
+        }
+        return String.join(", ", lacks);
+    }
+}
