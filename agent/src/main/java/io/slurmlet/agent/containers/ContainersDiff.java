@@ -33,9 +33,17 @@ public final class ContainersDiff {
     /** What pyxis was built from and for, beside the plugin: what the facts report. */
     public static final String PYXIS_STAMP = "/usr/local/lib/slurmlet/pyxis.json";
 
-    /** The folders {@link #TMPFILES} makes: root's, 0755, so no user can make (or take) another's folder in them. */
-    static final List<String> FOLDERS = List.of("/run/enroot", "/run/pyxis", "/var/lib/enroot", "/var/lib/enroot/data",
+    /** The folders {@link #TMPFILES} makes (again at boot): root's, 0755, so no user can make (or take) another's folder in them. */
+    static final List<String> USER_FOLDERS = List.of("/run/enroot", "/run/pyxis", "/var/lib/enroot", "/var/lib/enroot/data",
             "/var/lib/enroot/cache");
+    /**
+     * Every folder the step keeps, root's and 0755: those of {@link #USER_FOLDERS}, and those its files
+     * go in, which every user must be able to read (srun loads pyxis as the user; enroot reads its
+     * settings as the user), made before any file is written into them.
+     */
+    static final List<String> FOLDERS = java.util.stream.Stream.concat(USER_FOLDERS.stream(), java.util.stream.Stream.of(
+            "/etc/enroot", "/etc/enroot/enroot.conf.d", "/etc/enroot/mounts.d", "/etc/enroot/environ.d", "/usr/local/lib/slurm",
+            "/usr/local/lib/slurmlet")).toList();
 
     private ContainersDiff() {
     }
@@ -102,7 +110,7 @@ public final class ContainersDiff {
     sealed interface ContainersAction extends Action permits MakeFolders, WriteFile, RemoveFile, InstallEnroot, BuildPyxis {
     }
 
-    /** The folders of {@link #FOLDERS}, made (or set right) by systemd-tmpfiles from {@link #TMPFILES}. */
+    /** The folders of {@link #FOLDERS} that are missing or not root's 0755 ones, made so (install -d). */
     record MakeFolders(List<String> folders) implements ContainersAction {
         public String will() {
             return "make " + String.join(", ", folders) + " (root's, 0755)";
@@ -272,7 +280,7 @@ public final class ContainersDiff {
     static String tmpfiles() {
         StringBuilder text = new StringBuilder("# written by slurmlet: the folders enroot and pyxis keep each user's folders in, root's and\n"
                 + "# 0755 so that no user can make or take another's; slurmlet's Slurm prolog makes each job's user theirs.\n");
-        for (String folder : FOLDERS) {
+        for (String folder : USER_FOLDERS) {
             text.append("d ").append(folder).append(" 0755 root root -\n");
         }
         return text.toString();
@@ -306,6 +314,9 @@ public final class ContainersDiff {
                 # written by slurmlet: Slurm's prolog (slurm.conf Prolog=), run by slurmd as root before each job here.
                 # The job's user gets their enroot folders, 0700 and theirs, under parents only root can write.
                 # It never fails: a prolog that fails drains the node and requeues the job. What it cannot do, it logs.
+                # slurmd gives a prolog no search path.
+                PATH=/usr/sbin:/usr/bin:/sbin:/bin
+                export PATH
                 uid=${SLURM_JOB_UID:-}
                 case "$uid" in ''|*[!0-9]*) exit 0 ;; esac
                 gid=${SLURM_JOB_GID:-$(id -g "$uid" 2>/dev/null)}

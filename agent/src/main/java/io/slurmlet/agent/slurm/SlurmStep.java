@@ -370,8 +370,12 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             awaitLaunches(r.change().unit(), wanted.node());
             services.restart(r.change().unit());
             done(r.change().unit() + " " + SettingsPreview.Action.RESTART);
-        } else if (action instanceof SlurmDiff.Reconfigured) {
-            return; // the controller's reconfigure has this daemon read the files
+        } else if (action instanceof SlurmDiff.Reconfigured r) {
+            // The controller's reconfigure has every slurmd read its files, but it may come before this machine's
+            // agent wrote them (each agent writes on its own): slurmd reads them again here, as on that reconfigure.
+            if (r.change().unit().equals("slurmd")) {
+                services.reread("slurmd");
+            }
         } else if (action instanceof SlurmDiff.Reconfigure) {
             commands.runChecked(List.of("scontrol", "reconfigure"), RECONFIGURE_DEADLINE);
             done("slurmctld " + SettingsPreview.Action.RECONFIGURE);

@@ -51,6 +51,13 @@ public interface Services {
     void restart(String unit) throws SystemException;
 
     /**
+     * Has a running unit read its files again, as its ExecReload does ({@code systemctl reload}:
+     * slurmd rereads slurm.conf on SIGHUP, as on the controller's reconfigure); a unit that does not
+     * run is left as it is.
+     */
+    void reread(String unit) throws SystemException;
+
+    /**
      * Stops a unit: units slurmlet itself made (mounts), and Slurm's daemons only where the plan
      * retires them and no job needs them.
      */

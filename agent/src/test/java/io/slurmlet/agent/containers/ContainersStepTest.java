@@ -107,7 +107,9 @@ class ContainersStepTest {
                 "/var/lib/slurmlet/containers/artifacts/" + "b".repeat(64) + "-enroot+caps_4.1.2-1_amd64.deb")), log.toString());
         assertTrue(log.stream().anyMatch(argv -> argv.size() > 3 && argv.get(0).equals("env") && argv.get(1).startsWith("CFLAGS=-ffile-prefix-map=")
                 && argv.contains("make") && argv.get(argv.size() - 1).equals("spank_pyxis.so")), log.toString());
-        assertTrue(log.contains(List.of("install", "-d", "-m", "0755", "-o", "root", "-g", "root", at("/run/enroot").toString())), log.toString());
+        for (String folder : List.of("/run/enroot", "/usr/local/lib/slurm", "/etc/enroot/enroot.conf.d")) {
+            assertTrue(log.contains(List.of("install", "-d", "-m", "0755", "-o", "root", "-g", "root", at(folder).toString())), log.toString());
+        }
         String plugin = new String(files.stat(at(ContainerFacts.PYXIS_PLUGIN)).orElseThrow().content(), StandardCharsets.UTF_8);
         assertEquals("ELF pyxis for 24.11.5", plugin);
         String stamp = new String(files.stat(at(ContainersDiff.PYXIS_STAMP)).orElseThrow().content(), StandardCharsets.UTF_8);

@@ -94,6 +94,14 @@ public final class SystemdServices implements Services {
     }
 
     @Override
+    public void reread(String unit) throws SystemException {
+        // Never try-reload-or-restart: a unit without ExecReload would be restarted, which is no reread.
+        if (isActive(unit)) {
+            commands.runChecked(List.of("systemctl", "reload", unit), CHANGE);
+        }
+    }
+
+    @Override
     public void stop(String unit) throws SystemException {
         commands.runChecked(List.of("systemctl", "stop", unit), CHANGE);
     }

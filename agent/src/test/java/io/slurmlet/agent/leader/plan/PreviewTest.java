@@ -272,6 +272,7 @@ class PreviewTest {
             for (DaemonChange d : daemons) {
                 if (d.unit().equals("slurmd") && d.action() == Action.RECONFIGURE) {
                     assertTrue(controllerReconfigured, node + ": slurmd's reconfigure is the controller's scontrol reconfigure");
+                    local.add("reread slurmd"); // and its own reread, which the controller's may come before
                 } else {
                     local.add(d.action().name().toLowerCase() + " " + d.unit());
                 }

@@ -113,6 +113,12 @@ public final class FakeServices implements Services {
     }
 
     @Override
+    public void reread(String unit) throws SystemException {
+        log.add("reread " + unit);
+        fail(unit, "reread");
+    }
+
+    @Override
     public void restart(String unit) throws SystemException {
         if (killing.remove(unit)) {
             throw new IllegalStateException("the agent was killed in systemctl restart " + unit);
