@@ -10,27 +10,32 @@ import picocli.CommandLine.Spec;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 
-/** {@code ctl slurm containers on|off}: the {@code containers} setting. */
+/** {@code ctl slurm containers on|off|status}: the {@code containers} setting, and what each machine has for it. */
 @Command(name = "containers", mixinStandardHelpOptions = true,
         description = {"Lets Slurm jobs run in containers, or not.",
                 "on: every Slurm machine's agent installs enroot and builds pyxis against its own Slurm, from the files the "
                         + "leader's table pins (slurmlet.leader.containers.table and .mirror), each checked against its sha256; "
                         + "Slurm loads pyxis (srun --container-image) once every machine has it.",
-                "off: Slurm stops loading pyxis; nothing installed is removed."})
+                "off: Slurm stops loading pyxis; nothing installed is removed.",
+                "status: what each machine has (enroot, pyxis and the Slurm it was built for, slurmlet's prolog), and what Slurm "
+                        + "loading pyxis waits for."})
 public class ContainersCommand implements Callable<Integer> {
 
     /** The two words this command takes. */
-    public enum Switch { on, off }
+    public enum Switch { on, off, status }
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "on|off", description = "on or off.")
+    @Parameters(index = "0", paramLabel = "on|off|status", description = "on, off, or status.")
     Switch state;
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
+        if (state == Switch.status) {
+            return status(session);
+        }
         ObjectNode patch = Leader.JSON.createObjectNode().put("containers", state == Switch.on);
         try (Leader leader = session.connect()) {
             Leader.Answer<SettingsDocument> doc = leader.patch(patch, OptionalLong.empty());
@@ -39,6 +44,54 @@ public class ContainersCommand implements Callable<Integer> {
             } else {
                 session.out().println("containers %s (revision %d)".formatted(
                         doc.value().settings().containers() ? "on" : "off", doc.value().revision()));
+            }
+            return 0;
+        }
+    }
+
+    private static String dash(String value) {
+        return value.isEmpty() ? "-" : value;
+    }
+
+    /** A row per machine of the Slurm cluster, then whether Slurm loads pyxis, or what it waits for. */
+    private static int status(Session session) {
+        try (Leader leader = session.connect()) {
+            Leader.Answer<io.slurmlet.model.api.SlurmStatus> answer = leader.status();
+            if (session.json()) {
+                session.printJson(answer.body());
+                return 0;
+            }
+            boolean on = leader.settings().value().settings().containers();
+            io.slurmlet.model.api.SlurmStatus s = answer.value();
+            java.io.PrintWriter out = session.out();
+            out.println("containers " + (on ? "on" : "off"));
+            Table table = new Table("NODE", "SLURM", "ENROOT", "PYXIS", "BUILT FOR", "PROLOG", "READY");
+            boolean all = true;
+            int machines = 0;
+            for (io.slurmlet.model.api.SlurmStatus.NodeStatus n : s.nodes() == null ? java.util.List.<io.slurmlet.model.api.SlurmStatus.NodeStatus>of() : s.nodes()) {
+                if (n.roles() == null || n.roles().isEmpty()) {
+                    continue; // no Slurm here: nothing of containers either
+                }
+                machines++;
+                io.slurmlet.model.facts.ContainerFacts c = n.containers() == null ? io.slurmlet.model.facts.ContainerFacts.NONE : n.containers();
+                String slurm = n.slurm() == null ? "" : n.slurm();
+                boolean ready = c.readyFor(slurm);
+                all &= ready;
+                table.row(n.name(), dash(slurm), dash(c.enroot()), dash(c.pyxis()), dash(c.pyxisSlurm()), c.prolog() ? "yes" : "no",
+                        ready ? "yes" : "no");
+            }
+            table.print(out);
+            out.println();
+            java.util.List<String> waiting = (s.notes() == null ? java.util.List.<String>of() : s.notes()).stream()
+                    .filter(note -> note.startsWith("containers: ")).toList();
+            if (!on) {
+                out.println("Slurm does not load pyxis: containers are off (ctl slurm containers on); what is installed stays");
+            } else if (!waiting.isEmpty()) {
+                waiting.forEach(note -> out.println(note.substring("containers: ".length())));
+            } else if (machines > 0 && all) {
+                out.println("Slurm loads pyxis on every machine: srun --container-image=IMAGE, #SBATCH --container-image=IMAGE");
+            } else {
+                out.println("Slurm loads pyxis once every Slurm machine has it");
             }
             return 0;
         }

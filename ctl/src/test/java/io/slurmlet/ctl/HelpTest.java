@@ -72,7 +72,7 @@ class HelpTest {
         assertTrue(r.out().startsWith("#!/usr/bin/env bash"), r::toString);
         assertTrue(r.out().contains("complete -F _complete_ctl"), r::toString);
         for (String word : new String[] {"slurm", "show", "set", "lend", "unlend", "containers", "status", "nodes", "--wait", "--leader", "users", "import", "--ssh-key-file",
-                "\"shared.path\"", "(\"on\" \"off\")", "(\"json\" \"table\")"}) {
+                "\"shared.path\"", "(\"on\" \"off\" \"status\")", "(\"json\" \"table\")"}) {
             assertTrue(r.out().contains(word), () -> word + " is not in the script");
         }
         assertEquals("", r.err());

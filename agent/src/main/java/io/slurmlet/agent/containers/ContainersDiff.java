@@ -69,6 +69,11 @@ public final class ContainersDiff {
         public String mode() {
             return program ? "rwxr-xr-x" : "rw-r--r--";
         }
+
+        /** How {@link Seen#files} says it when the file is as kept: its sha256, mode and owner. */
+        String seen() {
+            return ManagedFiles.sha256(content) + " " + mode() + " root:root";
+        }
     }
 
     /**
@@ -77,13 +82,14 @@ public final class ContainersDiff {
      * @param arch        its architecture, as its package manager names it (amd64, x86_64)
      * @param format      its package format: deb or rpm
      * @param enroot      each enroot package's installed version (enroot, enroot+caps), "" where not installed
-     * @param slurm       the machine's Slurm version (slurmd -V or srun -V); "" where none is installed
+     * @param slurm       the machine's Slurm version (srun -V); "" where none is installed
+     * @param headers     the version of the Slurm headers pyxis is built against (slurm_version.h); "" where none
      * @param pyxis       what the stamp says pyxis was built from and for; empty: no stamp
      * @param pyxisSha256 the sha256 of the plugin at {@link ContainerFacts#PYXIS_PLUGIN}; "" where absent
-     * @param files       each kept file's sha256 by path, "" where absent
+     * @param files       each kept file's sha256, mode and owner by path ({@code HEX rw-r--r-- root:root}), "" where absent
      * @param folders     the folders of {@link #FOLDERS} that are not root's 0755 folders
      */
-    public record Seen(String arch, String format, Map<String, String> enroot, String slurm, Optional<Stamp> pyxis,
+    public record Seen(String arch, String format, Map<String, String> enroot, String slurm, String headers, Optional<Stamp> pyxis,
                        String pyxisSha256, Map<String, String> files, List<String> folders) {
         public Seen {
             enroot = Map.copyOf(enroot);
@@ -202,14 +208,14 @@ public final class ContainersDiff {
         List<ContainersAction> actions = new ArrayList<>();
         if (!seen.folders().isEmpty()) {
             // The folders come first: the tmpfiles file that makes them is written first too.
-            if (!ManagedFiles.sha256(wanted.files().get(TMPFILES).content()).equals(seen.files().getOrDefault(TMPFILES, ""))) {
+            if (!wanted.files().get(TMPFILES).seen().equals(seen.files().getOrDefault(TMPFILES, ""))) {
                 actions.add(new WriteFile(TMPFILES, wanted.files().get(TMPFILES), !seen.files().getOrDefault(TMPFILES, "").isEmpty()));
             }
             actions.add(new MakeFolders(seen.folders()));
         }
         wanted.files().forEach((path, kept) -> {
             String now = seen.files().getOrDefault(path, "");
-            if (!ManagedFiles.sha256(kept.content()).equals(now) && actions.stream().noneMatch(a -> a instanceof WriteFile w && w.path().equals(path))) {
+            if (!kept.seen().equals(now) && actions.stream().noneMatch(a -> a instanceof WriteFile w && w.path().equals(path))) {
                 actions.add(new WriteFile(path, kept, !now.isEmpty()));
             }
         });
@@ -236,11 +242,18 @@ public final class ContainersDiff {
             blocked.add("the artifact table has no pyxis source: add it to the leader's table (slurmlet.leader.containers.table)");
         } else if (seen.slurm().isEmpty()) {
             blocked.add("pyxis is built against this machine's Slurm, which is not installed yet (the packages step installs it)");
+        } else if (seen.headers().isEmpty()) {
+            blocked.add("pyxis is built against Slurm's headers (libslurm-dev, or slurm-devel), which are not installed yet (the packages "
+                    + "step installs them)");
+        } else if (!ContainerFacts.release(seen.headers()).equals(ContainerFacts.release(seen.slurm()))) {
+            // Slurm refuses a plugin of another release: every job would fail once plugstack.conf names it.
+            blocked.add(("Slurm's headers here are %s and its commands %s: a pyxis built against them would not load; install the "
+                    + "headers of the installed Slurm (libslurm-dev %s)").formatted(seen.headers(), seen.slurm(), seen.slurm()));
         } else {
-            pyxisWhy(pyxis.get(0), seen).ifPresent(why -> actions.add(new BuildPyxis(pyxis.get(0), seen.slurm(), why)));
+            pyxisWhy(pyxis.get(0), seen).ifPresent(why -> actions.add(new BuildPyxis(pyxis.get(0), seen.headers(), why)));
         }
         Diff diff = Diff.of(actions, "enroot %s and pyxis %s for Slurm %s installed".formatted(
-                enroot.isEmpty() ? "?" : enroot.get(0).version(), pyxis.isEmpty() ? "?" : pyxis.get(0).version(), seen.slurm()));
+                enroot.isEmpty() ? "?" : enroot.get(0).version(), pyxis.isEmpty() ? "?" : pyxis.get(0).version(), seen.headers()));
         return blocked.isEmpty() ? diff : diff.blockedBy(String.join("; ", blocked));
     }
 
@@ -253,7 +266,7 @@ public final class ContainersDiff {
         if (!stamp.sourceSha256().equals(source.sha256())) {
             return Optional.of("the installed one is pyxis " + stamp.pyxis() + ", from another source");
         }
-        if (!stamp.slurm().equals(seen.slurm())) {
+        if (!stamp.slurm().equals(seen.headers())) {
             return Optional.of("the installed one was built for Slurm " + stamp.slurm());
         }
         if (!stamp.sha256().equals(seen.pyxisSha256())) {

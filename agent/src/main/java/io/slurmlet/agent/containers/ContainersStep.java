@@ -70,9 +70,17 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
     @Override
     public ContainersDiff.Seen observe(ContainersDiff.Wanted wanted) throws IOException, SystemException {
         if (!wanted.install()) {
-            return new ContainersDiff.Seen("", "", Map.of(), "", Optional.empty(), "", Map.of(), List.of());
+            return new ContainersDiff.Seen("", "", Map.of(), "", "", Optional.empty(), "", Map.of(), List.of());
         }
-        boolean deb = commands.run(List.of("dpkg", "--print-architecture"), QUERY).succeeded();
+        boolean deb;
+        try {
+            deb = commands.run(List.of("dpkg", "--print-architecture"), QUERY).succeeded();
+        } catch (CommandFailed e) {
+            if (!e.notInstalled()) {
+                throw e;
+            }
+            deb = false; // no dpkg: an RPM machine
+        }
         String format = deb ? "deb" : "rpm";
         String arch = (deb ? commands.runChecked(List.of("dpkg", "--print-architecture"), QUERY)
                 : commands.runChecked(List.of("rpm", "--eval", "%{_arch}"), QUERY)).stdout().strip();
@@ -81,19 +89,36 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         Set<String> paths = new LinkedHashSet<>(wanted.files().keySet());
         paths.addAll(wanted.absent());
         for (String path : paths) {
-            seen.put(path, files.stat(at(path)).map(f -> ManagedFiles.sha256(f.content())).orElse(""));
+            seen.put(path, files.stat(at(path)).map(f -> ManagedFiles.sha256(f.content()) + " " + f.mode() + " " + f.owner() + ":" + f.group())
+                    .orElse(""));
         }
         Optional<ContainersDiff.Stamp> stamp = Optional.empty();
         Optional<Files.Stat> stampFile = files.stat(at(ContainersDiff.PYXIS_STAMP));
         if (stampFile.isPresent()) {
             try {
-                stamp = Optional.of(SettingsJson.lenient().readValue(stampFile.get().content(), ContainersDiff.Stamp.class));
+                ContainersDiff.Stamp read = SettingsJson.lenient().readValue(stampFile.get().content(), ContainersDiff.Stamp.class);
+                stamp = read == null || read.pyxis() == null || read.slurm() == null || read.sourceSha256() == null || read.sha256() == null
+                        ? Optional.empty() : Optional.of(read);
             } catch (IOException e) {
                 stamp = Optional.empty(); // a stamp that cannot be read is no stamp: pyxis is built again
             }
         }
         String plugin = files.stat(at(ContainerFacts.PYXIS_PLUGIN)).map(f -> ManagedFiles.sha256(f.content())).orElse("");
-        return new ContainersDiff.Seen(arch, format, enroot, slurmVersion(), stamp, plugin, seen, wrongFolders());
+        return new ContainersDiff.Seen(arch, format, enroot, slurmVersion(), headers(), stamp, plugin, seen, wrongFolders());
+    }
+
+    static final String SLURM_VERSION_H = "/usr/include/slurm/slurm_version.h";
+    /** As Slurm's headers say their version: {@code #define SLURM_VERSION_NUMBER 0x180b05} is 24.11.5. */
+    private static final java.util.regex.Pattern VERSION_NUMBER =
+            java.util.regex.Pattern.compile("(?m)^#define\\s+SLURM_VERSION_NUMBER\\s+0x([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})\\s*$");
+
+    /** The version of the Slurm headers installed (what pyxis is built against), as 24.11.5; "" where there are none. */
+    private String headers() throws IOException {
+        return files.stat(at(SLURM_VERSION_H)).map(f -> VERSION_NUMBER.matcher(new String(f.content(), StandardCharsets.UTF_8)))
+                .filter(java.util.regex.Matcher::find)
+                .map(m -> "%d.%02d.%d".formatted(Integer.parseInt(m.group(1), 16), Integer.parseInt(m.group(2), 16),
+                        Integer.parseInt(m.group(3), 16)))
+                .orElse("");
     }
 
     private Map<String, String> enrootInstalled(boolean deb) throws SystemException {

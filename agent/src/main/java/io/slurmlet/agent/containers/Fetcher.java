@@ -32,36 +32,14 @@ public interface Fetcher {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
                 .followRedirects(HttpClient.Redirect.NORMAL).build();
         return artifact -> {
-            Files.createDirectories(cache);
+            io.slurmlet.agent.system.AtomicFile.ensurePrivateDirectory(cache);
             Path file = cache.resolve(artifact.sha256() + "-" + artifact.file());
             if (Files.isRegularFile(file) && sha256(file).equals(artifact.sha256())) {
                 return file;
             }
             Path part = Files.createTempFile(cache, ".fetch-", ".part");
             try {
-                HttpResponse<InputStream> response;
-                try {
-                    response = client.send(HttpRequest.newBuilder(URI.create(artifact.url())).timeout(timeout).GET().build(),
-                            HttpResponse.BodyHandlers.ofInputStream());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted while fetching " + artifact.url(), e);
-                }
-                try (InputStream in = response.body(); OutputStream out = Files.newOutputStream(part)) {
-                    if (response.statusCode() != 200) {
-                        throw new IOException("%s answered HTTP %d: nothing installed".formatted(artifact.url(), response.statusCode()));
-                    }
-                    byte[] buffer = new byte[64 * 1024];
-                    long total = 0;
-                    for (int n; (n = in.read(buffer)) > 0; ) {
-                        total += n;
-                        if (total > maxBytes) {
-                            throw new IOException("%s is over %d bytes, larger than any file of the table: nothing installed"
-                                    .formatted(artifact.url(), maxBytes));
-                        }
-                        out.write(buffer, 0, n);
-                    }
-                }
+                copy(client, artifact, part, maxBytes, timeout);
                 String got = sha256(part);
                 if (!got.equals(artifact.sha256())) {
                     throw new IOException(("%s from %s has sha256 %s, and the leader's table pins %s: refused, nothing installed "
@@ -70,12 +48,70 @@ public interface Fetcher {
                 }
                 Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 return file;
-            } catch (java.net.ConnectException | java.net.http.HttpConnectTimeoutException e) {
-                throw new IOException("cannot reach %s (%s): nothing installed".formatted(artifact.url(), e.getMessage()), e);
             } finally {
                 Files.deleteIfExists(part);
             }
         };
+    }
+
+    /**
+     * The artifact's bytes into {@code part}, within {@code timeout} for the whole transfer (not only
+     * the answer's headers: a mirror that stops sending mid-file must not hold the agent's pass for
+     * ever; the stream is closed under the reader then).
+     */
+    private static void copy(HttpClient client, Artifact artifact, Path part, long maxBytes, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        HttpResponse<InputStream> response;
+        try {
+            response = client.sendAsync(HttpRequest.newBuilder(URI.create(artifact.url())).timeout(timeout).GET().build(),
+                    HttpResponse.BodyHandlers.ofInputStream()).get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while fetching " + artifact.url(), e);
+        } catch (java.util.concurrent.TimeoutException e) {
+            throw new IOException("%s did not answer within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()), e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            throw new IOException("cannot fetch %s (%s): nothing installed".formatted(artifact.url(), e.getCause()), e.getCause());
+        }
+        InputStream in = response.body();
+        java.util.concurrent.atomic.AtomicBoolean late = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.Timer watchdog = new java.util.Timer("slurmlet-fetch-deadline", true);
+        watchdog.schedule(new java.util.TimerTask() {
+            @Override
+            public void run() {
+                late.set(true);
+                try {
+                    in.close();
+                } catch (IOException e) {
+                    // closing is all that is asked: the reader sees the stream end
+                }
+            }
+        }, Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        try (in; OutputStream out = Files.newOutputStream(part)) {
+            if (response.statusCode() != 200) {
+                throw new IOException("%s answered HTTP %d: nothing installed".formatted(artifact.url(), response.statusCode()));
+            }
+            byte[] buffer = new byte[64 * 1024];
+            long total = 0;
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                total += n;
+                if (total > maxBytes) {
+                    throw new IOException("%s is over %d bytes, larger than any file of the table: nothing installed"
+                            .formatted(artifact.url(), maxBytes));
+                }
+                out.write(buffer, 0, n);
+            }
+        } catch (IOException e) {
+            if (late.get()) {
+                throw new IOException("%s was not fetched within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()), e);
+            }
+            throw e;
+        } finally {
+            watchdog.cancel();
+        }
+        if (late.get()) {
+            throw new IOException("%s was not fetched within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()));
+        }
     }
 
     static String sha256(Path file) throws IOException {

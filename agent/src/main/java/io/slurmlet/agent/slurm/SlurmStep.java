@@ -373,7 +373,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         } else if (action instanceof SlurmDiff.Reconfigured r) {
             // The controller's reconfigure has every slurmd read its files, but it may come before this machine's
             // agent wrote them (each agent writes on its own): slurmd reads them again here, as on that reconfigure.
-            if (r.change().unit().equals("slurmd")) {
+            // Not on the controller's own machine: its reconfigure follows in this pass, after the files.
+            if (r.change().unit().equals("slurmd") && !wanted.controls()) {
                 services.reread("slurmd");
             }
         } else if (action instanceof SlurmDiff.Reconfigure) {

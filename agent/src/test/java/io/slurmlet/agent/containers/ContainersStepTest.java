@@ -60,8 +60,17 @@ class ContainersStepTest {
         return new ContainersStep(files, commands, fetcher, state.resolve("root"), state);
     }
 
+    /** Slurm's slurm_version.h as Debian's libslurm-dev has it: the version as a number only. */
+    void headers(String version) {
+        int[] v = java.util.Arrays.stream(version.split("\\.")).mapToInt(Integer::parseInt).toArray();
+        files.put(at(ContainersStep.SLURM_VERSION_H), ("#ifndef _SLURM_VERSION_H_\n#define _SLURM_VERSION_H_\n\n#define SLURM_VERSION_NUMBER 0x%02x%02x%02x\n"
+                .formatted(v[0], v[1], v[2]) + "\n#define SLURM_VERSION_NUM(a,b,c) (((a) << 16) + ((b) << 8) + (c))\n")
+                .getBytes(StandardCharsets.UTF_8), "rw-r--r--", "root", "root");
+    }
+
     @BeforeEach
     void aDebianMachineWithSlurmAndNothingForContainers() throws IOException {
+        headers("24.11.5");
         commands.answer(List.of("dpkg", "--print-architecture"), "amd64\n")
                 .answer(DPKG_QUERY, new Commands.Result(1, "", "dpkg-query: no packages found matching enroot\n"))
                 .answer(List.of("srun", "-V"), "slurm 24.11.5\n")
@@ -149,6 +158,7 @@ class ContainersStepTest {
         step().apply(plan(false));
         asInstalled();
         commands.answer(List.of("srun", "-V"), "slurm 25.05.1\n");
+        headers("25.05.1");
         fetched.clear();
         Outcome upgraded = step().apply(plan(false));
         assertEquals(Outcome.Kind.CHANGED, upgraded.kind(), upgraded.detail());
@@ -158,6 +168,45 @@ class ContainersStepTest {
         files.put(at(ContainerFacts.PYXIS_PLUGIN), "someone else's".getBytes(StandardCharsets.UTF_8), "rw-r--r--", "root", "root");
         Outcome altered = step().apply(plan(false));
         assertEquals(Outcome.Kind.CHANGED, altered.kind(), altered.detail());
+    }
+
+    @Test
+    void headersOfAnotherSlurmThanTheInstalledOneBuildNothingAndSaySo() throws IOException {
+        headers("25.05.0");
+        Outcome outcome = step().apply(plan(false));
+        assertEquals(Outcome.Kind.FAILED, outcome.kind());
+        assertTrue(outcome.detail().contains("Slurm's headers here are 25.05.0 and its commands 24.11.5: a pyxis built against them would "
+                + "not load"), outcome.detail());
+        assertFalse(commands.log().stream().anyMatch(argv -> argv.contains("make")), commands.log().toString());
+        headers("24.11.7"); // a point release apart: Slurm loads a plugin of the same release
+        assertEquals(Outcome.Kind.CHANGED, step().apply(plan(false)).kind());
+    }
+
+    @Test
+    void aKeptFileWhoseModeChangedIsWrittenAgainAndAStampWithoutItsFieldsIsNoStamp() throws IOException {
+        step().apply(plan(false));
+        asInstalled();
+        files.put(at(ContainerFacts.PROLOG), ContainersDiff.prolog().getBytes(StandardCharsets.UTF_8), "rw-r--r--", "root", "root");
+        files.put(at(ContainersDiff.PYXIS_STAMP), "{}".getBytes(StandardCharsets.UTF_8), "rw-r--r--", "root", "root");
+        fetched.clear();
+        Outcome outcome = step().apply(plan(false));
+        assertTrue(outcome.detail().startsWith("rewrote " + ContainerFacts.PROLOG + "; built pyxis 0.24.0 for Slurm 24.11.5"), outcome.detail());
+        assertEquals("rwxr-xr-x", files.stat(at(ContainerFacts.PROLOG)).orElseThrow().mode());
+    }
+
+    @Test
+    void anRpmMachineHasNoDpkgAndTakesTheTablesRpms() {
+        FakeCommands rpm = new FakeCommands().notInstalled("dpkg").answer(List.of("rpm", "--eval", "%{_arch}"), "x86_64\n")
+                .answer(List.of("rpm", "-q", "--qf", "%{NAME} installed %{VERSION}-%{RELEASE}\\n", "enroot", "enroot+caps"),
+                        new Commands.Result(1, "package enroot is not installed\n", ""))
+                .answer(List.of("srun", "-V"), "slurm 24.11.5\n").answerPrefix(List.of("install", "-d"), Commands.Result.ok(""))
+                .answerPrefix(List.of("tar"), Commands.Result.ok("")).answerPrefix(List.of("rm"), Commands.Result.ok(""))
+                .answerPrefix(List.of("env"), Commands.Result.ok(""));
+        Outcome outcome = new ContainersStep(files, rpm, fetcher, state.resolve("root"), state).apply(plan(false));
+        assertEquals(Outcome.Kind.FAILED, outcome.kind(), outcome.detail());
+        assertTrue(rpm.log().contains(List.of("rpm", "--eval", "%{_arch}")), rpm.log().toString());
+        assertFalse(fetched.contains(ENROOT), "the table has no x86_64 rpm: no deb is taken for it");
+        assertFalse(rpm.log().stream().anyMatch(argv -> argv.contains("dnf") || argv.contains("apt-get")), rpm.log().toString());
     }
 
     @Test

@@ -70,6 +70,24 @@ class FactsCollectorTest {
     }
 
     @Test
+    void whatTheMachineHasForContainersIsEnrootsVersionThePyxisItsStampNamesWhereThePluginIsAndSlurmletsProlog() throws IOException {
+        commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "slurm-wlm 24.11.5\n").notInstalled("nvidia-smi");
+        assertEquals(null, collector.collect("gpu1").facts().containers(), "nothing for containers: not reported at all");
+        put("usr/bin/enroot", "#!/usr/bin/env bash\nexport ENROOT_VERSION=\"4.1.2\"\n");
+        String stamp = "{\"pyxis\":\"0.24.0\",\"slurm\":\"24.11.5\",\"source_sha256\":\"" + "c".repeat(64) + "\",\"sha256\":\""
+                + "e".repeat(64) + "\"}";
+        put("usr/local/lib/slurmlet/pyxis.json", stamp);
+        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", false), collector.collect("gpu1").facts().containers(),
+                "a stamp without its plugin is no pyxis");
+        put("usr/local/lib/slurm/spank_pyxis.so", "ELF");
+        put("usr/local/lib/slurmlet/prolog", "#!/bin/sh\n# written by slurmlet: Slurm's prolog\n");
+        FactsCollector.Collected c = collector.collect("gpu1");
+        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true), c.facts().containers());
+        assertTrue(c.facts().containerTools().readyFor("24.11.5"));
+        assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", c.facts()));
+    }
+
+    @Test
     void slurmdInstalledGivesCpusMemoryAndVersion() {
         commands.answer(SLURMD_C, SLURMD_C_OUT)
                 .answer(SLURMD_V, "slurm-wlm 22.05.8\n")

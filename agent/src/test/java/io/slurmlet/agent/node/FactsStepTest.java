@@ -92,6 +92,24 @@ class FactsStepTest {
     }
 
     @Test
+    void aLeaderBeforeContainersGetsTheFactsWithoutThemAndTheStepSaysSo() throws Exception {
+        NodeFacts withContainers = CONTROLLER.withContainers(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", true));
+        OlderLeader older = new OlderLeader() {
+            @Override
+            public void reportFacts(NodeFacts facts) throws LeaderLink.Refused {
+                if (facts.containers() != null) {
+                    throw new LeaderLink.Refused(400, "the leader refused the facts (400): unknown key \"containers\"");
+                }
+                super.reportFacts(facts);
+            }
+        };
+        var outcome = new FactsStep(node -> new FactsCollector.Collected(withContainers, List.of()), "n0").report(older);
+        assertEquals(List.of(CONTROLLER.withSlurmctldState(0)), older.taken, "every other fact it takes still reaches it");
+        assertTrue(outcome.detail().contains("takes no report of enroot and pyxis (upgrade the leader): it cannot have Slurm load pyxis"),
+                outcome.detail());
+    }
+
+    @Test
     void anyOtherRefusalIsTheStepsFailure() {
         Leader refusing = new OlderLeader() {
             @Override

@@ -54,11 +54,19 @@ public record SlurmStatus(
             @JsonProperty("slurm") String slurm,
             @JsonProperty("reported") String reported,
             @JsonProperty("plan_revision") long planRevision,
-            @JsonProperty("steps") List<StepStatus> steps) {
+            @JsonProperty("steps") List<StepStatus> steps,
+            @JsonProperty("containers") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+            io.slurmlet.model.facts.ContainerFacts containers) {
 
         public NodeStatus {
             reported = reported == null ? "" : reported;
             steps = steps == null ? List.of() : List.copyOf(steps);
+        }
+
+        /** Without what the machine has for containers (nothing, or not reported). */
+        public NodeStatus(String name, List<String> roles, boolean lent, String slurm, String reported, long planRevision,
+                          List<StepStatus> steps) {
+            this(name, roles, lent, slurm, reported, planRevision, steps, null);
         }
 
         /** A node whose agent has posted no pass yet. */

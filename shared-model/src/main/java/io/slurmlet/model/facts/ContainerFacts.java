@@ -41,7 +41,17 @@ public record ContainerFacts(
      */
     public boolean readyFor(String slurmVersion) {
         return !enroot.isEmpty() && !pyxis.isEmpty() && !pyxisSha256.isEmpty() && prolog
-                && !slurmVersion.isEmpty() && pyxisSlurm.equals(slurmVersion);
+                && !slurmVersion.isEmpty() && release(pyxisSlurm).equals(release(slurmVersion));
+    }
+
+    /**
+     * A Slurm version's release, its first two numbers ({@code 24.11} of {@code 24.11.5}): what Slurm
+     * checks a plugin against when it loads it, so a pyxis built against 24.11.5's headers loads into
+     * 24.11.6.
+     */
+    public static String release(String version) {
+        String[] parts = version.split("\\.");
+        return parts.length < 2 ? version : parts[0] + "." + parts[1].replaceAll("[^0-9].*$", "");
     }
 
     /** What this machine still lacks for jobs in containers with Slurm {@code slurmVersion}, in words; empty: nothing. */
@@ -52,7 +62,7 @@ public record ContainerFacts(
         }
         if (pyxis.isEmpty() || pyxisSha256.isEmpty()) {
             lacks.add("pyxis");
-        } else if (!pyxisSlurm.equals(slurmVersion)) {
+        } else if (!release(pyxisSlurm).equals(release(slurmVersion))) {
             lacks.add("a pyxis built for its Slurm " + (slurmVersion.isEmpty() ? "(not installed)" : slurmVersion)
                     + " (it has one for " + pyxisSlurm + ")");
         }

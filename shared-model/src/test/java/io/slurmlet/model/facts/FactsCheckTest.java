@@ -89,6 +89,24 @@ class FactsCheckTest {
     }
 
     @Test
+    void whatAMachineHasForContainersIsVersionsAndADigestAndLeftOutWhenNothing() throws Exception {
+        ContainerFacts ready = new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true);
+        assertEquals(List.of(), FactsCheck.problems("n1", GOOD.withContainers(ready)));
+        for (String bad : HOSTILE.stream().filter(b -> !b.isEmpty()).toList()) {
+            assertRefused("containers.enroot", "4.1" + bad, GOOD.withContainers(new ContainerFacts("4.1" + bad, "", "", "", false)));
+        }
+        assertRefused("containers.pyxis_slurm", "24.11.5\nx", GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5\nx",
+                "e".repeat(64), true)));
+        assertRefused("containers.pyxis_sha256", "E".repeat(64), GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5",
+                "E".repeat(64), true)));
+        String json = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(GOOD.withContainers(ContainerFacts.NONE));
+        assertTrue(!json.contains("containers"), "nothing for containers is no key: a leader before them takes the facts: " + json);
+        NodeFacts withReady = GOOD.withContainers(ready);
+        assertEquals(withReady, io.slurmlet.model.api.SettingsJson.STRICT.readValue(
+                io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(withReady), NodeFacts.class));
+    }
+
+    @Test
     void thePluginsArePluginFileNamesAndTheirListIsBoundedAndLeftOutWhenEmpty() throws Exception {
         NodeFacts controller = GOOD.withSlurmPlugins(List.of("auth_munge", "sched_backfill", "switch_nvidia_imex"));
         assertEquals(List.of(), FactsCheck.problems("n1", controller));

@@ -95,9 +95,12 @@ public final class SystemdServices implements Services {
 
     @Override
     public void reread(String unit) throws SystemException {
-        // Never try-reload-or-restart: a unit without ExecReload would be restarted, which is no reread.
+        // SIGHUP to the main process alone, as slurmd's own ExecReload sends it, but with no reload job: slurmd 24.11
+        // re-executes itself on it (a new main PID, which it tells systemd), and systemd fails a reload job whose main
+        // process changes under it ("Job for slurmd.service failed", measured). The controller's reconfigure makes the
+        // same re-execution without a job. Never try-reload-or-restart: that restarts a unit without ExecReload.
         if (isActive(unit)) {
-            commands.runChecked(List.of("systemctl", "reload", unit), CHANGE);
+            commands.runChecked(List.of("systemctl", "kill", "--kill-whom=main", "--signal=HUP", unit), CHANGE);
         }
     }
 
