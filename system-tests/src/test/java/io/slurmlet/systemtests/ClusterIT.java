@@ -1620,7 +1620,7 @@ class ClusterIT {
 
     /**
      * Jobs in containers, with real enroot and pyxis: the leader's table pins the files a mirror on the
-     * cluster's network serves (built from ../shared/fixtures by system-tests/containers/artifacts),
+     * cluster's network serves (built from system-tests/containers/fixtures by system-tests/containers/artifacts),
      * {@code ctl slurm containers on} under running jobs has every Slurm machine install enroot and
      * build pyxis against its own Slurm, and Slurm loads pyxis (plugstack.conf, and slurmlet's prolog)
      * only once the last machine reports it: a reconfigure, no daemon restarted, no job hurt. Then a
@@ -1630,8 +1630,9 @@ class ClusterIT {
     @Test
     @Order(28)
     void containersOnUnderJobsInstallEnrootAndPyxisEverywhereThenSlurmLoadsPyxisAndJobsRunInContainers() throws Exception {
-        String artifacts = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/containers/artifacts").toString(), "ensure"), Map.of(), 300)
-                .out().strip();
+        Proc.Result built = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/containers/artifacts").toString(), "ensure"), Map.of(), 300);
+        assertEquals(0, built.exit(), built.toString());
+        String artifacts = built.out().strip();
         assertTrue(Files.isRegularFile(Path.of(artifacts, "table.json")), artifacts);
         try (Mirror mirror = Mirror.serve(Path.of(artifacts))) {
             Proc.Result refused = on("n0", "ctl", "slurm", "containers", "on");
