@@ -111,6 +111,20 @@ public final class ContainersDiff {
                         @com.fasterxml.jackson.annotation.JsonProperty("slurm") String slurm,
                         @com.fasterxml.jackson.annotation.JsonProperty("source_sha256") String sourceSha256,
                         @com.fasterxml.jackson.annotation.JsonProperty("sha256") String sha256) {
+
+        /**
+         * The stamp in {@code json}; empty where it cannot be read or lacks a field: no stamp, so the
+         * step builds pyxis again and the facts report none. The one reading of it, for both.
+         */
+        public static Optional<Stamp> parse(byte[] json) {
+            try {
+                Stamp read = io.slurmlet.model.api.SettingsJson.lenient().readValue(json, Stamp.class);
+                return read == null || read.pyxis() == null || read.slurm() == null || read.sourceSha256() == null || read.sha256() == null
+                        ? Optional.empty() : Optional.of(read);
+            } catch (java.io.IOException e) {
+                return Optional.empty();
+            }
+        }
     }
 
     sealed interface ContainersAction extends Action permits MakeFolders, WriteFile, RemoveFile, InstallEnroot, BuildPyxis {

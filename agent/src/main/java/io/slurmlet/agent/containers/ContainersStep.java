@@ -92,17 +92,8 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
             seen.put(path, files.stat(at(path)).map(f -> ManagedFiles.sha256(f.content()) + " " + f.mode() + " " + f.owner() + ":" + f.group())
                     .orElse(""));
         }
-        Optional<ContainersDiff.Stamp> stamp = Optional.empty();
-        Optional<Files.Stat> stampFile = files.stat(at(ContainersDiff.PYXIS_STAMP));
-        if (stampFile.isPresent()) {
-            try {
-                ContainersDiff.Stamp read = SettingsJson.lenient().readValue(stampFile.get().content(), ContainersDiff.Stamp.class);
-                stamp = read == null || read.pyxis() == null || read.slurm() == null || read.sourceSha256() == null || read.sha256() == null
-                        ? Optional.empty() : Optional.of(read);
-            } catch (IOException e) {
-                stamp = Optional.empty(); // a stamp that cannot be read is no stamp: pyxis is built again
-            }
-        }
+        Optional<ContainersDiff.Stamp> stamp = files.stat(at(ContainersDiff.PYXIS_STAMP))
+                .flatMap(f -> ContainersDiff.Stamp.parse(f.content()));
         String plugin = files.stat(at(ContainerFacts.PYXIS_PLUGIN)).map(f -> ManagedFiles.sha256(f.content())).orElse("");
         return new ContainersDiff.Seen(arch, format, enroot, slurmVersion(), headers(), stamp, plugin, seen, wrongFolders());
     }

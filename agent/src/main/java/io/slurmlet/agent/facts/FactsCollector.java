@@ -204,25 +204,16 @@ public final class FactsCollector {
         try {
             String enroot = files.read(ENROOT).map(ENROOT_VERSION::matcher).filter(java.util.regex.Matcher::find).map(m -> m.group(1))
                     .orElse("");
-            String pyxis = "";
-            String pyxisSlurm = "";
-            String pyxisSha256 = "";
             Path plugin = Path.of(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN);
-            Optional<String> stamp = files.read(Path.of(io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP));
-            if (stamp.isPresent() && files.list(plugin.getParent()).contains(plugin)) {
-                try {
-                    var read = io.slurmlet.model.api.SettingsJson.lenient().readValue(stamp.get(),
-                            io.slurmlet.agent.containers.ContainersDiff.Stamp.class);
-                    pyxis = read.pyxis() == null ? "" : read.pyxis();
-                    pyxisSlurm = read.slurm() == null ? "" : read.slurm();
-                    pyxisSha256 = read.sha256() == null ? "" : read.sha256();
-                } catch (java.io.IOException e) {
-                    // An unreadable stamp is no pyxis: the containers step builds it again.
-                }
-            }
+            Optional<String> text = files.read(Path.of(io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP));
+            // A stamp without its plugin, or one that cannot be read, is no pyxis: the containers step builds it again.
+            Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = text.isPresent() && files.list(plugin.getParent()).contains(plugin)
+                    ? io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(text.get().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                    : Optional.empty();
             boolean prolog = files.read(Path.of(io.slurmlet.model.facts.ContainerFacts.PROLOG))
-                    .filter(text -> text.contains("written by slurmlet")).isPresent();
-            return new io.slurmlet.model.facts.ContainerFacts(enroot, pyxis, pyxisSlurm, pyxisSha256, prolog);
+                    .filter(script -> script.contains("written by slurmlet")).isPresent();
+            return new io.slurmlet.model.facts.ContainerFacts(enroot, stamp.map(st -> st.pyxis()).orElse(""),
+                    stamp.map(st -> st.slurm()).orElse(""), stamp.map(st -> st.sha256()).orElse(""), prolog);
         } catch (UncheckedIOException e) {
             return io.slurmlet.model.facts.ContainerFacts.NONE;
         }
