@@ -65,7 +65,7 @@ public class ContainersCommand implements Callable<Integer> {
             io.slurmlet.model.api.SlurmStatus s = answer.value();
             java.io.PrintWriter out = session.out();
             out.println("containers " + (on ? "on" : "off"));
-            Table table = new Table("NODE", "SLURM", "ENROOT", "PYXIS", "BUILT FOR", "PROLOG", "READY");
+            Table table = new Table("NODE", "SLURM", "ENROOT", "PYXIS", "BUILT FOR", "PROLOG", "GPUS", "NVIDIA CLI", "READY");
             boolean all = true;
             int machines = 0;
             for (io.slurmlet.model.api.SlurmStatus.NodeStatus n : s.nodes() == null ? java.util.List.<io.slurmlet.model.api.SlurmStatus.NodeStatus>of() : s.nodes()) {
@@ -75,10 +75,10 @@ public class ContainersCommand implements Callable<Integer> {
                 machines++;
                 io.slurmlet.model.facts.ContainerFacts c = n.containers() == null ? io.slurmlet.model.facts.ContainerFacts.NONE : n.containers();
                 String slurm = n.slurm() == null ? "" : n.slurm();
-                boolean ready = c.readyFor(slurm);
+                boolean ready = c.readyFor(slurm, n.gpus() > 0);
                 all &= ready;
                 table.row(n.name(), dash(slurm), dash(c.enroot()), dash(c.pyxis()), dash(c.pyxisSlurm()), c.prolog() ? "yes" : "no",
-                        ready ? "yes" : "no");
+                        Integer.toString(n.gpus()), n.gpus() > 0 ? dash(c.nvidiaCli()) : "not needed", ready ? "yes" : "no");
             }
             table.print(out);
             out.println();

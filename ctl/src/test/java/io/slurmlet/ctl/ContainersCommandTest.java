@@ -64,21 +64,26 @@ class ContainersCommandTest {
         leader.on("GET", "/v1/slurm/settings", document(8, WITH_CONTAINERS));
         var ready = new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true);
         var status = new io.slurmlet.model.api.SlurmStatus(8, true, "lab", "c0", "gpu", List.of(
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("c0", List.of("slurmctld"), false, "24.11.5", "", 3, List.of(), ready),
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("n1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(), null),
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("other", List.of(), false, "", "", 3, List.of(), null)),
-                List.of(), List.of("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n1 (enroot, pyxis, "
-                + "slurmlet's prolog)"));
+                new io.slurmlet.model.api.SlurmStatus.NodeStatus("c0", List.of("slurmctld"), false, "24.11.5", "", 3, List.of(), ready, 0),
+                new io.slurmlet.model.api.SlurmStatus.NodeStatus("g1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(), ready, 8),
+                new io.slurmlet.model.api.SlurmStatus.NodeStatus("g2", List.of("slurmd"), true, "24.11.5", "", 3, List.of(),
+                        new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8"), 8),
+                new io.slurmlet.model.api.SlurmStatus.NodeStatus("n1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(), null, 0),
+                new io.slurmlet.model.api.SlurmStatus.NodeStatus("other", List.of(), false, "", "", 3, List.of(), null, 0)),
+                List.of(), List.of("containers: Slurm loads pyxis once every Slurm machine has it; waiting for g1 (nvidia-container-cli "
+                + "(it has NVIDIA GPUs)), n1 (enroot, pyxis, slurmlet's prolog)"));
         leader.on("GET", "/v1/slurm/status", StubLeader.ok(StubLeader.json(status)));
         var r = ctl.run("slurm", "containers", "status");
         assertEquals(0, r.exit(), r::toString);
         assertEquals("""
                 containers on
-                NODE  SLURM    ENROOT  PYXIS   BUILT FOR  PROLOG  READY
-                c0    24.11.5  4.1.2   0.24.0  24.11.5    yes     yes
-                n1    24.11.5  -       -       -          no      no
+                NODE  SLURM    ENROOT  PYXIS   BUILT FOR  PROLOG  GPUS  NVIDIA CLI  READY
+                c0    24.11.5  4.1.2   0.24.0  24.11.5    yes     0     not needed  yes
+                g1    24.11.5  4.1.2   0.24.0  24.11.5    yes     8     -           no
+                g2    24.11.5  4.1.2   0.24.0  24.11.5    yes     8     1.17.8      yes
+                n1    24.11.5  -       -       -          no      0     not needed  no
 
-                Slurm loads pyxis once every Slurm machine has it; waiting for n1 (enroot, pyxis, slurmlet's prolog)
+                Slurm loads pyxis once every Slurm machine has it; waiting for g1 (nvidia-container-cli (it has NVIDIA GPUs)), n1 (enroot, pyxis, slurmlet's prolog)
                 """, r.out());
         assertEquals(List.of(), leader.requests("PATCH"));
     }

@@ -1634,7 +1634,28 @@ class ClusterIT {
         assertEquals(0, built.exit(), built.toString());
         String artifacts = built.out().strip();
         assertTrue(Files.isRegularFile(Path.of(artifacts, "table.json")), artifacts);
-        try (Mirror mirror = Mirror.serve(Path.of(artifacts))) {
+        // The mirror serves a folder of its own, so that a file can be swapped under it: first enroot's package with a
+        // byte more than the table's digest allows.
+        Path served = RUN.resolve("mirror");
+        Files.createDirectories(served);
+        try (var files = Files.list(Path.of(artifacts))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, served.resolve(f.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        }
+        com.fasterxml.jackson.databind.JsonNode table = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(Path.of(artifacts, "table.json").toFile());
+        String enrootDeb = "";
+        String enrootSha = "";
+        for (com.fasterxml.jackson.databind.JsonNode row : table.get("artifacts")) {
+            if (row.get("name").asText().equals("enroot")) {
+                enrootDeb = row.get("file").asText();
+                enrootSha = row.get("sha256").asText();
+            }
+        }
+        assertFalse(enrootDeb.isEmpty(), "the test table names enroot's package: " + table);
+        Files.write(served.resolve(enrootDeb), new byte[]{'x'}, java.nio.file.StandardOpenOption.APPEND);
+        try (Mirror mirror = Mirror.serve(served)) {
             Proc.Result refused = on("n0", "ctl", "slurm", "containers", "on");
             assertFalse(refused.exit() == 0, refused.toString());
             assertTrue(refused.toString().contains("containers=true cannot take effect: no mirror is configured"), refused.toString());
@@ -1651,6 +1672,29 @@ class ClusterIT {
                 }
             });
             ok("n0", "curl", "-fsS", "-o", "/shared/tiny.sqsh", mirror.url() + "tiny.sqsh");
+
+            // A file on the mirror that is not the one the table pins: refused on every machine, both digests in status,
+            // nothing installed, plugstack.conf names no plugin. Then off, and the right file on the mirror.
+            ok("n0", "ctl", "slurm", "containers", "on");
+            String pinned = enrootSha;
+            await(Duration.ofSeconds(90), "every Slurm machine refuses the mirror's enroot package, naming both digests", () -> {
+                try {
+                    String status = ok("n0", "ctl", "slurm", "status");
+                    return NODES.stream().allMatch(node -> status.lines().anyMatch(l -> l.startsWith("  " + node + " containers: ")
+                            && l.contains("the leader's table pins " + pinned + ": refused, nothing installed")
+                            && l.matches(".* has sha256 [0-9a-f]{64}, .*")));
+                } catch (Exception | AssertionError e) {
+                    return false;
+                }
+            });
+            for (String node : NODES) {
+                assertFalse(on(node, "dpkg-query", "-W", "enroot").exit() == 0, node + ": no enroot installed from a file of another digest");
+                assertFalse(on(node, "test", "-e", "/usr/local/lib/slurm/spank_pyxis.so").exit() == 0, node + ": no pyxis either");
+                assertFalse(ok(node, "cat", "/etc/slurm/plugstack.conf").contains("spank_pyxis"), node);
+            }
+            System.out.printf("ClusterIT %s containers: a wrong digest on the mirror was refused on every machine, nothing installed%n", SUITE);
+            ok("n0", "ctl", "slurm", "containers", "off");
+            Files.copy(Path.of(artifacts, enrootDeb), served.resolve(enrootDeb), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
 
             String cell = "containers-on";
             Instant since = Instant.now();
@@ -1670,18 +1714,7 @@ class ClusterIT {
             double loaded;
             try {
                 ok("n0", "ctl", "slurm", "containers", "on");
-                await(Duration.ofSeconds(150), "every machine's plugstack.conf names pyxis", () -> {
-                    try {
-                        for (String node : NODES) {
-                            if (!ok(node, "cat", "/etc/slurm/plugstack.conf").contains("\nrequired /usr/local/lib/slurm/spank_pyxis.so\n")) {
-                                return false;
-                            }
-                        }
-                        return true;
-                    } catch (Exception | AssertionError e) {
-                        return false;
-                    }
-                });
+                await(Duration.ofSeconds(150), "every machine's plugstack.conf names pyxis", ClusterIT::pyxisEverywhere);
                 loaded = (System.nanoTime() - set) / 1e9;
                 for (String node : NODES) {
                     assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("\nProlog=/usr/local/lib/slurmlet/prolog\n"), node);
@@ -1712,13 +1745,35 @@ class ClusterIT {
             assertTrue(asAlice.contains("NAME=\"slurmlet tiny\"") && asAlice.contains("\n" + alice + "\n"), asAlice);
             assertEquals("drwx------ " + alice, ok("n2", "stat", "-c", "%A %u", "/var/lib/enroot/data/user-" + alice).strip(),
                     "the prolog made alice's enroot folder, hers alone");
-            long plainStart = System.nanoTime();
-            ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "true");
-            double plain = (System.nanoTime() - plainStart) / 1e9;
-            long containerStart = System.nanoTime();
-            ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "--container-image=/shared/tiny.sqsh", "true");
-            System.out.printf("ClusterIT %s containers: a plain srun %.2f s, one in the tiny image %.2f s%n", SUITE, plain,
-                    (System.nanoTime() - containerStart) / 1e9);
+            // For bench/README.md: five of each, one after the other, in this run; medians.
+            double[] plain = new double[5];
+            double[] tiny = new double[5];
+            for (int i = 0; i < plain.length; i++) {
+                long start = System.nanoTime();
+                ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "true");
+                plain[i] = (System.nanoTime() - start) / 1e9;
+                start = System.nanoTime();
+                ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "--container-image=/shared/tiny.sqsh", "true");
+                tiny[i] = (System.nanoTime() - start) / 1e9;
+            }
+            // A 250 MB image (incompressible), created once under a name and then reused: what a real image costs.
+            ok("n0", "sh", "-c", "set -e; rm -rf /tmp/big; mkdir -p /tmp/big/bin /tmp/big/data; cp /shared/tiny.sqsh /tmp/tiny.sqsh; "
+                    + "unsquashfs -q -f -d /tmp/big /tmp/tiny.sqsh >/dev/null; head -c 250M /dev/urandom >/tmp/big/data/blob; "
+                    + "mksquashfs /tmp/big /shared/big.sqsh -noappend -noI -noD -noF -noX -quiet >/dev/null; rm -rf /tmp/big /tmp/tiny.sqsh");
+            long start = System.nanoTime();
+            String created = ok("n0", "srun", "-N1", "-w", "n1", "-t", "2", "--container-image=/shared/big.sqsh", "--container-name=big",
+                    "sh", "-c", "wc -c </data/blob");
+            double bigFirst = (System.nanoTime() - start) / 1e9;
+            assertEquals(Long.toString(250L << 20), created.strip(), "the big image's file, inside the container");
+            double[] bigAgain = new double[3];
+            for (int i = 0; i < bigAgain.length; i++) {
+                start = System.nanoTime();
+                ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "--container-image=/shared/big.sqsh", "--container-name=big", "true");
+                bigAgain[i] = (System.nanoTime() - start) / 1e9;
+            }
+            System.out.printf("ClusterIT %s containers: srun medians of 5: plain %.2f s, tiny image %.2f s (%.1fx); 250 MB image: "
+                    + "first (named) %.2f s, reused by name median of 3 %.2f s%n", SUITE, median(plain), median(tiny),
+                    median(tiny) / median(plain), bigFirst, median(bigAgain));
 
             // Its output goes to n1's own /tmp: root's writes to /shared are squashed by the export.
             String batch = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/container-batch-%j.out",
@@ -1738,6 +1793,177 @@ class ClusterIT {
             assertTrue(ok("n1", "cat", "/tmp/container-batch-" + batch + ".out").contains("NAME=\"slurmlet tiny\""),
                     "sbatch's script ran in the container");
         }
+    }
+
+    /**
+     * Containers under jobs, the other ways: a machine that comes into the Slurm cluster without enroot
+     * or pyxis (n3, out of the nodes, its packages, plugin and fetched files removed, then added back)
+     * takes pyxis and the prolog out of every machine's files until it has built its own (a
+     * reconfigure each way, no job hurt, a container job among them); then {@code containers=false}
+     * under jobs, a container job among them, takes pyxis out (a reconfigure), every job ends well,
+     * plain jobs run, and nothing installed is removed.
+     */
+    @Test
+    @Order(29)
+    void aMachineJoiningWithoutEnrootHoldsPyxisBackAndContainersOffUnderJobsHurtsNoJob() throws Exception {
+        try (Mirror mirror = Mirror.serve(RUN.resolve("mirror"))) { // cell 28's files
+            joiningWithoutEnrootThenOff();
+        }
+    }
+
+    private static void joiningWithoutEnrootThenOff() throws Exception {
+        assertTrue(ok("n1", "cat", "/etc/slurm/plugstack.conf").contains("spank_pyxis"), "cell 28 left pyxis loaded");
+        ok("n0", "ctl", "slurm", "set", "nodes=n1,n2");
+        await(Duration.ofSeconds(90), "n3 leaves Slurm's nodes", () -> {
+            try {
+                return !sinfo().containsKey("n3") && unitState("n3", "slurmd").startsWith("inactive/");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        ok("n3", "sh", "-c", "set -e; apt-get purge -y -q enroot+caps enroot >/dev/null; "
+                + "rm -rf /usr/local/lib/slurm/spank_pyxis.so /usr/local/lib/slurmlet/pyxis.json /var/lib/slurmlet/containers");
+        assertFalse(on("n3", "dpkg-query", "-W", "enroot").exit() == 0);
+
+        String rejoin = "rejoin-without-enroot";
+        // Two CPUs a node: the cell's heartbeat and sleep on n1, the container job on n2.
+        String container = containerJob("n2", rejoin, 40);
+        long set = System.nanoTime();
+        Instant setAt = Instant.now();
+        double[] held = new double[1];
+        underJobs(rejoin, List.of("n1"), List.of("n1", "n2"), (before, after) -> {
+            // Each machine takes pyxis out until n3 has it, then back in: reconfigures, whatever the node set needs.
+            await(Duration.ofSeconds(150), "n3 builds pyxis and every machine's plugstack.conf names it again", ClusterIT::pyxisEverywhere);
+            held[0] = (System.nanoTime() - set) / 1e9;
+        }, 30, "nodes=n1,n2,n3");
+        String written = ok("n1", "sh", "-c", "journalctl -u slurmlet-agent -o cat --no-pager --since @%d | grep -E '\\] slurm: .*plugstack.conf' || true"
+                .formatted(setAt.getEpochSecond()));
+        assertTrue(written.strip().lines().count() >= 2, "n1 wrote plugstack.conf without pyxis, then with it again: " + written);
+        assertEquals("4.1.2", ok("n3", "enroot", "version").strip(), "n3 installed enroot from the mirror again");
+        awaitContainerJob(rejoin, container);
+        System.out.printf("ClusterIT %s matrix: %s: pyxis held out of plugstack.conf until n3 had built it, back %.1f s after the set; "
+                + "a container job and 2 others ran on%n", SUITE, rejoin, held[0]);
+
+        String off = "containers-off";
+        String running = containerJob("n2", off, 30);
+        underJobs(off, List.of("n1"), List.of("n1", "n2"),
+                (before, after) -> assertEquals(before, after, "a reconfigure: no daemon restarted"), "containers=false");
+        for (String node : NODES) {
+            String plugstack = ok(node, "cat", "/etc/slurm/plugstack.conf");
+            assertFalse(plugstack.contains("spank_pyxis"), node + ": " + plugstack);
+            assertFalse(ok(node, "cat", "/etc/slurm/slurm.conf").contains("Prolog="), node);
+            assertEquals("4.1.2", ok(node, "enroot", "version").strip(), node + ": what is installed stays");
+            assertEquals(0, on(node, "test", "-f", "/usr/local/lib/slurm/spank_pyxis.so").exit(), node + ": the plugin stays");
+        }
+        awaitContainerJob(off, running);
+        Proc.Result refused = on("n0", "srun", "-N1", "-w", "n1", "-t", "1", "--container-image=/shared/tiny.sqsh", "true");
+        assertNotEquals(0, refused.exit(), "without pyxis srun has no --container-image: " + refused);
+        assertEquals("n1", ok("n0", "srun", "-N1", "-w", "n1", "-t", "1", "hostname").strip(), "plain jobs run");
+    }
+
+    /**
+     * GPU machines: n2 stands in for one (a stand-in nvidia-smi naming two GPUs, and /dev/nvidia0 and 1
+     * made as NVIDIA's driver numbers them, with no driver behind them), so its facts show GPUs and
+     * Slurm gets them as gres. With containers on, n2 alone installs nvidia-container-cli (the
+     * mirror's stand-in packages, digests checked) and pyxis waits for it there; n1 has none and
+     * keeps telling containers there is no GPU. A job on n2 asking for one GPU, with
+     * NVIDIA_VISIBLE_DEVICES=all as a CUDA image sets it, has enroot's hook call the CLI for the
+     * container, from inside the job's cgroup.
+     */
+    @Test
+    @Order(30)
+    void onAGpuMachineAloneNvidiaContainerCliIsInstalledAndAGpuJobsContainerCallsIt() throws Exception {
+        try (Mirror mirror = Mirror.serve(RUN.resolve("mirror"))) {
+            ok("n2", "sh", "-c", """
+                    set -e
+                    for i in 0 1; do [ -e /dev/nvidia$i ] || mknod -m 0666 /dev/nvidia$i c 195 $i; done
+                    [ -e /dev/nvidiactl ] || mknod -m 0666 /dev/nvidiactl c 195 255
+                    printf '#!/bin/sh\n# a test stand-in: two GPUs\nprintf "NVIDIA H200\\nNVIDIA H200\\n"\n' >/usr/local/bin/nvidia-smi
+                    chmod 0755 /usr/local/bin/nvidia-smi
+                    systemctl restart slurmlet-agent""");
+            await(Duration.ofSeconds(120), "Slurm has n2's two GPUs", () -> {
+                try {
+                    // Each agent writes its own files: n2's gres.conf may come a moment after the controller's reconfigure.
+                    return on("n0", "scontrol", "show", "node", "n2").out().contains("Gres=gpu:nvidia_h200:2")
+                            && ok("n2", "cat", "/etc/slurm/gres.conf").contains("NodeName=n2 Name=gpu Type=nvidia_h200 File=/dev/nvidia[0-1]");
+                } catch (Exception | AssertionError e) {
+                    return false;
+                }
+            });
+            Instant since = Instant.now();
+            long set = System.nanoTime();
+            ok("n0", "ctl", "slurm", "containers", "on");
+            await(Duration.ofSeconds(120), "every machine's plugstack.conf names pyxis again, n2 with its nvidia-container-cli", ClusterIT::pyxisEverywhere);
+            double loaded = (System.nanoTime() - set) / 1e9;
+            assertTrue(ok("n2", "dpkg-query", "-W", "libnvidia-container-tools").contains("1.17.8-1"), "n2 has GPUs: the CLI is installed");
+            assertEquals("cli-version: 1.17.8", ok("n2", "nvidia-container-cli", "--version").lines().findFirst().orElse(""));
+            for (String node : List.of("n0", "n1", "n3")) {
+                assertNotEquals(0, on(node, "dpkg-query", "-W", "libnvidia-container-tools").exit(), node + " has no GPU: no CLI");
+                assertTrue(ok(node, "cat", "/etc/enroot/environ.d/50-slurmlet-gpus.env").contains("NVIDIA_VISIBLE_DEVICES=void"), node);
+            }
+            assertNotEquals(0, on("n2", "test", "-e", "/etc/enroot/environ.d/50-slurmlet-gpus.env").exit(), "n2's containers get GPUs");
+            String status = ok("n0", "ctl", "slurm", "containers", "status");
+            assertTrue(status.lines().anyMatch(l -> l.matches("n2 .* 2 +1\\.17\\.8 +yes")), status);
+            assertTrue(status.lines().anyMatch(l -> l.matches("n1 .* 0 +not needed +yes")), status);
+
+            String job = ok("n0", "env", "NVIDIA_VISIBLE_DEVICES=all", "srun", "-N1", "-w", "n2", "-t", "1", "--gres=gpu:1",
+                    "--container-image=/shared/tiny.sqsh", "sh", "-c", "echo in-container; cat /etc/os-release");
+            assertTrue(job.contains("in-container") && job.contains("NAME=\"slurmlet tiny\""), job);
+            String log = ok("n2", "cat", "/var/log/nvidia-container-cli-stand-in.log");
+            assertTrue(log.contains(" configure ") && log.contains("--device=all") && log.contains("--utility"), log);
+            assertTrue(log.contains("CUDA_VISIBLE_DEVICES=0 "), "the job's one GPU: " + log);
+            // From inside the job's cgroup (ConstrainDevices): its one GPU opens as far as the missing driver, the other not at all.
+            long allowed = log.lines().filter(l -> l.matches("/dev/nvidia[01]: No such device or address")).count();
+            long denied = log.lines().filter(l -> l.matches("/dev/nvidia[01]: Operation not permitted")).count();
+            assertEquals(List.of(1L, 1L), List.of(allowed, denied), "the CLI ran with the job's one GPU and not the other: " + log);
+            System.out.printf("ClusterIT %s containers: n2 (two stand-in GPUs) alone installed nvidia-container-cli, pyxis back %.1f s "
+                    + "after containers on; a GPU job's container called it:%n%s", SUITE, loaded, log);
+            assertEquals("", slurmctldFatals(since));
+        }
+    }
+
+    /** A batch job of {@code seconds} in the tiny image on {@code node}, running (its output in node's /tmp). */
+    static String containerJob(String node, String cell, int seconds) throws Exception {
+        String job = ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/tmp/" + cell + "-%j.out", "--container-image=/shared/tiny.sqsh",
+                "--wrap", "sleep %d; cat /etc/os-release".formatted(seconds)).strip();
+        await(Duration.ofSeconds(60), cell + ": container job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        return job;
+    }
+
+    /** Waits for {@link #containerJob} to end, and checks it ended well, in its container. */
+    static void awaitContainerJob(String cell, String job) throws Exception {
+        await(Duration.ofSeconds(90), cell + ": container job " + job + " ends", () -> {
+            try {
+                return !on("n0", "scontrol", "show", "job", job).out().matches("(?s).*JobState=(PENDING|RUNNING|COMPLETING|CONFIGURING) .*");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        String shown = ok("n0", "scontrol", "show", "job", job);
+        assertTrue(shown.contains("JobState=COMPLETED") && shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "),
+                cell + ": container job " + job + "\n" + shown);
+        String node = shown.replaceFirst("(?s).*\\bNodeList=(\\S+).*", "$1");
+        assertTrue(ok(node, "cat", "/tmp/" + cell + "-" + job + ".out").contains("NAME=\"slurmlet tiny\""), cell + ": it ran in the container");
+    }
+
+    /** Whether every machine's plugstack.conf names pyxis (required). */
+    static boolean pyxisEverywhere() {
+        try {
+            for (String node : NODES) {
+                if (!ok(node, "cat", "/etc/slurm/plugstack.conf").contains("\nrequired /usr/local/lib/slurm/spank_pyxis.so\n")) {
+                    return false;
+                }
+            }
+            return true;
+        } catch (Exception | AssertionError e) {
+            return false;
+        }
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        return sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
 
     /** An HTTP server for the cluster's machines, on the bridge of its hub namespace (10.77.0.2:8080), serving one folder. */

@@ -153,6 +153,7 @@ public class SettingsResource {
             Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
             java.util.Set<String> underWay = lending.underWay();
             java.util.Set<String> known = known(current);
+            List<String> gpuMachines = new ArrayList<>();
             if (next.check().isEmpty()) { // else the store refuses it, and says why
                 // The plans of both settings, made once for every check that compares them.
                 java.util.Set<Long> classes = lending.memoryClasses();
@@ -160,10 +161,15 @@ public class SettingsResource {
                 Planner.Plans will = Planner.review(next, machines, Planner.Lent.asWished(next, underWay, known, machines, classes));
                 hurts.addAll(whatTheControllerCannotRun(was, will));
                 hurts.addAll(exportsUnderJobs(current, next, was, will));
+                will.nodes().forEach((name, plan) -> {
+                    if (plan.containers().install() && plan.containers().gpus()) {
+                        gpuMachines.add(name);
+                    }
+                });
             }
             if (next.containers() && !current.containers()) {
                 // Accepted only where it can take effect: every machine must be able to fetch pinned files.
-                artifacts.unusable().ifPresent(why -> hurts.add(new Problem("containers", "true",
+                artifacts.unusable(gpuMachines).ifPresent(why -> hurts.add(new Problem("containers", "true",
                         "containers=true cannot take effect: " + why + "; nothing is stored")));
             }
             hurts.addAll(whatWouldEndJobs(current, next, !current.enabled()

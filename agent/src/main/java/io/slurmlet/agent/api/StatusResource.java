@@ -73,7 +73,7 @@ public class StatusResource {
             var report = reports.get(name);
             nodes.add(new NodeStatus(name, roles, lent.contains(name), f == null ? "" : f.slurmVersion(),
                     report.map(r -> r.at().toString()).orElse(""), report.map(r -> r.report().planRevision()).orElse(0L),
-                    report.map(r -> r.report().steps()).orElse(List.of()), f == null ? null : f.containers()));
+                    report.map(r -> r.report().steps()).orElse(List.of()), f == null ? null : f.containers(), f == null ? 0 : f.gpuCount()));
         }
         Planner.Plans plans = Planner.review(doc.settings(), facts,
                 Planner.Lent.asWished(doc.settings(), underWay, known, facts, lending.memoryClasses()));

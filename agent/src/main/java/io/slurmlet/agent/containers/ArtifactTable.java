@@ -26,6 +26,8 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
 
     /** The artifacts each Slurm machine needs, whatever its architecture: enroot, its capabilities package, pyxis's source. */
     public static final List<String> NEEDED = List.of("enroot", "enroot+caps", "pyxis");
+    /** What machines with NVIDIA GPUs need besides: nvidia-container-cli, which enroot's hook runs. */
+    public static final List<String> NEEDED_WITH_GPUS = List.of("libnvidia-container1", "libnvidia-container-tools");
     static final String RELEASE_TABLE = "/containers/artifacts.json";
 
     /** One row of the table, as its JSON has it; {@code sha256} null where the release does not know it. */
@@ -114,9 +116,12 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
 
     /**
      * Why containers cannot be turned on with this table, with what the admin does about it; empty:
-     * they can (a mirror, and a pinned file of each {@link #NEEDED} name).
+     * they can (a mirror, and a pinned file of each {@link #NEEDED} name, and of each
+     * {@link #NEEDED_WITH_GPUS} name where a Slurm machine has GPUs).
+     *
+     * @param gpuMachines the Slurm machines whose facts show NVIDIA GPUs
      */
-    public Optional<String> unusable() {
+    public Optional<String> unusable(List<String> gpuMachines) {
         List<String> why = new ArrayList<>();
         if (mirror.isEmpty()) {
             why.add("no mirror is configured to fetch enroot and pyxis from: set slurmlet.leader.containers.mirror in the leader's "
@@ -127,6 +132,13 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         if (!unpinned.isEmpty()) {
             why.add(("%s has no sha256 for %s, and nothing unverified is installed: give a table with the digests of the files "
                     + "your mirror serves (slurmlet.leader.containers.table)").formatted(source, String.join(", ", unpinned)));
+        }
+        List<String> forGpus = gpuMachines.isEmpty() ? List.of() : NEEDED_WITH_GPUS.stream()
+                .filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null)).toList();
+        if (!forGpus.isEmpty()) {
+            why.add(("%s %s NVIDIA GPUs, where containers need nvidia-container-cli, and %s has no sha256 for %s: add them, with "
+                    + "the digests of the files your mirror serves (slurmlet.leader.containers.table)").formatted(
+                    String.join(", ", gpuMachines), gpuMachines.size() == 1 ? "has" : "have", source, String.join(", ", forGpus)));
         }
         return why.isEmpty() ? Optional.empty() : Optional.of(String.join("; and ", why));
     }

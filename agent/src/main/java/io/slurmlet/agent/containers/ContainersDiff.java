@@ -55,8 +55,9 @@ public final class ContainersDiff {
      * @param artifacts the plan's pinned files
      * @param files     the files slurmlet keeps for them, by path: content, and whether the file is a program
      * @param absent    the files slurmlet writes only on other machines (the GPU line where there are GPUs)
+     * @param gpus      whether the machine has NVIDIA GPUs: nvidia-container-cli is installed too
      */
-    public record Wanted(boolean install, List<Artifact> artifacts, Map<String, Kept> files, List<String> absent) {
+    public record Wanted(boolean install, List<Artifact> artifacts, Map<String, Kept> files, List<String> absent, boolean gpus) {
         public Wanted {
             artifacts = List.copyOf(artifacts);
             files = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(files));
@@ -81,7 +82,8 @@ public final class ContainersDiff {
      *
      * @param arch        its architecture, as its package manager names it (amd64, x86_64)
      * @param format      its package format: deb or rpm
-     * @param enroot      each enroot package's installed version (enroot, enroot+caps), "" where not installed
+     * @param enroot      each package's installed version (enroot, enroot+caps, and the two of {@link #NVIDIA}), absent where
+     *                    not installed
      * @param slurm       the machine's Slurm version (srun -V); "" where none is installed
      * @param headers     the version of the Slurm headers pyxis is built against (slurm_version.h); "" where none
      * @param pyxis       what the stamp says pyxis was built from and for; empty: no stamp
@@ -127,7 +129,12 @@ public final class ContainersDiff {
         }
     }
 
-    sealed interface ContainersAction extends Action permits MakeFolders, WriteFile, RemoveFile, InstallEnroot, BuildPyxis {
+    /** NVIDIA's container CLI and its library, as their packages are named (deb and rpm alike), for GPU machines. */
+    static final List<String> NVIDIA = List.of("libnvidia-container1", "libnvidia-container-tools");
+    /** enroot's two packages. */
+    static final List<String> ENROOT = List.of("enroot", "enroot+caps");
+
+    sealed interface ContainersAction extends Action permits MakeFolders, WriteFile, RemoveFile, InstallEnroot, InstallNvidiaCli, BuildPyxis {
     }
 
     /** The folders of {@link #FOLDERS} that are missing or not root's 0755 ones, made so (install -d). */
@@ -172,6 +179,21 @@ public final class ContainersDiff {
         }
     }
 
+    /**
+     * nvidia-container-cli's packages (the CLI and its library), fetched, checked, installed together:
+     * on a GPU machine enroot's hook runs it to give a container the job's GPUs.
+     */
+    record InstallNvidiaCli(List<Artifact> packages, String was) implements ContainersAction {
+        public String will() {
+            return "install nvidia-container-cli %s (%s)%s".formatted(packages.get(0).version(), listed(packages),
+                    was.isEmpty() ? "" : ", over " + was);
+        }
+
+        public String did() {
+            return "installed nvidia-container-cli %s (%s)".formatted(packages.get(0).version(), listed(packages));
+        }
+    }
+
     /** pyxis's source, fetched, checked, built against this machine's Slurm and installed where plugstack.conf names it. */
     record BuildPyxis(Artifact source, String slurm, String why) implements ContainersAction {
         public String will() {
@@ -192,7 +214,7 @@ public final class ContainersDiff {
     public static Wanted desired(NodePlan plan) {
         ContainersPlan c = plan.containers();
         if (!c.install()) {
-            return new Wanted(false, List.of(), Map.of(), List.of());
+            return new Wanted(false, List.of(), Map.of(), List.of(), false);
         }
         Map<String, Kept> files = new LinkedHashMap<>();
         files.put(TMPFILES, new Kept(tmpfiles(), false));
@@ -211,7 +233,7 @@ public final class ContainersDiff {
         if (c.gpus()) {
             absent.add(GPU_ENVIRON);
         }
-        return new Wanted(true, c.artifacts(), files, absent);
+        return new Wanted(true, c.artifacts(), files, absent, c.gpus());
     }
 
     /** The actions from {@code seen} to {@code wanted}. Pure. */
@@ -239,17 +261,20 @@ public final class ContainersDiff {
             }
         }
         List<String> blocked = new ArrayList<>();
-        List<Artifact> enroot = ofMachine(wanted.artifacts(), List.of("enroot", "enroot+caps"), seen);
+        List<Artifact> enroot = ofMachine(wanted.artifacts(), ENROOT, seen);
         if (enroot.size() < 2) {
             blocked.add("the artifact table has no enroot and enroot+caps for %s %s: add them to the leader's table (slurmlet.leader.containers.table)"
                     .formatted(seen.arch(), seen.format()));
         } else {
-            List<String> off = enroot.stream().filter(a -> !installed(a, seen.enroot().getOrDefault(a.name(), ""))).map(Artifact::name).toList();
-            if (!off.isEmpty()) {
-                String was = String.join(", ", enroot.stream().filter(a -> !seen.enroot().getOrDefault(a.name(), "").isEmpty())
-                        .map(a -> a.name() + " " + seen.enroot().get(a.name())).toList());
-                actions.add(new InstallEnroot(enroot, was));
-            }
+            notInstalled(enroot, seen).ifPresent(was -> actions.add(new InstallEnroot(enroot, was)));
+        }
+        List<Artifact> nvidia = wanted.gpus() ? ofMachine(wanted.artifacts(), NVIDIA, seen) : List.of();
+        if (wanted.gpus() && nvidia.size() < 2) {
+            blocked.add(("this machine has NVIDIA GPUs, and containers there need nvidia-container-cli: the artifact table has no "
+                    + "libnvidia-container1 and libnvidia-container-tools for %s %s: add them to the leader's table "
+                    + "(slurmlet.leader.containers.table)").formatted(seen.arch(), seen.format()));
+        } else if (wanted.gpus()) {
+            notInstalled(nvidia, seen).ifPresent(was -> actions.add(new InstallNvidiaCli(nvidia, was)));
         }
         List<Artifact> pyxis = wanted.artifacts().stream().filter(a -> a.name().equals("pyxis") && a.format().equals("source")).toList();
         if (pyxis.isEmpty()) {
@@ -266,9 +291,22 @@ public final class ContainersDiff {
         } else {
             pyxisWhy(pyxis.get(0), seen).ifPresent(why -> actions.add(new BuildPyxis(pyxis.get(0), seen.headers(), why)));
         }
-        Diff diff = Diff.of(actions, "enroot %s and pyxis %s for Slurm %s installed".formatted(
-                enroot.isEmpty() ? "?" : enroot.get(0).version(), pyxis.isEmpty() ? "?" : pyxis.get(0).version(), seen.headers()));
+        Diff diff = Diff.of(actions, "enroot %s and pyxis %s for Slurm %s installed%s".formatted(
+                enroot.isEmpty() ? "?" : enroot.get(0).version(), pyxis.isEmpty() ? "?" : pyxis.get(0).version(), seen.headers(),
+                nvidia.isEmpty() ? "" : ", nvidia-container-cli " + nvidia.get(0).version()));
         return blocked.isEmpty() ? diff : diff.blockedBy(String.join("; ", blocked));
+    }
+
+    /**
+     * Where one of {@code packages} is not installed at its pinned version: what is installed of them
+     * now, in words ("" for nothing); empty where every one is.
+     */
+    private static Optional<String> notInstalled(List<Artifact> packages, Seen seen) {
+        if (packages.stream().allMatch(a -> installed(a, seen.enroot().getOrDefault(a.name(), "")))) {
+            return Optional.empty();
+        }
+        return Optional.of(String.join(", ", packages.stream().filter(a -> !seen.enroot().getOrDefault(a.name(), "").isEmpty())
+                .map(a -> a.name() + " " + seen.enroot().get(a.name())).toList()));
     }
 
     /** Why pyxis is built again, or empty where the installed one is the pinned source's, for this Slurm, unaltered. */

@@ -84,7 +84,7 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         String format = deb ? "deb" : "rpm";
         String arch = (deb ? commands.runChecked(List.of("dpkg", "--print-architecture"), QUERY)
                 : commands.runChecked(List.of("rpm", "--eval", "%{_arch}"), QUERY)).stdout().strip();
-        Map<String, String> enroot = enrootInstalled(deb);
+        Map<String, String> enroot = installed(deb, wanted.gpus());
         Map<String, String> seen = new HashMap<>();
         Set<String> paths = new LinkedHashSet<>(wanted.files().keySet());
         paths.addAll(wanted.absent());
@@ -112,11 +112,16 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
                 .orElse("");
     }
 
-    private Map<String, String> enrootInstalled(boolean deb) throws SystemException {
+    /** The installed versions of enroot's packages, and of nvidia-container-cli's where the plan wants them. */
+    private Map<String, String> installed(boolean deb, boolean gpus) throws SystemException {
         Map<String, String> versions = new HashMap<>();
-        List<String> argv = deb
-                ? List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n", "enroot", "enroot+caps")
-                : List.of("rpm", "-q", "--qf", "%{NAME} installed %{VERSION}-%{RELEASE}\\n", "enroot", "enroot+caps");
+        List<String> argv = new ArrayList<>(deb
+                ? List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n")
+                : List.of("rpm", "-q", "--qf", "%{NAME} installed %{VERSION}-%{RELEASE}\\n"));
+        argv.addAll(ContainersDiff.ENROOT);
+        if (gpus) {
+            argv.addAll(ContainersDiff.NVIDIA);
+        }
         // Both exit 1 when a package is not installed: that one is simply missing.
         for (String line : commands.run(argv, QUERY).stdout().split("\n")) {
             String[] words = line.strip().split(" ");
@@ -127,18 +132,27 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         return versions;
     }
 
-    /** The Slurm version of this machine's commands (srun, with the libslurm pyxis is built against): "" where none. */
+    /**
+     * The Slurm version of this machine's commands (srun, with the libslurm pyxis is built against): ""
+     * where none. srun needs a configuration even for -V (no slurm.conf yet on a machine that joins:
+     * "Could not establish a configuration source"), so the daemons' own -V, which need none, answer
+     * then: the same packages' release.
+     */
     private String slurmVersion() throws SystemException {
-        try {
-            Commands.Result r = commands.run(List.of("srun", "-V"), QUERY);
-            String[] words = r.stdout().strip().split("\\s+");
-            return r.succeeded() && words.length == 2 && words[1].matches("[0-9][0-9A-Za-z.+~-]{0,40}") ? words[1] : "";
-        } catch (CommandFailed e) {
-            if (e.notInstalled()) {
-                return "";
+        for (List<String> argv : List.of(List.of("srun", "-V"), List.of("slurmd", "-V"), List.of("slurmctld", "-V"))) {
+            try {
+                Commands.Result r = commands.run(argv, QUERY);
+                String[] words = r.stdout().strip().split("\\s+");
+                if (r.succeeded() && words.length == 2 && words[1].matches("[0-9][0-9A-Za-z.+~-]{0,40}")) {
+                    return words[1];
+                }
+            } catch (CommandFailed e) {
+                if (!e.notInstalled()) {
+                    throw e;
+                }
             }
-            throw e;
         }
+        return "";
     }
 
     private List<String> wrongFolders() throws IOException {
@@ -168,7 +182,9 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         } else if (action instanceof ContainersDiff.RemoveFile remove) {
             files.delete(at(remove.path()));
         } else if (action instanceof ContainersDiff.InstallEnroot install) {
-            installEnroot(install.packages());
+            installPackages(install.packages());
+        } else if (action instanceof ContainersDiff.InstallNvidiaCli install) {
+            installPackages(install.packages());
         } else if (action instanceof ContainersDiff.BuildPyxis build) {
             buildPyxis(build.source(), build.slurm());
         } else {
@@ -176,7 +192,7 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         }
     }
 
-    private void installEnroot(List<Artifact> packages) throws IOException, SystemException {
+    private void installPackages(List<Artifact> packages) throws IOException, SystemException {
         List<String> fetched = new ArrayList<>();
         for (Artifact a : packages) {
             fetched.add(fetcher.fetch(a).toString()); // every one checked before any is installed

@@ -213,9 +213,29 @@ public final class FactsCollector {
             boolean prolog = files.read(Path.of(io.slurmlet.model.facts.ContainerFacts.PROLOG))
                     .filter(script -> script.contains("written by slurmlet")).isPresent();
             return new io.slurmlet.model.facts.ContainerFacts(enroot, stamp.map(st -> st.pyxis()).orElse(""),
-                    stamp.map(st -> st.slurm()).orElse(""), stamp.map(st -> st.sha256()).orElse(""), prolog);
+                    stamp.map(st -> st.slurm()).orElse(""), stamp.map(st -> st.sha256()).orElse(""), prolog, nvidiaCli());
         } catch (UncheckedIOException e) {
             return io.slurmlet.model.facts.ContainerFacts.NONE;
+        }
+    }
+
+    static final Path NVIDIA_CLI = Path.of("/usr/bin/nvidia-container-cli");
+    private static final Pattern NVIDIA_CLI_VERSION = Pattern.compile("(?m)^cli-version: ([0-9A-Za-z.+~_-]{1,64})\\s*$");
+
+    /**
+     * nvidia-container-cli's version, as its {@code --version} says it ({@code cli-version: 1.17.8}),
+     * where it is installed; "" where it is not, or does not answer so (it needs no driver for that).
+     */
+    private String nvidiaCli() {
+        if (!files.list(NVIDIA_CLI.getParent()).contains(NVIDIA_CLI)) {
+            return "";
+        }
+        try {
+            Commands.Result r = commands.run(List.of(NVIDIA_CLI.toString(), "--version"), deadline);
+            java.util.regex.Matcher m = NVIDIA_CLI_VERSION.matcher(r.stdout());
+            return r.succeeded() && m.find() ? m.group(1) : "";
+        } catch (CommandFailed e) {
+            return "";
         }
     }
 

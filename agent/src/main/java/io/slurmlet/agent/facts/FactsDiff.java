@@ -85,6 +85,7 @@ public final class FactsDiff {
         }
         compare(changes, "enroot", held.containerTools().enroot(), now.containerTools().enroot());
         compare(changes, "pyxis", pyxis(held.containerTools()), pyxis(now.containerTools()));
+        compare(changes, "nvidia-container-cli", held.containerTools().nvidiaCli(), now.containerTools().nvidiaCli());
         compare(changes, "slurmlet's prolog", held.containerTools().prolog() ? "in place" : "", now.containerTools().prolog() ? "in place" : "");
         return changes.isEmpty() ? "the leader's copy differs" : "the leader has " + String.join(", ", changes);
     }

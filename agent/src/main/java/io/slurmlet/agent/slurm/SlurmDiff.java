@@ -186,10 +186,12 @@ public final class SlurmDiff {
      * @param leftovers each retired daemon that runs or is enabled here from slurmlet's files, with what
      *                  still needs it: the jobs an old slurmctld holds in its queue, or those running on
      *                  this machine for an old slurmd (or why they cannot be known); none: it can go
+     * @param missingPlugins the plugins the wanted plugstack.conf requires that this machine does not have
      */
     public record Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
-                       Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers) {
+                       Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers, Set<String> missingPlugins) {
         public Seen {
+            missingPlugins = Set.copyOf(missingPlugins);
             files = Map.copyOf(files);
             running = Set.copyOf(running);
             enabled = Set.copyOf(enabled);
@@ -202,6 +204,25 @@ public final class SlurmDiff {
                     Map<String, List<String>> partitionJobs) {
             this(files, running, enabled, owed, owedStale, partitionJobs, Map.of());
         }
+
+        public Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
+                    Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers) {
+            this(files, running, enabled, owed, owedStale, partitionJobs, leftovers, Set.of());
+        }
+    }
+
+    /** Where Slurm reads its SPANK plugins from, slurmd and every command alike. */
+    public static final String PLUGSTACK = "/etc/slurm/plugstack.conf";
+    private static final java.util.regex.Pattern REQUIRED_PLUGIN = java.util.regex.Pattern.compile("(?m)^required\\s+(/\\S+)");
+
+    /** The plugins {@code plugstack} (plugstack.conf's text) requires: a job fails, and slurmd does not start, without one. */
+    public static List<String> requiredPlugins(String plugstack) {
+        List<String> paths = new ArrayList<>();
+        java.util.regex.Matcher m = REQUIRED_PLUGIN.matcher(plugstack);
+        while (m.find()) {
+            paths.add(m.group(1));
+        }
+        return paths;
     }
 
     private static final java.util.regex.Pattern PARTITION = java.util.regex.Pattern.compile("(?m)^PartitionName=(\\S+)");
@@ -351,6 +372,15 @@ public final class SlurmDiff {
                     ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here")
                     : "Slurm's files wait for the old slurmctld here to stop");
             return kept.isEmpty() ? left : left.waitingFor(kept);
+        }
+        if (!seen.missingPlugins().isEmpty()) {
+            // A plan made from facts older than the machine (a reimaged one, one whose pyxis was removed): with that
+            // plugstack.conf slurmd would not start and every job here would fail. The files stay as they are until the
+            // plugin is here (the containers step builds it) or the leader, told by this machine's facts, leaves it out.
+            kept.add(("Slurm's files and daemons here wait: plugstack.conf is to require %s, which this machine does not have "
+                    + "(slurmd would not start with it, and every job here would fail); they follow once it is here or the "
+                    + "leader's plan leaves it out").formatted(String.join(", ", new TreeSet<>(seen.missingPlugins()))));
+            return Diff.of(List.copyOf(retire), "Slurm's files wait for a plugin plugstack.conf requires").waitingFor(kept);
         }
         // The cluster's name in slurmctld's state is kept only once slurmctld wrote it (at its first start it writes its
         // own), and only its name: 24.11 and later keep the cluster's id after it ("slurmlet|1605"), which stays.

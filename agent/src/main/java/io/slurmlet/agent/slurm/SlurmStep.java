@@ -138,7 +138,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         Set<String> enabled = daemons.enabled();
         Map<String, Owed> still = stillOwed(before, wanted);
         return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
-                partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)), leftovers(wanted, now, daemons));
+                partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)), leftovers(wanted, now, daemons),
+                missingPlugins(wanted));
     }
 
     /**
@@ -178,6 +179,21 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     }
 
     /** Each of {@code paths} that exists, as it is. */
+    /** The plugins the wanted plugstack.conf requires that are not on this machine. */
+    private Set<String> missingPlugins(SlurmDiff.Wanted wanted) throws IOException {
+        Set<String> missing = new java.util.TreeSet<>();
+        for (ManagedFile f : wanted.files()) {
+            if (f.path().equals(SlurmDiff.PLUGSTACK)) {
+                for (String plugin : SlurmDiff.requiredPlugins(f.content())) {
+                    if (files.stat(ManagedFiles.under(root, plugin)).isEmpty()) {
+                        missing.add(plugin);
+                    }
+                }
+            }
+        }
+        return missing;
+    }
+
     private Map<String, SlurmDiff.FileNow> filesNow(List<String> paths) throws IOException {
         Map<String, SlurmDiff.FileNow> now = new LinkedHashMap<>();
         try {

@@ -31,7 +31,7 @@ class ArtifactTableTest {
     void thisReleasesTableKnowsNoDigestSoContainersCannotBeTurnedOnAndItSaysWhatToGive() throws IOException {
         ArtifactTable release = ArtifactTable.load(Optional.empty(), Optional.empty());
         assertEquals(List.of(), release.pinned());
-        String why = release.unusable().orElseThrow();
+        String why = release.unusable(List.of()).orElseThrow();
         assertTrue(why.contains("no mirror is configured to fetch enroot and pyxis from: set slurmlet.leader.containers.mirror"), why);
         assertTrue(why.contains("this release's table has no sha256 for enroot, enroot+caps, pyxis, and nothing unverified is installed"), why);
     }
@@ -40,7 +40,12 @@ class ArtifactTableTest {
     void aSitesTableWithAMirrorGivesEveryPinnedFileItsUrlAndLeavesOutOneWithoutADigest() throws IOException {
         Path table = Files.writeString(dir.resolve("table.json"), SITE);
         ArtifactTable site = ArtifactTable.load(Optional.of(table), Optional.of("http://10.77.0.2:8080/slurmlet"));
-        assertEquals(Optional.empty(), site.unusable());
+        assertEquals(Optional.empty(), site.unusable(List.of()));
+        // With GPU machines among the Slurm machines, nvidia-container-cli's packages must be pinned too.
+        String gpus = site.unusable(List.of("gpu1", "gpu2")).orElseThrow();
+        assertTrue(gpus.equals("gpu1, gpu2 have NVIDIA GPUs, where containers need nvidia-container-cli, and " + table
+                + " has no sha256 for libnvidia-container1, libnvidia-container-tools: add them, with the digests of the "
+                + "files your mirror serves (slurmlet.leader.containers.table)"), gpus);
         assertEquals(List.of("http://10.77.0.2:8080/slurmlet/enroot_4.1.2-1_amd64.deb", "http://10.77.0.2:8080/slurmlet/enroot+caps_4.1.2-1_amd64.deb",
                 "http://10.77.0.2:8080/slurmlet/pyxis-0.24.0.tar.gz"), site.pinned().stream().map(a -> a.url()).toList());
     }

@@ -33,8 +33,13 @@ class ContainersStepTest {
     static final Artifact CAPS = artifact("enroot+caps", "4.1.2", "amd64", "deb", "enroot+caps_4.1.2-1_amd64.deb", "b");
     static final Artifact ENROOT_ARM = artifact("enroot", "4.1.2", "arm64", "deb", "enroot_4.1.2-1_arm64.deb", "c");
     static final Artifact PYXIS = artifact("pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", "d");
+    static final Artifact NVIDIA_LIB = artifact("libnvidia-container1", "1.17.8", "amd64", "deb", "libnvidia-container1_1.17.8-1_amd64.deb", "e");
+    static final Artifact NVIDIA_CLI = artifact("libnvidia-container-tools", "1.17.8", "amd64", "deb",
+            "libnvidia-container-tools_1.17.8-1_amd64.deb", "f");
     static final List<String> DPKG_QUERY = List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n", "enroot",
             "enroot+caps");
+    static final List<String> DPKG_QUERY_GPUS = List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n", "enroot",
+            "enroot+caps", "libnvidia-container1", "libnvidia-container-tools");
 
     @TempDir
     Path state;
@@ -53,7 +58,7 @@ class ContainersStepTest {
 
     static NodePlan plan(boolean gpus) {
         return NodePlan.of("n1", Set.of(Role.COMPUTE))
-                .withContainers(new ContainersPlan(true, List.of(ENROOT, CAPS, ENROOT_ARM, PYXIS), "/shared", gpus));
+                .withContainers(new ContainersPlan(true, List.of(ENROOT, CAPS, ENROOT_ARM, PYXIS, NVIDIA_LIB, NVIDIA_CLI), "/shared", gpus));
     }
 
     ContainersStep step() {
@@ -108,7 +113,8 @@ class ContainersStepTest {
     void aFreshMachineGetsItsFoldersFilesEnrootOfItsArchitectureAndPyxisBuiltForItsOwnSlurmThenNothingMore() throws IOException {
         Outcome first = step().apply(plan(false));
         assertEquals(Outcome.Kind.CHANGED, first.kind(), first.detail());
-        // Each file checked (fetched) before anything of it is installed; the arm64 package is not this machine's.
+        // Each file checked (fetched) before anything of it is installed; the arm64 package is not this machine's, and
+        // nvidia-container-cli is only for machines with GPUs.
         assertEquals(List.of(ENROOT, CAPS, PYXIS), fetched);
         List<List<String>> log = commands.log();
         assertTrue(log.contains(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends",
@@ -171,6 +177,15 @@ class ContainersStepTest {
     }
 
     @Test
+    void aMachineWithNoSlurmConfYetTakesItsSlurmVersionFromTheDaemonsSinceSrunNeedsAConfigurationEvenForItsVersion() {
+        commands.answer(List.of("srun", "-V"), new Commands.Result(1, "", "srun: fatal: Could not establish a configuration source\n"))
+                .answer(List.of("slurmd", "-V"), "slurm-wlm 24.11.5\n");
+        Outcome outcome = step().apply(plan(false));
+        assertEquals(Outcome.Kind.CHANGED, outcome.kind(), outcome.detail());
+        assertTrue(outcome.detail().contains("built pyxis 0.24.0 for Slurm 24.11.5"), outcome.detail());
+    }
+
+    @Test
     void headersOfAnotherSlurmThanTheInstalledOneBuildNothingAndSaySo() throws IOException {
         headers("25.05.0");
         Outcome outcome = step().apply(plan(false));
@@ -210,12 +225,41 @@ class ContainersStepTest {
     }
 
     @Test
-    void aMachineWithGpusOffersThemToContainersAndLosesTheNoGpuLine() throws IOException {
+    void aMachineWithGpusGetsNvidiaContainerCliCheckedAndInstalledAndLosesTheNoGpuLine() throws IOException {
         step().apply(plan(false));
         asInstalled();
+        commands.answer(DPKG_QUERY_GPUS, new Commands.Result(1, "enroot installed 4.1.2-1\nenroot+caps installed 4.1.2-1\n",
+                "dpkg-query: no packages found matching libnvidia-container1\n"));
+        fetched.clear();
+        commands.clearLog();
         Outcome outcome = step().apply(plan(true));
-        assertEquals("removed " + ContainersDiff.GPU_ENVIRON, outcome.detail());
+        assertEquals(Outcome.Kind.CHANGED, outcome.kind(), outcome.detail());
+        assertEquals("removed " + ContainersDiff.GPU_ENVIRON + "; installed nvidia-container-cli 1.17.8 (libnvidia-container1_1.17.8-1_amd64.deb "
+                + "sha256 eeeeeeeeeeee, libnvidia-container-tools_1.17.8-1_amd64.deb sha256 ffffffffffff)", outcome.detail());
         assertTrue(files.stat(at(ContainersDiff.GPU_ENVIRON)).isEmpty());
+        assertEquals(List.of(NVIDIA_LIB, NVIDIA_CLI), fetched, "both checked before either is installed");
+        assertTrue(commands.log().contains(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q",
+                "--no-install-recommends", "-o", "Dpkg::Options::=--force-confold",
+                "/var/lib/slurmlet/containers/artifacts/" + "e".repeat(64) + "-libnvidia-container1_1.17.8-1_amd64.deb",
+                "/var/lib/slurmlet/containers/artifacts/" + "f".repeat(64) + "-libnvidia-container-tools_1.17.8-1_amd64.deb")),
+                commands.log().toString());
+
+        commands.answer(DPKG_QUERY_GPUS, "enroot installed 4.1.2-1\nenroot+caps installed 4.1.2-1\nlibnvidia-container1 installed 1.17.8-1\n"
+                + "libnvidia-container-tools installed 1.17.8-1\n");
+        Outcome again = step().apply(plan(true));
+        assertEquals(Outcome.Kind.UNCHANGED, again.kind(), again.detail());
+        assertEquals("enroot 4.1.2 and pyxis 0.24.0 for Slurm 24.11.5 installed, nvidia-container-cli 1.17.8", again.detail());
+    }
+
+    @Test
+    void aMachineWithGpusWhoseTableHasNoNvidiaContainerCliSaysWhatToAdd() {
+        commands.answer(DPKG_QUERY_GPUS, new Commands.Result(1, "", "dpkg-query: no packages found matching enroot\n"));
+        NodePlan gpus = NodePlan.of("n1", Set.of(Role.COMPUTE)).withContainers(new ContainersPlan(true, List.of(ENROOT, CAPS, PYXIS), "/shared", true));
+        Outcome outcome = step().apply(gpus);
+        assertEquals(Outcome.Kind.FAILED, outcome.kind(), outcome.detail());
+        assertTrue(outcome.detail().contains("this machine has NVIDIA GPUs, and containers there need nvidia-container-cli: the artifact "
+                + "table has no libnvidia-container1 and libnvidia-container-tools for amd64 deb: add them to the leader's table "
+                + "(slurmlet.leader.containers.table)"), outcome.detail());
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The collector with fake commands and a made-up machine in a temporary folder. */
@@ -83,8 +84,31 @@ class FactsCollectorTest {
         put("usr/local/lib/slurmlet/prolog", "#!/bin/sh\n# written by slurmlet: Slurm's prolog\n");
         FactsCollector.Collected c = collector.collect("gpu1");
         assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true), c.facts().containers());
-        assertTrue(c.facts().containerTools().readyFor("24.11.5"));
+        assertTrue(c.facts().containerTools().readyFor("24.11.5", false));
         assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", c.facts()));
+    }
+
+    @Test
+    void onAMachineWithGpusNvidiaContainerCliIsReportedAsItsVersionSaysAndItIsWhatContainersThereStillLack() throws IOException {
+        commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "slurm-wlm 24.11.5\n").answer(NVIDIA_SMI, Samples.EIGHT_H100);
+        put("usr/bin/enroot", "#!/usr/bin/env bash\nexport ENROOT_VERSION=\"4.1.2\"\n");
+        put("usr/local/lib/slurm/spank_pyxis.so", "ELF");
+        put("usr/local/lib/slurmlet/pyxis.json", "{\"pyxis\":\"0.24.0\",\"slurm\":\"24.11.5\",\"source_sha256\":\"" + "c".repeat(64)
+                + "\",\"sha256\":\"" + "e".repeat(64) + "\"}");
+        put("usr/local/lib/slurmlet/prolog", "#!/bin/sh\n# written by slurmlet: Slurm's prolog\n");
+        FactsCollector.Collected without = collector.collect("gpu1");
+        assertEquals("", without.facts().containerTools().nvidiaCli());
+        assertEquals("nvidia-container-cli (it has NVIDIA GPUs)", without.facts().containerTools().lacks("24.11.5", true));
+        assertFalse(commands.log().stream().anyMatch(argv -> argv.get(0).contains("nvidia-container-cli")), "not installed: not run");
+
+        put("usr/bin/nvidia-container-cli", "ELF");
+        commands.answer(List.of("/usr/bin/nvidia-container-cli", "--version"),
+                "cli-version: 1.17.8\nlib-version: 1.17.8\nbuild date: 2025-05-30T13:47+00:00\n");
+        FactsCollector.Collected with = collector.collect("gpu1");
+        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8"),
+                with.facts().containers());
+        assertTrue(with.facts().containerTools().readyFor("24.11.5", true));
+        assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", with.facts()));
     }
 
     @Test

@@ -73,6 +73,40 @@ class SlurmStepTest {
         assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "no restart: a reconfigure takes the name");
     }
 
+    /**
+     * A plan made from facts older than the machine (one reimaged, or whose pyxis was removed) names a
+     * plugin the machine lacks: slurmd would not start with that plugstack.conf, so nothing of Slurm is
+     * written or started here until the plugin is (the containers step builds it) or the plan leaves it
+     * out. The step waits, it does not fail.
+     */
+    @Test
+    void aPlugstackRequiringAPluginThisMachineLacksWaitsAndWritesAndStartsNothingUntilItIsHere() {
+        Map<String, NodeFacts> inv = new HashMap<>();
+        for (String n : List.of("c0", "n1", "n2")) {
+            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5").withContainers(
+                    new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true)));
+        }
+        SlurmSettings containers = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
+                true, null, Map.of());
+        NodePlan plan = Planner.plan(containers, inv, KEY).nodes().get("n1");
+        assertTrue(plan.slurm().files().stream().anyMatch(f -> f.content().contains("required /usr/local/lib/slurm/spank_pyxis.so")));
+
+        Outcome waiting = step.apply(plan);
+        assertEquals(Outcome.Kind.UNCHANGED, waiting.kind(), waiting.detail());
+        assertEquals(List.of(), files.log, "no file written");
+        assertEquals(List.of(), services.log, "slurmd not started");
+        assertEquals(List.of("Slurm's files and daemons here wait: plugstack.conf is to require /usr/local/lib/slurm/spank_pyxis.so, "
+                + "which this machine does not have (slurmd would not start with it, and every job here would fail); they follow once "
+                + "it is here or the leader's plan leaves it out"), step.waiting());
+
+        files.put(Path.of("/usr/local/lib/slurm/spank_pyxis.so"), "ELF".getBytes(java.nio.charset.StandardCharsets.UTF_8), "rw-r--r--",
+                "root", "root");
+        Outcome applied = step.apply(plan);
+        assertEquals(Outcome.Kind.CHANGED, applied.kind(), applied.detail());
+        assertTrue(services.log.contains("start slurmd"), services.log.toString());
+        assertEquals(List.of(), step.waiting());
+    }
+
     @Test
     void secondApplyWritesNothing() {
         NodePlan plan = plan("n1", settings("gpu", Map.of()));

@@ -46,6 +46,8 @@ public record SlurmStatus(
      * @param reported when its agent last reported a reconcile pass (ISO-8601); empty: not since the leader started
      * @param planRevision the plan revision that pass applied; 0: none
      * @param steps each reconcile step's last outcome there, with its last error
+     * @param containers what it has for jobs in containers, as its agent reported it; null: nothing
+     * @param gpus  the NVIDIA GPUs its agent reported (they need nvidia-container-cli for containers)
      */
     public record NodeStatus(
             @JsonProperty("name") String name,
@@ -56,7 +58,9 @@ public record SlurmStatus(
             @JsonProperty("plan_revision") long planRevision,
             @JsonProperty("steps") List<StepStatus> steps,
             @JsonProperty("containers") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-            io.slurmlet.model.facts.ContainerFacts containers) {
+            io.slurmlet.model.facts.ContainerFacts containers,
+            @JsonProperty("gpus") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+            int gpus) {
 
         public NodeStatus {
             reported = reported == null ? "" : reported;
@@ -66,7 +70,7 @@ public record SlurmStatus(
         /** Without what the machine has for containers (nothing, or not reported). */
         public NodeStatus(String name, List<String> roles, boolean lent, String slurm, String reported, long planRevision,
                           List<StepStatus> steps) {
-            this(name, roles, lent, slurm, reported, planRevision, steps, null);
+            this(name, roles, lent, slurm, reported, planRevision, steps, null, 0);
         }
 
         /** A node whose agent has posted no pass yet. */

@@ -13,35 +13,47 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  * @param pyxisSha256 the sha256 of the plugin installed at {@link #PYXIS_PLUGIN}
  * @param prolog      whether slurmlet's Slurm prolog (which makes each job's user their enroot
  *                    folders) is in place
+ * @param nvidiaCli   the version of nvidia-container-cli installed ({@code cli-version} of its
+ *                    {@code --version}), which enroot's hook runs to give a container the job's GPUs;
+ *                    needed only where the machine has NVIDIA GPUs
  */
 public record ContainerFacts(
         @JsonProperty("enroot") String enroot,
         @JsonProperty("pyxis") String pyxis,
         @JsonProperty("pyxis_slurm") String pyxisSlurm,
         @JsonProperty("pyxis_sha256") String pyxisSha256,
-        @JsonProperty("prolog") boolean prolog) {
+        @JsonProperty("prolog") boolean prolog,
+        @JsonProperty("nvidia_container_cli") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+        String nvidiaCli) {
 
     /** Where pyxis is installed on every machine (its upstream default), as plugstack.conf names it. */
     public static final String PYXIS_PLUGIN = "/usr/local/lib/slurm/spank_pyxis.so";
     /** slurmlet's Slurm prolog, as slurm.conf's Prolog names it. */
     public static final String PROLOG = "/usr/local/lib/slurmlet/prolog";
 
-    public static final ContainerFacts NONE = new ContainerFacts("", "", "", "", false);
+    public static final ContainerFacts NONE = new ContainerFacts("", "", "", "", false, "");
 
     public ContainerFacts {
         enroot = enroot == null ? "" : enroot;
         pyxis = pyxis == null ? "" : pyxis;
         pyxisSlurm = pyxisSlurm == null ? "" : pyxisSlurm;
         pyxisSha256 = pyxisSha256 == null ? "" : pyxisSha256;
+        nvidiaCli = nvidiaCli == null ? "" : nvidiaCli;
+    }
+
+    /** Without nvidia-container-cli: a machine's tools where it has no GPU. */
+    public ContainerFacts(String enroot, String pyxis, String pyxisSlurm, String pyxisSha256, boolean prolog) {
+        this(enroot, pyxis, pyxisSlurm, pyxisSha256, prolog, "");
     }
 
     /**
      * Whether jobs can run in containers here with Slurm {@code slurmVersion}: enroot installed, pyxis
-     * built against that very Slurm and installed, and the prolog in place.
+     * built against that very Slurm and installed, the prolog in place, and where the machine has
+     * NVIDIA GPUs ({@code gpus}) nvidia-container-cli, without which a CUDA image's job fails there
+     * ({@code Command not found: nvidia-container-cli}).
      */
-    public boolean readyFor(String slurmVersion) {
-        return !enroot.isEmpty() && !pyxis.isEmpty() && !pyxisSha256.isEmpty() && prolog
-                && !slurmVersion.isEmpty() && release(pyxisSlurm).equals(release(slurmVersion));
+    public boolean readyFor(String slurmVersion, boolean gpus) {
+        return lacks(slurmVersion, gpus).isEmpty();
     }
 
     /**
@@ -55,7 +67,7 @@ public record ContainerFacts(
     }
 
     /** What this machine still lacks for jobs in containers with Slurm {@code slurmVersion}, in words; empty: nothing. */
-    public String lacks(String slurmVersion) {
+    public String lacks(String slurmVersion, boolean gpus) {
         java.util.List<String> lacks = new java.util.ArrayList<>();
         if (enroot.isEmpty()) {
             lacks.add("enroot");
@@ -68,6 +80,9 @@ public record ContainerFacts(
         }
         if (!prolog) {
             lacks.add("slurmlet's prolog");
+        }
+        if (gpus && nvidiaCli.isEmpty()) {
+            lacks.add("nvidia-container-cli (it has NVIDIA GPUs)");
         }
         return String.join(", ", lacks);
     }

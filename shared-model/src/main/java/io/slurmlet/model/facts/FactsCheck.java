@@ -102,6 +102,7 @@ public final class FactsCheck {
     private void checkContainers(ContainerFacts c) {
         text("containers.enroot", c.enroot(), TOOL_VERSION, 64, "enroot's package version, e.g. 4.1.2-1, or empty");
         text("containers.pyxis", c.pyxis(), TOOL_VERSION, 64, "the pyxis version built, e.g. 0.24.0, or empty");
+        text("containers.nvidia_container_cli", c.nvidiaCli(), TOOL_VERSION, 64, "nvidia-container-cli's version, e.g. 1.17.8, or empty");
         if (!c.pyxisSlurm().isEmpty() && !SLURM_VERSION.matcher(c.pyxisSlurm()).matches()) {
             add("containers.pyxis_slurm", c.pyxisSlurm(), ("containers.pyxis_slurm %s is not a Slurm version: the one pyxis was built "
                     + "against, as slurmd -V prints it, e.g. 24.11.5, or empty").formatted(Text.quote(c.pyxisSlurm())));

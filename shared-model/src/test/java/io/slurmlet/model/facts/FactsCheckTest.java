@@ -97,6 +97,8 @@ class FactsCheckTest {
         }
         assertRefused("containers.pyxis_slurm", "24.11.5\nx", GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5\nx",
                 "e".repeat(64), true)));
+        assertRefused("containers.nvidia_container_cli", "1.17.8\nx", GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5",
+                "e".repeat(64), true, "1.17.8\nx")));
         assertRefused("containers.pyxis_sha256", "E".repeat(64), GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5",
                 "E".repeat(64), true)));
         String json = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(GOOD.withContainers(ContainerFacts.NONE));

@@ -375,7 +375,7 @@ public final class Planner {
         List<String> waiting = new ArrayList<>();
         for (String machine : machines) {
             NodeFacts facts = inventory.get(machine);
-            String lacks = facts == null ? "no agent has joined from it" : facts.containerTools().lacks(facts.slurmVersion());
+            String lacks = facts == null ? "no agent has joined from it" : facts.containerTools().lacks(facts.slurmVersion(), facts.gpuCount() > 0);
             if (!lacks.isEmpty()) {
                 waiting.add(machine + " (" + lacks + ")");
             }

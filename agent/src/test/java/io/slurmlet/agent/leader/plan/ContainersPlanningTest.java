@@ -75,6 +75,23 @@ class ContainersPlanningTest {
     }
 
     @Test
+    void aMachineWithGpusInstallsNvidiaContainerCliAndHoldsPyxisBackUntilItHasIt() {
+        Map<String, NodeFacts> m = machines(READY, READY, READY);
+        m.put("n2", new NodeFacts("n2", "", 8, 1, 1, 8, 1, 32_000, List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 2)), "debian 13",
+                "24.11.5").withContainers(READY));
+        var plans = Planner.plan(containers(true), m, KEY);
+        assertTrue(plans.nodes().get("n2").containers().gpus(), "n2 gets nvidia-container-cli");
+        assertFalse(plans.nodes().get("n1").containers().gpus(), "n1 has no GPU: no nvidia-container-cli, and containers told so");
+        assertFalse(plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
+        assertTrue(plans.notes().contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 "
+                + "(nvidia-container-cli (it has NVIDIA GPUs))"), plans.notes().toString());
+
+        m.put("n2", m.get("n2").withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8")));
+        plans = Planner.plan(containers(true), m, KEY);
+        assertTrue(plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("\nrequired " + ContainerFacts.PYXIS_PLUGIN + "\n"));
+    }
+
+    @Test
     void containersOffInstallNothingAndLoadNothingWhateverTheMachinesHave() {
         var plans = Planner.plan(containers(false), machines(READY, READY, READY), KEY);
         assertEquals(ContainersPlan.NONE, plans.nodes().get("n1").containers());
