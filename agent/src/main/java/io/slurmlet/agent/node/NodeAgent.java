@@ -149,7 +149,10 @@ public class NodeAgent {
             poster.changed();
             runner.jobsChanged();
         }, Duration.ofSeconds(2));
-        daemons = new DaemonWatch(wiring.services(), () -> watched(runner), () -> STARTS_DAEMONS.contains(runner.running()), outcome -> {
+        io.slurmlet.agent.slurm.SlurmStep slurm = wiring.steps().stream().filter(io.slurmlet.agent.slurm.SlurmStep.class::isInstance)
+                .map(io.slurmlet.agent.slurm.SlurmStep.class::cast).findFirst().orElse(null);
+        // A slurm step held back by a plugin the plan requires and the machine lacks has not made the daemons the plan's.
+        daemons = new DaemonWatch(wiring.services(), () -> slurm != null && slurm.waitsForPlugins() ? List.of() : watched(runner), () -> STARTS_DAEMONS.contains(runner.running()), outcome -> {
                     book.record(outcome);
                     poster.changed();
                 }, java.time.Clock.systemUTC(), Duration.ofSeconds(1));

@@ -104,6 +104,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     /** What the last pass compared the machine with: which of the files hold a secret, for the report. */
     private volatile SlurmDiff.Wanted looked = new SlurmDiff.Wanted(false, List.of(), List.of(), false);
+    private volatile boolean pluginsMissing;
 
     /** What the machine's report says of Slurm's files and daemons, from the last pass; empty before it. */
     public Optional<io.slurmlet.model.observed.SlurmSeen> reported() {
@@ -115,6 +116,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     @Override
     public SlurmDiff.Seen observe(SlurmDiff.Wanted wanted) throws IOException, SystemException {
         looked = wanted;
+        pluginsMissing = false;
         if (wanted.files().isEmpty()) {
             // No role (yet, or any more): what is left of Slurm here is looked at, for the report (a dry run that
             // gives the machine a role then knows the slurmd that still runs, and the files it keeps), and what the
@@ -137,9 +139,11 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         Set<String> running = daemons.running();
         Set<String> enabled = daemons.enabled();
         Map<String, Owed> still = stillOwed(before, wanted);
+        Set<String> missing = missingPlugins(wanted);
+        pluginsMissing = !missing.isEmpty();
         return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
                 partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)), leftovers(wanted, now, daemons),
-                missingPlugins(wanted));
+                missing);
     }
 
     /**
@@ -178,7 +182,15 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
                 .map(j -> j.startsWith("its jobs") ? j : "job " + j).toList();
     }
 
-    /** Each of {@code paths} that exists, as it is. */
+    /**
+     * Whether the last look held Slurm's files and daemons back for a plugin the plan's
+     * plugstack.conf requires and this machine lacks: its daemons are then not this plan's yet, and
+     * the daemon watch leaves them alone (a slurmd it started would fail on the plugin).
+     */
+    public boolean waitsForPlugins() {
+        return pluginsMissing;
+    }
+
     /** The plugins the wanted plugstack.conf requires that are not on this machine. */
     private Set<String> missingPlugins(SlurmDiff.Wanted wanted) throws IOException {
         Set<String> missing = new java.util.TreeSet<>();
@@ -194,6 +206,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         return missing;
     }
 
+    /** Each of {@code paths} that exists, as it is. */
     private Map<String, SlurmDiff.FileNow> filesNow(List<String> paths) throws IOException {
         Map<String, SlurmDiff.FileNow> now = new LinkedHashMap<>();
         try {

@@ -98,6 +98,7 @@ class SlurmStepTest {
         assertEquals(List.of("Slurm's files and daemons here wait: plugstack.conf is to require /usr/local/lib/slurm/spank_pyxis.so, "
                 + "which this machine does not have (slurmd would not start with it, and every job here would fail); they follow once "
                 + "it is here or the leader's plan leaves it out"), step.waiting());
+        assertTrue(step.waitsForPlugins(), "the daemon watch leaves slurmd alone meanwhile");
 
         files.put(Path.of("/usr/local/lib/slurm/spank_pyxis.so"), "ELF".getBytes(java.nio.charset.StandardCharsets.UTF_8), "rw-r--r--",
                 "root", "root");
@@ -105,6 +106,7 @@ class SlurmStepTest {
         assertEquals(Outcome.Kind.CHANGED, applied.kind(), applied.detail());
         assertTrue(services.log.contains("start slurmd"), services.log.toString());
         assertEquals(List.of(), step.waiting());
+        assertEquals(false, step.waitsForPlugins());
     }
 
     @Test
