@@ -712,20 +712,24 @@ class ClusterIT {
     }
 
     /**
-     * bob's job on {@code node}: appends a timestamp to a file on /shared every 100 ms for about
-     * {@code seconds}, then prints "finished" to its output there. Returns the job's id.
-     */
-    /**
      * Where {@link #heartbeatJob}'s files are read: n0's /shared, unless a cell has the jobs write to
      * a site's export that n0 no longer mounts by the time they are read.
      */
     static volatile String[] beatsAt = {"n0", "/shared/home/bob/"};
 
+    /**
+     * bob's job on {@code node}: appends a timestamp to a file on /shared every 100 ms for about
+     * {@code seconds}, then prints "finished" to its output there. Returns the job's id. One bash
+     * process with no child per beat (its clock is $EPOCHREALTIME, its pause a read that times
+     * out on a FIFO nothing writes), so a gap is /shared's or the job's, not a fork on a busy host.
+     */
     static String heartbeatJob(String node, String name, int seconds) throws Exception {
         String beats = "/shared/home/bob/" + name + ".beats";
+        String loop = "f=$(mktemp -u); mkfifo $f; exec 3<>$f; rm $f; "
+                + "for ((i = 0; i < %d; i++)); do printf \"%%s\\n\" \"$EPOCHREALTIME\" >> %s; read -t 0.1 -u 3; done; echo finished"
+                .formatted(seconds * 10, beats);
         return ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", node, "-o", "/shared/home/bob/" + name + ".out",
-                "--wrap", "for i in $(seq %d); do date +%%s.%%N >> %s; sleep 0.1; done; echo finished".formatted(seconds * 10, beats))
-                .strip();
+                "--wrap", "exec bash -c '" + loop + "'").strip();
     }
 
     /**
@@ -752,16 +756,45 @@ class ClusterIT {
         return job;
     }
 
+    /** When the last {@link #underJobs} cell ran its {@code ctl slurm set}, for a heartbeat gap's message. */
+    static volatile Instant lastChange = Instant.EPOCH;
+
     /** The longest gap between two beats of {@link #heartbeatJob}'s file, in seconds. */
     static double longestGap(String name) throws Exception {
+        return gap(name).seconds();
+    }
+
+    /**
+     * The longest gap between two beats of a {@link #heartbeatJob}.
+     *
+     * @param seconds how long it was
+     * @param after   the beat before it, in seconds since the epoch (the node's clock, which is the host's)
+     */
+    record Gap(double seconds, double after) {
+        /** When it began, against the times of what the test did, for a failure's message. */
+        String against(Map<String, Instant> events) {
+            StringBuilder said = new StringBuilder("%.2f s from %s".formatted(seconds, instant(after)));
+            events.entrySet().stream().sorted(Map.Entry.comparingByValue()).forEach(e -> said.append("; %s at %s (%+.2f s)"
+                    .formatted(e.getKey(), e.getValue(), e.getValue().toEpochMilli() / 1000.0 - after)));
+            return said.toString();
+        }
+
+        private static Instant instant(double epochSeconds) {
+            return Instant.ofEpochMilli(Math.round(epochSeconds * 1000));
+        }
+    }
+
+    static Gap gap(String name) throws Exception {
         double[] t = Arrays.stream(ok(beatsAt[0], "cat", beatsAt[1] + name + ".beats").strip().split("\n"))
                 .mapToDouble(Double::parseDouble).toArray();
         assertTrue(t.length > 20, "the job beat " + t.length + " times");
-        double gap = 0;
+        Gap longest = new Gap(0, t[0]);
         for (int i = 1; i < t.length; i++) {
-            gap = Math.max(gap, t[i] - t[i - 1]);
+            if (t[i] - t[i - 1] > longest.seconds()) {
+                longest = new Gap(t[i] - t[i - 1], t[i - 1]);
+            }
         }
-        return gap;
+        return longest;
     }
 
     static String pid(String node, String unit) throws Exception {
@@ -886,6 +919,7 @@ class ClusterIT {
         });
         assertTrue(ok("n0", "cat", "/var/lib/slurm/slurmctld/clustername").startsWith("renamed"), "slurmctld's own record follows");
         // Every daemon restarted once more, as a reboot or an upgrade would: none is refused, the job runs on.
+        Instant extra = Instant.now();
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             // try-restart, as a reboot would start only what is enabled: a slurmd slurmlet retired (a machine out of the
@@ -1113,6 +1147,7 @@ class ClusterIT {
         HealthWatch health = new HealthWatch();
         try {
             long set = System.nanoTime();
+            lastChange = Instant.now();
             ok("n0", command.toArray(String[]::new));
             awaitPassesAfter(Instant.now());
             // A restart waits for the jobs being launched (up to about 10 s after they started), so a report can come
@@ -1152,6 +1187,7 @@ class ClusterIT {
     /** The extra restart of slurmctld and every slurmd, then every job of the cell ends well and jobs run afterwards. */
     private static void restartEveryDaemonAndAwait(String cell, List<String> jobs, List<String> lent, List<String> lentAfter, Instant since)
             throws Exception {
+        Instant extra = Instant.now();
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             // try-restart, as a reboot would start only what is enabled: a slurmd slurmlet retired (a machine out of the
@@ -1171,7 +1207,12 @@ class ClusterIT {
         }
         for (String node : lent) {
             assertEquals("finished", ok(beatsAt[0], "cat", beatsAt[1] + cell + "-" + node + ".out").strip(), cell + " on " + node);
-            assertTrue(longestGap(cell + "-" + node) < 1.0, cell + ": the job on " + node + " wrote to /shared without a stop of a second");
+            Gap gap = gap(cell + "-" + node);
+            assertTrue(gap.seconds() < 1.0, cell + ": the job on " + node + " wrote to /shared without a stop of a second; the longest: "
+                    + gap.against(lastChange.isAfter(since)
+                            ? Map.of("the jobs started", since, "the change", lastChange, "the extra restart", extra)
+                            : Map.of("the jobs started", since, "the extra restart", extra)) + "; load: "
+                    + ok("n0", "cat", "/proc/loadavg").strip());
         }
         assertEquals("", slurmctldFatals(since), cell);
         await(Duration.ofSeconds(60), cell + ": jobs run afterwards", () -> {
@@ -1439,6 +1480,7 @@ class ClusterIT {
         });
         awaitPassesAfter(Instant.now());
         // Every daemon restarted once more, as a reboot would: the retired ones stay down, the cluster runs.
+        Instant extra = Instant.now();
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             // try-restart, as a reboot would start only what is enabled: a slurmd slurmlet retired (a machine out of the
@@ -1866,9 +1908,10 @@ class ClusterIT {
      * made as NVIDIA's driver numbers them, with no driver behind them), so its facts show GPUs and
      * Slurm gets them as gres. With containers on, n2 alone installs nvidia-container-cli (the
      * mirror's stand-in packages, digests checked) and pyxis waits for it there; n1 has none and
-     * keeps telling containers there is no GPU. A job on n2 asking for one GPU, with
-     * NVIDIA_VISIBLE_DEVICES=all as a CUDA image sets it, has enroot's hook call the CLI for the
-     * container, from inside the job's cgroup.
+     * keeps telling containers there is no GPU. Where gres.conf names the device files (22.05), a job
+     * on n2 asking for one GPU, with NVIDIA_VISIBLE_DEVICES=all as a CUDA image sets it, has enroot's
+     * hook call the CLI for the container, from inside the job's cgroup; where it autodetects (24.11
+     * and later), slurmd asks the driver, which the stand-in lacks, and slurmctld refuses n2's GPUs.
      */
     @Test
     @Order(30)
@@ -1885,7 +1928,7 @@ class ClusterIT {
                 try {
                     // Each agent writes its own files: n2's gres.conf may come a moment after the controller's reconfigure.
                     return on("n0", "scontrol", "show", "node", "n2").out().contains("Gres=gpu:nvidia_h200:2")
-                            && ok("n2", "cat", "/etc/slurm/gres.conf").contains("NodeName=n2 Name=gpu Type=nvidia_h200 File=/dev/nvidia[0-1]");
+                            && ok("n2", "cat", "/etc/slurm/gres.conf").contains("\nNodeName=n2 ");
                 } catch (Exception | AssertionError e) {
                     return false;
                 }
@@ -1898,7 +1941,10 @@ class ClusterIT {
             assertTrue(ok("n2", "dpkg-query", "-W", "libnvidia-container-tools").contains("1.17.8-1"), "n2 has GPUs: the CLI is installed");
             assertEquals("cli-version: 1.17.8", ok("n2", "nvidia-container-cli", "--version").lines().findFirst().orElse(""));
             for (String node : List.of("n0", "n1", "n3")) {
-                assertNotEquals(0, on(node, "dpkg-query", "-W", "libnvidia-container-tools").exit(), node + " has no GPU: no CLI");
+                // dpkg-query -W also answers 0 for a package dpkg only knows of (bookworm's dpkg: "un", enroot suggests it).
+                Proc.Result cli = on(node, "sh", "-c", "dpkg-query -W -f='${db:Status-Abbrev}${Version}' libnvidia-container-tools 2>&1; "
+                        + "echo; test ! -e /usr/bin/nvidia-container-cli");
+                assertTrue(cli.exit() == 0 && !cli.out().startsWith("ii"), node + " has no GPU: no CLI: " + cli);
                 assertTrue(ok(node, "cat", "/etc/enroot/environ.d/50-slurmlet-gpus.env").contains("NVIDIA_VISIBLE_DEVICES=void"), node);
             }
             assertNotEquals(0, on("n2", "test", "-e", "/etc/enroot/environ.d/50-slurmlet-gpus.env").exit(), "n2's containers get GPUs");
@@ -1906,6 +1952,23 @@ class ClusterIT {
             assertTrue(status.lines().anyMatch(l -> l.matches("n2 .* 2 +1\\.17\\.8 +yes")), status);
             assertTrue(status.lines().anyMatch(l -> l.matches("n1 .* 0 +not needed +yes")), status);
 
+            String gres = ok("n2", "cat", "/etc/slurm/gres.conf");
+            if (gres.contains("NodeName=n2 AutoDetect=nvidia")) {
+                // 24.11 and later: slurmd asks NVIDIA's driver for the GPUs, and the stand-in has none behind its devices.
+                // slurmctld refuses the count (0 < 2) and drains n2, as it would a GPU machine whose driver is gone.
+                await(Duration.ofSeconds(60), "slurmctld refuses n2's GPU count", () -> {
+                    try {
+                        return ok("n0", "scontrol", "show", "node", "n2").contains("gres/gpu count reported lower than configured (0 < 2)");
+                    } catch (Exception | AssertionError e) {
+                        return false;
+                    }
+                });
+                System.out.printf("ClusterIT %s containers: n2 (two stand-in GPUs) alone installed nvidia-container-cli, pyxis back %.1f s "
+                        + "after containers on; no GPU job: gres.conf autodetects, and the stand-in has no driver%n", SUITE, loaded);
+                assertEquals("", slurmctldFatals(since));
+                return;
+            }
+            assertTrue(gres.contains("NodeName=n2 Name=gpu Type=nvidia_h200 File=/dev/nvidia[0-1]"), gres);
             String job = ok("n0", "env", "NVIDIA_VISIBLE_DEVICES=all", "srun", "-N1", "-w", "n2", "-t", "1", "--gres=gpu:1",
                     "--container-image=/shared/tiny.sqsh", "sh", "-c", "echo in-container; cat /etc/os-release");
             assertTrue(job.contains("in-container") && job.contains("NAME=\"slurmlet tiny\""), job);

@@ -121,7 +121,8 @@ class ContainersStepTest {
                 "-o", "Dpkg::Options::=--force-confold", "/var/lib/slurmlet/containers/artifacts/" + "a".repeat(64) + "-enroot_4.1.2-1_amd64.deb",
                 "/var/lib/slurmlet/containers/artifacts/" + "b".repeat(64) + "-enroot+caps_4.1.2-1_amd64.deb")), log.toString());
         assertTrue(log.stream().anyMatch(argv -> argv.size() > 3 && argv.get(0).equals("env") && argv.get(1).startsWith("CFLAGS=-ffile-prefix-map=")
-                && argv.contains("make") && argv.get(argv.size() - 1).equals("spank_pyxis.so")), log.toString());
+                && argv.contains("make") && argv.get(argv.size() - 1).equals("spank_pyxis.so")
+                && argv.contains("nice") && argv.subList(argv.indexOf("nice"), argv.indexOf("make")).equals(List.of("nice", "-n", "19"))), log.toString());
         for (String folder : List.of("/run/enroot", "/usr/local/lib/slurm", "/etc/enroot/enroot.conf.d")) {
             assertTrue(log.contains(List.of("install", "-d", "-m", "0755", "-o", "root", "-g", "root", at(folder).toString())), log.toString());
         }

@@ -17,10 +17,32 @@ public final class SystemdServices implements Services {
     /** A daemon's start can wait on its own start-up (slurmctld reading its state): give it time. */
     static final Duration CHANGE = Duration.ofSeconds(120);
 
+    /** How long a reread waits, after the files were written, for a reconfigure already on its way (the controller's). */
+    static final Duration REREAD_GRACE = Duration.ofSeconds(2);
+    /** How long the daemon's main process must have stayed the same before it is sent SIGHUP: no re-execution under way. */
+    static final Duration SETTLED = Duration.ofSeconds(1);
+    /** The longest a reread waits for the daemon to settle before it signals it anyway. */
+    static final Duration SETTLE_LIMIT = Duration.ofSeconds(15);
+
+    /** Waits; a test's clock moves instead. */
+    interface Sleeper {
+        void sleep(Duration d) throws InterruptedException;
+    }
+
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(SystemdServices.class);
+
     private final Commands commands;
+    private final Sleeper sleeper;
+    private final java.util.function.LongSupplier nanos;
 
     public SystemdServices(Commands commands) {
+        this(commands, d -> Thread.sleep(d.toMillis()), System::nanoTime);
+    }
+
+    SystemdServices(Commands commands, Sleeper sleeper, java.util.function.LongSupplier nanos) {
         this.commands = commands;
+        this.sleeper = sleeper;
+        this.nanos = nanos;
     }
 
     @Override
@@ -99,9 +121,47 @@ public final class SystemdServices implements Services {
         // re-executes itself on it (a new main PID, which it tells systemd), and systemd fails a reload job whose main
         // process changes under it ("Job for slurmd.service failed", measured). The controller's reconfigure makes the
         // same re-execution without a job. Never try-reload-or-restart: that restarts a unit without ExecReload.
+        //
+        // Two re-executions close together lose the daemon: the first new slurmd tells systemd its PID and is gone by
+        // the time systemd reads it ("New main PID … does not exist or is a zombie"), systemd takes the unit for ended,
+        // and the slurmd that runs on is outside it (CI, 24.11, the controller's reconfigure and this SIGHUP within a
+        // second). So the signal waits for the controller's reconfigure that may be on its way (REREAD_GRACE), and for
+        // the main PID to have stayed the same for SETTLED: one re-execution at a time. 22.05 does not re-execute: its
+        // PID stays, and it rereads after the grace.
+        long start = nanos.getAsLong();
+        String pid = mainPid(unit);
+        long changed = start;
+        int changes = 0;
+        try {
+            while (true) {
+                long now = nanos.getAsLong();
+                boolean graceOver = now - start >= REREAD_GRACE.toNanos();
+                boolean settled = now - changed >= SETTLED.toNanos();
+                if (graceOver && settled || now - start >= SETTLE_LIMIT.toNanos()) {
+                    break;
+                }
+                sleeper.sleep(Duration.ofMillis(200));
+                String again = mainPid(unit);
+                if (!again.equals(pid)) {
+                    pid = again;
+                    changed = nanos.getAsLong();
+                    changes++;
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new SystemException("interrupted while waiting for " + unit + " to settle before it rereads its files");
+        }
         if (isActive(unit)) {
             commands.runChecked(List.of("systemctl", "kill", "--kill-whom=main", "--signal=HUP", unit), CHANGE);
+            LOG.infof("%s (main PID %s) sent SIGHUP to reread its files, %.1f s after they were written; its main PID changed %d "
+                    + "times meanwhile", unit, pid, (nanos.getAsLong() - start) / 1e9, changes);
         }
+    }
+
+    /** The unit's main PID as systemd has it; "0" where none runs. */
+    private String mainPid(String unit) throws SystemException {
+        return commands.runChecked(List.of("systemctl", "show", "-p", "MainPID", "--value", unit), QUERY).stdout().strip();
     }
 
     @Override
