@@ -135,6 +135,12 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
                 .orElse("");
     }
 
+    /** Whether two ganesha.conf texts differ at most in their {@code Clients = …;} lines: a reload takes that. */
+    static boolean sameButClients(String before, String after) {
+        java.util.regex.Pattern clients = java.util.regex.Pattern.compile("(?m)^(\\s*Clients = )[^;\n]*;$");
+        return clients.matcher(before).replaceAll("$1…;").equals(clients.matcher(after).replaceAll("$1…;"));
+    }
+
     /** The folder slurmlet's exports file (its second line's first word) or its ganesha.conf ({@code Path = …;}) exports; "" for none. */
     private String exported(Optional<Files.Stat> ganesha) throws IOException {
         Optional<Files.Stat> exports = files.stat(at(EXPORTS));
@@ -200,7 +206,12 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         } else if (action instanceof StorageDiff.MakeExportDirs d) {
             commands.runChecked(List.of("install", "-d", "-m", "0755", d.path(), d.path() + "/home"), Duration.ofSeconds(30));
         } else if (action instanceof StorageDiff.Export x) {
+            boolean clientsOnly = false;
             if (x.text() != null) {
+                if (!x.kernel()) {
+                    clientsOnly = files.stat(at(GANESHA_CONF)).map(f -> sameButClients(new String(f.content(), StandardCharsets.UTF_8), x.text()))
+                            .orElse(false);
+                }
                 files.write(at(x.kernel() ? EXPORTS : GANESHA_CONF), bytes(x.text()), MODE, "root", "root");
                 if (x.kernel() && x.run() != StorageDiff.Run.START) {
                     commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
@@ -211,6 +222,11 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             }
             if (x.run() == StorageDiff.Run.START) {
                 services.start(x.unit());
+            } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel() && clientsOnly) {
+                // Only who may mount changed (a machine joined or left): nfs-ganesha rereads its exports on SIGHUP (its
+                // unit's reload), with no pause for the clients. A restart stalled every job's /shared writes 0.4 s on an
+                // idle machine, over 1 s under load (ClusterIT's heartbeat, a machine rejoining).
+                commands.runChecked(List.of("systemctl", "reload-or-restart", x.unit()), Duration.ofSeconds(60));
             } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel()) {
                 services.restart(x.unit());
             }

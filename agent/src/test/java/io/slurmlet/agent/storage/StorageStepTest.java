@@ -106,6 +106,29 @@ class StorageStepTest {
     }
 
     @Test
+    void aMachineJoiningTheExportReloadsGaneshaAndAnyOtherChangeRestartsIt() throws Exception {
+        Files.createDirectories(root.resolve("var/lib/dpkg"));
+        Files.writeString(root.resolve("var/lib/dpkg/status"), "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 6.5-5\n\n");
+        commands.answer(List.of("systemctl", "reload-or-restart", "nfs-ganesha"), Commands.Result.ok(""));
+        step.apply(plan("n0", new SharedStorage("/shared", null, "n0")));
+        assertTrue(Files.readString(root.resolve("etc/ganesha/ganesha.conf")).contains("Clients = n0, n1, n2;"));
+        services.log.clear();
+
+        SlurmSettings s = new SlurmSettings(true, "lab", "n0", List.of("n1", "n2", "n3"), false, List.of(), "gpu",
+                new SharedStorage("/shared", null, "n0"), "", false, null, Map.of());
+        NodePlan joined = NodePlan.of("n0", Set.of(Role.COMPUTE)).withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
+                .withStorage(Planner.storage(s, "n0", Set.of(Role.COMPUTE), List.of("n0", "n1", "n2", "n3")));
+        Outcome o = step.apply(joined);
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        assertTrue(Files.readString(root.resolve("etc/ganesha/ganesha.conf")).contains("Clients = n0, n1, n2, n3;"));
+        assertTrue(commands.log().contains(List.of("systemctl", "reload-or-restart", "nfs-ganesha")), commands.log().toString());
+        assertFalse(services.log.contains("restart nfs-ganesha"), "the clients' I/O does not pause: " + services.log);
+
+        assertTrue(StorageStep.sameButClients("A\n    Clients = n0, n1;\nB\n", "A\n    Clients = n0, n1, n3;\nB\n"));
+        assertFalse(StorageStep.sameButClients("A\n    Clients = n0;\n    Path = /a;\n", "A\n    Clients = n0;\n    Path = /b;\n"));
+    }
+
+    @Test
     void ganeshaSixMayGoOnWithoutTheIoFlusherFlagAndFourIsNotToldAKeyItLacks() throws Exception {
         NodePlan server = plan("n0", new SharedStorage("/shared", null, "n0"));
         Files.createDirectories(root.resolve("var/lib/dpkg"));
