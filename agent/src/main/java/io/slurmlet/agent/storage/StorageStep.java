@@ -225,7 +225,9 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel() && clientsOnly) {
                 // Only who may mount changed (a machine joined or left): nfs-ganesha rereads its exports on SIGHUP (its
                 // unit's reload), with no pause for the clients. A restart stalled every job's /shared writes 0.4 s on an
-                // idle machine, over 1 s under load (ClusterIT's heartbeat, a machine rejoining).
+                // idle machine, over 1 s under load (ClusterIT's heartbeat, a machine rejoining). Not Services.reread: that
+                // waits out slurmd's re-execution, which ganesha does not do; reload-or-restart restarts it, as before, only
+                // where a site's unit has no ExecReload.
                 commands.runChecked(List.of("systemctl", "reload-or-restart", x.unit()), Duration.ofSeconds(60));
             } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel()) {
                 services.restart(x.unit());
