@@ -919,7 +919,6 @@ class ClusterIT {
         });
         assertTrue(ok("n0", "cat", "/var/lib/slurm/slurmctld/clustername").startsWith("renamed"), "slurmctld's own record follows");
         // Every daemon restarted once more, as a reboot or an upgrade would: none is refused, the job runs on.
-        Instant extra = Instant.now();
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             // try-restart, as a reboot would start only what is enabled: a slurmd slurmlet retired (a machine out of the
@@ -1480,7 +1479,6 @@ class ClusterIT {
         });
         awaitPassesAfter(Instant.now());
         // Every daemon restarted once more, as a reboot would: the retired ones stay down, the cluster runs.
-        Instant extra = Instant.now();
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
             // try-restart, as a reboot would start only what is enabled: a slurmd slurmlet retired (a machine out of the
