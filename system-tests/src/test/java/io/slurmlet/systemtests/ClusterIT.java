@@ -1734,7 +1734,19 @@ class ClusterIT {
             }
             System.out.printf("ClusterIT %s containers: a wrong digest on the mirror was refused on every machine, nothing installed%n", SUITE);
             ok("n0", "ctl", "slurm", "containers", "off");
-            Files.copy(Path.of(artifacts, enrootDeb), served.resolve(enrootDeb), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            // The right file replaces the wrong one in one rename: a machine fetching meanwhile sees one or the other.
+            Path right = served.resolve(enrootDeb + ".part");
+            Files.copy(Path.of(artifacts, enrootDeb), right, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            Files.move(right, served.resolve(enrootDeb), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            // Every machine has applied the "off" (its containers step no longer failed) before the cell begins: a pass
+            // of the refused plan still under way would otherwise report its failure into the cell's health watch.
+            await(Duration.ofSeconds(90), "every machine applied containers=false, no step failed", () -> {
+                try {
+                    return status().nodes().stream().noneMatch(n -> n.steps().stream().anyMatch(st -> st.failed()));
+                } catch (Exception | AssertionError e) {
+                    return false;
+                }
+            });
 
             String cell = "containers-on";
             Instant since = Instant.now();
