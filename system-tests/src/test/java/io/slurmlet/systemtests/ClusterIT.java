@@ -112,6 +112,11 @@ class ClusterIT {
         return all;
     }
 
+    /** The nodes n0's slurm.conf names, its host lists expanded (machines alike share a line). */
+    static List<String> slurmConfNodes() throws IOException, InterruptedException {
+        return io.slurmlet.agent.slurm.ReconfigureTable.nodeNames(ok("n0", "cat", "/etc/slurm/slurm.conf"));
+    }
+
     static SlurmStatus status() throws IOException, InterruptedException {
         return SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
     }
@@ -833,7 +838,7 @@ class ClusterIT {
             }
         });
         awaitSinfo("n1", "batch|draining|slurmlet: reclaiming for the platform");
-        assertTrue(ok("n0", "cat", "/etc/slurm/slurm.conf").contains("NodeName=n1 "), "slurm.conf keeps n1 while its job runs");
+        assertTrue(slurmConfNodes().contains("n1"), "slurm.conf keeps n1 while its job runs");
         assertEquals("n0:/shared", ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip(), "and n1 its mount");
         assertEquals("RUNNING", jobState(job));
         assertEquals(slurmd, pid("n1", "slurmd"), "n1's slurmd untouched");
@@ -848,7 +853,7 @@ class ClusterIT {
             }
         });
         assertEquals("RECLAIMING", lending("n1").get("phase"));
-        assertTrue(ok("n0", "cat", "/etc/slurm/slurm.conf").contains("NodeName=n1 "), "slurm.conf keeps n1 while a queued job names it");
+        assertTrue(slurmConfNodes().contains("n1"), "slurm.conf keeps n1 while a queued job names it");
         assertEquals("PENDING", jobState(queued));
         ok("n0", "scancel", queued);
 
@@ -856,7 +861,7 @@ class ClusterIT {
         assertEquals("finished", ok("n0", "cat", "/shared/home/bob/leave.out").strip(), "the job ran to its end");
         await(Duration.ofSeconds(60), "n1 leaves slurm.conf and sinfo", () -> {
             try {
-                return !ok("n0", "cat", "/etc/slurm/slurm.conf").contains("NodeName=n1 ") && !sinfo().containsKey("n1");
+                return !slurmConfNodes().contains("n1") && !sinfo().containsKey("n1");
             } catch (Exception | AssertionError e) {
                 return false;
             }

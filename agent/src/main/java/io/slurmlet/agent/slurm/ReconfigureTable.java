@@ -67,8 +67,8 @@ public final class ReconfigureTable {
         return m.find() ? SlurmVersion.parse(m.group(1)) : Optional.empty();
     }
 
-    /** The NodeName entries of a slurm.conf, in order. */
-    static List<String> nodeNames(String slurmConf) {
-        return NODE_NAME.matcher(slurmConf).results().map(r -> r.group(1)).toList();
+    /** The nodes a slurm.conf's NodeName lines name, each host list expanded, in order. */
+    public static List<String> nodeNames(String slurmConf) {
+        return NODE_NAME.matcher(slurmConf).results().flatMap(r -> HostList.expand(r.group(1)).stream()).toList();
     }
 }

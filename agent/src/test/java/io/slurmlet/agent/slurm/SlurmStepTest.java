@@ -289,7 +289,7 @@ class SlurmStepTest {
         }
         assertEquals(java.util.Optional.of(SlurmVersion.of(24, 11)), ReconfigureTable.releaseOf(
                 "# slurm.conf: written by slurmlet, with its generator for Slurm 24.11.\nClusterName=x\n"));
-        assertEquals(List.of("n1", "n[2-3]"), ReconfigureTable.nodeNames("NodeName=n1 CPUs=2\nNodeName=n[2-3] CPUs=2\n# NodeName=n9\n"));
+        assertEquals(List.of("n1", "n2", "n3"), ReconfigureTable.nodeNames("NodeName=n1 CPUs=2\nNodeName=n[2-3] CPUs=2\n# NodeName=n9\n"));
     }
 
     @Test

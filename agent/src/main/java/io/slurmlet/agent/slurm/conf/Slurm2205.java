@@ -121,30 +121,30 @@ class Slurm2205 {
         if (nodes.stream().anyMatch(n -> n.gpuCount() > 0)) {
             c.set("GresTypes", "gpu");
         }
-        c.section("Nodes: each as it reported its machine; a node not lent starts drained (" + NOT_LENT + ")");
-        int port = 6818;
+        c.section("Nodes: each as it reported its machine; a node not lent starts drained (" + NOT_LENT + "). Machines alike "
+                + "(hardware, GPUs, lent or not) share a line, by host list");
         Set<String> lent = s.lentNodes();
-        for (NodeFacts n : nodes) {
-            List<Object> line = new ArrayList<>(List.of("NodeName", n.name()));
-            if (!n.address().isEmpty()) {
-                line.addAll(List.of("NodeAddr", n.address()));
-            }
-            if (l.slurmdPort() == 0) {
+        if (l.slurmdPort() == 0) {
+            // Every slurmd on one host (a test layout): each node its own line and port.
+            int port = 6818;
+            for (NodeFacts n : nodes) {
+                List<Object> line = new ArrayList<>(List.of("NodeName", n.name()));
+                if (!n.address().isEmpty()) {
+                    line.addAll(List.of("NodeAddr", n.address()));
+                }
                 line.addAll(List.of("Port", port++));
+                line.addAll(nodeAttributes(n, lent));
+                c.line(line.toArray());
             }
-            line.addAll(List.of("CPUs", n.cpus(), "Boards", n.boards(), "SocketsPerBoard", n.sockets(),
-                    "CoresPerSocket", n.coresPerSocket(), "ThreadsPerCore", n.threadsPerCore(),
-                    "RealMemory", realMemory(n.memoryMiB())));
-            if (n.gpuCount() > 0) {
-                line.addAll(List.of("Gres", String.join(",", n.gpus().stream()
-                        .map(g -> "gpu:" + g.slurmType() + ":" + g.count()).toList())));
+        } else {
+            for (NodeLines.Line group : NodeLines.group(nodes, n -> nodeAttributes(n, lent))) {
+                List<Object> line = new ArrayList<>(List.of("NodeName", group.names()));
+                if (!group.addresses().isEmpty()) {
+                    line.addAll(List.of("NodeAddr", group.addresses()));
+                }
+                line.addAll(group.attributes());
+                c.line(line.toArray());
             }
-            if (lent.contains(n.name())) {
-                line.addAll(List.of("State", "UNKNOWN"));
-            } else {
-                line.addAll(List.of("State", "DRAIN", "Reason", NOT_LENT));
-            }
-            c.line(line.toArray());
         }
         c.section(classes.partitions().isEmpty() ? "The one partition, every node of the settings"
                 : "The settings' partition, every node of the settings: a job that names it gets the cluster's DefMemPerCPU");
@@ -199,11 +199,10 @@ class Slurm2205 {
 
     String gresConf(List<NodeFacts> nodes) {
         ConfText c = new ConfText("gres.conf", name());
-        for (NodeFacts n : nodes) {
+        for (NodeLines.Line group : NodeLines.groupNames(nodes.stream().filter(n -> n.gpuCount() > 0).toList(), NodeFacts::gpus)) {
             int first = 0;
-            for (NodeFacts.Gpus g : n.gpus()) {
-                c.line("NodeName", n.name(), "Name", "gpu", "Type", g.slurmType(),
-                        "File", deviceFiles(first, g.count()));
+            for (NodeFacts.Gpus g : group.first().gpus()) {
+                c.line("NodeName", group.names(), "Name", "gpu", "Type", g.slurmType(), "File", deviceFiles(first, g.count()));
                 first += g.count();
             }
         }
@@ -241,6 +240,23 @@ class Slurm2205 {
      * What Slurm may give jobs of a node's memory: all but a margin for the system, 5% of it, at
      * least 512 MiB and at most 16 GiB.
      */
+    /** What a node's line says after its name and address: hardware, GPUs and state, the same for machines alike. */
+    private static List<Object> nodeAttributes(NodeFacts n, Set<String> lent) {
+        List<Object> line = new ArrayList<>(List.of("CPUs", n.cpus(), "Boards", n.boards(), "SocketsPerBoard", n.sockets(),
+                "CoresPerSocket", n.coresPerSocket(), "ThreadsPerCore", n.threadsPerCore(),
+                "RealMemory", realMemory(n.memoryMiB())));
+        if (n.gpuCount() > 0) {
+            line.addAll(List.of("Gres", String.join(",", n.gpus().stream()
+                    .map(g -> "gpu:" + g.slurmType() + ":" + g.count()).toList())));
+        }
+        if (lent.contains(n.name())) {
+            line.addAll(List.of("State", "UNKNOWN"));
+        } else {
+            line.addAll(List.of("State", "DRAIN", "Reason", NOT_LENT));
+        }
+        return line;
+    }
+
     static long realMemory(long memoryMiB) {
         long margin = Math.min(16 * 1024, Math.max(512, memoryMiB / 20));
         return Math.max(1, memoryMiB - margin);

@@ -19,16 +19,19 @@ class Slurm2411 extends Slurm2302 {
     @Override
     String gresConf(List<NodeFacts> nodes) {
         ConfText c = new ConfText("gres.conf", name());
-        for (NodeFacts n : nodes) {
-            if (n.gpuCount() > 0) {
-                gpuLines(c, n);
-            }
+        for (NodeLines.Line group : NodeLines.groupNames(nodes.stream().filter(n -> n.gpuCount() > 0).toList(), this::gpuKey)) {
+            gpuLines(c, group.names(), group.first());
         }
         return c.toString();
     }
 
-    /** The gres.conf lines of a node with GPUs. */
-    void gpuLines(ConfText c, NodeFacts n) {
-        c.line("NodeName", n.name(), "AutoDetect", "nvidia");
+    /** What makes two GPU machines' gres.conf lines the same here: none, every one autodetects. */
+    Object gpuKey(NodeFacts n) {
+        return "";
+    }
+
+    /** The gres.conf lines of the GPU machines {@code names} (a host list), alike as {@code n}. */
+    void gpuLines(ConfText c, String names, NodeFacts n) {
+        c.line("NodeName", names, "AutoDetect", "nvidia");
     }
 }

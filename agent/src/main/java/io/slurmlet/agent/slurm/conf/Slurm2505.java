@@ -15,9 +15,14 @@ class Slurm2505 extends Slurm2411 {
     }
 
     @Override
-    void gpuLines(ConfText c, NodeFacts n) {
+    Object gpuKey(NodeFacts n) {
+        return n.gpus().stream().map(NodeFacts.Gpus::slurmType).toList();
+    }
+
+    @Override
+    void gpuLines(ConfText c, String names, NodeFacts n) {
         for (NodeFacts.Gpus g : n.gpus()) {
-            c.line("NodeName", n.name(), "AutoDetect", "nvidia", "Name", "gpu", "Type", g.slurmType());
+            c.line("NodeName", names, "AutoDetect", "nvidia", "Name", "gpu", "Type", g.slurmType());
         }
     }
 }

@@ -164,7 +164,7 @@ class LendingEngineTest {
         assertEquals("job 7 of alice still running, then it leaves Slurm", r.waitingFor());
         assertEquals(Lending.LEAVES, r.transitions().get(r.transitions().size() - 1).why());
         var kept = plans(settings, inventory, book);
-        assertTrue(kept.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "), "n1 stays in slurm.conf");
+        assertTrue(slurmConfNodes(kept.nodes().get("c0").files().get("/etc/slurm/slurm.conf")).contains("n1"), "n1 stays in slurm.conf");
         assertEquals(io.slurmlet.model.plan.NodeWish.RECLAIM, kept.nodes().get("c0").nodeStates().get("n1"));
         var shown = engine.view().stream().filter(n -> n.name().equals("n1")).findFirst().orElseThrow();
         assertEquals(false, shown.wished(), "not shown as lent");
@@ -178,7 +178,7 @@ class LendingEngineTest {
         engine.tick();
         assertEquals(List.of(List.of("platform-release", "n1")), commands.log(), "released once");
         var gone = plans(settings, inventory, book);
-        assertFalse(gone.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "), "then slurm.conf loses it");
+        assertFalse(slurmConfNodes(gone.nodes().get("c0").files().get("/etc/slurm/slurm.conf")).contains("n1"), "then slurm.conf loses it");
         assertEquals(Set.of(), gone.nodes().get("n1").roles());
         engine.close();
     }
@@ -203,13 +203,13 @@ class LendingEngineTest {
         assertEquals(Phase.RECLAIMING, r.phase());
         assertEquals("job 55 of alice in the queue names this node (-w or -x), and Slurm fails a job whose node leaves slurm.conf: it "
                 + "leaves Slurm once it has gone (scancel it, or name the node in nodes again)", r.waitingFor());
-        assertTrue(plans(settings, inventory, book).nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "),
+        assertTrue(slurmConfNodes(plans(settings, inventory, book).nodes().get("c0").files().get("/etc/slurm/slurm.conf")).contains("n1"),
                 "n1 stays in slurm.conf");
         reports.put(new NodeReport("c0", 2, List.of(), List.of(new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the "
                 + "platform", List.of())), new Observed(null, null, null, List.of(), null, null, null, queued.subList(1, 2))));
         engine.tick();
         assertEquals(Phase.PLATFORM, book.get("n1").orElseThrow().phase(), "a job that names another node does not hold it");
-        assertFalse(plans(settings, inventory, book).nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n1 "));
+        assertFalse(slurmConfNodes(plans(settings, inventory, book).nodes().get("c0").files().get("/etc/slurm/slurm.conf")).contains("n1"));
         engine.close();
     }
 
@@ -315,5 +315,10 @@ class LendingEngineTest {
     static Observed seen(io.slurmlet.model.observed.StorageSeen.Unit unit) {
         return new Observed(null, new io.slurmlet.model.observed.StorageSeen(Map.of("shared.mount", unit), "", "", "", false, false, 0, null,
                 "", "", List.of()), null, List.of(), null, null, null, null);
+    }
+
+    /** The nodes a slurm.conf names, host lists expanded. */
+    private static java.util.List<String> slurmConfNodes(String slurmConf) {
+        return io.slurmlet.agent.slurm.ReconfigureTable.nodeNames(slurmConf);
     }
 }

@@ -217,7 +217,7 @@ class PlannerTest {
         assertEquals(Set.of(Role.COMPUTE), n2.roles(), "it keeps its slurmd");
         assertEquals(List.of("munge", "slurmd"), n2.slurm().services());
         assertEquals(new StoragePlan.Mount("/shared", "c0:/shared", true), n2.storage(), "and its mount");
-        assertTrue(plans.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n2 "), "slurm.conf keeps it");
+        assertTrue(slurmConfNodes(plans.nodes().get("c0").files().get("/etc/slurm/slurm.conf")).contains("n2"), "slurm.conf keeps it");
         var c0 = plans.nodes().get("c0");
         assertEquals(io.slurmlet.model.plan.NodeWish.RECLAIM, c0.nodeStates().get("n2"), "drained for its reclaim, though lent a moment ago");
         assertEquals(io.slurmlet.model.plan.NodeWish.RESUME, c0.nodeStates().get("n1"));
@@ -226,7 +226,7 @@ class PlannerTest {
 
         var after = Planner.plan(s, machines, KEY, new Planner.Lent(Set.of("n1"), Set.of(), Set.of("n1", "n2"), Set.of()));
         assertEquals(Set.of(), after.nodes().get("n2").roles(), "once reclaimed it leaves");
-        assertFalse(after.nodes().get("c0").files().get("/etc/slurm/slurm.conf").contains("NodeName=n2 "));
+        assertFalse(slurmConfNodes(after.nodes().get("c0").files().get("/etc/slurm/slurm.conf")).contains("n2"));
     }
 
     @Test
@@ -283,5 +283,10 @@ class PlannerTest {
         assertTrue(warned.notes().stream().anyMatch(n -> n.startsWith("c0: the package manager would upgrade slurmctld to 24.11, "
                 + "which reads only the state of 23.02 or later")), warned.notes().toString());
         assertTrue(warned.problems().isEmpty(), warned.problems().toString());
+    }
+
+    /** The nodes a slurm.conf names, host lists expanded. */
+    private static java.util.List<String> slurmConfNodes(String slurmConf) {
+        return io.slurmlet.agent.slurm.ReconfigureTable.nodeNames(slurmConf);
     }
 }
