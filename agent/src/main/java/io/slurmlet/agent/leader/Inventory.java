@@ -1,10 +1,11 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.agent.store.Document;
 import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
+import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
@@ -16,22 +17,35 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * What every agent reported about its machine, by node name: what the planner makes plans from.
- * Kept in the state directory, written atomically, so a restarted leader plans at once.
+ * Kept in the store one document a machine ({@code inventory/NODE}), so a report costs the size of
+ * that machine's facts, not of the cluster's: ten thousand machines joining write ten thousand
+ * small files, not ten thousand copies of a growing one. A restarted leader plans at once from it.
  */
 public final class Inventory {
 
+    /** The store's collection of the machines' facts: {@code inventory/gpu001}. */
+    public static final String FOLDER = "inventory";
+    /** Where slurmlet 0.1 kept every machine's facts in one document; moved into {@link #FOLDER} at open. */
     public static final String FILE_NAME = "inventory.json";
     private static final Logger LOG = Logger.getLogger(Inventory.class);
 
-    private final Document<Map<String, NodeFacts>> file;
-    private Map<String, NodeFacts> facts;
+    private final Store store;
+    /** Guarded by {@code this}. */
+    private final Map<String, NodeFacts> facts;
+    /** Each machine's document version; a machine's write holds {@link #locks}' entry. */
+    private final Map<String, Long> versions = new ConcurrentHashMap<>();
+    private final Map<String, Object> locks = new ConcurrentHashMap<>();
+    /** What {@link #all} hands out until the next change; guarded by {@code this}. */
+    private Map<String, NodeFacts> snapshot;
 
-    private Inventory(Document<Map<String, NodeFacts>> file, Map<String, NodeFacts> facts) {
-        this.file = file;
+    private Inventory(Store store, Map<String, NodeFacts> facts, Map<String, Long> versions) {
+        this.store = store;
         this.facts = facts;
+        this.versions.putAll(versions);
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -39,58 +53,135 @@ public final class Inventory {
         return open(FileStore.open(stateDir));
     }
 
+    /** Whether {@code key} of the store is a machine's facts (or the old one document of them). */
+    public static boolean holds(String key) {
+        return key.startsWith(FOLDER + "/") || key.equals(FILE_NAME);
+    }
+
     /**
      * The inventory kept in {@code store}. Facts stored there that {@link FactsCheck} refuses
      * (kept by a slurmlet before it checked them) are left out with a warning: the machine reports
-     * again within a pass, and one machine's facts can never stop every plan.
+     * again within a pass, and one machine's facts can never stop every plan. An
+     * {@code inventory.json} of slurmlet 0.1 is moved into one document a machine first (each
+     * written before the old one is removed, so a crash between leaves both, and the move is done
+     * again at the next start).
      */
     public static Inventory open(Store store) throws IOException {
-        Document<Map<String, NodeFacts>> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
+        moveOldDocument(store);
         Map<String, NodeFacts> kept = new TreeMap<>();
-        file.read(Map::of, "the node inventory", "remove it and the agents report again").forEach((node, facts) -> {
-            List<Problem> problems = FactsCheck.problems(node, facts);
-            if (problems.isEmpty()) {
-                kept.put(node, facts);
-            } else {
-                LOG.warnf("%s: the facts kept for %s are left out until it reports again: %s", file.where(), Text.quote(node), problems);
+        Map<String, Long> versions = new TreeMap<>();
+        for (var entry : store.list(FOLDER).entrySet()) {
+            String node = entry.getKey().substring(FOLDER.length() + 1);
+            NodeFacts read;
+            try {
+                read = SettingsJson.STRICT.readValue(entry.getValue().value(), NodeFacts.class);
+            } catch (IOException e) {
+                throw new IOException("cannot read the facts of %s in %s (%s): remove that file, and the machine reports them again"
+                        .formatted(Text.quote(node), store.where(entry.getKey()), e.getMessage().split("\n")[0]), e);
             }
-        });
-        return new Inventory(file, kept);
+            versions.put(node, entry.getValue().version());
+            List<Problem> problems = read.name().equals(node) ? FactsCheck.problems(node, read)
+                    : List.of(new Problem("name", read.name(), "the facts in %s name another machine".formatted(store.where(entry.getKey()))));
+            if (problems.isEmpty()) {
+                kept.put(node, read);
+            } else {
+                LOG.warnf("%s: the facts kept for %s are left out until it reports again: %s", store.where(entry.getKey()),
+                        Text.quote(node), problems);
+            }
+        }
+        return new Inventory(store, kept, versions);
+    }
+
+    private static void moveOldDocument(Store store) throws IOException {
+        var old = store.get(FILE_NAME);
+        if (old.isEmpty()) {
+            return;
+        }
+        Map<String, NodeFacts> facts;
+        try {
+            facts = SettingsJson.STRICT.readValue(old.get().value(), new TypeReference<Map<String, NodeFacts>>() { });
+        } catch (IOException e) {
+            throw new IOException("cannot read the node inventory in %s (%s): remove it and the agents report again"
+                    .formatted(store.where(FILE_NAME), e.getMessage().split("\n")[0]), e);
+        }
+        int moved = 0;
+        for (var entry : facts.entrySet()) {
+            String key = FOLDER + "/" + entry.getKey();
+            try {
+                long version = store.get(key).map(Store.Versioned::version).orElse(Store.ABSENT);
+                if (store.put(key, SettingsJson.pretty(entry.getValue()), version).isPresent()) {
+                    moved++;
+                }
+            } catch (IllegalArgumentException e) {
+                LOG.warnf("%s: the facts kept for %s are left out (not a name a machine can have); it reports again",
+                        store.where(FILE_NAME), Text.quote(entry.getKey()));
+            }
+        }
+        if (!store.delete(FILE_NAME, old.get().version())) {
+            throw new StorageException("%s changed while its machines were moved into %s: restart the agent"
+                    .formatted(store.where(FILE_NAME), store.where(FOLDER)), null);
+        }
+        LOG.infof("moved the facts of %d machines from %s into one file a machine in %s", moved, store.where(FILE_NAME),
+                store.where(FOLDER));
     }
 
     /** Every machine's facts, by name. */
     public synchronized Map<String, NodeFacts> all() {
-        return Map.copyOf(facts);
+        if (snapshot == null) {
+            snapshot = Map.copyOf(facts);
+        }
+        return snapshot;
     }
 
     /** Stores what a machine reported; says whether it differs from what was known. */
     public boolean report(NodeFacts reported) throws IOException {
-        return store(reported);
+        String node = reported.name();
+        synchronized (lock(node)) {
+            synchronized (this) {
+                if (reported.equals(facts.get(node))) {
+                    return false;
+                }
+            }
+            var written = store.put(key(node), SettingsJson.pretty(reported), versions.getOrDefault(node, Store.ABSENT));
+            if (written.isEmpty()) {
+                throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
+                        .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
+            }
+            versions.put(node, written.getAsLong());
+            synchronized (this) {
+                facts.put(node, reported);
+                snapshot = null;
+            }
+            return true;
+        }
     }
 
     /** Forgets {@code node}'s facts (a machine removed); says whether there were any. */
     public boolean forget(String node) throws IOException {
-        boolean forgotten;
-        synchronized (this) {
-            forgotten = facts.containsKey(node);
-            if (forgotten) {
-                Map<String, NodeFacts> next = new TreeMap<>(facts);
-                next.remove(node);
-                file.write(next);
-                facts = next;
+        synchronized (lock(node)) {
+            synchronized (this) {
+                if (!facts.containsKey(node) && !versions.containsKey(node)) {
+                    return false;
+                }
+            }
+            if (!store.delete(key(node), versions.getOrDefault(node, Store.ABSENT))) {
+                throw new StorageException("%s was changed by another writer since this leader read it; nothing was removed: "
+                        .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
+            }
+            versions.remove(node);
+            synchronized (this) {
+                boolean had = facts.remove(node) != null;
+                snapshot = null;
+                return had;
             }
         }
-        return forgotten;
     }
 
-    private synchronized boolean store(NodeFacts reported) throws IOException {
-        if (reported.equals(facts.get(reported.name()))) {
-            return false;
-        }
-        Map<String, NodeFacts> next = new TreeMap<>(facts);
-        next.put(reported.name(), reported);
-        file.write(next);
-        facts = next;
-        return true;
+    private static String key(String node) {
+        return FOLDER + "/" + node;
+    }
+
+    private Object lock(String node) {
+        return locks.computeIfAbsent(node, n -> new Object());
     }
 }

@@ -1,5 +1,6 @@
 package io.slurmlet.agent.store;
 
+import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
@@ -11,7 +12,7 @@ import java.util.function.Consumer;
  * before the write returns, and then heard by every watcher.
  *
  * <p>{@link FileStore}, a folder of files, is the embedded default (one leader). A store on an
- * existing engine implements these four methods: etcd's transactions compare a key's mod revision
+ * existing engine implements these methods: etcd's transactions compare a key's mod revision
  * and its watches deliver changes in order, as this interface asks.
  */
 public interface Store {
@@ -30,6 +31,14 @@ public interface Store {
      * @return the new version once durable; empty when the key had another version (nothing written)
      */
     OptionalLong put(String key, byte[] value, long expected) throws StorageException;
+
+    /**
+     * Every key of {@code folder} (a collection: {@code inventory} holds {@code inventory/gpu001},
+     * one document a machine) with what it holds, by key. A collection's members are written one at
+     * a time, so a change costs the size of what changed, not of the collection: etcd lists them by
+     * a key prefix.
+     */
+    Map<String, Versioned> list(String folder) throws StorageException;
 
     /** Removes {@code key} if its version is still {@code expected}; says whether it did (a key already absent: true). */
     boolean delete(String key, long expected) throws StorageException;

@@ -166,10 +166,10 @@ class HostileInputTest {
 
     void agentFacts(String what, String node, String bearer) throws Exception {
         String body = facts(node);
-        byte[] before = state("inventory.json");
+        byte[] before = state("inventory");
         int status = agent(what, "PUT", "/v1/agent/facts", body, bearer);
         if (status >= 400) {
-            assertStateUnchanged("inventory.json", before, what + " " + body);
+            assertStateUnchanged("inventory", before, what + " " + body);
         }
     }
 
@@ -224,7 +224,7 @@ class HostileInputTest {
     /** Calls the admin API; a refusal must leave settings, accounts and inventory exactly as they were. */
     void adminWrite(String what, java.util.function.Supplier<Response> call) throws IOException {
         Map<String, byte[]> before = new TreeMap<>();
-        for (String f : List.of("settings.json", "accounts.json", "inventory.json")) {
+        for (String f : List.of("settings.json", "accounts.json", "inventory")) {
             before.put(f, state(f));
         }
         Response r = call.get();
@@ -457,8 +457,19 @@ class HostileInputTest {
         counts.computeIfAbsent(what, k -> new TreeMap<>()).merge(status, 1, Integer::sum);
     }
 
+    /** A file of the leader's state, or a folder's files (names and contents, in order) as one. */
     static byte[] state(String file) throws IOException {
         Path p = STATE_DIR.resolve(file);
+        if (Files.isDirectory(p)) {
+            java.io.ByteArrayOutputStream all = new java.io.ByteArrayOutputStream();
+            try (var files = Files.list(p)) {
+                for (Path f : files.sorted().toList()) {
+                    all.write((f.getFileName() + "\n").getBytes(StandardCharsets.UTF_8));
+                    all.write(Files.readAllBytes(f));
+                }
+            }
+            return all.toByteArray();
+        }
         return Files.exists(p) ? Files.readAllBytes(p) : new byte[0];
     }
 

@@ -111,6 +111,11 @@ class PlanPublisherTest {
             }
 
             @Override
+            public java.util.Map<String, Versioned> list(String folder) throws StorageException {
+                return files.list(folder);
+            }
+
+            @Override
             public boolean delete(String key, long expected) throws StorageException {
                 return files.delete(key, expected);
             }

@@ -86,9 +86,68 @@ class FileStoreTest {
     @Test
     void aKeyIsAFileNameOfTheStateDirectoryNeverAPathOutOfIt() throws Exception {
         FileStore store = FileStore.open(state);
-        for (String key : List.of("../etc/passwd", "/etc/passwd", "a/b.json", "", ".hidden", "Settings.json", "a\nb")) {
+        for (String key : List.of("../etc/passwd", "/etc/passwd", "a/b/c.json", "", ".hidden", "Settings.json", "a\nb",
+                "inventory/../settings.json", "inventory/..", "inventory/.x", "inventory/", "Inventory/n1", "inventory/n1\nx",
+                "inventory/-n1", "inventory/n1.tmp-0123456789ab")) {
             assertThrows(IllegalArgumentException.class, () -> store.put(key, text("x"), Store.ABSENT), key);
         }
+        assertThrows(IllegalArgumentException.class, () -> store.list("../etc"));
+        assertThrows(IllegalArgumentException.class, () -> store.list("inventory/n1"));
+    }
+
+    @Test
+    void aCollectionHoldsOneFileAMemberAndListsThemWithTheirVersions() throws Exception {
+        FileStore store = FileStore.open(state);
+        assertEquals(java.util.Map.of(), store.list("inventory"), "nothing yet, not even the folder");
+        long a = store.put("inventory/gpu001", text("a"), Store.ABSENT).orElseThrow();
+        long b = store.put("inventory/GPU.2_x-y", text("b"), Store.ABSENT).orElseThrow();
+        assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve("inventory"))));
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve("inventory/gpu001"))));
+        var listed = store.list("inventory");
+        assertEquals(List.of("inventory/GPU.2_x-y", "inventory/gpu001"), List.copyOf(listed.keySet()));
+        assertEquals(a, listed.get("inventory/gpu001").version());
+        assertEquals(b, listed.get("inventory/GPU.2_x-y").version());
+        assertArrayEquals(text("a"), listed.get("inventory/gpu001").value());
+        assertTrue(store.delete("inventory/gpu001", a));
+        assertEquals(List.of("inventory/GPU.2_x-y"), List.copyOf(store.list("inventory").keySet()));
+
+        // What an interrupted write left is removed when the collection is listed, never taken for a member.
+        Files.writeString(state.resolve("inventory/gpu003" + io.slurmlet.agent.system.AtomicFile.TEMP_MARK + "0123456789ab"), "half");
+        FileStore again = FileStore.open(state);
+        assertEquals(List.of("inventory/GPU.2_x-y"), List.copyOf(again.list("inventory").keySet()));
+        assertFalse(Files.exists(state.resolve("inventory/gpu003" + io.slurmlet.agent.system.AtomicFile.TEMP_MARK + "0123456789ab")));
+        assertEquals(1, again.list("inventory").get("inventory/GPU.2_x-y").version(), "a member found on disk has version 1");
+    }
+
+    @Test
+    void writersOfDifferentKeysGoOnTogetherAndWatchersHearEveryChangeInVersionOrder() throws Exception {
+        FileStore store = FileStore.open(state);
+        List<String> heard = new CopyOnWriteArrayList<>();
+        store.watch(heard::add);
+        int threads = 8;
+        int each = 50;
+        java.util.Map<String, Long> versions = new java.util.concurrent.ConcurrentHashMap<>();
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+        List<java.util.concurrent.Future<?>> done = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int thread = t;
+            done.add(pool.submit(() -> {
+                for (int i = 0; i < each; i++) {
+                    String key = "inventory/n" + thread + "-" + i;
+                    versions.put(key, store.put(key, text(key), Store.ABSENT).orElseThrow());
+                }
+                return null;
+            }));
+        }
+        for (var f : done) {
+            f.get(60, TimeUnit.SECONDS);
+        }
+        pool.shutdown();
+        awaitSize(heard, threads * each);
+        assertEquals(threads * each, new java.util.HashSet<>(versions.values()).size(), "every write its own version");
+        List<Long> inOrderHeard = heard.stream().map(versions::get).toList();
+        assertEquals(inOrderHeard.stream().sorted().toList(), inOrderHeard, "heard in the order of their versions");
+        assertEquals(threads * each, store.list("inventory").size());
     }
 
     @Test

@@ -1,0 +1,95 @@
+package io.slurmlet.agent.leader;
+
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class InventoryTest {
+
+    @TempDir
+    Path state;
+
+    private static NodeFacts machine(String name, int cpus) {
+        return new NodeFacts(name, "", cpus, 1, 1, cpus, 1, 64_000, List.of(), "debian 13", "24.11.5");
+    }
+
+    @Test
+    void aReportWritesThatMachinesFileAloneAndOnlyWhenItsFactsChanged() throws Exception {
+        Inventory inventory = Inventory.open(state);
+        for (int i = 1; i <= 100; i++) {
+            assertTrue(inventory.report(machine("n" + i, 8)));
+        }
+        Path n1 = state.resolve("inventory/n1");
+        Path n2 = state.resolve("inventory/n2");
+        byte[] n2Before = Files.readAllBytes(n2);
+        var n2Time = Files.getLastModifiedTime(n2);
+        assertFalse(inventory.report(machine("n1", 8)), "the same facts again: nothing written");
+        assertTrue(inventory.report(machine("n1", 16)));
+        assertEquals(16, SettingsJson.STRICT.readValue(Files.readAllBytes(n1), NodeFacts.class).cpus());
+        assertEquals(List.of(), List.of(Files.readAllBytes(n2)).stream().filter(b -> !java.util.Arrays.equals(b, n2Before)).toList());
+        assertEquals(n2Time, Files.getLastModifiedTime(n2), "another machine's file untouched");
+        assertFalse(Files.exists(state.resolve(Inventory.FILE_NAME)), "no document of every machine");
+
+        Map<String, NodeFacts> all = inventory.all();
+        assertSame(all, inventory.all(), "no copy per look while nothing changed");
+        assertEquals(100, all.size());
+        Inventory reopened = Inventory.open(state);
+        assertEquals(all, reopened.all(), "a restarted leader has every machine's facts");
+        assertTrue(reopened.forget("n7"));
+        assertFalse(Files.exists(state.resolve("inventory/n7")));
+        assertFalse(reopened.forget("n7"));
+        assertEquals(99, Inventory.open(state).all().size());
+    }
+
+    @Test
+    void theOneDocumentOfAnOlderSlurmletIsMovedIntoOneFileAMachine() throws Exception {
+        Map<String, NodeFacts> old = new TreeMap<>();
+        for (String n : List.of("gpu001", "gpu002", "cpu1")) {
+            old.put(n, machine(n, 32));
+        }
+        Files.write(state.resolve(Inventory.FILE_NAME), SettingsJson.pretty(old));
+        Inventory inventory = Inventory.open(state);
+        assertEquals(old, inventory.all());
+        assertFalse(Files.exists(state.resolve(Inventory.FILE_NAME)));
+        assertEquals(List.of("cpu1", "gpu001", "gpu002"), Files.list(state.resolve("inventory")).map(p -> p.getFileName().toString())
+                .sorted().toList());
+        assertEquals(old, Inventory.open(state).all());
+    }
+
+    @Test
+    void aMoveInterruptedAfterSomeMachinesIsDoneAgainAtTheNextStart() throws Exception {
+        Map<String, NodeFacts> old = new TreeMap<>(Map.of("n1", machine("n1", 8), "n2", machine("n2", 8)));
+        Files.write(state.resolve(Inventory.FILE_NAME), SettingsJson.pretty(old));
+        // As a crash after n1 was written and before the old document was removed leaves it.
+        FileStore.open(state).put("inventory/n1", SettingsJson.pretty(machine("n1", 8)), 0).orElseThrow();
+        assertEquals(old, Inventory.open(state).all());
+        assertFalse(Files.exists(state.resolve(Inventory.FILE_NAME)));
+    }
+
+    @Test
+    void factsInAFileThatNameAnotherMachineOrThatItsChecksRefuseAreLeftOutUntilItReports() throws Exception {
+        Inventory inventory = Inventory.open(state);
+        inventory.report(machine("n1", 8));
+        inventory.report(machine("n2", 8));
+        Files.write(state.resolve("inventory/n2"), SettingsJson.pretty(machine("n1", 8)));
+        Files.write(state.resolve("inventory/n3"), SettingsJson.pretty(machine("n3", 0)));
+        Inventory reopened = Inventory.open(state);
+        assertEquals(List.of("n1"), List.copyOf(new TreeMap<>(reopened.all()).keySet()));
+        assertTrue(reopened.report(machine("n2", 8)), "its next report is taken");
+        assertTrue(reopened.report(machine("n3", 8)));
+        assertEquals(3, Inventory.open(state).all().size());
+    }
+}
