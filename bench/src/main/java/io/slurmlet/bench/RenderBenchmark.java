@@ -55,6 +55,11 @@ public class RenderBenchmark {
         SlurmSettings settings = new SlurmSettings(true, "bench", "head", names, false,
                 names.subList(0, nodes / 2), "gpu", null, "slurmlet", false, null);
         input = new RenderInput(settings, facts, SlurmVersion.parse("26.05.5").orElseThrow());
+        // What every machine is sent, for bench/README.md: machines alike share a NodeName line.
+        Rendered r = SlurmConfig.render(input);
+        System.out.printf("%n%d nodes: slurm.conf %d bytes, %d NodeName lines; gres.conf %d bytes%n", nodes,
+                r.files().get("slurm.conf").length(), r.files().get("slurm.conf").lines().filter(l -> l.startsWith("NodeName=")).count(),
+                r.files().get("gres.conf").length());
     }
 
     @Benchmark
