@@ -124,7 +124,18 @@ public final class PlanPublisher implements AutoCloseable {
             if (stopped) {
                 return;
             }
-            if (refresh()) {
+            boolean published;
+            try {
+                published = refresh();
+            } catch (Error e) {
+                // Out of memory (the heap, or direct buffers), say: a planner that stopped here would
+                // leave every machine on its last plan while the leader answered as if all were well.
+                // The agent exits and systemd starts it again, which plans from the store at once.
+                LOG.fatalf(e, "the planner stopped on %s: the agent exits so that systemd starts it again", e);
+                io.quarkus.runtime.Quarkus.asyncExit(3);
+                return;
+            }
+            if (published) {
                 backoff = 0;
             } else {
                 backoff = backoff == 0 ? 1000 : Math.min(MAX_BACKOFF_MS, backoff * 2);

@@ -25,6 +25,8 @@ public final class AtomicFile {
     public static final String TEMP_MARK = ".tmp-";
 
     private static final SecureRandom RANDOM = new SecureRandom();
+    /** The most bytes one write call hands the kernel. */
+    static final int SLICE = 64 * 1024;
 
     private AtomicFile() {
     }
@@ -46,9 +48,14 @@ public final class AtomicFile {
         try {
             try (FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(mode))) {
-                ByteBuffer buf = ByteBuffer.wrap(content);
-                while (buf.hasRemaining()) {
-                    ch.write(buf);
+                // In slices: the JDK copies a heap buffer through a direct buffer of its size, which
+                // each thread keeps; whole-file writes of a megabyte on a leader's hundreds of threads
+                // ran it out of direct memory (OutOfMemoryError, bench/README.md).
+                for (int off = 0; off < content.length; off += SLICE) {
+                    ByteBuffer buf = ByteBuffer.wrap(content, off, Math.min(SLICE, content.length - off));
+                    while (buf.hasRemaining()) {
+                        ch.write(buf);
+                    }
                 }
                 ch.force(true);
             }

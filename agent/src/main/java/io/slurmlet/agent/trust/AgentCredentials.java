@@ -14,6 +14,7 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -30,10 +31,19 @@ public final class AgentCredentials {
 
     private final Document<Map<String, String>> file;
     private Map<String, String> hashes;
+    /** Each credential's sha256 to its machine: a call finds its machine in one look, not one a machine. */
+    private Map<String, String> byHash;
 
     private AgentCredentials(Document<Map<String, String>> file, Map<String, String> hashes) {
         this.file = file;
-        this.hashes = hashes;
+        set(hashes);
+    }
+
+    private void set(Map<String, String> next) {
+        Map<String, String> index = new java.util.HashMap<>();
+        next.forEach((node, hash) -> index.put(hash, node));
+        hashes = next;
+        byHash = index;
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -55,13 +65,22 @@ public final class AgentCredentials {
         Map<String, String> next = new TreeMap<>(hashes);
         next.put(node, hash(credential));
         file.write(next);
-        hashes = next;
+        set(next);
         return credential;
     }
 
-    /** The machine {@code credential} belongs to; empty when it is no one's. */
+    /**
+     * The machine {@code credential} belongs to; empty when it is no one's. Looked up by its
+     * sha256, then compared in constant time: what a lookup's timing could tell is about the
+     * hashes, from which no credential can be made.
+     */
     public synchronized Optional<String> nodeOf(String credential) {
-        return matching(credential, hashes.entrySet(), Map.Entry::getValue).map(Map.Entry::getKey);
+        if (credential == null || credential.isBlank()) {
+            return Optional.empty();
+        }
+        String node = byHash.get(hash(credential.strip()));
+        return node == null ? Optional.empty()
+                : matching(credential, List.of(Map.entry(node, hashes.get(node))), Map.Entry::getValue).map(Map.Entry::getKey);
     }
 
     /**
@@ -108,7 +127,7 @@ public final class AgentCredentials {
         Map<String, String> next = new TreeMap<>(hashes);
         next.remove(node);
         file.write(next);
-        hashes = next;
+        set(next);
         return true;
     }
 

@@ -96,6 +96,16 @@ class FileStoreTest {
     }
 
     @Test
+    void aDocumentLargerThanOneWriteSliceIsWrittenWhole() throws Exception {
+        FileStore store = FileStore.open(state);
+        byte[] big = new byte[3 * 64 * 1024 + 17];
+        new java.util.Random(3).nextBytes(big);
+        store.put("plans.json", big, Store.ABSENT).orElseThrow();
+        assertArrayEquals(big, Files.readAllBytes(state.resolve("plans.json")));
+        assertArrayEquals(big, FileStore.open(state).get("plans.json").orElseThrow().value());
+    }
+
+    @Test
     void aCollectionHoldsOneFileAMemberAndListsThemWithTheirVersions() throws Exception {
         FileStore store = FileStore.open(state);
         assertEquals(java.util.Map.of(), store.list("inventory"), "nothing yet, not even the folder");
