@@ -27,7 +27,7 @@ is kept in STATE/leader.log (the state folder is kept when a run fails, or with 
 
 Each simulated agent holds two connections, as the real one does (its HTTP client keeps the status
 connection beside the held poll): for more than 4,064 agents slurmlet.leader.agent-connections
-(8192 by default) is raised, and said. This process raises its open-file limit to what both ends
+(8192 by default before issue 17, 24,576 since) is set to what they need, and said. This process raises its open-file limit to what both ends
 need (the leader inherits it; the systemd unit gives the real one LimitNOFILE=65536); where the hard
 limit is lower and cannot be raised, each agent holds its poll's connection alone and opens one for
 each facts or status call (--one-connection), and says so.
@@ -47,7 +47,9 @@ UNIT = os.path.join(ROOT, "packaging/systemd/slurmlet-agent.service")
 POLL_WAIT = 30            # s a plan poll is held, as the agent's slurmlet.node.poll-wait
 CALL = 30                 # s any other call may take, as LeaderLink's CALL (a poll: POLL_WAIT + CALL)
 CONNECT = 10              # s to connect, as LeaderLink's CONNECT
-DEFAULT_CONNECTIONS = 8192  # slurmlet.leader.agent-connections
+# slurmlet.leader.agent-connections: 24,576 by default now, 8192 before (a build named with --home may be
+# older): the tool sets it whenever more than the older default is needed.
+DEFAULT_CONNECTIONS = 8192
 CONNECTIONS_PER_AGENT = 2   # the held poll, and the status connection the agent's client keeps
 QUIET = 3.0               # s without a new plan anywhere: the leader has settled
 
@@ -558,7 +560,7 @@ def start_leader(args, state):
     wanted = args.agents * (1 if args.one_connection else CONNECTIONS_PER_AGENT) + 64
     if wanted > DEFAULT_CONNECTIONS:
         env["SLURMLET_LEADER_AGENT_CONNECTIONS"] = str(wanted)
-        notes.append(f"slurmlet.leader.agent-connections raised from {DEFAULT_CONNECTIONS} to {wanted} "
+        notes.append(f"slurmlet.leader.agent-connections set to {wanted} "
                      f"(SLURMLET_LEADER_AGENT_CONNECTIONS): {1 if args.one_connection else CONNECTIONS_PER_AGENT} per agent")
     if args.xmx:
         env["SLURMLET_AGENT_JVM_OPTS"] = (env.get("SLURMLET_AGENT_JVM_OPTS", "") + " -Xmx" + args.xmx).strip()

@@ -113,8 +113,12 @@ public interface AgentConfig {
         @WithDefault("32")
         int agentConnectionsPerPeer();
 
-        /** Connections the agents' channel holds open in all; more are closed as they open. */
-        @WithDefault("8192")
+        /**
+         * Connections the agents' channel holds open in all; more are closed as they open. An agent
+         * holds two (its plan poll, and the one its status went on): 10,000 machines and room to
+         * spare, within the unit's 65,536 open files.
+         */
+        @WithDefault("24576")
         int agentConnections();
 
         /**
