@@ -41,6 +41,12 @@ public final class Inventory {
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** What {@link #all} hands out until the next change; guarded by {@code this}. */
     private Map<String, NodeFacts> snapshot;
+    /**
+     * Reports share it, {@link #all} takes it alone: the store tells its watchers (the planner) of a
+     * machine's file once it is durable, before the report has put the facts here, so a look at
+     * the inventory waits for the reports under way and sees every change it may have heard of.
+     */
+    private final java.util.concurrent.locks.ReadWriteLock gate = new java.util.concurrent.locks.ReentrantReadWriteLock();
 
     private Inventory(Store store, Map<String, NodeFacts> facts, Map<String, Long> versions) {
         this.store = store;
@@ -125,12 +131,19 @@ public final class Inventory {
                 store.where(FOLDER));
     }
 
-    /** Every machine's facts, by name. */
-    public synchronized Map<String, NodeFacts> all() {
-        if (snapshot == null) {
-            snapshot = Map.copyOf(facts);
+    /** Every machine's facts, by name, with every report whose file is written. */
+    public Map<String, NodeFacts> all() {
+        gate.writeLock().lock();
+        try {
+            synchronized (this) {
+                if (snapshot == null) {
+                    snapshot = Map.copyOf(facts);
+                }
+                return snapshot;
+            }
+        } finally {
+            gate.writeLock().unlock();
         }
-        return snapshot;
     }
 
     /** Stores what a machine reported; says whether it differs from what was known. */
@@ -142,17 +155,22 @@ public final class Inventory {
                     return false;
                 }
             }
-            var written = store.put(key(node), SettingsJson.pretty(reported), versions.getOrDefault(node, Store.ABSENT));
-            if (written.isEmpty()) {
-                throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
-                        .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
+            gate.readLock().lock();
+            try {
+                var written = store.put(key(node), SettingsJson.pretty(reported), versions.getOrDefault(node, Store.ABSENT));
+                if (written.isEmpty()) {
+                    throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
+                            .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
+                }
+                versions.put(node, written.getAsLong());
+                synchronized (this) {
+                    facts.put(node, reported);
+                    snapshot = null;
+                }
+                return true;
+            } finally {
+                gate.readLock().unlock();
             }
-            versions.put(node, written.getAsLong());
-            synchronized (this) {
-                facts.put(node, reported);
-                snapshot = null;
-            }
-            return true;
         }
     }
 
@@ -164,15 +182,20 @@ public final class Inventory {
                     return false;
                 }
             }
-            if (!store.delete(key(node), versions.getOrDefault(node, Store.ABSENT))) {
-                throw new StorageException("%s was changed by another writer since this leader read it; nothing was removed: "
-                        .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
-            }
-            versions.remove(node);
-            synchronized (this) {
-                boolean had = facts.remove(node) != null;
-                snapshot = null;
-                return had;
+            gate.readLock().lock();
+            try {
+                if (!store.delete(key(node), versions.getOrDefault(node, Store.ABSENT))) {
+                    throw new StorageException("%s was changed by another writer since this leader read it; nothing was removed: "
+                            .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
+                }
+                versions.remove(node);
+                synchronized (this) {
+                    boolean had = facts.remove(node) != null;
+                    snapshot = null;
+                    return had;
+                }
+            } finally {
+                gate.readLock().unlock();
             }
         }
     }

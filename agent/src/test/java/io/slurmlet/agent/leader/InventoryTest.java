@@ -55,6 +55,39 @@ class InventoryTest {
     }
 
     @Test
+    void aWatcherThatHearsOfAMachinesFileSeesItsFactsInTheInventory() throws Exception {
+        // The planner hears of a change on the store's thread as soon as the file is durable, and then
+        // plans from the inventory: it must find the facts there (CI once saw a plan made without them).
+        FileStore store = FileStore.open(state);
+        Inventory inventory = Inventory.open(store);
+        java.util.List<String> missing = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.concurrent.atomic.AtomicInteger heard = new java.util.concurrent.atomic.AtomicInteger();
+        store.watch(key -> {
+            String node = key.substring(Inventory.FOLDER.length() + 1);
+            if (!inventory.all().containsKey(node)) {
+                missing.add(node);
+            }
+            heard.incrementAndGet();
+        });
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+        java.util.List<java.util.concurrent.Future<Boolean>> done = new java.util.ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            String name = "n" + i;
+            done.add(pool.submit(() -> inventory.report(machine(name, 8))));
+        }
+        for (var f : done) {
+            assertTrue(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
+        }
+        pool.shutdown();
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (heard.get() < 200 && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
+        assertEquals(200, heard.get());
+        assertEquals(List.of(), missing, "machines the watcher heard of and did not find");
+    }
+
+    @Test
     void theOneDocumentOfAnOlderSlurmletIsMovedIntoOneFileAMachine() throws Exception {
         Map<String, NodeFacts> old = new TreeMap<>();
         for (String n : List.of("gpu001", "gpu002", "cpu1")) {
