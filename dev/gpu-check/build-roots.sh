@@ -3,7 +3,8 @@
 # (slurmd, its whole plugin dir, hwloc's plugins, the ldd closure of all of them, dash as /bin/sh,
 # a minimal /etc). Reads the cached full roots READ ONLY (through a read-only bind mount inside a
 # private mount namespace). Run here, not on the device:  bash dev/gpu-check/build-roots.sh
-set -eu
+set -Eeuo pipefail
+trap 'echo "gpu-check/build-roots.sh: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 HERE=$(cd "$(dirname "$0")" && pwd)
 CACHE=/var/cache/slurmlet-test/roots
 WORK=/tmp/gpucheck-build

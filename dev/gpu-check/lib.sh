@@ -9,13 +9,13 @@ x() {
     f=$(mktemp "$TMPD/x.XXXXXX")
     echo "\$ $*"
     s=$(date +%s%N)
-    timeout -k 5 "$t" "$@" > "$f" 2>&1 < /dev/null
-    rc=$?
+    rc=0
+    timeout -k 5 "$t" "$@" > "$f" 2>&1 < /dev/null || rc=$?
     e=$(( ($(date +%s%N) - s) / 1000000 ))
     head -n "$n" "$f" | cut -c1-300
     lines=$(wc -l < "$f")
-    [ "$lines" -gt "$n" ] && echo "... ($lines lines, first $n shown)"
-    [ "$rc" = 124 ] && echo "!! TIMED OUT after $t s"
+    if [ "$lines" -gt "$n" ]; then echo "... ($lines lines, first $n shown)"; fi
+    if [ "$rc" = 124 ]; then echo "!! TIMED OUT after $t s"; fi
     echo "[rc=$rc, ${e} ms]"
     LAST_OUT=$f LAST_RC=$rc
     return 0
@@ -54,10 +54,10 @@ find_nvml() {
              /usr/lib/x86_64-linux-gnu/libnvidia-ml.so.1 /usr/lib64/libnvidia-ml.so.1 /lib/x86_64-linux-gnu/libnvidia-ml.so.1; do
         _nvml_ok "$c" && { echo "$c"; return; }
     done
-    for c in $(timeout 20 find /usr/local/nvidia /usr/lib /usr/lib64 /opt -name 'libnvidia-ml.so.1' 2>/dev/null); do
+    for c in $(timeout 20 find /usr/local/nvidia /usr/lib /usr/lib64 /opt -name 'libnvidia-ml.so.1' 2>/dev/null || true); do
         _nvml_ok "$c" && { echo "$c"; return; }
     done
-    for c in $(timeout 20 find / -xdev -name 'libnvidia-ml.so*' 2>/dev/null | sort -r); do
+    for c in $(timeout 20 find / -xdev -name 'libnvidia-ml.so*' 2>/dev/null | sort -r || true); do
         _nvml_ok "$c" && { echo "$c"; return; }
     done
 }
@@ -115,7 +115,7 @@ EOF
 # The types and count in slurmd -G's "Gres Name=gpu ..." lines of file $1: "types<TAB>count".
 gres_seen() {
     local types n
-    grep -E 'Gres Name=gpu ' "$1" > "$1.gres"
+    grep -E 'Gres Name=gpu ' "$1" > "$1.gres" || true
     types=$(awk '{ t="(none)"; for (i=1;i<=NF;i++) if ($i ~ /^Type=/) t=substr($i,6); print t }' "$1.gres" | sort -u | paste -sd, -)
     n=$(awk '{ for (i=1;i<=NF;i++) if ($i ~ /^Count=/) n+=substr($i,7) } END { print n+0 }' "$1.gres")
     printf '%s\t%s\n' "${types:-(no Gres line)}" "$n"

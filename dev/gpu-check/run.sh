@@ -3,7 +3,8 @@
 # 22.05 (bookworm), 24.11 (trixie), 26.05 (forky), each in a chroot unpacked from dev/gpu-check/roots/.
 # Run from the repo root:  OUT=/some/dir bash dev/gpu-check/run.sh   (needs root; everything it
 # prints also goes to $OUT/gpu-check.txt). Never stops on one failure: each command shows its rc.
-set -u
+set -Eeuo pipefail
+trap 'echo "gpu-check/run.sh: line $LINENO: \"$BASH_COMMAND\" failed (exit $?)" >&2' ERR
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 SUITES="bookworm trixie forky"
 BASE=/tmp/gpucheck            # the chroots: /tmp/gpucheck/<suite>
