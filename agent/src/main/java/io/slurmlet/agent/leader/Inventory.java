@@ -59,9 +59,9 @@ public final class Inventory {
         return open(FileStore.open(stateDir));
     }
 
-    /** Whether {@code key} of the store is a machine's facts (or the old one document of them). */
+    /** Whether {@code key} of the store is a machine's facts. */
     public static boolean holds(String key) {
-        return key.startsWith(FOLDER + "/") || key.equals(FILE_NAME);
+        return key.startsWith(FOLDER + "/");
     }
 
     /**

@@ -161,6 +161,14 @@ public final class HostList {
         }
     }
 
+    /** Whether {@code b} comes after {@code a} in a host list of one prefix: same prefix, a higher number. */
+    public static boolean rises(String a, String b) {
+        Matcher ma = NUMBERED.matcher(a);
+        Matcher mb = NUMBERED.matcher(b);
+        return ma.matches() && mb.matches() && ma.group(1).equals(mb.group(1))
+                && Long.parseLong(mb.group(2)) > Long.parseLong(ma.group(2));
+    }
+
     /** Orders names as Slurm lists them: by prefix, then by number. */
     public static final Comparator<String> NATURAL_ORDER = (a, b) -> {
         Matcher ma = NUMBERED.matcher(a);

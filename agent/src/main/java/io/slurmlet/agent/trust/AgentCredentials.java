@@ -14,7 +14,6 @@ import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HexFormat;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
@@ -71,16 +70,14 @@ public final class AgentCredentials {
 
     /**
      * The machine {@code credential} belongs to; empty when it is no one's. Looked up by its
-     * sha256, then compared in constant time: what a lookup's timing could tell is about the
-     * hashes, from which no credential can be made.
+     * sha256: what the lookup's timing could tell is about the hashes, from which no credential
+     * can be made.
      */
     public synchronized Optional<String> nodeOf(String credential) {
         if (credential == null || credential.isBlank()) {
             return Optional.empty();
         }
-        String node = byHash.get(hash(credential.strip()));
-        return node == null ? Optional.empty()
-                : matching(credential, List.of(Map.entry(node, hashes.get(node))), Map.Entry::getValue).map(Map.Entry::getKey);
+        return Optional.ofNullable(byHash.get(hash(credential.strip())));
     }
 
     /**

@@ -10,7 +10,9 @@ import java.util.Random;
 import java.util.stream.IntStream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class HostListTest {
 
@@ -115,5 +117,17 @@ class HostListTest {
         List<String> names = new ArrayList<>(List.of("n10", "n9", "login", "n1"));
         names.sort(HostList.NATURAL_ORDER);
         assertEquals(List.of("login", "n1", "n9", "n10"), names);
+    }
+
+    @Test
+    void runsRiseWithinOnePrefix() {
+        assertTrue(HostList.rises("gpu099", "gpu100"));
+        assertTrue(HostList.rises("n9", "n10"));
+        assertTrue(HostList.rises("n9", "n12"));
+        assertTrue(HostList.rises("10.0.0.9", "10.0.0.10"));
+        assertFalse(HostList.rises("gpu1", "cpu2"));
+        assertFalse(HostList.rises("10.0.0.255", "10.0.1.0"));
+        assertFalse(HostList.rises("n10", "n9"));
+        assertFalse(HostList.rises("login", "login"));
     }
 }

@@ -8,8 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Machines that are alike share one line of slurm.conf or gres.conf, named by a host list:
@@ -24,9 +22,6 @@ import java.util.regex.Pattern;
  * their names) share one line whatever their names.
  */
 final class NodeLines {
-
-    /** A name's or an IPv4 address's trailing number; the run it continues has the same prefix and width. */
-    private static final Pattern NUMBERED = Pattern.compile("(.*?)(\\d{1,18})");
 
     /**
      * One line: its host list, its addresses' host list (empty: none), the attributes its machines
@@ -44,10 +39,7 @@ final class NodeLines {
      * each kind's first machine; the names of a line in Slurm's order.
      */
     static List<Line> group(List<NodeFacts> nodes, Function<NodeFacts, List<Object>> attributes) {
-        Map<List<Object>, List<NodeFacts>> alike = new LinkedHashMap<>();
-        for (NodeFacts n : nodes) {
-            alike.computeIfAbsent(attributes.apply(n), k -> new ArrayList<>()).add(n);
-        }
+        Map<List<Object>, List<NodeFacts>> alike = alike(nodes, attributes);
         List<Line> lines = new ArrayList<>();
         alike.forEach((attrs, members) -> {
             List<NodeFacts> sorted = new ArrayList<>(members);
@@ -70,14 +62,19 @@ final class NodeLines {
 
     /** gres.conf's lines, which name no addresses: the machines of equal {@code key} on one line each. */
     static List<Line> groupNames(List<NodeFacts> nodes, Function<NodeFacts, ?> key) {
-        Map<Object, List<NodeFacts>> alike = new LinkedHashMap<>();
+        List<Line> lines = new ArrayList<>();
+        alike(nodes, key).values().forEach(members -> lines.add(new Line(HostList.compress(members.stream().map(NodeFacts::name).toList()),
+                "", List.of(), members.get(0))));
+        return lines;
+    }
+
+    /** {@code nodes} by {@code key}, in the order of each key's first machine. */
+    private static <K> Map<K, List<NodeFacts>> alike(List<NodeFacts> nodes, Function<NodeFacts, K> key) {
+        Map<K, List<NodeFacts>> alike = new LinkedHashMap<>();
         for (NodeFacts n : nodes) {
             alike.computeIfAbsent(key.apply(n), k -> new ArrayList<>()).add(n);
         }
-        List<Line> lines = new ArrayList<>();
-        alike.values().forEach(members -> lines.add(new Line(HostList.compress(members.stream().map(NodeFacts::name).toList()), "",
-                List.of(), members.get(0))));
-        return lines;
+        return alike;
     }
 
     /** The lines of {@code run}: one, or one a machine where a host list would not expand back in the run's order. */
@@ -101,20 +98,12 @@ final class NodeLines {
      * cannot read back as it was written (an IPv6 address's colons) is always a line of its own.
      */
     static boolean continues(NodeFacts last, NodeFacts next) {
-        if (!rises(last.name(), next.name())) {
+        if (!HostList.rises(last.name(), next.name())) {
             return false;
         }
         if (last.address().isEmpty() && next.address().isEmpty()) {
             return true;
         }
-        return !last.address().contains(":") && !next.address().contains(":") && rises(last.address(), next.address());
-    }
-
-    /** Whether {@code b} comes after {@code a} in a host list of one prefix: same prefix, a higher number. */
-    static boolean rises(String a, String b) {
-        Matcher ma = NUMBERED.matcher(a);
-        Matcher mb = NUMBERED.matcher(b);
-        return ma.matches() && mb.matches() && ma.group(1).equals(mb.group(1))
-                && Long.parseLong(mb.group(2)) > Long.parseLong(ma.group(2));
+        return !last.address().contains(":") && !next.address().contains(":") && HostList.rises(last.address(), next.address());
     }
 }

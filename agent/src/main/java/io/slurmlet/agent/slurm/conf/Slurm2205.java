@@ -236,10 +236,6 @@ class Slurm2205 {
         return count == 1 ? "/dev/nvidia" + first : "/dev/nvidia[" + first + "-" + (first + count - 1) + "]";
     }
 
-    /**
-     * What Slurm may give jobs of a node's memory: all but a margin for the system, 5% of it, at
-     * least 512 MiB and at most 16 GiB.
-     */
     /** What a node's line says after its name and address: hardware, GPUs and state, the same for machines alike. */
     private static List<Object> nodeAttributes(NodeFacts n, Set<String> lent) {
         List<Object> line = new ArrayList<>(List.of("CPUs", n.cpus(), "Boards", n.boards(), "SocketsPerBoard", n.sockets(),
@@ -257,6 +253,10 @@ class Slurm2205 {
         return line;
     }
 
+    /**
+     * What Slurm may give jobs of a node's memory: all but a margin for the system, 5% of it, at
+     * least 512 MiB and at most 16 GiB.
+     */
     static long realMemory(long memoryMiB) {
         long margin = Math.min(16 * 1024, Math.max(512, memoryMiB / 20));
         return Math.max(1, memoryMiB - margin);

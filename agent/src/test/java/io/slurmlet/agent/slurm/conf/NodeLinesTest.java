@@ -17,7 +17,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class NodeLinesTest {
@@ -118,18 +117,6 @@ class NodeLinesTest {
         String conf = slurmConf(nodes, List.of("gpu9", "gpu099", "gpu1000"));
         Map<String, List<String>> read = perNode(conf);
         nodes.forEach(n -> assertEquals(n.address(), read.get(n.name()).get(0), n.name()));
-    }
-
-    @Test
-    void runsRiseWithinOnePrefix() {
-        assertTrue(NodeLines.rises("gpu099", "gpu100"));
-        assertTrue(NodeLines.rises("n9", "n10"));
-        assertTrue(NodeLines.rises("n9", "n12"));
-        assertTrue(NodeLines.rises("10.0.0.9", "10.0.0.10"));
-        assertFalse(NodeLines.rises("gpu1", "cpu2"));
-        assertFalse(NodeLines.rises("10.0.0.255", "10.0.1.0"));
-        assertFalse(NodeLines.rises("n10", "n9"));
-        assertFalse(NodeLines.rises("login", "login"));
     }
 
     @Test
