@@ -151,6 +151,10 @@ class AgentChannelTest {
         assertTrue(token.getMessage().contains("ctl slurm join-token"), token.getMessage());
         LeaderLink.Refused name = assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), "ALL"));
         assertEquals(400, name.status());
+        LeaderLink.Refused temp = assertThrows(LeaderLink.Refused.class,
+                () -> LeaderLink.join(base(), ca, joinToken(), "n1.tmp-0123456789ab"));
+        assertEquals(400, temp.status(), "a name the leader's store would take for its own temporary file");
+        assertTrue(temp.getMessage().contains("node \"n1.tmp-0123456789ab\" ends as slurmlet's temporary files do"), temp.getMessage());
         LeaderLink.Refused stranger = assertThrows(LeaderLink.Refused.class,
                 () -> new LeaderLink(base(), ca, "forged").poll(0, Duration.ofSeconds(1)));
         assertEquals(401, stranger.status());

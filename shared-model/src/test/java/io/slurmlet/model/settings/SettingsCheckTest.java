@@ -95,6 +95,15 @@ class SettingsCheckTest {
     }
 
     @Test
+    void aNodeCannotBeNamedAsTheLeadersTemporaryFiles() {
+        assertEquals(List.of(new Problem("nodes[1]", "n1.tmp-0123456789ab", "nodes[1] \"n1.tmp-0123456789ab\" ends as slurmlet's "
+                        + "temporary files do (.tmp- and 12 hex digits), and the leader keeps a file a machine under its name: use "
+                        + "another name for the machine")),
+                settings().nodes("gpu1", "n1.tmp-0123456789ab").check());
+        assertEquals(List.of(), settings().nodes("gpu1", "n1.tmp-a", "n1.tmp-0123456789abc").check(), "only the exact form");
+    }
+
+    @Test
     void controllerIsOneNodeNotAHostList() {
         assertEquals(List.of(new Problem("controller", "gpu[001-004]",
                         "controller \"gpu[001-004]\" is a Slurm host list, not one node: name one node, as controller=gpu001")),
