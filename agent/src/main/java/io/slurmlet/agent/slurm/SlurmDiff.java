@@ -46,6 +46,37 @@ public final class SlurmDiff {
     /** The units this step starts and restarts; munge is the munge step's. */
     static final Set<String> DAEMONS = Set.of("slurmctld", "slurmd");
 
+    /**
+     * The drop-in by which systemd starts slurmctld or slurmd again when it crashes, also while the
+     * agent is down (Debian's and SchedMD's units have no {@code Restart=}). Named to sort before a
+     * site's own ({@code override.conf} of {@code systemctl edit}), which therefore wins. A change of
+     * it takes a {@code systemctl daemon-reload}, never a restart of the daemon.
+     */
+    public static String restartDropIn(String unit) {
+        return "/etc/systemd/system/" + unit + ".service.d/10-slurmlet-restart.conf";
+    }
+
+    /**
+     * What {@link #restartDropIn} holds: a crash (a signal, a core dump, an exit code) is undone after
+     * 5 s, a stop never; five starts within ten minutes that the daemon did not outlive and systemd
+     * leaves it down (a slurmctld on state it cannot read is not kept crash-looping). The agent's
+     * daemon watch, when it runs, starts a crashed daemon sooner (1 s).
+     */
+    public static final String RESTART_DROP_IN = """
+            # Written by slurmlet: systemd starts this daemon again should it crash (a signal, a core
+            # dump, an exit code), also while slurmlet's agent is down; never one that was stopped.
+            # After five starts within ten minutes that it did not outlive, systemd leaves it down
+            # (journalctl -u says why). A drop-in of the site's that sorts after this one
+            # (override.conf, of systemctl edit) has the last word.
+            [Unit]
+            StartLimitIntervalSec=10min
+            StartLimitBurst=5
+
+            [Service]
+            Restart=on-failure
+            RestartSec=5s
+            """;
+
     private SlurmDiff() {
     }
 
@@ -187,11 +218,14 @@ public final class SlurmDiff {
      *                  still needs it: the jobs an old slurmctld holds in its queue, or those running on
      *                  this machine for an old slurmd (or why they cannot be known); none: it can go
      * @param missingPlugins the plugins the wanted plugstack.conf requires that this machine does not have
+     * @param dropIns   each of the plan's daemons' {@link #restartDropIn}, by unit, as it is where it exists
      */
     public record Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
-                       Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers, Set<String> missingPlugins) {
+                       Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers, Set<String> missingPlugins,
+                       Map<String, FileNow> dropIns) {
         public Seen {
             missingPlugins = Set.copyOf(missingPlugins);
+            dropIns = Map.copyOf(dropIns);
             files = Map.copyOf(files);
             running = Set.copyOf(running);
             enabled = Set.copyOf(enabled);
@@ -207,7 +241,7 @@ public final class SlurmDiff {
 
         public Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
                     Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers) {
-            this(files, running, enabled, owed, owedStale, partitionJobs, leftovers, Set.of());
+            this(files, running, enabled, owed, owedStale, partitionJobs, leftovers, Set.of(), Map.of());
         }
     }
 
@@ -267,7 +301,17 @@ public final class SlurmDiff {
         Map<String, FileNow> files = new LinkedHashMap<>();
         wanted.files().forEach(f -> files.put(f.path(), new FileNow(f.content(), f.permissions(), f.owner(), f.group())));
         Set<String> daemons = new HashSet<>(wanted.daemons());
-        return new Seen(files, daemons, daemons, Map.of(), false, Map.of(), freeLeftovers(next, daemons, daemons));
+        return new Seen(files, daemons, daemons, Map.of(), false, Map.of(), freeLeftovers(next, daemons, daemons), Set.of(),
+                ourDropIns(wanted));
+    }
+
+    /** The restart drop-ins of a machine that applies {@code plan}: slurmlet's, for each daemon it runs. */
+    private static Map<String, FileNow> ourDropIns(Wanted plan) {
+        Map<String, FileNow> dropIns = new LinkedHashMap<>();
+        if (!plan.files().isEmpty()) {
+            plan.daemons().forEach(u -> dropIns.put(u, new FileNow(RESTART_DROP_IN, "rw-r--r--", "root", "root")));
+        }
+        return dropIns;
     }
 
     /** Each daemon {@code next} retires that runs or is enabled, with no job said to need it. */
@@ -295,6 +339,11 @@ public final class SlurmDiff {
             files.add(new io.slurmlet.model.observed.SlurmSeen.File(e.getKey(), hidden ? "" : ManagedFiles.sha256(f.content()),
                     hidden || !shortLine ? "" : f.content(), f.mode(), f.owner(), f.group()));
         }
+        for (var e : new TreeMap<>(seen.dropIns()).entrySet()) {
+            FileNow f = e.getValue();
+            files.add(new io.slurmlet.model.observed.SlurmSeen.File(restartDropIn(e.getKey()), ManagedFiles.sha256(f.content()), "",
+                    f.mode(), f.owner(), f.group()));
+        }
         return new io.slurmlet.model.observed.SlurmSeen(files, new TreeSet<>(seen.running()).stream().toList(),
                 new TreeSet<>(seen.enabled()).stream().toList(), seen.owed().values().stream().map(Owed::line).toList(), seen.owedStale());
     }
@@ -314,7 +363,15 @@ public final class SlurmDiff {
         }
         Map<String, FileNow> files = new LinkedHashMap<>();
         List<String> unknown = new ArrayList<>();
+        Map<String, FileNow> dropIns = new LinkedHashMap<>();
         for (io.slurmlet.model.observed.SlurmSeen.File f : report.files()) {
+            Optional<String> daemon = DAEMONS.stream().filter(u -> restartDropIn(u).equals(f.path())).findFirst();
+            if (daemon.isPresent()) {
+                // Not one of the plan's files: ours, or another text (written again); an older agent reports none.
+                dropIns.put(daemon.get(), new FileNow(ManagedFiles.sha256(RESTART_DROP_IN).equals(f.digest()) ? RESTART_DROP_IN : "",
+                        f.mode(), f.owner(), f.group()));
+                continue;
+            }
             List<String> candidates = known.getOrDefault(f.path(), List.of());
             Optional<String> content = !f.text().isEmpty() && ManagedFiles.sha256(f.text()).equals(f.digest()) ? Optional.of(f.text())
                     : candidates.stream().filter(c -> f.digest().isEmpty() || ManagedFiles.sha256(c).equals(f.digest())).findFirst();
@@ -331,7 +388,7 @@ public final class SlurmDiff {
         // A daemon the new plan retires that the machine reports running or enabled: taken to be slurmlet's and free to
         // go (the leader refuses a controller move while its slurmctld holds jobs); the agent looks again before it stops it.
         return new Reported(new Seen(files, Set.copyOf(report.running()), Set.copyOf(report.enabled()), owed, report.owedStale(),
-                Map.of(), freeLeftovers(after, Set.copyOf(report.running()), Set.copyOf(report.enabled()))),
+                Map.of(), freeLeftovers(after, Set.copyOf(report.running()), Set.copyOf(report.enabled())), Set.of(), dropIns),
                 List.copyOf(unknown));
     }
 
@@ -457,6 +514,16 @@ public final class SlurmDiff {
         if (!writes.isEmpty()) {
             a.add(new FilesWritten());
         }
+        Map<String, Optional<String>> dropIns = new LinkedHashMap<>();
+        for (String unit : wanted.daemons()) {
+            FileNow now = seen.dropIns().get(unit);
+            if (now == null || !now.content().equals(RESTART_DROP_IN)) {
+                dropIns.put(unit, Optional.ofNullable(now).map(FileNow::content));
+            }
+        }
+        if (!dropIns.isEmpty()) {
+            a.add(new RestartDropIns(dropIns));
+        }
         for (String unit : wanted.daemons()) {
             if (!seen.enabled().contains(unit)) {
                 a.add(new Enable(unit));
@@ -483,8 +550,41 @@ public final class SlurmDiff {
         return held.isEmpty() ? diff : diff.waitingFor(held);
     }
 
-    sealed interface SlurmAction extends Action permits Retire, RecordOwed, WriteFiles, NoteInvocations, FilesWritten, Enable, Start,
-            Restart, Reconfigured, Reconfigure {
+    sealed interface SlurmAction extends Action permits Retire, RecordOwed, WriteFiles, NoteInvocations, FilesWritten, RestartDropIns,
+            Enable, Start, Restart, Reconfigured, Reconfigure {
+    }
+
+    /**
+     * Each unit's {@link #restartDropIn} written, then one {@code systemctl daemon-reload}: no daemon is restarted for it.
+     *
+     * @param before each unit's drop-in as it is (empty: none)
+     */
+    record RestartDropIns(Map<String, Optional<String>> before) implements SlurmAction {
+        List<String> units() {
+            return List.copyOf(before.keySet());
+        }
+
+        @Override
+        public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
+            return before.entrySet().stream().map(e -> new SettingsPreview.FileChange(restartDropIn(e.getKey()),
+                    e.getValue().isEmpty() ? SettingsPreview.Change.CREATED : SettingsPreview.Change.CHANGED,
+                    diffs.of(restartDropIn(e.getKey()), e.getValue().orElse(null), RESTART_DROP_IN))).toList();
+        }
+
+        public String will() {
+            return "have systemd start %s again should %s crash (%s, then systemctl daemon-reload)".formatted(String.join(" and ", units()),
+                    units().size() == 1 ? "it" : "one", String.join(", ", units().stream().map(SlurmDiff::restartDropIn).toList()));
+        }
+
+        public String did() {
+            return "systemd starts %s again should %s crash (Restart=on-failure)".formatted(String.join(" and ", units()),
+                    units().size() == 1 ? "it" : "one");
+        }
+
+        @Override
+        public String failed(String error) {
+            return "cannot have systemd start %s again after a crash: %s".formatted(String.join(" and ", units()), error);
+        }
     }
 
     /**

@@ -143,7 +143,20 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         pluginsMissing = !missing.isEmpty();
         return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
                 partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)), leftovers(wanted, now, daemons),
-                missing);
+                missing, dropIns(wanted));
+    }
+
+    /** Each of the plan's daemons' restart drop-in, as it is, where it exists. */
+    private Map<String, SlurmDiff.FileNow> dropIns(SlurmDiff.Wanted wanted) throws IOException {
+        Map<String, SlurmDiff.FileNow> dropIns = new LinkedHashMap<>();
+        for (String unit : wanted.daemons()) {
+            Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, SlurmDiff.restartDropIn(unit)));
+            if (st.isPresent()) {
+                dropIns.put(unit, new SlurmDiff.FileNow(new String(st.get().content(), StandardCharsets.UTF_8), st.get().mode(),
+                        st.get().owner(), st.get().group()));
+            }
+        }
+        return dropIns;
     }
 
     /**
@@ -390,6 +403,12 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             writeOwed(noted);
         } else if (action instanceof SlurmDiff.FilesWritten) {
             Failpoints.hold(Failpoints.FILES_WRITTEN);
+        } else if (action instanceof SlurmDiff.RestartDropIns d) {
+            for (String unit : d.units()) {
+                files.write(ManagedFiles.under(root, SlurmDiff.restartDropIn(unit)),
+                        SlurmDiff.RESTART_DROP_IN.getBytes(StandardCharsets.UTF_8), "rw-r--r--", "root", "root");
+            }
+            services.reload();
         } else if (action instanceof SlurmDiff.Enable e) {
             services.enable(e.unit());
         } else if (action instanceof SlurmDiff.Start s) {

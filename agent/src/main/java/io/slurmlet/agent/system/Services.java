@@ -23,9 +23,12 @@ public interface Services {
                     || active.equals("reloading") || active.equals("deactivating"));
         }
 
-        /** Ended by a failure (a signal, an exit code, a core dump), not stopped by someone: what the agent starts again. */
+        /**
+         * Ended by a failure (a signal, an exit code, a core dump), not stopped by someone: what the agent starts again.
+         * One waiting for its own Restart= (slurmlet's drop-in waits 5 s) is too: the agent's start comes sooner.
+         */
         public boolean crashed() {
-            return !up() && !sub.equals("auto-restart") && (active.equals("failed") || !result.isEmpty() && !result.equals("success"));
+            return !up() && (sub.equals("auto-restart") || active.equals("failed") || !result.isEmpty() && !result.equals("success"));
         }
 
         /** What systemd says of it, as {@code failed (signal)}. */

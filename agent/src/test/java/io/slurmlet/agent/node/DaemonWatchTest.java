@@ -62,6 +62,19 @@ class DaemonWatchTest {
     }
 
     @Test
+    void aDaemonWaitingForItsOwnRestartIsSaidDownAndStartedSoonerThanSystemdWould() {
+        watch.look();
+        services.diedWithRestart("slurmd");
+        services.log.clear();
+        Outcome down = watch.look();
+        assertEquals("slurmd is down since 2026-12-01T10:00:00Z (systemd: activating (signal)); started again 0 times", down.detail());
+        clock.pass(Duration.ofSeconds(1));
+        watch.look();
+        assertEquals(List.of("start slurmd"), services.log, "1 s, not the drop-in's 5 s");
+        assertEquals(Outcome.unchanged("daemons", "munge, slurmd run"), watch.look());
+    }
+
+    @Test
     void aDaemonThatWillNotStartIsTriedAgainWithABackoffUpTo30SecondsAndSaysWhy() {
         watch.look();
         services.died("slurmd").failing("slurmd");

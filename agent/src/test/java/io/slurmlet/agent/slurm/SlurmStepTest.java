@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class SlurmStepTest {
@@ -44,13 +45,33 @@ class SlurmStepTest {
     }
 
     @Test
+    void aRunningDaemonWithoutItsRestartDropInGetsItWithADaemonReloadAndNoRestart() throws Exception {
+        NodePlan plan = plan("c0", settings("gpu", Map.of()));
+        step.apply(plan);
+        Path dropIn = Path.of("/etc/systemd/system/slurmctld.service.d/10-slurmlet-restart.conf");
+        assertTrue(new String(files.stat(dropIn).orElseThrow().content()).contains("Restart=on-failure\nRestartSec=5s\n"));
+        files.delete(dropIn); // an agent of before this drop-in, upgraded; or removed by hand
+        services.log.clear();
+        files.log.clear();
+        Outcome o = step.apply(plan);
+        assertEquals(Outcome.changed("slurm", "systemd starts slurmctld again should it crash (Restart=on-failure)"), o);
+        assertEquals(List.of("daemon-reload"), services.log, "no restart, no reconfigure: systemd reads it for the running daemon");
+        assertFalse(commands.log().contains(List.of("scontrol", "reconfigure")));
+        services.log.clear();
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan).kind(), "written once");
+        assertEquals(List.of(), services.log);
+    }
+
+    @Test
     void firstApplyWritesTheFilesAndStartsTheDaemons() {
         Outcome o = step.apply(plan("c0", settings("gpu", Map.of())));
-        assertEquals(Outcome.changed("slurm", "wrote cgroup.conf, gres.conf, plugstack.conf, slurm.conf; enabled slurmctld; "
-                + "started slurmctld"), o);
-        assertEquals(4, files.log.size());
+        assertEquals(Outcome.changed("slurm", "wrote cgroup.conf, gres.conf, plugstack.conf, slurm.conf; systemd starts slurmctld "
+                + "again should it crash (Restart=on-failure); enabled slurmctld; started slurmctld"), o);
+        assertEquals(5, files.log.size());
         assertTrue(files.log.contains("write /etc/slurm/slurm.conf rw-r--r-- root:root"), files.log.toString());
-        assertEquals(List.of("enable slurmctld", "start slurmctld"), services.log);
+        assertTrue(files.log.contains("write /etc/systemd/system/slurmctld.service.d/10-slurmlet-restart.conf rw-r--r-- root:root"),
+                files.log.toString());
+        assertEquals(List.of("daemon-reload", "enable slurmctld", "start slurmctld"), services.log, "systemd reads the drop-in before the start");
     }
 
     @Test
@@ -501,7 +522,8 @@ class SlurmStepTest {
 
         queue.answer(QUEUE, "");
         Outcome o = c0.apply(node);
-        assertEquals(List.of("stop slurmctld", "disable slurmctld", "enable slurmd", "start slurmd"), services.log, o.detail());
+        assertEquals(List.of("stop slurmctld", "disable slurmctld", "daemon-reload", "enable slurmd", "start slurmd"), services.log,
+                o.detail());
         assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()).contains("SlurmctldHost=n1"));
     }
 

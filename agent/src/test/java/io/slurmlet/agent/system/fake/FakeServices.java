@@ -68,11 +68,21 @@ public final class FakeServices implements Services {
         return this;
     }
 
+    private final Set<String> autoRestarting = new HashSet<>();
+
+    /** {@code unit} ends on a SIGKILL and waits for its own Restart= (slurmlet's drop-in): activating, auto-restart. */
+    public FakeServices diedWithRestart(String unit) {
+        died(unit);
+        autoRestarting.add(unit);
+        return this;
+    }
+
     @Override
     public java.util.Map<String, UnitState> states(List<String> units) {
         java.util.Map<String, UnitState> states = new java.util.LinkedHashMap<>();
         for (String u : units) {
             states.put(u, active.contains(u) ? new UnitState("active", "running", "success")
+                    : autoRestarting.contains(u) ? new UnitState("activating", "auto-restart", results.get(u))
                     : results.containsKey(u) ? new UnitState("failed", "failed", results.get(u)) : new UnitState("inactive", "dead", "success"));
         }
         return states;
@@ -96,6 +106,7 @@ public final class FakeServices implements Services {
     private void activated(String unit) {
         active.add(unit);
         results.remove(unit);
+        autoRestarting.remove(unit);
         invocations.put(unit, fresh());
     }
 
