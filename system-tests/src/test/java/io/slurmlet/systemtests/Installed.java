@@ -2,8 +2,11 @@ package io.slurmlet.systemtests;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.List;
 
 /**
@@ -25,11 +28,22 @@ final class Installed {
                 Path deb = Debs.newest("slurmlet_*_all.deb");
                 Path dir = AgentProcess.ROOT.resolve("system-tests/target/installed-" + Debs.version(deb));
                 if (!Files.isRegularFile(dir.resolve("usr/lib/slurmlet/bin/slurmlet-java"))) {
-                    Path tmp = dir.resolveSibling(dir.getFileName() + ".tmp");
-                    Proc.deleteTree(tmp);
-                    Debs.host(List.of("dpkg-deb", "-x", deb.toString(), tmp.toString()));
-                    Proc.deleteTree(dir);
-                    Files.move(tmp, dir);
+                    // Two test JVMs may unpack at once (failsafe runs two classes at a time): each
+                    // into a folder of its own, then renamed into place; the second rename finds
+                    // the first one's folder and its own is dropped.
+                    Files.createDirectories(dir.getParent());
+                    Path tmp = Files.createTempDirectory(dir.getParent(), dir.getFileName() + ".tmp-");
+                    try {
+                        Debs.host(List.of("dpkg-deb", "-x", deb.toString(), tmp.toString()));
+                        if (Files.exists(dir) && !Files.isRegularFile(dir.resolve("usr/lib/slurmlet/bin/slurmlet-java"))) {
+                            Proc.deleteTree(dir); // a partial one of an older harness that unpacked in place
+                        }
+                        Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
+                    } catch (FileAlreadyExistsException | DirectoryNotEmptyException anotherUnpackedItFirst) {
+                        // the other JVM's is the same DEB's
+                    } finally {
+                        Proc.deleteTree(tmp);
+                    }
                 }
                 root = dir;
             } catch (IOException e) {
