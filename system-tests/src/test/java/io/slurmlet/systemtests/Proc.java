@@ -45,11 +45,22 @@ final class Proc {
         });
         errReader.start();
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        p.getInputStream().transferTo(out);
+        Thread outReader = new Thread(() -> {
+            try {
+                p.getInputStream().transferTo(out);
+            } catch (IOException ignored) {
+                // the process ended
+            }
+        });
+        outReader.start();
+        // The limit holds while the program keeps its output open too (an srun waiting for a node): it and what it
+        // started (nsenter's child in a node) are ended, and the test fails saying so rather than hanging.
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
+            p.descendants().forEach(ProcessHandle::destroyForcibly);
             p.destroyForcibly();
             throw new IllegalStateException(String.join(" ", command) + " ran past " + timeoutSeconds + " s");
         }
+        outReader.join(5_000);
         errReader.join(5_000);
         return new Result(p.exitValue(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }

@@ -39,6 +39,14 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     private static final Pattern STATE = Pattern.compile("(?:^| )State=(\\S+)");
     private static final Pattern REASON = Pattern.compile("(?:^| )Reason=(.*?)(?= [A-Z][A-Za-z]*=|$)");
     private static final Pattern REASON_SUFFIX = Pattern.compile("\\s*\\[[^\\]]*@[^\\]]*\\]$");
+    /** When a reason was set, from its suffix ({@code [root@2026-12-04T22:59:13]}). */
+    private static final Pattern REASON_TIME = Pattern.compile("\\[[^\\]@]*@(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d)\\]$");
+    private static final Pattern SLURMD_START = Pattern.compile("(?:^| )SlurmdStartTime=(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d)");
+    /** slurmctld's own drain for a registration that reported fewer GPUs (or other GRES) than slurm.conf gives the node. */
+    private static final Pattern GRES_LOW = Pattern.compile("gres/\\S+ count reported lower than configured \\(\\d+ < \\d+\\)");
+    /** What such a drain, from before the slurmd that now runs, is shown as: slurmlet's, so the lending undoes it. */
+    static final String GRES_LOW_BEFORE_RESTART = SlurmNodeState.OUR_PREFIX + " slurmctld drained it for a GRES count its slurmd "
+            + "reported before it was restarted with its new gres.conf: ";
 
     private final Commands commands;
     /** What the last look saw queued; null before it looked, or where this is not the controller. */
@@ -180,10 +188,34 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
             String name = line.substring("NodeName=".length()).split(" ", 2)[0];
             Matcher state = STATE.matcher(line);
             Matcher reason = REASON.matcher(line);
-            String why = reason.find() ? REASON_SUFFIX.matcher(reason.group(1).strip()).replaceFirst("") : "";
-            states.put(name, new SlurmNodeState(name, state.find() ? state.group(1) : "", why.equals("(null)") ? "" : why,
+            String said = reason.find() ? reason.group(1).strip() : "";
+            String why = REASON_SUFFIX.matcher(said).replaceFirst("");
+            String words = state.find() ? state.group(1) : "";
+            if (gresDrainFromBeforeItsSlurmd(line, said, why, words)) {
+                why = GRES_LOW_BEFORE_RESTART + why;
+            }
+            states.put(name, new SlurmNodeState(name, words, why.equals("(null)") ? "" : why,
                     List.copyOf(new TreeSet<>(jobs.getOrDefault(name, List.of())))));
         }
         return List.copyOf(states.values());
+    }
+
+    /**
+     * Whether a node's drain is slurmctld's own for a GRES count below slurm.conf's, set before the
+     * slurmd that runs there now started, which has registered since without complaint (no INVAL):
+     * the count came from a slurmd that still had the old gres.conf when the controller's
+     * reconfigure made it register (GPUs added: slurm.conf and gres.conf change together, and the
+     * node's agent restarts its slurmd a moment after the controller reconfigures). slurmctld keeps
+     * such a drain after a good registration; an admin would have to resume a node slurmlet lent.
+     * Not when the slurmd that runs reported the low count (a GPU really missing, a driver gone).
+     */
+    static boolean gresDrainFromBeforeItsSlurmd(String line, String said, String why, String state) {
+        if (!GRES_LOW.matcher(why).matches() || state.contains("INVAL")) { // INVAL (22.05), INVALID_REG (later): its last registration
+            return false;
+        }
+        Matcher set = REASON_TIME.matcher(said);
+        Matcher started = SLURMD_START.matcher(line);
+        // Both in slurmctld's own clock and format: the text's order is the times' order.
+        return set.find() && started.find() && set.group(1).compareTo(started.group(1)) < 0;
     }
 }

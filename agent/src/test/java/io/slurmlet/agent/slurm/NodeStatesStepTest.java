@@ -66,6 +66,36 @@ class NodeStatesStepTest {
         assertEquals(2, c.log().stream().filter(a -> a.get(1).equals("update")).count(), "one call per change, not per node");
     }
 
+    /** scontrol's line of a node slurmctld drained for a GPU count, at {@code drained}, whose slurmd started at {@code started}. */
+    static String gresLow(String name, String state, String drained, String started) {
+        return "NodeName=%s CPUTot=2 Gres=gpu:nvidia_h200:2 State=%s Partitions=gpu SlurmdStartTime=%s Reason=gres/gpu count reported lower "
+                .formatted(name, state, started) + "than configured (0 < 2) [root@%s]".formatted(drained);
+    }
+
+    @Test
+    void aGpuCountDrainFromASlurmdThatHadNotReadItsNewGresConfIsLiftedOnALentNodeAndNoOther() {
+        // 22.05, measured (ClusterIT cell 30): the controller's reconfigure made n2's old slurmd register with the gres.conf of
+        // before its GPUs (0 < 2) a second before n2's agent restarted it with the new one; slurmctld kept the drain after.
+        FakeCommands c = slurm(String.join("\n",
+                gresLow("n2", "IDLE+DRAIN", "2026-12-04T22:59:13", "2026-12-04T22:59:14"),
+                gresLow("n3", "IDLE+DRAIN", "2026-12-04T22:59:13", "2026-12-04T22:59:14"),
+                gresLow("n4", "IDLE+DRAIN", "2026-12-04T22:59:14", "2026-12-04T22:59:14"),
+                gresLow("n5", "IDLE+DRAIN+INVAL", "2026-12-04T22:59:13", "2026-12-04T22:59:14"),
+                gresLow("n6", "IDLE+DRAIN", "2026-12-04T22:59:13", "2026-12-04T22:50:00")) + "\n", "");
+        NodeStatesStep step = new NodeStatesStep(c);
+        Outcome o = step.apply(controller(Map.of("n2", NodeWish.RESUME, "n3", NOT_LENT, "n4", NodeWish.RESUME, "n5", NodeWish.RESUME,
+                "n6", NodeWish.RESUME)));
+        assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n2", "state=idle")), c.log().toString());
+        assertTrue(c.log().contains(List.of("scontrol", "update", "nodename=n3", "state=drain", "reason=slurmlet: not lent")),
+                "not lent: slurmlet's own reason: " + c.log());
+        assertEquals(2, c.log().stream().filter(a -> a.get(1).equals("update")).count(),
+                "the slurmd that runs reported it (n4, the same second), its last registration was refused (n5), or the drain "
+                        + "came after it started (n6): a GPU really missing, left drained: " + c.log());
+        assertTrue(o.detail().contains("left drained by someone else: n4"), o.detail());
+        assertTrue(step.nodes().get(0).reason().startsWith("slurmlet: slurmctld drained it for a GRES count its slurmd reported before"),
+                step.nodes().get(0).reason());
+    }
+
     @Test
     void anAdminsDrainIsNeverLiftedNorItsReasonReplaced() {
         FakeCommands c = slurm(node("n1", "IDLE+DRAIN", "bad dimm, ticket 42") + "\n", "");
