@@ -2,8 +2,7 @@ package io.slurmlet.systemtests;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.DirectoryNotEmptyException;
-import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -39,8 +38,11 @@ final class Installed {
                             Proc.deleteTree(dir); // a partial one of an older harness that unpacked in place
                         }
                         Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
-                    } catch (FileAlreadyExistsException | DirectoryNotEmptyException anotherUnpackedItFirst) {
-                        // the other JVM's is the same DEB's
+                    } catch (FileSystemException e) {
+                        // rename(2) onto the other JVM's folder: "Directory not empty", not always DirectoryNotEmptyException
+                        if (!Files.isRegularFile(dir.resolve("usr/lib/slurmlet/bin/slurmlet-java"))) {
+                            throw e;
+                        }
                     } finally {
                         Proc.deleteTree(tmp);
                     }
