@@ -128,15 +128,8 @@ class ClusterIT {
         return io.slurmlet.agent.slurm.ReconfigureTable.nodeNames(ok("n0", "cat", "/etc/slurm/slurm.conf"));
     }
 
-    /**
-     * The leader's status, as {@code ctl slurm status -o json} prints it: the body of the API's answer
-     * that ctl prints, asked over HTTP in n0. ctl starts a JVM per call, which the matrix's look every
-     * second could not afford on two cores with two clusters (CtlIT runs ctl itself).
-     */
     static SlurmStatus status() throws IOException, InterruptedException {
-        String answer = api("GET", "/v1/slurm/status", "");
-        assertTrue(answer.startsWith("HTTP/1.0 200"), answer);
-        return SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SlurmStatus.class);
+        return SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
     }
 
     /** Waits until the agents of {@code nodes} (all: none named) have posted a pass the leader received after {@code since}. */
@@ -820,13 +813,6 @@ class ClusterIT {
         return longest;
     }
 
-    /** The time (seconds since the epoch) of the first line of a {@code journalctl -o short-unix} text that holds {@code text}. */
-    static double journalTime(String journal, String text) {
-        String line = journal.lines().filter(l -> l.contains(text)).findFirst()
-                .orElseThrow(() -> new AssertionError("no line with \"" + text + "\" in:\n" + journal));
-        return Double.parseDouble(line.substring(0, line.indexOf(' ')));
-    }
-
     static String pid(String node, String unit) throws Exception {
         return ok(node, "systemctl", "show", "-p", "MainPID", "--value", unit).strip();
     }
@@ -1395,8 +1381,8 @@ class ClusterIT {
      * The issue's fourth case: slurmd killed (SIGKILL of its main PID, as a crash or the OOM killer
      * would; {@code systemctl kill} would signal the job's slurmstepd too) on a node running a job.
      * The agent sees it within seconds (not at the next resync, 60 s later) and starts it again; the
-     * job runs on, its writes to /shared never stopping for a second. The times come from the agent's
-     * own journal (a look from here every second or two could miss a slurmd down for one). Then a
+     * job runs on, its writes to /shared never stopping for a second (slurmlet's Restart= drop-in has
+     * systemd start it 1 s after the crash, the agent's watch otherwise). Then a
      * slurmd that will not start (its start fails until the test lets it): readiness says so with the
      * daemon and systemd's reason, the leader's status too, and it runs again once it can start.
      * Then, with the agent stopped, systemd alone starts a crashed slurmd (slurmlet's Restart=
@@ -1408,7 +1394,7 @@ class ClusterIT {
         Instant since = Instant.now();
         String job = beatingJob("n1", "killed", 20);
         String slurmd = pid("n1", "slurmd");
-        double killedAt = Double.parseDouble(ok("n1", "date", "+%s.%N").strip());
+        long killed = System.nanoTime();
         ok("n1", "kill", "-KILL", slurmd);
         await(Duration.ofSeconds(30), "slurmd runs again on n1", () -> {
             try {
@@ -1418,14 +1404,14 @@ class ClusterIT {
                 return false;
             }
         });
-        String journal = ok("n1", "journalctl", "-u", "slurmlet-agent", "--since", "@" + since.getEpochSecond(), "--no-pager",
-                "-o", "short-unix");
-        double seen = journalTime(journal, "slurmd is down: systemd says ");
-        double back = journalTime(journal, "slurmd runs again");
-        System.out.printf("ClusterIT %s: slurmd killed on n1: the agent said it down after %.2f s and saw it run again after %.2f s "
-                + "(its journal)%n", SUITE, seen - killedAt, back - killedAt);
-        // Seconds, not the next resync (60 s): the figures above are the measurement; this bound only rules out the resync.
-        assertTrue(seen - killedAt < 10 && back - killedAt < 15, journal);
+        // systemd's Restart= (1 s) may start it again before the agent's next look (1 s): the agent's word is printed where
+        // it has one; readiness and status are asserted below on a slurmd that stays down.
+        double back = (System.nanoTime() - killed) / 1e9;
+        String said = ok("n1", "sh", "-c", "journalctl -u slurmlet-agent --since @%d --no-pager -o cat | grep 'slurmd is down' || true"
+                .formatted(since.getEpochSecond())).strip();
+        System.out.printf("ClusterIT %s: slurmd killed on n1: running again after %.2f s; the agent said: %s%n", SUITE, back,
+                said.isEmpty() ? "nothing (up again before its next look)" : said);
+        assertTrue(back < 15, "seconds, not the next resync (60 s): " + back);
         await(Duration.ofSeconds(60), "job " + job + " ran to its end", () -> jobState(job).isEmpty());
         String shown = ok("n0", "scontrol", "show", "job", job);
         assertTrue(shown.contains("JobState=COMPLETED") && shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "), shown);
@@ -1470,7 +1456,7 @@ class ClusterIT {
             }
         });
 
-        // With n1's agent down, systemd alone starts a crashed slurmd again: slurmlet's Restart= drop-in (5 s).
+        // With n1's agent down, systemd alone starts a crashed slurmd again: slurmlet's Restart= drop-in (1 s).
         assertEquals("on-failure", ok("n0", "systemctl", "show", "-p", "Restart", "--value", "slurmctld").strip());
         assertEquals("on-failure", ok("n1", "systemctl", "show", "-p", "Restart", "--value", "slurmd").strip());
         ok("n1", "systemctl", "stop", "slurmlet-agent");

@@ -19,7 +19,7 @@ import java.util.function.Supplier;
  * Looks every second at the daemons the applied plan runs here (munge, slurmctld, slurmd), with one
  * {@code systemctl show}: one that is down is said at once (status, and health: the {@value #NAME}
  * check fails with the daemon and systemd's reason). One that crashed (failed, or ended by a signal
- * or an exit code; waiting for the start of slurmlet's Restart= drop-in, 5 s, too) is started again after 1 s, then with a backoff doubling to 30 s while it does
+ * or an exit code) is started again after 1 s (one waiting for its own Restart=, slurmlet's drop-in, is systemd's to start), then with a backoff doubling to 30 s while it does
  * not stay up; a daemon that systemd started {@value #MOST_TRIES} times and that exited again each
  * time (a slurmctld on saved state it cannot read) is left down and said, never kept crash-looping,
  * until it is seen up again or a pass starts it. One someone stopped is left to the next pass, and none is started
@@ -97,7 +97,8 @@ final class DaemonWatch extends Worker {
                 if (d == null) {
                     d = new Down(unit, state.said(), now, 0, now.plus(FIRST_TRY), "", 0);
                     LOG.warnf("%s is down: systemd says %s; %s", unit, state.said(), state.crashed()
-                            ? "starting it again in %d s".formatted(FIRST_TRY.toSeconds()) : "stopped, not crashed: left to the next pass");
+                            ? "starting it again in %d s".formatted(FIRST_TRY.toSeconds()) : state.restarting()
+                            ? "systemd starts it again itself (Restart=)" : "stopped, not crashed: left to the next pass");
                 } else {
                     d = new Down(unit, state.said(), d.since(), d.tries(), d.next(), d.lastTry(), d.exitedAfterStart());
                 }

@@ -25,10 +25,15 @@ public interface Services {
 
         /**
          * Ended by a failure (a signal, an exit code, a core dump), not stopped by someone: what the agent starts again.
-         * One waiting for its own Restart= (slurmlet's drop-in waits 5 s) is too: the agent's start comes sooner.
+         * Not one waiting for its own Restart= (slurmlet's drop-in: 1 s): systemd starts that one.
          */
         public boolean crashed() {
-            return !up() && (sub.equals("auto-restart") || active.equals("failed") || !result.isEmpty() && !result.equals("success"));
+            return !up() && !sub.equals("auto-restart") && (active.equals("failed") || !result.isEmpty() && !result.equals("success"));
+        }
+
+        /** Down, and waiting for systemd to start it again by its own Restart=. */
+        public boolean restarting() {
+            return sub.equals("auto-restart");
         }
 
         /** What systemd says of it, as {@code failed (signal)}. */

@@ -49,7 +49,7 @@ class SlurmStepTest {
         NodePlan plan = plan("c0", settings("gpu", Map.of()));
         step.apply(plan);
         Path dropIn = Path.of("/etc/systemd/system/slurmctld.service.d/10-slurmlet-restart.conf");
-        assertTrue(new String(files.stat(dropIn).orElseThrow().content()).contains("Restart=on-failure\nRestartSec=5s\n"));
+        assertTrue(new String(files.stat(dropIn).orElseThrow().content()).contains("Restart=on-failure\nRestartSec=1s\n"));
         files.delete(dropIn); // an agent of before this drop-in, upgraded; or removed by hand
         services.log.clear();
         files.log.clear();

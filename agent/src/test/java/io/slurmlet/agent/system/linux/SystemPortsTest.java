@@ -110,7 +110,7 @@ class SystemPortsTest {
         assertEquals(new io.slurmlet.agent.system.Services.UnitState("active", "running", "success"), states.get("munge"));
         assertTrue(states.get("munge").up());
         var slurmd = states.get("slurmd");
-        assertTrue(!slurmd.up() && slurmd.crashed(), "waiting for its own Restart=: down, and started sooner by the agent");
+        assertTrue(!slurmd.up() && !slurmd.crashed() && slurmd.restarting(), "waiting for its own Restart=: down, and systemd's to start");
         assertTrue(states.get("slurmctld").crashed());
         assertEquals("failed (exit-code)", states.get("slurmctld").said());
         assertTrue(new io.slurmlet.agent.system.Services.UnitState("deactivating", "stop-sigterm", "success").up(), "a restart on its way");
