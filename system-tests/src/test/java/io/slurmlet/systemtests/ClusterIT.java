@@ -1407,10 +1407,10 @@ class ClusterIT {
         // systemd's Restart= (1 s) may start it again before the agent's next look (1 s): the agent's word is printed where
         // it has one; readiness and status are asserted below on a slurmd that stays down.
         double back = (System.nanoTime() - killed) / 1e9;
-        String said = ok("n1", "sh", "-c", "journalctl -u slurmlet-agent --since @%d --no-pager -o cat | grep 'slurmd is down' || true"
+        String agentSaid = ok("n1", "sh", "-c", "journalctl -u slurmlet-agent --since @%d --no-pager -o cat | grep 'slurmd is down' || true"
                 .formatted(since.getEpochSecond())).strip();
         System.out.printf("ClusterIT %s: slurmd killed on n1: running again after %.2f s; the agent said: %s%n", SUITE, back,
-                said.isEmpty() ? "nothing (up again before its next look)" : said);
+                agentSaid.isEmpty() ? "nothing (up again before its next look)" : agentSaid);
         assertTrue(back < 15, "seconds, not the next resync (60 s): " + back);
         await(Duration.ofSeconds(60), "job " + job + " ran to its end", () -> jobState(job).isEmpty());
         String shown = ok("n0", "scontrol", "show", "job", job);
