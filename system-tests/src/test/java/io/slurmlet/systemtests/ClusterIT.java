@@ -813,6 +813,18 @@ class ClusterIT {
         return longest;
     }
 
+    /** Waits (30 s at most) until {@code unit} is active on {@code node} with another main PID than {@code was}. */
+    static void awaitRunningAgain(String node, String unit, String was, String what) throws InterruptedException {
+        await(Duration.ofSeconds(30), what, () -> {
+            try {
+                String now = pid(node, unit);
+                return !now.equals("0") && !now.equals(was) && ok(node, "systemctl", "is-active", unit).strip().equals("active");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
     static String pid(String node, String unit) throws Exception {
         return ok(node, "systemctl", "show", "-p", "MainPID", "--value", unit).strip();
     }
@@ -1396,14 +1408,7 @@ class ClusterIT {
         String slurmd = pid("n1", "slurmd");
         long killed = System.nanoTime();
         ok("n1", "kill", "-KILL", slurmd);
-        await(Duration.ofSeconds(30), "slurmd runs again on n1", () -> {
-            try {
-                String now = pid("n1", "slurmd");
-                return !now.equals("0") && !now.equals(slurmd) && ok("n1", "systemctl", "is-active", "slurmd").strip().equals("active");
-            } catch (Exception | AssertionError e) {
-                return false;
-            }
-        });
+        awaitRunningAgain("n1", "slurmd", slurmd, "slurmd runs again on n1");
         // systemd's Restart= (1 s) may start it again before the agent's next look (1 s): the agent's word is printed where
         // it has one; readiness and status are asserted below on a slurmd that stays down.
         double back = (System.nanoTime() - killed) / 1e9;
@@ -1446,7 +1451,7 @@ class ClusterIT {
             ok("n1", "sh", "-c", "rm -f /run/systemd/system/slurmd.service.d/zz-it-broken.conf && systemctl daemon-reload");
         }
         System.out.printf("ClusterIT %s: a slurmd that would not start: readiness said %s; status said %s%n", SUITE,
-                said[0].lines().filter(l -> l.contains("slurmd")).findFirst().orElse(said[0]).strip(), said[1]);
+                said[0].lines().filter(l -> l.contains("slurmd is down")).findFirst().orElse(said[0]).strip(), said[1]);
         assertTrue(said[0].contains("signal") || said[0].contains("failed") || said[0].contains("exit-code"), "systemd's reason: " + said[0]);
         await(Duration.ofSeconds(60), "slurmd runs again on n1 once it can start, and n1 is ready", () -> {
             try {
@@ -1464,15 +1469,7 @@ class ClusterIT {
             String crashed = pid("n1", "slurmd");
             long at = System.nanoTime();
             ok("n1", "kill", "-KILL", crashed);
-            await(Duration.ofSeconds(30), "systemd starts slurmd again on n1, its agent stopped", () -> {
-                try {
-                    String now = pid("n1", "slurmd");
-                    return !now.equals("0") && !now.equals(crashed)
-                            && ok("n1", "systemctl", "is-active", "slurmd").strip().equals("active");
-                } catch (Exception | AssertionError e) {
-                    return false;
-                }
-            });
+            awaitRunningAgain("n1", "slurmd", crashed, "systemd starts slurmd again on n1, its agent stopped");
             System.out.printf("ClusterIT %s: slurmd killed on n1 with its agent stopped: systemd started it again after %.2f s%n", SUITE,
                     (System.nanoTime() - at) / 1e9);
         } finally {
