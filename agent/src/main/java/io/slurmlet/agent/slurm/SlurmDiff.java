@@ -56,6 +56,11 @@ public final class SlurmDiff {
         return "/etc/systemd/system/" + unit + ".service.d/10-slurmlet-restart.conf";
     }
 
+    /** {@link #restartDropIn} as the file it is written as: {@link #RESTART_DROP_IN}, root's, 0644. */
+    static ManagedFile restartDropInFile(String unit) {
+        return ManagedFile.config(restartDropIn(unit), RESTART_DROP_IN);
+    }
+
     /**
      * What {@link #restartDropIn} holds: a crash (a signal, a core dump, an exit code) is undone after
      * 1 s (the agent's daemon watch leaves a unit that waits for its own Restart= to systemd), a
@@ -310,7 +315,10 @@ public final class SlurmDiff {
     private static Map<String, FileNow> ourDropIns(Wanted plan) {
         Map<String, FileNow> dropIns = new LinkedHashMap<>();
         if (!plan.files().isEmpty()) {
-            plan.daemons().forEach(u -> dropIns.put(u, new FileNow(RESTART_DROP_IN, "rw-r--r--", "root", "root")));
+            for (String unit : plan.daemons()) {
+                ManagedFile f = restartDropInFile(unit);
+                dropIns.put(unit, new FileNow(f.content(), f.permissions(), f.owner(), f.group()));
+            }
         }
         return dropIns;
     }

@@ -148,12 +148,12 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     /** Each of the plan's daemons' restart drop-in, as it is, where it exists. */
     private Map<String, SlurmDiff.FileNow> dropIns(SlurmDiff.Wanted wanted) throws IOException {
+        Map<String, SlurmDiff.FileNow> now = filesNow(wanted.daemons().stream().map(SlurmDiff::restartDropIn).toList());
         Map<String, SlurmDiff.FileNow> dropIns = new LinkedHashMap<>();
         for (String unit : wanted.daemons()) {
-            Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, SlurmDiff.restartDropIn(unit)));
-            if (st.isPresent()) {
-                dropIns.put(unit, new SlurmDiff.FileNow(new String(st.get().content(), StandardCharsets.UTF_8), st.get().mode(),
-                        st.get().owner(), st.get().group()));
+            SlurmDiff.FileNow f = now.get(SlurmDiff.restartDropIn(unit));
+            if (f != null) {
+                dropIns.put(unit, f);
             }
         }
         return dropIns;
@@ -405,8 +405,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             Failpoints.hold(Failpoints.FILES_WRITTEN);
         } else if (action instanceof SlurmDiff.RestartDropIns d) {
             for (String unit : d.units()) {
-                files.write(ManagedFiles.under(root, SlurmDiff.restartDropIn(unit)),
-                        SlurmDiff.RESTART_DROP_IN.getBytes(StandardCharsets.UTF_8), "rw-r--r--", "root", "root");
+                ManagedFile f = SlurmDiff.restartDropInFile(unit);
+                ManagedFiles.write(files, ManagedFiles.under(root, f.path()), f);
             }
             services.reload();
         } else if (action instanceof SlurmDiff.Enable e) {
