@@ -36,23 +36,9 @@ final class Proc {
         Process p = pb.start();
         p.getOutputStream().close();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Thread errReader = new Thread(() -> {
-            try {
-                p.getErrorStream().transferTo(err);
-            } catch (IOException ignored) {
-                // the process ended
-            }
-        });
-        errReader.start();
+        Thread errReader = reading(p.getErrorStream(), err);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
-        Thread outReader = new Thread(() -> {
-            try {
-                p.getInputStream().transferTo(out);
-            } catch (IOException ignored) {
-                // the process ended
-            }
-        });
-        outReader.start();
+        Thread outReader = reading(p.getInputStream(), out);
         // The limit holds while the program keeps its output open too (an srun waiting for a node): it and what it
         // started (nsenter's child in a node) are ended, and the test fails saying so rather than hanging.
         if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
@@ -63,6 +49,19 @@ final class Proc {
         outReader.join(5_000);
         errReader.join(5_000);
         return new Result(p.exitValue(), out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    }
+
+    /** A started thread that copies {@code from} into {@code to} until the process closes it. */
+    private static Thread reading(java.io.InputStream from, ByteArrayOutputStream to) {
+        Thread t = new Thread(() -> {
+            try {
+                from.transferTo(to);
+            } catch (IOException ignored) {
+                // the process ended
+            }
+        });
+        t.start();
+        return t;
     }
 
     /** Removes a folder and everything in it. */
