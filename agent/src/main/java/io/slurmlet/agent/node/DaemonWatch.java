@@ -27,7 +27,8 @@ import java.util.function.Supplier;
  * restarts daemons itself (a {@code systemctl restart} shows the unit inactive between its stop and its start)
  * and says itself when a start fails.
  * A pass would start it too, but only at the next resync: monitoring must not be told all is well
- * while a daemon is dead.
+ * while a daemon is dead. A daemon that systemd itself started again after a crash, often before a
+ * look could see it down, is said too (its NRestarts), while it runs, until someone starts it.
  */
 final class DaemonWatch extends Worker {
 
@@ -49,7 +50,13 @@ final class DaemonWatch extends Worker {
     private final Clock clock;
     private final Duration every;
     private final Map<String, Down> down = new LinkedHashMap<>();
+    /** Daemons systemd started again by their own Restart= (NRestarts above 0): how often, and when this watch first saw the last. */
+    private final Map<String, Restarted> restarted = new LinkedHashMap<>();
     private Outcome last;
+
+    /** A daemon that systemd started again by its Restart= since it was last started by hand or by slurmlet. */
+    record Restarted(int times, Instant seen) {
+    }
 
     /**
      * @param wanted the daemons the applied plan runs (none before a plan is applied)
@@ -78,9 +85,11 @@ final class DaemonWatch extends Worker {
             // Asked on both sides of the look: a restart the step began or ended during it is still the step's.
             boolean stepAtWork = stepBefore || busy.getAsBoolean();
             down.keySet().retainAll(units);
+            restarted.keySet().retainAll(units);
             List<String> restarting = new ArrayList<>();
             for (String unit : units) {
                 Services.UnitState state = states.get(unit);
+                noteRestarts(unit, state, now);
                 if (state == null || state.up()) {
                     if (down.remove(unit) != null) {
                         LOG.infof("%s runs again", unit);
@@ -120,10 +129,10 @@ final class DaemonWatch extends Worker {
             if (down.isEmpty()) {
                 List<String> up = units.stream().filter(u -> !restarting.contains(u)).toList();
                 String running = up.isEmpty() ? "" : String.join(", ", up) + (up.size() == 1 ? " runs" : " run");
-                String restarted = restarting.isEmpty() ? "" : String.join(", ", restarting) + (restarting.size() == 1 ? " is" : " are")
+                String beingRestarted = restarting.isEmpty() ? "" : String.join(", ", restarting) + (restarting.size() == 1 ? " is" : " are")
                         + " being restarted by this machine's pass";
                 verdict = Outcome.unchanged(NAME, units.isEmpty() ? "no daemon to keep here yet"
-                        : running + (running.isEmpty() || restarted.isEmpty() ? "" : "; ") + restarted);
+                        : running + (running.isEmpty() || beingRestarted.isEmpty() ? "" : "; ") + beingRestarted + restartsSaid());
             } else {
                 List<String> said = new ArrayList<>();
                 for (Down d : down.values()) {
@@ -132,7 +141,7 @@ final class DaemonWatch extends Worker {
                             d.exitedAfterStart() < MOST_TRIES ? "" : "; left down, as it exited after each start (journalctl -u %s says why)"
                                     .formatted(d.unit())));
                 }
-                verdict = Outcome.failed(NAME, String.join("; ", said));
+                verdict = Outcome.failed(NAME, String.join("; ", said) + restartsSaid());
             }
         } catch (SystemException | RuntimeException e) {
             verdict = Outcome.failed(NAME, "cannot ask systemd how the daemons are: " + e.getMessage());
@@ -142,6 +151,30 @@ final class DaemonWatch extends Worker {
             record.accept(verdict);
         }
         return verdict;
+    }
+
+    /**
+     * systemd's own restarts (slurmlet's drop-in: 1 s after a crash) are often over before a look
+     * finds the daemon down: its NRestarts still tells, so monitoring learns of the crash. Kept
+     * until someone starts the daemon (which sets NRestarts to 0).
+     */
+    private void noteRestarts(String unit, Services.UnitState state, Instant now) {
+        int times = state == null ? 0 : state.restarts();
+        Restarted before = restarted.get(unit);
+        if (times == 0) {
+            restarted.remove(unit);
+        } else if (before == null || times != before.times()) {
+            restarted.put(unit, new Restarted(times, now));
+            LOG.warnf("%s ended and was started again by systemd (its Restart=): %d time%s since it was last started by hand or by"
+                    + " slurmlet (journalctl -u %s says why it ended)", unit, times, times == 1 ? "" : "s", unit);
+        }
+    }
+
+    private String restartsSaid() {
+        List<String> said = new ArrayList<>();
+        restarted.forEach((unit, r) -> said.add(("; systemd started %s again after it ended %d time%s (the last seen at %s; journalctl -u %s"
+                + " says why)").formatted(unit, r.times(), r.times() == 1 ? "" : "s", r.seen(), unit)));
+        return String.join("", said);
     }
 
     @Override

@@ -10,9 +10,16 @@ public interface Services {
     /**
      * A unit's state as systemd has it: {@code active}, {@code activating}, {@code inactive},
      * {@code failed}…, its sub-state and the result of its last run ({@code success}, {@code signal},
-     * {@code exit-code}, {@code core-dump}…).
+     * {@code exit-code}, {@code core-dump}…), and how often systemd started it again by its own
+     * Restart= since it was last started by hand or by slurmlet (NRestarts, systemd 235 and newer; a
+     * start or restart that someone asks for sets it to 0).
      */
-    record UnitState(String active, String sub, String result) {
+    record UnitState(String active, String sub, String result, int restarts) {
+
+        /** A unit whose automatic restarts are not known (0). */
+        public UnitState(String active, String sub, String result) {
+            this(active, sub, result, 0);
+        }
 
         /**
          * Running, or on its way (starting, reloading, stopping for a restart): not a daemon that is

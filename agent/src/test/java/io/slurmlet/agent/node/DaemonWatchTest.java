@@ -74,6 +74,24 @@ class DaemonWatchTest {
     }
 
     @Test
+    void aDaemonSystemdStartedAgainBetweenTwoLooksIsSaidFromItsRestartCountUntilSomeoneStartsIt() {
+        watch.look();
+        services.restartedBySystemd("slurmd"); // SIGKILLed and started again by its Restart= within a second: never seen down
+        clock.pass(Duration.ofSeconds(1));
+        Outcome after = watch.look();
+        assertFalse(after.failed(), "it runs: readiness stays true");
+        assertEquals("munge, slurmd run; systemd started slurmd again after it ended 1 time (the last seen at 2026-12-01T10:00:01Z;"
+                + " journalctl -u slurmd says why)", after.detail());
+        clock.pass(Duration.ofSeconds(5));
+        assertEquals(after, watch.look(), "the same crash is said once, with the time it was first seen");
+        services.restartedBySystemd("slurmd");
+        assertTrue(watch.look().detail().contains("slurmd again after it ended 2 times (the last seen at 2026-12-01T10:00:06Z;"));
+        services.restartedByHand("slurmd"); // an admin's or a pass's start: systemd counts from 0 again
+        assertEquals(Outcome.unchanged("daemons", "munge, slurmd run"), watch.look());
+        assertEquals(List.of(), services.log, "nothing started by the watch: systemd had");
+    }
+
+    @Test
     void aDaemonThatWillNotStartIsTriedAgainWithABackoffUpTo30SecondsAndSaysWhy() {
         watch.look();
         services.died("slurmd").failing("slurmd");

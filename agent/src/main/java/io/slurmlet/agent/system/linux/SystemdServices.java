@@ -55,14 +55,14 @@ public final class SystemdServices implements Services {
         return commands.run(List.of("systemctl", "is-active", "--quiet", unit), QUERY).succeeded();
     }
 
-    /** One {@code systemctl show} for every unit: blocks of Id=, ActiveState=, SubState=, Result=, one per unit. */
+    /** One {@code systemctl show} for every unit: blocks of Id=, ActiveState=, SubState=, Result=, NRestarts=, one per unit. */
     @Override
     public java.util.Map<String, UnitState> states(List<String> units) throws SystemException {
         java.util.Map<String, UnitState> states = new java.util.LinkedHashMap<>();
         if (units.isEmpty()) {
             return states;
         }
-        List<String> argv = new java.util.ArrayList<>(List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result"));
+        List<String> argv = new java.util.ArrayList<>(List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result,NRestarts"));
         argv.addAll(units);
         String out = commands.runChecked(argv, QUERY).stdout();
         for (String block : out.strip().split("\n\s*\n")) {
@@ -76,8 +76,9 @@ public final class SystemdServices implements Services {
             String id = p.getOrDefault("Id", "");
             for (String unit : units) {
                 if (id.equals(unit) || id.equals(unit + ".service")) {
+                    String restarts = p.getOrDefault("NRestarts", "");
                     states.put(unit, new UnitState(p.getOrDefault("ActiveState", ""), p.getOrDefault("SubState", ""),
-                            p.getOrDefault("Result", "")));
+                            p.getOrDefault("Result", ""), restarts.matches("[0-9]{1,9}") ? Integer.parseInt(restarts) : 0));
                 }
             }
         }

@@ -77,11 +77,21 @@ public final class FakeServices implements Services {
         return this;
     }
 
+    private final Map<String, Integer> restarts = new HashMap<>();
+
+    /** {@code unit} ended and systemd started it again by its own Restart=, between two looks: active, NRestarts one more. */
+    public FakeServices restartedBySystemd(String unit) {
+        int n = restarts.getOrDefault(unit, 0) + 1;
+        activated(unit);
+        restarts.put(unit, n);
+        return this;
+    }
+
     @Override
     public java.util.Map<String, UnitState> states(List<String> units) {
         java.util.Map<String, UnitState> states = new java.util.LinkedHashMap<>();
         for (String u : units) {
-            states.put(u, active.contains(u) ? new UnitState("active", "running", "success")
+            states.put(u, active.contains(u) ? new UnitState("active", "running", "success", restarts.getOrDefault(u, 0))
                     : autoRestarting.contains(u) ? new UnitState("activating", "auto-restart", results.get(u))
                     : results.containsKey(u) ? new UnitState("failed", "failed", results.get(u)) : new UnitState("inactive", "dead", "success"));
         }
@@ -102,8 +112,9 @@ public final class FakeServices implements Services {
         return java.util.UUID.randomUUID().toString().replace("-", "");
     }
 
-    /** Marks {@code unit} active in a new invocation, as systemd does at each start. */
+    /** Marks {@code unit} active in a new invocation, as systemd does at each start; one asked for sets NRestarts to 0. */
     private void activated(String unit) {
+        restarts.remove(unit);
         active.add(unit);
         results.remove(unit);
         autoRestarting.remove(unit);

@@ -89,7 +89,7 @@ class SystemPortsTest {
 
     @Test
     void unitStatesAreReadInOneQueryAndMatchedByTheirIdNotTheirPlace() throws Exception {
-        List<String> show = List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result", "munge", "slurmd", "slurmctld");
+        List<String> show = List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result,NRestarts", "munge", "slurmd", "slurmctld");
         FakeCommands commands = new FakeCommands().answer(show, Commands.Result.ok("""
                 Id=slurmd.service
                 ActiveState=activating
@@ -100,14 +100,18 @@ class SystemPortsTest {
                 ActiveState=active
                 SubState=running
                 Result=success
+                NRestarts=2
 
                 Id=slurmctld.service
                 ActiveState=failed
                 SubState=failed
                 Result=exit-code
+                NRestarts=[not set]
                 """));
         var states = new SystemdServices(commands).states(List.of("munge", "slurmd", "slurmctld"));
-        assertEquals(new io.slurmlet.agent.system.Services.UnitState("active", "running", "success"), states.get("munge"));
+        assertEquals(new io.slurmlet.agent.system.Services.UnitState("active", "running", "success", 2), states.get("munge"),
+                "twice started again by its own Restart=");
+        assertEquals(0, states.get("slurmctld").restarts(), "a systemd without NRestarts: none known");
         assertTrue(states.get("munge").up());
         var slurmd = states.get("slurmd");
         assertTrue(!slurmd.up() && !slurmd.crashed() && slurmd.restarting(), "waiting for its own Restart=: down, and systemd's to start");
