@@ -135,8 +135,14 @@ class ClusterIT {
         return io.slurmlet.agent.slurm.ReconfigureTable.nodeNames(ok("n0", "cat", "/etc/slurm/slurm.conf"));
     }
 
+    /**
+     * The leader's status, from its API (what {@code ctl slurm status -o json} prints): the watches poll it
+     * every second, and a ctl JVM each time kept one of these two cores busy under the cells' jobs.
+     */
     static SlurmStatus status() throws IOException, InterruptedException {
-        return SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
+        String answer = api("GET", "/v1/slurm/status", "");
+        assertTrue(answer.startsWith("HTTP/1.0 200"), answer);
+        return SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SlurmStatus.class);
     }
 
     /** Waits until the agents of {@code nodes} (all: none named) have posted a pass the leader received after {@code since}. */
@@ -272,11 +278,23 @@ class ClusterIT {
         }
     }
 
-    /** The job's state in squeue, empty once it has left the queue. */
+    /** The states of a job that has ended (scontrol keeps it for MinJobAge, 300 s). */
+    static final Set<String> ENDED = Set.of("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
+            "DEADLINE", "OUT_OF_MEMORY");
+
+    /**
+     * The job's state as slurmctld has it (PENDING, RUNNING, COMPLETING…), empty once it has ended or is
+     * gone. From scontrol: squeue once printed nothing, exit 0, for a job scontrol showed RUNNING, and a
+     * wait for its end ended at once.
+     */
     static String jobState(String job) {
         try {
-            Proc.Result r = on("n0", "squeue", "-h", "-j", job, "-o", "%T");
-            return r.exit() == 0 ? r.out().strip() : r.err().contains("Invalid job id") ? "" : "unknown";
+            Proc.Result r = on("n0", "scontrol", "-o", "show", "job", job);
+            if (r.exit() != 0) {
+                return r.err().contains("Invalid job id") ? "" : "unknown";
+            }
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:^| )JobState=(\\S+)").matcher(r.out());
+            return !m.find() ? "unknown" : ENDED.contains(m.group(1)) ? "" : m.group(1);
         } catch (IOException | InterruptedException e) {
             return "unknown";
         }

@@ -141,6 +141,9 @@ public interface AgentConfig {
         /** The platform's side of lending: the site's hooks, which the leader runs. */
         Platform platform();
 
+        /** Where the leader keeps its settings, inventory, lending state and credentials. */
+        StoreConfig store();
+
         /** Where the machines get enroot and pyxis from, and the digests they must have ({@code ctl slurm containers on}). */
         Containers containers();
 
@@ -152,6 +155,43 @@ public interface AgentConfig {
 
         @WithDefault("5m")
         Duration accountsSyncEvery();
+    }
+
+    /**
+     * The leader's store: {@code file} (the default), the state directory's files, for one leader; or
+     * {@code etcd}, an etcd cluster the site runs (three or five members), reached over TLS with a client
+     * certificate.
+     */
+    interface StoreConfig {
+        @WithDefault("file")
+        Kind kind();
+
+        Etcd etcd();
+
+        enum Kind { FILE, ETCD }
+    }
+
+    /** An etcd cluster: its members' client URLs, the CA that signed their certificates, and this agent's certificate. */
+    interface Etcd {
+        /** The members' client URLs, {@code https://etcd1.example.org:2379}; every one, so that losing one loses nothing. */
+        Optional<List<String>> endpoints();
+
+        /** The key prefix slurmlet keeps everything under; another cluster of slurmlet's takes another. */
+        @WithDefault("/slurmlet/")
+        String prefix();
+
+        /** The CA certificate (PEM) the members' certificates are checked against. Empty: plain http endpoints only. */
+        Optional<Path> caFile();
+
+        /** This agent's client certificate (PEM), which etcd's --client-cert-auth checks. */
+        Optional<Path> certFile();
+
+        /** The client certificate's private key (PEM, PKCS#8), readable by root only. */
+        Optional<Path> keyFile();
+
+        /** How long one request to etcd may take before it fails (a write then is not acknowledged). */
+        @WithDefault("5s")
+        Duration timeout();
     }
 
     /**

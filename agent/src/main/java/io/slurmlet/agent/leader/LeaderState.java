@@ -1,5 +1,6 @@
 package io.slurmlet.agent.leader;
 
+import io.slurmlet.agent.store.EtcdStore;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.agent.trust.Pki;
@@ -32,11 +33,43 @@ import java.util.List;
 @ApplicationScoped
 public class LeaderState {
 
-    /** The one store every document of the leader's is kept in: the state directory's files. */
+    /**
+     * The one store every document of the leader's is kept in: the state directory's files, or the
+     * site's etcd ({@code slurmlet.leader.store.kind: etcd}). One that cannot be opened stops the agent
+     * with the reason.
+     */
     @Produces
     @Singleton
     Store store(AgentConfig config) throws IOException {
-        return FileStore.open(config.stateDir());
+        AgentConfig.StoreConfig store = config.leader().store();
+        if (store.kind() == AgentConfig.StoreConfig.Kind.FILE) {
+            io.slurmlet.agent.store.StoreMove.refuseMoved(config.stateDir());
+            return FileStore.open(config.stateDir());
+        }
+        AgentConfig.Etcd etcd = store.etcd();
+        List<String> endpoints = etcd.endpoints().orElse(List.of());
+        if (endpoints.isEmpty()) {
+            throw new IllegalStateException("slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.endpoints is empty: list every "
+                    + "etcd member's client URL, as [https://etcd1.example.org:2379, https://etcd2.example.org:2379, https://etcd3.example.org:2379]");
+        }
+        for (String endpoint : endpoints) {
+            if (endpoint.startsWith("https://") && (etcd.caFile().isEmpty() || etcd.certFile().isEmpty() || etcd.keyFile().isEmpty())) {
+                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, and an https endpoint needs "
+                        + "slurmlet.leader.store.etcd.ca-file, cert-file and key-file: set all three (the CA of etcd's certificates, "
+                        + "this agent's client certificate and its key)").formatted(endpoint));
+            }
+            if (!endpoint.startsWith("https://") && !endpoint.startsWith("http://")) {
+                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, which is not a URL: write "
+                        + "https://HOST:2379").formatted(endpoint));
+            }
+        }
+        return EtcdStore.connect(endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout());
+    }
+
+    void closeStore(@Disposes Store store) {
+        if (store instanceof EtcdStore etcd) {
+            etcd.close();
+        }
     }
 
     @Produces

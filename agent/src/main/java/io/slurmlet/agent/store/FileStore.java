@@ -1,25 +1,19 @@
 package io.slurmlet.agent.store;
 
 import io.slurmlet.agent.system.AtomicFile;
-import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * The store as files in the leader's state directory, one per key ({@code settings.json},
@@ -35,28 +29,13 @@ import java.util.regex.Pattern;
  */
 public final class FileStore implements Store {
 
-    private static final Logger LOG = Logger.getLogger(FileStore.class);
-    /** A key is a file name of the state directory, or one of a collection's folder: never a path out of it. */
-    private static final Pattern DOCUMENT = Pattern.compile("[a-z][a-z0-9_-]*(\\.[a-z]+)?");
-    private static final Pattern FOLDER = Pattern.compile("[a-z][a-z0-9_-]*");
-    /** A member of a collection: a node's name as Slurm takes it (letters, digits, _ . -, not starting with . or -). */
-    private static final Pattern MEMBER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
-    /** A member's temporary file ({@link AtomicFile}'s name: the target's, the mark, 12 hex digits), never a member. */
-    private static final Pattern LEFTOVER = Pattern.compile("(" + MEMBER.pattern() + ")" + Pattern.quote(AtomicFile.TEMP_MARK)
-            + "[0-9a-f]{12}");
-
     private final Path dir;
     private final Map<String, Long> versions = new ConcurrentHashMap<>();
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** Guards {@link #revision} and the order of the watchers' deliveries. */
     private final Object order = new Object();
     private long revision = 1;
-    private final List<Consumer<String>> watchers = new CopyOnWriteArrayList<>();
-    private final ExecutorService delivery = Executors.newSingleThreadExecutor(r -> {
-        Thread t = new Thread(r, "slurmlet-store-watch");
-        t.setDaemon(true);
-        return t;
-    });
+    private final Watchers watchers = new Watchers();
 
     private FileStore(Path dir) {
         this.dir = dir;
@@ -65,16 +44,17 @@ public final class FileStore implements Store {
     /** The store in {@code stateDir}, made root-only; leftovers of interrupted writes are removed. */
     public static FileStore open(Path stateDir) throws IOException {
         AtomicFile.ensurePrivateDirectory(stateDir);
-        removeLeftovers(stateDir, DOCUMENT);
+        removeLeftovers(stateDir);
         return new FileStore(stateDir);
     }
 
-    private static void removeLeftovers(Path folder, Pattern names) throws IOException {
+    /** Removes the temporary files an interrupted write of a document left in the state directory. */
+    private static void removeLeftovers(Path folder) throws IOException {
         try (var files = Files.list(folder)) {
             for (Path p : (Iterable<Path>) files::iterator) {
                 String name = p.getFileName().toString();
                 int mark = name.indexOf(AtomicFile.TEMP_MARK);
-                if (mark > 0 && names.matcher(name.substring(0, mark)).matches()) {
+                if (mark > 0 && Keys.DOCUMENT.matcher(name.substring(0, mark)).matches()) {
                     Files.deleteIfExists(p);
                 }
             }
@@ -99,10 +79,7 @@ public final class FileStore implements Store {
 
     @Override
     public Map<String, Versioned> list(String folder) throws StorageException {
-        if (!FOLDER.matcher(folder).matches()) {
-            throw new IllegalArgumentException("not a collection of the leader's state: " + folder);
-        }
-        Path path = dir.resolve(folder);
+        Path path = dir.resolve(Keys.checkedFolder(folder));
         Map<String, Versioned> members = new TreeMap<>();
         try {
             if (!Files.isDirectory(path)) {
@@ -111,14 +88,14 @@ public final class FileStore implements Store {
             try (var files = Files.list(path)) {
                 for (Path p : (Iterable<Path>) files::iterator) {
                     String name = p.getFileName().toString();
-                    Matcher leftover = LEFTOVER.matcher(name);
+                    Matcher leftover = Keys.LEFTOVER.matcher(name);
                     if (leftover.matches()) {
                         // What an interrupted write of that member left: a write under way holds the
                         // member's lock until its temporary file is renamed or removed.
                         synchronized (lock(folder + "/" + leftover.group(1))) {
                             Files.deleteIfExists(p);
                         }
-                    } else if (MEMBER.matcher(name).matches()) {
+                    } else if (Keys.MEMBER.matcher(name).matches()) {
                         get(folder + "/" + name).ifPresent(v -> members.put(folder + "/" + name, v));
                     }
                 }
@@ -174,8 +151,7 @@ public final class FileStore implements Store {
 
     @Override
     public Runnable watch(Consumer<String> listener) {
-        watchers.add(listener);
-        return () -> watchers.remove(listener);
+        return watchers.add(listener);
     }
 
     @Override
@@ -204,15 +180,7 @@ public final class FileStore implements Store {
             } else {
                 versions.remove(key);
             }
-            delivery.execute(() -> {
-                for (Consumer<String> w : watchers) {
-                    try {
-                        w.accept(key);
-                    } catch (RuntimeException e) {
-                        LOG.errorf(e, "a watcher of the leader's state failed on %s: %s", key, e.getMessage());
-                    }
-                }
-            });
+            watchers.tell(key);
             return version;
         }
     }
@@ -222,12 +190,6 @@ public final class FileStore implements Store {
     }
 
     private Path file(String key) {
-        int slash = key.indexOf('/');
-        if (slash < 0 ? DOCUMENT.matcher(key).matches()
-                : FOLDER.matcher(key.substring(0, slash)).matches() && MEMBER.matcher(key.substring(slash + 1)).matches()
-                && !LEFTOVER.matcher(key.substring(slash + 1)).matches()) {
-            return dir.resolve(key);
-        }
-        throw new IllegalArgumentException("not a key of the leader's state: " + key);
+        return dir.resolve(Keys.checked(key));
     }
 }

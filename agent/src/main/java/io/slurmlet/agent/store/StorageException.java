@@ -2,10 +2,10 @@ package io.slurmlet.agent.store;
 
 import java.io.IOException;
 
-/** A leader's state file could not be written: the change it held was not stored. */
+/** The leader's state could not be read or written (a file, etcd): a change it held was not stored. */
 public final class StorageException extends IOException {
 
-    public StorageException(String message, IOException cause) {
+    public StorageException(String message, Throwable cause) {
         super(message, cause);
     }
 }

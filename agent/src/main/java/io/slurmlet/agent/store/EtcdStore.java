@@ -1,0 +1,289 @@
+package io.slurmlet.agent.store;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Watch;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.DeleteOption;
+import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.PutOption;
+import io.etcd.jetcd.options.WatchOption;
+import io.etcd.jetcd.watch.WatchEvent;
+import io.etcd.jetcd.watch.WatchResponse;
+import org.jboss.logging.Logger;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+
+/**
+ * The store in etcd: every key under one prefix ({@code /slurmlet/} by default, so that an etcd
+ * cluster can hold other things), a document's version its key's mod revision. A write is a
+ * transaction that compares the key's mod revision with the one it was read at (a key that held
+ * nothing: its create revision 0), so two leaders never overwrite each other silently; etcd answers
+ * once the write is in the log of a majority of its members, on disk. A collection is listed by its
+ * key prefix in pages, all read at one revision. Watchers hear every change under the prefix from one
+ * etcd watch, in revision order, on a thread of the store's own; a watch that lost its place (its
+ * revision compacted away) starts again from now and tells them every key, so a typed view reads
+ * everything again rather than miss a change.
+ *
+ * <p>A write whose answer did not come (etcd unreachable, the time up) throws: it may or may not have
+ * been made, and the caller, which reads before it writes again, finds out.
+ */
+public final class EtcdStore implements Store, AutoCloseable {
+
+    private static final Logger LOG = Logger.getLogger(EtcdStore.class);
+    /** Members read in one request of a listing: 10,000 machines' facts are not one message. */
+    static final int PAGE = 500;
+
+    private final Client client;
+    private final KV kv;
+    private final String prefix;
+    private final String endpoints;
+    private final Duration timeout;
+    private final Watchers watchers = new Watchers();
+    /** Guards the etcd watch and {@link #heard}. */
+    private final Object watching = new Object();
+    private Watch.Watcher watcher;
+    /** The revision of the last change the watchers were handed; the next watch starts after it. */
+    private long heard;
+    private volatile boolean closed;
+
+    private EtcdStore(Client client, String prefix, String endpoints, Duration timeout) {
+        this.client = client;
+        this.kv = client.getKVClient();
+        this.prefix = prefix;
+        this.endpoints = endpoints;
+        this.timeout = timeout;
+    }
+
+    /**
+     * The store under {@code prefix} of the etcd {@code client} reaches; asks etcd once, so that an
+     * etcd that cannot be reached stops the leader at start with the reason, as an unreadable state
+     * directory does.
+     *
+     * @param endpoints the endpoints as the admin wrote them, for errors
+     */
+    public static EtcdStore open(Client client, String prefix, String endpoints, Duration timeout) throws StorageException {
+        if (!prefix.startsWith("/") || !prefix.endsWith("/") || prefix.contains("//")) {
+            throw new IllegalArgumentException("an etcd prefix starts and ends with / (as /slurmlet/): " + prefix);
+        }
+        EtcdStore store = new EtcdStore(client, prefix, endpoints, timeout);
+        GetResponse r = store.await(store.kv.get(store.bytes(""), GetOption.builder().isPrefix(true).withCountOnly(true).build()),
+                "reach etcd");
+        store.heard = r.getHeader().getRevision();
+        return store;
+    }
+
+    /**
+     * Connects to the etcd members at {@code endpoints} (https ones with the CA, certificate and key
+     * given: etcd checks the client certificate) and opens the store under {@code prefix}.
+     */
+    public static EtcdStore connect(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
+                                    Optional<java.nio.file.Path> keyFile, String prefix, Duration timeout) throws StorageException {
+        String named = String.join(",", endpoints);
+        io.etcd.jetcd.ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new)).connectTimeout(timeout)
+                .maxInboundMessageSize(64 << 20);
+        if (caFile.isPresent()) {
+            try {
+                builder.sslContext(tls -> {
+                    tls.trustManager(caFile.get().toFile());
+                    if (certFile.isPresent() && keyFile.isPresent()) {
+                        tls.keyManager(certFile.get().toFile(), keyFile.get().toFile());
+                    }
+                });
+            } catch (javax.net.ssl.SSLException | RuntimeException e) {
+                throw new StorageException("cannot read the TLS files for etcd (%s): %s".formatted(named, e.getMessage()), e);
+            }
+        }
+        Client client = builder.build();
+        try {
+            return open(client, prefix, named, timeout);
+        } catch (StorageException | RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    @Override
+    public Optional<Versioned> get(String key) throws StorageException {
+        GetResponse r = await(kv.get(bytes(Keys.checked(key))), "read " + where(key));
+        return r.getKvs().stream().findFirst().map(v -> new Versioned(v.getValue().getBytes(), v.getModRevision()));
+    }
+
+    @Override
+    public OptionalLong put(String key, byte[] value, long expected) throws StorageException {
+        ByteSequence k = bytes(Keys.checked(key));
+        TxnResponse r = await(kv.txn().If(unchanged(k, expected)).Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT)).commit(),
+                "write " + where(key));
+        // The transaction's revision is the one its put made: the key's mod revision from now on.
+        return r.isSucceeded() ? OptionalLong.of(r.getHeader().getRevision()) : OptionalLong.empty();
+    }
+
+    @Override
+    public boolean delete(String key, long expected) throws StorageException {
+        ByteSequence k = bytes(Keys.checked(key));
+        TxnResponse r = await(kv.txn().If(unchanged(k, expected)).Then(Op.delete(k, DeleteOption.DEFAULT))
+                .Else(Op.get(k, GetOption.DEFAULT)).commit(), "remove " + where(key));
+        // Not removed: true still when there was nothing to remove, as the file store says.
+        return r.isSucceeded() || r.getGetResponses().stream().allMatch(g -> g.getKvs().isEmpty());
+    }
+
+    /** The key still at the version read: its mod revision, or for a key that held nothing no create revision. */
+    private static Cmp unchanged(ByteSequence key, long expected) {
+        return expected == ABSENT ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
+                : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(expected));
+    }
+
+    @Override
+    public Map<String, Versioned> list(String folder) throws StorageException {
+        String start = Keys.checkedFolder(folder) + "/";
+        // The keys after "folder/" and before "folder0" ('0' follows '/'): the collection's members, no other folder's.
+        ByteSequence end = bytes(folder + "0");
+        Map<String, Versioned> members = new TreeMap<>();
+        long revision = 0;
+        ByteSequence from = bytes(start);
+        while (true) {
+            GetOption.Builder page = GetOption.builder().withRange(end).withLimit(PAGE)
+                    .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND);
+            if (revision != 0) {
+                page.withRevision(revision); // every page of one listing read at the first page's revision
+            }
+            GetResponse r = await(kv.get(from, page.build()), "list " + where(folder));
+            if (revision == 0) {
+                revision = r.getHeader().getRevision();
+            }
+            String last = null;
+            for (KeyValue v : r.getKvs()) {
+                last = v.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+                if (Keys.member(last.substring(start.length()))) {
+                    members.put(last, new Versioned(v.getValue().getBytes(), v.getModRevision()));
+                }
+            }
+            if (!r.isMore() || last == null) {
+                return members;
+            }
+            from = bytes(last + "\0");
+        }
+    }
+
+    @Override
+    public Runnable watch(Consumer<String> listener) {
+        synchronized (watching) {
+            Runnable end = watchers.add(listener);
+            if (watcher == null && !closed) {
+                startWatch(heard + 1);
+            }
+            return end;
+        }
+    }
+
+    /** One etcd watch of every key under the prefix, from {@code revision}. */
+    private void startWatch(long revision) {
+        watcher = client.getWatchClient().watch(bytes(""), WatchOption.builder().isPrefix(true).withRevision(revision).build(),
+                Watch.listener(this::heard, this::lost));
+    }
+
+    private void heard(WatchResponse response) {
+        for (WatchEvent event : response.getEvents()) {
+            // A put's or a delete's own revision (etcd sets a deleted key's mod revision to its deletion's).
+            long revision = event.getKeyValue().getModRevision();
+            String key = event.getKeyValue().getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+            synchronized (watching) {
+                heard = Math.max(heard, revision);
+            }
+            if (Keys.valid(key)) {
+                watchers.tell(key);
+            }
+        }
+    }
+
+    /**
+     * The watch ended on an error jetcd does not resume from itself (its revision compacted away, or
+     * the watch cancelled): a new one from now, and every key told once, as any might have changed.
+     */
+    private void lost(Throwable error) {
+        if (closed) {
+            return;
+        }
+        LOG.warnf("the watch of etcd %s%s ended (%s): watching again, and every key read again", endpoints, prefix, error.getMessage());
+        watchers.later(() -> {
+            try {
+                GetResponse keys = await(kv.get(bytes(""), GetOption.builder().isPrefix(true).withKeysOnly(true).build()), "list every key");
+                synchronized (watching) {
+                    if (closed) {
+                        return;
+                    }
+                    watcher.close();
+                    heard = keys.getHeader().getRevision();
+                    startWatch(heard + 1);
+                }
+                for (KeyValue v : keys.getKvs()) {
+                    String key = v.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+                    if (Keys.valid(key)) {
+                        watchers.tell(key);
+                    }
+                }
+            } catch (StorageException e) {
+                LOG.errorf("cannot watch etcd %s%s again: %s; trying again in 1 s", endpoints, prefix, e.getMessage());
+                try {
+                    Thread.sleep(1000);
+                } catch (InterruptedException stop) {
+                    return;
+                }
+                lost(e);
+            }
+        });
+    }
+
+    @Override
+    public String where(String key) {
+        return "etcd key " + prefix + key + " (" + endpoints + ")";
+    }
+
+    @Override
+    public void close() {
+        synchronized (watching) {
+            closed = true;
+            if (watcher != null) {
+                watcher.close();
+            }
+        }
+        watchers.close();
+        client.close();
+    }
+
+    private ByteSequence bytes(String key) {
+        return ByteSequence.from(prefix + key, StandardCharsets.UTF_8);
+    }
+
+    private <T> T await(CompletableFuture<T> answer, String what) throws StorageException {
+        try {
+            return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            answer.cancel(true);
+            throw new StorageException("cannot %s: etcd (%s) did not answer within %d s".formatted(what, endpoints, timeout.toSeconds()), e);
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause() == null ? e : e.getCause();
+            throw new StorageException("cannot %s: etcd (%s) said: %s".formatted(what, endpoints, cause.getMessage()), cause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageException("cannot %s: interrupted while waiting for etcd (%s)".formatted(what, endpoints), e);
+        }
+    }
+}

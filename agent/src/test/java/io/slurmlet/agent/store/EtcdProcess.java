@@ -1,0 +1,130 @@
+package io.slurmlet.agent.store;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A real etcd (Debian's etcd-server, which dev/host-tools installs) on loopback, in a folder of the
+ * test's: plain http, or TLS with client certificates checked (--client-cert-auth) from a CA that
+ * openssl makes here. One member; stopped by {@link #close}.
+ */
+final class EtcdProcess implements AutoCloseable {
+
+    final Path dir;
+    final String endpoint;
+    final boolean tls;
+    private final Process process;
+
+    private EtcdProcess(Path dir, String endpoint, boolean tls, Process process) {
+        this.dir = dir;
+        this.endpoint = endpoint;
+        this.tls = tls;
+        this.process = process;
+    }
+
+    static EtcdProcess start(Path dir, boolean tls) throws IOException, InterruptedException {
+        Path etcd = Path.of("/usr/bin/etcd");
+        if (!Files.isExecutable(etcd)) {
+            throw new IllegalStateException("the etcd store's tests run a real etcd, and " + etcd + " is missing: dev/host-tools install "
+                    + "(Debian's etcd-server)");
+        }
+        int client = freePort();
+        int peer = freePort();
+        String scheme = tls ? "https" : "http";
+        String endpoint = scheme + "://127.0.0.1:" + client;
+        List<String> argv = new ArrayList<>(List.of(etcd.toString(), "--name", "t", "--data-dir", dir.resolve("data").toString(),
+                "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
+                "--listen-peer-urls", "http://127.0.0.1:" + peer, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
+                "--initial-cluster", "t=http://127.0.0.1:" + peer, "--log-level", "warn"));
+        if (tls) {
+            certificates(dir);
+            argv.addAll(List.of("--cert-file", dir.resolve("server.crt").toString(), "--key-file", dir.resolve("server.key").toString(),
+                    "--client-cert-auth", "--trusted-ca-file", dir.resolve("ca.crt").toString()));
+        }
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(dir.resolve("etcd.log").toFile()).start();
+        EtcdProcess started = new EtcdProcess(dir, endpoint, tls, p);
+        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (!started.ready()) {
+            if (!p.isAlive() || System.nanoTime() > until) {
+                p.destroyForcibly();
+                throw new IllegalStateException("etcd did not start: " + Files.readString(dir.resolve("etcd.log")));
+            }
+            Thread.sleep(100);
+        }
+        return started;
+    }
+
+    /** A connected store under {@code prefix}, with the client certificate when etcd checks one. */
+    EtcdStore store(String prefix) throws StorageException {
+        return tls ? EtcdStore.connect(List.of(endpoint), java.util.Optional.of(dir.resolve("ca.crt")),
+                java.util.Optional.of(dir.resolve("client.crt")), java.util.Optional.of(dir.resolve("client.key")), prefix, Duration.ofSeconds(5))
+                : EtcdStore.connect(List.of(endpoint), java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty(),
+                prefix, Duration.ofSeconds(5));
+    }
+
+    /** etcdctl, as an admin would run it against this etcd. */
+    String etcdctl(String... args) throws IOException, InterruptedException {
+        List<String> argv = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoint));
+        if (tls) {
+            argv.addAll(List.of("--cacert", dir.resolve("ca.crt").toString(), "--cert", dir.resolve("client.crt").toString(),
+                    "--key", dir.resolve("client.key").toString()));
+        }
+        argv.addAll(List.of(args));
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) {
+            throw new IOException(String.join(" ", argv) + ": " + out);
+        }
+        return out;
+    }
+
+    private boolean ready() {
+        try {
+            etcdctl("endpoint", "health");
+            return true;
+        } catch (IOException | InterruptedException e) {
+            return false;
+        }
+    }
+
+    /** A CA, etcd's server certificate for 127.0.0.1 and a client certificate, all by openssl. */
+    private static void certificates(Path dir) throws IOException, InterruptedException {
+        String script = """
+                set -e
+                cd "$1"
+                openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout ca.key -out ca.crt -days 2 -subj /CN=test-etcd-ca 2>/dev/null
+                for who in server client; do
+                  openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout $who.key -out $who.csr -subj /CN=$who 2>/dev/null
+                  printf 'subjectAltName=IP:127.0.0.1\\nextendedKeyUsage=serverAuth,clientAuth\\n' >$who.ext
+                  openssl x509 -req -in $who.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out $who.crt -days 2 -extfile $who.ext 2>/dev/null
+                done
+                """;
+        Process p = new ProcessBuilder("bash", "-c", script, "bash", dir.toString()).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) {
+            throw new IOException("openssl could not make the test's certificates: " + out);
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return s.getLocalPort();
+        }
+    }
+
+    /** Stops etcd as a crash would (SIGKILL). */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        kill();
+    }
+}

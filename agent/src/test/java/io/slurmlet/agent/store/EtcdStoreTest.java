@@ -1,0 +1,152 @@
+package io.slurmlet.agent.store;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The store's contract on a real etcd (Debian's etcd-server on loopback, TLS with client
+ * certificates checked), each test under a prefix of its own; and what only etcd has: its key
+ * prefix, listings in pages, a watch that lost its place, an etcd that is gone.
+ */
+class EtcdStoreTest extends StoreContract {
+
+    @TempDir
+    static Path dir;
+    static EtcdProcess etcd;
+    private static int tests;
+    private final List<EtcdStore> opened = new ArrayList<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        etcd = EtcdProcess.start(dir, true);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        etcd.close();
+    }
+
+    @AfterEach
+    void closeStores() {
+        opened.forEach(EtcdStore::close);
+    }
+
+    @Override
+    Store store() throws Exception {
+        return open("/slurmlet-test-" + (++tests) + "/");
+    }
+
+    private EtcdStore open(String prefix) throws StorageException {
+        EtcdStore store = etcd.store(prefix);
+        opened.add(store);
+        return store;
+    }
+
+    @Test
+    void everyKeyIsUnderTheStoresPrefixAndAnotherPrefixIsAnotherClustersState() throws Exception {
+        EtcdStore a = open("/site-a/slurmlet/");
+        EtcdStore b = open("/site-b/slurmlet/");
+        List<String> heardByB = new CopyOnWriteArrayList<>();
+        b.watch(heardByB::add);
+        a.put("settings.json", text("{\"a\":1}"), Store.ABSENT).orElseThrow();
+        a.put("inventory/n1", text("n1"), Store.ABSENT).orElseThrow();
+        assertEquals("{\"a\":1}", etcd.etcdctl("get", "--print-value-only", "/site-a/slurmlet/settings.json").strip());
+        assertTrue(b.get("settings.json").isEmpty());
+        assertEquals(java.util.Map.of(), b.list("inventory"));
+        b.put("settings.json", text("{\"b\":1}"), Store.ABSENT).orElseThrow();
+        awaitSize(heardByB, 1);
+        assertEquals(List.of("settings.json"), heardByB, "b hears its own key, none of a's");
+        assertTrue(a.where("settings.json").contains("/site-a/slurmlet/settings.json") && a.where("settings.json").contains(etcd.endpoint));
+        IllegalArgumentException bad = assertThrows(IllegalArgumentException.class, () -> open("slurmlet"));
+        assertTrue(bad.getMessage().contains("starts and ends with /"), bad.getMessage());
+    }
+
+    @Test
+    void aCollectionOfMoreMembersThanAPageIsListedWholeAtOneRevision() throws Exception {
+        EtcdStore store = open("/slurmlet-pages/");
+        int machines = EtcdStore.PAGE * 2 + 7;
+        for (int i = 0; i < machines; i++) {
+            store.put("inventory/gpu%04d".formatted(i), text("facts of " + i), Store.ABSENT).orElseThrow();
+        }
+        store.put("inventoryx/other", text("x"), Store.ABSENT).orElseThrow();
+        var listed = store.list("inventory");
+        assertEquals(machines, listed.size());
+        assertEquals("inventory/gpu0000", listed.keySet().iterator().next());
+        assertArrayEquals(text("facts of " + (machines - 1)), listed.get("inventory/gpu%04d".formatted(machines - 1)).value());
+    }
+
+    @Test
+    void aKeyWrittenAroundSlurmletIsHeardAndOneThatIsNoKeyOfItsIsIgnored() throws Exception {
+        EtcdStore store = open("/slurmlet-around/");
+        List<String> heard = new CopyOnWriteArrayList<>();
+        store.watch(heard::add);
+        etcd.etcdctl("put", "/slurmlet-around/../../etc/passwd", "x");
+        etcd.etcdctl("put", "/slurmlet-around/inventory/n1", "{}");
+        awaitSize(heard, 1);
+        Thread.sleep(200);
+        assertEquals(List.of("inventory/n1"), heard, "no key outside the state's names reaches a watcher");
+        assertEquals(List.of("inventory/n1"), List.copyOf(store.list("inventory").keySet()));
+    }
+
+    @Test
+    void aWatchWhoseRevisionWasCompactedAwayStartsAgainAndTellsEveryKey() throws Exception {
+        EtcdStore writer = open("/slurmlet-compacted/");
+        writer.put("settings.json", text("1"), Store.ABSENT).orElseThrow();
+        writer.put("inventory/n1", text("n1"), Store.ABSENT).orElseThrow();
+        EtcdStore reader = open("/slurmlet-compacted/");
+        long v = writer.get("settings.json").orElseThrow().version();
+        writer.put("settings.json", text("2"), v).orElseThrow();
+        writer.put("settings.json", text("3"), writer.get("settings.json").orElseThrow().version()).orElseThrow();
+        // The reader opened before those writes, so its watch starts before them: compacted away, they cannot be replayed.
+        String revision = etcd.etcdctl("get", "/slurmlet-compacted/settings.json", "-w", "json").replaceAll(".*\"revision\":(\\d+).*", "$1").strip();
+        etcd.etcdctl("compaction", revision);
+        List<String> heard = new CopyOnWriteArrayList<>();
+        reader.watch(heard::add);
+        awaitSize(heard, 2);
+        assertTrue(heard.containsAll(List.of("settings.json", "inventory/n1")), "every key told again: " + heard);
+        writer.put("plans.json", text("p"), Store.ABSENT).orElseThrow();
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!heard.contains("plans.json") && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        assertTrue(heard.contains("plans.json"), "and watching goes on: " + heard);
+    }
+
+    @Test
+    void anEtcdThatCannotBeReachedIsAStorageErrorNamingItAndNothingIsAcknowledged(@TempDir Path own) throws Exception {
+        EtcdProcess gone = EtcdProcess.start(own, false);
+        EtcdStore store = EtcdStore.connect(List.of(gone.endpoint), Optional.empty(), Optional.empty(), Optional.empty(), "/slurmlet/",
+                Duration.ofSeconds(2));
+        opened.add(store);
+        store.put("settings.json", text("1"), Store.ABSENT).orElseThrow();
+        gone.kill();
+        StorageException e = assertThrows(StorageException.class,
+                () -> store.put("settings.json", text("2"), store.get("settings.json").orElseThrow().version()));
+        assertTrue(e.getMessage().contains(gone.endpoint), e.getMessage());
+        StorageException atOpen = assertThrows(StorageException.class, () -> EtcdStore.connect(List.of(gone.endpoint), Optional.empty(),
+                Optional.empty(), Optional.empty(), "/slurmlet/", Duration.ofSeconds(2)));
+        assertTrue(atOpen.getMessage().contains("cannot reach etcd") && atOpen.getMessage().contains(gone.endpoint), atOpen.getMessage());
+    }
+
+    @Test
+    void withoutAClientCertificateEtcdRefusesTheStore() {
+        StorageException e = assertThrows(StorageException.class, () -> EtcdStore.connect(List.of(etcd.endpoint),
+                Optional.of(dir.resolve("ca.crt")), Optional.empty(), Optional.empty(), "/slurmlet/", Duration.ofSeconds(3)));
+        assertTrue(e.getMessage().contains("cannot reach etcd"), e.getMessage());
+    }
+}
