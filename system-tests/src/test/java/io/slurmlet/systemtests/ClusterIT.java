@@ -766,17 +766,54 @@ class ClusterIT {
 
     /**
      * bob's job on {@code node}: appends a timestamp to a file on /shared every 100 ms for about
-     * {@code seconds}, then prints "finished" to its output there. Returns the job's id. One bash
+     * {@code seconds}, or until it gets USR1 ({@link #finish}), then prints "finished" to its output there. Returns the job's id. One bash
      * process with no child per beat (its clock is $EPOCHREALTIME, its pause a read that times
      * out on a FIFO nothing writes), so a gap is /shared's or the job's, not a fork on a busy host.
      */
     static String heartbeatJob(String node, String name, int seconds) throws Exception {
         String beats = "/shared/home/bob/" + name + ".beats";
-        String loop = "f=$(mktemp -u); mkfifo $f; exec 3<>$f; rm $f; "
+        String loop = "f=$(mktemp -u); mkfifo $f; exec 3<>$f; rm $f; trap \"i=%d\" USR1; "
                 + "for ((i = 0; i < %d; i++)); do printf \"%%s\\n\" \"$EPOCHREALTIME\" >> %s; read -t 0.1 -u 3; done; echo finished"
-                .formatted(seconds * 10, beats);
+                .formatted(seconds * 10, seconds * 10, beats);
         return ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", node, "-o", "/shared/home/bob/" + name + ".out",
                 "--wrap", "exec bash -c '" + loop + "'").strip();
+    }
+
+    /** root's job on {@code node} that uses no /shared: a sleep of {@code seconds}, or until it gets USR1 ({@link #finish}). */
+    static String sleepJob(String node, int seconds) throws Exception {
+        return ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap", "trap 'exit 0' USR1; sleep %d & wait".formatted(seconds))
+                .strip();
+    }
+
+    /**
+     * Has the cell's jobs finish now, each exiting 0 as at its own end: USR1 to its batch script, once
+     * every slurmd is active again and 3 s more of beats were written. Their durations are the longest a
+     * cell may need; most cells settle well before, and their jobs' waits were most of CI's idle time.
+     */
+    static void finish(String cell, List<String> jobs) throws Exception {
+        await(Duration.ofSeconds(60), cell + ": every slurmd is active again", () -> {
+            try {
+                for (String node : List.of("n1", "n2", "n3")) {
+                    String state = on(node, "systemctl", "is-active", "slurmd").out().strip();
+                    if (!state.equals("active") && !state.equals("inactive")) {
+                        return false;
+                    }
+                }
+                return true;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        Thread.sleep(3_000);
+        for (String job : jobs) {
+            await(Duration.ofSeconds(30), cell + ": job " + job + " told to finish", () -> {
+                try {
+                    return jobState(job).isEmpty() || on("n0", "scancel", "--batch", "--signal=USR1", job).exit() == 0;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+        }
     }
 
     /**
@@ -1191,7 +1228,7 @@ class ClusterIT {
         List<String> jobs = new ArrayList<>();
         for (String node : lent) {
             jobs.add(heartbeatJob(node, cell + "-" + node, seconds));
-            jobs.add(ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap", "sleep " + seconds).strip());
+            jobs.add(sleepJob(node, seconds));
         }
         await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         for (String node : lent) {
@@ -1255,6 +1292,7 @@ class ClusterIT {
             // nodes) stays stopped.
             ok(node, "systemctl", "try-restart", "slurmd");
         }
+        finish(cell, jobs);
         for (String job : jobs) {
             await(Duration.ofSeconds(90), cell + ": job " + job + " ends", () -> {
                 try {
@@ -1466,6 +1504,7 @@ class ClusterIT {
         String ready = health("n1");
         assertTrue(ready.startsWith("HTTP/1.0 200") && ready.contains("systemd started slurmd again after it ended 1 time"), ready);
         System.out.printf("ClusterIT %s: after the kill, status said: %s%n", SUITE, restarted[0]);
+        await(Duration.ofSeconds(60), "job " + job + " ran to its end", () -> jobState(job).isEmpty());
         String shown = ok("n0", "scontrol", "show", "job", job);
         assertTrue(shown.contains("JobState=COMPLETED") && shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "), shown);
         assertEquals("finished", ok("n0", "cat", "/shared/home/bob/killed.out").strip());
@@ -1866,7 +1905,7 @@ class ClusterIT {
             List<String> jobs = new ArrayList<>();
             for (String node : lent) {
                 jobs.add(heartbeatJob(node, cell + "-" + node, 90));
-                jobs.add(ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap", "sleep 90").strip());
+                jobs.add(sleepJob(node, 90));
             }
             await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
             for (String node : lent) {

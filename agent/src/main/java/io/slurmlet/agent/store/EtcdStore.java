@@ -252,6 +252,21 @@ public final class EtcdStore implements Store, AutoCloseable {
     }
 
     @Override
+    public Optional<String> unreachable() {
+        try {
+            kv.get(bytes(""), GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(1, TimeUnit.SECONDS);
+            return Optional.empty();
+        } catch (TimeoutException e) {
+            return Optional.of("etcd (%s) did not answer within 1 s".formatted(endpoints));
+        } catch (ExecutionException e) {
+            return Optional.of("etcd (%s) said: %s".formatted(endpoints, e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of("interrupted while asking etcd (%s)".formatted(endpoints));
+        }
+    }
+
+    @Override
     public String where(String key) {
         return "etcd key " + prefix + key + " (" + endpoints + ")";
     }

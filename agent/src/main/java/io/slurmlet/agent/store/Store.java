@@ -58,4 +58,12 @@ public interface Store {
 
     /** Where {@code key} is kept, for errors an admin acts on: a file's path, an engine's key. */
     String where(String key);
+
+    /**
+     * Why the store cannot be used now (an engine that does not answer), for the leader's readiness;
+     * empty when it can. Cheap: at most one short request.
+     */
+    default java.util.Optional<String> unreachable() {
+        return java.util.Optional.empty();
+    }
 }

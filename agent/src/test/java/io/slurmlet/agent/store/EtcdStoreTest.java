@@ -134,7 +134,9 @@ class EtcdStoreTest extends StoreContract {
                 Duration.ofSeconds(2));
         opened.add(store);
         store.put("settings.json", text("1"), Store.ABSENT).orElseThrow();
+        assertEquals(Optional.empty(), store.unreachable());
         gone.kill();
+        assertTrue(store.unreachable().orElseThrow().contains(gone.endpoint), "readiness is told: " + store.unreachable());
         StorageException e = assertThrows(StorageException.class,
                 () -> store.put("settings.json", text("2"), store.get("settings.json").orElseThrow().version()));
         assertTrue(e.getMessage().contains(gone.endpoint), e.getMessage());
