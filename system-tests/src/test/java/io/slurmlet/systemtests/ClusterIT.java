@@ -284,8 +284,7 @@ class ClusterIT {
 
     /**
      * The job's state as slurmctld has it (PENDING, RUNNING, COMPLETING…), empty once it has ended or is
-     * gone. From scontrol: squeue once printed nothing, exit 0, for a job scontrol showed RUNNING, and a
-     * wait for its end ended at once.
+     * gone: scontrol's word, which names the end (squeue's default listing just leaves it out).
      */
     static String jobState(String job) {
         try {
