@@ -771,8 +771,8 @@ class ClusterIT {
      */
     static String heartbeatJob(String node, String name, int seconds) throws Exception {
         String beats = "/shared/home/bob/" + name + ".beats";
-        String loop = "f=$(mktemp -u); mkfifo $f; exec 3<>$f; rm $f; trap \"i=%d\" USR1; "
-                + "for ((i = 0; i < %d; i++)); do printf \"%%s\\n\" \"$EPOCHREALTIME\" >> %s; read -t 0.1 -u 3; done; echo finished"
+        String loop = ("f=$(mktemp -u); mkfifo $f; exec 3<>$f; rm $f; trap \"i=%d\" USR1; "
+                + "for ((i = 0; i < %d; i++)); do printf \"%%s\\n\" \"$EPOCHREALTIME\" >> %s; read -t 0.1 -u 3; done; echo finished")
                 .formatted(seconds * 10, seconds * 10, beats);
         return ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", node, "-o", "/shared/home/bob/" + name + ".out",
                 "--wrap", "exec bash -c '" + loop + "'").strip();

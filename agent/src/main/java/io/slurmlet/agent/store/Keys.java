@@ -16,7 +16,7 @@ final class Keys {
     /** A member of a collection: a node's name as Slurm takes it (letters, digits, _ . -, not starting with . or -). */
     static final Pattern MEMBER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
     /** A member's temporary file ({@link AtomicFile}'s name: the target's, the mark, 12 hex digits), never a member. */
-    static final Pattern LEFTOVER = Pattern.compile("(" + MEMBER.pattern() + ")" + Pattern.quote(AtomicFile.TEMP_MARK) + "[0-9a-f]{12}");
+    static final Pattern LEFTOVER = Pattern.compile("(" + MEMBER.pattern() + ")" + io.slurmlet.model.settings.TemporaryFiles.SUFFIX);
 
     private Keys() {
     }

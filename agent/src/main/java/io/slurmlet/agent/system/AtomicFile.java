@@ -22,7 +22,7 @@ import java.util.Set;
 public final class AtomicFile {
 
     /** Temporary files start with the target's name and this; a crash can leave one behind. */
-    public static final String TEMP_MARK = ".tmp-";
+    public static final String TEMP_MARK = io.slurmlet.model.settings.TemporaryFiles.MARK;
 
     private static final SecureRandom RANDOM = new SecureRandom();
     /** The most bytes one write call hands the kernel. */
@@ -101,7 +101,7 @@ public final class AtomicFile {
     }
 
     private static byte[] randomBytes() {
-        byte[] b = new byte[6];
+        byte[] b = new byte[io.slurmlet.model.settings.TemporaryFiles.RANDOM_BYTES];
         RANDOM.nextBytes(b);
         return b;
     }

@@ -253,15 +253,12 @@ final class SettingsCheck {
                     "%s %s is a word slurm.conf reserves (%s): a node cannot be called that; use the machine's host name"
                             .formatted(key, quote(name), keywords())));
         }
-        if (TEMP_NAME.matcher(name).matches()) {
+        if (TemporaryFiles.looksLikeOne(name)) {
             return Optional.of(new Problem(key, name, ("%s %s ends as slurmlet's temporary files do (.tmp- and 12 hex digits), and the "
                     + "leader keeps a file a machine under its name: use another name for the machine").formatted(key, quote(name))));
         }
         return Optional.empty();
     }
-
-    /** A name the leader's store takes for an interrupted write of its own (AtomicFile's temporary file), never a machine's. */
-    private static final Pattern TEMP_NAME = Pattern.compile(".*\\.tmp-[0-9a-f]{12}");
 
     private static boolean isKeyword(String name) {
         return SLURM_KEYWORDS.contains(name.toUpperCase(Locale.ROOT));
