@@ -84,9 +84,7 @@ public final class EtcdStore implements Store, AutoCloseable {
             throw new IllegalArgumentException("an etcd prefix starts and ends with / (as /slurmlet/): " + prefix);
         }
         EtcdStore store = new EtcdStore(client, prefix, endpoints, timeout);
-        GetResponse r = store.await(store.kv.get(store.bytes(""), GetOption.builder().isPrefix(true).withCountOnly(true).build()),
-                "reach etcd");
-        store.heard = r.getHeader().getRevision();
+        store.heard = store.reach(timeout).getHeader().getRevision();
         return store;
     }
 
@@ -170,7 +168,7 @@ public final class EtcdStore implements Store, AutoCloseable {
             }
             String last = null;
             for (KeyValue v : r.getKvs()) {
-                last = v.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+                last = keyOf(v);
                 if (Keys.member(last.substring(start.length()))) {
                     members.put(last, new Versioned(v.getValue().getBytes(), v.getModRevision()));
                 }
@@ -203,7 +201,7 @@ public final class EtcdStore implements Store, AutoCloseable {
         for (WatchEvent event : response.getEvents()) {
             // A put's or a delete's own revision (etcd sets a deleted key's mod revision to its deletion's).
             long revision = event.getKeyValue().getModRevision();
-            String key = event.getKeyValue().getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+            String key = keyOf(event.getKeyValue());
             synchronized (watching) {
                 heard = Math.max(heard, revision);
             }
@@ -234,7 +232,7 @@ public final class EtcdStore implements Store, AutoCloseable {
                     startWatch(heard + 1);
                 }
                 for (KeyValue v : keys.getKvs()) {
-                    String key = v.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+                    String key = keyOf(v);
                     if (Keys.valid(key)) {
                         watchers.tell(key);
                     }
@@ -254,15 +252,10 @@ public final class EtcdStore implements Store, AutoCloseable {
     @Override
     public Optional<String> unreachable() {
         try {
-            kv.get(bytes(""), GetOption.builder().isPrefix(true).withCountOnly(true).build()).get(1, TimeUnit.SECONDS);
+            reach(Duration.ofSeconds(1));
             return Optional.empty();
-        } catch (TimeoutException e) {
-            return Optional.of("etcd (%s) did not answer within 1 s".formatted(endpoints));
-        } catch (ExecutionException e) {
-            return Optional.of("etcd (%s) said: %s".formatted(endpoints, e.getCause() == null ? e.getMessage() : e.getCause().getMessage()));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.of("interrupted while asking etcd (%s)".formatted(endpoints));
+        } catch (StorageException e) {
+            return Optional.of(e.getMessage());
         }
     }
 
@@ -283,16 +276,30 @@ public final class EtcdStore implements Store, AutoCloseable {
         client.close();
     }
 
+    /** The state's key of an etcd key under the prefix. */
+    private String keyOf(KeyValue v) {
+        return v.getKey().toString(StandardCharsets.UTF_8).substring(prefix.length());
+    }
+
+    /** A count of the keys under the prefix: the cheapest request etcd answers only when it can. */
+    private GetResponse reach(Duration within) throws StorageException {
+        return await(kv.get(bytes(""), GetOption.builder().isPrefix(true).withCountOnly(true).build()), "reach etcd", within);
+    }
+
     private ByteSequence bytes(String key) {
         return ByteSequence.from(prefix + key, StandardCharsets.UTF_8);
     }
 
     private <T> T await(CompletableFuture<T> answer, String what) throws StorageException {
+        return await(answer, what, timeout);
+    }
+
+    private <T> T await(CompletableFuture<T> answer, String what, Duration within) throws StorageException {
         try {
-            return answer.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            return answer.get(within.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             answer.cancel(true);
-            throw new StorageException("cannot %s: etcd (%s) did not answer within %d s".formatted(what, endpoints, timeout.toSeconds()), e);
+            throw new StorageException("cannot %s: etcd (%s) did not answer within %d s".formatted(what, endpoints, within.toSeconds()), e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new StorageException("cannot %s: etcd (%s) said: %s".formatted(what, endpoints, cause.getMessage()), cause);

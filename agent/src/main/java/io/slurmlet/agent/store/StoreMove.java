@@ -8,7 +8,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,24 +62,12 @@ public final class StoreMove {
                     + "document a machine of it), stop it, then move").formatted(stateDir));
         }
         FileStore from = FileStore.open(stateDir);
-        Map<String, byte[]> found = new LinkedHashMap<>();
-        for (String key : DOCUMENTS) {
-            from.get(key).ifPresent(v -> found.put(key, v.value()));
-        }
-        for (String folder : COLLECTIONS) {
-            from.list(folder).forEach((key, v) -> found.put(key, v.value()));
-        }
+        Map<String, byte[]> found = held(from);
         if (!found.containsKey("settings.json")) {
             throw new IOException("%s holds no settings.json: not a leader's state folder (slurmlet.state-dir in agent.yaml names it)"
                     .formatted(stateDir));
         }
-        List<String> there = new ArrayList<>();
-        for (String key : DOCUMENTS) {
-            to.get(key).ifPresent(v -> there.add(key));
-        }
-        for (String folder : COLLECTIONS) {
-            there.addAll(to.list(folder).keySet());
-        }
+        List<String> there = List.copyOf(held(to).keySet());
         if (!there.isEmpty()) {
             throw new IOException(("%s already holds slurmlet's state (%s): a store is moved once. If that is no leader's (a try "
                     + "that stopped half way), remove it and move again").formatted(to.where(""),
@@ -151,6 +138,18 @@ public final class StoreMove {
             err.println("slurmlet-agent store-move: nothing moved: " + e.getMessage());
             return 1;
         }
+    }
+
+    /** The leader's documents and collection members that {@code store} holds, by key. */
+    private static Map<String, byte[]> held(Store store) throws IOException {
+        Map<String, byte[]> held = new LinkedHashMap<>();
+        for (String key : DOCUMENTS) {
+            store.get(key).ifPresent(v -> held.put(key, v.value()));
+        }
+        for (String folder : COLLECTIONS) {
+            store.list(folder).forEach((key, v) -> held.put(key, v.value()));
+        }
+        return held;
     }
 
     /** Refuses a file store whose state was moved to another store: its files are no longer the leader's state. */
