@@ -38,7 +38,9 @@ public class StatusCommand implements Callable<Integer> {
                     .row("enabled", s.enabled() ? "yes" : "no")
                     .row("controller", Table.shown(nullToEmpty(s.controller())))
                     .row("partition", Table.shown(nullToEmpty(s.partition())))
-                    .row("revision", Long.toString(s.revision()))
+                    .row("revision", s.plannedFrom() > 0 && s.plannedFrom() < s.revision()
+                            ? "%d (the machines' plans are still those of %d: the leader is planning)".formatted(s.revision(), s.plannedFrom())
+                            : Long.toString(s.revision()))
                     .print(out);
             out.println();
             List<SlurmStatus.NodeStatus> nodes = s.nodes() == null ? List.of() : s.nodes();
@@ -46,7 +48,7 @@ public class StatusCommand implements Callable<Integer> {
                 out.println("no nodes: name them with 'ctl slurm set nodes=NODE,…' or 'ctl slurm set all_nodes=true'");
             } else {
                 List<String> steps = steps(nodes);
-                List<String> header = new ArrayList<>(List.of("NODE", "ROLES", "LENT", "SLURM"));
+                List<String> header = new ArrayList<>(List.of("NODE", "ROLES", "LENT", "SLURM", "PLAN"));
                 steps.forEach(step -> header.add(step.toUpperCase(Locale.ROOT)));
                 Table table = new Table(header.toArray(String[]::new));
                 List<String> errors = new ArrayList<>();
@@ -54,7 +56,7 @@ public class StatusCommand implements Callable<Integer> {
                     List<String> roles = n.roles() == null ? List.of() : n.roles();
                     String slurm = n.slurm() == null || n.slurm().isEmpty() ? "-" : n.slurm();
                     List<String> row = new ArrayList<>(List.of(n.name(), roles.isEmpty() ? "-" : String.join(",", roles),
-                            n.lent() ? "yes" : "no", slurm));
+                            n.lent() ? "yes" : "no", slurm, plan(n)));
                     for (String step : steps) {
                         StepStatus st = n.steps().stream().filter(x -> step.equals(x.step())).findFirst().orElse(null);
                         row.add(st == null ? "-" : st.failed() ? "FAILED" : "ok");
@@ -86,6 +88,18 @@ public class StatusCommand implements Callable<Integer> {
             out.flush();
             return 0;
         }
+    }
+
+    /**
+     * Whether the machine's agent applied the plan the leader holds for it: its revision, or "applying"
+     * while it has not; "-" where the leader holds none (or is older than that column).
+     */
+    static String plan(SlurmStatus.NodeStatus n) {
+        if (n.planPublished() <= 0) {
+            return "-";
+        }
+        return n.planRevision() >= n.planPublished() ? Long.toString(n.planPublished())
+                : "applying " + n.planPublished() + (n.planRevision() > 0 ? " (has " + n.planRevision() + ")" : "");
     }
 
     private static String nullToEmpty(String s) {

@@ -14,6 +14,8 @@ import java.nio.file.Path;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class StatusCommandTest {
 
@@ -55,10 +57,10 @@ class StatusCommandTest {
                 partition   gpu
                 revision    7
 
-                NODE   ROLES      LENT  SLURM    FACTS  PACKAGES  MUNGE  SLURM
-                head1  slurmctld  no    24.11.5  -      -         -      -
-                gpu1   slurmd     yes   24.11.5  ok     ok        ok     FAILED
-                gpu2   slurmd     no    -        -      -         -      -
+                NODE   ROLES      LENT  SLURM    PLAN  FACTS  PACKAGES  MUNGE  SLURM
+                head1  slurmctld  no    24.11.5  -     -      -         -      -
+                gpu1   slurmd     yes   24.11.5  3     ok     ok        ok     FAILED
+                gpu2   slurmd     no    -        -     -      -         -      -
 
                 last errors:
                   gpu1 munge, since recovered: munged did not start (2026-11-30T03:59:00Z)
@@ -76,6 +78,21 @@ class StatusCommandTest {
                 new NodeStatus("b", List.of("slurmd"), true, "", "", 1, List.of(step("facts"), step("munge"), step("slurm"), step("pam"))),
                 new NodeStatus("c", List.of("slurmd"), true, "", "", 1, List.of(step("containers"))));
         assertEquals(List.of("containers", "facts", "munge", "slurm", "pam"), StatusCommand.steps(nodes));
+    }
+
+    @Test
+    void aMachineBehindTheLeadersPlanIsApplyingIt() {
+        NodeStatus behind = new NodeStatus("a", List.of("slurmd"), true, "", "2026-11-30T04:00:00Z", 3, List.of(step("slurm")), null, 0, 5);
+        assertEquals("applying 5 (has 3)", StatusCommand.plan(behind));
+        assertFalse(behind.settled());
+        NodeStatus fresh = new NodeStatus("b", List.of("slurmd"), true, "", "", 0, List.of(), null, 0, 2);
+        assertEquals("applying 2", StatusCommand.plan(fresh));
+        NodeStatus applied = new NodeStatus("c", List.of("slurmd"), true, "", "2026-11-30T04:00:00Z", 5, List.of(step("slurm")), null, 0, 5);
+        assertEquals("5", StatusCommand.plan(applied));
+        assertTrue(applied.settled());
+        SlurmStatus planning = new SlurmStatus(9, true, "c", "a", "p", List.of(applied), List.of(), List.of(), 8);
+        assertFalse(planning.settled(), "the leader has not planned revision 9 yet");
+        assertTrue(new SlurmStatus(9, true, "c", "a", "p", List.of(applied), List.of(), List.of(), 9).settled());
     }
 
     static StepStatus step(String name) {

@@ -163,6 +163,25 @@ class ClusterIT {
         });
     }
 
+    /**
+     * Until the leader made every machine's plan from settings {@code revision} or later and every
+     * agent applied its plan with no step failed (status's plan columns); a machine whose plan the
+     * change left as it was has nothing to apply.
+     */
+    static void awaitSettled(long revision) throws Exception {
+        await(Duration.ofSeconds(90), "every machine applied its plan of settings revision " + revision, () -> {
+            try {
+                SlurmStatus s = status();
+                return s.plannedFrom() >= revision && s.settled()
+                        && s.nodes().stream().map(n -> n.name()).collect(java.util.stream.Collectors.toSet()).containsAll(NODES)
+                        && s.nodes().stream().allMatch(n -> n.steps().stream().map(st -> st.step())
+                        .collect(java.util.stream.Collectors.toSet()).equals(stepsOf(n.name())));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
     static void await(Duration limit, String what, BooleanSupplier condition) throws InterruptedException {
         long start = System.nanoTime();
         Instant end = Instant.now().plus(limit);
@@ -1246,7 +1265,7 @@ class ClusterIT {
             lastChange = Instant.now();
             ok("n0", command.toArray(String[]::new));
             health.everyMachineListed = true;
-            awaitPassesAfter(Instant.now());
+            awaitSettled(status().revision());
             // A restart waits for the jobs being launched (up to about 10 s after they started), so a report can come
             // before the pass that restarts: what the dry run said is waited for, then compared exactly.
             awaitActed(Duration.ofSeconds(60), cell + ": the agents did what the dry run said", changed, planned);

@@ -89,11 +89,11 @@ class CtlIT {
         Proc.Result r = local.run("slurm", "status");
         assertEquals(0, r.exit(), r.toString());
         assertTrue(r.out().contains("""
-                NODE  ROLES      LENT  SLURM
-                n0    slurmctld  no    -
-                n1    slurmd     yes   -
-                n2    slurmd     no    -
-                n3    slurmd     no    -
+                NODE  ROLES      LENT  SLURM  PLAN
+                n0    slurmctld  no    -      -
+                n1    slurmd     yes   -      -
+                n2    slurmd     no    -      -
+                n3    slurmd     no    -      -
                 """), r.toString());
         // No agent has reported a step yet: the steps' columns come from the agents' reports.
     }

@@ -43,8 +43,13 @@ public class StatusResource {
     @Inject
     LendingBook lending;
 
+    @Inject
+    io.slurmlet.agent.leader.PlanPublisher plans;
+
     @GET
     public SlurmStatus status() {
+        // Read before the machines' plans: the book holds plans from at least this revision then (published, then noted).
+        long plannedFrom = this.plans.plannedFrom();
         SettingsDocument doc = store.current();
         Map<String, NodeFacts> facts = inventory.all();
         // The nodes leaving Slurm stay among its nodes, drained, until their reclaim ends.
@@ -73,13 +78,14 @@ public class StatusResource {
             var report = reports.get(name);
             nodes.add(new NodeStatus(name, roles, lent.contains(name), f == null ? "" : f.slurmVersion(),
                     report.map(r -> r.at().toString()).orElse(""), report.map(r -> r.report().planRevision()).orElse(0L),
-                    report.map(r -> r.report().steps()).orElse(List.of()), f == null ? null : f.containers(), f == null ? 0 : f.gpuCount()));
+                    report.map(r -> r.report().steps()).orElse(List.of()), f == null ? null : f.containers(), f == null ? 0 : f.gpuCount(),
+                    this.plans.book().get(name).map(p -> p.revision()).orElse(0L)));
         }
         Planner.Plans plans = Planner.review(doc.settings(), facts,
                 Planner.Lent.asWished(doc.settings(), underWay, known, facts, lending.memoryClasses()));
         List<Problem> problems = new ArrayList<>(doc.settings().check());
         problems.addAll(plans.problems());
         return new SlurmStatus(doc.revision(), doc.settings().enabled(), s.clusterName(), s.controller(), s.partition(), nodes,
-                problems, plans.notes());
+                problems, plans.notes(), plannedFrom);
     }
 }

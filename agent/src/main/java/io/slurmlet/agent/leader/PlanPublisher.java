@@ -47,6 +47,8 @@ public final class PlanPublisher implements AutoCloseable {
     /** Set by a change, cleared by the loop as it begins a replan; guarded by {@link #signal}. */
     private boolean dirty;
     private volatile boolean stopped;
+    /** The settings' revision the last plans that were published were made from. */
+    private volatile long plannedFrom;
 
     /** Publishes the first plans at once (a failure is retried by the loop), then watches {@code store}. */
     public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
@@ -164,7 +166,8 @@ public final class PlanPublisher implements AutoCloseable {
     }
 
     private void publish() {
-        var s = settings.current().settings();
+        var doc = settings.current();
+        var s = doc.settings();
         var machines = inventory.all();
         Planner.Plans plans = withArtifacts(Planner.plan(s, machines, mungeKey, lending.lent(s, machines), accounts.current().accounts()),
                 artifacts);
@@ -175,9 +178,15 @@ public final class PlanPublisher implements AutoCloseable {
             throw new java.io.UncheckedIOException("keeping the memory classes of the plans", e);
         }
         int changed = book.publish(plans);
+        plannedFrom = doc.revision();
         if (changed > 0) {
             LOG.infof("published new plans for %d machine%s", changed, changed == 1 ? "" : "s");
         }
+    }
+
+    /** The settings' revision the machines' plans were last made from: 0 until the first plans. */
+    public long plannedFrom() {
+        return plannedFrom;
     }
 
     /** {@code plans} with {@code artifacts} in each plan that installs containers. */

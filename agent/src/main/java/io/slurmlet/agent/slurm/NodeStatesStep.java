@@ -48,6 +48,12 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     static final String GRES_LOW_BEFORE_RESTART = SlurmNodeState.OUR_PREFIX + " slurmctld drained it for a GRES count its slurmd "
             + "reported before it was restarted with its new gres.conf: ";
 
+    /** How long a slurmctld that is starting again (its restart, or its own re-exec on reconfigure from 23.11 on) is asked again. */
+    static final Duration RESTARTING = Duration.ofSeconds(15);
+    /** What scontrol and squeue print while slurmctld is not listening yet, or closed the connection as it re-executed itself. */
+    private static final Pattern NOT_LISTENING = Pattern.compile(
+            "Connection refused|Connection reset by peer|Unable to contact slurm controller|Socket timed out|Zero Bytes were transmitted");
+
     private final Commands commands;
     /** What the last look saw queued; null before it looked, or where this is not the controller. */
     private volatile List<QueuedJob> queued;
@@ -161,6 +167,31 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
         commands.runChecked(argv, DEADLINE);
     }
 
+    /**
+     * What slurmctld answers to {@code argv}: a slurmctld starting again (this pass's restart or
+     * reconfigure, an admin's restart) is asked again every half second for up to {@link #RESTARTING},
+     * so a step does not fail, and health does not say so, for the second it takes; any other failure,
+     * or one that lasts, fails the step with slurmctld's words.
+     */
+    private String askController(List<String> argv) throws SystemException {
+        long until = System.nanoTime() + RESTARTING.toNanos();
+        while (true) {
+            try {
+                return commands.runChecked(argv, DEADLINE).stdout();
+            } catch (SystemException e) {
+                if (!NOT_LISTENING.matcher(String.valueOf(e.getMessage())).find() || System.nanoTime() - until > 0) {
+                    throw e;
+                }
+            }
+            try {
+                Thread.sleep(500);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SystemException("interrupted while slurmctld was starting again", e);
+            }
+        }
+    }
+
     /** Every node slurmctld knows, with its state, reason and jobs; nothing where this is not the controller. */
     @Override
     public List<SlurmNodeState> observe(NodeStatesDiff.Wanted wanted) throws SystemException {
@@ -168,8 +199,8 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
             queued = null;
             return List.of();
         }
-        String nodes = commands.runChecked(SHOW_NODES, DEADLINE).stdout();
-        String squeue = commands.runChecked(JOBS, DEADLINE).stdout();
+        String nodes = askController(SHOW_NODES);
+        String squeue = askController(JOBS);
         queued = queued(squeue);
         Map<String, List<String>> jobs = new TreeMap<>();
         for (String line : squeue.split("\n")) {

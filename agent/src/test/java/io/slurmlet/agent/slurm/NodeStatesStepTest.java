@@ -36,6 +36,11 @@ class NodeStatesStepTest {
                 .answerPrefix(List.of("scontrol", "update"), Commands.Result.ok(""));
     }
 
+    /** As {@link #slurm}, with the nodes' answer left to the test. */
+    static FakeCommands withoutNodes() {
+        return new FakeCommands().answer(NodeStatesStep.JOBS, Commands.Result.ok("")).answerPrefix(List.of("scontrol", "update"), Commands.Result.ok(""));
+    }
+
     @Test
     void theControllersQueuedJobsAreSeenWithTheirPartitionsAndNoneElsewhere() {
         FakeCommands c = slurm(node("n1", "MIXED", "") + "\n", "30|dave|n1|RUNNING|gpu||\n31|alice||PENDING|gpu|n[1-2]|n9\n32_[4-9]|bob||PENDING|gpu,batch||\n");
@@ -128,6 +133,29 @@ class NodeStatesStepTest {
         c.answerPrefix(List.of("scontrol", "update"), new Commands.Result(1, "", "slurm_update error: Invalid node name specified"));
         Outcome o = step.apply(controller(Map.of("n1", NOT_LENT, "n2", NOT_LENT)));
         assertTrue(o.failed() && o.detail().contains("Invalid node name specified"), o.toString());
+    }
+
+    /**
+     * Measured on 24.11 (ClusterIT trixie, a key that restarts slurmctld): the controller's agent read
+     * the nodes a moment after slurmctld's restart and scontrol said "slurm_load_node error: Connection
+     * reset by peer"; the step failed and status said so for a second. A slurmctld starting again is
+     * asked again; what it says when it is up and refuses is not.
+     */
+    @Test
+    void aSlurmctldStartingAgainIsAskedAgainAndARealErrorIsNot() {
+        java.util.concurrent.atomic.AtomicInteger asked = new java.util.concurrent.atomic.AtomicInteger();
+        FakeCommands c = withoutNodes().answerPrefix(NodeStatesStep.SHOW_NODES, call -> asked.incrementAndGet() < 3
+                ? new Commands.Result(1, "", "slurm_load_node error: Connection reset by peer")
+                : Commands.Result.ok(node("n1", "IDLE+DRAIN", "slurmlet: not lent") + "\n"));
+        NodeStatesStep step = new NodeStatesStep(c);
+        Outcome o = step.apply(controller(Map.of("n1", NodeWish.RESUME)));
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
+        assertEquals(4, asked.get(), "asked three times until slurmctld answered, once more to read back the update");
+        FakeCommands refusing = withoutNodes().answerPrefix(NodeStatesStep.SHOW_NODES,
+                new Commands.Result(1, "", "slurm_load_node error: Access/permission denied"));
+        Outcome failed = new NodeStatesStep(refusing).apply(controller(Map.of("n1", NodeWish.RESUME)));
+        assertTrue(failed.failed() && failed.detail().contains("Access/permission denied"), failed.toString());
+        assertEquals(1, refusing.log().stream().filter(NodeStatesStep.SHOW_NODES::equals).count(), "asked once");
     }
 
     @Test

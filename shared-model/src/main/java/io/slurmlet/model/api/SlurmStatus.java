@@ -19,6 +19,8 @@ import java.util.List;
  *                    the planner found (a Slurm version slurmlet cannot write for, version skew)
  * @param notes       what the leader waits for or assumes, as a controller newer than any Slurm
  *                    release slurmlet knows, or nodes whose agents have not reported yet
+ * @param plannedFrom the settings' revision the leader last made the machines' plans from: below
+ *                    {@code revision}, the leader is still planning a change; 0: not planned since it started
  */
 public record SlurmStatus(
         @JsonProperty("revision") long revision,
@@ -28,12 +30,27 @@ public record SlurmStatus(
         @JsonProperty("partition") String partition,
         @JsonProperty("nodes") List<NodeStatus> nodes,
         @JsonProperty("problems") List<Problem> problems,
-        @JsonProperty("notes") List<String> notes) {
+        @JsonProperty("notes") List<String> notes,
+        @JsonProperty("planned_from") long plannedFrom) {
 
     public SlurmStatus {
         nodes = nodes == null ? List.of() : List.copyOf(nodes);
         problems = problems == null ? List.of() : List.copyOf(problems);
         notes = notes == null ? List.of() : List.copyOf(notes);
+    }
+
+    /** Without the revision the plans were made from (not known). */
+    public SlurmStatus(long revision, boolean enabled, String clusterName, String controller, String partition, List<NodeStatus> nodes,
+                       List<Problem> problems, List<String> notes) {
+        this(revision, enabled, clusterName, controller, partition, nodes, problems, notes, 0);
+    }
+
+    /**
+     * Whether every machine applied its newest plan, made from this revision of the settings or a
+     * later one, with no step failed: a change has reached every machine when this holds.
+     */
+    public boolean settled() {
+        return plannedFrom >= revision && nodes.stream().allMatch(NodeStatus::settled);
     }
 
     /**
@@ -48,6 +65,8 @@ public record SlurmStatus(
      * @param steps each reconcile step's last outcome there, with its last error
      * @param containers what it has for jobs in containers, as its agent reported it; null: nothing
      * @param gpus  the NVIDIA GPUs its agent reported (they need nvidia-container-cli for containers)
+     * @param planPublished the revision of the plan the leader holds for it now: above {@code planRevision}, its
+     *                      agent has not applied its newest plan yet; 0: none
      */
     public record NodeStatus(
             @JsonProperty("name") String name,
@@ -60,17 +79,29 @@ public record SlurmStatus(
             @JsonProperty("containers") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
             io.slurmlet.model.facts.ContainerFacts containers,
             @JsonProperty("gpus") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
-            int gpus) {
+            int gpus,
+            @JsonProperty("plan_published") long planPublished) {
 
         public NodeStatus {
             reported = reported == null ? "" : reported;
             steps = steps == null ? List.of() : List.copyOf(steps);
         }
 
+        /** A node whose agent applied the plan the leader holds for it. */
+        public NodeStatus(String name, List<String> roles, boolean lent, String slurm, String reported, long planRevision,
+                          List<StepStatus> steps, io.slurmlet.model.facts.ContainerFacts containers, int gpus) {
+            this(name, roles, lent, slurm, reported, planRevision, steps, containers, gpus, planRevision);
+        }
+
         /** Without what the machine has for containers (nothing, or not reported). */
         public NodeStatus(String name, List<String> roles, boolean lent, String slurm, String reported, long planRevision,
                           List<StepStatus> steps) {
-            this(name, roles, lent, slurm, reported, planRevision, steps, null, 0);
+            this(name, roles, lent, slurm, reported, planRevision, steps, null, 0, planRevision);
+        }
+
+        /** Its agent applied the plan the leader holds for it, and no step failed there. */
+        public boolean settled() {
+            return planPublished > 0 && planRevision >= planPublished && !reported.isEmpty() && steps.stream().noneMatch(StepStatus::failed);
         }
 
         /** A node whose agent has posted no pass yet. */
