@@ -31,9 +31,16 @@ final class AgentProcess implements AutoCloseable {
     final int port;
     final Path socket;
     final Path log;
+    private final Map<String, String> env;
     private Process process;
 
     AgentProcess(Path stateDir) throws IOException {
+        this(stateDir, Map.of());
+    }
+
+    /** @param env more of the agent's environment (SLURMLET_* settings of agent.yaml) */
+    AgentProcess(Path stateDir, Map<String, String> env) throws IOException {
+        this.env = Map.copyOf(env);
         this.stateDir = stateDir;
         this.port = freePort();
         this.socket = stateDir.resolve("leader.sock");
@@ -55,6 +62,7 @@ final class AgentProcess implements AutoCloseable {
                 "SLURMLET_NODE_ENABLED", "false",
                 "SLURMLET_LEADER_AGENT_HOST", "127.0.0.1",
                 "SLURMLET_LEADER_AGENT_PORT", "0"));
+        pb.environment().putAll(env);
         process = pb.start();
         awaitReady(Duration.ofSeconds(30));
         return this;
@@ -82,6 +90,10 @@ final class AgentProcess implements AutoCloseable {
 
     long pid() {
         return process.pid();
+    }
+
+    boolean alive() {
+        return process != null && process.isAlive();
     }
 
     /** SIGKILL: no shutdown hook, no flush, as a power cut or the OOM killer would. */

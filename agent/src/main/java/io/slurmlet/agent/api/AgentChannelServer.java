@@ -1,7 +1,6 @@
 package io.slurmlet.agent.api;
 
 import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
@@ -25,9 +24,6 @@ import java.util.List;
 /** On the leader: opens the {@link AgentChannel} once the leader's state is open, and closes it at shutdown. */
 @ApplicationScoped
 public class AgentChannelServer implements LeaderChannel {
-
-    /** After LeaderStartup, which opens the state the channel serves. */
-    static final int AFTER_THE_LEADERS_STATE = Interceptor.Priority.APPLICATION + 100;
 
     @Inject
     AgentConfig config;
@@ -56,10 +52,9 @@ public class AgentChannelServer implements LeaderChannel {
     private volatile AgentChannel channel;
     private volatile int agentPort;
 
-    void start(@Observes @Priority(AFTER_THE_LEADERS_STATE) StartupEvent event, Vertx vertx) throws Exception {
-        if (!config.isLeader()) {
-            return;
-        }
+    /** Once this agent leads (at start with the file store; once elected with etcd), after the leader's state opened. */
+    void start(@Observes io.slurmlet.agent.leader.LeaderStartup.Leading leading) throws Exception {
+        Vertx vertx = leading.vertx();
         channel = new AgentChannel(pki.get(), joinTokens.get(), credentials.get(), inventory.get(), plans.get(),
                 reports.get(), config.node().pollWait(), lending.get());
         agentPort = channel.start(vertx, config);
@@ -79,13 +74,7 @@ public class AgentChannelServer implements LeaderChannel {
 
     @Override
     public String advertisedUrl() {
-        String host = config.leader().advertise().orElse(List.of()).stream().findFirst().orElseGet(() -> {
-            try {
-                return InetAddress.getLocalHost().getHostName();
-            } catch (java.io.IOException e) {
-                return "localhost";
-            }
-        });
+        String host = config.leader().advertisedHost();
         return "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + agentPort;
     }
 }

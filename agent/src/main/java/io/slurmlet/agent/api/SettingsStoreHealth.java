@@ -10,21 +10,38 @@ import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Ready once the leader's settings are loaded and its store answers (etcd can be unreachable: then
- * no change can be kept, and monitoring is told so); says which revision it serves.
+ * no change can be kept, and monitoring is told so); says which revision it serves. A leader-eligible
+ * agent standing by is ready while it reaches etcd, and says who leads.
  */
 @Readiness
 @ApplicationScoped
 public class SettingsStoreHealth implements HealthCheck {
 
     @Inject
-    SettingsStore store;
+    jakarta.enterprise.inject.Instance<SettingsStore> store;
+
+    @Inject
+    io.slurmlet.agent.store.Leadership leadership;
+
+    @Inject
+    io.slurmlet.agent.leader.LeaderStartup startup;
+
+    @Inject
+    io.slurmlet.agent.config.AgentConfig config;
 
     @Inject
     Store kept;
 
     @Override
     public HealthCheckResponse call() {
-        var b = HealthCheckResponse.named("settings-store").up().withData("revision", store.current().revision());
+        if (config.isLeader() && !startup.serving()) {
+            // A standby is well while it can reach the store it would lead from.
+            var b = HealthCheckResponse.named("settings-store").up().withData("role", leadership.leads() ? "elected, opening" : "standby")
+                    .withData("leader", leadership.leader().orElse("(none yet)"));
+            kept.unreachable().ifPresent(why -> b.down().withData("store", why));
+            return b.build();
+        }
+        var b = HealthCheckResponse.named("settings-store").up().withData("revision", store.get().current().revision());
         kept.unreachable().ifPresent(why -> b.down().withData("store", why));
         return b.build();
     }

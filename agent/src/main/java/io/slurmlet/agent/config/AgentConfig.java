@@ -44,8 +44,10 @@ public interface AgentConfig {
         Optional<String> name();
 
         /**
-         * Where the leader's agent channel is, as {@code https://n0:7818}. Empty on the leader's own
-         * machine (it talks to itself at {@code https://127.0.0.1:PORT}).
+         * Where the leader's agent channel is, as {@code https://n0:7818}; with leader-eligible agents
+         * (etcd), every one's, comma-separated ({@code https://n0:7818,https://n1:7818,https://n2:7818}):
+         * the agent joins through, and follows, whichever leads. Empty on the leader's own machine (it
+         * talks to itself at {@code https://127.0.0.1:PORT}).
          */
         Optional<String> leader();
 
@@ -131,6 +133,17 @@ public interface AgentConfig {
         @WithDefault("7818")
         int agentPort();
 
+        /** The name agents reach this leader at: the first advertised one, else the host name. */
+        default String advertisedHost() {
+            return advertise().orElse(List.of()).stream().findFirst().orElseGet(() -> {
+                try {
+                    return java.net.InetAddress.getLocalHost().getHostName();
+                } catch (java.io.IOException e) {
+                    return "localhost";
+                }
+            });
+        }
+
         /**
          * Names and addresses agents reach the leader at, beyond those the machine has (host name,
          * every interface's address): they go into the leader's certificate. The first one is the
@@ -192,6 +205,21 @@ public interface AgentConfig {
         /** How long one request to etcd may take before it fails (a write then is not acknowledged). */
         @WithDefault("5s")
         Duration timeout();
+
+        /**
+         * The leader's lease in etcd: a leader-eligible agent whose leader stopped renewing it (its
+         * process or machine died, or it lost etcd) leads once it lapsed, within this and half a second.
+         * The leader stops acting a fifth of it (at least 0.5 s) before. 2 s to 60 s.
+         */
+        @WithDefault("5s")
+        Duration lease();
+
+        /**
+         * The key that seals the cluster's CA, munge key and admin token in etcd (AES-256-GCM): a file
+         * of 64 hex digits ({@code openssl rand -hex 32}), mode 0600, the same on every leader-eligible
+         * machine. Needed with etcd: without it no second leader could serve the same CA and munge key.
+         */
+        Optional<Path> secretsKeyFile();
     }
 
     /**

@@ -1,5 +1,11 @@
 package io.slurmlet.agent.leader;
 
+import io.quarkus.runtime.Quarkus;
+import io.slurmlet.agent.store.EtcdElection;
+import io.slurmlet.agent.store.EtcdStore;
+import io.slurmlet.agent.store.Leadership;
+import io.slurmlet.agent.store.Store;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.trust.TokenFile;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -7,19 +13,32 @@ import io.slurmlet.agent.config.AgentConfig;
 import io.vertx.core.Vertx;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.util.List;
 
 /**
  * On the leader only: opens the settings (so a state directory that cannot be read stops the agent
- * at once, with the reason) and the admin token, starts lending and the accounts' sync. The agents'
- * channel opens after it (api.AgentChannelServer), and with it the CA, the join tokens, the
- * credentials and the plans, each made at the first start.
+ * at once, with the reason) and the admin token, starts lending and the accounts' sync, then tells
+ * the agents' channel to open ({@link Leading}; api.AgentChannelServer), and with it the CA, the join
+ * tokens, the credentials and the plans, each made at the first start. With the file store that is
+ * at start; with etcd once this agent is elected, having first taken the cluster's secrets from etcd
+ * ({@link LeaderSecrets}); until then it stands by.
  */
 @ApplicationScoped
 public class LeaderStartup {
+
+    private static final Logger LOG = Logger.getLogger(LeaderStartup.class);
+
+    /** This agent leads from now on: what serves the agents opens. */
+    public record Leading(Vertx vertx) {
+    }
 
     @Inject
     AgentConfig config;
@@ -36,12 +55,52 @@ public class LeaderStartup {
     @Inject
     Instance<io.slurmlet.agent.leader.lending.LendingEngine> lending;
 
+    @Inject
+    Instance<Leadership> leadership;
+
+    @Inject
+    Instance<Store> store;
+
+    @Inject
+    Event<Leading> leading;
+
     private volatile boolean started;
+    /** Set once this agent leads and has opened what it serves: until then its API and readiness say it stands by. */
+    private volatile boolean serving;
+    private volatile Thread campaign;
 
     /** Before the agents' channel (api.AgentChannelServer) opens on what this opened. */
     void start(@Observes @Priority(Interceptor.Priority.APPLICATION) StartupEvent event, Vertx vertx) {
         if (!config.isLeader()) {
             return;
+        }
+        if (!(leadership.get() instanceof EtcdElection election)) {
+            lead(vertx);
+            return;
+        }
+        LOG.infof("leader-eligible: standing by until this agent is elected (etcd lease of %d s)",
+                config.leader().store().etcd().lease().toSeconds());
+        campaign = new Thread(() -> {
+            try {
+                if (election.campaign()) {
+                    lead(vertx);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } catch (RuntimeException | Error e) {
+                // A leader that cannot open its state must not stand there elected: another leads once this exits.
+                LOG.fatalf(e, "this agent was elected and cannot lead: %s", e.getMessage());
+                election.close();
+                Quarkus.asyncExit(1);
+            }
+        }, "slurmlet-campaign");
+        campaign.setDaemon(true);
+        campaign.start();
+    }
+
+    private void lead(Vertx vertx) {
+        if (store.get() instanceof EtcdStore etcd) {
+            takeSecrets(etcd);
         }
         settings.get().current();
         adminToken.get();
@@ -53,10 +112,40 @@ public class LeaderStartup {
             vertx.setPeriodic(Math.max(1000, config.leader().accountsSyncEvery().toMillis()),
                     id -> vertx.executeBlocking(() -> sync.run()));
         });
+        leading.fire(new Leading(vertx));
+        serving = true;
+    }
+
+    /**
+     * Whether this agent leads and serves: its secrets taken, its state opened, the agents' channel
+     * open. False on a standby, and on a leader in the second it takes to open what it serves (a
+     * request then would read an admin token not yet the cluster's).
+     */
+    public boolean serving() {
+        return serving;
+    }
+
+    /** The cluster's CA, munge key and admin token into the state folder from etcd, or this machine's into etcd (the first leader). */
+    private void takeSecrets(EtcdStore etcd) {
+        try {
+            var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
+            var secrets = new LeaderSecrets(LeaderSecrets.readKeyFile(file),
+                    LeaderSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
+            secrets.sync(etcd, etcd.where(LeaderSecrets.KEY), () -> {
+                Pki.open(config.stateDir().resolve(Pki.DIR), Pki.localNames(config.leader().advertise().orElse(List.of())));
+                PlanPublisher.mungeKey(config.stateDir());
+                TokenFile.loadOrCreate(LeaderState.adminTokenFile(config));
+            });
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e.getMessage(), e);
+        }
     }
 
     /** After the agents' channel closed (api.AgentChannelServer). */
     void stop(@Observes @Priority(Interceptor.Priority.APPLICATION + 100) ShutdownEvent event) {
+        if (campaign != null) {
+            campaign.interrupt();
+        }
         if (started) {
             lending.get().close();
         }

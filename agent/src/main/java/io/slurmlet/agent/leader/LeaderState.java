@@ -1,6 +1,8 @@
 package io.slurmlet.agent.leader;
 
+import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.EtcdStore;
+import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.agent.trust.Pki;
@@ -47,6 +49,15 @@ public class LeaderState {
             return FileStore.open(config.stateDir());
         }
         AgentConfig.Etcd etcd = store.etcd();
+        if (etcd.lease().compareTo(java.time.Duration.ofSeconds(2)) < 0 || etcd.lease().compareTo(java.time.Duration.ofSeconds(60)) > 0) {
+            throw new IllegalStateException(("slurmlet.leader.store.etcd.lease is %s: give 2s to 60s (5s, the default, has a standby "
+                    + "lead within about 6 s of the leader's death)").formatted(etcd.lease()));
+        }
+        if (etcd.secretsKeyFile().isEmpty()) {
+            throw new IllegalStateException("slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.secrets-key-file is not set: "
+                    + "make one key file with 'openssl rand -hex 32 > /etc/slurmlet/etcd/secrets.key; chmod 600 /etc/slurmlet/etcd/secrets.key', "
+                    + "copy it to every leader-eligible machine and name it there (it seals the cluster's CA, munge key and admin token in etcd)");
+        }
         List<String> endpoints = etcd.endpoints().orElse(List.of());
         if (endpoints.isEmpty()) {
             throw new IllegalStateException("slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.endpoints is empty: list every "
@@ -64,6 +75,47 @@ public class LeaderState {
             }
         }
         return EtcdStore.connect(endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout());
+    }
+
+    /**
+     * Who may act as the leader: with the file store this agent, always; with etcd the one of the
+     * leader-eligible agents that holds the election's lease. One that loses it for good exits, and
+     * systemd starts it again as a standby.
+     */
+    @Produces
+    @Singleton
+    Leadership leadership(AgentConfig config, Store store) {
+        if (!(store instanceof EtcdStore etcd)) {
+            return Leadership.SOLE;
+        }
+        String name = config.node().name().orElseGet(() -> {
+            try {
+                return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip().split("\\.")[0];
+            } catch (IOException e) {
+                return config.leader().advertisedHost();
+            }
+        });
+        String host = config.leader().advertisedHost();
+        var self = new EtcdElection.Record(name, "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + config.leader().agentPort());
+        return etcd.election(self, config.leader().store().etcd().lease(), why -> {
+            LOG.fatalf("this agent stops: it lost the lead (%s); systemd starts it again, and it stands by", why);
+            io.quarkus.runtime.Quarkus.asyncExit(EXIT_LOST_LEAD);
+        });
+    }
+
+    /** The exit code of an agent that lost the lead (systemd's Restart=on-failure starts it again). */
+    public static final int EXIT_LOST_LEAD = 75;
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(LeaderState.class);
+
+    void closeLeadership(@Disposes Leadership leadership) {
+        if (leadership instanceof EtcdElection election) {
+            election.close();
+        }
+    }
+
+    /** The admin token's file: agent.yaml's, else admin.token in the state folder. */
+    static java.nio.file.Path adminTokenFile(AgentConfig config) {
+        return config.leader().adminTokenFile().orElse(config.stateDir().resolve(TokenFile.FILE_NAME));
     }
 
     void closeStore(@Disposes Store store) {
@@ -87,8 +139,7 @@ public class LeaderState {
     @Produces
     @Singleton
     TokenFile adminToken(AgentConfig config) throws IOException {
-        return TokenFile.loadOrCreate(config.leader().adminTokenFile()
-                .orElse(config.stateDir().resolve(TokenFile.FILE_NAME)));
+        return TokenFile.loadOrCreate(adminTokenFile(config));
     }
 
     @Produces
@@ -140,10 +191,10 @@ public class LeaderState {
     @Produces
     @Singleton
     LendingEngine lendingEngine(AgentConfig config, Store store, LendingBook book, SettingsStore settings, Inventory inventory,
-                                NodeReports reports) {
+                                NodeReports reports, Leadership leadership) {
         AgentConfig.Platform platform = config.leader().platform();
         LendingEngine engine = new LendingEngine(book, settings, inventory, reports,
-                new Hooks(new LinuxCommands(), platform.drain(), platform.release(), platform.hookDeadline()),
+                new Hooks(new LinuxCommands(), platform.drain(), platform.release(), platform.hookDeadline(), leadership),
                 platform.busyRetry(), Clock.systemUTC());
         store.watch(key -> {
             if (key.equals(SettingsStore.FILE_NAME)) {

@@ -24,6 +24,7 @@ import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -51,14 +52,55 @@ public final class LeaderLink implements Leader {
         }
     }
 
-    private final URI base;
+    /** Every leader-eligible agent's channel; {@link #at} is the one that answered last. */
+    private final List<URI> bases;
+    private volatile int at;
     private final HttpClient client;
     private final String credential;
 
     public LeaderLink(URI base, X509Certificate ca, String credential) throws GeneralSecurityException, IOException {
-        this.base = base;
+        this(List.of(base), ca, credential);
+    }
+
+    /**
+     * A link to whichever of {@code bases} leads: a call that cannot reach one (a standby opens no
+     * agents' channel; a leader that died) goes to the next, each tried once per call.
+     */
+    public LeaderLink(List<URI> bases, X509Certificate ca, String credential) throws GeneralSecurityException, IOException {
+        if (bases.isEmpty()) {
+            throw new IllegalArgumentException("no leader's address");
+        }
+        this.bases = List.copyOf(bases);
         this.client = client(trusting(ca));
         this.credential = credential;
+    }
+
+    /** The leader's addresses as agent.yaml gives them: one URL, or several separated by commas (every leader-eligible agent's). */
+    public static List<URI> addresses(String configured) {
+        return java.util.Arrays.stream(configured.split(",")).map(String::strip).filter(a -> !a.isEmpty()).map(URI::create).toList();
+    }
+
+    /** One exchange with the leader that answered last, else each other in turn; the last failure when none could be reached. */
+    private HttpResponse<byte[]> call(java.util.function.Function<URI, HttpRequest> request) throws IOException, InterruptedException {
+        IOException last = null;
+        int first = at;
+        for (int tried = 0; tried < bases.size(); tried++) {
+            int i = (first + tried) % bases.size();
+            try {
+                HttpResponse<byte[]> r = exchange(client, bases.get(i), request.apply(bases.get(i)));
+                if (i != at) {
+                    at = i;
+                }
+                return r;
+            } catch (IOException e) {
+                last = e;
+            }
+        }
+        throw last;
+    }
+
+    private URI base() {
+        return bases.get(at);
     }
 
     /**
@@ -117,21 +159,22 @@ public final class LeaderLink implements Leader {
     @Override
     public Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException {
         String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds();
-        HttpResponse<byte[]> response = exchange(client, base, request(path).timeout(wait.plus(CALL)).GET().build());
+        HttpResponse<byte[]> response = call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
         if (response.statusCode() == 204) {
             return Optional.empty();
         }
-        checked(base, path, response);
+        checked(base(), path, response);
         return Optional.of(SettingsJson.STRICT.readValue(response.body(), PublishedPlan.class));
     }
 
     private void send(String path, String method, Object body) throws IOException, InterruptedException {
-        HttpResponse<byte[]> response = exchange(client, base, request(path).timeout(CALL).header("Content-Type", "application/json")
-                .method(method, HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(body))).build());
-        checked(base, path, response);
+        byte[] json = SettingsJson.STRICT.writeValueAsBytes(body);
+        HttpResponse<byte[]> response = call(base -> request(base, path).timeout(CALL).header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(json)).build());
+        checked(base(), path, response);
     }
 
-    private HttpRequest.Builder request(String path) {
+    private HttpRequest.Builder request(URI base, String path) {
         return HttpRequest.newBuilder(base.resolve(path)).header("Authorization", "Bearer " + credential);
     }
 
@@ -216,6 +259,6 @@ public final class LeaderLink implements Leader {
 
     @Override
     public String toString() {
-        return "LeaderLink[" + base + ", credential not shown]";
+        return "LeaderLink[" + bases + ", credential not shown]";
     }
 }

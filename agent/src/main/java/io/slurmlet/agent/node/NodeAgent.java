@@ -259,23 +259,25 @@ public class NodeAgent {
 
     /** A joined link: from the state on disk, by joining with the token, or on the leader's own machine in-process. */
     private LeaderLink connect(String name, NodeState state) throws IOException, InterruptedException, GeneralSecurityException {
-        URI base;
-        if (config.isLeader() && config.node().leader().isEmpty()) {
+        List<URI> bases;
+        boolean ownLeader = config.isLeader() && config.node().leader().isEmpty();
+        if (ownLeader) {
             int port = leader.get().agentPort();
             if (port == 0) {
                 throw new IOException("the leader's agents' channel is not open yet");
             }
-            base = URI.create("https://127.0.0.1:" + port);
+            bases = List.of(URI.create("https://127.0.0.1:" + port));
         } else {
-            base = URI.create(config.node().leader().orElseThrow(() -> new IOException(
+            // One leader's address, or every leader-eligible agent's (comma-separated): the link follows whichever leads.
+            bases = LeaderLink.addresses(config.node().leader().orElseThrow(() -> new IOException(
                     "this machine has no leader to join: set slurmlet.node.leader, slurmlet.node.join-token and "
                             + "slurmlet.node.ca-hash (ctl slurm join-token on the leader prints them)")));
         }
         Optional<NodeState.Joined> joined = state.joined();
         if (joined.isPresent()) {
-            return new LeaderLink(base, joined.get().ca(), joined.get().credential());
+            return new LeaderLink(bases, joined.get().ca(), joined.get().credential());
         }
-        if (config.isLeader()) {
+        if (ownLeader) {
             String credential = credentials.get().issue(name);
             state.saveJoined(Pki.readCertificate(pki.get().caFile()), credential);
             LOG.infof("%s joined its own leader", name);
@@ -284,13 +286,28 @@ public class NodeAgent {
                     "this machine has not joined yet and has no join token: set slurmlet.node.join-token (ctl slurm join-token on the leader prints it)"));
             String hash = config.node().caHash().orElseThrow(() -> new IOException(
                     "this machine has not joined yet and no CA pin is set: set slurmlet.node.ca-hash (ctl slurm join-token on the leader prints it)"));
-            var ca = LeaderLink.fetchPinnedCa(base, hash);
-            var reply = LeaderLink.join(base, ca, token, name);
-            state.saveJoined(ca, reply.credential());
-            LOG.infof("%s joined the leader at %s (CA %s)", name, base, hash);
+            IOException unreachable = null;
+            for (URI base : bases) {
+                // Joining works through whichever leads; a standby opens no agents' channel.
+                try {
+                    var ca = LeaderLink.fetchPinnedCa(base, hash);
+                    var reply = LeaderLink.join(base, ca, token, name);
+                    state.saveJoined(ca, reply.credential());
+                    LOG.infof("%s joined the leader at %s (CA %s)", name, base, hash);
+                    unreachable = null;
+                    break;
+                } catch (LeaderLink.Refused e) {
+                    throw e;
+                } catch (IOException e) {
+                    unreachable = e;
+                }
+            }
+            if (unreachable != null) {
+                throw unreachable;
+            }
         }
         NodeState.Joined now = state.joined().orElseThrow();
-        return new LeaderLink(base, now.ca(), now.credential());
+        return new LeaderLink(bases, now.ca(), now.credential());
     }
 
     /** The kernel's host name, without its domain: no lookup that could hang on a resolver. */

@@ -63,6 +63,15 @@ public final class EtcdStore implements Store, AutoCloseable {
     /** The revision of the last change the watchers were handed; the next watch starts after it. */
     private long heard;
     private volatile boolean closed;
+    /** Set once this agent won the election: every write also compares the leader's key with the one its win put. */
+    private volatile Fence fence;
+
+    /** The leader's key and the create revision this agent's win gave it; {@code lost} is told when a write finds it changed. */
+    private record Fence(ByteSequence key, long revision, Consumer<String> lost, java.util.function.BooleanSupplier leads) {
+        Cmp held() {
+            return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision));
+        }
+    }
 
     private EtcdStore(Client client, String prefix, String endpoints, Duration timeout) {
         this.client = client;
@@ -127,8 +136,12 @@ public final class EtcdStore implements Store, AutoCloseable {
     @Override
     public OptionalLong put(String key, byte[] value, long expected) throws StorageException {
         ByteSequence k = bytes(Keys.checked(key));
-        TxnResponse r = await(kv.txn().If(unchanged(k, expected)).Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT)).commit(),
-                "write " + where(key));
+        Fence f = fence;
+        TxnResponse r = await(guarded(kv.txn(), unchanged(k, expected), f).Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
+                .Else(leaderKey(f)).commit(), "write " + where(key));
+        if (!r.isSucceeded()) {
+            refuseUnfenced(f, r, "write " + where(key));
+        }
         // The transaction's revision is the one its put made: the key's mod revision from now on.
         return r.isSucceeded() ? OptionalLong.of(r.getHeader().getRevision()) : OptionalLong.empty();
     }
@@ -136,10 +149,102 @@ public final class EtcdStore implements Store, AutoCloseable {
     @Override
     public boolean delete(String key, long expected) throws StorageException {
         ByteSequence k = bytes(Keys.checked(key));
-        TxnResponse r = await(kv.txn().If(unchanged(k, expected)).Then(Op.delete(k, DeleteOption.DEFAULT))
-                .Else(Op.get(k, GetOption.DEFAULT)).commit(), "remove " + where(key));
+        Fence f = fence;
+        TxnResponse r = await(guarded(kv.txn(), unchanged(k, expected), f).Then(Op.delete(k, DeleteOption.DEFAULT))
+                .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT))).commit(), "remove " + where(key));
+        if (!r.isSucceeded()) {
+            refuseUnfenced(f, r, "remove " + where(key));
+        }
         // Not removed: true still when there was nothing to remove, as the file store says.
-        return r.isSucceeded() || r.getGetResponses().stream().allMatch(g -> g.getKvs().isEmpty());
+        return r.isSucceeded() || r.getGetResponses().get(0).getKvs().isEmpty();
+    }
+
+    /**
+     * A transaction's comparisons: {@code unchanged}, and where this agent leads by an election, the
+     * leader's key still its own. An agent that stands by writes nothing.
+     */
+    private static io.etcd.jetcd.Txn guarded(io.etcd.jetcd.Txn txn, Cmp unchanged, Fence f) throws StorageException {
+        if (f != null && f.revision() == STANDING_BY) {
+            throw new StorageException("this agent stands by (another leads the cluster, or none yet), so it writes nothing to the store", null);
+        }
+        if (f != null && !f.leads().getAsBoolean()) {
+            throw new StorageException("this agent's lease as the leader ran out (not renewed in time), so it writes nothing to the store", null);
+        }
+        return f == null ? txn.If(unchanged) : txn.If(unchanged, f.held());
+    }
+
+    /** The fence's revision while this agent takes part in an election it has not won. */
+    private static final long STANDING_BY = -1;
+
+    /** What a refused transaction reads back to tell a changed document from a lost election: the leader's key. */
+    private static Op[] leaderKey(Fence f, Op... before) {
+        Op[] ops = java.util.Arrays.copyOf(before, before.length + (f == null ? 0 : 1));
+        if (f != null) {
+            ops[before.length] = Op.get(f.key(), GetOption.builder().withKeysOnly(true).build());
+        }
+        return ops;
+    }
+
+    /** A transaction refused because the leader's key is no longer the one this agent put: it does not lead, and says so. */
+    private void refuseUnfenced(Fence f, TxnResponse r, String what) throws StorageException {
+        if (f == null) {
+            return;
+        }
+        GetResponse leader = r.getGetResponses().get(r.getGetResponses().size() - 1);
+        if (leader.getKvs().isEmpty() || leader.getKvs().get(0).getCreateRevision() != f.revision()) {
+            String why = "the leader's key %s is no longer the one this agent's election put (revision %d)"
+                    .formatted(f.key().toString(StandardCharsets.UTF_8), f.revision());
+            f.lost().accept(why);
+            throw new StorageException("cannot %s: this agent does not lead the cluster any more (%s), so it writes nothing".formatted(what, why), null);
+        }
+    }
+
+    /**
+     * From now on every write also compares {@code key}'s create revision with {@code revision} (the
+     * one this agent's election win gave it), in the same transaction: a leader whose lease lapsed
+     * writes nothing, however late it runs, and {@code lost} is told.
+     */
+    void fenceBy(ByteSequence key, long revision, Consumer<String> lost, java.util.function.BooleanSupplier leads) {
+        fence = new Fence(key, revision, lost, leads);
+    }
+
+    /**
+     * The election of this cluster's leader among the leader-eligible agents that share this store
+     * ({@link EtcdElection}); its win fences this store's writes.
+     *
+     * @param lost told once, when this agent stops leading for good
+     */
+    public EtcdElection election(EtcdElection.Record self, Duration ttl, Consumer<String> lost) {
+        fence = new Fence(bytes(EtcdElection.KEY), STANDING_BY, lost, () -> false);
+        return new EtcdElection(this, kv, client.getLeaseClient(), bytes(EtcdElection.KEY), self, ttl, timeout, System::nanoTime, lost);
+    }
+
+    /**
+     * What one of the store's own keys beside the state holds ({@code _secrets}, say: a name starting
+     * with {@code _}, which no watcher, listing or move of the state sees); empty when nothing.
+     */
+    public Optional<byte[]> reserved(String name) throws StorageException {
+        GetResponse r = await(kv.get(bytes(reservedName(name))), "read " + where(name));
+        return r.getKvs().stream().findFirst().map(v -> v.getValue().getBytes());
+    }
+
+    /** Puts {@code value} under one of the store's own keys if it holds nothing yet (fenced as every write is); says whether it did. */
+    public boolean createReserved(String name, byte[] value) throws StorageException {
+        ByteSequence k = bytes(reservedName(name));
+        Fence f = fence;
+        TxnResponse r = await(guarded(kv.txn(), unchanged(k, ABSENT), f).Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
+                .Else(leaderKey(f)).commit(), "write " + where(name));
+        if (!r.isSucceeded()) {
+            refuseUnfenced(f, r, "write " + where(name));
+        }
+        return r.isSucceeded();
+    }
+
+    private static String reservedName(String name) {
+        if (!name.matches("_[a-z]+")) {
+            throw new IllegalArgumentException("not one of the store's own keys: " + name);
+        }
+        return name;
     }
 
     /** The key still at the version read: its mod revision, or for a key that held nothing no create revision. */
@@ -295,11 +400,17 @@ public final class EtcdStore implements Store, AutoCloseable {
     }
 
     private <T> T await(CompletableFuture<T> answer, String what, Duration within) throws StorageException {
+        return answered(answer, what, endpoints, within);
+    }
+
+    /** etcd's answer within {@code within}; else a StorageException that says what could not be done, where, and why. */
+    static <T> T answered(CompletableFuture<T> answer, String what, String endpoints, Duration within) throws StorageException {
         try {
-            return answer.get(within.toMillis(), TimeUnit.MILLISECONDS);
+            return answer.get(within.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             answer.cancel(true);
-            throw new StorageException("cannot %s: etcd (%s) did not answer within %d s".formatted(what, endpoints, within.toSeconds()), e);
+            throw new StorageException("cannot %s: etcd (%s) did not answer within %s".formatted(what, endpoints,
+                    within.toMillis() % 1000 == 0 ? within.toSeconds() + " s" : within.toMillis() + " ms"), e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
             throw new StorageException("cannot %s: etcd (%s) said: %s".formatted(what, endpoints, cause.getMessage()), cause);
@@ -307,5 +418,10 @@ public final class EtcdStore implements Store, AutoCloseable {
             Thread.currentThread().interrupt();
             throw new StorageException("cannot %s: interrupted while waiting for etcd (%s)".formatted(what, endpoints), e);
         }
+    }
+
+    /** The endpoints as the admin wrote them, for errors. */
+    String endpoints() {
+        return endpoints;
     }
 }

@@ -13,10 +13,10 @@ import java.util.List;
  * test's: plain http, or TLS with client certificates checked (--client-cert-auth) from a CA that
  * openssl makes here. One member; stopped by {@link #close}.
  */
-final class EtcdProcess implements AutoCloseable {
+public final class EtcdProcess implements AutoCloseable {
 
     final Path dir;
-    final String endpoint;
+    public final String endpoint;
     final boolean tls;
     private final Process process;
 
@@ -27,7 +27,7 @@ final class EtcdProcess implements AutoCloseable {
         this.process = process;
     }
 
-    static EtcdProcess start(Path dir, boolean tls) throws IOException, InterruptedException {
+    public static EtcdProcess start(Path dir, boolean tls) throws IOException, InterruptedException {
         Path etcd = Path.of("/usr/bin/etcd");
         if (!Files.isExecutable(etcd)) {
             throw new IllegalStateException("the etcd store's tests run a real etcd, and " + etcd + " is missing: dev/host-tools install "
@@ -59,6 +59,55 @@ final class EtcdProcess implements AutoCloseable {
         return started;
     }
 
+    /**
+     * {@code members} etcd members on loopback forming one cluster (plain http), each in a folder of
+     * its own under {@code dir}; returned once every member answers.
+     */
+    static List<EtcdProcess> cluster(Path dir, int members) throws IOException, InterruptedException {
+        Path etcd = Path.of("/usr/bin/etcd");
+        if (!Files.isExecutable(etcd)) {
+            throw new IllegalStateException("the etcd store's tests run a real etcd, and " + etcd + " is missing: dev/host-tools install "
+                    + "(Debian's etcd-server)");
+        }
+        List<Integer> clients = new ArrayList<>();
+        List<String> peers = new ArrayList<>();
+        for (int i = 0; i < members; i++) {
+            clients.add(freePort());
+            peers.add("m" + i + "=http://127.0.0.1:" + freePort());
+        }
+        List<EtcdProcess> started = new ArrayList<>();
+        for (int i = 0; i < members; i++) {
+            Path own = Files.createDirectories(dir.resolve("m" + i));
+            String endpoint = "http://127.0.0.1:" + clients.get(i);
+            String peer = peers.get(i).substring(peers.get(i).indexOf('=') + 1);
+            Process p = new ProcessBuilder(etcd.toString(), "--name", "m" + i, "--data-dir", own.resolve("data").toString(),
+                    "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
+                    "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
+                    "--initial-cluster", String.join(",", peers), "--initial-cluster-state", "new", "--log-level", "warn")
+                    .redirectErrorStream(true).redirectOutput(own.resolve("etcd.log").toFile()).start();
+            started.add(new EtcdProcess(own, endpoint, false, p));
+        }
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        for (EtcdProcess m : started) {
+            while (!m.ready()) {
+                if (!m.process.isAlive() || System.nanoTime() > until) {
+                    for (EtcdProcess each : started) {
+                        each.kill();
+                    }
+                    throw new IllegalStateException("etcd member did not start: " + Files.readString(m.dir.resolve("etcd.log")));
+                }
+                Thread.sleep(100);
+            }
+        }
+        return started;
+    }
+
+    /** A store reaching every member of {@code members}, as a leader-eligible agent's. */
+    public static EtcdStore store(List<EtcdProcess> members, String prefix) throws StorageException {
+        return EtcdStore.connect(members.stream().map(m -> m.endpoint).toList(), java.util.Optional.empty(), java.util.Optional.empty(),
+                java.util.Optional.empty(), prefix, Duration.ofSeconds(2));
+    }
+
     /** A connected store under {@code prefix}, with the client certificate when etcd checks one. */
     EtcdStore store(String prefix) throws StorageException {
         return tls ? EtcdStore.connect(List.of(endpoint), java.util.Optional.of(dir.resolve("ca.crt")),
@@ -68,7 +117,7 @@ final class EtcdProcess implements AutoCloseable {
     }
 
     /** etcdctl, as an admin would run it against this etcd. */
-    String etcdctl(String... args) throws IOException, InterruptedException {
+    public String etcdctl(String... args) throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoint));
         if (tls) {
             argv.addAll(List.of("--cacert", dir.resolve("ca.crt").toString(), "--cert", dir.resolve("client.crt").toString(),

@@ -21,8 +21,16 @@ public final class Hooks {
     private final Optional<List<String>> drain;
     private final Optional<List<String>> release;
     private final Duration deadline;
+    private final io.slurmlet.agent.store.Leadership leadership;
 
     public Hooks(Commands commands, Optional<List<String>> drain, Optional<List<String>> release, Duration deadline) {
+        this(commands, drain, release, deadline, io.slurmlet.agent.store.Leadership.SOLE);
+    }
+
+    /** @param leadership checked right before each run: a leader that lost the election runs no hook (the new one does) */
+    public Hooks(Commands commands, Optional<List<String>> drain, Optional<List<String>> release, Duration deadline,
+                 io.slurmlet.agent.store.Leadership leadership) {
+        this.leadership = leadership;
         this.commands = commands;
         this.drain = drain.filter(a -> !a.isEmpty());
         this.release = release.filter(a -> !a.isEmpty());
@@ -36,6 +44,7 @@ public final class Hooks {
     public Lending.HookResult run(Lending.Hook hook, String node, String run) {
         List<String> argv = (hook == Lending.Hook.DRAIN ? drain : release).orElseThrow().stream()
                 .map(a -> a.replace("{node}", node).replace("{run}", run)).toList();
+        leadership.check("run the " + hook.name().toLowerCase(java.util.Locale.ROOT) + " hook for " + node);
         try {
             Commands.Result r = commands.run(argv, deadline);
             return new Lending.HookResult(r.exit(), tail(r.stdout() + (r.stderr().isEmpty() ? "" : "\n" + r.stderr())), "");

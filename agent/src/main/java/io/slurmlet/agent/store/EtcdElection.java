@@ -1,0 +1,291 @@
+package io.slurmlet.agent.store;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.KV;
+import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.kv.GetResponse;
+import io.etcd.jetcd.kv.TxnResponse;
+import io.etcd.jetcd.lease.LeaseGrantResponse;
+import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
+import io.etcd.jetcd.op.Cmp;
+import io.etcd.jetcd.op.CmpTarget;
+import io.etcd.jetcd.op.Op;
+import io.etcd.jetcd.options.PutOption;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import org.jboss.logging.Logger;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * The leader-eligible agents of one cluster elect their leader in etcd: the leader is the agent whose
+ * record the key {@code _leader} under the store's prefix holds, put there with a lease of its own
+ * (a transaction that puts it only where the key holds nothing) and kept by renewing that lease every
+ * third of its time to live. The others stand by, reading the key every half second, and the first of
+ * them to find it gone (the lease lapsed: the leader's process or machine died, or it lost etcd) takes
+ * its place.
+ *
+ * <p>Fencing, so that two agents never act as the leader at once: the leader counts its lease from
+ * the moment it asked for each renewal, on the monotonic clock, less a margin, so it stops leading
+ * ({@link #leads()} false) before etcd can let the lease lapse and another take the key; a paused
+ * process or a clock jump cannot stretch that (etcd itself only ever extends a lease, as when its own
+ * leader changes). Every write to the store is a transaction that also compares the key's create
+ * revision with the one this agent's win made ({@link EtcdStore#fenceBy}), so a leader that lost the
+ * key writes nothing, however late it runs; and a write is not even sent once its own count ran out,
+ * nor by an agent standing by. A lost lease is final: the caller's {@code lost} is told
+ * (the agent exits, and systemd starts it again as a standby).
+ */
+public final class EtcdElection implements Leadership, AutoCloseable {
+
+    /** The election's key under the prefix: not a key of the state ({@link Keys}), so no watcher, listing or move sees it. */
+    static final String KEY = "_leader";
+    private static final Logger LOG = Logger.getLogger(EtcdElection.class);
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** What the leader's key holds: who leads, and where its agents' channel is. */
+    @RegisterForReflection
+    public record Record(@JsonProperty("name") String name, @JsonProperty("agents") String agents) {
+        @Override
+        public String toString() {
+            return name + " (" + agents + ")";
+        }
+    }
+
+    private final EtcdStore store;
+    private final KV kv;
+    private final Lease lease;
+    private final ByteSequence key;
+    private final Record self;
+    private final Duration ttl;
+    private final Duration timeout;
+    private final LongSupplier nanos;
+    private final Consumer<String> lost;
+    private final Duration poll;
+
+    private volatile boolean closed;
+    private volatile boolean leading;
+    private volatile long leaseId;
+    /** The create revision of the key this agent's win put; 0 before. */
+    private volatile long revision;
+    /** On {@link #nanos}: this agent leads until then, unless a renewal moves it on. */
+    private volatile long validUntil;
+    private volatile Optional<Record> seen = Optional.empty();
+    private Thread keeper;
+
+    EtcdElection(EtcdStore store, KV kv, Lease lease, ByteSequence key, Record self, Duration ttl, Duration timeout, LongSupplier nanos,
+                 Consumer<String> lost) {
+        if (ttl.toSeconds() < 2) {
+            throw new IllegalArgumentException("the leader's lease lasts at least 2 s (etcd's shortest), not " + ttl);
+        }
+        this.store = store;
+        this.kv = kv;
+        this.lease = lease;
+        this.key = key;
+        this.self = self;
+        this.ttl = ttl;
+        this.timeout = timeout;
+        this.nanos = nanos;
+        this.lost = lost;
+        this.poll = Duration.ofMillis(Math.min(500, ttl.toMillis() / 4));
+    }
+
+    /** What the leader stops short of its lease by: etcd counts the lease from its receipt of a renewal, which comes after the asking. */
+    Duration margin() {
+        return Duration.ofMillis(Math.max(500, ttl.toMillis() / 5));
+    }
+
+    /**
+     * Stands by until this agent leads (true), or the election is closed (false). An etcd that
+     * cannot be reached is tried again; said once per different error.
+     */
+    public boolean campaign() throws InterruptedException {
+        String failing = null;
+        while (!closed) {
+            try {
+                if (tryToLead()) {
+                    return true;
+                }
+                failing = null;
+            } catch (StorageException e) {
+                if (!e.getMessage().equals(failing)) {
+                    LOG.warnf("standing by, and cannot ask etcd who leads: %s (trying again every %d ms)", e.getMessage(), poll.toMillis());
+                    failing = e.getMessage();
+                }
+            }
+            Thread.sleep(poll.toMillis());
+        }
+        return false;
+    }
+
+    /** One try: the key is read, and taken with a new lease where it holds nothing. */
+    private boolean tryToLead() throws StorageException {
+        GetResponse now = await(kv.get(key), "read who leads");
+        if (!now.getKvs().isEmpty()) {
+            Optional<Record> before = seen;
+            seen = Optional.of(parse(now.getKvs().get(0)));
+            if (!seen.equals(before)) {
+                LOG.infof("standing by: the leader is %s", seen.get());
+            }
+            return false;
+        }
+        long asked = nanos.getAsLong();
+        LeaseGrantResponse grant = await(lease.grant(ttl.toSeconds()), "ask for a lease");
+        TxnResponse won;
+        try {
+            won = await(kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                    .Then(Op.put(key, ByteSequence.from(json(self)), PutOption.builder().withLeaseId(grant.getID()).build()))
+                    .commit(), "take the leader's key");
+        } catch (StorageException e) {
+            lease.revoke(grant.getID());
+            throw e;
+        }
+        if (!won.isSucceeded()) {
+            lease.revoke(grant.getID()); // another was quicker
+            return false;
+        }
+        leaseId = grant.getID();
+        revision = won.getHeader().getRevision();
+        validUntil = asked + Duration.ofSeconds(grant.getTTL()).minus(margin()).toNanos();
+        leading = true;
+        seen = Optional.empty();
+        store.fenceBy(key, revision, this::lose, this::leads);
+        keeper = new Thread(this::keep, "slurmlet-leader-lease");
+        keeper.setDaemon(true);
+        keeper.start();
+        LOG.infof("leads the cluster (etcd lease %x of %d s, leader key revision %d)", leaseId, grant.getTTL(), revision);
+        return true;
+    }
+
+    /** Renews the lease every third of its time, and checks the key is still this agent's, until either fails for good. */
+    private void keep() {
+        long every = ttl.toNanos() / 3;
+        long next = nanos.getAsLong() + every;
+        while (leading && !closed) {
+            try {
+                long wait = next - nanos.getAsLong();
+                if (wait > 0) {
+                    Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
+                }
+            } catch (InterruptedException e) {
+                return;
+            }
+            long asked = nanos.getAsLong();
+            try {
+                LeaseKeepAliveResponse renewed = await(lease.keepAliveOnce(leaseId), "renew the leader's lease",
+                        Duration.ofNanos(Math.min(timeout.toNanos(), every)));
+                if (renewed.getTTL() <= 0) {
+                    lose("etcd says the leader's lease ended");
+                    return;
+                }
+                GetResponse mine = await(kv.get(key), "read the leader's key", Duration.ofNanos(Math.min(timeout.toNanos(), every)));
+                if (mine.getKvs().isEmpty() || mine.getKvs().get(0).getCreateRevision() != revision) {
+                    lose("the leader's key was removed, or holds another's");
+                    return;
+                }
+                validUntil = Math.max(validUntil, asked + Duration.ofSeconds(renewed.getTTL()).minus(margin()).toNanos());
+                next = asked + every;
+            } catch (StorageException e) {
+                if (nanos.getAsLong() - validUntil >= 0) {
+                    lose("the leader's lease could not be renewed in time: " + e.getMessage());
+                    return;
+                }
+                if (e.getCause() != null && String.valueOf(e.getCause().getMessage()).contains("lease not found")) {
+                    lose("etcd says the leader's lease ended");
+                    return;
+                }
+                next = nanos.getAsLong() + Math.min(every, Duration.ofMillis(200).toNanos());
+            }
+        }
+    }
+
+    /** For tests: the lease is no longer renewed, as when the process is paused or its machine is gone (nothing given back). */
+    void stopRenewing() {
+        if (keeper != null) {
+            keeper.interrupt();
+        }
+    }
+
+    /** This agent leads no more, for good: said once, and told to the caller. */
+    synchronized void lose(String why) {
+        if (!leading) {
+            return;
+        }
+        leading = false;
+        LOG.errorf("no longer leads the cluster: %s", why);
+        lost.accept(why);
+    }
+
+    @Override
+    public boolean leads() {
+        return leading && !closed && nanos.getAsLong() - validUntil < 0;
+    }
+
+    @Override
+    public Optional<String> leader() {
+        return leads() ? Optional.empty() : seen.map(Record::toString);
+    }
+
+    /** Who leads, as last read while standing by. */
+    public Optional<Record> seen() {
+        return seen;
+    }
+
+    /** The create revision of the leader's key this agent put; 0 before it led. */
+    public long revision() {
+        return revision;
+    }
+
+    /** Stops: a leader gives its lease back, so that a standby leads within half a second rather than the lease's time. */
+    @Override
+    public void close() {
+        closed = true;
+        if (keeper != null) {
+            keeper.interrupt();
+        }
+        if (leading) {
+            leading = false;
+            try {
+                lease.revoke(leaseId).get(1, TimeUnit.SECONDS);
+                LOG.infof("gave the leader's lease back");
+            } catch (ExecutionException | TimeoutException e) {
+                LOG.warnf("could not give the leader's lease back (%s): a standby leads once it lapses", e.getMessage());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private static Record parse(KeyValue kv) {
+        try {
+            return JSON.readValue(kv.getValue().getBytes(), Record.class);
+        } catch (IOException e) {
+            return new Record("(unreadable: " + kv.getValue().toString(java.nio.charset.StandardCharsets.UTF_8) + ")", "");
+        }
+    }
+
+    private static byte[] json(Record r) {
+        try {
+            return JSON.writeValueAsBytes(r);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private <T> T await(CompletableFuture<T> answer, String what) throws StorageException {
+        return await(answer, what, timeout);
+    }
+
+    private <T> T await(CompletableFuture<T> answer, String what, Duration within) throws StorageException {
+        return EtcdStore.answered(answer, what, store.endpoints(), within);
+    }
+}

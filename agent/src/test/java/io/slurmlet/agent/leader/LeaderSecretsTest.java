@@ -1,0 +1,109 @@
+package io.slurmlet.agent.leader;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HexFormat;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The sealing of the cluster's secrets and the site's key file; their way through a real etcd is in store.LeaderSecretsEtcdTest. */
+class LeaderSecretsTest {
+
+    @TempDir
+    Path dir;
+
+    private static byte[] key(int fill) {
+        byte[] k = new byte[32];
+        java.util.Arrays.fill(k, (byte) fill);
+        return k;
+    }
+
+    @Test
+    void sealedSecretsOpenWithTheSameKeyAndShowNothingInTheClear() throws IOException {
+        LeaderSecrets secrets = new LeaderSecrets(key(7), Map.of());
+        byte[] munge = "munge-key-bytes-0123456789".getBytes(StandardCharsets.US_ASCII);
+        byte[] sealed = secrets.seal(Map.of("munge.key", munge, "admin.token", "tok-abcdef".getBytes(StandardCharsets.US_ASCII)), "here");
+        String text = new String(sealed, StandardCharsets.US_ASCII);
+        assertFalse(text.contains("munge-key") || text.contains(java.util.Base64.getEncoder().encodeToString(munge)) || text.contains("tok-abcdef"),
+                text);
+        Map<String, byte[]> opened = secrets.open(sealed, "here");
+        assertArrayEquals(munge, opened.get("munge.key"));
+        assertEquals("tok-abcdef", new String(opened.get("admin.token"), StandardCharsets.US_ASCII));
+    }
+
+    @Test
+    void anotherKeyOrAChangedByteOpensNothingAndSaysWhatToDo() throws IOException {
+        byte[] sealed = new LeaderSecrets(key(7), Map.of()).seal(Map.of("munge.key", new byte[]{1, 2, 3}), "etcd key /s/_secrets");
+        IOException wrongKey = assertThrows(IOException.class, () -> new LeaderSecrets(key(8), Map.of()).open(sealed, "etcd key /s/_secrets"));
+        assertTrue(wrongKey.getMessage().contains("secrets-key-file differs from the one the first leader used; copy that file here"),
+                wrongKey.getMessage());
+        String tampered = new String(sealed, StandardCharsets.US_ASCII).replace("\"v\":1", "\"v\":2");
+        IOException newer = assertThrows(IOException.class,
+                () -> new LeaderSecrets(key(7), Map.of()).open(tampered.getBytes(StandardCharsets.US_ASCII), "x"));
+        assertTrue(newer.getMessage().contains("another format"), newer.getMessage());
+    }
+
+    /** Two leader-eligible machines on a real etcd: the first puts its secrets there, the second takes them in place of its own. */
+    @Test
+    void theFirstLeaderPutsItsSecretsInEtcdAndTheNextTakesThemInPlaceOfItsOwn() throws Exception {
+        try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
+             var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/sec/")) {
+            Path first = dir.resolve("first");
+            LeaderSecrets a = new LeaderSecrets(key(3), LeaderSecrets.files(first, first.resolve("admin.token")));
+            a.sync(store, "etcd", () -> {
+                io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1"));
+                PlanPublisher.mungeKey(first);
+                io.slurmlet.agent.trust.TokenFile.loadOrCreate(first.resolve("admin.token"));
+            });
+            Path second = dir.resolve("second");
+            io.slurmlet.agent.trust.Pki.open(second.resolve("pki"), java.util.List.of("127.0.0.1")); // a CA of its own, and its leader certificate
+            PlanPublisher.mungeKey(second);
+            LeaderSecrets b = new LeaderSecrets(key(3), LeaderSecrets.files(second, second.resolve("admin.token")));
+            b.sync(store, "etcd", () -> {
+                throw new AssertionError("the secrets are in etcd: nothing of its own is made");
+            });
+            for (String f : java.util.List.of("pki/ca.crt", "pki/ca.key", "munge.key", "admin.token")) {
+                assertArrayEquals(Files.readAllBytes(first.resolve(f)), Files.readAllBytes(second.resolve(f)), f + " is the first leader's");
+            }
+            assertFalse(Files.exists(second.resolve("pki/leader.crt")), "the certificate its own CA signed is retired");
+            assertEquals("r--------", PosixFilePermissions.toString(Files.getPosixFilePermissions(second.resolve("munge.key"))));
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(second.resolve("pki/ca.key"))));
+            // The CA opens with a leader certificate of the second machine's, signed by the cluster's CA.
+            var pki = io.slurmlet.agent.trust.Pki.open(second.resolve("pki"), java.util.List.of("127.0.0.1"));
+            assertEquals(io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1")).caHash(), pki.caHash());
+            // A machine with another key file opens nothing, and says so.
+            LeaderSecrets wrong = new LeaderSecrets(key(4), LeaderSecrets.files(dir.resolve("third"), dir.resolve("third/admin.token")));
+            IOException e = assertThrows(IOException.class, () -> wrong.sync(store, "etcd", () -> { }));
+            assertTrue(e.getMessage().contains("differs from the one the first leader used"), e.getMessage());
+            assertFalse(Files.exists(dir.resolve("third/munge.key")));
+        }
+    }
+
+    @Test
+    void theKeyFileMustBe64HexDigitsReadableByItsOwnerOnly() throws IOException {
+        Path file = dir.resolve("secrets.key");
+        IOException missing = assertThrows(IOException.class, () -> LeaderSecrets.readKeyFile(file));
+        assertTrue(missing.getMessage().contains("openssl rand -hex 32"), missing.getMessage());
+        Files.writeString(file, HexFormat.of().formatHex(key(1)) + "\n");
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
+        IOException open = assertThrows(IOException.class, () -> LeaderSecrets.readKeyFile(file));
+        assertTrue(open.getMessage().contains("readable by others (rw-r--r--): chmod 600 " + file), open.getMessage());
+        Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
+        assertArrayEquals(key(1), LeaderSecrets.readKeyFile(file));
+        Files.writeString(file, "not hex at all");
+        IOException bad = assertThrows(IOException.class, () -> LeaderSecrets.readKeyFile(file));
+        assertTrue(bad.getMessage().contains("does not hold 64 hex digits (it holds 14 characters)"), bad.getMessage());
+        assertFalse(bad.getMessage().contains("not hex at all"), "a key file's content is never shown");
+    }
+}

@@ -1,0 +1,262 @@
+package io.slurmlet.agent.store;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three leader-eligible agents' elections on a real three-member etcd (Debian's etcd-server on
+ * loopback): one leads, the others stand by; a leader that stops renewing (its process paused or its
+ * machine gone) stops leading before another can, and writes nothing after; a standby takes over
+ * within the lease's time; a leader that stops gives its lease back; a leader that loses etcd's
+ * quorum stops leading.
+ */
+class EtcdElectionTest {
+
+    private static final Duration TTL = Duration.ofSeconds(3);
+
+    @TempDir
+    static Path dir;
+    static List<EtcdProcess> etcd;
+    private static final AtomicInteger CLUSTERS = new AtomicInteger();
+
+    private final List<AutoCloseable> opened = new ArrayList<>();
+    private final List<String> lost = new CopyOnWriteArrayList<>();
+    private final ExecutorService campaigns = Executors.newCachedThreadPool();
+    private String prefix;
+
+    @BeforeAll
+    static void start() throws Exception {
+        etcd = EtcdProcess.cluster(dir, 3);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        for (EtcdProcess m : etcd) {
+            m.close();
+        }
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        campaigns.shutdownNow();
+        for (AutoCloseable c : opened) {
+            c.close();
+        }
+    }
+
+    /** An agent's store and election, each test's under a prefix of its own (another cluster's state). */
+    private record Agent(EtcdStore store, EtcdElection election) {
+    }
+
+    private Agent agent(String name) throws StorageException {
+        if (prefix == null) {
+            prefix = "/election" + CLUSTERS.incrementAndGet() + "/";
+        }
+        EtcdStore store = EtcdProcess.store(etcd, prefix);
+        EtcdElection election = store.election(new EtcdElection.Record(name, "https://" + name + ":7818"), TTL,
+                why -> lost.add(name + ": " + why));
+        opened.add(store);
+        opened.add(election);
+        return new Agent(store, election);
+    }
+
+    private List<Future<Boolean>> campaign(List<Agent> agents) {
+        return agents.stream().map(a -> campaigns.submit(() -> a.election().campaign())).toList();
+    }
+
+    private static Agent awaitLeader(List<Agent> agents, Duration within) throws InterruptedException {
+        long until = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < until) {
+            List<Agent> leading = agents.stream().filter(a -> a.election().leads()).toList();
+            if (leading.size() > 1) {
+                throw new AssertionError("two agents lead at once");
+            }
+            if (leading.size() == 1) {
+                return leading.get(0);
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no agent leads after " + within);
+    }
+
+    @Test
+    void oneOfThreeLeadsAndTheOthersStandByNamingIt() throws Exception {
+        List<Agent> agents = List.of(agent("a"), agent("b"), agent("c"));
+        campaign(agents);
+        Agent leader = awaitLeader(agents, Duration.ofSeconds(10));
+        Thread.sleep(TTL.toMillis() * 2); // renewals go on: still exactly one
+        assertEquals(leader, awaitLeader(agents, Duration.ofSeconds(1)));
+        String name = leaderName(leader, agents);
+        for (Agent a : agents) {
+            if (a != leader) {
+                assertFalse(a.election().leads());
+                assertEquals(Optional.of(name + " (https://" + name + ":7818)"), a.election().leader(), "a standby names the leader");
+            }
+        }
+        assertEquals(Optional.empty(), leader.election().leader());
+        assertEquals(List.of(), lost);
+        // A leader writes, as it did with one leader.
+        assertTrue(leader.store().put("settings.json", "{}".getBytes(StandardCharsets.UTF_8), Store.ABSENT).isPresent());
+    }
+
+    @Test
+    void aLeaderThatStopsRenewingStopsLeadingBeforeAStandbyLeadsAndWritesNothingAfter() throws Exception {
+        List<Agent> agents = List.of(agent("a"), agent("b"), agent("c"));
+        campaign(agents);
+        Agent old = awaitLeader(agents, Duration.ofSeconds(10));
+        long version = old.store().put("settings.json", "1".getBytes(StandardCharsets.UTF_8), Store.ABSENT).getAsLong();
+        long paused = System.nanoTime();
+        old.election().stopRenewing(); // paused, or its machine powered off
+        long stoppedLeading = 0;
+        Agent next = null;
+        long until = paused + Duration.ofSeconds(20).toNanos();
+        while (System.nanoTime() < until && next == null) {
+            if (stoppedLeading == 0 && !old.election().leads()) {
+                stoppedLeading = System.nanoTime();
+            }
+            for (Agent a : agents) {
+                if (a != old && a.election().leads()) {
+                    next = a;
+                    assertFalse(old.election().leads(), "the old leader stopped leading before another leads");
+                }
+            }
+            Thread.sleep(5);
+        }
+        long tookOver = System.nanoTime();
+        assertTrue(next != null, "a standby leads once the lease lapsed");
+        assertTrue(stoppedLeading != 0 && stoppedLeading < tookOver, "the old leader stopped leading first");
+        System.out.printf("EtcdElectionTest: the old leader stopped leading %.2f s after its last renewal could be asked; "
+                        + "a standby led %.2f s after (lease %d s)%n", (stoppedLeading - paused) / 1e9, (tookOver - paused) / 1e9,
+                TTL.toSeconds());
+        assertTrue(Duration.ofNanos(tookOver - paused).compareTo(Duration.ofSeconds(10)) < 0, "a new leader within the aim of 10 s");
+        // However late it runs, the old leader writes nothing, and is told it lost.
+        StorageException refused = assertThrows(StorageException.class,
+                () -> old.store().put("settings.json", "2".getBytes(StandardCharsets.UTF_8), version));
+        assertTrue(refused.getMessage().contains("writes nothing"), refused.getMessage());
+        assertThrows(StorageException.class, () -> old.store().delete("settings.json", version));
+        assertEquals("1", new String(next.store().get("settings.json").orElseThrow().value(), StandardCharsets.UTF_8));
+        assertTrue(next.store().put("settings.json", "3".getBytes(StandardCharsets.UTF_8), version).isPresent(), "the new leader writes");
+    }
+
+    /**
+     * etcd's own half of the fence: a write that left this agent believing it leads (a process paused
+     * between its check and its send) carries the create revision of its win, which is no longer the
+     * leader key's: etcd refuses it, and the agent is told it lost.
+     */
+    @Test
+    void aWriteSentAfterAnotherWonIsRefusedByEtcdItself() throws Exception {
+        List<Agent> agents = List.of(agent("a"), agent("b"));
+        campaign(agents);
+        Agent leader = awaitLeader(agents, Duration.ofSeconds(10));
+        Agent late = agents.get(1 - agents.indexOf(leader));
+        long version = leader.store().put("settings.json", "1".getBytes(StandardCharsets.UTF_8), Store.ABSENT).getAsLong();
+        // As if the standby had once won at an older revision and still believed it led.
+        late.store().fenceBy(io.etcd.jetcd.ByteSequence.from(prefix + EtcdElection.KEY, StandardCharsets.UTF_8),
+                leader.election().revision() - 1, why -> lost.add("late: " + why), () -> true);
+        StorageException refused = assertThrows(StorageException.class,
+                () -> late.store().put("settings.json", "2".getBytes(StandardCharsets.UTF_8), version));
+        assertTrue(refused.getMessage().contains("does not lead the cluster any more"), refused.getMessage());
+        assertThrows(StorageException.class, () -> late.store().createReserved("_x", new byte[1]));
+        assertEquals("1", new String(leader.store().get("settings.json").orElseThrow().value(), StandardCharsets.UTF_8));
+        assertTrue(lost.stream().anyMatch(l -> l.startsWith("late: ")), "told: " + lost);
+    }
+
+    @Test
+    void anAgentStandingByWritesNothing() throws Exception {
+        List<Agent> agents = List.of(agent("a"), agent("b"));
+        campaign(agents);
+        Agent leader = awaitLeader(agents, Duration.ofSeconds(10));
+        Agent standby = agents.get(1 - agents.indexOf(leader));
+        StorageException refused = assertThrows(StorageException.class,
+                () -> standby.store().put("settings.json", "x".getBytes(StandardCharsets.UTF_8), Store.ABSENT));
+        assertTrue(refused.getMessage().contains("stands by"), refused.getMessage());
+        assertEquals(Optional.empty(), standby.store().get("settings.json"));
+    }
+
+    private static String leaderName(Agent a, List<Agent> agents) {
+        return List.of("a", "b", "c").get(agents.indexOf(a));
+    }
+
+    @Test
+    void aLeaderThatStopsGivesItsLeaseBackAndAStandbyLeadsAtOnce() throws Exception {
+        List<Agent> agents = List.of(agent("a"), agent("b"));
+        campaign(agents);
+        Agent old = awaitLeader(agents, Duration.ofSeconds(10));
+        long stopped = System.nanoTime();
+        old.election().close();
+        Agent next = awaitLeader(agents, Duration.ofSeconds(5));
+        double took = (System.nanoTime() - stopped) / 1e9;
+        System.out.printf("EtcdElectionTest: a leader that stopped: a standby led %.2f s after%n", took);
+        assertTrue(next != old);
+        assertTrue(took < TTL.toSeconds(), "sooner than the lease would have lapsed: " + took + " s");
+    }
+
+    @Test
+    void aLeaderWhoseKeyAnAdminRemovedStopsLeadingAndWritesNothing() throws Exception {
+        Agent only = agent("a");
+        Future<Boolean> won = campaign(List.of(only)).get(0);
+        assertTrue(won.get(10, TimeUnit.SECONDS));
+        etcd.get(0).etcdctl("del", prefix + EtcdElection.KEY);
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (only.election().leads() && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        assertFalse(only.election().leads(), "its next renewal found the key gone");
+        assertTrue(lost.stream().anyMatch(l -> l.contains("removed")), lost.toString());
+        assertThrows(StorageException.class, () -> only.store().put("settings.json", "x".getBytes(StandardCharsets.UTF_8), Store.ABSENT));
+    }
+
+    @Test
+    void aLeaderThatLosesEtcdsQuorumStopsLeadingWithinItsLease() throws Exception {
+        // Last: it kills two members and starts them again.
+        List<EtcdProcess> members = EtcdProcess.cluster(dir.resolve("quorum"), 3);
+        try {
+            EtcdStore store = EtcdProcess.store(members, "/q/");
+            opened.add(store);
+            EtcdElection election = store.election(new EtcdElection.Record("a", "https://a:7818"), TTL, why -> lost.add("a: " + why));
+            opened.add(election);
+            assertTrue(campaigns.submit(election::campaign).get(10, TimeUnit.SECONDS));
+            long cut = System.nanoTime();
+            members.get(1).kill();
+            members.get(2).kill();
+            long until = cut + Duration.ofSeconds(20).toNanos();
+            while (election.leads() && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            double took = (System.nanoTime() - cut) / 1e9;
+            System.out.printf("EtcdElectionTest: etcd's quorum lost: the leader stopped leading %.2f s after%n", took);
+            assertFalse(election.leads());
+            assertTrue(took <= TTL.toSeconds() + 0.5, "within its lease: " + took + " s");
+            long wait = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+            while (lost.isEmpty() && System.nanoTime() < wait) {
+                Thread.sleep(10);
+            }
+            assertTrue(lost.stream().anyMatch(l -> l.contains("could not be renewed") || l.contains("ended")), lost.toString());
+        } finally {
+            for (EtcdProcess m : members) {
+                m.close();
+            }
+        }
+    }
+}

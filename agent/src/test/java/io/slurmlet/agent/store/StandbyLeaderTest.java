@@ -1,0 +1,141 @@
+package io.slurmlet.agent.store;
+
+import io.etcd.jetcd.ByteSequence;
+import io.etcd.jetcd.Client;
+import io.etcd.jetcd.options.PutOption;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A leader-eligible agent on a real etcd whose lease another agent holds: it stands by (its admin API
+ * answers 503 naming the leader, its readiness says standby), and when that leader's lease ends it
+ * leads: puts its CA, munge key and admin token into etcd sealed (none of them readable there), and
+ * serves the settings.
+ */
+@QuarkusTest
+@WithTestResource(StandbyLeaderTest.OtherLeader.class)
+class StandbyLeaderTest {
+
+    static final Path STATE = Path.of("target/standby-state");
+
+    /** A real etcd, and another agent's lease on the leader's key, renewed until {@link #die()}. */
+    public static class OtherLeader implements QuarkusTestResourceLifecycleManager {
+        static EtcdProcess etcd;
+        static Client client;
+        static long lease;
+        static ScheduledExecutorService renewing;
+
+        @Override
+        public Map<String, String> start() {
+            try {
+                Path dir = Files.createTempDirectory("standby-etcd");
+                etcd = EtcdProcess.start(dir, false);
+                client = Client.builder().endpoints(etcd.endpoint).build();
+                lease = client.getLeaseClient().grant(2).get(10, TimeUnit.SECONDS).getID();
+                client.getKVClient().put(ByteSequence.from("/standby/" + EtcdElection.KEY, StandardCharsets.UTF_8),
+                        ByteSequence.from("{\"name\":\"other\",\"agents\":\"https://other:7818\"}", StandardCharsets.UTF_8),
+                        PutOption.builder().withLeaseId(lease).build()).get(10, TimeUnit.SECONDS);
+                renewing = Executors.newSingleThreadScheduledExecutor();
+                renewing.scheduleAtFixedRate(() -> client.getLeaseClient().keepAliveOnce(lease), 0, 300, TimeUnit.MILLISECONDS);
+                Path key = dir.resolve("secrets.key");
+                Files.writeString(key, HexFormat.of().formatHex(new byte[32]).replace('0', 'a') + "\n");
+                Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+                deleteState();
+                return Map.of("slurmlet.state-dir", STATE.toString(),
+                        "quarkus.http.domain-socket", "target/standby-leader.sock",
+                        "slurmlet.leader.store.kind", "etcd",
+                        "slurmlet.leader.store.etcd.endpoints", etcd.endpoint,
+                        "slurmlet.leader.store.etcd.prefix", "/standby/",
+                        "slurmlet.leader.store.etcd.lease", "2s",
+                        "slurmlet.leader.store.etcd.secrets-key-file", key.toString());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        static void die() throws Exception {
+            renewing.shutdownNow();
+            client.getLeaseClient().revoke(lease).get(10, TimeUnit.SECONDS);
+        }
+
+        private static void deleteState() throws java.io.IOException {
+            if (Files.exists(STATE)) {
+                try (var walk = Files.walk(STATE)) {
+                    for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                        Files.delete(p);
+                    }
+                }
+            }
+        }
+
+        @Override
+        public void stop() {
+            renewing.shutdownNow();
+            client.close();
+            try {
+                etcd.close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    @Test
+    void standsByNamingTheLeaderThenLeadsWhenItsLeaseEnds() throws Exception {
+        RestAssured.given().header("Authorization", "Bearer whatever").get("/v1/slurm/settings").then().statusCode(503)
+                .header("Retry-After", "1")
+                .body("error", containsString("this agent stands by: the leader is other (https://other:7818)"));
+        RestAssured.get("/q/health/ready").then().statusCode(200)
+                .body("checks.find { it.name == 'settings-store' }.data.role", equalTo("standby"))
+                .body("checks.find { it.name == 'settings-store' }.data.leader", equalTo("other (https://other:7818)"));
+        assertFalse(Files.exists(STATE.resolve("admin.token")), "a standby makes no admin token of its own");
+
+        OtherLeader.die();
+        long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (!Files.exists(STATE.resolve("admin.token")) && System.nanoTime() < until) {
+            Thread.sleep(100);
+        }
+        int status = 0;
+        while (System.nanoTime() < until && (status = RestAssured.given().header("Authorization", "Bearer " + token())
+                .get("/v1/slurm/settings").statusCode()) != 200) {
+            Thread.sleep(100);
+        }
+        assertTrue(status == 200, "it leads and serves the settings: " + status);
+        RestAssured.get("/q/health/ready").then().statusCode(200)
+                .body("checks.find { it.name == 'settings-store' }.data.revision", equalTo(0));
+
+        // Its secrets are in etcd, sealed: neither the munge key nor the admin token can be read there.
+        String sealed = OtherLeader.etcd.etcdctl("get", "--print-value-only", "/standby/_secrets");
+        assertTrue(sealed.contains("\"sealed\""), sealed);
+        byte[] munge = Files.readAllBytes(STATE.resolve("munge.key"));
+        assertFalse(sealed.contains(Base64.getEncoder().encodeToString(munge)), "the munge key is not in etcd in the clear");
+        assertFalse(sealed.contains(token()), "the admin token is not in etcd in the clear");
+        assertFalse(sealed.contains("PRIVATE KEY"), "the CA's key is not in etcd in the clear");
+        String leader = OtherLeader.etcd.etcdctl("get", "--print-value-only", "/standby/" + EtcdElection.KEY);
+        assertFalse(leader.contains("other"), "its own record holds the leader's key: " + leader);
+    }
+
+    private static String token() throws java.io.IOException {
+        return Files.readString(STATE.resolve("admin.token")).strip();
+    }
+}
