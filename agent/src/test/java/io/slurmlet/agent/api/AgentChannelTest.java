@@ -72,6 +72,31 @@ class AgentChannelTest {
         return new LeaderLink(base(), ca, reply.credential());
     }
 
+    /**
+     * With leader-eligible agents a machine names them all (slurmlet.node.leader, comma-separated): a
+     * standby opens no agents' channel, so the link goes on to the next address and stays with the one
+     * that answered.
+     */
+    @Test
+    void aLinkGivenEveryLeaderEligibleAddressFollowsTheOneThatAnswers() throws Exception {
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort();
+        }
+        String node = "follow" + Long.toString(System.nanoTime(), 36);
+        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        String credential = LeaderLink.join(base(), ca, joinToken(), node).credential();
+        List<URI> addresses = LeaderLink.addresses(" https://127.0.0.1:%d , %s ".formatted(closed, base()));
+        assertEquals(List.of(URI.create("https://127.0.0.1:" + closed), base()), addresses);
+        LeaderLink link = new LeaderLink(addresses, ca, credential);
+        link.reportFacts(facts(node, "24.11.6"));
+        link.reportFacts(facts(node, "24.11.6"));
+        assertTrue(link.toString().contains(base().toString()) && !link.toString().contains(credential));
+        java.io.IOException none = assertThrows(java.io.IOException.class,
+                () -> new LeaderLink(List.of(URI.create("https://127.0.0.1:" + closed)), ca, credential).reportFacts(facts(node, "24.11.6")));
+        assertTrue(none.getMessage().contains("cannot reach the leader at https://127.0.0.1:" + closed), none.getMessage());
+    }
+
     @Test
     void aMachineJoinsReportsAndIsAnsweredAtOnceWithItsPlanThenHeldUntilItChanges() throws Exception {
         String ctl = "ch" + Long.toString(System.nanoTime(), 36);
