@@ -23,6 +23,7 @@ import java.util.Arrays;
 import java.util.Base64;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -98,9 +99,12 @@ public final class LeaderSecrets {
      * machine's own ({@code makeOwn} makes any that is missing) put there. Runs once this agent leads,
      * before anything reads the files; its write is fenced as every write of the leader's.
      *
-     * @param where where the sealed secrets are kept, for errors ({@code etcd key /slurmlet/_secrets (…)})
+     * @param where      where the sealed secrets are kept, for errors ({@code etcd key /slurmlet/_secrets (…)})
+     * @param stateHeld  whether the store already holds a cluster's state (moved there by {@code store-move}): then
+     *                   only a machine that holds all its secrets (the one it was moved from) may put them there; a
+     *                   new CA, munge key and admin token would cut off every joined machine
      */
-    void sync(EtcdStore store, String where, IoAction makeOwn) throws IOException {
+    void sync(EtcdStore store, String where, boolean stateHeld, IoAction makeOwn) throws IOException {
         var sealed = store.reserved(KEY);
         if (sealed.isPresent()) {
             Map<String, byte[]> held = open(sealed.get(), where);
@@ -114,7 +118,17 @@ public final class LeaderSecrets {
             }
             return;
         }
-        makeOwn.run();
+        if (stateHeld) {
+            List<String> missing = files.entrySet().stream().filter(f -> !Files.exists(f.getValue())).map(f -> f.getValue().toString()).toList();
+            if (!missing.isEmpty()) {
+                throw new IOException(("the store holds a cluster's state but not its secrets (%s), and this machine lacks %s: start the "
+                        + "leader-eligible agent on the machine the state was moved from first (its folder holds the cluster's CA, munge "
+                        + "key and admin token), or copy those files here; a new CA and munge key would cut off every joined machine")
+                        .formatted(where, String.join(", ", missing)));
+            }
+        } else {
+            makeOwn.run();
+        }
         Map<String, byte[]> own = new LinkedHashMap<>();
         for (Map.Entry<String, Path> file : files.entrySet()) {
             own.put(file.getKey(), Files.readAllBytes(file.getValue()));

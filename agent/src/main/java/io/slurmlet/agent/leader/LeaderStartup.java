@@ -118,11 +118,11 @@ public class LeaderStartup {
 
     /**
      * Whether this agent leads and serves: its secrets taken, its state opened, the agents' channel
-     * open. False on a standby, and on a leader in the second it takes to open what it serves (a
-     * request then would read an admin token not yet the cluster's).
+     * open. False on a standby, on a leader in the second it takes to open what it serves (a
+     * request then would read an admin token not yet the cluster's), and once it no longer leads.
      */
     public boolean serving() {
-        return serving;
+        return serving && leadership.get().leads();
     }
 
     /** The cluster's CA, munge key and admin token into the state folder from etcd, or this machine's into etcd (the first leader). */
@@ -131,7 +131,7 @@ public class LeaderStartup {
             var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
             var secrets = new LeaderSecrets(LeaderSecrets.readKeyFile(file),
                     LeaderSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
-            secrets.sync(etcd, etcd.where(LeaderSecrets.KEY), () -> {
+            secrets.sync(etcd, etcd.where(LeaderSecrets.KEY), etcd.get(SettingsStore.FILE_NAME).isPresent(), () -> {
                 Pki.open(config.stateDir().resolve(Pki.DIR), Pki.localNames(config.leader().advertise().orElse(List.of())));
                 PlanPublisher.mungeKey(config.stateDir());
                 TokenFile.loadOrCreate(LeaderState.adminTokenFile(config));
@@ -147,7 +147,8 @@ public class LeaderStartup {
             campaign.interrupt();
         }
         if (started) {
-            lending.get().close();
+            // A leader that lost the lead kills its running hooks at once: the new leader may be running them already.
+            lending.get().close(leadership.get().leads() ? java.time.Duration.ofSeconds(5) : java.time.Duration.ZERO);
         }
     }
 }

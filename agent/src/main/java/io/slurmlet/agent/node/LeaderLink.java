@@ -80,8 +80,12 @@ public final class LeaderLink implements Leader {
         return java.util.Arrays.stream(configured.split(",")).map(String::strip).filter(a -> !a.isEmpty()).map(URI::create).toList();
     }
 
+    /** An answer, and the address that gave it. */
+    private record Answered(URI base, HttpResponse<byte[]> response) {
+    }
+
     /** One exchange with the leader that answered last, else each other in turn; the last failure when none could be reached. */
-    private HttpResponse<byte[]> call(java.util.function.Function<URI, HttpRequest> request) throws IOException, InterruptedException {
+    private Answered call(java.util.function.Function<URI, HttpRequest> request) throws IOException, InterruptedException {
         IOException last = null;
         int first = at;
         for (int tried = 0; tried < bases.size(); tried++) {
@@ -91,7 +95,7 @@ public final class LeaderLink implements Leader {
                 if (i != at) {
                     at = i;
                 }
-                return r;
+                return new Answered(bases.get(i), r);
             } catch (IOException e) {
                 last = e;
             }
@@ -99,9 +103,6 @@ public final class LeaderLink implements Leader {
         throw last;
     }
 
-    private URI base() {
-        return bases.get(at);
-    }
 
     /**
      * Fetches the leader's CA and keeps it only if its pin matches {@code caHash}: what a new
@@ -159,19 +160,20 @@ public final class LeaderLink implements Leader {
     @Override
     public Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException {
         String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds();
-        HttpResponse<byte[]> response = call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
+        Answered answered = call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
+        HttpResponse<byte[]> response = answered.response();
         if (response.statusCode() == 204) {
             return Optional.empty();
         }
-        checked(base(), path, response);
+        checked(answered.base(), path, response);
         return Optional.of(SettingsJson.STRICT.readValue(response.body(), PublishedPlan.class));
     }
 
     private void send(String path, String method, Object body) throws IOException, InterruptedException {
         byte[] json = SettingsJson.STRICT.writeValueAsBytes(body);
-        HttpResponse<byte[]> response = call(base -> request(base, path).timeout(CALL).header("Content-Type", "application/json")
+        Answered answered = call(base -> request(base, path).timeout(CALL).header("Content-Type", "application/json")
                 .method(method, HttpRequest.BodyPublishers.ofByteArray(json)).build());
-        checked(base(), path, response);
+        checked(answered.base(), path, answered.response());
     }
 
     private HttpRequest.Builder request(URI base, String path) {

@@ -80,7 +80,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
     /** On {@link #nanos}: this agent leads until then, unless a renewal moves it on. */
     private volatile long validUntil;
     private volatile Optional<Record> seen = Optional.empty();
-    private Thread keeper;
+    private volatile Thread keeper;
 
     EtcdElection(EtcdStore store, KV kv, Lease lease, ByteSequence key, Record self, Duration ttl, Duration timeout, LongSupplier nanos,
                  Consumer<String> lost) {
@@ -153,8 +153,17 @@ public final class EtcdElection implements Leadership, AutoCloseable {
             lease.revoke(grant.getID()); // another was quicker
             return false;
         }
+        return won(grant, asked, won.getHeader().getRevision());
+    }
+
+    /** The key is this agent's: it leads from now on, unless the election was closed meanwhile (the lease is given back at once). */
+    private synchronized boolean won(LeaseGrantResponse grant, long asked, long keyRevision) {
         leaseId = grant.getID();
-        revision = won.getHeader().getRevision();
+        if (closed) {
+            lease.revoke(leaseId);
+            return false;
+        }
+        revision = keyRevision;
         validUntil = asked + Duration.ofSeconds(grant.getTTL()).minus(margin()).toNanos();
         leading = true;
         seen = Optional.empty();
@@ -166,41 +175,65 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         return true;
     }
 
-    /** Renews the lease every third of its time, and checks the key is still this agent's, until either fails for good. */
+    /**
+     * Renews the lease every third of its time, and checks the key is still this agent's, until either
+     * fails for good; no wait for etcd lasts past the moment this agent stops leading, so the loss is
+     * told then, before etcd can let the lease lapse. A keeper that ends any other way tells it too.
+     */
     private void keep() {
+        try {
+            renew();
+        } catch (RuntimeException | Error e) {
+            lose("the leader's lease keeper stopped: " + e);
+            throw e;
+        } finally {
+            if (!closed && !Thread.currentThread().isInterrupted()) {
+                lose("the leader's lease keeper stopped");
+            }
+        }
+    }
+
+    private void renew() {
         long every = ttl.toNanos() / 3;
         long next = nanos.getAsLong() + every;
         while (leading && !closed) {
             try {
-                long wait = next - nanos.getAsLong();
+                long wait = Math.min(next, validUntil) - nanos.getAsLong();
                 if (wait > 0) {
                     Thread.sleep(wait / 1_000_000, (int) (wait % 1_000_000));
                 }
             } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
                 return;
             }
             long asked = nanos.getAsLong();
+            if (asked - validUntil >= 0) {
+                lose("the leader's lease could not be renewed in time: etcd did not answer before this leader's own deadline");
+                return;
+            }
+            // Each wait ends by the time this agent stops leading, so a silent etcd is found out then.
+            Duration within = Duration.ofNanos(Math.max(1_000_000, Math.min(Math.min(timeout.toNanos(), every), validUntil - asked)));
             try {
-                LeaseKeepAliveResponse renewed = await(lease.keepAliveOnce(leaseId), "renew the leader's lease",
-                        Duration.ofNanos(Math.min(timeout.toNanos(), every)));
+                LeaseKeepAliveResponse renewed = await(lease.keepAliveOnce(leaseId), "renew the leader's lease", within);
                 if (renewed.getTTL() <= 0) {
                     lose("etcd says the leader's lease ended");
                     return;
                 }
-                GetResponse mine = await(kv.get(key), "read the leader's key", Duration.ofNanos(Math.min(timeout.toNanos(), every)));
+                GetResponse mine = await(kv.get(key), "read the leader's key", within);
                 if (mine.getKvs().isEmpty() || mine.getKvs().get(0).getCreateRevision() != revision) {
                     lose("the leader's key was removed, or holds another's");
                     return;
                 }
                 validUntil = Math.max(validUntil, asked + Duration.ofSeconds(renewed.getTTL()).minus(margin()).toNanos());
                 next = asked + every;
-            } catch (StorageException e) {
-                if (nanos.getAsLong() - validUntil >= 0) {
-                    lose("the leader's lease could not be renewed in time: " + e.getMessage());
-                    return;
-                }
+            } catch (StorageException | RuntimeException e) {
+                // etcd 3.4 answers a renewal of a lapsed lease with "requested lease not found" (jetcd then fails the future).
                 if (e.getCause() != null && String.valueOf(e.getCause().getMessage()).contains("lease not found")) {
                     lose("etcd says the leader's lease ended");
+                    return;
+                }
+                if (nanos.getAsLong() - validUntil >= 0) {
+                    lose("the leader's lease could not be renewed in time: " + e.getMessage());
                     return;
                 }
                 next = nanos.getAsLong() + Math.min(every, Duration.ofMillis(200).toNanos());
@@ -247,7 +280,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
 
     /** Stops: a leader gives its lease back, so that a standby leads within half a second rather than the lease's time. */
     @Override
-    public void close() {
+    public synchronized void close() {
         closed = true;
         if (keeper != null) {
             keeper.interrupt();

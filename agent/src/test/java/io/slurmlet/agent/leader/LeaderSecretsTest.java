@@ -61,7 +61,7 @@ class LeaderSecretsTest {
              var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/sec/")) {
             Path first = dir.resolve("first");
             LeaderSecrets a = new LeaderSecrets(key(3), LeaderSecrets.files(first, first.resolve("admin.token")));
-            a.sync(store, "etcd", () -> {
+            a.sync(store, "etcd", false, () -> {
                 io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1"));
                 PlanPublisher.mungeKey(first);
                 io.slurmlet.agent.trust.TokenFile.loadOrCreate(first.resolve("admin.token"));
@@ -70,7 +70,7 @@ class LeaderSecretsTest {
             io.slurmlet.agent.trust.Pki.open(second.resolve("pki"), java.util.List.of("127.0.0.1")); // a CA of its own, and its leader certificate
             PlanPublisher.mungeKey(second);
             LeaderSecrets b = new LeaderSecrets(key(3), LeaderSecrets.files(second, second.resolve("admin.token")));
-            b.sync(store, "etcd", () -> {
+            b.sync(store, "etcd", true, () -> {
                 throw new AssertionError("the secrets are in etcd: nothing of its own is made");
             });
             for (String f : java.util.List.of("pki/ca.crt", "pki/ca.key", "munge.key", "admin.token")) {
@@ -84,9 +84,39 @@ class LeaderSecretsTest {
             assertEquals(io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1")).caHash(), pki.caHash());
             // A machine with another key file opens nothing, and says so.
             LeaderSecrets wrong = new LeaderSecrets(key(4), LeaderSecrets.files(dir.resolve("third"), dir.resolve("third/admin.token")));
-            IOException e = assertThrows(IOException.class, () -> wrong.sync(store, "etcd", () -> { }));
+            IOException e = assertThrows(IOException.class, () -> wrong.sync(store, "etcd", true, () -> { }));
             assertTrue(e.getMessage().contains("differs from the one the first leader used"), e.getMessage());
             assertFalse(Files.exists(dir.resolve("third/munge.key")));
+        }
+    }
+
+    /**
+     * After store-move the state is in etcd and the secrets are still in the folder it was moved from:
+     * another leader-eligible machine that wins first must not make a CA, munge key and admin token of
+     * its own (every joined machine pinned the old CA and holds the old munge key); the moved-from
+     * machine seals its own.
+     */
+    @Test
+    void afterAMoveOnlyTheMachineHoldingTheSecretsPutsThemInEtcd() throws Exception {
+        try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
+             var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/moved/")) {
+            Path other = dir.resolve("other");
+            LeaderSecrets fresh = new LeaderSecrets(key(3), LeaderSecrets.files(other, other.resolve("admin.token")));
+            IOException refused = assertThrows(IOException.class, () -> fresh.sync(store, "etcd key /moved/_secrets", true, () -> {
+                throw new AssertionError("nothing of its own is made");
+            }));
+            assertTrue(refused.getMessage().contains("start the leader-eligible agent on the machine the state was moved from first"),
+                    refused.getMessage());
+            assertFalse(etcd.etcdctl("get", "--prefix", "/moved/").contains("_secrets"));
+            Path moved = dir.resolve("moved");
+            io.slurmlet.agent.trust.Pki.open(moved.resolve("pki"), java.util.List.of("127.0.0.1"));
+            PlanPublisher.mungeKey(moved);
+            io.slurmlet.agent.trust.TokenFile.loadOrCreate(moved.resolve("admin.token"));
+            new LeaderSecrets(key(3), LeaderSecrets.files(moved, moved.resolve("admin.token"))).sync(store, "etcd", true, () -> {
+                throw new AssertionError("its own are there");
+            });
+            fresh.sync(store, "etcd", true, () -> { });
+            assertArrayEquals(Files.readAllBytes(moved.resolve("munge.key")), Files.readAllBytes(other.resolve("munge.key")));
         }
     }
 

@@ -272,13 +272,20 @@ public final class LendingEngine implements AutoCloseable {
 
     @Override
     public void close() {
+        close(java.time.Duration.ofSeconds(5));
+    }
+
+    /**
+     * Stops: a hook that ends within {@code grace} still gets its result kept; one that does not is
+     * killed (its process tree), its result not kept (hook_running stays in the book), and the next
+     * leader runs it again. A leader that lost the lead gives none: the next leader may run it already.
+     */
+    public void close(java.time.Duration grace) {
         stopped = true;
         wake();
-        // A hook that ends within a few seconds still gets its result kept; one that does not is stopped, its
-        // result not kept (hook_running stays in the book), and the next leader runs it again.
         hookThreads.shutdown();
         try {
-            if (!hookThreads.awaitTermination(5, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!hookThreads.awaitTermination(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
                 hooksStopped = true;
                 hookThreads.shutdownNow();
                 hookThreads.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS);
