@@ -34,14 +34,11 @@ public class SettingsStoreHealth implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        if (config.isLeader() && !startup.serving()) {
-            // A standby is well while it can reach the store it would lead from.
-            var b = HealthCheckResponse.named("settings-store").up().withData("role", leadership.leads() ? "elected, opening" : "standby")
-                    .withData("leader", leadership.leader().orElse("(none yet)"));
-            kept.unreachable().ifPresent(why -> b.down().withData("store", why));
-            return b.build();
-        }
-        var b = HealthCheckResponse.named("settings-store").up().withData("revision", store.get().current().revision());
+        var named = HealthCheckResponse.named("settings-store").up();
+        // A standby is well while it can reach the store it would lead from, and says who leads.
+        var b = config.isLeader() && !startup.serving()
+                ? named.withData("role", leadership.leads() ? "elected, opening" : "standby").withData("leader", leadership.leader().orElse("(none yet)"))
+                : named.withData("revision", store.get().current().revision());
         kept.unreachable().ifPresent(why -> b.down().withData("store", why));
         return b.build();
     }

@@ -43,6 +43,17 @@ public interface AgentConfig {
         /** The machine's name in the Slurm cluster. Empty: its short host name. */
         Optional<String> name();
 
+        /** {@link #name()}, else the kernel's host name without its domain: no lookup that could hang on a resolver. */
+        default String machineName() {
+            return name().orElseGet(() -> {
+                try {
+                    return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip().split("\\.")[0];
+                } catch (java.io.IOException e) {
+                    return System.getenv().getOrDefault("HOSTNAME", "localhost").split("\\.")[0];
+                }
+            });
+        }
+
         /**
          * Where the leader's agent channel is, as {@code https://n0:7818}; with leader-eligible agents
          * (etcd), every one's, comma-separated ({@code https://n0:7818,https://n1:7818,https://n2:7818}):

@@ -88,13 +88,7 @@ public class LeaderState {
         if (!(store instanceof EtcdStore etcd)) {
             return Leadership.SOLE;
         }
-        String name = config.node().name().orElseGet(() -> {
-            try {
-                return java.nio.file.Files.readString(java.nio.file.Path.of("/proc/sys/kernel/hostname")).strip().split("\\.")[0];
-            } catch (IOException e) {
-                return config.leader().advertisedHost();
-            }
-        });
+        String name = config.node().machineName();
         String host = config.leader().advertisedHost();
         var self = new EtcdElection.Record(name, "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + config.leader().agentPort());
         return etcd.election(self, config.leader().store().etcd().lease(), why -> {

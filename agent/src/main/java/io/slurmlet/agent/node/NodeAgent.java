@@ -80,7 +80,7 @@ public class NodeAgent {
 
     @PostConstruct
     void wire() {
-        name = config.node().name().orElseGet(NodeAgent::shortHostName);
+        name = config.node().machineName();
         wiring = NodeWiring.of(NodeWiring.Ports.linux(), config, name);
         book = new StepBook(wiring.names());
     }
@@ -310,12 +310,4 @@ public class NodeAgent {
         return new LeaderLink(bases, now.ca(), now.credential());
     }
 
-    /** The kernel's host name, without its domain: no lookup that could hang on a resolver. */
-    static String shortHostName() {
-        try {
-            return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip().split("\\.")[0];
-        } catch (IOException e) {
-            return System.getenv().getOrDefault("HOSTNAME", "localhost").split("\\.")[0];
-        }
-    }
 }
