@@ -10,13 +10,17 @@ import picocli.CommandLine.Spec;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
 
-/** {@code ctl slurm containers on|off|status}: the {@code containers} setting, and what each machine has for it. */
-@Command(name = "containers", mixinStandardHelpOptions = true,
+/**
+ * {@code ctl slurm containers on|off|status}: the {@code containers} setting, and what each machine
+ * has for it; {@code import} hands the files to the leader for machines that reach no mirror.
+ */
+@Command(name = "containers", mixinStandardHelpOptions = true, subcommands = ContainersImportCommand.class,
         description = {"Lets Slurm jobs run in containers, or not.",
                 "on: every Slurm machine's agent installs enroot and builds pyxis against its own Slurm, from the files the "
                         + "leader's table pins (slurmlet.leader.containers.table and .mirror), each checked against its sha256; "
                         + "Slurm loads pyxis (srun --container-image) once every machine has it.",
                 "off: Slurm stops loading pyxis; nothing installed is removed.",
+                "import FILE...: hands the table's files to the leader, which serves them to every machine (no mirror needed).",
                 "status: what each machine has (enroot, pyxis and the Slurm it was built for, slurmlet's prolog), and what Slurm "
                         + "loading pyxis waits for."})
 public class ContainersCommand implements Callable<Integer> {
@@ -27,11 +31,14 @@ public class ContainersCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", paramLabel = "on|off|status", description = "on, off, or status.")
+    @Parameters(index = "0", arity = "0..1", paramLabel = "on|off|status", description = "on, off, or status (or import FILE...).")
     Switch state;
 
     @Override
     public Integer call() {
+        if (state == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "name what to do: on, off, status or import FILE...");
+        }
         Session session = Session.of(spec);
         if (state == Switch.status) {
             return status(session);
@@ -62,6 +69,7 @@ public class ContainersCommand implements Callable<Integer> {
                 return 0;
             }
             boolean on = leader.settings().value().settings().containers();
+            java.util.List<io.slurmlet.model.api.ContainerFile> held = leader.containerFiles().value();
             io.slurmlet.model.api.SlurmStatus s = answer.value();
             java.io.PrintWriter out = session.out();
             out.println("containers " + (on ? "on" : "off"));
@@ -82,6 +90,13 @@ public class ContainersCommand implements Callable<Integer> {
             }
             table.print(out);
             out.println();
+            if (!held.isEmpty()) {
+                out.println("the leader holds (ctl slurm containers import), and machines fetch from it:");
+                Table files = new Table("FILE", "NAME", "VERSION", "ARCH", "BYTES", "SHA256");
+                held.forEach(f -> files.row(f.file(), f.name(), f.version(), f.arch(), Long.toString(f.bytes()), f.sha256()));
+                files.print(out);
+                out.println();
+            }
             java.util.List<String> waiting = (s.notes() == null ? java.util.List.<String>of() : s.notes()).stream()
                     .filter(note -> note.startsWith("containers: ")).toList();
             if (!on) {

@@ -42,6 +42,7 @@ public final class Leader implements AutoCloseable {
     static final String MACHINES = "/v1/machines";
     static final String NODES = "/v1/slurm/nodes";
     static final String USERS = "/v1/users";
+    static final String CONTAINER_FILES = "/v1/slurm/containers/files";
     static final String MERGE_PATCH = "application/merge-patch+json";
     static final Map<String, String> JSON_BODY = Map.of("Content-Type", "application/json");
     /** How the leader's 404 for a path it does not serve begins (an older agent's, for one); any other 404 names what is missing. */
@@ -97,6 +98,32 @@ public final class Leader implements AutoCloseable {
     public Answer<ObjectNode> revokeJoinToken(String id) {
         String path = JOIN_TOKENS + "/" + segment(id);
         return read(refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
+    }
+
+    /** The files of jobs in containers the leader holds for machines to fetch from it; none from a leader older than import. */
+    public Answer<List<io.slurmlet.model.api.ContainerFile>> containerFiles() {
+        LeaderClient.Response r = client.send(HttpMethod.GET, CONTAINER_FILES, Map.of(), (String) null);
+        if (r.status() == 404 && apiError(r.body()).map(ApiError::error).orElse("").startsWith(NO_SUCH_RESOURCE)) {
+            return new Answer<>(List.of(), JSON.createArrayNode(), "[]");
+        }
+        if (!r.ok()) {
+            throw refusal("GET " + CONTAINER_FILES, r);
+        }
+        return read(r,
+                JSON.getTypeFactory().constructCollectionType(List.class, io.slurmlet.model.api.ContainerFile.class), "GET " + CONTAINER_FILES);
+    }
+
+    /**
+     * Hands {@code bytes} to the leader as its table's file {@code file}; {@code sha256}: the digest
+     * its publisher lists, where the leader's table pins none.
+     */
+    public Answer<io.slurmlet.model.api.ContainerFile> importContainerFile(String file, byte[] bytes, Optional<String> sha256) {
+        String path = CONTAINER_FILES + "/" + segment(file) + sha256.map(s -> "?sha256=" + s).orElse("");
+        LeaderClient.Response r = client.send(HttpMethod.PUT, path, Map.of("Content-Type", "application/octet-stream"), bytes);
+        if (!r.ok()) {
+            throw refusal("PUT " + CONTAINER_FILES + "/" + file, r);
+        }
+        return read(r, io.slurmlet.model.api.ContainerFile.class, "PUT " + path);
     }
 
     /** The machines that have joined: {@code {"machines": [...]}}. */

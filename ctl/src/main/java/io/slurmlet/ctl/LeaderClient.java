@@ -90,6 +90,15 @@ public final class LeaderClient implements AutoCloseable {
      * @throws CtlException when no answer came: names the address, the cause and what to check
      */
     public Response send(HttpMethod method, String path, Map<String, String> headers, String body) {
+        return send(method, path, headers, body == null ? null : Buffer.buffer(body, "UTF-8"));
+    }
+
+    /** {@link #send(HttpMethod, String, Map, String)} with a body of bytes (a file). */
+    public Response send(HttpMethod method, String path, Map<String, String> headers, byte[] body) {
+        return send(method, path, headers, body == null ? null : Buffer.buffer(body));
+    }
+
+    private Response send(HttpMethod method, String path, Map<String, String> headers, Buffer body) {
         if (address.isSocket() && !vertx.isNativeTransportEnabled()) {
             Throwable why = vertx.unavailableNativeTransportCause();
             throw new CtlException(("cannot reach the leader at %s%s: this ctl cannot open unix sockets here (%s); "
@@ -117,7 +126,7 @@ public final class LeaderClient implements AutoCloseable {
         CompletableFuture<Response> answer = new CompletableFuture<>();
         HttpClient http = client();
         context.runOnContext(v -> http.request(options)
-                .compose(request -> body == null ? request.send() : request.send(Buffer.buffer(body, "UTF-8")))
+                .compose(request -> body == null ? request.send() : request.send(body))
                 .compose(response -> response.body().map(b -> toResponse(response, b)))
                 .onComplete(result -> {
                     if (result.succeeded()) {

@@ -89,6 +89,76 @@ class ContainersCommandTest {
     }
 
     @Test
+    void statusListsTheFilesTheLeaderHolds() {
+        leader.on("GET", "/v1/slurm/settings", document(8, SETTINGS));
+        leader.on("GET", "/v1/slurm/status", StubLeader.ok(StubLeader.json(new io.slurmlet.model.api.SlurmStatus(8, true, "lab", "c0", "gpu",
+                List.of(), List.of(), List.of()))));
+        leader.on("GET", "/v1/slurm/containers/files", StubLeader.ok(StubLeader.json(List.of(
+                new io.slurmlet.model.api.ContainerFile("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "a".repeat(64), 98132)))));
+        var r = ctl.run("slurm", "containers", "status");
+        assertEquals(0, r.exit(), r::toString);
+        assertTrue(r.out().contains("""
+                the leader holds (ctl slurm containers import), and machines fetch from it:
+                FILE                      NAME    VERSION  ARCH   BYTES  SHA256
+                enroot_4.1.2-1_amd64.deb  enroot  4.1.2    amd64  98132  %s
+                """.formatted("a".repeat(64))), r::toString);
+    }
+
+    @Test
+    void importSendsEachFileWithTheDigestItsSumsListAfterCheckingEveryOneHere() throws IOException {
+        Path deb = java.nio.file.Files.writeString(dir.resolve("enroot_4.1.2-1_amd64.deb"), "enroot's package");
+        Path tarball = java.nio.file.Files.writeString(dir.resolve("pyxis-0.24.0.tar.gz"), "pyxis's source");
+        String debSha = ContainersImportCommand.sha256("enroot's package".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String tarSha = ContainersImportCommand.sha256("pyxis's source".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Path sums = java.nio.file.Files.writeString(dir.resolve("SHA256SUMS"), debSha + "  enroot_4.1.2-1_amd64.deb\n" + tarSha
+                + " *dist/pyxis-0.24.0.tar.gz\n");
+        leader.on("PUT", "/v1/slurm/containers/files/enroot_4.1.2-1_amd64.deb", StubLeader.ok(StubLeader.json(
+                new io.slurmlet.model.api.ContainerFile("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", debSha, 16))));
+        leader.on("PUT", "/v1/slurm/containers/files/pyxis-0.24.0.tar.gz", StubLeader.ok(StubLeader.json(
+                new io.slurmlet.model.api.ContainerFile("pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", tarSha, 14))));
+        var r = ctl.run("slurm", "containers", "import", "--sums", sums.toString(), deb.toString(), tarball.toString());
+        assertEquals(0, r.exit(), r::toString);
+        var puts = leader.requests("PUT");
+        assertEquals(2, puts.size());
+        assertEquals("enroot's package", puts.get(0).body());
+        assertEquals("application/octet-stream", puts.get(0).header("Content-Type"));
+        assertEquals("sha256=" + debSha, puts.get(0).query());
+        assertEquals("sha256=" + tarSha, puts.get(1).query());
+        assertEquals("""
+                imported enroot 4.1.2 amd64 (enroot_4.1.2-1_amd64.deb, 16 bytes, sha256 %s)
+                imported pyxis 0.24.0 all (pyxis-0.24.0.tar.gz, 14 bytes, sha256 %s)
+                every Slurm machine fetches these from the leader (ctl slurm containers status)
+                """.formatted(debSha, tarSha), r.out());
+
+        // A file that is not the one its sums list, or that they leave out: nothing at all is sent.
+        java.nio.file.Files.writeString(tarball, "a trojan");
+        r = ctl.run("slurm", "containers", "import", "--sums", sums.toString(), deb.toString(), tarball.toString());
+        assertEquals(2, r.exit(), r::toString);
+        assertTrue(r.err().contains(tarball + " has sha256 " + ContainersImportCommand.sha256("a trojan".getBytes(
+                java.nio.charset.StandardCharsets.UTF_8)) + ", and " + sums + " lists " + tarSha + ": nothing was sent"), r::toString);
+        Path other = java.nio.file.Files.writeString(dir.resolve("enroot+caps_4.1.2-1_amd64.deb"), "caps");
+        r = ctl.run("slurm", "containers", "import", "--sums", sums.toString(), other.toString());
+        assertEquals(2, r.exit(), r::toString);
+        assertTrue(r.err().contains(sums + " lists no digest for enroot+caps_4.1.2-1_amd64.deb: nothing was sent"), r::toString);
+        assertEquals(2, leader.requests("PUT").size());
+    }
+
+    @Test
+    void importSaysWhatTheLeaderRefusedAndWhatItKeptBefore() throws IOException {
+        Path deb = java.nio.file.Files.writeString(dir.resolve("enroot_4.1.2-1_amd64.deb"), "enroot's package");
+        Path caps = java.nio.file.Files.writeString(dir.resolve("enroot+caps_4.1.2-1_amd64.deb"), "caps");
+        leader.on("PUT", "/v1/slurm/containers/files/enroot_4.1.2-1_amd64.deb", StubLeader.ok(StubLeader.json(
+                new io.slurmlet.model.api.ContainerFile("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "a".repeat(64), 16))));
+        leader.on("PUT", "/v1/slurm/containers/files/enroot+caps_4.1.2-1_amd64.deb", StubLeader.refused(
+                "this release's table pins no sha256 for enroot+caps_4.1.2-1_amd64.deb, and nothing unverified is installed"));
+        var r = ctl.run("slurm", "containers", "import", deb.toString(), caps.toString());
+        assertEquals(1, r.exit(), r::toString);
+        assertTrue(r.err().contains("the leader keeps what it was handed before: enroot_4.1.2-1_amd64.deb"), r::toString);
+        assertTrue(r.err().contains("pins no sha256 for enroot+caps_4.1.2-1_amd64.deb, and nothing unverified is installed"), r::toString);
+        assertNull(leader.requests("PUT").get(0).query(), "no --sums: no digest sent");
+    }
+
+    @Test
     void anythingElseIsBadUsage() {
         var r = ctl.run("slurm", "containers", "yes");
         assertEquals(2, r.exit(), r::toString);

@@ -2032,9 +2032,47 @@ class ClusterIT {
     @Test
     @Order(29)
     void aMachineJoiningWithoutEnrootHoldsPyxisBackAndContainersOffUnderJobsHurtsNoJob() throws Exception {
-        try (Mirror mirror = Mirror.serve(RUN.resolve("mirror"))) { // cell 28's files
-            joiningWithoutEnrootThenOff();
+        handTheFilesToTheLeaderAndStopTheMirror();
+        joiningWithoutEnrootThenOff();
+    }
+
+    /**
+     * A site whose machines reach no mirror: the admin hands enroot's packages and pyxis's source to
+     * the leader ({@code ctl slurm containers import}, with the digests sha256sum printed, which the
+     * test table also pins), and the mirror is gone from here on: n3, which comes back without enroot
+     * in the next step, can only fetch them from the leader.
+     */
+    private static void handTheFilesToTheLeaderAndStopTheMirror() throws Exception {
+        List<String> files = new ArrayList<>();
+        com.fasterxml.jackson.databind.JsonNode table = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(RUN.resolve("mirror").resolve("table.json").toFile());
+        for (com.fasterxml.jackson.databind.JsonNode row : table.get("artifacts")) {
+            if (List.of("enroot", "enroot+caps", "pyxis").contains(row.get("name").asText())) {
+                files.add(row.get("file").asText());
+            }
         }
+        assertEquals(3, files.size(), table.toString());
+        try (Mirror mirror = Mirror.serve(RUN.resolve("mirror"))) { // cell 28's files: what the admin downloaded
+            for (String f : files) {
+                ok("n0", "curl", "-fsS", "--create-dirs", "-o", "/root/import/" + f, mirror.url() + f);
+            }
+        }
+        ok("n0", "sh", "-c", "cd /root/import && sha256sum * >SHA256SUMS");
+        List<String> argv = new ArrayList<>(List.of("sh", "-c", "cd /root/import && ctl slurm containers import --sums SHA256SUMS \"$@\"", "import"));
+        argv.addAll(files);
+        String imported = ok("n0", argv.toArray(String[]::new));
+        for (String f : files) {
+            assertTrue(imported.contains("(" + f + ", "), imported);
+        }
+        String status = ok("n0", "ctl", "slurm", "containers", "status");
+        assertTrue(status.contains("the leader holds (ctl slurm containers import), and machines fetch from it:"), status);
+        // A file handed over that is not the one the table pins: refused, named with both digests; nothing else sent.
+        ok("n0", "sh", "-c", "cd /root/import && cp %s /tmp/%s && printf x >>/tmp/%s".formatted(files.get(0), files.get(0), files.get(0)));
+        Proc.Result wrong = on("n0", "ctl", "slurm", "containers", "import", "/tmp/" + files.get(0));
+        assertNotEquals(0, wrong.exit(), wrong.toString());
+        assertTrue(wrong.toString().contains(files.get(0) + " has sha256 ") && wrong.toString().contains(", and the leader's table pins "),
+                wrong.toString());
+        System.out.printf("ClusterIT %s containers: enroot's packages and pyxis's source handed to the leader; the mirror is gone%n", SUITE);
     }
 
     private static void joiningWithoutEnrootThenOff() throws Exception {
@@ -2065,7 +2103,10 @@ class ClusterIT {
         String written = ok("n1", "sh", "-c", "journalctl -u slurmlet-agent -o cat --no-pager --since @%d | grep -E '\\] slurm: .*plugstack.conf' || true"
                 .formatted(setAt.getEpochSecond()));
         assertTrue(written.strip().lines().count() >= 2, "n1 wrote plugstack.conf without pyxis, then with it again: " + written);
-        assertEquals("4.1.2", ok("n3", "enroot", "version").strip(), "n3 installed enroot from the mirror again");
+        assertEquals("4.1.2", ok("n3", "enroot", "version").strip(), "n3 installed enroot again, from the leader: no mirror serves");
+        String fetched = ok("n3", "sh", "-c", "journalctl -u slurmlet-agent -o cat --no-pager --since @%d | grep -E 'containers: .*installed enroot' || true"
+                .formatted(setAt.getEpochSecond()));
+        assertFalse(fetched.isBlank(), "n3's agent installed enroot in this cell");
         awaitContainerJob(rejoin, container);
         System.out.printf("ClusterIT %s matrix: %s: pyxis held out of plugstack.conf until n3 had built it, back %.1f s after the set; "
                 + "a container job and 2 others ran on%n", SUITE, rejoin, held[0]);

@@ -63,12 +63,15 @@ public final class AgentChannel implements AutoCloseable {
     private final NodeReports reports;
     private final Duration pollWait;
     private final LendingEngine lending;
+    private final io.slurmlet.agent.leader.ContainerFiles containerFiles;
     private HttpServer server;
     private ConnectionLimits connections;
 
     public AgentChannel(Pki pki, JoinTokens joinTokens, AgentCredentials credentials, Inventory inventory,
-                        PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending) {
+                        PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending,
+                        io.slurmlet.agent.leader.ContainerFiles containerFiles) {
         this.lending = lending;
+        this.containerFiles = containerFiles;
         this.pki = pki;
         this.joinTokens = joinTokens;
         this.credentials = credentials;
@@ -93,6 +96,7 @@ public final class AgentChannel implements AutoCloseable {
         router.put("/v1/agent/facts").blockingHandler(this::facts, false);
         router.get("/v1/agent/plan").handler(this::plan);
         router.put("/v1/agent/status").handler(this::status);
+        router.get(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES + ":sha256/:file").blockingHandler(this::containerFile, false);
         router.route().last().handler(ctx -> error(ctx, 404, "no %s %s on the agents' channel".formatted(ctx.request().method(), ctx.normalizedPath())));
         router.route().failureHandler(this::failure);
         HttpServerOptions options = new HttpServerOptions()
@@ -301,6 +305,46 @@ public final class AgentChannel implements AutoCloseable {
             lending.wake();
         }
         json(ctx, 200, Map.of("node", node));
+    }
+
+    /**
+     * A file of jobs in containers the leader holds (its plan names it): its bytes, a part at a time,
+     * each written once the one before has gone out. The machine checks the digest before it installs.
+     */
+    private void containerFile(RoutingContext ctx) {
+        String sha256 = ctx.pathParam("sha256");
+        String file = ctx.pathParam("file");
+        try {
+            var held = containerFiles.find(sha256).filter(f -> f.file().equals(file));
+            if (held.isEmpty()) {
+                error(ctx, 404, ("the leader holds no %s with sha256 %s: the plan that named it is older than the leader's files; "
+                        + "the next plan names where to fetch it").formatted(Text.quote(file), Text.quote(sha256)));
+                return;
+            }
+            var response = ctx.response().setStatusCode(200).putHeader("Content-Type", "application/octet-stream")
+                    .putHeader("Content-Length", Long.toString(held.get().bytes()));
+            containerFiles.read(sha256, part -> {
+                try {
+                    response.write(io.vertx.core.buffer.Buffer.buffer(part)).toCompletionStage().toCompletableFuture()
+                            .get(2, java.util.concurrent.TimeUnit.MINUTES);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IOException("interrupted", e);
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+                    throw new IOException("the machine stopped taking " + file, e);
+                }
+            });
+            response.end();
+            LOG.debugf("%s fetched %s from the leader", (Object) ctx.get(NODE), file);
+        } catch (IOException e) {
+            if (ctx.response().headWritten()) {
+                LOG.warnf("%s: sending %s stopped: %s", (Object) ctx.get(NODE), file, e.getMessage());
+                ctx.response().reset(); // the machine sees a cut transfer, never a short file it could take for whole
+            } else {
+                LOG.errorf("%s: %s", file, e.getMessage());
+                error(ctx, 500, "the leader cannot read " + file + ": " + e.getMessage());
+            }
+        }
     }
 
     private void failure(RoutingContext ctx) {

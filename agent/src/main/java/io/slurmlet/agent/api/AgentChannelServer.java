@@ -49,6 +49,9 @@ public class AgentChannelServer implements LeaderChannel {
     @Inject
     Instance<LendingEngine> lending;
 
+    @Inject
+    Instance<io.slurmlet.agent.leader.ContainerFiles> containerFiles;
+
     private volatile AgentChannel channel;
     private volatile int agentPort;
 
@@ -56,7 +59,7 @@ public class AgentChannelServer implements LeaderChannel {
     void start(@Observes io.slurmlet.agent.leader.LeaderStartup.Leading leading) throws Exception {
         Vertx vertx = leading.vertx();
         channel = new AgentChannel(pki.get(), joinTokens.get(), credentials.get(), inventory.get(), plans.get(),
-                reports.get(), config.node().pollWait(), lending.get());
+                reports.get(), config.node().pollWait(), lending.get(), containerFiles.get());
         agentPort = channel.start(vertx, config);
     }
 

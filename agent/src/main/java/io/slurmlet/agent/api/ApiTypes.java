@@ -34,7 +34,7 @@ import io.slurmlet.model.users.Accounts;
  * {@code NativeReflectionTest} fails when a JSON type of the model is missing.
  */
 @RegisterForReflection(targets = {
-        ApiError.class, JoinInfo.class, JoinReply.class, NodeReport.class, SettingsDocument.class,
+        ApiError.class, io.slurmlet.model.api.ContainerFile.class, JoinInfo.class, JoinReply.class, NodeReport.class, SettingsDocument.class,
         NodeLending.class, NodeLending.Transition.class, SlurmNodeState.class,
         SettingsPreview.class, SettingsPreview.NodeChange.class, SettingsPreview.FileChange.class,
         SettingsPreview.DaemonChange.class, SettingsPreview.Change.class, SettingsPreview.Action.class,

@@ -81,6 +81,9 @@ public class SettingsResource {
     @Inject
     io.slurmlet.agent.containers.ArtifactTable artifacts;
 
+    @Inject
+    io.slurmlet.agent.leader.ContainerFiles containerFiles;
+
     @GET
     @Path("/settings")
     public Response get() {
@@ -169,7 +172,7 @@ public class SettingsResource {
             }
             if (next.containers() && !current.containers()) {
                 // Accepted only where it can take effect: every machine must be able to fetch pinned files.
-                artifacts.unusable(gpuMachines).ifPresent(why -> hurts.add(new Problem("containers", "true",
+                artifacts.unusable(gpuMachines, heldFiles()).ifPresent(why -> hurts.add(new Problem("containers", "true",
                         "containers=true cannot take effect: " + why + "; nothing is stored")));
             }
             hurts.addAll(whatWouldEndJobs(current, next, !current.enabled()
@@ -386,6 +389,15 @@ public class SettingsResource {
         return List.of(new Problem("settings", Integer.toString(size), ("the settings would be %d bytes as JSON, over the %d this API "
                 + "reads, so they could not be sent back with a PUT: keep slurm_conf and the lists shorter, or raise "
                 + "slurmlet.leader.max-body-bytes").formatted(size, max)));
+    }
+
+    /** The files the leader holds for containers; none where its store cannot say (the check then asks for a mirror). */
+    private List<io.slurmlet.model.api.ContainerFile> heldFiles() {
+        try {
+            return containerFiles.held();
+        } catch (java.io.IOException e) {
+            return List.of();
+        }
     }
 
     /** {@code ?dry_run=}: true or false only, so that a misspelt value never stores what was meant as a preview. */

@@ -106,40 +106,81 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         return new Artifact(e.name(), e.version(), e.arch(), e.format(), e.file(), sha256, mirror + e.file());
     }
 
-    /** The pinned files, each with its URL at the mirror: what goes into a plan. */
+    /** The pinned files, each with its URL at the mirror: what goes into a plan where the leader holds none. */
     public List<Artifact> pinned() {
-        if (mirror.isEmpty()) {
-            return List.of();
+        return pinned(List.of(), "");
+    }
+
+    /**
+     * What goes into a plan: each row's file from the leader where it holds it ({@code ctl slurm
+     * containers import}), else from the mirror where the row is pinned and a mirror is set.
+     *
+     * @param held   the files the leader holds
+     * @param leader the leader's agents' channel, as {@code https://HOST:PORT}: a file the leader holds is
+     *               fetched at {@link #LEADER_FILES} there (an agent asks whichever leader it follows)
+     */
+    public List<Artifact> pinned(List<io.slurmlet.model.api.ContainerFile> held, String leader) {
+        List<Artifact> pinned = new ArrayList<>();
+        for (Entry e : entries) {
+            Optional<io.slurmlet.model.api.ContainerFile> kept = heldFor(e, held);
+            if (kept.isPresent()) {
+                pinned.add(artifact(e, kept.get().sha256(), leader + LEADER_FILES + kept.get().sha256() + "/"));
+            } else if (e.sha256() != null && !mirror.isEmpty()) {
+                pinned.add(artifact(e, e.sha256(), mirror));
+            }
         }
-        return entries.stream().filter(e -> e.sha256() != null).map(e -> artifact(e, e.sha256(), mirror)).toList();
+        return List.copyOf(pinned);
+    }
+
+    /** Where on the agents' channel the leader serves the files it holds: then the sha256, a slash and the file name. */
+    public static final String LEADER_FILES = "/v1/agent/containers/files/";
+
+    /** The file of row {@code e} the leader holds: the row's name, with the row's digest where it pins one. */
+    private static Optional<io.slurmlet.model.api.ContainerFile> heldFor(Entry e, List<io.slurmlet.model.api.ContainerFile> held) {
+        return held.stream().filter(h -> h.file().equals(e.file()) && (e.sha256() == null || e.sha256().equals(h.sha256()))).findFirst();
     }
 
     /**
      * Why containers cannot be turned on with this table, with what the admin does about it; empty:
-     * they can (a mirror, and a pinned file of each {@link #NEEDED} name, and of each
-     * {@link #NEEDED_WITH_GPUS} name where a Slurm machine has GPUs).
+     * they can (a file of each {@link #NEEDED} name, and of each {@link #NEEDED_WITH_GPUS} name where
+     * a Slurm machine has GPUs, that the leader holds or that is pinned with a mirror to fetch it from).
      *
      * @param gpuMachines the Slurm machines whose facts show NVIDIA GPUs
+     * @param held        the files the leader holds ({@code ctl slurm containers import})
      */
-    public Optional<String> unusable(List<String> gpuMachines) {
+    public Optional<String> unusable(List<String> gpuMachines, List<io.slurmlet.model.api.ContainerFile> held) {
         List<String> why = new ArrayList<>();
-        if (mirror.isEmpty()) {
-            why.add("no mirror is configured to fetch enroot and pyxis from: set slurmlet.leader.containers.mirror in the leader's "
-                    + "/etc/slurmlet/agent.yaml to the URL that serves the table's files");
+        java.util.function.Predicate<String> heldName = n -> entries.stream().anyMatch(e -> e.name().equals(n) && heldFor(e, held).isPresent());
+        List<String> needed = new ArrayList<>(NEEDED);
+        if (!gpuMachines.isEmpty()) {
+            needed.addAll(NEEDED_WITH_GPUS);
         }
-        List<String> unpinned = NEEDED.stream().filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null))
-                .toList();
+        if (mirror.isEmpty() && !needed.stream().allMatch(heldName)) {
+            why.add(("no mirror is configured to fetch enroot and pyxis from, and the leader holds no %s: set "
+                    + "slurmlet.leader.containers.mirror in the leader's /etc/slurmlet/agent.yaml to the URL that serves the table's "
+                    + "files, or hand the files to the leader (ctl slurm containers import FILE...)")
+                    .formatted(String.join(", ", needed.stream().filter(heldName.negate()).toList())));
+        }
+        List<String> unpinned = NEEDED.stream().filter(heldName.negate())
+                .filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null)).toList();
         if (!unpinned.isEmpty()) {
             why.add(("%s has no sha256 for %s, and nothing unverified is installed: give a table with the digests of the files "
-                    + "your mirror serves (slurmlet.leader.containers.table)").formatted(source, String.join(", ", unpinned)));
+                    + "your mirror serves (slurmlet.leader.containers.table), or hand the files to the leader with the digests "
+                    + "their publisher lists (ctl slurm containers import --sums SHA256SUMS FILE...)").formatted(source, String.join(", ", unpinned)));
         }
-        List<String> forGpus = gpuMachines.isEmpty() ? List.of() : NEEDED_WITH_GPUS.stream()
+        List<String> forGpus = gpuMachines.isEmpty() ? List.of() : NEEDED_WITH_GPUS.stream().filter(heldName.negate())
                 .filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null)).toList();
         if (!forGpus.isEmpty()) {
             why.add(("%s %s NVIDIA GPUs, where containers need nvidia-container-cli, and %s has no sha256 for %s: add them, with "
-                    + "the digests of the files your mirror serves (slurmlet.leader.containers.table)").formatted(
+                    + "the digests of the files your mirror serves (slurmlet.leader.containers.table), or import them "
+                    + "(ctl slurm containers import --sums SHA256SUMS FILE...)").formatted(
                     String.join(", ", gpuMachines), gpuMachines.size() == 1 ? "has" : "have", source, String.join(", ", forGpus)));
         }
         return why.isEmpty() ? Optional.empty() : Optional.of(String.join("; and ", why));
+    }
+
+    /** {@link #unusable(List, List)} with no file held by the leader. */
+    public Optional<String> unusable(List<String> gpuMachines) {
+        return unusable(gpuMachines, List.of());
     }
 }

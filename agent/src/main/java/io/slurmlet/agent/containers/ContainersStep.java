@@ -61,10 +61,13 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         this.buildDir = stateDir.resolve("containers").resolve("build");
     }
 
-    /** On a machine: files fetched over HTTP into the agent's state, at most 1 GiB each. */
-    public static ContainersStep onMachine(Files files, Commands commands, Path root, Path stateDir) {
-        return new ContainersStep(files, commands, Fetcher.http(stateDir.resolve("containers").resolve("artifacts"), 1L << 30,
-                Duration.ofMinutes(10)), root, stateDir);
+    /**
+     * On a machine: files fetched into the agent's state, at most 1 GiB each, over HTTP from the
+     * mirror or, those the leader holds, from the leader this machine follows.
+     */
+    public static ContainersStep onMachine(Files files, Commands commands, Path root, Path stateDir, Fetcher.FromLeader leader) {
+        return new ContainersStep(files, commands, Fetcher.of(stateDir.resolve("containers").resolve("artifacts"), 1L << 30,
+                Duration.ofMinutes(10), leader), root, stateDir);
     }
 
     @Override

@@ -29,6 +29,27 @@ public interface Fetcher {
 
     /** Over HTTP(S), into {@code cache} (root's, 0700): at most {@code maxBytes} a file. */
     static Fetcher http(Path cache, long maxBytes, Duration timeout) {
+        return of(cache, maxBytes, timeout, (path, t) -> {
+            throw new IOException("this machine follows no leader yet");
+        });
+    }
+
+    /**
+     * The leader this machine follows, for the files it holds: the bytes it serves at a path of its
+     * agents' channel ({@link ArtifactTable#LEADER_FILES}).
+     */
+    @FunctionalInterface
+    interface FromLeader {
+        InputStream open(String path, Duration timeout) throws IOException, InterruptedException;
+    }
+
+    /**
+     * Into {@code cache} (root's, 0700), at most {@code maxBytes} a file: a file the plan names on the
+     * leader's agents' channel from whichever leader this machine follows ({@code leader}: the
+     * address in the plan is the one of the leader that planned, which may have handed over since),
+     * any other over HTTP(S) from the mirror.
+     */
+    static Fetcher of(Path cache, long maxBytes, Duration timeout, FromLeader leader) {
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
                 .followRedirects(HttpClient.Redirect.NORMAL).build();
         return artifact -> {
@@ -37,14 +58,17 @@ public interface Fetcher {
             if (Files.isRegularFile(file) && sha256(file).equals(artifact.sha256())) {
                 return file;
             }
+            String path = URI.create(artifact.url()).getRawPath();
+            boolean fromLeader = path.startsWith(ArtifactTable.LEADER_FILES);
+            String from = fromLeader ? "the leader" : artifact.url();
             Path part = Files.createTempFile(cache, ".fetch-", ".part");
             try {
-                copy(client, artifact, part, maxBytes, timeout);
+                copy(fromLeader ? () -> leader.open(path, timeout) : () -> open(client, artifact, timeout), from, part, maxBytes, timeout);
                 String got = sha256(part);
                 if (!got.equals(artifact.sha256())) {
                     throw new IOException(("%s from %s has sha256 %s, and the leader's table pins %s: refused, nothing installed "
-                            + "(the mirror serves another file than the table names: put the right one there, or the table's digest "
-                            + "right)").formatted(artifact.file(), artifact.url(), got, artifact.sha256()));
+                            + "(%s serves another file than the table names: put the right one there, or the table's digest "
+                            + "right)").formatted(artifact.file(), from, got, artifact.sha256(), fromLeader ? "the leader" : "the mirror"));
                 }
                 Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 return file;
@@ -54,26 +78,44 @@ public interface Fetcher {
         };
     }
 
-    /**
-     * The artifact's bytes into {@code part}, within {@code timeout} for the whole transfer (not only
-     * the answer's headers: a mirror that stops sending mid-file must not hold the agent's pass for
-     * ever; the stream is closed under the reader then).
-     */
-    private static void copy(HttpClient client, Artifact artifact, Path part, long maxBytes, Duration timeout) throws IOException {
-        long deadline = System.nanoTime() + timeout.toNanos();
+    /** Opens a file's bytes; a refusal or an unreachable source is an IOException that says so. */
+    @FunctionalInterface
+    interface Opener {
+        InputStream open() throws IOException, InterruptedException;
+    }
+
+    /** The mirror's answer to a GET of the artifact's URL, within {@code timeout}. */
+    private static InputStream open(HttpClient client, Artifact artifact, Duration timeout) throws IOException, InterruptedException {
         HttpResponse<InputStream> response;
         try {
             response = client.sendAsync(HttpRequest.newBuilder(URI.create(artifact.url())).timeout(timeout).GET().build(),
                     HttpResponse.BodyHandlers.ofInputStream()).get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while fetching " + artifact.url(), e);
         } catch (java.util.concurrent.TimeoutException e) {
             throw new IOException("%s did not answer within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()), e);
         } catch (java.util.concurrent.ExecutionException e) {
             throw new IOException("cannot fetch %s (%s): nothing installed".formatted(artifact.url(), e.getCause()), e.getCause());
         }
-        InputStream in = response.body();
+        if (response.statusCode() != 200) {
+            response.body().close();
+            throw new IOException("%s answered HTTP %d: nothing installed".formatted(artifact.url(), response.statusCode()));
+        }
+        return response.body();
+    }
+
+    /**
+     * The bytes {@code opener} gives into {@code part}, within {@code timeout} for the whole transfer
+     * (not only the answer's headers: a source that stops sending mid-file must not hold the agent's
+     * pass for ever; the stream is closed under the reader then).
+     */
+    private static void copy(Opener opener, String from, Path part, long maxBytes, Duration timeout) throws IOException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        InputStream in;
+        try {
+            in = opener.open();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while fetching from " + from, e);
+        }
         java.util.concurrent.atomic.AtomicBoolean late = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.Timer watchdog = new java.util.Timer("slurmlet-fetch-deadline", true);
         watchdog.schedule(new java.util.TimerTask() {
@@ -88,29 +130,26 @@ public interface Fetcher {
             }
         }, Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
         try (in; OutputStream out = Files.newOutputStream(part)) {
-            if (response.statusCode() != 200) {
-                throw new IOException("%s answered HTTP %d: nothing installed".formatted(artifact.url(), response.statusCode()));
-            }
             byte[] buffer = new byte[64 * 1024];
             long total = 0;
             for (int n; (n = in.read(buffer)) > 0; ) {
                 total += n;
                 if (total > maxBytes) {
-                    throw new IOException("%s is over %d bytes, larger than any file of the table: nothing installed"
-                            .formatted(artifact.url(), maxBytes));
+                    throw new IOException("%s sends over %d bytes, more than any file of the table: nothing installed"
+                            .formatted(from, maxBytes));
                 }
                 out.write(buffer, 0, n);
             }
         } catch (IOException e) {
             if (late.get()) {
-                throw new IOException("%s was not fetched within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()), e);
+                throw new IOException("%s did not send the file within %d s: nothing installed".formatted(from, timeout.toSeconds()), e);
             }
             throw e;
         } finally {
             watchdog.cancel();
         }
         if (late.get()) {
-            throw new IOException("%s was not fetched within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()));
+            throw new IOException("%s did not send the file within %d s: nothing installed".formatted(from, timeout.toSeconds()));
         }
     }
 

@@ -151,9 +151,19 @@ public class LeaderState {
     @Produces
     @Singleton
     PlanPublisher planPublisher(AgentConfig config, Store store, SettingsStore settings, Inventory inventory, LendingBook lending,
-                                AccountsStore accounts) throws IOException {
+                                AccountsStore accounts, ContainerFiles containerFiles) throws IOException {
+        io.slurmlet.agent.containers.ArtifactTable table = artifacts(config);
+        String host = config.leader().advertisedHost();
+        // The host a person reads in a plan; an agent asks whichever leader it follows for the path.
+        String leader = "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + config.leader().agentPort();
         return new PlanPublisher(store, settings, inventory, PlanPublisher.mungeKey(config.stateDir()),
-                io.slurmlet.agent.leader.plan.PlanBook.open(store), lending, accounts, artifacts(config).pinned());
+                io.slurmlet.agent.leader.plan.PlanBook.open(store), lending, accounts, () -> table.pinned(containerFiles.held(), leader));
+    }
+
+    @Produces
+    @Singleton
+    ContainerFiles containerFiles(Store store) {
+        return ContainerFiles.open(store);
     }
 
     /**

@@ -40,7 +40,7 @@ public final class PlanPublisher implements AutoCloseable {
     private final PlanBook book;
     private final LendingBook lending;
     private final AccountsStore accounts;
-    private final java.util.List<io.slurmlet.model.plan.Artifact> artifacts;
+    private final Artifacts artifacts;
     private final Runnable unwatch;
     private final Thread thread;
     private final Object signal = new Object();
@@ -59,7 +59,24 @@ public final class PlanPublisher implements AutoCloseable {
     /** @param artifacts the pinned files of jobs in containers, with their URLs: what a machine that installs them is given */
     public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
                          LendingBook lending, AccountsStore accounts, java.util.List<io.slurmlet.model.plan.Artifact> artifacts) {
-        this.artifacts = java.util.List.copyOf(artifacts);
+        this(store, settings, inventory, mungeKey, book, lending, accounts, fixed(artifacts));
+    }
+
+    /** The pinned files of jobs in containers as they are when the leader plans: the files it holds change them. */
+    @FunctionalInterface
+    public interface Artifacts {
+        java.util.List<io.slurmlet.model.plan.Artifact> now() throws IOException;
+    }
+
+    private static Artifacts fixed(java.util.List<io.slurmlet.model.plan.Artifact> artifacts) {
+        java.util.List<io.slurmlet.model.plan.Artifact> copy = java.util.List.copyOf(artifacts);
+        return () -> copy;
+    }
+
+    /** @param artifacts the pinned files of jobs in containers, with their URLs, read at each plan (a file the leader is handed changes them) */
+    public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
+                         LendingBook lending, AccountsStore accounts, Artifacts artifacts) {
+        this.artifacts = artifacts;
         this.settings = settings;
         this.inventory = inventory;
         this.mungeKey = mungeKey;
@@ -68,7 +85,7 @@ public final class PlanPublisher implements AutoCloseable {
         this.accounts = accounts;
         // Watched first: a change made while the first plans are made is planned again.
         this.unwatch = store.watch(key -> {
-            if (PLANNED_FROM.contains(key) || Inventory.holds(key)) {
+            if (PLANNED_FROM.contains(key) || Inventory.holds(key) || ContainerFiles.holds(key)) {
                 nudge();
             }
         });
@@ -169,8 +186,14 @@ public final class PlanPublisher implements AutoCloseable {
         var doc = settings.current();
         var s = doc.settings();
         var machines = inventory.all();
+        java.util.List<io.slurmlet.model.plan.Artifact> pinned;
+        try {
+            pinned = artifacts.now();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException("reading the files the leader holds for containers", e);
+        }
         Planner.Plans plans = withArtifacts(Planner.plan(s, machines, mungeKey, lending.lent(s, machines), accounts.current().accounts()),
-                artifacts);
+                pinned);
         try {
             // Kept before any machine can be sent a slurm.conf with them: no later plan may drop one.
             lending.memoryClasses(plans.memoryClasses());

@@ -23,4 +23,12 @@ public interface Leader {
     Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException;
 
     void postStatus(NodeReport report) throws IOException, InterruptedException;
+
+    /**
+     * A file the leader serves at {@code path} on the agents' channel (one of jobs in containers it
+     * holds): its bytes as they come; a refusal is a {@link LeaderLink.Refused}.
+     */
+    default java.io.InputStream open(String path, Duration timeout) throws IOException, InterruptedException {
+        throw new IOException("this leader serves no files");
+    }
 }

@@ -81,26 +81,50 @@ public final class LeaderLink implements Leader {
     }
 
     /** An answer, and the address that gave it. */
-    private record Answered(URI base, HttpResponse<byte[]> response) {
+    private record Answered<T>(URI base, HttpResponse<T> response) {
     }
 
     /** One exchange with the leader that answered last, else each other in turn; the last failure when none could be reached. */
-    private Answered call(java.util.function.Function<URI, HttpRequest> request) throws IOException, InterruptedException {
+    private Answered<byte[]> call(java.util.function.Function<URI, HttpRequest> request) throws IOException, InterruptedException {
+        return call(request, HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private <T> Answered<T> call(java.util.function.Function<URI, HttpRequest> request, HttpResponse.BodyHandler<T> body)
+            throws IOException, InterruptedException {
         IOException last = null;
         int first = at;
         for (int tried = 0; tried < bases.size(); tried++) {
             int i = (first + tried) % bases.size();
             try {
-                HttpResponse<byte[]> r = exchange(client, bases.get(i), request.apply(bases.get(i)));
+                HttpResponse<T> r = exchange(client, bases.get(i), request.apply(bases.get(i)), body);
                 if (i != at) {
                     at = i;
                 }
-                return new Answered(bases.get(i), r);
+                return new Answered<>(bases.get(i), r);
             } catch (IOException e) {
                 last = e;
             }
         }
         throw last;
+    }
+
+    /**
+     * A file the leader serves at {@code path} (a file of jobs in containers it holds), from whichever
+     * leader answers: its bytes as they come, for the caller to bound, time and check.
+     */
+    @Override
+    public java.io.InputStream open(String path, Duration timeout) throws IOException, InterruptedException {
+        Answered<java.io.InputStream> answered = call(base -> request(base, path).timeout(timeout).GET().build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        HttpResponse<java.io.InputStream> response = answered.response();
+        if (response.statusCode() != 200) {
+            byte[] said;
+            try (java.io.InputStream in = response.body()) {
+                said = in.readNBytes(64 * 1024);
+            }
+            checked(answered.base(), path, response.statusCode(), said);
+        }
+        return response.body();
     }
 
 
@@ -111,7 +135,8 @@ public final class LeaderLink implements Leader {
     public static X509Certificate fetchPinnedCa(URI base, String caHash) throws IOException, InterruptedException {
         try {
             HttpClient open = client(trustingAnything());
-            HttpResponse<byte[]> response = exchange(open, base, HttpRequest.newBuilder(base.resolve("/v1/join/ca")).timeout(CALL).GET().build());
+            HttpResponse<byte[]> response = exchange(open, base, HttpRequest.newBuilder(base.resolve("/v1/join/ca")).timeout(CALL).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
             if (response.statusCode() != 200) {
                 throw new IOException("the leader at %s answered %d for its CA: is that the leader's agents' port (7818)?"
                         .formatted(base, response.statusCode()));
@@ -138,7 +163,7 @@ public final class LeaderLink implements Leader {
                 .header("Authorization", "Bearer " + joinToken.strip())
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(Map.of("node", node))))
-                .build());
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
         checked(base, "/v1/join", response);
         return SettingsJson.STRICT.readValue(response.body(), JoinReply.class);
     }
@@ -160,7 +185,7 @@ public final class LeaderLink implements Leader {
     @Override
     public Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException {
         String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds();
-        Answered answered = call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
+        Answered<byte[]> answered = call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
         HttpResponse<byte[]> response = answered.response();
         if (response.statusCode() == 204) {
             return Optional.empty();
@@ -171,7 +196,7 @@ public final class LeaderLink implements Leader {
 
     private void send(String path, String method, Object body) throws IOException, InterruptedException {
         byte[] json = SettingsJson.STRICT.writeValueAsBytes(body);
-        Answered answered = call(base -> request(base, path).timeout(CALL).header("Content-Type", "application/json")
+        Answered<byte[]> answered = call(base -> request(base, path).timeout(CALL).header("Content-Type", "application/json")
                 .method(method, HttpRequest.BodyPublishers.ofByteArray(json)).build());
         checked(answered.base(), path, answered.response());
     }
@@ -181,10 +206,10 @@ public final class LeaderLink implements Leader {
     }
 
     /** One request; a leader that cannot be reached is said so, with the address and the reason. */
-    private static HttpResponse<byte[]> exchange(HttpClient client, URI base, HttpRequest request)
+    private static <T> HttpResponse<T> exchange(HttpClient client, URI base, HttpRequest request, HttpResponse.BodyHandler<T> body)
             throws IOException, InterruptedException {
         try {
-            return client.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            return client.send(request, body);
         } catch (java.net.ConnectException e) {
             throw new IOException("cannot reach the leader at %s: connection refused (is slurmlet-agent running there, "
                     .formatted(base) + "and is port " + base.getPort() + " open to this machine?)", e);
@@ -200,17 +225,21 @@ public final class LeaderLink implements Leader {
     }
 
     private static void checked(URI base, String path, HttpResponse<byte[]> response) throws Refused {
-        if (response.statusCode() / 100 == 2) {
+        checked(base, path, response.statusCode(), response.body());
+    }
+
+    private static void checked(URI base, String path, int status, byte[] body) throws Refused {
+        if (status / 100 == 2) {
             return;
         }
         String message;
         try {
-            message = SettingsJson.STRICT.readValue(response.body(), ApiError.class).error();
+            message = SettingsJson.STRICT.readValue(body, ApiError.class).error();
         } catch (IOException e) {
-            message = new String(response.body(), StandardCharsets.UTF_8).strip();
+            message = new String(body, StandardCharsets.UTF_8).strip();
         }
-        throw new Refused(response.statusCode(), "the leader at %s refused %s (%d): %s"
-                .formatted(base, path.replaceAll("\\?.*", ""), response.statusCode(), message));
+        throw new Refused(status, "the leader at %s refused %s (%d): %s"
+                .formatted(base, path.replaceAll("\\?.*", ""), status, message));
     }
 
     private static HttpClient client(SSLContext ssl) {

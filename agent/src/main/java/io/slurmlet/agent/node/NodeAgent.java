@@ -81,7 +81,14 @@ public class NodeAgent {
     @PostConstruct
     void wire() {
         name = config.node().machineName();
-        wiring = NodeWiring.of(NodeWiring.Ports.linux(), config, name);
+        wiring = NodeWiring.of(NodeWiring.Ports.linux(), config, name, (path, timeout) -> {
+            PlanPoller p = poller;
+            Leader link = p == null ? null : p.link().orElse(null);
+            if (link == null) {
+                throw new java.io.IOException("this machine has not reached its leader yet");
+            }
+            return link.open(path, timeout);
+        });
         book = new StepBook(wiring.names());
     }
 

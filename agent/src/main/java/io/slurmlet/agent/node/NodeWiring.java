@@ -58,8 +58,10 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
      * @param root       where the machine's files are (/ but in tests)
      * @param stateDir   the agent's own state (what steps keep between passes)
      * @param adminGroup the group that gets in by ssh without a job
+     * @param leader     the leader this machine follows, for the files of jobs in containers it holds
      */
-    static NodeWiring of(Ports p, String node, Path root, Path stateDir, Optional<String> adminGroup) {
+    static NodeWiring of(Ports p, String node, Path root, Path stateDir, Optional<String> adminGroup,
+                         io.slurmlet.agent.containers.Fetcher.FromLeader leader) {
         NodeStatesStep nodeStates = new NodeStatesStep(p.commands());
         FactsCollector collector = new FactsCollector(p.commands(), p.hostFiles());
         return new NodeWiring(new FactsStep(collector::collect, node), List.of(
@@ -69,12 +71,12 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
                 new UsersStep(p.users(), root),
                 new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir, p.hostFiles()),
                 new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
-                io.slurmlet.agent.containers.ContainersStep.onMachine(p.files(), p.commands(), root, stateDir),
+                io.slurmlet.agent.containers.ContainersStep.onMachine(p.files(), p.commands(), root, stateDir, leader),
                 nodeStates), nodeStates, p.hostFiles(), p.services());
     }
 
-    static NodeWiring of(Ports p, AgentConfig config, String node) {
-        return of(p, node, config.node().root(), config.stateDir(), config.node().adminGroup());
+    static NodeWiring of(Ports p, AgentConfig config, String node, io.slurmlet.agent.containers.Fetcher.FromLeader leader) {
+        return of(p, node, config.node().root(), config.stateDir(), config.node().adminGroup(), leader);
     }
 
     /**

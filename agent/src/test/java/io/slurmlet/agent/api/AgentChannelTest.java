@@ -45,6 +45,18 @@ class AgentChannelTest {
     @Inject
     Pki pki;
 
+    @Inject
+    io.slurmlet.agent.store.Store store;
+
+    /** No file handed to the leader stays for the other tests of this application (containers=true's check counts them). */
+    void forgetContainerFiles() throws IOException {
+        for (String folder : List.of("container-files", "container-parts")) {
+            for (var e : store.list(folder).entrySet()) {
+                store.delete(e.getKey(), e.getValue().version());
+            }
+        }
+    }
+
     URI base() {
         return URI.create("https://127.0.0.1:" + leader.agentPort());
     }
@@ -95,6 +107,61 @@ class AgentChannelTest {
         java.io.IOException none = assertThrows(java.io.IOException.class,
                 () -> new LeaderLink(List.of(URI.create("https://127.0.0.1:" + closed)), ca, credential).reportFacts(facts(node, "24.11.6")));
         assertTrue(none.getMessage().contains("cannot reach the leader at https://127.0.0.1:" + closed), none.getMessage());
+    }
+
+    /**
+     * {@code ctl slurm containers import}'s API: the leader keeps a file of its table only with a
+     * digest it can check (this release's table pins none, so the admin's), in parts, and serves it
+     * on the agents' channel to joined machines, whose fetcher checks it again.
+     */
+    @Test
+    void aFileHandedToTheLeaderIsKeptOnlyWithItsDigestAndServedToJoinedMachines() throws Exception {
+        String file = "enroot_4.1.2-1_amd64.deb";
+        byte[] bytes = new byte[1_200_000]; // three parts
+        new java.util.Random(7).nextBytes(bytes);
+        String sha256 = io.slurmlet.agent.reconcile.ManagedFiles.sha256(bytes);
+        String other = "0".repeat(64);
+        forgetContainerFiles();
+        try {
+            handedOverAndServed(file, bytes, sha256, other);
+        } finally {
+            forgetContainerFiles();
+        }
+    }
+
+    private void handedOverAndServed(String file, byte[] bytes, String sha256, String other) throws Exception {
+        admin().contentType("application/octet-stream").body(bytes).put("/v1/slurm/containers/files/" + file)
+                .then().statusCode(400).body("error", containsString("this release's table pins no sha256 for " + file
+                        + ", and nothing unverified is installed: give the digest its publisher lists"));
+        admin().contentType("application/octet-stream").body(bytes).put("/v1/slurm/containers/files/" + file + "?sha256=" + other)
+                .then().statusCode(400).body("error", equalTo(file + " has sha256 " + sha256 + ", and the digest given is " + other
+                        + ": nothing kept (this is not the file the digest names; fetch it again from its publisher)"));
+        admin().contentType("application/octet-stream").body(bytes).put("/v1/slurm/containers/files/pyxis.zip?sha256=" + sha256)
+                .then().statusCode(400).body("error", startsWith("\"pyxis.zip\" is not a file of this release's table: its files are "));
+        admin().get("/v1/slurm/containers/files").then().statusCode(200).body("file", not(org.hamcrest.Matchers.hasItem(file)));
+
+        admin().contentType("application/octet-stream").body(bytes).put("/v1/slurm/containers/files/" + file + "?sha256=" + sha256)
+                .then().statusCode(200).body("name", equalTo("enroot")).body("sha256", equalTo(sha256)).body("bytes", equalTo(bytes.length));
+        admin().get("/v1/slurm/containers/files").then().statusCode(200).body("file", org.hamcrest.Matchers.hasItem(file));
+
+        String node = "files" + Long.toString(System.nanoTime(), 36);
+        LeaderLink link = joined(node);
+        String path = io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES + sha256 + "/" + file;
+        try (java.io.InputStream in = link.open(path, Duration.ofSeconds(10))) {
+            assertTrue(java.util.Arrays.equals(bytes, in.readAllBytes()), "the bytes handed over, whole");
+        }
+        LeaderLink.Refused missing = assertThrows(LeaderLink.Refused.class,
+                () -> link.open(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES + other + "/" + file, Duration.ofSeconds(10)));
+        assertEquals(404, missing.status());
+        assertTrue(missing.getMessage().contains("the leader holds no \"" + file + "\" with sha256"), missing.getMessage());
+        LeaderLink stranger = new LeaderLink(base(), LeaderLink.fetchPinnedCa(base(), pki.caHash()), "not-a-credential");
+        assertEquals(401, assertThrows(LeaderLink.Refused.class, () -> stranger.open(path, Duration.ofSeconds(10))).status(),
+                "only joined machines are served");
+
+        java.nio.file.Path cache = Files.createTempDirectory("slurmlet-fetch");
+        var artifact = new io.slurmlet.model.plan.Artifact("enroot", "4.1.2", "amd64", "deb", file, sha256, "https://leader.example:7818" + path);
+        java.nio.file.Path fetched = io.slurmlet.agent.containers.Fetcher.of(cache, 1L << 30, Duration.ofSeconds(30), link::open).fetch(artifact);
+        assertTrue(java.util.Arrays.equals(bytes, Files.readAllBytes(fetched)));
     }
 
     @Test

@@ -197,7 +197,8 @@ class SettingsApiTest {
                     .body("problems[0].key", equalTo("containers"))
                     .body("problems[0].value", equalTo("true"))
                     .body("problems[0].message", containsString("containers=true cannot take effect: no mirror is configured to fetch "
-                            + "enroot and pyxis from: set slurmlet.leader.containers.mirror"))
+                            + "enroot and pyxis from, and the leader holds no enroot, enroot+caps, pyxis: set slurmlet.leader.containers.mirror"))
+                    .body("problems[0].message", containsString("or hand the files to the leader (ctl slurm containers import FILE...)"))
                     .body("problems[0].message", containsString("this release's table has no sha256 for enroot, enroot+caps, pyxis"));
         }
         assertEquals(before, storedFile());

@@ -32,7 +32,8 @@ class ArtifactTableTest {
         ArtifactTable release = ArtifactTable.load(Optional.empty(), Optional.empty());
         assertEquals(List.of(), release.pinned());
         String why = release.unusable(List.of()).orElseThrow();
-        assertTrue(why.contains("no mirror is configured to fetch enroot and pyxis from: set slurmlet.leader.containers.mirror"), why);
+        assertTrue(why.contains("no mirror is configured to fetch enroot and pyxis from, and the leader holds no enroot, enroot+caps, pyxis: set "
+                + "slurmlet.leader.containers.mirror"), why);
         assertTrue(why.contains("this release's table has no sha256 for enroot, enroot+caps, pyxis, and nothing unverified is installed"), why);
     }
 
@@ -45,7 +46,8 @@ class ArtifactTableTest {
         String gpus = site.unusable(List.of("gpu1", "gpu2")).orElseThrow();
         assertTrue(gpus.equals("gpu1, gpu2 have NVIDIA GPUs, where containers need nvidia-container-cli, and " + table
                 + " has no sha256 for libnvidia-container1, libnvidia-container-tools: add them, with the digests of the "
-                + "files your mirror serves (slurmlet.leader.containers.table)"), gpus);
+                + "files your mirror serves (slurmlet.leader.containers.table), or import them (ctl slurm containers import --sums "
+                + "SHA256SUMS FILE...)"), gpus);
         assertEquals(List.of("http://10.77.0.2:8080/slurmlet/enroot_4.1.2-1_amd64.deb", "http://10.77.0.2:8080/slurmlet/enroot+caps_4.1.2-1_amd64.deb",
                 "http://10.77.0.2:8080/slurmlet/pyxis-0.24.0.tar.gz"), site.pinned().stream().map(a -> a.url()).toList());
     }
@@ -64,5 +66,33 @@ class ArtifactTableTest {
         Path unknownKey = Files.writeString(dir.resolve("key.json"), SITE.replace("\"release\"", "\"relase\""));
         assertTrue(assertThrows(IOException.class, () -> ArtifactTable.load(Optional.of(unknownKey), Optional.empty())).getMessage()
                 .contains("relase"));
+    }
+
+    @Test
+    void aFileTheLeaderHoldsIsFetchedFromTheLeaderAndMakesContainersUsableWithoutAMirror() throws IOException {
+        ArtifactTable release = ArtifactTable.load(Optional.empty(), Optional.empty());
+        String enroot = "1".repeat(64);
+        List<io.slurmlet.model.api.ContainerFile> held = List.of(
+                new io.slurmlet.model.api.ContainerFile("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", enroot, 98132),
+                new io.slurmlet.model.api.ContainerFile("enroot+caps", "4.1.2", "amd64", "deb", "enroot+caps_4.1.2-1_amd64.deb", "2".repeat(64), 4804));
+        String why = release.unusable(List.of(), held).orElseThrow();
+        assertTrue(why.startsWith("no mirror is configured to fetch enroot and pyxis from, and the leader holds no pyxis: "), why);
+        assertTrue(why.contains("this release's table has no sha256 for pyxis, and"), why);
+        List<io.slurmlet.model.api.ContainerFile> all = new java.util.ArrayList<>(held);
+        all.add(new io.slurmlet.model.api.ContainerFile("pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", "3".repeat(64), 48133));
+        assertEquals(Optional.empty(), release.unusable(List.of(), all));
+        assertTrue(release.unusable(List.of("gpu1"), all).orElseThrow().contains("the leader holds no libnvidia-container1, libnvidia-container-tools"));
+        assertEquals(List.of("https://10.77.0.1:7818/v1/agent/containers/files/" + enroot + "/enroot_4.1.2-1_amd64.deb"),
+                release.pinned(all, "https://10.77.0.1:7818").stream().filter(a -> a.name().equals("enroot")).map(a -> a.url()).toList());
+
+        // A site's table: a held file is the leader's to serve only with the digest the table pins; the rest come from the mirror.
+        Path table = Files.writeString(dir.resolve("table.json"), SITE);
+        ArtifactTable site = ArtifactTable.load(Optional.of(table), Optional.of("http://10.77.0.2:8080/slurmlet"));
+        List<io.slurmlet.model.api.ContainerFile> pinnedOne = List.of(new io.slurmlet.model.api.ContainerFile("enroot", "4.1.2", "amd64", "deb",
+                "enroot_4.1.2-1_amd64.deb", "a".repeat(64), 98132));
+        assertEquals(List.of("https://l:7818/v1/agent/containers/files/" + "a".repeat(64) + "/enroot_4.1.2-1_amd64.deb",
+                "http://10.77.0.2:8080/slurmlet/enroot+caps_4.1.2-1_amd64.deb", "http://10.77.0.2:8080/slurmlet/pyxis-0.24.0.tar.gz"),
+                site.pinned(pinnedOne, "https://l:7818").stream().map(a -> a.url()).toList());
+        assertEquals(site.pinned(), site.pinned(held, "https://l:7818"), "a held file of another digest than the pin is not served");
     }
 }

@@ -94,6 +94,41 @@ class FetcherTest {
         assertTrue(missing.getMessage().endsWith("answered HTTP 404: nothing installed"), missing.getMessage());
         served.put("/mirror/enroot_4.1.2-1_amd64.deb", new byte[4096]);
         IOException large = assertThrows(IOException.class, () -> fetcher().fetch(artifact(DEB_SHA256)));
-        assertTrue(large.getMessage().contains("is over 1024 bytes"), large.getMessage());
+        assertTrue(large.getMessage().contains("sends over 1024 bytes"), large.getMessage());
+    }
+
+    @Test
+    void aFileTheLeaderHoldsComesFromTheLeaderThisMachineFollowsWhateverHostThePlanNamesAndIsCheckedAlike() throws IOException {
+        java.util.List<String> asked = new java.util.ArrayList<>();
+        java.util.Map<String, byte[]> leader = new java.util.HashMap<>();
+        Fetcher fetcher = Fetcher.of(cache, 1024, Duration.ofSeconds(10), (path, timeout) -> {
+            asked.add(path);
+            byte[] body = leader.get(path);
+            if (body == null) {
+                throw new IOException("the leader at https://10.0.0.2:7818 refused " + path + " (404): the leader holds no such file");
+            }
+            return new java.io.ByteArrayInputStream(body);
+        });
+        String path = ArtifactTable.LEADER_FILES + DEB_SHA256 + "/enroot_4.1.2-1_amd64.deb";
+        // Planned by a leader that has handed over since: its host is not asked, the one this machine follows is.
+        Artifact held = new Artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", DEB_SHA256, "https://10.0.0.1:7818" + path);
+        leader.put(path, DEB);
+        assertArrayEquals(DEB, Files.readAllBytes(fetcher.fetch(held)));
+        assertEquals(java.util.List.of(path), asked);
+
+        Files.delete(cache.resolve(DEB_SHA256 + "-enroot_4.1.2-1_amd64.deb"));
+        leader.put(path, "a trojan".getBytes(StandardCharsets.UTF_8));
+        IOException e = assertThrows(IOException.class, () -> fetcher.fetch(held));
+        assertTrue(e.getMessage().startsWith("enroot_4.1.2-1_amd64.deb from the leader has sha256 "), e.getMessage());
+        assertTrue(e.getMessage().contains("and the leader's table pins " + DEB_SHA256 + ": refused, nothing installed"), e.getMessage());
+        leader.clear();
+        assertTrue(assertThrows(IOException.class, () -> fetcher.fetch(held)).getMessage().contains("the leader holds no such file"));
+        try (var left = Files.list(cache)) {
+            assertEquals(0, left.count(), "no partial or refused file stays in the cache");
+        }
+        // A mirror's file is still fetched from the mirror.
+        served.put("/mirror/enroot_4.1.2-1_amd64.deb", DEB);
+        assertArrayEquals(DEB, Files.readAllBytes(fetcher.fetch(artifact(DEB_SHA256))));
+        assertEquals(3, asked.size());
     }
 }
