@@ -2111,10 +2111,32 @@ class ClusterIT {
         System.out.printf("ClusterIT %s matrix: %s: pyxis held out of plugstack.conf until n3 had built it, back %.1f s after the set; "
                 + "a container job and 2 others ran on%n", SUITE, rejoin, held[0]);
 
+        // A site's own Prolog beside containers: slurmlet's prolog runs it after its own (Slurm 22.05 runs one program).
+        String siteProlog = "site-prolog";
+        for (String node : NODES) {
+            ok(node, "sh", "-c", "printf '#!/bin/sh\\necho \"job $SLURM_JOB_ID uid $SLURM_JOB_UID\" >>/var/log/site-prolog.log\\n' "
+                    + ">/usr/local/sbin/site-prolog && chmod 0755 /usr/local/sbin/site-prolog");
+        }
+        underJobs(siteProlog, List.of("n1"), List.of("n1", "n2"),
+                (before, after) -> assertEquals(before, after, "a reconfigure: no daemon restarted"), "slurm_conf.Prolog=/usr/local/sbin/site-prolog");
+        for (String node : NODES) {
+            String conf = ok(node, "cat", "/etc/slurm/slurm.conf");
+            assertTrue(conf.contains("\nProlog=/usr/local/lib/slurmlet/prolog\n") && conf.contains("\n# slurmlet-site-prolog: /usr/local/sbin/site-prolog\n")
+                    && !conf.contains("Prolog=/usr/local/sbin/site-prolog"), node + ":\n" + conf);
+        }
+        String aliceUid = ok("n0", "getent", "passwd", "alice").split(":")[2];
+        String asUser = ok("n0", "runuser", "-u", "alice", "--", "srun", "-N1", "-w", "n2", "-t", "1", "--container-image=/shared/tiny.sqsh",
+                "sh", "-c", "echo $SLURM_JOB_ID; id -u").strip();
+        String jobId = asUser.lines().findFirst().orElse("");
+        assertTrue(asUser.endsWith("\n" + aliceUid), asUser);
+        assertTrue(ok("n2", "cat", "/var/log/site-prolog.log").contains("job " + jobId + " uid " + aliceUid + "\n"),
+                "the site's Prolog ran for alice's container job, after slurmlet's made her folders");
+        System.out.printf("ClusterIT %s matrix: %s: the site's Prolog runs from slurmlet's beside containers; a reconfigure%n", SUITE, siteProlog);
+
         String off = "containers-off";
         String running = containerJob("n2", off, 30);
         underJobs(off, List.of("n1"), List.of("n1", "n2"),
-                (before, after) -> assertEquals(before, after, "a reconfigure: no daemon restarted"), "containers=false");
+                (before, after) -> assertEquals(before, after, "a reconfigure: no daemon restarted"), "containers=false", "slurm_conf.Prolog=");
         for (String node : NODES) {
             String plugstack = ok(node, "cat", "/etc/slurm/plugstack.conf");
             assertFalse(plugstack.contains("spank_pyxis"), node + ": " + plugstack);

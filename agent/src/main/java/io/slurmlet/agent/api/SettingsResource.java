@@ -84,6 +84,9 @@ public class SettingsResource {
     @Inject
     io.slurmlet.agent.leader.ContainerFiles containerFiles;
 
+    @Inject
+    io.slurmlet.agent.leader.PlanPublisher plans;
+
     @GET
     @Path("/settings")
     public Response get() {
@@ -192,7 +195,7 @@ public class SettingsResource {
         if (judged instanceof Result.WouldStore would) {
             SettingsPreview preview = Preview.of(would.current(), would.next(), new Preview.Cluster(inventory.all(),
                     observed(would.current().settings()), reports.slurmNodes(), lending.underWay(), known(would.current().settings()),
-                    accounts.current().accounts(), lending.memoryClasses()));
+                    accounts.current().accounts(), lending.memoryClasses(), plans.artifacts()));
             return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
         }
         return answer(judged);

@@ -378,23 +378,40 @@ public final class ContainersDiff {
                 #!/bin/sh
                 # written by slurmlet: Slurm's prolog (slurm.conf Prolog=), run by slurmd as root before each job here.
                 # The job's user gets their enroot folders, 0700 and theirs, under parents only root can write.
-                # It never fails: a prolog that fails drains the node and requeues the job. What it cannot do, it logs.
+                # That part never fails: a prolog that fails drains the node and requeues the job. What it cannot do, it logs.
                 # slurmd gives a prolog no search path.
                 PATH=/usr/sbin:/usr/bin:/sbin:/bin
                 export PATH
                 uid=${SLURM_JOB_UID:-}
-                case "$uid" in ''|*[!0-9]*) exit 0 ;; esac
-                gid=${SLURM_JOB_GID:-$(id -g "$uid" 2>/dev/null)}
-                case "$gid" in ''|*[!0-9]*) gid=$uid ;; esac
-                for dir in "/run/enroot/user-$uid" "/var/lib/enroot/data/user-$uid" "/var/lib/enroot/cache/user-$uid"; do
-                    if [ -L "$dir" ]; then
-                        logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: $dir is a link; left as it is" || true
-                    elif [ ! -e "$dir" ]; then
-                        install -d -m 0700 -o "$uid" -g "$gid" "$dir" \\
-                            || logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: could not make $dir" || true
-                    elif [ "$(stat -c %u "$dir" 2>/dev/null)" != "$uid" ]; then
-                        logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: $dir belongs to another user; left as it is" || true
-                    fi
+                case "$uid" in
+                    ''|*[!0-9]*) logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: no user id from slurmd; no enroot folders made" || true ;;
+                    *)
+                        gid=${SLURM_JOB_GID:-$(id -g "$uid" 2>/dev/null)}
+                        case "$gid" in ''|*[!0-9]*) gid=$uid ;; esac
+                        for dir in "/run/enroot/user-$uid" "/var/lib/enroot/data/user-$uid" "/var/lib/enroot/cache/user-$uid"; do
+                            if [ -L "$dir" ]; then
+                                logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: $dir is a link; left as it is" || true
+                            elif [ ! -e "$dir" ]; then
+                                install -d -m 0700 -o "$uid" -g "$gid" "$dir" \\
+                                    || logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: could not make $dir" || true
+                            elif [ "$(stat -c %u "$dir" 2>/dev/null)" != "$uid" ]; then
+                                logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: $dir belongs to another user; left as it is" || true
+                            fi
+                        done
+                        ;;
+                esac
+                # Then the site's own Prolog (settings: slurm_conf.Prolog), which slurm.conf names in a comment where this
+                # one takes its place: each program of it (comma-separated; a pattern runs each file it matches), in order,
+                # as Slurm would run it; the first that fails ends the prolog with its status, as Slurm's would.
+                site=$(sed -n 's/^# slurmlet-site-prolog: //p' /etc/slurm/slurm.conf 2>/dev/null | head -n 1)
+                [ -n "$site" ] || exit 0
+                IFS=,
+                for program in $site; do
+                    unset IFS
+                    case "$program" in
+                        *[*?[]*) [ -e "$program" ] || continue ;;
+                    esac
+                    "$program" "$@" || exit $?
                 done
                 exit 0
                 """;

@@ -207,6 +207,16 @@ public final class PlanPublisher implements AutoCloseable {
         }
     }
 
+    /** The pinned files of jobs in containers as plans carry them now; none where the leader's store cannot say. */
+    public java.util.List<io.slurmlet.model.plan.Artifact> artifacts() {
+        try {
+            return artifacts.now();
+        } catch (IOException e) {
+            LOG.warnf("reading the files the leader holds for containers: %s", e.getMessage());
+            return java.util.List.of();
+        }
+    }
+
     /** The settings' revision the machines' plans were last made from: 0 until the first plans. */
     public long plannedFrom() {
         return plannedFrom;

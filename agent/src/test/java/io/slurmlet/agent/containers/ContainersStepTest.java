@@ -290,6 +290,47 @@ class ContainersStepTest {
         assertTrue(prolog.strip().endsWith("exit 0"), prolog);
     }
 
+    /**
+     * The prolog run by sh, as slurmd runs it (no search path), with a slurm.conf of its own: the
+     * site's programs the comment names run after slurmlet's part, in order, a pattern for each file it
+     * matches (none: nothing), the first that fails ending the prolog with its status; no comment: 0.
+     */
+    @Test
+    void thePrologRunsTheSitesProgramsAfterItsOwnAndEndsAsTheyEnd(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        Path conf = dir.resolve("slurm.conf");
+        Path script = dir.resolve("prolog");
+        java.nio.file.Files.writeString(script, ContainersDiff.prolog().replace("/etc/slurm/slurm.conf", conf.toString()));
+        Path log = dir.resolve("ran");
+        Path d = java.nio.file.Files.createDirectories(dir.resolve("prolog.d"));
+        for (String name : List.of("10-first", "20-second")) {
+            Path p = java.nio.file.Files.writeString(d.resolve(name), "#!/bin/sh\necho \"" + name + " $SLURM_JOB_ID\" >>" + log + "\n");
+            p.toFile().setExecutable(true);
+        }
+        Path failing = java.nio.file.Files.writeString(dir.resolve("failing"), "#!/bin/sh\necho failing >>" + log + "\nexit 3\n");
+        failing.toFile().setExecutable(true);
+        java.util.function.Function<String, Integer> run = site -> {
+            try {
+                java.nio.file.Files.writeString(conf, "Prolog=/usr/local/lib/slurmlet/prolog\n" + (site == null ? "" : "# slurmlet-site-prolog: " + site + "\n"));
+                java.nio.file.Files.deleteIfExists(log);
+                ProcessBuilder pb = new ProcessBuilder("sh", script.toString()).redirectErrorStream(true);
+                pb.environment().clear();
+                pb.environment().put("SLURM_JOB_ID", "42");
+                Process p = pb.start();
+                p.getInputStream().readAllBytes();
+                return p.waitFor();
+            } catch (IOException | InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+        };
+        assertEquals(0, run.apply(null));
+        assertFalse(java.nio.file.Files.exists(log));
+        assertEquals(0, run.apply(d + "/*," + dir.resolve("nothing.d") + "/*"));
+        assertEquals("10-first 42\n20-second 42\n", java.nio.file.Files.readString(log));
+        assertEquals(3, run.apply(failing + "," + d + "/*"));
+        assertEquals("failing\n", java.nio.file.Files.readString(log), "the first that fails ends it");
+        assertEquals(127, run.apply(dir.resolve("missing").toString()), "a program that is not there fails it, as in Slurm");
+    }
+
     private String text(String path) throws IOException {
         return new String(files.stat(at(path)).orElseThrow().content(), StandardCharsets.UTF_8);
     }

@@ -57,26 +57,7 @@ final class SettingsCheck {
         checkUsers();
         checkShared();
         checkSlurmConf();
-        checkContainers();
         return List.copyOf(problems);
-    }
-
-    /**
-     * Containers need slurm.conf's Prolog for slurmlet's own (it makes each job's user their enroot
-     * folders, as root, before the job): Slurm 22.05 runs one Prolog program, so a site's own cannot
-     * sit beside it. Whether the leader has pinned artifacts to install is the leader's to say.
-     */
-    private void checkContainers() {
-        if (s.containers()) {
-            for (String key : s.slurmConf().keySet()) {
-                if (key.equalsIgnoreCase("Prolog")) {
-                    add("slurm_conf." + key, s.slurmConf().get(key), ("slurm_conf.%s is the site's own prolog, and containers=true needs "
-                            + "slurm.conf's Prolog for slurmlet's (it makes each job's user their enroot folders before the job; Slurm "
-                            + "22.05 runs one Prolog): unset slurm_conf.%s (ctl slurm set slurm_conf.%s=), or set containers=false"
-                            ).formatted(key, key, key));
-                }
-            }
-        }
     }
 
     private void checkController() {

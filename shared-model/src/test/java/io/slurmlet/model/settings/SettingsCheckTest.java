@@ -37,15 +37,10 @@ class SettingsCheckTest {
     }
 
     @Test
-    void containersTakeSlurmConfsPrologSoASitesOwnIsRefusedBesideThem() {
-        assertEquals(List.of(), settings().containers(true).build().check());
+    void aSitesOwnPrologSitsBesideContainers() {
+        // slurmlet's prolog takes slurm.conf's Prolog and runs the site's after it (the render's, not the settings').
         java.util.Map<String, String> prolog = java.util.Map.of("prolog", "/etc/slurm/site-prolog");
-        List<Problem> problems = new SlurmSettings(false, null, null, null, false, null, null, null, null, true, null, prolog).check();
-        assertEquals(1, problems.size(), problems::toString);
-        assertEquals("slurm_conf.prolog", problems.get(0).key());
-        assertEquals("/etc/slurm/site-prolog", problems.get(0).value());
-        assertTrue(problems.get(0).message().contains("unset slurm_conf.prolog (ctl slurm set slurm_conf.prolog=), or set containers=false"),
-                problems.get(0).message());
+        assertEquals(List.of(), new SlurmSettings(false, null, null, null, false, null, null, null, null, true, null, prolog).check());
         assertEquals(List.of(), slurmConf(prolog));
     }
 

@@ -75,7 +75,18 @@ public final class Preview {
     public record Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
                           Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
                           java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts,
-                          java.util.Set<Long> memoryClasses) {
+                          java.util.Set<Long> memoryClasses, List<io.slurmlet.model.plan.Artifact> artifacts) {
+
+        /** @param artifacts the pinned files of jobs in containers, as the plans carry them */
+        public Cluster {
+            artifacts = List.copyOf(artifacts);
+        }
+
+        public Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
+                       Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
+                       java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts, java.util.Set<Long> memoryClasses) {
+            this(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, List.of());
+        }
 
         public Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
                        Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
@@ -96,7 +107,7 @@ public final class Preview {
         for (NodePlan after : will.nodes().values()) {
             NodePlan before = was.nodes().get(after.node());
             NodeChange change = node(before, after, cluster.observed().getOrDefault(after.node(), Observed.NOTHING),
-                    cluster.slurmNodes().get(after.node()), diffs);
+                    cluster.slurmNodes().get(after.node()), diffs, containers(before, after, inventory.get(after.node()), cluster.artifacts()));
             if (!change.rolesBefore().equals(change.rolesAfter()) || !change.files().isEmpty()
                     || !change.daemons().isEmpty() || !change.actions().isEmpty()) {
                 nodes.add(change);
@@ -134,10 +145,65 @@ public final class Preview {
 
     /** One machine: its plan now against the one it would get. */
     private static NodeChange node(NodePlan before, NodePlan after, Observed seen, List<io.slurmlet.model.api.SlurmNodeState> slurmNodes,
-                                   FileDiffs fileDiffs) {
+                                   FileDiffs fileDiffs, List<Action> containers) {
         List<Diff> diffs = diffs(before, after, seen, slurmNodes);
-        return change(after.node(), roles(before), roles(after), diffs.stream().flatMap(d -> d.actions().stream()).toList(),
-                diffs.stream().flatMap(d -> d.waiting().stream()).toList(), fileDiffs);
+        List<Action> actions = new ArrayList<>(diffs.stream().flatMap(d -> d.actions().stream()).toList());
+        actions.addAll(containers);
+        return change(after.node(), roles(before), roles(after), actions, diffs.stream().flatMap(d -> d.waiting().stream()).toList(),
+                fileDiffs);
+    }
+
+    /**
+     * What the containers step would do on one machine when the change turns containers on or off,
+     * from what its agent last reported (its facts: enroot, pyxis and the Slurm it was built for,
+     * nvidia-container-cli): a sentence each. Loading pyxis is the slurm step's (plugstack.conf and
+     * the Prolog, once every machine has it), which the plans' notes say.
+     *
+     * @param facts     the machine's facts; null where it has not reported
+     * @param artifacts the pinned files, as the plans carry them
+     */
+    static List<Action> containers(NodePlan before, NodePlan after, NodeFacts facts, List<io.slurmlet.model.plan.Artifact> artifacts) {
+        boolean was = before != null && before.containers().install();
+        boolean will = after.containers().install();
+        if (was == will) {
+            return List.of();
+        }
+        if (!will) {
+            return List.of(sentence("containers off: nothing installed for them is removed (enroot, pyxis, slurmlet's prolog stay)"));
+        }
+        io.slurmlet.model.facts.ContainerFacts has = facts == null || facts.containers() == null
+                ? io.slurmlet.model.facts.ContainerFacts.NONE : facts.containers();
+        String slurm = facts == null ? "" : facts.slurmVersion();
+        List<Action> actions = new ArrayList<>();
+        actions.add(sentence("write enroot's settings (each user's folders under /run/enroot and /var/lib/enroot, the shared path in "
+                + "every container) and slurmlet's prolog"));
+        pinned(artifacts, "enroot").filter(v -> !v.equals(has.enroot())).ifPresent(v -> actions.add(sentence(
+                "install enroot %s (enroot, enroot+caps)%s, %s, its sha256 checked first".formatted(v,
+                        has.enroot().isEmpty() ? "" : " in place of " + has.enroot(), from(artifacts, "enroot")))));
+        pinned(artifacts, "pyxis").filter(v -> !v.equals(has.pyxis()) || slurm.isEmpty()
+                        || !io.slurmlet.model.facts.ContainerFacts.release(has.pyxisSlurm()).equals(io.slurmlet.model.facts.ContainerFacts.release(slurm)))
+                .ifPresent(v -> actions.add(sentence("build pyxis %s against this machine's Slurm%s (its headers), %s, and install it at %s"
+                        .formatted(v, slurm.isEmpty() ? "" : " " + slurm, from(artifacts, "pyxis"),
+                                io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN))));
+        if (after.containers().gpus()) {
+            pinned(artifacts, "libnvidia-container-tools").filter(v -> !v.equals(has.nvidiaCli())).ifPresent(v -> actions.add(sentence(
+                    "install nvidia-container-cli %s (it has NVIDIA GPUs), %s".formatted(v, from(artifacts, "libnvidia-container-tools")))));
+        }
+        if (artifacts.isEmpty()) {
+            actions.add(sentence("nothing is installed yet: the leader has no pinned file to give (its table, mirror or imported files)"));
+        }
+        return actions;
+    }
+
+    private static java.util.Optional<String> pinned(List<io.slurmlet.model.plan.Artifact> artifacts, String name) {
+        return artifacts.stream().filter(a -> a.name().equals(name)).map(io.slurmlet.model.plan.Artifact::version).findFirst();
+    }
+
+    /** Where a machine fetches the files of {@code name}: the leader, where it holds them, or the mirror. */
+    private static String from(List<io.slurmlet.model.plan.Artifact> artifacts, String name) {
+        boolean leader = artifacts.stream().filter(a -> a.name().equals(name))
+                .anyMatch(a -> java.net.URI.create(a.url()).getRawPath().startsWith(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES));
+        return leader ? "fetched from the leader" : "fetched from the mirror";
     }
 
     /**

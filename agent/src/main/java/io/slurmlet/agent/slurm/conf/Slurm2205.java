@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -109,10 +110,17 @@ class Slurm2205 {
         if (s.makesUsers()) {
             c.set("PrologFlags", "Contain");
         }
+        Optional<String> siteProlog = s.slurmConf().entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase("Prolog"))
+                .map(Map.Entry::getValue).findFirst();
         if (in.pyxis()) {
             c.section("Jobs in containers: slurmlet's prolog makes the job's user their enroot folders (0700, theirs) before the job; "
                     + "it never fails, so no node is drained for it");
             c.set("Prolog", io.slurmlet.model.facts.ContainerFacts.PROLOG);
+            siteProlog.ifPresent(site -> {
+                // Slurm 22.05 runs one Prolog program: the site's runs from slurmlet's, after it, and ends the prolog as it ends.
+                c.comment("The site's Prolog (settings: slurm_conf.Prolog) runs from slurmlet's, after it; the prolog ends as it ends");
+                c.comment(SITE_PROLOG + site);
+            });
         }
         List<String> parameters = slurmctldParameters(s);
         if (!parameters.isEmpty()) {
@@ -161,10 +169,20 @@ class Slurm2205 {
         }
         if (!s.slurmConf().isEmpty()) {
             c.section("The site's own lines (settings: slurm_conf)");
-            s.slurmConf().forEach(c::set);
+            s.slurmConf().forEach((key, value) -> {
+                if (!(in.pyxis() && key.equalsIgnoreCase("Prolog"))) { // run from slurmlet's, above
+                    c.set(key, value);
+                }
+            });
         }
         return c.toString();
     }
+
+    /**
+     * How slurm.conf names the site's own Prolog where slurmlet's takes its place (containers): a
+     * comment, which slurmlet's prolog reads to run the site's after its own.
+     */
+    public static final String SITE_PROLOG = "slurmlet-site-prolog: ";
 
     /** A line of slurmlet's default, unless the site's slurm_conf sets the key itself. */
     private static void setDefault(ConfText c, SlurmSettings s, String key, Object value) {

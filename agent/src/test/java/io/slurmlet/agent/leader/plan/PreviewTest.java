@@ -79,6 +79,45 @@ class PreviewTest {
         return n.daemons().stream().map(d -> d.action().name().toLowerCase() + " " + d.unit()).toList();
     }
 
+    /**
+     * Containers on: each Slurm machine's preview says what its containers step would install or
+     * build, from what its agent reported and where the files come from; one that has it all, only its
+     * settings. Off: nothing installed is removed.
+     */
+    @Test
+    void containersOnSaysWhatEachMachineWouldInstallOrBuildFromWhatItReported() {
+        Map<String, NodeFacts> inv = inventory();
+        inv.put("n2", inv.get("n2").withContainers(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true)));
+        SlurmSettings before = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2", "g1"), false, List.of("n1"), "gpu", null, null, false, null);
+        SlurmSettings after = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2", "g1"), false, List.of("n1"), "gpu", null, null, true, null);
+        String sha = "a".repeat(64);
+        List<io.slurmlet.model.plan.Artifact> artifacts = List.of(
+                new io.slurmlet.model.plan.Artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", sha,
+                        "https://c0:7818/v1/agent/containers/files/" + sha + "/enroot_4.1.2-1_amd64.deb"),
+                new io.slurmlet.model.plan.Artifact("pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", sha,
+                        "http://mirror.example.org/pyxis-0.24.0.tar.gz"),
+                new io.slurmlet.model.plan.Artifact("libnvidia-container-tools", "1.17.8", "amd64", "deb",
+                        "libnvidia-container-tools_1.17.8-1_amd64.deb", sha, "http://mirror.example.org/libnvidia-container-tools_1.17.8-1_amd64.deb"));
+        Preview.Cluster cluster = new Preview.Cluster(inv, Map.of(), Map.of(), Set.of(), Set.of(), List.of(), Set.of(), artifacts);
+        Map<String, NodeChange> nodes = byNode(Preview.of(new SettingsDocument(7, before), after, cluster));
+        String settings = "write enroot's settings (each user's folders under /run/enroot and /var/lib/enroot, the shared path in every "
+                + "container) and slurmlet's prolog";
+        // The packages step's own first: what pyxis is built with.
+        assertEquals(List.of("install gcc, make, libc6-dev, libslurm-dev", settings,
+                "install enroot 4.1.2 (enroot, enroot+caps), fetched from the leader, its sha256 checked first",
+                "build pyxis 0.24.0 against this machine's Slurm 24.11.5 (its headers), fetched from the mirror, and install it at "
+                        + "/usr/local/lib/slurm/spank_pyxis.so"), nodes.get("n1").actions());
+        assertEquals(List.of("install gcc, make, libc6-dev, libslurm-dev", settings), nodes.get("n2").actions(),
+                "n2 has enroot, and pyxis built for its Slurm");
+        assertTrue(nodes.get("g1").actions().contains("install nvidia-container-cli 1.17.8 (it has NVIDIA GPUs), fetched from the mirror"),
+                nodes.get("g1").actions().toString());
+        assertFalse(nodes.containsKey("other"), "not a Slurm machine: nothing of containers");
+
+        Map<String, NodeChange> off = byNode(Preview.of(new SettingsDocument(8, after), before, cluster));
+        assertTrue(off.get("n1").actions().contains("containers off: nothing installed for them is removed (enroot, pyxis, slurmlet's "
+                + "prolog stay)"), off.get("n1").actions().toString());
+    }
+
     @Test
     void renamingThePartitionChangesSlurmConfEverywhereAndReconfiguresWithoutARestart() {
         SettingsPreview p = preview(cluster(), with("partition", "batch"));

@@ -331,4 +331,25 @@ class SlurmConfigTest {
         assertTrue(cased.problems().get(0).message().contains("no Sched_Backfill.so") && cased.problems().get(0).message()
                 .contains("Did you mean sched/backfill?"), cased.problems().get(0).message());
     }
+
+    /**
+     * With containers, slurm.conf's Prolog is slurmlet's; a site's own Prolog is named in a comment
+     * its prolog reads, and runs after it. Without containers it is the site's line, as any other.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"22.05.8", "24.11.5", "26.05.5"})
+    void aSitesPrologRunsFromSlurmletsWhereContainersTakeSlurmConfsProlog(String version) {
+        SlurmSettings s = new SlurmSettings(true, "lab", "ctl0", List.of("g1"), false, List.of("g1"), "gpu", null, "local", true,
+                null, Map.of("prolog", "/etc/slurm/prolog.d/*,/usr/local/sbin/site-prolog", "KillWait", "60"));
+        String withPyxis = slurmConf(SlurmConfig.render(new RenderInput(s, facts("g1"), SlurmVersion.parse(version).orElseThrow(),
+                Layout.DEBIAN, java.util.Set.of(), true)));
+        assertTrue(withPyxis.contains("\nProlog=/usr/local/lib/slurmlet/prolog\n"), withPyxis);
+        assertTrue(withPyxis.contains("\n# " + Slurm2205.SITE_PROLOG + "/etc/slurm/prolog.d/*,/usr/local/sbin/site-prolog\n"), withPyxis);
+        assertEquals(1, withPyxis.lines().filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("prolog=")).count(), withPyxis);
+        assertTrue(withPyxis.contains("\nKillWait=60\n"), "the site's other lines stay");
+        String without = slurmConf(SlurmConfig.render(new RenderInput(s, facts("g1"), SlurmVersion.parse(version).orElseThrow(),
+                Layout.DEBIAN, java.util.Set.of(), false)));
+        assertTrue(without.contains("\nprolog=/etc/slurm/prolog.d/*,/usr/local/sbin/site-prolog\n"), without);
+        assertFalse(without.contains(Slurm2205.SITE_PROLOG), without);
+    }
 }
