@@ -84,12 +84,18 @@ class LeaderFailoverIT {
                         assertEquals(last.clusterName(), stored.at("/settings/cluster_name").asText(), "round " + round);
                     }
                 }
-                // systemd starts the killed agent again: it stands by, naming the new leader.
-                AgentProcess again = new AgentProcess(old.stateDir, envOf(agents.indexOf(old), key));
-                agents.set(agents.indexOf(old), again.start());
-                HttpResponse<String> standby = settings(again, token);
-                assertEquals(503, standby.statusCode(), standby.body());
-                assertTrue(standby.body().contains("the leader is a" + agents.indexOf(next)), standby.body());
+                // systemd starts the killed agent again: it stands by, and hands an admin's requests to the new leader.
+                int index = agents.indexOf(old);
+                AgentProcess again = new AgentProcess(old.stateDir, envOf(index, key));
+                agents.set(index, again.start());
+                String leaderName = "a" + agents.indexOf(next);
+                HttpResponse<String> standby = awaitForwarded(again, token, Duration.ofSeconds(10));
+                assertEquals(200, standby.statusCode(), standby.body());
+                assertEquals(leaderName, standby.headers().firstValue("Slurmlet-Leader").orElse(""), standby.headers().toString());
+                assertEquals("a" + index, standby.headers().firstValue("Slurmlet-Forwarded-By").orElse(""));
+                if (round == 0) {
+                    standbyServesCtlAndWrites(again, next, token, acked, pause);
+                }
                 if (failure.get() != null) {
                     throw new AssertionError(failure.get());
                 }
@@ -113,8 +119,11 @@ class LeaderFailoverIT {
 
     private final List<String> endpoints = new ArrayList<>();
 
-    private Map<String, String> envOf(int i, Path key) {
+    private Map<String, String> envOf(int i, Path key) throws IOException {
         Map<String, String> env = new HashMap<>();
+        // A port of its own for the agents' channel, as a site's 7818: the election's record names it, and standbys
+        // hand admin requests to the leader there.
+        env.put("SLURMLET_LEADER_AGENT_PORT", Integer.toString(freePort()));
         env.put("SLURMLET_LEADER_ENABLED", "true");
         env.put("SLURMLET_NODE_NAME", "a" + i);
         env.put("SLURMLET_LEADER_ADVERTISE", "127.0.0.1");
@@ -168,7 +177,58 @@ class LeaderFailoverIT {
                 .timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
     }
 
-    /** The one agent whose settings API answers 200 (a standby answers 503); two at once fail the test. */
+    /**
+     * ctl on a standby's machine (its unix socket, no token: root's), and a write with the cluster's
+     * token through its TCP port, are answered by the leader: the write is the leader's, under the
+     * writer's If-Match rule. A wrong token through the standby is refused there (the API's answer).
+     */
+    private static void standbyServesCtlAndWrites(AgentProcess standby, AgentProcess leader, String token, AtomicReference<Write> acked,
+                                                  Object pause) throws Exception {
+        Proc.Result shown = Proc.run(List.of(AgentProcess.CTL.toString(), "--leader", "unix:" + standby.socket, "slurm", "show"), Map.of(), 60);
+        assertEquals(0, shown.exit(), shown.toString());
+        assertTrue(shown.out().contains("cluster_name"), shown.out());
+        synchronized (pause) {
+            long revision = JSON.readTree(settings(leader, token).body()).get("revision").asLong();
+            String name = "through-" + standby.stateDir.getFileName();
+            HttpResponse<String> r = standby.call("PATCH", "/v1/slurm/settings", "{\"cluster_name\": \"" + name + "\"}",
+                    "If-Match", "\"" + revision + "\"");
+            assertEquals(200, r.statusCode(), r.body());
+            long written = JSON.readTree(r.body()).get("revision").asLong();
+            acked.set(new Write(written, name));
+            JsonNode onLeader = JSON.readTree(settings(leader, token).body());
+            assertEquals(written, onLeader.get("revision").asLong());
+            assertEquals(name, onLeader.at("/settings/cluster_name").asText());
+            Proc.Result set = Proc.run(List.of(AgentProcess.CTL.toString(), "--leader", "unix:" + standby.socket, "slurm", "set",
+                    "cluster_name=" + name + "-ctl"), Map.of(), 60);
+            assertEquals(0, set.exit(), set.toString());
+            JsonNode after = JSON.readTree(settings(leader, token).body());
+            acked.set(new Write(after.get("revision").asLong(), name + "-ctl"));
+            assertEquals(name + "-ctl", after.at("/settings/cluster_name").asText(), "ctl's set on the standby is the leader's");
+        }
+        HttpResponse<String> wrong = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
+                standby.uri("/v1/slurm/settings")).timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer not-the-token").build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertTrue(wrong.headers().firstValue("Slurmlet-Forwarded-By").isEmpty(), "a wrong token is not handed on");
+        assertEquals(503, wrong.statusCode(), wrong.body());
+        System.out.printf("LeaderFailoverIT: ctl on a standby (its socket) and a write with the token through it were the leader's%n");
+    }
+
+    /** The standby's answer once it hands requests on (it reads the leader's record every half second). */
+    private static HttpResponse<String> awaitForwarded(AgentProcess standby, String token, Duration within) throws Exception {
+        long until = System.nanoTime() + within.toNanos();
+        HttpResponse<String> last = null;
+        while (System.nanoTime() < until) {
+            last = settings(standby, token);
+            if (last.headers().firstValue("Slurmlet-Forwarded-By").isPresent()) {
+                return last;
+            }
+            Thread.sleep(50);
+        }
+        throw new AssertionError("the standby did not hand requests to the leader within " + within + ": " + last.statusCode() + " "
+                + last.body());
+    }
+
+    /** The one agent whose settings API answers 200 itself (a standby hands requests on, saying so); two at once fail the test. */
     private static AgentProcess awaitLeader(List<AgentProcess> agents, Duration within) throws Exception {
         long until = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < until) {
@@ -178,7 +238,8 @@ class LeaderFailoverIT {
                     continue;
                 }
                 try {
-                    if (settings(a, a.token()).statusCode() == 200) {
+                    HttpResponse<String> r = settings(a, a.token());
+                    if (r.statusCode() == 200 && r.headers().firstValue("Slurmlet-Forwarded-By").isEmpty()) {
                         leading.add(a);
                     }
                 } catch (IOException e) {

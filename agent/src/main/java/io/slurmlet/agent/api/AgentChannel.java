@@ -64,12 +64,18 @@ public final class AgentChannel implements AutoCloseable {
     private final Duration pollWait;
     private final LendingEngine lending;
     private final io.slurmlet.agent.leader.ContainerFiles containerFiles;
+    private final io.slurmlet.agent.trust.TokenFile adminToken;
+    private final java.nio.file.Path adminSocket;
+    private io.vertx.core.http.HttpClient admin;
     private HttpServer server;
     private ConnectionLimits connections;
 
     public AgentChannel(Pki pki, JoinTokens joinTokens, AgentCredentials credentials, Inventory inventory,
                         PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending,
-                        io.slurmlet.agent.leader.ContainerFiles containerFiles) {
+                        io.slurmlet.agent.leader.ContainerFiles containerFiles, io.slurmlet.agent.trust.TokenFile adminToken,
+                        java.nio.file.Path adminSocket) {
+        this.adminToken = adminToken;
+        this.adminSocket = adminSocket;
         this.lending = lending;
         this.containerFiles = containerFiles;
         this.pki = pki;
@@ -91,6 +97,11 @@ public final class AgentChannel implements AutoCloseable {
         router.post("/v1/join").handler(this::checkJoinToken);
         router.post("/v1/join").handler(BodyHandler.create(false).setBodyLimit(JOIN_BODY_BYTES));
         router.post("/v1/join").blockingHandler(this::join, false);
+        // An admin's request a standby hands on (StandbyForwarder): the cluster's admin token, then this leader's own API.
+        router.route(ADMIN_FORWARD + "/*").handler(this::checkAdminToken);
+        router.route(ADMIN_FORWARD + "/*").handler(BodyHandler.create(false).setBodyLimit(StandbyForwarder.BODY_BYTES));
+        router.route(ADMIN_FORWARD + "/*").handler(this::toAdminApi);
+        admin = vertx.createHttpClient(new io.vertx.core.http.HttpClientOptions().setMaxPoolSize(8).setIdleTimeout(60));
         router.route("/v1/agent/*").handler(this::authenticate);
         router.route("/v1/agent/*").handler(BodyHandler.create(false).setBodyLimit(config.leader().maxBodyBytes()));
         router.put("/v1/agent/facts").blockingHandler(this::facts, false);
@@ -122,6 +133,57 @@ public final class AgentChannel implements AutoCloseable {
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
         LOG.infof("agents' channel on https://%s:%d, CA %s", config.leader().agentHost(), server.actualPort(), pki.caHash());
         return server.actualPort();
+    }
+
+    /** Where a standby hands an admin's request on: the path of the admin API follows. */
+    public static final String ADMIN_FORWARD = "/v1/admin-forward";
+
+    private void checkAdminToken(RoutingContext ctx) {
+        String header = ctx.request().getHeader("Authorization");
+        if (header == null || !header.startsWith(BEARER) || !adminToken.matches(header.substring(BEARER.length()))) {
+            LOG.infof("an admin request handed on from %s was refused: not the cluster's admin token", ctx.request().remoteAddress());
+            refuseUnread(ctx, "the admin token is missing or wrong: a standby hands requests on with the cluster's admin token, "
+                    + "which it takes from etcd; is its secrets key file the one the first leader used?");
+            return;
+        }
+        ctx.next();
+    }
+
+    /**
+     * The request into this leader's own admin API, over its unix socket (root's: the token was
+     * checked above), and its answer back as it is.
+     */
+    private void toAdminApi(RoutingContext ctx) {
+        String uri = ctx.request().uri().substring(ADMIN_FORWARD.length());
+        if (!uri.startsWith("/v1/")) {
+            error(ctx, 404, "no admin API path after " + ADMIN_FORWARD);
+            return;
+        }
+        io.vertx.core.http.RequestOptions options = new io.vertx.core.http.RequestOptions().setMethod(ctx.request().method())
+                .setServer(io.vertx.core.net.SocketAddress.domainSocketAddress(adminSocket.toString())).setHost("localhost").setPort(80)
+                .setURI(uri).setTimeout(60_000);
+        for (String h : StandbyForwarder.HANDED_ON) {
+            String v = ctx.request().getHeader(h);
+            if (v != null) {
+                options.putHeader(h, v);
+            }
+        }
+        io.vertx.core.buffer.Buffer body = ctx.body().buffer() == null ? io.vertx.core.buffer.Buffer.buffer() : ctx.body().buffer();
+        admin.request(options).compose(request -> request.send(body)).compose(response -> response.body().map(answer -> {
+            var out = ctx.response().setStatusCode(response.statusCode());
+            for (String h : StandbyForwarder.HANDED_BACK) {
+                String v = response.getHeader(h);
+                if (v != null) {
+                    out.putHeader(h, v);
+                }
+            }
+            out.end(answer);
+            return null;
+        })).onFailure(e -> {
+            LOG.warnf("an admin request handed on (%s %s) failed on this leader's own API: %s", ctx.request().method(), uri, e.getMessage());
+            error(ctx, 503, "the leader could not answer the request handed on: " + e.getMessage());
+        });
+        LOG.debugf("%s %s handed on from %s", ctx.request().method(), uri, ctx.request().remoteAddress());
     }
 
     private void checkJoinToken(RoutingContext ctx) {

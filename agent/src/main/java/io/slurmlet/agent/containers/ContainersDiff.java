@@ -403,7 +403,11 @@ public final class ContainersDiff {
                 # Then the site's own Prolog (settings: slurm_conf.Prolog), which slurm.conf names in a comment where this
                 # one takes its place: each program of it (comma-separated; a pattern runs each file it matches), in order,
                 # as Slurm would run it; the first that fails ends the prolog with its status, as Slurm's would.
-                site=$(sed -n 's/^# slurmlet-site-prolog: //p' /etc/slurm/slurm.conf 2>/dev/null | head -n 1)
+                if [ ! -r /etc/slurm/slurm.conf ]; then
+                    logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: cannot read /etc/slurm/slurm.conf: no site Prolog run" || true
+                    exit 0
+                fi
+                site=$(sed -n 's/^# slurmlet-site-prolog: //p' /etc/slurm/slurm.conf | head -n 1)
                 [ -n "$site" ] || exit 0
                 IFS=,
                 for program in $site; do

@@ -112,8 +112,8 @@ public final class ContainerFiles {
                 .formatted(table.source(), file, file)));
         MessageDigest digest = sha256();
         String id = expected.substring(0, 56);
-        // Held already: its bytes are only checked, so that a wrong copy never touches the parts kept.
-        boolean held = manifest(expected).isPresent();
+        // Held already, whole: its bytes are only checked, so that a wrong copy never touches the parts kept.
+        boolean held = whole(expected);
         long total = 0;
         int parts = 0;
         try {
@@ -146,6 +146,7 @@ public final class ContainerFiles {
             return kept;
         }
         write(FOLDER + "/" + id, SettingsJson.STRICT.writeValueAsBytes(new Manifest(kept, PART_BYTES)));
+        replaced(kept);
         LOG.infof("keeping %s %s (%s, %d bytes, sha256 %s) for every machine to fetch from the leader", row.name(), row.version(),
                 row.file(), total, expected);
         return kept;
@@ -184,8 +185,51 @@ public final class ContainerFiles {
         if (doc.isEmpty()) {
             return Optional.empty();
         }
-        Manifest m = SettingsJson.STRICT.readValue(doc.get().value(), Manifest.class);
+        Manifest m;
+        try {
+            m = SettingsJson.STRICT.readValue(doc.get().value(), Manifest.class);
+        } catch (IOException e) {
+            LOG.warnf("%s is not a file's manifest (%s): import the file again", store.where(FOLDER + "/" + sha256.substring(0, 56)), e.getMessage());
+            return Optional.empty();
+        }
         return m.file().sha256().equals(sha256) ? Optional.of(m) : Optional.empty();
+    }
+
+    /** Whether the file with digest {@code sha256} is held with every part: else an import writes it again. */
+    private boolean whole(String sha256) throws IOException {
+        Optional<Manifest> m = manifest(sha256);
+        if (m.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < m.get().parts(); i++) {
+            if (store.get(partKey(sha256.substring(0, 56), i)).isEmpty()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Forgets every other file held under {@code kept}'s name (an earlier import of another digest,
+     * where the table pins none): the plans name the newest one.
+     */
+    private void replaced(ContainerFile kept) throws IOException {
+        for (var entry : store.list(FOLDER).entrySet()) {
+            Manifest m;
+            try {
+                m = SettingsJson.STRICT.readValue(entry.getValue().value(), Manifest.class);
+            } catch (IOException e) {
+                continue;
+            }
+            if (m.file().file().equals(kept.file()) && !m.file().sha256().equals(kept.sha256())) {
+                String id = m.file().sha256().substring(0, 56);
+                store.delete(entry.getKey(), entry.getValue().version());
+                for (int i = 0; i < m.parts(); i++) {
+                    delete(partKey(id, i));
+                }
+                LOG.infof("%s with sha256 %s is replaced by the one imported now (sha256 %s)", kept.file(), m.file().sha256(), kept.sha256());
+            }
+        }
     }
 
     private static String partKey(String id, int part) {

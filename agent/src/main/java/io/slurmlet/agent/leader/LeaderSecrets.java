@@ -25,6 +25,7 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 /**
@@ -138,6 +139,16 @@ public final class LeaderSecrets {
                     .formatted(where));
         }
         LOG.infof("put this leader's CA, munge key and admin token into %s, sealed with the key file (every leader after it takes them)", where);
+    }
+
+    /**
+     * The cluster's secrets as etcd holds them, opened, nothing written: what a standby needs to
+     * hand an admin's request to the leader (its CA to trust, its admin token). Empty until the first
+     * leader put them there.
+     */
+    Optional<Map<String, byte[]>> peek(EtcdStore store, String where) throws IOException {
+        var sealed = store.reserved(KEY);
+        return sealed.isPresent() ? Optional.of(open(sealed.get(), where)) : Optional.empty();
     }
 
     /** Writes one secret where it differs: a CA taken from the cluster also retires the leader certificate the old one signed. */

@@ -141,6 +141,28 @@ public class LeaderStartup {
         }
     }
 
+    /** What a standby needs to hand an admin's request to the leader: the cluster's CA (PEM) and admin token. */
+    public record ClusterKeys(byte[] caPem, String adminToken) {
+        @Override
+        public String toString() {
+            return "ClusterKeys[CA and admin token not shown]";
+        }
+    }
+
+    /**
+     * The cluster's CA and admin token as etcd holds them, sealed, opened with this machine's key
+     * file: empty with the file store, or before the first leader put them there.
+     */
+    public java.util.Optional<ClusterKeys> clusterKeys() throws IOException {
+        if (!(store.get() instanceof EtcdStore etcd)) {
+            return java.util.Optional.empty();
+        }
+        var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
+        var secrets = new LeaderSecrets(LeaderSecrets.readKeyFile(file), LeaderSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
+        return secrets.peek(etcd, etcd.where(LeaderSecrets.KEY)).map(held -> new ClusterKeys(held.get("ca.crt"),
+                new String(held.get("admin.token"), java.nio.charset.StandardCharsets.UTF_8).strip()));
+    }
+
     /** After the agents' channel closed (api.AgentChannelServer). */
     void stop(@Observes @Priority(Interceptor.Priority.APPLICATION + 100) ShutdownEvent event) {
         if (campaign != null) {

@@ -95,5 +95,26 @@ class ContainerFilesTest {
         assertTrue(tooLarge.getMessage().startsWith("enroot_4.1.2-1_amd64.deb is over 8 MiB, more than the leader takes: serve it from a mirror"),
                 tooLarge.getMessage());
         assertEquals(1, files.held().size());
+
+        // Another copy under the same name, with the digest its publisher lists now: it replaces the one held.
+        byte[] newer = random(1200, 4);
+        files.put(release, "pyxis-0.24.0.tar.gz", Optional.of(sha256(newer)), new ByteArrayInputStream(newer));
+        assertEquals(List.of(sha256(newer)), files.held().stream().map(ContainerFile::sha256).toList());
+        assertEquals(Optional.empty(), files.find(sha256(tarball)));
+    }
+
+    @Test
+    void aFileThatLostAPartIsWrittenAgainByTheNextImport() throws Exception {
+        ArtifactTable release = ArtifactTable.load(Optional.empty(), Optional.empty());
+        Store store = FileStore.open(dir.resolve("state"));
+        ContainerFiles files = ContainerFiles.open(store);
+        byte[] deb = random(ContainerFiles.PART_BYTES + 5, 5);
+        String sha = sha256(deb);
+        files.put(release, "enroot_4.1.2-1_amd64.deb", Optional.of(sha), new ByteArrayInputStream(deb));
+        var part = store.get("container-parts/" + sha.substring(0, 56) + "-1").orElseThrow();
+        store.delete("container-parts/" + sha.substring(0, 56) + "-1", part.version());
+        assertTrue(assertThrows(IOException.class, () -> read(files, sha)).getMessage().contains("lacks part 1 of enroot_4.1.2-1_amd64.deb"));
+        files.put(release, "enroot_4.1.2-1_amd64.deb", Optional.of(sha), new ByteArrayInputStream(deb));
+        assertArrayEquals(deb, read(files, sha));
     }
 }

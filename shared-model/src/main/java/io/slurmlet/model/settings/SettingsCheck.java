@@ -185,6 +185,24 @@ final class SettingsCheck {
                         + "(which joins the next line to this one) or a character outside printable ASCII, which slurm.conf would read "
                         + "as something else than this one value: write the value without them (slurmlet quotes a value with spaces itself)")
                         .formatted(key, quote(value)));
+            } else if (s.containers() && name.equalsIgnoreCase("Prolog")) {
+                checkSiteProlog(key, value);
+            }
+        }
+    }
+
+    /**
+     * With containers, slurmlet's prolog runs the site's Prolog after its own: each program of it
+     * must be an absolute path (a bare name would be looked up in the prolog's search path, not where
+     * Slurm looks), the list comma-separated without spaces around the commas.
+     */
+    private void checkSiteProlog(String key, String value) {
+        for (String program : value.split(",", -1)) {
+            if (!program.startsWith("/") || !program.equals(program.strip()) || program.contains(" ")) {
+                add(key, value, ("%s %s: with containers=true slurmlet's prolog runs the site's after its own, and each program of it "
+                        + "must be an absolute path without spaces, comma-separated (%s is not): write /etc/slurm/prolog.sh, or "
+                        + "/etc/slurm/prolog.d/* for each file of a folder").formatted(key, quote(value), quote(program)));
+                return;
             }
         }
     }

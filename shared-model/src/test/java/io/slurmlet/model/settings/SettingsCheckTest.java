@@ -42,6 +42,15 @@ class SettingsCheckTest {
         java.util.Map<String, String> prolog = java.util.Map.of("prolog", "/etc/slurm/site-prolog");
         assertEquals(List.of(), new SlurmSettings(false, null, null, null, false, null, null, null, null, true, null, prolog).check());
         assertEquals(List.of(), slurmConf(prolog));
+        for (String bad : List.of("reboot", "/etc/slurm/a.sh, /etc/slurm/b.sh", "/etc/slurm/a.sh,")) {
+            List<Problem> problems = new SlurmSettings(false, null, null, null, false, null, null, null, null, true, null,
+                    java.util.Map.of("Prolog", bad)).check();
+            assertEquals(1, problems.size(), problems::toString);
+            assertEquals("slurm_conf.Prolog", problems.get(0).key());
+            assertTrue(problems.get(0).message().contains("must be an absolute path without spaces, comma-separated"), problems.get(0).message());
+        }
+        assertEquals(List.of(), new SlurmSettings(false, null, null, null, false, null, null, null, null, false, null,
+                java.util.Map.of("Prolog", "reboot")).check(), "without containers Slurm reads it itself");
     }
 
     @Test

@@ -114,7 +114,7 @@ class Slurm2205 {
                 .map(Map.Entry::getValue).findFirst();
         if (in.pyxis()) {
             c.section("Jobs in containers: slurmlet's prolog makes the job's user their enroot folders (0700, theirs) before the job; "
-                    + "it never fails, so no node is drained for it");
+                    + "that part never fails, so no node is drained for it");
             c.set("Prolog", io.slurmlet.model.facts.ContainerFacts.PROLOG);
             siteProlog.ifPresent(site -> {
                 // Slurm 22.05 runs one Prolog program: the site's runs from slurmlet's, after it, and ends the prolog as it ends.

@@ -1,0 +1,181 @@
+package io.slurmlet.agent.api;
+
+import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.LeaderStartup;
+import io.slurmlet.agent.store.EtcdElection;
+import io.slurmlet.agent.store.Leadership;
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.SettingsJson;
+import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.ext.web.Router;
+import io.vertx.ext.web.RoutingContext;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import org.jboss.logging.Logger;
+
+import java.net.URI;
+import java.security.MessageDigest;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A leader-eligible agent that stands by hands every admin request it gets to the agent that
+ * leads, so ctl works on any of them: over the leader's agents' channel (TLS to the cluster's CA,
+ * {@link AgentChannel#ADMIN_FORWARD}), with the cluster's admin token, both taken from etcd where
+ * the first leader sealed them. What the leader answers is answered, with {@value #FORWARDED_BY}
+ * and {@value #LEADER} naming the two. A request over this machine's unix socket is root's and is
+ * handed on as it is; one over TCP only with the cluster's admin token (a standby is no open door
+ * to the leader). Where no leader is known yet, or its secrets are not in etcd yet, the request
+ * goes on to the API, which says the agent stands by.
+ */
+@ApplicationScoped
+public class StandbyForwarder {
+
+    /** The answer's header naming the standby that handed the request on. */
+    public static final String FORWARDED_BY = "Slurmlet-Forwarded-By";
+    /** The answer's header naming the leader that answered. */
+    public static final String LEADER = "Slurmlet-Leader";
+    /** The request headers handed on: what the API reads of a request besides its body. */
+    static final List<String> HANDED_ON = List.of("Content-Type", "Accept", "If-Match");
+    /** The answer headers handed back. */
+    static final List<String> HANDED_BACK = List.of("Content-Type", "ETag", "Retry-After", "WWW-Authenticate");
+    static final int BODY_BYTES = 8 << 20;
+    private static final Logger LOG = Logger.getLogger(StandbyForwarder.class);
+    private static final String BEARER = "Bearer ";
+
+    @Inject
+    AgentConfig config;
+
+    @Inject
+    LeaderStartup startup;
+
+    @Inject
+    Instance<Leadership> leadership;
+
+    @Inject
+    Vertx vertx;
+
+    /** The cluster's CA and admin token with a client that trusts that CA; the secrets never change once sealed. */
+    private record Keys(LeaderStartup.ClusterKeys keys, HttpClient client) {
+    }
+
+    private volatile Keys keys;
+
+    void routes(@Observes Router router) {
+        if (!config.isLeader()) {
+            return;
+        }
+        // Before the REST API's own route, and its filter that answers 503 on a standby.
+        router.route("/v1/*").order(-100).handler(this::maybeForward);
+    }
+
+    private void maybeForward(RoutingContext ctx) {
+        Optional<EtcdElection.Record> leader = leadership.get() instanceof EtcdElection election && !startup.serving() && !election.leads()
+                ? election.seen().filter(r -> r.agents() != null && r.agents().startsWith("https://")) : Optional.empty();
+        if (leader.isEmpty()) {
+            ctx.next();
+            return;
+        }
+        ctx.request().pause();
+        vertx.executeBlocking(this::keys, false).onComplete(found -> {
+            if (found.failed() || found.result() == null) {
+                if (found.failed()) {
+                    LOG.warnf("cannot read the cluster's secrets to hand a request to the leader: %s", found.cause().getMessage());
+                }
+                ctx.request().resume();
+                ctx.next(); // the API says this agent stands by
+                return;
+            }
+            Keys k = found.result();
+            boolean socket = ctx.request().localAddress() != null && ctx.request().localAddress().isDomainSocket();
+            if (!socket && !bearerMatches(ctx.request().getHeader("Authorization"), k.keys().adminToken())) {
+                ctx.request().resume();
+                ctx.next(); // without the cluster's token: nothing is handed on, the API answers
+                return;
+            }
+            forward(ctx, leader.get(), k);
+        });
+    }
+
+    private Keys keys() throws java.io.IOException {
+        Keys now = keys;
+        if (now != null) {
+            return now;
+        }
+        Optional<LeaderStartup.ClusterKeys> found = startup.clusterKeys();
+        if (found.isEmpty()) {
+            return null;
+        }
+        HttpClient client = vertx.createHttpClient(new HttpClientOptions().setSsl(true)
+                .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(found.get().caPem())))
+                .setConnectTimeout(5_000).setIdleTimeout(60).setMaxPoolSize(8));
+        keys = new Keys(found.get(), client);
+        return keys;
+    }
+
+    private static boolean bearerMatches(String header, String token) {
+        return header != null && header.startsWith(BEARER)
+                && MessageDigest.isEqual(header.substring(BEARER.length()).strip().getBytes(StandardCharsets.US_ASCII),
+                token.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private void forward(RoutingContext ctx, EtcdElection.Record leader, Keys k) {
+        URI base = URI.create(leader.agents());
+        RequestOptions options = new RequestOptions().setMethod(ctx.request().method())
+                .setHost(base.getHost()).setPort(base.getPort()).setSsl(true)
+                .setURI(AgentChannel.ADMIN_FORWARD + ctx.request().uri()).setTimeout(60_000)
+                .putHeader("Authorization", BEARER + k.keys().adminToken());
+        for (String h : HANDED_ON) {
+            String v = ctx.request().getHeader(h);
+            if (v != null) {
+                options.putHeader(h, v);
+            }
+        }
+        String self = config.node().machineName();
+        io.vertx.core.Future<Buffer> read = ctx.body().available()
+                ? io.vertx.core.Future.succeededFuture(ctx.body().buffer() == null ? Buffer.buffer() : ctx.body().buffer())
+                : ctx.request().body();
+        read.compose(body -> {
+            if (body.length() > BODY_BYTES) {
+                return io.vertx.core.Future.failedFuture(new IllegalArgumentException("the body is over %d bytes".formatted(BODY_BYTES)));
+            }
+            return k.client().request(options).compose(request -> request.send(body))
+                    .compose(response -> response.body().map(answer -> {
+                        var out = ctx.response().setStatusCode(response.statusCode());
+                        for (String h : HANDED_BACK) {
+                            String v = response.getHeader(h);
+                            if (v != null) {
+                                out.putHeader(h, v);
+                            }
+                        }
+                        out.putHeader(FORWARDED_BY, self).putHeader(LEADER, leader.name());
+                        out.end(answer);
+                        return null;
+                    }));
+        }).onFailure(e -> {
+            if (ctx.response().ended()) {
+                return;
+            }
+            LOG.infof("handing %s %s to the leader %s failed: %s", ctx.request().method(), ctx.request().path(), leader, e.getMessage());
+            ApiError error = ApiError.of(("this agent stands by and hands requests to the leader %s (%s), which did not answer (%s): try "
+                    + "again in a few seconds; another agent leads once its lease lapses").formatted(leader.name(), leader.agents(),
+                    e.getMessage()));
+            try {
+                ctx.response().setStatusCode(e instanceof IllegalArgumentException ? 400 : 503).putHeader("Retry-After", "1")
+                        .putHeader("Content-Type", "application/json").putHeader(FORWARDED_BY, self)
+                        .end(Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(error)));
+            } catch (java.io.IOException json) {
+                ctx.response().setStatusCode(503).end();
+            }
+        });
+        ctx.request().resume();
+    }
+}
