@@ -205,6 +205,7 @@ class LeaderFailoverIT {
             acked.set(new Write(after.get("revision").asLong(), name + "-ctl"));
             assertEquals(name + "-ctl", after.at("/settings/cluster_name").asText(), "ctl's set on the standby is the leader's");
         }
+        assertTrue(leader.logText().contains("PATCH /v1/slurm/settings handed on by the standby at "), "the leader logs who asked");
         HttpResponse<String> wrong = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
                 standby.uri("/v1/slurm/settings")).timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer not-the-token").build(),
                 HttpResponse.BodyHandlers.ofString());

@@ -137,6 +137,8 @@ public final class AgentChannel implements AutoCloseable {
 
     /** Where a standby hands an admin's request on: the path of the admin API follows. */
     public static final String ADMIN_FORWARD = "/v1/admin-forward";
+    /** On a request handed on into the leader's socket: the standby's address, for the leader's log. */
+    public static final String FORWARDED_FOR = "Slurmlet-Handed-On-From";
 
     private void checkAdminToken(RoutingContext ctx) {
         String header = ctx.request().getHeader("Authorization");
@@ -154,14 +156,25 @@ public final class AgentChannel implements AutoCloseable {
      * checked above), and its answer back as it is.
      */
     private void toAdminApi(RoutingContext ctx) {
-        String uri = ctx.request().uri().substring(ADMIN_FORWARD.length());
-        if (!uri.startsWith("/v1/")) {
-            error(ctx, 404, "no admin API path after " + ADMIN_FORWARD);
+        // The path as the router matched it (dot segments resolved), so nothing but the admin API's /v1/ is reached.
+        String path = ctx.normalizedPath();
+        if (adminSocket == null) {
+            error(ctx, 503, "this leader serves no unix socket (quarkus.http.domain-socket-enabled=false), which requests handed on "
+                    + "by a standby go to: enable it, or run ctl on the leader's machine");
             return;
         }
+        String lower = path.toLowerCase(java.util.Locale.ROOT);
+        if (!path.startsWith(ADMIN_FORWARD + "/v1/") || lower.contains("%2e") || lower.contains("%2f") || lower.contains("%5c")) {
+            error(ctx, 404, "no admin API path after " + ADMIN_FORWARD + ": " + Text.quote(path));
+            return;
+        }
+        String query = ctx.request().query();
+        String uri = path.substring(ADMIN_FORWARD.length()) + (query == null ? "" : "?" + query);
         io.vertx.core.http.RequestOptions options = new io.vertx.core.http.RequestOptions().setMethod(ctx.request().method())
                 .setServer(io.vertx.core.net.SocketAddress.domainSocketAddress(adminSocket.toString())).setHost("localhost").setPort(80)
-                .setURI(uri).setTimeout(60_000);
+                .setURI(uri).setTimeout(60_000)
+                // Who asked, for the leader's log (a socket request is root's otherwise): only this channel sets it there.
+                .putHeader(FORWARDED_FOR, String.valueOf(ctx.request().remoteAddress()));
         for (String h : StandbyForwarder.HANDED_ON) {
             String v = ctx.request().getHeader(h);
             if (v != null) {
@@ -183,7 +196,8 @@ public final class AgentChannel implements AutoCloseable {
             LOG.warnf("an admin request handed on (%s %s) failed on this leader's own API: %s", ctx.request().method(), uri, e.getMessage());
             error(ctx, 503, "the leader could not answer the request handed on: " + e.getMessage());
         });
-        LOG.debugf("%s %s handed on from %s", ctx.request().method(), uri, ctx.request().remoteAddress());
+        LOG.infof("%s %s handed on by the standby at %s, with the admin token", ctx.request().method(), path.substring(ADMIN_FORWARD.length()),
+                ctx.request().remoteAddress());
     }
 
     private void checkJoinToken(RoutingContext ctx) {
@@ -376,6 +390,25 @@ public final class AgentChannel implements AutoCloseable {
     private void containerFile(RoutingContext ctx) {
         String sha256 = ctx.pathParam("sha256");
         String file = ctx.pathParam("file");
+        // Each transfer holds a worker thread, which facts reports need too: a few at a time, the others asked to come back.
+        if (!transfers.tryAcquire()) {
+            ctx.response().putHeader("Retry-After", "5");
+            error(ctx, 503, "the leader sends %d files at a time and is busy: this machine's next pass fetches %s again"
+                    .formatted(TRANSFERS, file));
+            return;
+        }
+        try {
+            send(ctx, sha256, file);
+        } finally {
+            transfers.release();
+        }
+    }
+
+    /** How many files the leader sends at once. */
+    static final int TRANSFERS = 8;
+    private final java.util.concurrent.Semaphore transfers = new java.util.concurrent.Semaphore(TRANSFERS);
+
+    private void send(RoutingContext ctx, String sha256, String file) {
         try {
             var held = containerFiles.find(sha256).filter(f -> f.file().equals(file));
             if (held.isEmpty()) {
@@ -466,6 +499,9 @@ public final class AgentChannel implements AutoCloseable {
     public void close() {
         if (server != null) {
             server.close();
+        }
+        if (admin != null) {
+            admin.close();
         }
     }
 }

@@ -58,6 +58,9 @@ public class AgentChannelServer implements LeaderChannel {
     @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.domain-socket", defaultValue = "/run/slurmlet/leader.sock")
     String adminSocket;
 
+    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.domain-socket-enabled", defaultValue = "false")
+    boolean adminSocketEnabled;
+
     private volatile AgentChannel channel;
     private volatile int agentPort;
 
@@ -66,7 +69,7 @@ public class AgentChannelServer implements LeaderChannel {
         Vertx vertx = leading.vertx();
         channel = new AgentChannel(pki.get(), joinTokens.get(), credentials.get(), inventory.get(), plans.get(),
                 reports.get(), config.node().pollWait(), lending.get(), containerFiles.get(), adminToken.get(),
-                java.nio.file.Path.of(adminSocket));
+                adminSocketEnabled ? java.nio.file.Path.of(adminSocket) : null);
         agentPort = channel.start(vertx, config);
     }
 

@@ -125,7 +125,9 @@ public class JoinResource {
     /** Who made an admin call, for the log: root on the leader's socket, or the admin token from an address. */
     static String caller(HttpServerRequest http) {
         if (http.localAddress() != null && http.localAddress().isDomainSocket()) {
-            return "root over the leader's socket";
+            String handedOn = http.getHeader(AgentChannel.FORWARDED_FOR);
+            return handedOn == null ? "root over the leader's socket"
+                    : "the admin token through the standby at " + io.slurmlet.model.text.Text.oneLine(handedOn);
         }
         return "the admin token from " + http.remoteAddress();
     }

@@ -78,8 +78,11 @@ public class StandbyForwarder {
     }
 
     private void maybeForward(RoutingContext ctx) {
+        // Not its own record: an agent started again right after it lost the lead may still read it until the lease lapses.
+        String self = config.node().machineName();
         Optional<EtcdElection.Record> leader = leadership.get() instanceof EtcdElection election && !startup.serving() && !election.leads()
-                ? election.seen().filter(r -> r.agents() != null && r.agents().startsWith("https://")) : Optional.empty();
+                ? election.seen().filter(r -> r.agents() != null && r.agents().startsWith("https://") && !self.equals(r.name()))
+                : Optional.empty();
         if (leader.isEmpty()) {
             ctx.next();
             return;
@@ -105,7 +108,7 @@ public class StandbyForwarder {
         });
     }
 
-    private Keys keys() throws java.io.IOException {
+    private synchronized Keys keys() throws java.io.IOException {
         Keys now = keys;
         if (now != null) {
             return now;
@@ -127,55 +130,93 @@ public class StandbyForwarder {
                 token.getBytes(StandardCharsets.US_ASCII));
     }
 
-    private void forward(RoutingContext ctx, EtcdElection.Record leader, Keys k) {
-        URI base = URI.create(leader.agents());
-        RequestOptions options = new RequestOptions().setMethod(ctx.request().method())
-                .setHost(base.getHost()).setPort(base.getPort()).setSsl(true)
-                .setURI(AgentChannel.ADMIN_FORWARD + ctx.request().uri()).setTimeout(60_000)
-                .putHeader("Authorization", BEARER + k.keys().adminToken());
-        for (String h : HANDED_ON) {
-            String v = ctx.request().getHeader(h);
-            if (v != null) {
-                options.putHeader(h, v);
-            }
+    /** A body over {@link #BODY_BYTES}: refused here, not handed on. */
+    private static final class TooLarge extends RuntimeException {
+        TooLarge(long bytes) {
+            super("the body is %d bytes, over the %d a standby hands on".formatted(bytes, BODY_BYTES));
         }
+    }
+
+    private void forward(RoutingContext ctx, EtcdElection.Record leader, Keys k) {
         String self = config.node().machineName();
-        io.vertx.core.Future<Buffer> read = ctx.body().available()
-                ? io.vertx.core.Future.succeededFuture(ctx.body().buffer() == null ? Buffer.buffer() : ctx.body().buffer())
-                : ctx.request().body();
-        read.compose(body -> {
-            if (body.length() > BODY_BYTES) {
-                return io.vertx.core.Future.failedFuture(new IllegalArgumentException("the body is over %d bytes".formatted(BODY_BYTES)));
-            }
-            return k.client().request(options).compose(request -> request.send(body))
-                    .compose(response -> response.body().map(answer -> {
-                        var out = ctx.response().setStatusCode(response.statusCode());
-                        for (String h : HANDED_BACK) {
-                            String v = response.getHeader(h);
-                            if (v != null) {
-                                out.putHeader(h, v);
-                            }
-                        }
-                        out.putHeader(FORWARDED_BY, self).putHeader(LEADER, leader.name());
-                        out.end(answer);
-                        return null;
-                    }));
-        }).onFailure(e -> {
-            if (ctx.response().ended()) {
+        try {
+            URI base = URI.create(leader.agents());
+            if (base.getPort() <= 0) {
+                answer(ctx, 503, self, ("this agent stands by, and the leader %s's record names no port for its agents' channel (%s): "
+                        + "set slurmlet.leader.agent-port (7818) on every leader-eligible agent").formatted(leader.name(), leader.agents()));
                 return;
             }
-            LOG.infof("handing %s %s to the leader %s failed: %s", ctx.request().method(), ctx.request().path(), leader, e.getMessage());
-            ApiError error = ApiError.of(("this agent stands by and hands requests to the leader %s (%s), which did not answer (%s): try "
-                    + "again in a few seconds; another agent leads once its lease lapses").formatted(leader.name(), leader.agents(),
-                    e.getMessage()));
-            try {
-                ctx.response().setStatusCode(e instanceof IllegalArgumentException ? 400 : 503).putHeader("Retry-After", "1")
-                        .putHeader("Content-Type", "application/json").putHeader(FORWARDED_BY, self)
-                        .end(Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(error)));
-            } catch (java.io.IOException json) {
-                ctx.response().setStatusCode(503).end();
+            if (ctx.request().isEnded() && !ctx.body().available()) {
+                answer(ctx, 503, self, "this agent stands by and lost the request's body before handing it to the leader " + leader.name()
+                        + ": send it again");
+                return;
             }
-        });
-        ctx.request().resume();
+            String query = ctx.request().query();
+            RequestOptions options = new RequestOptions().setMethod(ctx.request().method())
+                    .setHost(base.getHost()).setPort(base.getPort()).setSsl(true)
+                    .setURI(AgentChannel.ADMIN_FORWARD + ctx.normalizedPath() + (query == null ? "" : "?" + query)).setTimeout(60_000)
+                    .putHeader("Authorization", BEARER + k.keys().adminToken());
+            for (String h : HANDED_ON) {
+                String v = ctx.request().getHeader(h);
+                if (v != null) {
+                    options.putHeader(h, v);
+                }
+            }
+            io.vertx.core.Future<Buffer> read = ctx.body().available()
+                    ? io.vertx.core.Future.succeededFuture(ctx.body().buffer() == null ? Buffer.buffer() : ctx.body().buffer())
+                    : ctx.request().body();
+            read.compose(body -> {
+                if (body.length() > BODY_BYTES) {
+                    return io.vertx.core.Future.failedFuture(new TooLarge(body.length()));
+                }
+                return k.client().request(options).compose(request -> request.send(body))
+                        .compose(response -> response.body().map(answer -> {
+                            var out = ctx.response().setStatusCode(response.statusCode());
+                            for (String h : HANDED_BACK) {
+                                String v = response.getHeader(h);
+                                if (v != null) {
+                                    out.putHeader(h, v);
+                                }
+                            }
+                            if (response.statusCode() == 401) {
+                                keys = null; // the leader's token is not the one read: read the secrets again next time
+                            }
+                            out.putHeader(FORWARDED_BY, self).putHeader(LEADER, leader.name());
+                            out.end(answer);
+                            return null;
+                        }));
+            }).onFailure(e -> failed(ctx, leader, self, e));
+            ctx.request().resume();
+        } catch (RuntimeException e) {
+            ctx.request().resume();
+            failed(ctx, leader, self, e);
+        }
+    }
+
+    private void failed(RoutingContext ctx, EtcdElection.Record leader, String self, Throwable e) {
+        if (ctx.response().ended()) {
+            return;
+        }
+        String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+        LOG.infof("handing %s %s to the leader %s failed: %s", ctx.request().method(), ctx.normalizedPath(), leader, why);
+        if (e instanceof TooLarge) {
+            answer(ctx, 413, self, why + ": nothing was handed to the leader " + leader.name());
+        } else if (e instanceof javax.net.ssl.SSLException || e.getCause() instanceof javax.net.ssl.SSLException) {
+            keys = null;
+            answer(ctx, 503, self, ("this agent stands by, and TLS with the leader %s (%s) failed (%s): its certificate is not the "
+                    + "cluster CA's that etcd holds; is it of this cluster?").formatted(leader.name(), leader.agents(), why));
+        } else {
+            answer(ctx, 503, self, ("this agent stands by and hands requests to the leader %s (%s), which did not answer (%s): try "
+                    + "again in a few seconds; another agent leads once its lease lapses").formatted(leader.name(), leader.agents(), why));
+        }
+    }
+
+    private static void answer(RoutingContext ctx, int status, String self, String message) {
+        try {
+            ctx.response().setStatusCode(status).putHeader("Retry-After", "1").putHeader("Content-Type", "application/json")
+                    .putHeader(FORWARDED_BY, self).end(Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(ApiError.of(message))));
+        } catch (java.io.IOException json) {
+            ctx.response().setStatusCode(status).end();
+        }
     }
 }
