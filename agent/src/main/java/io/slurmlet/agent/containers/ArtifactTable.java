@@ -106,11 +106,6 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         return new Artifact(e.name(), e.version(), e.arch(), e.format(), e.file(), sha256, mirror + e.file());
     }
 
-    /** The pinned files, each with its URL at the mirror: what goes into a plan where the leader holds none. */
-    public List<Artifact> pinned() {
-        return pinned(List.of(), "");
-    }
-
     /**
      * What goes into a plan: each row's file from the leader where it holds it ({@code ctl slurm
      * containers import}), else from the mirror where the row is pinned and a mirror is set.
@@ -177,10 +172,5 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
                     String.join(", ", gpuMachines), gpuMachines.size() == 1 ? "has" : "have", source, String.join(", ", forGpus)));
         }
         return why.isEmpty() ? Optional.empty() : Optional.of(String.join("; and ", why));
-    }
-
-    /** {@link #unusable(List, List)} with no file held by the leader. */
-    public Optional<String> unusable(List<String> gpuMachines) {
-        return unusable(gpuMachines, List.of());
     }
 }

@@ -27,13 +27,6 @@ public interface Fetcher {
     /** The file of {@code artifact}, its digest checked. */
     Path fetch(Artifact artifact) throws IOException;
 
-    /** Over HTTP(S), into {@code cache} (root's, 0700): at most {@code maxBytes} a file. */
-    static Fetcher http(Path cache, long maxBytes, Duration timeout) {
-        return of(cache, maxBytes, timeout, (path, t) -> {
-            throw new IOException("this machine follows no leader yet");
-        });
-    }
-
     /**
      * The leader this machine follows, for the files it holds: the bytes it serves at a path of its
      * agents' channel ({@link ArtifactTable#LEADER_FILES}).

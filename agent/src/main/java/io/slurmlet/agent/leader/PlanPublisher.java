@@ -50,27 +50,16 @@ public final class PlanPublisher implements AutoCloseable {
     /** The settings' revision the last plans that were published were made from. */
     private volatile long plannedFrom;
 
-    /** Publishes the first plans at once (a failure is retried by the loop), then watches {@code store}. */
+    /** Publishes the first plans at once (a failure is retried by the loop), then watches {@code store}; no files of containers. */
     public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
                          LendingBook lending, AccountsStore accounts) {
-        this(store, settings, inventory, mungeKey, book, lending, accounts, java.util.List.of());
-    }
-
-    /** @param artifacts the pinned files of jobs in containers, with their URLs: what a machine that installs them is given */
-    public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
-                         LendingBook lending, AccountsStore accounts, java.util.List<io.slurmlet.model.plan.Artifact> artifacts) {
-        this(store, settings, inventory, mungeKey, book, lending, accounts, fixed(artifacts));
+        this(store, settings, inventory, mungeKey, book, lending, accounts, java.util.List::of);
     }
 
     /** The pinned files of jobs in containers as they are when the leader plans: the files it holds change them. */
     @FunctionalInterface
     public interface Artifacts {
         java.util.List<io.slurmlet.model.plan.Artifact> now() throws IOException;
-    }
-
-    private static Artifacts fixed(java.util.List<io.slurmlet.model.plan.Artifact> artifacts) {
-        java.util.List<io.slurmlet.model.plan.Artifact> copy = java.util.List.copyOf(artifacts);
-        return () -> copy;
     }
 
     /** @param artifacts the pinned files of jobs in containers, with their URLs, read at each plan (a file the leader is handed changes them) */

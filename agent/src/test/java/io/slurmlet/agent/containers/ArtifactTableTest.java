@@ -30,8 +30,8 @@ class ArtifactTableTest {
     @Test
     void thisReleasesTableKnowsNoDigestSoContainersCannotBeTurnedOnAndItSaysWhatToGive() throws IOException {
         ArtifactTable release = ArtifactTable.load(Optional.empty(), Optional.empty());
-        assertEquals(List.of(), release.pinned());
-        String why = release.unusable(List.of()).orElseThrow();
+        assertEquals(List.of(), release.pinned(List.of(), ""));
+        String why = release.unusable(List.of(), List.of()).orElseThrow();
         assertTrue(why.contains("no mirror is configured to fetch enroot and pyxis from, and the leader holds no enroot, enroot+caps, pyxis: set "
                 + "slurmlet.leader.containers.mirror"), why);
         assertTrue(why.contains("this release's table has no sha256 for enroot, enroot+caps, pyxis, and nothing unverified is installed"), why);
@@ -41,15 +41,15 @@ class ArtifactTableTest {
     void aSitesTableWithAMirrorGivesEveryPinnedFileItsUrlAndLeavesOutOneWithoutADigest() throws IOException {
         Path table = Files.writeString(dir.resolve("table.json"), SITE);
         ArtifactTable site = ArtifactTable.load(Optional.of(table), Optional.of("http://10.77.0.2:8080/slurmlet"));
-        assertEquals(Optional.empty(), site.unusable(List.of()));
+        assertEquals(Optional.empty(), site.unusable(List.of(), List.of()));
         // With GPU machines among the Slurm machines, nvidia-container-cli's packages must be pinned too.
-        String gpus = site.unusable(List.of("gpu1", "gpu2")).orElseThrow();
+        String gpus = site.unusable(List.of("gpu1", "gpu2"), List.of()).orElseThrow();
         assertTrue(gpus.equals("gpu1, gpu2 have NVIDIA GPUs, where containers need nvidia-container-cli, and " + table
                 + " has no sha256 for libnvidia-container1, libnvidia-container-tools: add them, with the digests of the "
                 + "files your mirror serves (slurmlet.leader.containers.table), or import them (ctl slurm containers import --sums "
                 + "SHA256SUMS FILE...)"), gpus);
         assertEquals(List.of("http://10.77.0.2:8080/slurmlet/enroot_4.1.2-1_amd64.deb", "http://10.77.0.2:8080/slurmlet/enroot+caps_4.1.2-1_amd64.deb",
-                "http://10.77.0.2:8080/slurmlet/pyxis-0.24.0.tar.gz"), site.pinned().stream().map(a -> a.url()).toList());
+                "http://10.77.0.2:8080/slurmlet/pyxis-0.24.0.tar.gz"), site.pinned(List.of(), "").stream().map(a -> a.url()).toList());
     }
 
     @Test
@@ -93,6 +93,6 @@ class ArtifactTableTest {
         assertEquals(List.of("https://l:7818/v1/agent/containers/files/" + "a".repeat(64) + "/enroot_4.1.2-1_amd64.deb",
                 "http://10.77.0.2:8080/slurmlet/enroot+caps_4.1.2-1_amd64.deb", "http://10.77.0.2:8080/slurmlet/pyxis-0.24.0.tar.gz"),
                 site.pinned(pinnedOne, "https://l:7818").stream().map(a -> a.url()).toList());
-        assertEquals(site.pinned(), site.pinned(held, "https://l:7818"), "a held file of another digest than the pin is not served");
+        assertEquals(site.pinned(List.of(), ""), site.pinned(held, "https://l:7818"), "a held file of another digest than the pin is not served");
     }
 }

@@ -61,7 +61,9 @@ class FetcherTest {
     }
 
     Fetcher fetcher() {
-        return Fetcher.http(cache, 1024, Duration.ofSeconds(10));
+        return Fetcher.of(cache, 1024, Duration.ofSeconds(10), (path, timeout) -> {
+            throw new IOException("this test follows no leader");
+        });
     }
 
     @Test
