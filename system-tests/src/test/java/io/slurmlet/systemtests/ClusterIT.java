@@ -1153,7 +1153,7 @@ class ClusterIT {
             StringBuilder journals = new StringBuilder();
             for (String node : NODES) {
                 journals.append('\n').append(node).append(":\n").append(ok(node, "sh", "-c",
-                        "journalctl -u slurmlet-agent -o short-iso --no-pager --since @%d | grep -E ' (slurm|storage|munge|packages|users|pam|daemons)( failed)?: ' | tail -12 || true"
+                        "journalctl -u slurmlet-agent -o short-iso --no-pager --since @%d | grep -E ' (slurm|storage|munge|packages|users|pam|daemons)( failed)?: |SystemdServices\\]' | tail -16 || true"
                                 .formatted(since.getEpochSecond() - 120)));
             }
             throw new AssertionError(e.getMessage() + "; the journals hold " + daemonsActed(since) + journals, e);

@@ -23,6 +23,8 @@ public final class SystemdServices implements Services {
     static final Duration SETTLED = Duration.ofSeconds(1);
     /** The longest a reread waits for the daemon to settle before it signals it anyway. */
     static final Duration SETTLE_LIMIT = Duration.ofSeconds(15);
+    /** The longest a look at whether a unit runs waits for one on its way (starting, stopping) to get there. */
+    static final Duration TRANSITION_LIMIT = Duration.ofSeconds(5);
 
     /** Waits; a test's clock moves instead. */
     interface Sleeper {
@@ -50,9 +52,41 @@ public final class SystemdServices implements Services {
         return commands.run(List.of("systemctl", "is-enabled", "--quiet", unit), QUERY).succeeded();
     }
 
+    /**
+     * Running. A unit on its way somewhere (starting, stopping, waiting 1 s for its own Restart=) is
+     * asked again until it gets there, for at most {@link #TRANSITION_LIMIT}: slurmd 24.11 re-executes
+     * on a SIGHUP or the controller's reconfigure, and a look right after it must not take a daemon
+     * that runs for one that does not (a settings preview would then say it is to be started). One
+     * still on its way at the limit counts as running unless it waits for its Restart=.
+     */
     @Override
     public boolean isActive(String unit) throws SystemException {
-        return commands.run(List.of("systemctl", "is-active", "--quiet", unit), QUERY).succeeded();
+        long start = nanos.getAsLong();
+        while (true) {
+            if (commands.run(List.of("systemctl", "is-active", "--quiet", unit), QUERY).succeeded()) {
+                return true;
+            }
+            UnitState state = states(List.of(unit)).get(unit);
+            if (state == null || !onItsWay(state)) {
+                return false;
+            }
+            if (nanos.getAsLong() - start >= TRANSITION_LIMIT.toNanos()) {
+                LOG.infof("%s is still %s/%s after %d s; taken as %s", unit, state.active(), state.sub(),
+                        TRANSITION_LIMIT.toSeconds(), state.up() ? "running" : "not running");
+                return state.up();
+            }
+            try {
+                sleeper.sleep(Duration.ofMillis(250));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new SystemException("interrupted while waiting for " + unit + " to be " + state.active() + " no more");
+            }
+        }
+    }
+
+    /** Between two states: activating (an automatic restart's wait too), deactivating or reloading. */
+    private static boolean onItsWay(UnitState state) {
+        return state.active().equals("activating") || state.active().equals("deactivating") || state.active().equals("reloading");
     }
 
     /** One {@code systemctl show} for every unit: blocks of Id=, ActiveState=, SubState=, Result=, NRestarts=, one per unit. */

@@ -19,7 +19,8 @@ class SystemPortsTest {
     void systemctlQueriesReadTheExitStatus() throws Exception {
         FakeCommands commands = new FakeCommands()
                 .answer(List.of("systemctl", "is-enabled", "--quiet", "munge"), Commands.Result.ok(""))
-                .answer(List.of("systemctl", "is-active", "--quiet", "munge"), new Commands.Result(3, "", ""));
+                .answer(List.of("systemctl", "is-active", "--quiet", "munge"), new Commands.Result(3, "", ""))
+                .answerPrefix(List.of("systemctl", "show"), Commands.Result.ok("Id=munge.service\nActiveState=inactive\nSubState=dead\n"));
         SystemdServices services = new SystemdServices(commands);
         assertTrue(services.isEnabled("munge"));
         assertFalse(services.isActive("munge"));

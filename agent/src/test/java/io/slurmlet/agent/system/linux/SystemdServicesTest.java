@@ -65,8 +65,51 @@ class SystemdServicesTest {
         assertEquals(1, commands.log().stream().filter(HUP::equals).count());
 
         FakeCommands inactive = new FakeCommands().answer(MAIN_PID, "0\n")
-                .answer(List.of("systemctl", "is-active", "--quiet", "slurmd"), new Commands.Result(3, "", ""));
+                .answer(List.of("systemctl", "is-active", "--quiet", "slurmd"), new Commands.Result(3, "", ""))
+                .answerPrefix(List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result,NRestarts"),
+                        Commands.Result.ok("Id=slurmd.service\nActiveState=inactive\nSubState=dead\nResult=success\n"));
         new SystemdServices(inactive, d -> now += d.toNanos(), () -> now).reread("slurmd");
         assertTrue(inactive.log().stream().noneMatch(HUP::equals), inactive.log().toString());
+    }
+
+    /** The answers of is-active and of systemctl show, one a look each; the last ones stay. */
+    FakeCommands transitions(List<Integer> exits, List<String> states) {
+        Deque<Integer> e = new ArrayDeque<>(exits);
+        Deque<String> st = new ArrayDeque<>(states);
+        return new FakeCommands()
+                .answerPrefix(List.of("systemctl", "is-active"), call -> new Commands.Result(e.size() > 1 ? e.poll() : e.peek(), "", ""))
+                .answerPrefix(List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result,NRestarts"),
+                        call -> Commands.Result.ok("Id=slurmd.service\n" + (st.size() > 1 ? st.poll() : st.peek())));
+    }
+
+    @Test
+    void aDaemonCaughtInItsReExecutionIsAskedAgainUntilItRuns() throws Exception {
+        // Right after a SIGHUP: activating for two looks, then active again.
+        FakeCommands c = transitions(List.of(3, 3, 0), List.of("ActiveState=activating\nSubState=start\n"));
+        assertTrue(new SystemdServices(c, d -> now += d.toNanos(), () -> now).isActive("slurmd"));
+        assertEquals(3, c.log().stream().filter(a -> a.get(1).equals("is-active")).count());
+        assertTrue(now < SystemdServices.TRANSITION_LIMIT.toNanos(), "no longer than it took: " + now);
+    }
+
+    @Test
+    void aStopThatEndsIsNotRunningAndOneStillOnItsWayAtTheLimitIsTakenForWhatItIs() throws Exception {
+        FakeCommands stopping = transitions(List.of(3), List.of("ActiveState=deactivating\nSubState=stop-sigterm\n",
+                "ActiveState=inactive\nSubState=dead\nResult=success\n"));
+        assertTrue(!new SystemdServices(stopping, d -> now += d.toNanos(), () -> now).isActive("slurmd"), "stopped");
+
+        now = 0;
+        FakeCommands starting = transitions(List.of(3), List.of("ActiveState=activating\nSubState=start\n"));
+        assertTrue(new SystemdServices(starting, d -> now += d.toNanos(), () -> now).isActive("slurmd"), "still starting: on its way up");
+        assertTrue(now >= SystemdServices.TRANSITION_LIMIT.toNanos(), "waited to the limit: " + now);
+
+        now = 0;
+        FakeCommands crashed = transitions(List.of(3), List.of("ActiveState=activating\nSubState=auto-restart\nResult=signal\n"));
+        assertTrue(!new SystemdServices(crashed, d -> now += d.toNanos(), () -> now).isActive("slurmd"),
+                "waiting for its own Restart= at the limit: down");
+
+        FakeCommands failed = transitions(List.of(3), List.of("ActiveState=failed\nSubState=failed\nResult=exit-code\n"));
+        now = 0;
+        assertTrue(!new SystemdServices(failed, d -> now += d.toNanos(), () -> now).isActive("slurmd"));
+        assertEquals(0, now, "a failed unit is not waited for");
     }
 }
