@@ -293,6 +293,137 @@ class SlurmConfIT {
                 f.threadsPerCore(), f.memoryMiB(), List.of(new NodeFacts.Gpus("Tesla T4", gpus)), f.os(), f.slurmVersion());
     }
 
+    /**
+     * Jobs in containers on Slurm 26.05, which the local cluster's nodes (22.05, 24.11) do not run: real
+     * enroot and pyxis with the files slurmlet writes for them. The root has what a machine has before
+     * slurmlet's containers step (gcc, make, Slurm's headers); the test then does what that step does
+     * (enroot's .debs installed with apt, pyxis built against this root's Slurm and installed where
+     * plugstack.conf names it, slurmlet's enroot settings, folders and prolog), and the leader's part:
+     * the files rendered with pyxis, taken by an {@code scontrol reconfigure} of the running cluster.
+     * slurmd runs in a mount namespace whose root the cluster's root is (pivot_root): the kernel refuses
+     * the user namespaces enroot needs to a chrooted process.
+     */
+    @org.junit.jupiter.api.Test
+    void jobsRunInContainersOnSlurm2605WithTheFilesWeWrite() throws Exception {
+        Path root = Path.of(Harness.ok(1500, "slurm-root", "ensure", "forky", "containers").strip());
+        SlurmVersion version = SlurmVersion.parse(Harness.ok(60, "slurm-root", "version", root.toString()).strip()).orElseThrow();
+        assertTrue(version.atLeast(26, 5), "forky's Slurm is 26.05 or newer: " + version);
+        Proc.Result built = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/containers/artifacts").toString(), "ensure"),
+                Map.of(), 600);
+        assertEquals(0, built.exit(), "the container artifacts:\n" + built);
+        Path artifacts = Path.of(built.out().strip());
+
+        String slurmdC = slurmdC(root);
+        Map<String, NodeFacts> facts = Map.of("ctl", SlurmdConfig.parse("ctl", slurmdC).orElseThrow(),
+                "n1", SlurmdConfig.parse("n1", slurmdC).orElseThrow());
+        SlurmSettings settings = new SlurmSettings(true, "slurmlet-it", "ctl", List.of("n1"), false, List.of("n1"), "batch", null,
+                "slurmlet", true, new Experimental(false), Map.of());
+        Rendered before = SlurmConfig.render(new RenderInput(settings, facts, version, Layout.ONE_MACHINE, java.util.Set.of(), false));
+        Rendered withPyxis = SlurmConfig.render(new RenderInput(settings, facts, version, Layout.ONE_MACHINE, java.util.Set.of(), true));
+        assertTrue(before.ok() && withPyxis.ok(), before.problems() + " " + withPyxis.problems());
+        assertTrue(withPyxis.files().get("plugstack.conf").contains("required " + io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN),
+                withPyxis.files().get("plugstack.conf"));
+
+        Path work = Files.createTempDirectory("slurmlet-test-containers-");
+        Path run = work.resolve("run");
+        Path conf = Files.createDirectories(work.resolve("conf"));
+        Path confPyxis = Files.createDirectories(work.resolve("conf-pyxis"));
+        before.files().forEach((name, text) -> write(conf.resolve(name), text, false));
+        withPyxis.files().forEach((name, text) -> write(confPyxis.resolve(name), text, false));
+        // The machine's own files as slurmlet's containers step leaves them: its folders (root's, 0755), enroot's
+        // settings, the prolog; and what the test hands it: the artifacts, a file on the shared path.
+        Path add = Files.createDirectories(work.resolve("add"));
+        var wanted = io.slurmlet.agent.containers.ContainersDiff.desired(
+                new io.slurmlet.model.plan.ContainersPlan(true, List.of(), "/shared", false));
+        for (String folder : io.slurmlet.agent.containers.ContainersDiff.FOLDERS) {
+            Files.createDirectories(add.resolve(folder.substring(1)));
+        }
+        wanted.files().forEach((path, kept) -> write(add.resolve(path.substring(1)), kept.content(), kept.program()));
+        Path given = Files.createDirectories(add.resolve("opt/slurmlet-test"));
+        try (var files = Files.list(artifacts)) {
+            for (Path f : files.filter(f -> f.getFileName().toString().matches("enroot.*\\.deb|pyxis-.*\\.tar\\.gz|tiny\\.sqsh")).toList()) {
+                Files.copy(f, given.resolve(f.getFileName()));
+            }
+        }
+        write(add.resolve("shared/hello.txt"), "from the shared path\n", false);
+        write(given.resolve("job.sh"), """
+                #!/bin/sh
+                #SBATCH --container-image=/opt/slurmlet-test/tiny.sqsh
+                #SBATCH --output=/tmp/container-job-%j.out
+                #SBATCH --time=1
+                cat /etc/os-release; id -u; cat /shared/hello.txt
+                """, true);
+        try (var files = Files.walk(add)) {
+            for (Path f : files.toList()) {
+                Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString(
+                        Files.isDirectory(f) || Files.isExecutable(f) ? "rwxr-xr-x" : "rw-r--r--"));
+            }
+        }
+        String r = run.toString();
+        try {
+            Harness.ok(180, "slurm-cluster", "up", "--pivot-root", "--add", add.toString(), root.toString(), conf.toString(), r, "n1");
+            // The containers step's actions, as ContainersStep runs them.
+            String enroot;
+            try (var files = Files.list(given)) {
+                enroot = files.map(f -> "/opt/slurmlet-test/" + f.getFileName()).filter(f -> f.endsWith(".deb")).sorted()
+                        .collect(java.util.stream.Collectors.joining(" "));
+            }
+            Harness.ok(300, "slurm-cluster", "run", r, "sh", "-c", "env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "
+                    + "--no-install-recommends -o Dpkg::Options::=--force-confold " + enroot);
+            Harness.ok(300, "slurm-cluster", "run", r, "sh", "-ec", "d=$(mktemp -d); tar -xzf /opt/slurmlet-test/pyxis-*.tar.gz -C \"$d\" "
+                    + "--no-same-owner --strip-components=1; env CFLAGS=-ffile-prefix-map=\"$d\"=. nice -n 19 make -C \"$d\" spank_pyxis.so; "
+                    + "install -m 0644 \"$d/spank_pyxis.so\" " + io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN + "; rm -rf \"$d\"");
+            Harness.ok(60, "slurm-cluster", "run", r, "useradd", "-u", "200001", "-m", "-s", "/bin/sh", "alice");
+            assertTrue(!Harness.ok(60, "slurm-cluster", "run", r, "srun", "--help").contains("--container-image"),
+                    "no --container-image before plugstack.conf names pyxis");
+
+            // The leader's part, once every machine reported pyxis: the files with it, and the controller's reconfigure.
+            Harness.ok(60, "slurm-cluster", "conf", r, confPyxis.toString());
+            Harness.ok(60, "slurm-cluster", "run", r, "scontrol", "reconfigure");
+            Harness.ok(120, "slurm-cluster", "wait", r);
+            assertTrue(Harness.ok(60, "slurm-cluster", "run", r, "srun", "--help").contains("--container-image"),
+                    "srun offers --container-image once plugstack.conf names pyxis");
+
+            String asRoot = Harness.ok(180, "slurm-cluster", "run", r, "srun", "-w", "n1", "-t", "1",
+                    "--container-image=/opt/slurmlet-test/tiny.sqsh", "sh", "-c", "cat /etc/os-release; id -u; cat /shared/hello.txt");
+            assertTrue(asRoot.contains("NAME=\"slurmlet tiny\"") && asRoot.contains("\n0\n") && asRoot.contains("from the shared path"),
+                    "root's job ran in the image, with the shared path:\n" + asRoot);
+            String asAlice = Harness.ok(180, "slurm-cluster", "run", r, "runuser", "-u", "alice", "--", "srun", "-w", "n1", "-t", "1",
+                    "--container-image=/opt/slurmlet-test/tiny.sqsh", "sh", "-c", "cat /etc/os-release; id -u; cat /shared/hello.txt");
+            assertTrue(asAlice.contains("NAME=\"slurmlet tiny\"") && asAlice.contains("\n200001\n") && asAlice.contains("from the shared path"),
+                    "alice's job ran in the image as her:\n" + asAlice);
+            assertEquals("700 200001", Harness.ok(60, "slurm-cluster", "run", r, "stat", "-c", "%a %u", "/run/enroot/user-200001").strip(),
+                    "slurmlet's prolog made alice her enroot folder, hers alone");
+
+            String job = Harness.ok(60, "slurm-cluster", "run", r, "runuser", "-u", "alice", "--", "sbatch", "--parsable", "-w", "n1",
+                    "/opt/slurmlet-test/job.sh").strip();
+            Map<String, String> shown = Map.of();
+            for (int i = 0; i < 600 && !shown.getOrDefault("JobState", "").matches("COMPLETED|FAILED|CANCELLED|TIMEOUT|NODE_FAIL|OUT_OF_MEMORY"); i++) {
+                Thread.sleep(100);
+                shown = fields(Harness.ok(60, "slurm-cluster", "run", r, "scontrol", "-o", "show", "job", job));
+            }
+            assertEquals("COMPLETED 0:0", shown.get("JobState") + " " + shown.get("ExitCode"), "alice's batch job in the image: " + shown);
+            String out = Harness.ok(60, "slurm-cluster", "run", r, "cat", "/tmp/container-job-" + job + ".out");
+            assertTrue(out.contains("NAME=\"slurmlet tiny\"") && out.contains("200001") && out.contains("from the shared path"), out);
+            System.out.printf("SlurmConfIT containers on Slurm %s: root's and alice's srun and alice's sbatch ran in the image%n", version);
+        } finally {
+            Harness.run(120, "slurm-cluster", "down", r);
+            Proc.deleteTree(work);
+        }
+    }
+
+    private static void write(Path file, String text, boolean program) {
+        try {
+            Files.createDirectories(file.getParent());
+            Files.writeString(file, text);
+            if (program) {
+                Files.setPosixFilePermissions(file, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     /** What {@code slurmd -C} in the root prints about this machine, as the agent's facts step reads it. */
     private static String slurmdC(Path root) throws Exception {
         String r = root.toString();

@@ -41,7 +41,7 @@ public final class ContainersDiff {
      * go in, which every user must be able to read (srun loads pyxis as the user; enroot reads its
      * settings as the user), made before any file is written into them.
      */
-    static final List<String> FOLDERS = java.util.stream.Stream.concat(USER_FOLDERS.stream(), java.util.stream.Stream.of(
+    public static final List<String> FOLDERS = java.util.stream.Stream.concat(USER_FOLDERS.stream(), java.util.stream.Stream.of(
             "/etc/enroot", "/etc/enroot/enroot.conf.d", "/etc/enroot/mounts.d", "/etc/enroot/environ.d", "/usr/local/lib/slurm",
             "/usr/local/lib/slurmlet")).toList();
 
@@ -212,7 +212,11 @@ public final class ContainersDiff {
 
     /** What {@code plan} wants here. Pure. */
     public static Wanted desired(NodePlan plan) {
-        ContainersPlan c = plan.containers();
+        return desired(plan.containers());
+    }
+
+    /** What a machine's containers plan {@code c} wants on it: the folders aside, the files it writes, each as written. Pure. */
+    public static Wanted desired(ContainersPlan c) {
         if (!c.install()) {
             return new Wanted(false, List.of(), Map.of(), List.of(), false);
         }
