@@ -52,8 +52,8 @@ public final class LeaderLink implements Leader {
         }
     }
 
-    /** Every leader-eligible agent's channel; {@link #at} is the one that answered last. */
-    private final List<URI> bases;
+    /** Every leader-eligible agent's channel, as known at each call; {@link #at} is the one that answered last. */
+    private final java.util.function.Supplier<List<URI>> bases;
     private volatile int at;
     private final HttpClient client;
     private final String credential;
@@ -70,7 +70,20 @@ public final class LeaderLink implements Leader {
         if (bases.isEmpty()) {
             throw new IllegalArgumentException("no leader's address");
         }
-        this.bases = List.copyOf(bases);
+        List<URI> fixed = List.copyOf(bases);
+        this.bases = () -> fixed;
+        this.client = client(trusting(ca));
+        this.credential = credential;
+    }
+
+    /**
+     * A link to the leader that {@code bases} names at each call: on a leader-eligible machine, its
+     * own agent's channel while it leads, else the one the election names. None known: the call
+     * fails, to be tried again.
+     */
+    public LeaderLink(java.util.function.Supplier<List<URI>> bases, X509Certificate ca, String credential)
+            throws GeneralSecurityException, IOException {
+        this.bases = bases;
         this.client = client(trusting(ca));
         this.credential = credential;
     }
@@ -91,16 +104,20 @@ public final class LeaderLink implements Leader {
 
     private <T> Answered<T> call(java.util.function.Function<URI, HttpRequest> request, HttpResponse.BodyHandler<T> body)
             throws IOException, InterruptedException {
+        List<URI> now = bases.get();
+        if (now.isEmpty()) {
+            throw new IOException("no leader is known yet (the leader-eligible agents' election names none)");
+        }
         IOException last = null;
-        int first = at;
-        for (int tried = 0; tried < bases.size(); tried++) {
-            int i = (first + tried) % bases.size();
+        int first = at % now.size();
+        for (int tried = 0; tried < now.size(); tried++) {
+            int i = (first + tried) % now.size();
             try {
-                HttpResponse<T> r = exchange(client, bases.get(i), request.apply(bases.get(i)), body);
+                HttpResponse<T> r = exchange(client, now.get(i), request.apply(now.get(i)), body);
                 if (i != at) {
                     at = i;
                 }
-                return new Answered<>(bases.get(i), r);
+                return new Answered<>(now.get(i), r);
             } catch (IOException e) {
                 last = e;
             }
@@ -166,6 +183,30 @@ public final class LeaderLink implements Leader {
                 .build(), HttpResponse.BodyHandlers.ofByteArray());
         checked(base, "/v1/join", response);
         return SettingsJson.STRICT.readValue(response.body(), JoinReply.class);
+    }
+
+    /**
+     * A join token from the leader at {@code base}, asked for with the cluster's admin token through
+     * its agents' channel ({@code /v1/admin-forward}, which answers it from the leader's own admin
+     * API): how a standby's own node role joins, holding the cluster's secrets but no credential of
+     * its machine's yet. Valid 10 minutes; the leader logs it as made by this standby.
+     */
+    public static String joinTokenFromLeader(URI base, X509Certificate ca, String adminToken, String node)
+            throws IOException, InterruptedException, GeneralSecurityException {
+        String path = io.slurmlet.agent.api.AgentChannel.ADMIN_FORWARD + "/v1/join-tokens";
+        HttpResponse<byte[]> response = exchange(client(trusting(ca)), base, HttpRequest.newBuilder(base.resolve(path))
+                .timeout(CALL)
+                .header("Authorization", "Bearer " + adminToken.strip())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(Map.of("ttl", "10m",
+                        "description", "the node role of leader-eligible " + node))))
+                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        checked(base, path, response);
+        String token = SettingsJson.STRICT.readValue(response.body(), io.slurmlet.model.api.JoinInfo.class).token();
+        if (token == null || token.isBlank()) {
+            throw new IOException("the leader at %s made a join token but its answer holds none".formatted(base));
+        }
+        return token;
     }
 
     @Override
@@ -290,6 +331,6 @@ public final class LeaderLink implements Leader {
 
     @Override
     public String toString() {
-        return "LeaderLink[" + bases + ", credential not shown]";
+        return "LeaderLink[" + bases.get() + ", credential not shown]";
     }
 }

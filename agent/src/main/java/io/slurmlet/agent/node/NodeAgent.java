@@ -22,6 +22,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -65,6 +66,12 @@ public class NodeAgent {
 
     @Inject
     Instance<Pki> pki;
+
+    @Inject
+    Instance<io.slurmlet.agent.store.Leadership> leadership;
+
+    @Inject
+    Instance<io.slurmlet.agent.leader.LeaderStartup> startup;
 
     private StepBook book;
     private volatile Thread thread;
@@ -268,6 +275,9 @@ public class NodeAgent {
     private LeaderLink connect(String name, NodeState state) throws IOException, InterruptedException, GeneralSecurityException {
         List<URI> bases;
         boolean ownLeader = config.isLeader() && config.node().leader().isEmpty();
+        if (ownLeader && leadership.get() instanceof io.slurmlet.agent.store.EtcdElection election) {
+            return leaderEligible(name, state, election);
+        }
         if (ownLeader) {
             int port = leader.get().agentPort();
             if (port == 0) {
@@ -315,6 +325,56 @@ public class NodeAgent {
         }
         NodeState.Joined now = state.joined().orElseThrow();
         return new LeaderLink(bases, now.ca(), now.credential());
+    }
+
+    /**
+     * Where a leader-eligible machine's node role finds the leader: its own agent's channel while that
+     * agent leads and serves, else the channel the election's record names; never its own record (an
+     * agent started again right after it lost the lead may read it until the lease lapses), nor one
+     * without a port; none while no leader is known.
+     */
+    static List<URI> leaderEligibleBases(boolean serving, int ownPort, Optional<io.slurmlet.agent.store.EtcdElection.Record> seen,
+                                         String self) {
+        if (serving && ownPort != 0) {
+            return List.of(URI.create("https://127.0.0.1:" + ownPort));
+        }
+        return seen.filter(r -> !self.equals(r.name()) && r.agents() != null && r.agents().startsWith("https://"))
+                .map(r -> URI.create(r.agents())).filter(u -> u.getPort() > 0).map(List::of).orElse(List.of());
+    }
+
+    /**
+     * The node role of a leader-eligible agent on etcd with no {@code slurmlet.node.leader}: it follows
+     * whichever agent leads ({@link #leaderEligibleBases}, asked again at each call, so a failover
+     * needs nothing of it). It joins in-process while its own agent leads; on a standby, through the
+     * leader, with a join token it asks the leader for with the cluster's admin token (which, like the
+     * CA, the standby reads from etcd, sealed). Its credential is in the cluster's store, so it holds
+     * whoever leads.
+     */
+    private LeaderLink leaderEligible(String name, NodeState state, io.slurmlet.agent.store.EtcdElection election)
+            throws IOException, InterruptedException, GeneralSecurityException {
+        java.util.function.Supplier<List<URI>> bases = () -> leaderEligibleBases(startup.get().serving(), leader.get().agentPort(),
+                election.seen(), name);
+        if (state.joined().isEmpty()) {
+            if (startup.get().serving() && leader.get().agentPort() != 0) {
+                String credential = credentials.get().issue(name);
+                state.saveJoined(Pki.readCertificate(pki.get().caFile()), credential);
+                LOG.infof("%s joined its own leader", name);
+            } else {
+                List<URI> now = bases.get();
+                if (now.isEmpty()) {
+                    throw new IOException("no leader is known yet: this leader-eligible machine joins once the election names one");
+                }
+                var keys = startup.get().clusterKeys().orElseThrow(() -> new IOException(
+                        "the cluster's secrets are not in etcd yet (the first leader seals them there): this machine joins once they are"));
+                X509Certificate ca = Pki.parseCertificate(keys.caPem());
+                String token = LeaderLink.joinTokenFromLeader(now.get(0), ca, keys.adminToken(), name);
+                state.saveJoined(ca, LeaderLink.join(now.get(0), ca, token, name).credential());
+                LOG.infof("%s joined the leader at %s from its standby agent, with a join token it asked for with the cluster's "
+                        + "admin token", name, now.get(0));
+            }
+        }
+        NodeState.Joined joined = state.joined().orElseThrow();
+        return new LeaderLink(bases, joined.ca(), joined.credential());
     }
 
 }

@@ -110,6 +110,39 @@ class AgentChannelTest {
     }
 
     /**
+     * A standby's own node role: it holds the cluster's CA and admin token (from etcd, sealed) but no
+     * credential of its machine's, so it asks the leader for a join token through the agents' channel's
+     * admin forward, joins with it, and then follows whichever leader the election names at each call.
+     */
+    @Test
+    void aStandbysNodeRoleJoinsWithATokenItAsksTheLeaderForAndFollowsTheLeaderItIsToldOfAtEachCall() throws Exception {
+        int closed;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            closed = s.getLocalPort();
+        }
+        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        String node = "standby" + Long.toString(System.nanoTime(), 36);
+        LeaderLink.Refused wrong = assertThrows(LeaderLink.Refused.class,
+                () -> LeaderLink.joinTokenFromLeader(base(), ca, "not-the-admin-token", node));
+        assertEquals(401, wrong.status(), wrong.getMessage());
+        String token = LeaderLink.joinTokenFromLeader(base(), ca, ApiTestSupport.token(), node);
+        admin().get("/v1/join-tokens").then().statusCode(200)
+                .body("tokens.description", org.hamcrest.Matchers.hasItem("the node role of leader-eligible " + node));
+        String credential = LeaderLink.join(base(), ca, token, node).credential();
+
+        java.util.concurrent.atomic.AtomicReference<List<URI>> named = new java.util.concurrent.atomic.AtomicReference<>(List.of());
+        LeaderLink link = new LeaderLink(named::get, ca, credential);
+        IOException none = assertThrows(IOException.class, () -> link.reportFacts(facts(node, "24.11.6")));
+        assertTrue(none.getMessage().startsWith("no leader is known yet"), none.getMessage());
+        named.set(List.of(URI.create("https://127.0.0.1:" + closed)));
+        IOException gone = assertThrows(IOException.class, () -> link.reportFacts(facts(node, "24.11.6")));
+        assertTrue(gone.getMessage().contains("cannot reach the leader at https://127.0.0.1:" + closed), gone.getMessage());
+        named.set(List.of(base())); // the election named another leader: the same link, no new join
+        link.reportFacts(facts(node, "24.11.6"));
+        admin().get("/v1/machines").then().statusCode(200).body(containsString(node));
+    }
+
+    /**
      * {@code ctl slurm containers import}'s API: the leader keeps a file of its table only with a
      * digest it can check (this release's table pins none, so the admin's), in parts, and serves it
      * on the agents' channel to joined machines, whose fetcher checks it again.
