@@ -136,7 +136,7 @@ public final class AgentChannel implements AutoCloseable {
     }
 
     /** Where a standby hands an admin's request on: the path of the admin API follows. */
-    public static final String ADMIN_FORWARD = "/v1/admin-forward";
+    public static final String ADMIN_FORWARD = io.slurmlet.agent.trust.LeaderChannel.ADMIN_FORWARD;
     /** On a request handed on into the leader's socket: the standby's address, for the leader's log. */
     public static final String FORWARDED_FOR = "Slurmlet-Handed-On-From";
 

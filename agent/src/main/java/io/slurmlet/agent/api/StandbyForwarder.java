@@ -64,7 +64,7 @@ public class StandbyForwarder {
     Vertx vertx;
 
     /** The cluster's CA and admin token with a client that trusts that CA; the secrets never change once sealed. */
-    private record Keys(LeaderStartup.ClusterKeys keys, HttpClient client) {
+    private record Keys(io.slurmlet.agent.trust.LeaderRole.ClusterKeys keys, HttpClient client) {
     }
 
     private volatile Keys keys;
@@ -113,7 +113,7 @@ public class StandbyForwarder {
         if (now != null) {
             return now;
         }
-        Optional<LeaderStartup.ClusterKeys> found = startup.clusterKeys();
+        Optional<io.slurmlet.agent.trust.LeaderRole.ClusterKeys> found = startup.clusterKeys();
         if (found.isEmpty()) {
             return null;
         }

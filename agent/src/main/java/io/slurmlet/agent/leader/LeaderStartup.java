@@ -32,7 +32,7 @@ import java.util.List;
  * ({@link LeaderSecrets}); until then it stands by.
  */
 @ApplicationScoped
-public class LeaderStartup {
+public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
 
     private static final Logger LOG = Logger.getLogger(LeaderStartup.class);
 
@@ -121,6 +121,7 @@ public class LeaderStartup {
      * open. False on a standby, on a leader in the second it takes to open what it serves (a
      * request then would read an admin token not yet the cluster's), and once it no longer leads.
      */
+    @Override
     public boolean serving() {
         return serving && leadership.get().leads();
     }
@@ -141,18 +142,11 @@ public class LeaderStartup {
         }
     }
 
-    /** What a standby needs to hand an admin's request to the leader: the cluster's CA (PEM) and admin token. */
-    public record ClusterKeys(byte[] caPem, String adminToken) {
-        @Override
-        public String toString() {
-            return "ClusterKeys[CA and admin token not shown]";
-        }
-    }
-
     /**
      * The cluster's CA and admin token as etcd holds them, sealed, opened with this machine's key
      * file: empty with the file store, or before the first leader put them there.
      */
+    @Override
     public java.util.Optional<ClusterKeys> clusterKeys() throws IOException {
         if (!(store.get() instanceof EtcdStore etcd)) {
             return java.util.Optional.empty();

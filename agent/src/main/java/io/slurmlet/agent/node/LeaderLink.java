@@ -193,7 +193,7 @@ public final class LeaderLink implements Leader {
      */
     public static String joinTokenFromLeader(URI base, X509Certificate ca, String adminToken, String node)
             throws IOException, InterruptedException, GeneralSecurityException {
-        String path = io.slurmlet.agent.api.AgentChannel.ADMIN_FORWARD + "/v1/join-tokens";
+        String path = io.slurmlet.agent.trust.LeaderChannel.ADMIN_FORWARD + "/v1/join-tokens";
         HttpResponse<byte[]> response = exchange(client(trusting(ca)), base, HttpRequest.newBuilder(base.resolve(path))
                 .timeout(CALL)
                 .header("Authorization", "Bearer " + adminToken.strip())

@@ -71,7 +71,7 @@ public class NodeAgent {
     Instance<io.slurmlet.agent.store.Leadership> leadership;
 
     @Inject
-    Instance<io.slurmlet.agent.leader.LeaderStartup> startup;
+    Instance<io.slurmlet.agent.trust.LeaderRole> startup;
 
     private StepBook book;
     private volatile Thread thread;

@@ -6,6 +6,13 @@ package io.slurmlet.agent.trust;
  */
 public interface LeaderChannel {
 
+    /**
+     * Where on the agents' channel the leader takes admin requests handed on to it with the cluster's
+     * admin token (a standby's, or a standby's node role asking for its join token), answered from
+     * its own admin API: the API's path follows.
+     */
+    String ADMIN_FORWARD = "/v1/admin-forward";
+
     /** The port the agents' channel listens on; 0 before it does (or where this agent is no leader). */
     int agentPort();
 
