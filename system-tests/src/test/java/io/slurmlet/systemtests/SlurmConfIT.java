@@ -341,7 +341,7 @@ class SlurmConfIT {
         wanted.files().forEach((path, kept) -> write(add.resolve(path.substring(1)), kept.content(), kept.program()));
         Path given = Files.createDirectories(add.resolve("opt/slurmlet-test"));
         try (var files = Files.list(artifacts)) {
-            for (Path f : files.filter(f -> f.getFileName().toString().matches("enroot.*\\.deb|pyxis-.*\\.tar\\.gz|tiny\\.sqsh")).toList()) {
+            for (Path f : files.filter(f -> f.getFileName().toString().matches("enroot.*\\.deb|pyxis-.*\\.tar\\.gz|tiny\\.sqsh|cuda-like\\.sqsh")).toList()) {
                 Files.copy(f, given.resolve(f.getFileName()));
             }
         }
@@ -395,6 +395,20 @@ class SlurmConfIT {
             assertEquals("700 200001", Harness.ok(60, "slurm-cluster", "run", r, "stat", "-c", "%a %u", "/run/enroot/user-200001").strip(),
                     "slurmlet's prolog made alice her enroot folder, hers alone");
 
+            // A CUDA image (its /etc/environment says NVIDIA_VISIBLE_DEVICES=all) on this machine without a GPU: slurmlet's
+            // environ.d file tells containers there is none, so enroot's NVIDIA hook asks for no nvidia-container-cli.
+            List<String> cuda = List.of("slurm-cluster", "run", r, "runuser", "-u", "alice", "--", "srun", "-w", "n1", "-t", "1",
+                    "--container-image=/opt/slurmlet-test/cuda-like.sqsh", "sh", "-c", "echo visible=$NVIDIA_VISIBLE_DEVICES");
+            String told = Harness.ok(180, cuda.get(0), cuda.subList(1, cuda.size()).toArray(String[]::new));
+            assertTrue(told.contains("visible=void"), "a CUDA image runs where there is no GPU, told there is none:\n" + told);
+            String environ = Harness.ok(60, "slurm-cluster", "run", r, "cat", "/etc/enroot/environ.d/50-slurmlet-gpus.env");
+            Harness.ok(60, "slurm-cluster", "run", r, "rm", "/etc/enroot/environ.d/50-slurmlet-gpus.env");
+            Proc.Result without = Harness.run(180, cuda.get(0), cuda.subList(1, cuda.size()).toArray(String[]::new));
+            assertTrue(without.exit() != 0 && without.toString().contains("nvidia-container-cli"),
+                    "without that file the same job fails for want of nvidia-container-cli:\n" + without);
+            Harness.ok(60, "slurm-cluster", "run", r, "sh", "-c", "cat > /etc/enroot/environ.d/50-slurmlet-gpus.env <<'EOF'\n"
+                    + environ + "EOF");
+
             String job = Harness.ok(60, "slurm-cluster", "run", r, "runuser", "-u", "alice", "--", "sbatch", "--parsable", "-w", "n1",
                     "/opt/slurmlet-test/job.sh").strip();
             Map<String, String> shown = Map.of();
@@ -405,7 +419,7 @@ class SlurmConfIT {
             assertEquals("COMPLETED 0:0", shown.get("JobState") + " " + shown.get("ExitCode"), "alice's batch job in the image: " + shown);
             String out = Harness.ok(60, "slurm-cluster", "run", r, "cat", "/tmp/container-job-" + job + ".out");
             assertTrue(out.contains("NAME=\"slurmlet tiny\"") && out.contains("200001") && out.contains("from the shared path"), out);
-            System.out.printf("SlurmConfIT containers on Slurm %s: root's and alice's srun and alice's sbatch ran in the image%n", version);
+            System.out.printf("SlurmConfIT containers on Slurm %s: root's and alice's srun, a CUDA image without a GPU and alice's sbatch ran in the image%n", version);
         } finally {
             Harness.run(120, "slurm-cluster", "down", r);
             Proc.deleteTree(work);
