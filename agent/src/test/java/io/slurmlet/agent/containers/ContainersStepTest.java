@@ -226,6 +226,48 @@ class ContainersStepTest {
     }
 
     @Test
+    void anRpmMachineInstallsTheTablesRpmsWithDnfAndTakesAReleaseOfTheirVersionForInstalled() throws IOException {
+        Artifact enroot = artifact("enroot", "4.1.2", "x86_64", "rpm", "enroot-4.1.2-1.el8.x86_64.rpm", "7");
+        Artifact caps = artifact("enroot+caps", "4.1.2", "x86_64", "rpm", "enroot+caps-4.1.2-1.el8.x86_64.rpm", "8");
+        NodePlan plan = NodePlan.of("n1", Set.of(Role.COMPUTE))
+                .withContainers(new ContainersPlan(true, List.of(ENROOT, CAPS, enroot, caps, PYXIS), "/shared", false));
+        List<String> query = List.of("rpm", "-q", "--qf", "%{NAME} installed %{VERSION}-%{RELEASE}\\n", "enroot", "enroot+caps");
+        FakeCommands rpm = new FakeCommands().notInstalled("dpkg").answer(List.of("rpm", "--eval", "%{_arch}"), "x86_64\n")
+                .answer(query, new Commands.Result(1, "package enroot is not installed\npackage enroot+caps is not installed\n", ""))
+                .answer(List.of("srun", "-V"), "slurm 24.11.5\n").answerPrefix(List.of("install", "-d"), Commands.Result.ok(""))
+                .answerPrefix(List.of("dnf"), Commands.Result.ok(""))
+                .answerPrefix(List.of("tar"), Commands.Result.ok("")).answerPrefix(List.of("rm"), Commands.Result.ok(""))
+                .answerPrefix(List.of("env"), call -> {
+                    String dir = call.argv().get(call.argv().indexOf("-C") + 1);
+                    try {
+                        Files.write(Path.of(dir).resolve("spank_pyxis.so"), "ELF pyxis for 24.11.5".getBytes(StandardCharsets.UTF_8));
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                    return Commands.Result.ok("");
+                });
+        Outcome first = new ContainersStep(files, rpm, fetcher, state.resolve("root"), state).apply(plan);
+        assertEquals(Outcome.Kind.CHANGED, first.kind(), first.detail());
+        assertEquals(List.of(enroot, caps, PYXIS), fetched, "the rpms of this machine's architecture, never the debs");
+        assertTrue(rpm.log().contains(List.of("dnf", "install", "-y", "--setopt=install_weak_deps=False",
+                "/var/lib/slurmlet/containers/artifacts/" + "7".repeat(64) + "-enroot-4.1.2-1.el8.x86_64.rpm",
+                "/var/lib/slurmlet/containers/artifacts/" + "8".repeat(64) + "-enroot+caps-4.1.2-1.el8.x86_64.rpm")), rpm.log().toString());
+        assertFalse(rpm.log().stream().anyMatch(argv -> argv.contains("apt-get")), rpm.log().toString());
+
+        rpm.answer(query, "enroot installed 4.1.2-1.el8\nenroot+caps installed 4.1.2-1.el8\n");
+        for (String folder : ContainersDiff.FOLDERS) {
+            Path p = state.resolve("root").resolve(folder.substring(1));
+            Files.createDirectories(p);
+            Files.setPosixFilePermissions(p, PosixFilePermissions.fromString("rwxr-xr-x"));
+        }
+        rpm.clearLog();
+        fetched.clear();
+        Outcome second = new ContainersStep(files, rpm, fetcher, state.resolve("root"), state).apply(plan);
+        assertEquals(Outcome.Kind.UNCHANGED, second.kind(), second.detail());
+        assertEquals(List.of(), fetched, "4.1.2-1.el8 is the table's 4.1.2");
+    }
+
+    @Test
     void aMachineWithGpusGetsNvidiaContainerCliCheckedAndInstalledAndLosesTheNoGpuLine() throws IOException {
         step().apply(plan(false));
         asInstalled();

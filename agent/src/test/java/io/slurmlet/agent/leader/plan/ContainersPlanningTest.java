@@ -55,6 +55,17 @@ class ContainersPlanningTest {
     }
 
     @Test
+    void anRpmMachineBuildsPyxisAgainstSlurmDevel() {
+        Map<String, NodeFacts> m = machines(READY, READY, ContainerFacts.NONE);
+        m.put("n2", PlannerTest.machine("n2", "rocky 9.4", "24.11.5").withContainers(ContainerFacts.NONE));
+        var plans = Planner.plan(containers(true), m, KEY);
+        assertTrue(plans.nodes().get("n2").packages().containsAll(List.of("gcc", "make", "slurm-devel")),
+                plans.nodes().get("n2").packages().toString());
+        assertFalse(plans.nodes().get("n2").packages().contains("libslurm-dev"), plans.nodes().get("n2").packages().toString());
+        assertTrue(plans.nodes().get("n1").packages().contains("libslurm-dev"), "a Debian machine beside it keeps Debian's names");
+    }
+
+    @Test
     void onceEveryMachineHasPyxisForItsOwnSlurmPlugstackRequiresItAndSlurmRunsTheProlog() {
         var plans = Planner.plan(containers(true), machines(READY, READY, READY), KEY);
         for (String node : List.of("c0", "n1", "n2")) {
