@@ -76,6 +76,7 @@ public class ContainersCommand implements Callable<Integer> {
             Table table = new Table("NODE", "SLURM", "ENROOT", "PYXIS", "BUILT FOR", "PROLOG", "GPUS", "NVIDIA CLI", "READY");
             boolean all = true;
             int machines = 0;
+            java.util.List<String> failed = new java.util.ArrayList<>();
             for (io.slurmlet.model.api.SlurmStatus.NodeStatus n : s.nodes() == null ? java.util.List.<io.slurmlet.model.api.SlurmStatus.NodeStatus>of() : s.nodes()) {
                 if (n.roles() == null || n.roles().isEmpty()) {
                     continue; // no Slurm here: nothing of containers either
@@ -87,9 +88,17 @@ public class ContainersCommand implements Callable<Integer> {
                 all &= ready;
                 table.row(n.name(), dash(slurm), dash(c.enroot()), dash(c.pyxis()), dash(c.pyxisSlurm()), c.prolog() ? "yes" : "no",
                         Integer.toString(n.gpus()), n.gpus() > 0 ? dash(c.nvidiaCli()) : "not needed", ready ? "yes" : "no");
+                // Why a machine holds pyxis back, where its containers step says (a digest refused, a build that failed).
+                n.steps().stream().filter(st -> "containers".equals(st.step()) && "failed".equals(st.state())).findFirst()
+                        .ifPresent(st -> failed.add(n.name() + ": " + (st.lastError().isEmpty() ? st.detail() : st.lastError())));
             }
             table.print(out);
             out.println();
+            if (!failed.isEmpty()) {
+                out.println("the containers step failed on:");
+                failed.forEach(line -> out.println("  " + line));
+                out.println();
+            }
             if (!held.isEmpty()) {
                 out.println("the leader holds (ctl slurm containers import), and machines fetch from it:");
                 Table files = new Table("FILE", "NAME", "VERSION", "ARCH", "BYTES", "SHA256");

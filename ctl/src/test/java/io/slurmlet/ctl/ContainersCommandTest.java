@@ -68,7 +68,10 @@ class ContainersCommandTest {
                 new io.slurmlet.model.api.SlurmStatus.NodeStatus("g1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(), ready, 8),
                 new io.slurmlet.model.api.SlurmStatus.NodeStatus("g2", List.of("slurmd"), true, "24.11.5", "", 3, List.of(),
                         new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8"), 8),
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("n1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(), null, 0),
+                new io.slurmlet.model.api.SlurmStatus.NodeStatus("n1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(
+                        new io.slurmlet.model.api.StepStatus("slurm", "unchanged", "slurm.conf as planned", "", "", ""),
+                        new io.slurmlet.model.api.StepStatus("containers", "failed", "failed", "", "enroot_4.1.2-1_amd64.deb from "
+                                + "http://mirror/ has sha256 0b3c…, not a51f… as the table pins: refused, nothing installed", "")), null, 0),
                 new io.slurmlet.model.api.SlurmStatus.NodeStatus("other", List.of(), false, "", "", 3, List.of(), null, 0)),
                 List.of(), List.of("containers: Slurm loads pyxis once every Slurm machine has it; waiting for g1 (nvidia-container-cli "
                 + "(it has NVIDIA GPUs)), n1 (enroot, pyxis, slurmlet's prolog)"));
@@ -82,6 +85,9 @@ class ContainersCommandTest {
                 g1    24.11.5  4.1.2   0.24.0  24.11.5    yes     8     -           no
                 g2    24.11.5  4.1.2   0.24.0  24.11.5    yes     8     1.17.8      yes
                 n1    24.11.5  -       -       -          no      0     not needed  no
+
+                the containers step failed on:
+                  n1: enroot_4.1.2-1_amd64.deb from http://mirror/ has sha256 0b3c…, not a51f… as the table pins: refused, nothing installed
 
                 Slurm loads pyxis once every Slurm machine has it; waiting for g1 (nvidia-container-cli (it has NVIDIA GPUs)), n1 (enroot, pyxis, slurmlet's prolog)
                 """, r.out());

@@ -1905,6 +1905,9 @@ class ClusterIT {
                 assertFalse(on(node, "test", "-e", "/usr/local/lib/slurm/spank_pyxis.so").exit() == 0, node + ": no pyxis either");
                 assertFalse(ok(node, "cat", "/etc/slurm/plugstack.conf").contains("spank_pyxis"), node);
             }
+            String held = ok("n0", "ctl", "slurm", "containers", "status");
+            assertTrue(held.contains("the containers step failed on:") && NODES.stream().allMatch(node -> held.lines().anyMatch(
+                    l -> l.startsWith("  " + node + ": ") && l.contains("pins " + pinned))), "containers status says why each machine holds pyxis back:\n" + held);
             System.out.printf("ClusterIT %s containers: a wrong digest on the mirror was refused on every machine, nothing installed%n", SUITE);
             ok("n0", "ctl", "slurm", "containers", "off");
             // The right file replaces the wrong one in one rename: a machine fetching meanwhile sees one or the other.
