@@ -116,7 +116,10 @@ public final class Lending {
             case RECLAIMING:
             default:
                 if (in.wished()) {
-                    return stay(r.moved(Phase.LENT, at, "lent again before it was released"));
+                    // Back to what it was: lent, if the platform had freed it; else the platform's drain hook has yet to say so.
+                    return r.reclaimedWhileLending()
+                            ? stay(r.moved(Phase.LENDING, at, "lent again before the platform had freed it"))
+                            : stay(r.moved(Phase.LENT, at, "lent again before it was released"));
                 }
                 if (in.slurmNode()) {
                     if (in.slurm().isEmpty()) {

@@ -89,6 +89,18 @@ public record LendingRecord(
         return new LendingRecord(node, next, at, "", lastError, lastErrorAt, hookOutput, 0, "", kept, hookRunning, hookStartedAt);
     }
 
+    /**
+     * Reclaimed from lending: the last move was lending → reclaiming, so the platform's drain hook never
+     * said it had freed the node, and a lend now must ask it again before Slurm runs jobs there.
+     */
+    public boolean reclaimedWhileLending() {
+        if (phase != Phase.RECLAIMING || transitions.isEmpty()) {
+            return false;
+        }
+        var last = transitions.get(transitions.size() - 1);
+        return last.from().equals(Phase.LENDING.word()) && last.to().equals(Phase.RECLAIMING.word());
+    }
+
     public LendingRecord waiting(String what) {
         return new LendingRecord(node, phase, since, what, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions,
                 hookRunning, hookStartedAt);

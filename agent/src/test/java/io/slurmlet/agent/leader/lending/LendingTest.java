@@ -50,6 +50,32 @@ class LendingTest {
         assertEquals(Phase.PLATFORM, done.record().phase());
     }
 
+    /**
+     * Lent, given back before the drain hook ran (a new leader, found on the local cluster), and lent
+     * again before the release: the platform never said it had freed the node, so its drain hook runs
+     * before Slurm may run jobs there. One that had been lent goes straight back to lent.
+     */
+    @Test
+    void aNodeGivenBackBeforeItsDrainHookRanAndLentAgainRunsTheDrainHookFirst() {
+        Inputs unready = new Inputs(true, true, Optional.of(IDLE), true, true, BUSY, false, List.of(), Optional.of("a new leader looks"));
+        Decision lending = Lending.decide(platform(), unready, T0);
+        assertEquals(Phase.LENDING, lending.record().phase());
+        assertEquals(Hook.NONE, lending.hook());
+        Decision unlent = Lending.decide(lending.record(), in(false, IDLE, true), T0.plusSeconds(1));
+        assertEquals(Phase.RECLAIMING, unlent.record().phase());
+        Decision again = Lending.decide(unlent.record(), in(true, IDLE, true), T0.plusSeconds(2));
+        assertEquals(Phase.LENDING, again.record().phase(), again.record().transitions().toString());
+        assertEquals(Hook.DRAIN, again.hook(), "the drain hook runs before Slurm runs a job there");
+        assertEquals("lent again before the platform had freed it", again.record().transitions().get(again.record().transitions().size() - 1)
+                .why());
+
+        Decision lent = Lending.decide(platform(), in(true, IDLE, false), T0);
+        Decision back = Lending.decide(lent.record(), in(false, DRAINING, false), T0.plusSeconds(1));
+        Decision relent = Lending.decide(back.record(), in(true, DRAINING, false), T0.plusSeconds(2));
+        assertEquals(Phase.LENT, relent.record().phase(), "lent before: lent again, no hook");
+        assertEquals(Hook.NONE, relent.hook());
+    }
+
     @Test
     void aLendWaitsForTheMachinesSharedStorageBeforeThePlatformIsAskedAndSlurmRunsJobsThere() {
         Inputs unready = new Inputs(true, true, Optional.of(IDLE), true, true, BUSY, false, List.of(),
