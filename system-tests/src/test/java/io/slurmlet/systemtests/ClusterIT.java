@@ -148,9 +148,12 @@ class ClusterIT {
     /** Waits until the agents of {@code nodes} (all: none named) have posted a pass the leader received after {@code since}. */
     static void awaitPassesAfter(Instant since, String... nodes) throws Exception {
         List<String> which = nodes.length == 0 ? NODES : List.of(nodes);
-        await(Duration.ofSeconds(90), which + " report a pass after " + since, () -> {
+        java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>("nothing");
+        await(Duration.ofSeconds(90), () -> which + " report a pass after " + since + "; status said last: " + seen.get(), () -> {
             try {
                 SlurmStatus s = status();
+                seen.set(s.nodes().stream().map(n -> n.name() + " reported " + n.reported() + " steps " + n.steps().stream()
+                        .map(st -> st.step() + (st.failed() ? " FAILED " + st.lastError() : "")).toList()).toList().toString());
                 return s.nodes().stream().filter(n -> which.contains(n.name())).count() == which.size()
                         && s.nodes().stream().filter(n -> which.contains(n.name())).allMatch(n ->
                         !n.reported().isEmpty() && Instant.parse(n.reported()).isAfter(since)
@@ -183,11 +186,17 @@ class ClusterIT {
     }
 
     static void await(Duration limit, String what, BooleanSupplier condition) throws InterruptedException {
+        await(limit, () -> what, condition);
+    }
+
+    /** {@link #await}, with the failure's words made when it fails (what the condition saw last). */
+    static void await(Duration limit, java.util.function.Supplier<String> said, BooleanSupplier condition) throws InterruptedException {
+        String what = said.get();
         long start = System.nanoTime();
         Instant end = Instant.now().plus(limit);
         while (!condition.getAsBoolean()) {
             if (Instant.now().isAfter(end)) {
-                throw new AssertionError("waited " + limit.toSeconds() + " s for: " + what);
+                throw new AssertionError("waited " + limit.toSeconds() + " s for: " + said.get());
             }
             Thread.sleep(250);
         }
@@ -549,7 +558,12 @@ class ClusterIT {
 
     /** A call to the leader's admin API from n0, with the admin token, as a script on the leader's machine makes it. */
     static String api(String method, String path, String json) throws IOException, InterruptedException {
-        return ok("n0", "bash", "-c", """
+        return apiOn("n0", method, path, json);
+    }
+
+    /** The admin API of {@code node}'s agent over its TCP port, with that machine's admin token: HTTP/1.0, the answer as sent. */
+    static String apiOn(String node, String method, String path, String json) throws IOException, InterruptedException {
+        return ok(node, "bash", "-c", """
                 exec 3<>/dev/tcp/127.0.0.1/7817
                 printf '%s %s HTTP/1.0\\r\\nAuthorization: Bearer %s\\r\\nContent-Type: application/json\\r\\nContent-Length: %d\\r\\n\\r\\n%s' \
                     "$0" "$1" "$(cat /var/lib/slurmlet/admin.token)" "${#2}" "$2" >&3
@@ -2317,6 +2331,235 @@ class ClusterIT {
         public void close() throws InterruptedException {
             server.destroy();
             server.waitFor(10, java.util.concurrent.TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * agent.yaml of a leader-eligible agent on the cluster's etcd (system-tests/cluster/etcd/etcd-cluster
+     * made its files), with {@code leader} (the leader's own lines, as its containers table and mirror:
+     * whichever agent leads plans with its own agent.yaml, so every leader-eligible one needs them).
+     */
+    static String leaderEligibleYaml(String node, String leader) {
+        return """
+                umask 077 && cat >/etc/slurmlet/agent.yaml.new <<'YAML'
+                slurmlet:
+                  leader:
+                    enabled: true
+                    advertise: [%s]
+                %s    store:
+                      kind: etcd
+                      etcd:
+                        endpoints: [https://n0:2379, https://n1:2379, https://n2:2379]
+                        ca-file: /etc/slurmlet/etcd/ca.crt
+                        cert-file: /etc/slurmlet/etcd/client.crt
+                        key-file: /etc/slurmlet/etcd/client.key
+                        secrets-key-file: /etc/slurmlet/etcd/secrets.key
+                YAML
+                mv -f /etc/slurmlet/agent.yaml.new /etc/slurmlet/agent.yaml""".formatted(node, leader);
+    }
+
+    /** The leader the election's record in etcd names, asked of {@code node}'s etcd member; "" when none. */
+    static String electedLeader(String node) throws Exception {
+        Proc.Result r = on(node, "etcdctl", "--endpoints", "https://" + node + ":2379", "--cacert", "/etc/slurmlet/etcd/ca.crt",
+                "--cert", "/etc/slurmlet/etcd/client.crt", "--key", "/etc/slurmlet/etcd/client.key", "get", "/slurmlet/_leader",
+                "--print-value-only");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"name\":\"([a-z0-9]+)\"").matcher(r.out());
+        return r.exit() == 0 && m.find() ? m.group(1) : "";
+    }
+
+    /**
+     * Issue 17's proof on the local cluster. The leader's files move into a three-member etcd on n0,
+     * n1 and n2 (TLS between members and for clients); the agents of those three become
+     * leader-eligible, their node roles following whichever leads with no slurmlet.node.leader (n1
+     * and n2 keep the credential they joined with), and n3 follows the three by its list. Then, under
+     * jobs on n1 and while n3 is lent and given back again and again through a standby's ctl,
+     * the leading agent is killed with SIGKILL and systemd kept from starting it again: a standby
+     * leads within 10 s, n3 ends as the last acknowledged lend or unlend said, slurmctld is not
+     * restarted, no job is disturbed; the killed agent, started again, stands by and its machine
+     * follows the new leader. Last: it leaves the cluster on etcd.
+     */
+    @Test
+    @Order(31)
+    void onEtcdAStandbyTakesOverFromAKilledLeaderUnderJobsAndLendingAndTheOldLeaderFollows() throws Exception {
+        String cell = "etcd-failover";
+        Proc.Result etcd = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/etcd/etcd-cluster").toString(), "up",
+                "n0", "n1", "n2"), ENV, 300);
+        assertEquals(0, etcd.exit(), etcd.toString());
+        String slurmctld = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip();
+        // The leader's own lines of n0's agent.yaml (the platform's hooks of cell 7, the containers table of cell 28), and the
+        // files they name, for every leader-eligible agent: whichever leads runs the hooks and plans with the table.
+        StringBuilder own = new StringBuilder();
+        boolean in = false;
+        for (String line : ok("n0", "cat", "/etc/slurmlet/agent.yaml").lines().toList()) {
+            in = line.equals("  leader:") || in && (line.startsWith("    ") || line.isBlank());
+            if (in && line.startsWith("    ") && !line.startsWith("    enabled:") && !line.startsWith("    advertise:")) {
+                own.append(line).append('\n');
+            }
+        }
+        assertTrue(own.toString().contains("    platform:") && own.toString().contains("    containers:"), own.toString());
+        String table = ok("n0", "cat", "/etc/slurmlet/containers-table.json");
+        for (String node : List.of("n1", "n2")) {
+            ok(node, "sh", "-c", "printf '%s' \"$0\" >/etc/slurmlet/containers-table.json", table);
+            // The hook's log is the platform's memory (it answers busy for a node's first three drains): the same everywhere.
+            ok(node, "sh", "-c", "printf '%s' \"$0\" >/usr/local/bin/platform-hook && chmod 0755 /usr/local/bin/platform-hook"
+                    + " && printf '%s' \"$1\" >/var/log/platform-hook.log", HOOK, hookLog());
+        }
+
+        // n0's file store into etcd, its agent stopped meanwhile (Slurm runs on); then n1 and n2 leader-eligible too.
+        ok("n0", "sh", "-c", "systemctl stop slurmlet-agent && " + leaderEligibleYaml("n0", own.toString())
+                + " && slurmlet-agent store-move && systemctl start slurmlet-agent");
+        await(Duration.ofSeconds(60), "n0 leads on etcd", () -> {
+            try {
+                return "n0".equals(electedLeader("n1")) && on("n0", "ctl", "slurm", "show").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        for (String node : List.of("n1", "n2")) {
+            // Joined already: the join's values go, and the node role follows whichever agent leads; its credential stays.
+            ok(node, "sh", "-c", "rm -f /etc/slurmlet/join.env && " + leaderEligibleYaml(node, own.toString()) + " && systemctl restart slurmlet-agent");
+        }
+        ok("n3", "sh", "-c", "sed -i 's|^    leader: .*|    leader: https://n0:7818,https://n1:7818,https://n2:7818|' "
+                + "/etc/slurmlet/agent.yaml && systemctl restart slurmlet-agent");
+        Instant converted = Instant.now();
+        awaitPassesAfter(converted);
+        for (String node : List.of("n1", "n2")) {
+            assertTrue(ok(node, "ctl", "slurm", "show").contains("enabled"), node + "'s ctl, handed on to the leader");
+        }
+
+        // Jobs on n1 (n2 runs none on 24.11 after cell 30: its stand-in GPUs are not detected there).
+        Instant since = Instant.now();
+        List<String> jobs = List.of(heartbeatJob("n1", cell + "-n1", 300), sleepJob("n1", 300));
+        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        awaitBeats(cell + "-n1");
+        // n3 lent and given back again and again, through n1's ctl: a standby hands each call to whichever agent leads.
+        Map<String, Integer> hookLines = new LinkedHashMap<>();
+        for (String node : List.of("n0", "n1", "n2")) {
+            hookLines.put(node, (int) ok(node, "cat", "/var/log/platform-hook.log").lines().count());
+        }
+        java.util.concurrent.atomic.AtomicReference<String> acked = new java.util.concurrent.atomic.AtomicReference<>("");
+        java.util.concurrent.atomic.AtomicInteger lends = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean storming = new java.util.concurrent.atomic.AtomicBoolean(true);
+        Thread storm = new Thread(() -> {
+            boolean lend = true;
+            while (storming.get()) {
+                try {
+                    Proc.Result r = on("n1", "ctl", "slurm", lend ? "lend" : "unlend", "n3");
+                    if (r.exit() == 0) {
+                        acked.set(lend ? "lend" : "unlend");
+                        if (lend) {
+                            lends.incrementAndGet();
+                        }
+                        calls.incrementAndGet();
+                        lend = !lend;
+                    } else {
+                        refused.incrementAndGet();
+                    }
+                    Thread.sleep(200);
+                } catch (Exception e) {
+                    return;
+                }
+            }
+        }, "lend-storm");
+        storm.start();
+        try {
+            await(Duration.ofSeconds(60), cell + ": n3 lent and given back twice before the kill", () -> calls.get() >= 4);
+            String old = electedLeader("n1");
+            assertTrue(List.of("n0", "n1", "n2").contains(old), old);
+            ok(old, "sh", "-c", "mkdir -p /run/systemd/system/slurmlet-agent.service.d && printf '[Service]\\nRestart=no\\n' "
+                    + ">/run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
+                    + "&& systemctl kill --signal=KILL slurmlet-agent");
+            long killed = System.nanoTime();
+            String asker = old.equals("n2") ? "n1" : "n2";
+            java.util.concurrent.atomic.AtomicReference<String> next = new java.util.concurrent.atomic.AtomicReference<>("");
+            await(Duration.ofSeconds(30), cell + ": the election names another leader after " + old + "'s agent was killed", () -> {
+                try {
+                    String now = electedLeader(asker);
+                    next.set(now);
+                    return !now.isEmpty() && !now.equals(old);
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            double failover = (System.nanoTime() - killed) / 1e9;
+            await(Duration.ofSeconds(30), cell + ": " + next.get() + " answers ctl as the leader", () -> {
+                try {
+                    return on(next.get(), "ctl", "slurm", "show").exit() == 0;
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            double answers = (System.nanoTime() - killed) / 1e9;
+            int before = calls.get();
+            await(Duration.ofSeconds(90), cell + ": n3 lent and given back twice more through the new leader " + next.get(),
+                    () -> calls.get() >= before + 4);
+            storming.set(false);
+            storm.join(60_000);
+            System.out.printf("ClusterIT %s etcd: %s's agent killed, %s elected after %.2f s and answering ctl after %.2f s; %d lends "
+                    + "and unlends acknowledged (%d refused or unanswered) through n1's ctl%n", SUITE, old, next.get(), failover, answers,
+                    calls.get(), refused.get());
+            assertTrue(failover < 10.0, cell + ": a new leader within 10 s of the kill, not " + failover);
+
+            // The last acknowledged lend or unlend holds: in the leader's state and in Slurm.
+            boolean lent = acked.get().equals("lend");
+            String leader = next.get();
+            await(Duration.ofSeconds(60), cell + ": n3 " + (lent ? "lent" : "given back") + " as the last acknowledged call said", () -> {
+                try {
+                    String answer = apiOn(leader, "GET", "/v1/slurm/status", "");
+                    SlurmStatus s = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SlurmStatus.class);
+                    String state = sinfo().getOrDefault("n3", "");
+                    return s.nodes().stream().anyMatch(n -> n.name().equals("n3") && n.lent() == lent)
+                            && (lent ? !state.contains("drain") : state.contains("slurmlet: not lent"));
+                } catch (Exception | AssertionError e) {
+                    return false;
+                }
+            });
+            assertEquals(slurmctld, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
+                    cell + ": losing the slurmlet leader never restarts slurmctld");
+            // The platform's hooks, run by whichever agent led: each machine's log since the storm began.
+            int drains = 0;
+            int releases = 0;
+            for (String node : List.of("n0", "n1", "n2")) {
+                List<String> ran = ok(node, "cat", "/var/log/platform-hook.log").lines().skip(hookLines.get(node)).toList();
+                drains += (int) ran.stream().filter("drain n3"::equals).count();
+                releases += (int) ran.stream().filter("release n3"::equals).count();
+            }
+            System.out.printf("ClusterIT %s etcd: %d lends and %d unlends of n3 acknowledged; the hooks ran drain %d times and release "
+                    + "%d times, on whichever agent led%n", SUITE, lends.get(), calls.get() - lends.get(), drains, releases);
+            // Slurm never got n3 without the platform's word: each move into lent (the last 20 the leader keeps, across the
+            // failover) follows the drain hook's success, or comes back from a reclaim of a node that was lent.
+            String answer = apiOn(leader, "GET", "/v1/slurm/nodes", "");
+            List<io.slurmlet.model.api.NodeLending> book = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4),
+                    new com.fasterxml.jackson.core.type.TypeReference<List<io.slurmlet.model.api.NodeLending>>() { });
+            List<io.slurmlet.model.api.NodeLending.Transition> moves = book.stream().filter(n -> n.name().equals("n3")).findFirst()
+                    .orElseThrow().transitions();
+            for (int i = 0; i < moves.size(); i++) {
+                var move = moves.get(i);
+                if (!move.to().equals("lent")) {
+                    continue;
+                }
+                boolean freed = move.from().equals("lending") && move.why().equals("the drain hook says the platform has freed it");
+                boolean wasLent = move.from().equals("reclaiming") && i > 0 && moves.get(i - 1).from().equals("lent");
+                assertTrue(freed || wasLent || i == 0 && move.from().equals("reclaiming"), cell + ": n3 lent without the platform's "
+                        + "drain hook having freed it: " + move + " in " + moves);
+            }
+
+            // The killed agent, started again, stands by; its machine follows the new leader.
+            Instant back = Instant.now();
+            ok(old, "sh", "-c", "rm -f /run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
+                    + "&& systemctl start slurmlet-agent");
+            awaitPassesAfter(back, old);
+            assertEquals(leader, electedLeader(old), cell + ": the old leader follows");
+            List<String> lentAfter = new ArrayList<>(List.of("n1"));
+            if (lent) {
+                lentAfter.add("n3");
+            }
+            restartEveryDaemonAndAwait(cell, jobs, List.of("n1"), lentAfter, since);
+        } finally {
+            storming.set(false);
+            storm.join(60_000);
         }
     }
 }
