@@ -83,16 +83,18 @@ class ContainersStepTest {
                 .answerPrefix(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get"), Commands.Result.ok(""))
                 .answerPrefix(List.of("tar"), Commands.Result.ok(""))
                 .answerPrefix(List.of("rm"), Commands.Result.ok(""))
-                .answerPrefix(List.of("env"), call -> {
-                    // make: the plugin appears in the build folder, as pyxis's Makefile leaves it.
-                    String dir = call.argv().get(call.argv().indexOf("-C") + 1);
-                    try {
-                        Files.write(Path.of(dir).resolve("spank_pyxis.so"), "ELF pyxis for 24.11.5".getBytes(StandardCharsets.UTF_8));
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                    return Commands.Result.ok("");
-                });
+                .answerPrefix(List.of("env"), ContainersStepTest::make);
+    }
+
+    /** make: the plugin appears in the build folder, as pyxis's Makefile leaves it. */
+    static Commands.Result make(FakeCommands.Call call) {
+        String dir = call.argv().get(call.argv().indexOf("-C") + 1);
+        try {
+            Files.write(Path.of(dir).resolve("spank_pyxis.so"), "ELF pyxis for 24.11.5".getBytes(StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return Commands.Result.ok("");
     }
 
     /** What a machine holds once the step's actions were done for real: the packages, the folders. */
@@ -237,15 +239,7 @@ class ContainersStepTest {
                 .answer(List.of("srun", "-V"), "slurm 24.11.5\n").answerPrefix(List.of("install", "-d"), Commands.Result.ok(""))
                 .answerPrefix(List.of("dnf"), Commands.Result.ok(""))
                 .answerPrefix(List.of("tar"), Commands.Result.ok("")).answerPrefix(List.of("rm"), Commands.Result.ok(""))
-                .answerPrefix(List.of("env"), call -> {
-                    String dir = call.argv().get(call.argv().indexOf("-C") + 1);
-                    try {
-                        Files.write(Path.of(dir).resolve("spank_pyxis.so"), "ELF pyxis for 24.11.5".getBytes(StandardCharsets.UTF_8));
-                    } catch (IOException e) {
-                        throw new java.io.UncheckedIOException(e);
-                    }
-                    return Commands.Result.ok("");
-                });
+                .answerPrefix(List.of("env"), ContainersStepTest::make);
         Outcome first = new ContainersStep(files, rpm, fetcher, state.resolve("root"), state).apply(plan);
         assertEquals(Outcome.Kind.CHANGED, first.kind(), first.detail());
         assertEquals(List.of(enroot, caps, PYXIS), fetched, "the rpms of this machine's architecture, never the debs");
