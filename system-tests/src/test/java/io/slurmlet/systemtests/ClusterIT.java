@@ -2502,11 +2502,23 @@ class ClusterIT {
                     calls.get(), refused.get());
             assertTrue(failover < 10.0, cell + ": a new leader within 10 s of the kill, not " + failover);
 
+            String leader = next.get();
+            // The killed agent, started again, stands by; its machine follows the new leader. (n0's agent is also the
+            // controller's: until it is back, no lend or unlend reaches Slurm's node states.)
+            Instant back = Instant.now();
+            ok(old, "sh", "-c", "rm -f /run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
+                    + "&& systemctl start slurmlet-agent");
+            awaitPassesAfter(back, old);
+            assertEquals(leader, electedLeader(old), cell + ": the old leader follows");
+
             // The last acknowledged lend or unlend holds: in the leader's state and in Slurm.
             boolean lent = acked.get().equals("lend");
-            String leader = next.get();
-            await(Duration.ofSeconds(60), cell + ": n3 " + (lent ? "lent" : "given back") + " as the last acknowledged call said", () -> {
+            java.util.concurrent.atomic.AtomicReference<String> n3 = new java.util.concurrent.atomic.AtomicReference<>("");
+            await(Duration.ofSeconds(60), () -> cell + ": n3 " + (lent ? "lent" : "given back") + " as the last acknowledged call said; "
+                    + "last seen: " + n3.get(), () -> {
                 try {
+                    String lendingNow = apiOn(leader, "GET", "/v1/slurm/nodes", "");
+                    n3.set(lendingNow.substring(lendingNow.indexOf("\r\n\r\n") + 4) + " sinfo " + sinfo().get("n3"));
                     String answer = apiOn(leader, "GET", "/v1/slurm/status", "");
                     SlurmStatus s = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SlurmStatus.class);
                     String state = sinfo().getOrDefault("n3", "");
@@ -2546,12 +2558,6 @@ class ClusterIT {
                         + "drain hook having freed it: " + move + " in " + moves);
             }
 
-            // The killed agent, started again, stands by; its machine follows the new leader.
-            Instant back = Instant.now();
-            ok(old, "sh", "-c", "rm -f /run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
-                    + "&& systemctl start slurmlet-agent");
-            awaitPassesAfter(back, old);
-            assertEquals(leader, electedLeader(old), cell + ": the old leader follows");
             List<String> lentAfter = new ArrayList<>(List.of("n1"));
             if (lent) {
                 lentAfter.add("n3");
