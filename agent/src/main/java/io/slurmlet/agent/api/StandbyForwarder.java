@@ -81,7 +81,7 @@ public class StandbyForwarder {
         // Not its own record: an agent started again right after it lost the lead may still read it until the lease lapses.
         String self = config.node().machineName();
         Optional<EtcdElection.Record> leader = leadership.get() instanceof EtcdElection election && !startup.serving() && !election.leads()
-                ? election.seen().filter(r -> r.agents() != null && r.agents().startsWith("https://") && !self.equals(r.name()))
+                ? election.seenOther(self)
                 : Optional.empty();
         if (leader.isEmpty()) {
             ctx.next();

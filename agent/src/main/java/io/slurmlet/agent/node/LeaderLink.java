@@ -67,13 +67,15 @@ public final class LeaderLink implements Leader {
      * agents' channel; a leader that died) goes to the next, each tried once per call.
      */
     public LeaderLink(List<URI> bases, X509Certificate ca, String credential) throws GeneralSecurityException, IOException {
+        this(fixed(bases), ca, credential);
+    }
+
+    private static java.util.function.Supplier<List<URI>> fixed(List<URI> bases) {
         if (bases.isEmpty()) {
             throw new IllegalArgumentException("no leader's address");
         }
         List<URI> fixed = List.copyOf(bases);
-        this.bases = () -> fixed;
-        this.client = client(trusting(ca));
-        this.credential = credential;
+        return () -> fixed;
     }
 
     /**

@@ -329,17 +329,15 @@ public class NodeAgent {
 
     /**
      * Where a leader-eligible machine's node role finds the leader: its own agent's channel while that
-     * agent leads and serves, else the channel the election's record names; never its own record (an
-     * agent started again right after it lost the lead may read it until the lease lapses), nor one
-     * without a port; none while no leader is known.
+     * agent leads and serves, else the channel of {@code other}, the record of another agent that the
+     * election names ({@link io.slurmlet.agent.store.EtcdElection#seenOther}), unless it has no port;
+     * none while no leader is known.
      */
-    static List<URI> leaderEligibleBases(boolean serving, int ownPort, Optional<io.slurmlet.agent.store.EtcdElection.Record> seen,
-                                         String self) {
+    static List<URI> leaderEligibleBases(boolean serving, int ownPort, Optional<io.slurmlet.agent.store.EtcdElection.Record> other) {
         if (serving && ownPort != 0) {
             return List.of(URI.create("https://127.0.0.1:" + ownPort));
         }
-        return seen.filter(r -> !self.equals(r.name()) && r.agents() != null && r.agents().startsWith("https://"))
-                .map(r -> URI.create(r.agents())).filter(u -> u.getPort() > 0).map(List::of).orElse(List.of());
+        return other.map(r -> URI.create(r.agents())).filter(u -> u.getPort() > 0).map(List::of).orElse(List.of());
     }
 
     /**
@@ -353,7 +351,7 @@ public class NodeAgent {
     private LeaderLink leaderEligible(String name, NodeState state, io.slurmlet.agent.store.EtcdElection election)
             throws IOException, InterruptedException, GeneralSecurityException {
         java.util.function.Supplier<List<URI>> bases = () -> leaderEligibleBases(startup.get().serving(), leader.get().agentPort(),
-                election.seen(), name);
+                election.seenOther(name));
         if (state.joined().isEmpty()) {
             if (startup.get().serving() && leader.get().agentPort() != 0) {
                 String credential = credentials.get().issue(name);

@@ -273,6 +273,20 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         return seen;
     }
 
+    /**
+     * Another agent's record that names an agents' channel over https: who leads, for a standby to
+     * hand requests to and its node role to follow. Never {@code self}'s own: an agent started again
+     * right after it lost the lead may still read it until the lease lapses.
+     */
+    public Optional<Record> seenOther(String self) {
+        return other(seen, self);
+    }
+
+    /** {@code seen} if it is another agent's than {@code self} and names an agents' channel over https. */
+    public static Optional<Record> other(Optional<Record> seen, String self) {
+        return seen.filter(r -> !self.equals(r.name()) && r.agents() != null && r.agents().startsWith("https://"));
+    }
+
     /** The create revision of the leader's key this agent put; 0 before it led. */
     public long revision() {
         return revision;

@@ -230,17 +230,17 @@ class NodeRoleTest {
     @Test
     void aLeaderEligibleMachineFollowsItsOwnAgentWhileItLeadsElseTheElectionsRecordButNeverItsOwnStaleOne() {
         var other = Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head2", "https://10.0.0.2:7818"));
-        assertEquals(List.of(java.net.URI.create("https://127.0.0.1:7818")), NodeAgent.leaderEligibleBases(true, 7818, other, "head1"));
-        assertEquals(List.of(java.net.URI.create("https://10.0.0.2:7818")), NodeAgent.leaderEligibleBases(false, 0, other, "head1"),
+        assertEquals(List.of(java.net.URI.create("https://127.0.0.1:7818")), NodeAgent.leaderEligibleBases(true, 7818, io.slurmlet.agent.store.EtcdElection.other(other, "head1")));
+        assertEquals(List.of(java.net.URI.create("https://10.0.0.2:7818")), NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(other, "head1")),
                 "a standby follows the leader its election names");
-        assertEquals(List.of(java.net.URI.create("https://10.0.0.2:7818")), NodeAgent.leaderEligibleBases(true, 0, other, "head1"),
+        assertEquals(List.of(java.net.URI.create("https://10.0.0.2:7818")), NodeAgent.leaderEligibleBases(true, 0, io.slurmlet.agent.store.EtcdElection.other(other, "head1")),
                 "its own channel not open yet");
-        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0,
-                Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head1", "https://10.0.0.1:7818")), "head1"),
+        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(
+                Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head1", "https://10.0.0.1:7818")), "head1")),
                 "its own record, read again after it lost the lead, until the lease lapses");
-        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0,
-                Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head2", "https://10.0.0.2:0")), "head1"), "a record with no port");
-        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0, Optional.empty(), "head1"), "no leader yet");
+        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(
+                Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head2", "https://10.0.0.2:0")), "head1")), "a record with no port");
+        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(Optional.empty(), "head1")), "no leader yet");
     }
 
     @Test
