@@ -55,6 +55,8 @@ public final class LeaderLink implements Leader {
     /** Every leader-eligible agent's channel, as known at each call; {@link #at} is the one that answered last. */
     private final java.util.function.Supplier<List<URI>> bases;
     private volatile int at;
+    /** Whether {@link #bases} follows an election: a call then ends once its leader is no longer named. */
+    private final boolean followsElection;
     private final HttpClient client;
     private final String credential;
 
@@ -67,7 +69,7 @@ public final class LeaderLink implements Leader {
      * agents' channel; a leader that died) goes to the next, each tried once per call.
      */
     public LeaderLink(List<URI> bases, X509Certificate ca, String credential) throws GeneralSecurityException, IOException {
-        this(fixed(bases), ca, credential);
+        this(fixed(bases), false, ca, credential);
     }
 
     private static java.util.function.Supplier<List<URI>> fixed(List<URI> bases) {
@@ -81,11 +83,19 @@ public final class LeaderLink implements Leader {
     /**
      * A link to the leader that {@code bases} names at each call: on a leader-eligible machine, its
      * own agent's channel while it leads, else the one the election names. None known: the call
-     * fails, to be tried again.
+     * fails, to be tried again. A call waiting on a leader that {@code bases} no longer names (it was
+     * cut off, or its machine died, and another was elected) is given up at once, rather than when
+     * its time runs out (a long poll's: its wait and 30 s).
      */
     public LeaderLink(java.util.function.Supplier<List<URI>> bases, X509Certificate ca, String credential)
             throws GeneralSecurityException, IOException {
+        this(bases, true, ca, credential);
+    }
+
+    private LeaderLink(java.util.function.Supplier<List<URI>> bases, boolean followsElection, X509Certificate ca, String credential)
+            throws GeneralSecurityException, IOException {
         this.bases = bases;
+        this.followsElection = followsElection;
         this.client = client(trusting(ca));
         this.credential = credential;
     }
@@ -115,7 +125,9 @@ public final class LeaderLink implements Leader {
         for (int tried = 0; tried < now.size(); tried++) {
             int i = (first + tried) % now.size();
             try {
-                HttpResponse<T> r = exchange(client, now.get(i), request.apply(now.get(i)), body);
+                URI base = now.get(i);
+                HttpResponse<T> r = exchange(client, base, request.apply(base), body,
+                        followsElection ? () -> bases.get().contains(base) : null);
                 if (i != at) {
                     at = i;
                 }
@@ -251,8 +263,17 @@ public final class LeaderLink implements Leader {
     /** One request; a leader that cannot be reached is said so, with the address and the reason. */
     private static <T> HttpResponse<T> exchange(HttpClient client, URI base, HttpRequest request, HttpResponse.BodyHandler<T> body)
             throws IOException, InterruptedException {
+        return exchange(client, base, request, body, null);
+    }
+
+    /** How often a call to a leader an election named looks whether it still names it. */
+    public static final Duration LOOK = Duration.ofMillis(250);
+
+    /** {@link #exchange(HttpClient, URI, HttpRequest, HttpResponse.BodyHandler)}, given up once {@code named} (if given) is false. */
+    private static <T> HttpResponse<T> exchange(HttpClient client, URI base, HttpRequest request, HttpResponse.BodyHandler<T> body,
+                                                java.util.function.BooleanSupplier named) throws IOException, InterruptedException {
         try {
-            return client.send(request, body);
+            return named == null ? client.send(request, body) : whileNamed(client.sendAsync(request, body), base, named);
         } catch (java.net.ConnectException e) {
             throw new IOException("cannot reach the leader at %s: connection refused (is slurmlet-agent running there, "
                     .formatted(base) + "and is port " + base.getPort() + " open to this machine?)", e);
@@ -264,6 +285,30 @@ public final class LeaderLink implements Leader {
         } catch (IOException e) {
             throw new IOException("the exchange with the leader at %s failed: %s".formatted(base,
                     e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e);
+        }
+    }
+
+    private static <T> HttpResponse<T> whileNamed(java.util.concurrent.CompletableFuture<HttpResponse<T>> answer, URI base,
+                                                  java.util.function.BooleanSupplier named) throws IOException, InterruptedException {
+        try {
+            while (true) {
+                try {
+                    return answer.get(LOOK.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    if (!named.getAsBoolean()) {
+                        answer.cancel(true);
+                        throw new IOException("given up: the election names another leader than " + base + " now");
+                    }
+                }
+            }
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof IOException io) {
+                throw io;
+            }
+            throw new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            answer.cancel(true);
+            throw e;
         }
     }
 

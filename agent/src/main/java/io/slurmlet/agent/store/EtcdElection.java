@@ -129,7 +129,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
 
     /** One try: the key is read, and taken with a new lease where it holds nothing. */
     private boolean tryToLead() throws StorageException {
-        GetResponse now = await(kv.get(key), "read who leads");
+        GetResponse now = await(() -> kv.get(key), "read who leads", timeout);
         if (!now.getKvs().isEmpty()) {
             Optional<Record> before = seen;
             seen = Optional.of(parse(now.getKvs().get(0)));
@@ -139,12 +139,14 @@ public final class EtcdElection implements Leadership, AutoCloseable {
             return false;
         }
         long asked = nanos.getAsLong();
-        LeaseGrantResponse grant = await(lease.grant(ttl.toSeconds()), "ask for a lease");
+        LeaseGrantResponse grant = await(() -> lease.grant(ttl.toSeconds()), "ask for a lease", timeout);
         TxnResponse won;
         try {
-            won = await(kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+            // Made again after a try that timed out: if that one took the key, this one finds it taken, and the
+            // lease given back below takes the key with it.
+            won = await(() -> kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                     .Then(Op.put(key, ByteSequence.from(json(self)), PutOption.builder().withLeaseId(grant.getID()).build()))
-                    .commit(), "take the leader's key");
+                    .commit(), "take the leader's key", timeout);
         } catch (StorageException e) {
             lease.revoke(grant.getID());
             throw e;
@@ -214,12 +216,12 @@ public final class EtcdElection implements Leadership, AutoCloseable {
             // Each wait ends by the time this agent stops leading, so a silent etcd is found out then.
             Duration within = Duration.ofNanos(Math.max(1_000_000, Math.min(Math.min(timeout.toNanos(), every), validUntil - asked)));
             try {
-                LeaseKeepAliveResponse renewed = await(lease.keepAliveOnce(leaseId), "renew the leader's lease", within);
+                LeaseKeepAliveResponse renewed = await(() -> lease.keepAliveOnce(leaseId), "renew the leader's lease", within);
                 if (renewed.getTTL() <= 0) {
                     lose("etcd says the leader's lease ended");
                     return;
                 }
-                GetResponse mine = await(kv.get(key), "read the leader's key", within);
+                GetResponse mine = await(() -> kv.get(key), "read the leader's key", within);
                 if (mine.getKvs().isEmpty() || mine.getKvs().get(0).getCreateRevision() != revision) {
                     lose("the leader's key was removed, or holds another's");
                     return;
@@ -328,11 +330,36 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         }
     }
 
-    private <T> T await(CompletableFuture<T> answer, String what) throws StorageException {
-        return await(answer, what, timeout);
+    /**
+     * What one try of a request may take before it is made again, within the time the request has:
+     * the client spreads requests over every member, and one cut off from the network holds what it
+     * is sent without an answer until the connection is found dead (gRPC's keepalive, 13 s), so a
+     * request waited out whole there would cost the election that long (measured on the local
+     * cluster: a standby 30 s without a leader after the leader's machine was cut off).
+     */
+    Duration attempt() {
+        return Duration.ofMillis(Math.max(250, Math.min(1000, ttl.toMillis() / 5)));
     }
 
-    private <T> T await(CompletableFuture<T> answer, String what, Duration within) throws StorageException {
-        return EtcdStore.answered(answer, what, store.endpoints(), within);
+    /** etcd's answer to {@code request}, made again after each try that times out, until {@code within} (real time) is spent. */
+    private <T> T await(java.util.function.Supplier<CompletableFuture<T>> request, String what, Duration within) throws StorageException {
+        long end = System.nanoTime() + within.toNanos();
+        int tries = 0;
+        while (true) {
+            long left = end - System.nanoTime();
+            Duration one = Duration.ofNanos(Math.max(1_000_000, Math.min(attempt().toNanos(), left)));
+            tries++;
+            try {
+                return EtcdStore.answered(request.get(), what, store.endpoints(), one);
+            } catch (StorageException e) {
+                if (!(e.getCause() instanceof TimeoutException)) {
+                    throw e;
+                }
+                if (System.nanoTime() - end >= 0) {
+                    throw new StorageException("cannot %s: etcd (%s) did not answer within %s (%d tries)".formatted(what, store.endpoints(),
+                            within.toMillis() % 1000 == 0 ? within.toSeconds() + " s" : within.toMillis() + " ms", tries), e);
+                }
+            }
+        }
     }
 }

@@ -104,7 +104,11 @@ public final class EtcdStore implements Store, AutoCloseable {
     public static EtcdStore connect(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
                                     Optional<java.nio.file.Path> keyFile, String prefix, Duration timeout) throws StorageException {
         String named = String.join(",", endpoints);
+        // A member cut off from the network holds the requests the client sends it with no answer and no
+        // reset: gRPC's keepalive, while a request waits, finds its connection dead and the client stops
+        // sending it any (10 s is gRPC's shortest; etcd allows pings every 5 s, and none while nothing waits).
         io.etcd.jetcd.ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new)).connectTimeout(timeout)
+                .keepaliveTime(Duration.ofSeconds(10)).keepaliveTimeout(Duration.ofSeconds(3)).keepaliveWithoutCalls(false)
                 .maxInboundMessageSize(64 << 20);
         if (caFile.isPresent()) {
             try {

@@ -140,6 +140,23 @@ class AgentChannelTest {
         named.set(List.of(base())); // the election named another leader: the same link, no new join
         link.reportFacts(facts(node, "24.11.6"));
         admin().get("/v1/machines").then().statusCode(200).body(containsString(node));
+
+        // A long poll held by a leader the election no longer names (cut off, or its machine lost) is given up
+        // then, not after its wait and 30 s: the next call goes to the one named.
+        long held = link.poll(0, Duration.ofSeconds(1)).map(p -> p.revision()).orElse(0L);
+        var polling = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+            try {
+                return link.poll(held, Duration.ofSeconds(60));
+            } catch (IOException | InterruptedException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+        Thread.sleep(3 * LeaderLink.LOOK.toMillis());
+        assertFalse(polling.isDone(), "the leader holds the poll: " + polling);
+        named.set(List.of(URI.create("https://127.0.0.1:" + closed)));
+        var given = assertThrows(java.util.concurrent.ExecutionException.class, () -> polling.get(20, TimeUnit.SECONDS));
+        assertTrue(given.getCause().getMessage().contains("given up: the election names another leader than " + base() + " now"),
+                given.getCause().getMessage());
     }
 
     /**

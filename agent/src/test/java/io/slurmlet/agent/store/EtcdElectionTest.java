@@ -227,6 +227,51 @@ class EtcdElectionTest {
         assertThrows(StorageException.class, () -> only.store().put("settings.json", "x".getBytes(StandardCharsets.UTF_8), Store.ABSENT));
     }
 
+    /**
+     * The client spreads requests over every member, and a member cut off from the network holds what
+     * it is sent with no answer (here: stopped, its connections open). A standby's requests that reach
+     * it are made again after a short try, not waited out: it leads soon after the leader it saw
+     * stopped renewing (on the local cluster, before: 30 s without a leader).
+     */
+    @Test
+    void aStandbyLeadsSoonWhileAMemberHoldsWhatItIsSent() throws Exception {
+        List<EtcdProcess> members = EtcdProcess.cluster(dir.resolve("held"), 3);
+        EtcdProcess held = members.get(2);
+        try {
+            List<Agent> agents = new ArrayList<>();
+            for (String name : List.of("a", "b")) {
+                EtcdStore store = EtcdProcess.store(members, "/held/");
+                opened.add(store);
+                EtcdElection election = store.election(new EtcdElection.Record(name, "https://" + name + ":7818"), TTL,
+                        why -> lost.add(name + ": " + why));
+                opened.add(election);
+                agents.add(new Agent(store, election));
+            }
+            campaign(agents);
+            Agent old = awaitLeader(agents, Duration.ofSeconds(10));
+            Agent standby = agents.get(0) == old ? agents.get(1) : agents.get(0);
+            Thread.sleep(1000); // the standby has read the key through every member
+            held.pause();
+            long cut = System.nanoTime();
+            old.election().stopRenewing();
+            long until = cut + Duration.ofSeconds(30).toNanos();
+            while (!standby.election().leads() && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+            double took = (System.nanoTime() - cut) / 1e9;
+            System.out.printf("EtcdElectionTest: a member holding what it is sent; the standby led %.2f s after the leader stopped "
+                    + "renewing its %d s lease%n", took, TTL.toSeconds());
+            assertTrue(standby.election().leads(), "the standby leads within 30 s");
+            assertFalse(old.election().leads());
+            assertTrue(took < 10.0, "within 10 s of the leader's loss, as the cluster's aim: " + took + " s");
+        } finally {
+            held.resume();
+            for (EtcdProcess m : members) {
+                m.close();
+            }
+        }
+    }
+
     @Test
     void aLeaderThatLosesEtcdsQuorumStopsLeadingWithinItsLease() throws Exception {
         // Last: it kills two members and starts them again.

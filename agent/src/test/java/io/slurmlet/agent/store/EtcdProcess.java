@@ -166,6 +166,25 @@ public final class EtcdProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * Holds etcd as a member cut off from the network is to its clients (SIGSTOP): their connections
+     * stay open, and what they send gets no answer and no reset; {@link #resume()} lets it go on.
+     */
+    void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " " + process.pid() + " failed");
+        }
+    }
+
     /** Stops etcd as a crash would (SIGKILL). */
     void kill() throws InterruptedException {
         process.destroyForcibly();
