@@ -3,9 +3,7 @@ package io.slurmlet.agent.store;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.etcd.jetcd.ByteSequence;
-import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
-import io.etcd.jetcd.Lease;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseGrantResponse;
@@ -62,8 +60,6 @@ public final class EtcdElection implements Leadership, AutoCloseable {
     }
 
     private final EtcdStore store;
-    private final KV kv;
-    private final Lease lease;
     private final ByteSequence key;
     private final Record self;
     private final Duration ttl;
@@ -82,14 +78,12 @@ public final class EtcdElection implements Leadership, AutoCloseable {
     private volatile Optional<Record> seen = Optional.empty();
     private volatile Thread keeper;
 
-    EtcdElection(EtcdStore store, KV kv, Lease lease, ByteSequence key, Record self, Duration ttl, Duration timeout, LongSupplier nanos,
+    EtcdElection(EtcdStore store, ByteSequence key, Record self, Duration ttl, Duration timeout, LongSupplier nanos,
                  Consumer<String> lost) {
         if (ttl.toSeconds() < 2) {
             throw new IllegalArgumentException("the leader's lease lasts at least 2 s (etcd's shortest), not " + ttl);
         }
         this.store = store;
-        this.kv = kv;
-        this.lease = lease;
         this.key = key;
         this.self = self;
         this.ttl = ttl;
@@ -129,7 +123,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
 
     /** One try: the key is read, and taken with a new lease where it holds nothing. */
     private boolean tryToLead() throws StorageException {
-        GetResponse now = await(() -> kv.get(key), "read who leads", timeout);
+        GetResponse now = await(() -> store.kv().get(key), "read who leads", timeout);
         if (!now.getKvs().isEmpty()) {
             Optional<Record> before = seen;
             seen = Optional.of(parse(now.getKvs().get(0)));
@@ -139,20 +133,20 @@ public final class EtcdElection implements Leadership, AutoCloseable {
             return false;
         }
         long asked = nanos.getAsLong();
-        LeaseGrantResponse grant = await(() -> lease.grant(ttl.toSeconds()), "ask for a lease", timeout);
+        LeaseGrantResponse grant = await(() -> store.lease().grant(ttl.toSeconds()), "ask for a lease", timeout);
         TxnResponse won;
         try {
             // Made again after a try that timed out: if that one took the key, this one finds it taken, and the
             // lease given back below takes the key with it.
-            won = await(() -> kv.txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+            won = await(() -> store.kv().txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                     .Then(Op.put(key, ByteSequence.from(json(self)), PutOption.builder().withLeaseId(grant.getID()).build()))
                     .commit(), "take the leader's key", timeout);
         } catch (StorageException e) {
-            lease.revoke(grant.getID());
+            store.lease().revoke(grant.getID());
             throw e;
         }
         if (!won.isSucceeded()) {
-            lease.revoke(grant.getID()); // another was quicker
+            store.lease().revoke(grant.getID()); // another was quicker
             return false;
         }
         return won(grant, asked, won.getHeader().getRevision());
@@ -162,7 +156,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
     private synchronized boolean won(LeaseGrantResponse grant, long asked, long keyRevision) {
         leaseId = grant.getID();
         if (closed) {
-            lease.revoke(leaseId);
+            store.lease().revoke(leaseId);
             return false;
         }
         revision = keyRevision;
@@ -216,12 +210,12 @@ public final class EtcdElection implements Leadership, AutoCloseable {
             // Each wait ends by the time this agent stops leading, so a silent etcd is found out then.
             Duration within = Duration.ofNanos(Math.max(1_000_000, Math.min(Math.min(timeout.toNanos(), every), validUntil - asked)));
             try {
-                LeaseKeepAliveResponse renewed = await(() -> lease.keepAliveOnce(leaseId), "renew the leader's lease", within);
+                LeaseKeepAliveResponse renewed = await(() -> store.lease().keepAliveOnce(leaseId), "renew the leader's lease", within);
                 if (renewed.getTTL() <= 0) {
                     lose("etcd says the leader's lease ended");
                     return;
                 }
-                GetResponse mine = await(() -> kv.get(key), "read the leader's key", within);
+                GetResponse mine = await(() -> store.kv().get(key), "read the leader's key", within);
                 if (mine.getKvs().isEmpty() || mine.getKvs().get(0).getCreateRevision() != revision) {
                     lose("the leader's key was removed, or holds another's");
                     return;
@@ -304,7 +298,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         if (leading) {
             leading = false;
             try {
-                lease.revoke(leaseId).get(1, TimeUnit.SECONDS);
+                store.lease().revoke(leaseId).get(1, TimeUnit.SECONDS);
                 LOG.infof("gave the leader's lease back");
             } catch (ExecutionException | TimeoutException e) {
                 LOG.warnf("could not give the leader's lease back (%s): a standby leads once it lapses", e.getMessage());
@@ -332,34 +326,18 @@ public final class EtcdElection implements Leadership, AutoCloseable {
 
     /**
      * What one try of a request may take before it is made again, within the time the request has:
-     * the client spreads requests over every member, and one cut off from the network holds what it
-     * is sent without an answer until the connection is found dead (gRPC's keepalive, 13 s), so a
-     * request waited out whole there would cost the election that long (measured on the local
-     * cluster: a standby 30 s without a leader after the leader's machine was cut off).
+     * the client spreads requests over every member, and one cut off from the network (or just back,
+     * before its peers' connections are made again) holds what it is sent with no answer until etcd's
+     * own 7 s or gRPC's keepalive (13 s); waited out whole, such tries cost the election that long
+     * (measured on the local cluster: a standby 30 s without a leader after the leader's machine was
+     * cut off).
      */
     Duration attempt() {
         return Duration.ofMillis(Math.max(250, Math.min(1000, ttl.toMillis() / 5)));
     }
 
-    /** etcd's answer to {@code request}, made again after each try that times out, until {@code within} (real time) is spent. */
-    private <T> T await(java.util.function.Supplier<CompletableFuture<T>> request, String what, Duration within) throws StorageException {
-        long end = System.nanoTime() + within.toNanos();
-        int tries = 0;
-        while (true) {
-            long left = end - System.nanoTime();
-            Duration one = Duration.ofNanos(Math.max(1_000_000, Math.min(attempt().toNanos(), left)));
-            tries++;
-            try {
-                return EtcdStore.answered(request.get(), what, store.endpoints(), one);
-            } catch (StorageException e) {
-                if (!(e.getCause() instanceof TimeoutException)) {
-                    throw e;
-                }
-                if (System.nanoTime() - end >= 0) {
-                    throw new StorageException("cannot %s: etcd (%s) did not answer within %s (%d tries)".formatted(what, store.endpoints(),
-                            within.toMillis() % 1000 == 0 ? within.toSeconds() + " s" : within.toMillis() + " ms", tries), e);
-                }
-            }
-        }
+    /** etcd's answer to {@code request}, made again after each try that takes longer than {@link #attempt()}, within {@code within}. */
+    private <T> T await(EtcdStore.Request<T> request, String what, Duration within) throws StorageException {
+        return store.answered(request, what, within, attempt()).answer();
     }
 }

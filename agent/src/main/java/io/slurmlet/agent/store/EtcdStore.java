@@ -51,8 +51,16 @@ public final class EtcdStore implements Store, AutoCloseable {
     /** Members read in one request of a listing: 10,000 machines' facts are not one message. */
     static final int PAGE = 500;
 
+    /** A client of every member: the watch's, which gRPC moves to another member when its connection dies. */
     private final Client client;
-    private final KV kv;
+    /**
+     * A client per member, for requests: they go to the one that answered last, and a try that
+     * timed out is made again at the next ({@link #attempt()}). One client of every member would
+     * spread them itself, but round robin can send every try of one request to the same silent
+     * member (the lease keeper's requests between them: measured, five tries in a row).
+     */
+    private final List<Client> members;
+    private final java.util.concurrent.atomic.AtomicInteger member = new java.util.concurrent.atomic.AtomicInteger();
     private final String prefix;
     private final String endpoints;
     private final Duration timeout;
@@ -73,9 +81,9 @@ public final class EtcdStore implements Store, AutoCloseable {
         }
     }
 
-    private EtcdStore(Client client, String prefix, String endpoints, Duration timeout) {
+    private EtcdStore(Client client, List<Client> members, String prefix, String endpoints, Duration timeout) {
         this.client = client;
-        this.kv = client.getKVClient();
+        this.members = List.copyOf(members);
         this.prefix = prefix;
         this.endpoints = endpoints;
         this.timeout = timeout;
@@ -89,12 +97,27 @@ public final class EtcdStore implements Store, AutoCloseable {
      * @param endpoints the endpoints as the admin wrote them, for errors
      */
     public static EtcdStore open(Client client, String prefix, String endpoints, Duration timeout) throws StorageException {
+        return open(client, List.of(client), prefix, endpoints, timeout);
+    }
+
+    private static EtcdStore open(Client client, List<Client> members, String prefix, String endpoints, Duration timeout)
+            throws StorageException {
         if (!prefix.startsWith("/") || !prefix.endsWith("/") || prefix.contains("//")) {
             throw new IllegalArgumentException("an etcd prefix starts and ends with / (as /slurmlet/): " + prefix);
         }
-        EtcdStore store = new EtcdStore(client, prefix, endpoints, timeout);
+        EtcdStore store = new EtcdStore(client, members, prefix, endpoints, timeout);
         store.heard = store.reach(timeout).getHeader().getRevision();
         return store;
+    }
+
+    /** The KV requests of the member that answered last. */
+    KV kv() {
+        return members.get(member.get() % members.size()).getKVClient();
+    }
+
+    /** The lease requests of the member that answered last. */
+    io.etcd.jetcd.Lease lease() {
+        return members.get(member.get() % members.size()).getLeaseClient();
     }
 
     /**
@@ -104,6 +127,29 @@ public final class EtcdStore implements Store, AutoCloseable {
     public static EtcdStore connect(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
                                     Optional<java.nio.file.Path> keyFile, String prefix, Duration timeout) throws StorageException {
         String named = String.join(",", endpoints);
+        List<Client> opened = new java.util.ArrayList<>();
+        try {
+            Client client = client(endpoints, caFile, certFile, keyFile, named, timeout);
+            opened.add(client);
+            List<Client> members = new java.util.ArrayList<>();
+            if (endpoints.size() == 1) {
+                members.add(client);
+            } else {
+                for (String endpoint : endpoints) {
+                    Client one = client(List.of(endpoint), caFile, certFile, keyFile, named, timeout);
+                    opened.add(one);
+                    members.add(one);
+                }
+            }
+            return open(client, members, prefix, named, timeout);
+        } catch (StorageException | RuntimeException e) {
+            opened.forEach(Client::close);
+            throw e;
+        }
+    }
+
+    private static Client client(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
+                                 Optional<java.nio.file.Path> keyFile, String named, Duration timeout) throws StorageException {
         // A member cut off from the network holds the requests the client sends it with no answer and no
         // reset: gRPC's keepalive, while a request waits, finds its connection dead and the client stops
         // sending it any (10 s is gRPC's shortest; etcd allows pings every 5 s, and none while nothing waits).
@@ -122,18 +168,12 @@ public final class EtcdStore implements Store, AutoCloseable {
                 throw new StorageException("cannot read the TLS files for etcd (%s): %s".formatted(named, e.getMessage()), e);
             }
         }
-        Client client = builder.build();
-        try {
-            return open(client, prefix, named, timeout);
-        } catch (StorageException | RuntimeException e) {
-            client.close();
-            throw e;
-        }
+        return builder.build();
     }
 
     @Override
     public Optional<Versioned> get(String key) throws StorageException {
-        GetResponse r = await(kv.get(bytes(Keys.checked(key))), "read " + where(key));
+        GetResponse r = await(() -> kv().get(bytes(Keys.checked(key))), "read " + where(key)).answer();
         return r.getKvs().stream().findFirst().map(v -> new Versioned(v.getValue().getBytes(), v.getModRevision()));
     }
 
@@ -141,10 +181,18 @@ public final class EtcdStore implements Store, AutoCloseable {
     public OptionalLong put(String key, byte[] value, long expected) throws StorageException {
         ByteSequence k = bytes(Keys.checked(key));
         Fence f = fence;
-        TxnResponse r = await(guarded(kv.txn(), unchanged(k, expected), f).Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
-                .Else(leaderKey(f)).commit(), "write " + where(key));
+        Tried<TxnResponse> tried = await(() -> guarded(kv().txn(), unchanged(k, expected), f)
+                .Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
+                .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT))).commit(), "write " + where(key));
+        TxnResponse r = tried.answer();
         if (!r.isSucceeded()) {
             refuseUnfenced(f, r, "write " + where(key));
+            // A try that timed out may have been made all the same, and this one then found the key changed: by it.
+            List<KeyValue> now = r.getGetResponses().get(0).getKvs();
+            if (tried.tries() > 1 && !now.isEmpty() && java.util.Arrays.equals(now.get(0).getValue().getBytes(), value)
+                    && now.get(0).getModRevision() > expected) {
+                return OptionalLong.of(now.get(0).getModRevision());
+            }
         }
         // The transaction's revision is the one its put made: the key's mod revision from now on.
         return r.isSucceeded() ? OptionalLong.of(r.getHeader().getRevision()) : OptionalLong.empty();
@@ -154,8 +202,9 @@ public final class EtcdStore implements Store, AutoCloseable {
     public boolean delete(String key, long expected) throws StorageException {
         ByteSequence k = bytes(Keys.checked(key));
         Fence f = fence;
-        TxnResponse r = await(guarded(kv.txn(), unchanged(k, expected), f).Then(Op.delete(k, DeleteOption.DEFAULT))
-                .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT))).commit(), "remove " + where(key));
+        // Made again after a try that timed out: if that one removed it, this one finds nothing, as below.
+        TxnResponse r = await(() -> guarded(kv().txn(), unchanged(k, expected), f).Then(Op.delete(k, DeleteOption.DEFAULT))
+                .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT))).commit(), "remove " + where(key)).answer();
         if (!r.isSucceeded()) {
             refuseUnfenced(f, r, "remove " + where(key));
         }
@@ -220,7 +269,7 @@ public final class EtcdStore implements Store, AutoCloseable {
      */
     public EtcdElection election(EtcdElection.Record self, Duration ttl, Consumer<String> lost) {
         fence = new Fence(bytes(EtcdElection.KEY), STANDING_BY, lost, () -> false);
-        return new EtcdElection(this, kv, client.getLeaseClient(), bytes(EtcdElection.KEY), self, ttl, timeout, System::nanoTime, lost);
+        return new EtcdElection(this, bytes(EtcdElection.KEY), self, ttl, timeout, System::nanoTime, lost);
     }
 
     /**
@@ -228,7 +277,7 @@ public final class EtcdStore implements Store, AutoCloseable {
      * with {@code _}, which no watcher, listing or move of the state sees); empty when nothing.
      */
     public Optional<byte[]> reserved(String name) throws StorageException {
-        GetResponse r = await(kv.get(bytes(reservedName(name))), "read " + where(name));
+        GetResponse r = await(() -> kv().get(bytes(reservedName(name))), "read " + where(name)).answer();
         return r.getKvs().stream().findFirst().map(v -> v.getValue().getBytes());
     }
 
@@ -236,8 +285,9 @@ public final class EtcdStore implements Store, AutoCloseable {
     public boolean createReserved(String name, byte[] value) throws StorageException {
         ByteSequence k = bytes(reservedName(name));
         Fence f = fence;
-        TxnResponse r = await(guarded(kv.txn(), unchanged(k, ABSENT), f).Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
-                .Else(leaderKey(f)).commit(), "write " + where(name));
+        // Made again after a try that timed out: if that one put it, this one finds it there (read back by the caller).
+        TxnResponse r = await(() -> guarded(kv().txn(), unchanged(k, ABSENT), f).Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
+                .Else(leaderKey(f)).commit(), "write " + where(name)).answer();
         if (!r.isSucceeded()) {
             refuseUnfenced(f, r, "write " + where(name));
         }
@@ -271,7 +321,8 @@ public final class EtcdStore implements Store, AutoCloseable {
             if (revision != 0) {
                 page.withRevision(revision); // every page of one listing read at the first page's revision
             }
-            GetResponse r = await(kv.get(from, page.build()), "list " + where(folder));
+            ByteSequence pageFrom = from;
+            GetResponse r = await(() -> kv().get(pageFrom, page.build()), "list " + where(folder)).answer();
             if (revision == 0) {
                 revision = r.getHeader().getRevision();
             }
@@ -331,7 +382,7 @@ public final class EtcdStore implements Store, AutoCloseable {
         LOG.warnf("the watch of etcd %s%s ended (%s): watching again, and every key read again", endpoints, prefix, error.getMessage());
         watchers.later(() -> {
             try {
-                GetResponse keys = await(kv.get(bytes(""), GetOption.builder().isPrefix(true).withKeysOnly(true).build()), "list every key");
+                GetResponse keys = await(() -> kv().get(bytes(""), GetOption.builder().isPrefix(true).withKeysOnly(true).build()), "list every key").answer();
                 synchronized (watching) {
                     if (closed) {
                         return;
@@ -383,6 +434,7 @@ public final class EtcdStore implements Store, AutoCloseable {
         }
         watchers.close();
         client.close();
+        members.stream().filter(m -> m != client).forEach(Client::close);
     }
 
     /** The state's key of an etcd key under the prefix. */
@@ -392,15 +444,70 @@ public final class EtcdStore implements Store, AutoCloseable {
 
     /** A count of the keys under the prefix: the cheapest request etcd answers only when it can. */
     private GetResponse reach(Duration within) throws StorageException {
-        return await(kv.get(bytes(""), GetOption.builder().isPrefix(true).withCountOnly(true).build()), "reach etcd", within);
+        return answered(() -> kv().get(bytes(""), GetOption.builder().isPrefix(true).withCountOnly(true).build()), "reach etcd", within,
+                attempt()).answer();
     }
 
     private ByteSequence bytes(String key) {
         return ByteSequence.from(prefix + key, StandardCharsets.UTF_8);
     }
 
-    private <T> T await(CompletableFuture<T> answer, String what) throws StorageException {
-        return await(answer, what, timeout);
+    /** An answer, and how many tries it took. */
+    record Tried<T>(T answer, int tries) {
+    }
+
+    /** A request to etcd, made anew at each try (one refused before it is sent, as by the fence, throws). */
+    @FunctionalInterface
+    interface Request<T> {
+        CompletableFuture<T> send() throws StorageException;
+    }
+
+    /**
+     * What one try of a request may take before it is made again: the client spreads requests over
+     * every member, and one cut off from the others (or just back, its peers' connections not yet
+     * made again) holds what it is sent until etcd's own 7 s; waited out whole, a third of all
+     * requests would fail while one member is away (measured on the local cluster).
+     */
+    Duration attempt() {
+        return timeout.compareTo(ATTEMPT) < 0 ? timeout : ATTEMPT;
+    }
+
+    /** One try's time: ample for a member that answers (milliseconds here), and five tries in the default 5 s. */
+    private static final Duration ATTEMPT = Duration.ofSeconds(1);
+
+    private <T> Tried<T> await(Request<T> request, String what) throws StorageException {
+        return answered(request, what, timeout, attempt());
+    }
+
+    /**
+     * etcd's answer to {@code request}, made again after each try that takes longer than
+     * {@code attempt}, until {@code within} (real time) is spent; an answer that is an error is not
+     * asked again.
+     */
+    <T> Tried<T> answered(Request<T> request, String what, Duration within, Duration attempt) throws StorageException {
+        long end = System.nanoTime() + within.toNanos();
+        int tries = 0;
+        while (true) {
+            long left = end - System.nanoTime();
+            tries++;
+            int asked = member.get();
+            try {
+                return new Tried<>(answered(request.send(), what, endpoints, Duration.ofNanos(Math.max(1_000_000, Math.min(attempt.toNanos(), left)))),
+                        tries);
+            } catch (StorageException e) {
+                if (!(e.getCause() instanceof TimeoutException)) {
+                    throw e;
+                }
+                if (members.size() > 1 && member.compareAndSet(asked, asked + 1)) {
+                    LOG.debugf("etcd at member %d of %d did not answer %s in %s: the next try goes to the next", asked % members.size() + 1,
+                            members.size(), what, attempt);
+                }
+                if (System.nanoTime() - end >= 0) {
+                    throw new StorageException("cannot %s: etcd (%s) did not answer within %s (%d tries)".formatted(what, endpoints,
+                            within.toMillis() % 1000 == 0 ? within.toSeconds() + " s" : within.toMillis() + " ms", tries), e);
+                }
+            }
+        }
     }
 
     private <T> T await(CompletableFuture<T> answer, String what, Duration within) throws StorageException {

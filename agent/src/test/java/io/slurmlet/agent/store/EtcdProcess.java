@@ -104,8 +104,13 @@ public final class EtcdProcess implements AutoCloseable {
 
     /** A store reaching every member of {@code members}, as a leader-eligible agent's. */
     public static EtcdStore store(List<EtcdProcess> members, String prefix) throws StorageException {
+        return store(members, prefix, Duration.ofSeconds(2));
+    }
+
+    /** {@link #store(List, String)} whose requests may each take {@code timeout}. */
+    public static EtcdStore store(List<EtcdProcess> members, String prefix, Duration timeout) throws StorageException {
         return EtcdStore.connect(members.stream().map(m -> m.endpoint).toList(), java.util.Optional.empty(), java.util.Optional.empty(),
-                java.util.Optional.empty(), prefix, Duration.ofSeconds(2));
+                java.util.Optional.empty(), prefix, timeout);
     }
 
     /** A connected store under {@code prefix}, with the client certificate when etcd checks one. */
