@@ -98,6 +98,10 @@ public final class Lending {
                 return in.wished() ? stay(r.moved(Phase.LENDING, at, "lent in the settings")) : stay(r.waiting(""));
             case LENDING:
                 if (!in.wished()) {
+                    if (!in.leaving() && r.enteredFrom(Phase.PLATFORM) && r.attempts() == 0 && r.hookRunning().isEmpty()) {
+                        // The platform was never asked: it has nothing to get back, and its release hook is not run.
+                        return stay(r.moved(Phase.PLATFORM, at, "unlent before the platform's drain hook ran: nothing to give back"));
+                    }
                     return stay(r.moved(Phase.RECLAIMING, at, in.leaving() ? LEAVES : "unlent before the platform had freed it"));
                 }
                 if (in.unready().isPresent()) {

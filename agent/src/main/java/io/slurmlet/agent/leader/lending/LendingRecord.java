@@ -89,6 +89,15 @@ public record LendingRecord(
         return new LendingRecord(node, next, at, "", lastError, lastErrorAt, hookOutput, 0, "", kept, hookRunning, hookStartedAt);
     }
 
+    /** Whether the last move was the one into this phase from {@code from}. */
+    public boolean enteredFrom(Phase from) {
+        if (transitions.isEmpty()) {
+            return false;
+        }
+        Transition last = transitions.get(transitions.size() - 1);
+        return last.to().equals(phase.word()) && last.from().equals(from.word());
+    }
+
     /**
      * Reclaimed from lending: the last move was lending → reclaiming, so the platform's drain hook never
      * said it had freed the node, and a lend now must ask it again before Slurm runs jobs there.

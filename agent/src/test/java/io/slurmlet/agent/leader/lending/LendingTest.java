@@ -62,8 +62,15 @@ class LendingTest {
         assertEquals(Phase.LENDING, lending.record().phase());
         assertEquals(Hook.NONE, lending.hook());
         Decision unlent = Lending.decide(lending.record(), in(false, IDLE, true), T0.plusSeconds(1));
+        assertEquals(Phase.PLATFORM, unlent.record().phase(), "the platform was never asked");
+        Decision lentAgain = Lending.decide(unlent.record(), in(true, IDLE, true), T0.plusSeconds(2));
+        assertEquals(Phase.LENDING, lentAgain.record().phase());
+        assertEquals(Hook.DRAIN, lentAgain.hook());
+        // The same with the drain hook started before the unlend: reclaimed, and lent again before the release ran.
+        unlent = Lending.decide(lentAgain.record().hookStarted("drain", T0.plusSeconds(2).toString()), in(false, IDLE, true),
+                T0.plusSeconds(3));
         assertEquals(Phase.RECLAIMING, unlent.record().phase());
-        Decision again = Lending.decide(unlent.record(), in(true, IDLE, true), T0.plusSeconds(2));
+        Decision again = Lending.decide(unlent.record().hookEnded(), in(true, IDLE, true), T0.plusSeconds(4));
         assertEquals(Phase.LENDING, again.record().phase(), again.record().transitions().toString());
         assertEquals(Hook.DRAIN, again.hook(), "the drain hook runs before Slurm runs a job there");
         assertEquals("lent again before the platform had freed it", again.record().transitions().get(again.record().transitions().size() - 1)
@@ -120,10 +127,25 @@ class LendingTest {
 
     @Test
     void theLastWishWinsBothWays() {
-        LendingRecord lending = Lending.decide(platform(), in(true, IDLE, true), T0).record();
+        // The drain hook started (the leader notes it before it runs it), and the node was unlent meanwhile.
+        LendingRecord lending = Lending.decide(platform(), in(true, IDLE, true), T0).record().hookStarted("drain", T0.toString());
         Decision abandoned = Lending.decide(lending, in(false, DRAINED, true), T0.plusSeconds(1));
         assertEquals(Phase.RECLAIMING, abandoned.record().phase());
         assertEquals(Hook.RELEASE, abandoned.hook(), "the platform gets back what it began to give");
+        LendingRecord busy = Lending.afterHook(Lending.decide(platform(), in(true, IDLE, true), T0).record(), Hook.DRAIN,
+                new HookResult(75, "3 pods left", ""), BUSY, T0);
+        assertEquals(Hook.RELEASE, Lending.decide(busy, in(false, DRAINED, true), T0.plusSeconds(1)).hook(),
+                "a platform that said busy may have moved some of its work: it is told to take the node back");
+
+        // Unlent before the drain hook ran (a lend and an unlend a moment apart, or a new leader's look first): the platform
+        // was never asked, so it is not told to take back what it never gave (on the local cluster's failover test: release
+        // hooks with no drain before them).
+        Decision never = Lending.decide(Lending.decide(platform(), in(true, IDLE, true), T0).record(), in(false, DRAINED, true),
+                T0.plusSeconds(1));
+        assertEquals(Phase.PLATFORM, never.record().phase());
+        assertEquals(Hook.NONE, never.hook());
+        assertEquals("unlent before the platform's drain hook ran: nothing to give back",
+                never.record().transitions().get(never.record().transitions().size() - 1).why());
 
         LendingRecord lent = Lending.decide(platform(), in(true, IDLE, false), T0).record();
         LendingRecord reclaiming = Lending.decide(lent, in(false, DRAINING, false), T0).record();
