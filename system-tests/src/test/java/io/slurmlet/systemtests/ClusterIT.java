@@ -60,6 +60,9 @@ class ClusterIT {
                 .orElse(System.getProperty("slurmlet.cluster.suite", "trixie"));
         RUN = Path.of("/var/tmp/slurmlet-it-cluster-" + SUITE);
         ENV = Map.of("SLURMLET_CLUSTER_DIR", RUN.toString(), "SLURMLET_CLUSTER_SUITE", SUITE);
+        if (Boolean.getBoolean("slurmlet.reuse.cluster")) {
+            return; // a developer's rerun of one cell (-Dit.test=ClusterIT#cell) on a cluster kept by -Dslurmlet.keep.cluster=true
+        }
         Proc.run(cluster("down"), ENV, 120);
         Proc.Result r = Proc.run(cluster("up"), ENV, 900);
         assertEquals(0, r.exit(), r.toString());
@@ -417,6 +420,7 @@ class ClusterIT {
     static final String HOOK = """
             #!/bin/sh
             echo "$1 $2" >>/var/log/platform-hook.log
+            echo "$(date +%s.%N) $1 $2" >>/var/log/platform-hook.times
             if [ "$1" = drain ]; then
                 n=$(grep -c "^drain $2$" /var/log/platform-hook.log)
                 [ "$n" -gt 3 ] || { echo "pods still on $2 ($n)"; exit 75; }
@@ -2367,6 +2371,268 @@ class ClusterIT {
         return r.exit() == 0 && m.find() ? m.group(1) : "";
     }
 
+    /** The machines whose agents are leader-eligible after cell 31, on etcd members of their own. */
+    static final List<String> ELIGIBLE = List.of("n0", "n1", "n2");
+
+    /**
+     * n3 lent and given back again and again through one machine's ctl (a standby hands each call
+     * on to whichever agent leads), and, when {@code writeVia} is given, a site setting written
+     * through another's every 2 s (slurm_conf.MaxJobCount, 20001 and up: a reconfigure, no restart):
+     * what was acknowledged, for the checks after a failover.
+     */
+    static final class Storm implements AutoCloseable {
+        final java.util.concurrent.atomic.AtomicReference<String> acked = new java.util.concurrent.atomic.AtomicReference<>("");
+        final java.util.concurrent.atomic.AtomicInteger lends = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        /** The last MaxJobCount a `ctl slurm set` acknowledged, and the last one sent (acknowledged or not). */
+        final java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
+        final java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.concurrent.atomic.AtomicInteger writesRefused = new java.util.concurrent.atomic.AtomicInteger();
+        private final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+        private final java.util.concurrent.atomic.AtomicBoolean paused = new java.util.concurrent.atomic.AtomicBoolean();
+        private final List<Thread> threads = new ArrayList<>();
+
+        Storm(String lendVia, String writeVia) {
+            threads.add(new Thread(() -> {
+                boolean lend = true;
+                while (running.get()) {
+                    try {
+                        if (!paused.get()) {
+                            Proc.Result r = on(lendVia, "ctl", "slurm", lend ? "lend" : "unlend", "n3");
+                            if (r.exit() == 0) {
+                                acked.set(lend ? "lend" : "unlend");
+                                if (lend) {
+                                    lends.incrementAndGet();
+                                }
+                                calls.incrementAndGet();
+                                lend = !lend;
+                            } else {
+                                refused.incrementAndGet();
+                            }
+                        }
+                        Thread.sleep(200);
+                    } catch (Exception e) {
+                        return;
+                    }
+                }
+            }, "lend-storm"));
+            if (writeVia != null) {
+                threads.add(new Thread(() -> {
+                    long next = 20001;
+                    while (running.get()) {
+                        try {
+                            if (!paused.get()) {
+                                sent.set(next);
+                                if (on(writeVia, "ctl", "slurm", "set", "slurm_conf.MaxJobCount=" + next).exit() == 0) {
+                                    written.set(next);
+                                    writes.incrementAndGet();
+                                } else {
+                                    writesRefused.incrementAndGet();
+                                }
+                                next++;
+                            }
+                            Thread.sleep(2000);
+                        } catch (Exception e) {
+                            return;
+                        }
+                    }
+                }, "set-storm"));
+            }
+            threads.forEach(Thread::start);
+        }
+
+        /** Until {@code more} lends and unlends more than now, and one more write if any, are acknowledged. */
+        void awaitMore(String what, int more, Duration within) throws InterruptedException {
+            int callsNow = calls.get();
+            int writesNow = writes.get();
+            boolean writing = threads.size() > 1;
+            await(within, () -> what + ": " + more + " more lends and unlends" + (writing ? " and a write" : "") + " acknowledged; "
+                    + this, () -> calls.get() >= callsNow + more && (!writing || writes.get() > writesNow));
+        }
+
+        /** No call is begun until {@link #resume()} (one under way ends first). */
+        void pause() throws InterruptedException {
+            paused.set(true);
+            Thread.sleep(2500);
+        }
+
+        void resume() {
+            paused.set(false);
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            running.set(false);
+            for (Thread t : threads) {
+                t.join(60_000);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return ("%d lends and %d unlends acknowledged (%d refused or unanswered), the last a%s; MaxJobCount writes: %d acknowledged "
+                    + "(%d refused or unanswered), the last %d (last sent %d)").formatted(lends.get(), calls.get() - lends.get(), refused.get(),
+                    acked.get().equals("lend") ? " lend" : "n unlend", writes.get(), writesRefused.get(), written.get(), sent.get());
+        }
+    }
+
+    /**
+     * Until an agent other than {@code old} is elected (asked of {@code asker}'s etcd member) and
+     * answers ctl: its name, and the seconds from {@code lostAt} (System.nanoTime) to each.
+     */
+    record Failover(String leader, double elected, double answers) { }
+
+    static Failover awaitAnotherLeader(String cell, String old, String asker, long lostAt) throws InterruptedException {
+        java.util.concurrent.atomic.AtomicReference<String> next = new java.util.concurrent.atomic.AtomicReference<>("");
+        await(Duration.ofSeconds(30), cell + ": the election names another leader than " + old, () -> {
+            try {
+                String now = electedLeader(asker);
+                next.set(now);
+                return !now.isEmpty() && !now.equals(old);
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        double elected = (System.nanoTime() - lostAt) / 1e9;
+        await(Duration.ofSeconds(30), cell + ": " + next.get() + " answers ctl as the leader", () -> {
+            try {
+                return on(next.get(), "ctl", "slurm", "show").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        return new Failover(next.get(), elected, (System.nanoTime() - lostAt) / 1e9);
+    }
+
+    /**
+     * {@code node}'s agent leads: the other leader-eligible agents are stopped (each gives its lease
+     * back) until it does, then started again to stand by. Slurm is not touched.
+     */
+    static void leadOn(String node) throws Exception {
+        if (node.equals(electedLeader(node))) {
+            return;
+        }
+        List<String> others = ELIGIBLE.stream().filter(n -> !n.equals(node)).toList();
+        for (String other : others) {
+            ok(other, "systemctl", "stop", "slurmlet-agent");
+        }
+        await(Duration.ofSeconds(30), node + " leads", () -> {
+            try {
+                return node.equals(electedLeader(node)) && on(node, "ctl", "slurm", "show").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        Instant back = Instant.now();
+        for (String other : others) {
+            ok(other, "systemctl", "start", "slurmlet-agent");
+        }
+        awaitPassesAfter(back, others.toArray(String[]::new));
+    }
+
+    /** Whether the leader has {@code node} lent (status, through n0's API). */
+    static boolean lent(String node) throws Exception {
+        return status().nodes().stream().anyMatch(n -> n.name().equals(node) && n.lent());
+    }
+
+    /** When {@code node}'s agent first logged a line with {@code text} at or after {@code since}: seconds of the clock every machine here shares. */
+    static double loggedAt(String node, String text, Instant since) throws Exception {
+        String journal = ok(node, "journalctl", "-u", "slurmlet-agent", "-o", "short-unix", "--no-pager", "--since", "@" + since.getEpochSecond());
+        return journal.lines().filter(l -> l.contains(text)).findFirst().map(l -> Double.parseDouble(l.substring(0, l.indexOf(' '))))
+                .orElseThrow(() -> new AssertionError(node + "'s agent logged no \"" + text + "\" since " + since + ":\n"
+                        + journal.lines().skip(Math.max(0, journal.lines().count() - 30)).collect(java.util.stream.Collectors.joining("\n"))));
+    }
+
+    /**
+     * After a storm: n3 ends as the storm's last acknowledged lend or unlend said, in the leader's
+     * state and in Slurm; the last acknowledged write (or the one sent after it) is the leader's and
+     * slurmctld's; every move of n3 into lent in the leader's record follows the drain hook's success
+     * or comes back from a reclaim of a node that was lent; and the platform's hooks, on whichever
+     * agent ran them (the leader-eligible machines' logs since {@code from}, merged by time), were
+     * run as often as the acknowledged calls need: never a drain while one is given and not yet
+     * released, never a release without a drain before it, and the last word a drain exactly when n3
+     * ends lent ({@code lentBefore}: whether it was when the storm began). Returns whether it ends lent.
+     */
+    static boolean assertStormHeld(String cell, String leader, Storm storm, double from, boolean lentBefore) throws Exception {
+        boolean lent = storm.acked.get().equals("lend");
+        java.util.concurrent.atomic.AtomicReference<String> n3 = new java.util.concurrent.atomic.AtomicReference<>("");
+        await(Duration.ofSeconds(60), () -> cell + ": n3 " + (lent ? "lent" : "given back") + " as the last acknowledged call said; "
+                + "last seen: " + n3.get(), () -> {
+            try {
+                String lendingNow = apiOn(leader, "GET", "/v1/slurm/nodes", "");
+                n3.set(lendingNow.substring(lendingNow.indexOf("\r\n\r\n") + 4) + " sinfo " + sinfo().get("n3"));
+                String answer = apiOn(leader, "GET", "/v1/slurm/status", "");
+                SlurmStatus s = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SlurmStatus.class);
+                String state = sinfo().getOrDefault("n3", "");
+                return s.nodes().stream().anyMatch(n -> n.name().equals("n3") && n.lent() == lent)
+                        && (lent ? !state.contains("drain") : state.contains("slurmlet: not lent"));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        if (storm.sent.get() > 0) {
+            java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>("");
+            await(Duration.ofSeconds(60), () -> cell + ": MaxJobCount " + storm.written.get() + " (the last acknowledged) or "
+                    + storm.sent.get() + " (sent after it) in the settings and in slurmctld; seen: " + seen.get(), () -> {
+                try {
+                    String settings = ok(leader, "ctl", "slurm", "show");
+                    String conf = ok("n0", "scontrol", "show", "config");
+                    java.util.regex.Matcher set = java.util.regex.Pattern.compile("slurm_conf.MaxJobCount\\s+(\\d+)").matcher(settings);
+                    java.util.regex.Matcher running = java.util.regex.Pattern.compile("MaxJobCount\\s*=\\s*(\\d+)").matcher(conf);
+                    String value = set.find() ? set.group(1) : "";
+                    seen.set("settings " + value + ", slurmctld " + (running.find() ? running.group(1) : ""));
+                    List<String> allowed = List.of(String.valueOf(storm.written.get()), String.valueOf(storm.sent.get()));
+                    return allowed.contains(value) && seen.get().endsWith("slurmctld " + value);
+                } catch (Exception | AssertionError e) {
+                    return false;
+                }
+            });
+        }
+        String answer = apiOn(leader, "GET", "/v1/slurm/nodes", "");
+        List<io.slurmlet.model.api.NodeLending> book = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4),
+                new com.fasterxml.jackson.core.type.TypeReference<List<io.slurmlet.model.api.NodeLending>>() { });
+        List<io.slurmlet.model.api.NodeLending.Transition> moves = book.stream().filter(n -> n.name().equals("n3")).findFirst()
+                .orElseThrow().transitions();
+        for (int i = 0; i < moves.size(); i++) {
+            var move = moves.get(i);
+            if (!move.to().equals("lent")) {
+                continue;
+            }
+            boolean freed = move.from().equals("lending") && move.why().equals("the drain hook says the platform has freed it");
+            boolean wasLent = move.from().equals("reclaiming") && i > 0 && moves.get(i - 1).from().equals("lent");
+            assertTrue(freed || wasLent || i == 0 && move.from().equals("reclaiming"), cell + ": n3 lent without the platform's "
+                    + "drain hook having freed it: " + move + " in " + moves);
+        }
+        // The hooks' runs of every leader-eligible machine, in the order the shared clock gives.
+        List<String[]> runs = new ArrayList<>();
+        for (String node : ELIGIBLE) {
+            for (String line : ok(node, "sh", "-c", "cat /var/log/platform-hook.times 2>/dev/null || true").lines().toList()) {
+                String[] f = line.split(" ");
+                if (f.length == 3 && f[2].equals("n3") && Double.parseDouble(f[0]) >= from) {
+                    runs.add(new String[] {f[0], f[1], node});
+                }
+            }
+        }
+        runs.sort(java.util.Comparator.comparingDouble(r -> Double.parseDouble(r[0])));
+        String told = runs.stream().map(r -> r[1] + "@" + r[2]).collect(java.util.stream.Collectors.joining(" "));
+        long drains = runs.stream().filter(r -> r[1].equals("drain")).count();
+        long releases = runs.stream().filter(r -> r[1].equals("release")).count();
+        System.out.printf("ClusterIT %s %s: %s; the hooks ran drain %d times and release %d times: %s%n", SUITE, cell, storm, drains,
+                releases, told);
+        boolean given = lentBefore;
+        for (String[] r : runs) {
+            boolean drain = r[1].equals("drain");
+            assertTrue(drain != given, cell + ": the platform was told " + r[1] + " n3 " + (drain ? "again while it had given it" : "with nothing "
+                    + "given") + ": hooks in order: " + told);
+            given = drain;
+        }
+        assertEquals(lent, given, cell + ": n3 ends " + (lent ? "lent" : "given back") + ", and the hooks' last word says "
+                + (given ? "drained" : "released") + ": " + told);
+        return lent;
+    }
+
     /**
      * Issue 17's proof on the local cluster. The leader's files move into a three-member etcd on n0,
      * n1 and n2 (TLS between members and for clients); the agents of those three become
@@ -2432,140 +2698,118 @@ class ClusterIT {
         List<String> jobs = List.of(heartbeatJob("n1", cell + "-n1", 300), sleepJob("n1", 300));
         await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         awaitBeats(cell + "-n1");
+        double from = Instant.now().getEpochSecond();
+        boolean lentBefore = lent("n3");
         // n3 lent and given back again and again, through n1's ctl: a standby hands each call to whichever agent leads.
-        Map<String, Integer> hookLines = new LinkedHashMap<>();
-        for (String node : List.of("n0", "n1", "n2")) {
-            hookLines.put(node, (int) ok(node, "cat", "/var/log/platform-hook.log").lines().count());
-        }
-        java.util.concurrent.atomic.AtomicReference<String> acked = new java.util.concurrent.atomic.AtomicReference<>("");
-        java.util.concurrent.atomic.AtomicInteger lends = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicBoolean storming = new java.util.concurrent.atomic.AtomicBoolean(true);
-        Thread storm = new Thread(() -> {
-            boolean lend = true;
-            while (storming.get()) {
-                try {
-                    Proc.Result r = on("n1", "ctl", "slurm", lend ? "lend" : "unlend", "n3");
-                    if (r.exit() == 0) {
-                        acked.set(lend ? "lend" : "unlend");
-                        if (lend) {
-                            lends.incrementAndGet();
-                        }
-                        calls.incrementAndGet();
-                        lend = !lend;
-                    } else {
-                        refused.incrementAndGet();
-                    }
-                    Thread.sleep(200);
-                } catch (Exception e) {
-                    return;
-                }
-            }
-        }, "lend-storm");
-        storm.start();
-        try {
-            await(Duration.ofSeconds(60), cell + ": n3 lent and given back twice before the kill", () -> calls.get() >= 4);
+        try (Storm storm = new Storm("n1", null)) {
+            storm.awaitMore(cell + ": before the kill", 4, Duration.ofSeconds(60));
             String old = electedLeader("n1");
-            assertTrue(List.of("n0", "n1", "n2").contains(old), old);
+            assertTrue(ELIGIBLE.contains(old), old);
             ok(old, "sh", "-c", "mkdir -p /run/systemd/system/slurmlet-agent.service.d && printf '[Service]\\nRestart=no\\n' "
                     + ">/run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
                     + "&& systemctl kill --signal=KILL slurmlet-agent");
-            long killed = System.nanoTime();
-            String asker = old.equals("n2") ? "n1" : "n2";
-            java.util.concurrent.atomic.AtomicReference<String> next = new java.util.concurrent.atomic.AtomicReference<>("");
-            await(Duration.ofSeconds(30), cell + ": the election names another leader after " + old + "'s agent was killed", () -> {
-                try {
-                    String now = electedLeader(asker);
-                    next.set(now);
-                    return !now.isEmpty() && !now.equals(old);
-                } catch (Exception e) {
-                    return false;
-                }
-            });
-            double failover = (System.nanoTime() - killed) / 1e9;
-            await(Duration.ofSeconds(30), cell + ": " + next.get() + " answers ctl as the leader", () -> {
-                try {
-                    return on(next.get(), "ctl", "slurm", "show").exit() == 0;
-                } catch (Exception e) {
-                    return false;
-                }
-            });
-            double answers = (System.nanoTime() - killed) / 1e9;
-            int before = calls.get();
-            await(Duration.ofSeconds(90), cell + ": n3 lent and given back twice more through the new leader " + next.get(),
-                    () -> calls.get() >= before + 4);
-            storming.set(false);
-            storm.join(60_000);
-            System.out.printf("ClusterIT %s etcd: %s's agent killed, %s elected after %.2f s and answering ctl after %.2f s; %d lends "
-                    + "and unlends acknowledged (%d refused or unanswered) through n1's ctl%n", SUITE, old, next.get(), failover, answers,
-                    calls.get(), refused.get());
-            assertTrue(failover < 10.0, cell + ": a new leader within 10 s of the kill, not " + failover);
+            Failover failover = awaitAnotherLeader(cell, old, old.equals("n2") ? "n1" : "n2", System.nanoTime());
+            storm.awaitMore(cell + ": through the new leader " + failover.leader(), 4, Duration.ofSeconds(90));
+            storm.close();
+            System.out.printf("ClusterIT %s etcd: %s's agent killed, %s elected after %.2f s and answering ctl after %.2f s%n", SUITE, old,
+                    failover.leader(), failover.elected(), failover.answers());
+            assertTrue(failover.elected() < 10.0, cell + ": a new leader within 10 s of the kill, not " + failover.elected());
 
-            String leader = next.get();
             // The killed agent, started again, stands by; its machine follows the new leader. (n0's agent is also the
             // controller's: until it is back, no lend or unlend reaches Slurm's node states.)
             Instant back = Instant.now();
             ok(old, "sh", "-c", "rm -f /run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
                     + "&& systemctl start slurmlet-agent");
             awaitPassesAfter(back, old);
-            assertEquals(leader, electedLeader(old), cell + ": the old leader follows");
-
-            // The last acknowledged lend or unlend holds: in the leader's state and in Slurm.
-            boolean lent = acked.get().equals("lend");
-            java.util.concurrent.atomic.AtomicReference<String> n3 = new java.util.concurrent.atomic.AtomicReference<>("");
-            await(Duration.ofSeconds(60), () -> cell + ": n3 " + (lent ? "lent" : "given back") + " as the last acknowledged call said; "
-                    + "last seen: " + n3.get(), () -> {
-                try {
-                    String lendingNow = apiOn(leader, "GET", "/v1/slurm/nodes", "");
-                    n3.set(lendingNow.substring(lendingNow.indexOf("\r\n\r\n") + 4) + " sinfo " + sinfo().get("n3"));
-                    String answer = apiOn(leader, "GET", "/v1/slurm/status", "");
-                    SlurmStatus s = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SlurmStatus.class);
-                    String state = sinfo().getOrDefault("n3", "");
-                    return s.nodes().stream().anyMatch(n -> n.name().equals("n3") && n.lent() == lent)
-                            && (lent ? !state.contains("drain") : state.contains("slurmlet: not lent"));
-                } catch (Exception | AssertionError e) {
-                    return false;
-                }
-            });
+            assertEquals(failover.leader(), electedLeader(old), cell + ": the old leader follows");
+            boolean lent = assertStormHeld(cell, failover.leader(), storm, from, lentBefore);
             assertEquals(slurmctld, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
                     cell + ": losing the slurmlet leader never restarts slurmctld");
-            // The platform's hooks, run by whichever agent led: each machine's log since the storm began.
-            int drains = 0;
-            int releases = 0;
-            for (String node : List.of("n0", "n1", "n2")) {
-                List<String> ran = ok(node, "cat", "/var/log/platform-hook.log").lines().skip(hookLines.get(node)).toList();
-                drains += (int) ran.stream().filter("drain n3"::equals).count();
-                releases += (int) ran.stream().filter("release n3"::equals).count();
-            }
-            System.out.printf("ClusterIT %s etcd: %d lends and %d unlends of n3 acknowledged; the hooks ran drain %d times and release "
-                    + "%d times, on whichever agent led%n", SUITE, lends.get(), calls.get() - lends.get(), drains, releases);
-            // Slurm never got n3 without the platform's word: each move into lent (the last 20 the leader keeps, across the
-            // failover) follows the drain hook's success, or comes back from a reclaim of a node that was lent.
-            String answer = apiOn(leader, "GET", "/v1/slurm/nodes", "");
-            List<io.slurmlet.model.api.NodeLending> book = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4),
-                    new com.fasterxml.jackson.core.type.TypeReference<List<io.slurmlet.model.api.NodeLending>>() { });
-            List<io.slurmlet.model.api.NodeLending.Transition> moves = book.stream().filter(n -> n.name().equals("n3")).findFirst()
-                    .orElseThrow().transitions();
-            for (int i = 0; i < moves.size(); i++) {
-                var move = moves.get(i);
-                if (!move.to().equals("lent")) {
-                    continue;
-                }
-                boolean freed = move.from().equals("lending") && move.why().equals("the drain hook says the platform has freed it");
-                boolean wasLent = move.from().equals("reclaiming") && i > 0 && moves.get(i - 1).from().equals("lent");
-                assertTrue(freed || wasLent || i == 0 && move.from().equals("reclaiming"), cell + ": n3 lent without the platform's "
-                        + "drain hook having freed it: " + move + " in " + moves);
-            }
-
             List<String> lentAfter = new ArrayList<>(List.of("n1"));
             if (lent) {
                 lentAfter.add("n3");
             }
             restartEveryDaemonAndAwait(cell, jobs, List.of("n1"), lentAfter, since);
-        } finally {
-            storming.set(false);
-            storm.join(60_000);
+        }
+    }
+
+    /**
+     * Issue 17's proof, the other two losses, on the cluster cell 31 left on etcd, under jobs on n1,
+     * n3 lent and given back through n1's ctl and a setting written through n0's every 2 s. First n2
+     * leads and is cut off from the cluster's network (its etcd member and agent alone): its agent
+     * says it no longer leads before another agent says it leads (the machines share one clock), one
+     * does within 10 s, and n2, back on the network, follows it. Then n2 leads again and its machine
+     * is lost as at a power cut: another leads within 10 s, and n2, booted again on its disk, follows.
+     * After both: every acknowledged lend, unlend and write holds, the platform's hooks ran once per
+     * need, slurmctld was never restarted, and no job was disturbed.
+     */
+    @Test
+    @Order(32)
+    void onEtcdALeaderCutOffStopsBeforeAnotherLeadsAndALostLeadersMachineIsReplacedUnderJobsWritesAndLending() throws Exception {
+        String cell = "etcd-partition";
+        String slurmctld = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip();
+        String machines = RUN.resolve("machines").toString();
+        String nspawn = AgentProcess.ROOT.resolve("system-tests/cluster/nspawn-cluster").toString();
+        // n2 is neither Slurm's controller nor runs the jobs: the machine cut off, then lost.
+        leadOn("n2");
+        Instant since = Instant.now();
+        List<String> jobs = List.of(heartbeatJob("n1", cell + "-n1", 400), sleepJob("n1", 400));
+        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        awaitBeats(cell + "-n1");
+        double from = Instant.now().getEpochSecond();
+        boolean lentBefore = lent("n3");
+        try (Storm storm = new Storm("n1", "n0")) {
+            storm.awaitMore(cell + ": before the cut", 4, Duration.ofSeconds(60));
+            Instant cutAt = Instant.now().minusSeconds(1);
+            long cut = System.nanoTime();
+            Proc.Result r = Proc.run(List.of(nspawn, "cut", machines, "n2"), Map.of(), 30);
+            assertEquals(0, r.exit(), r.toString());
+            Failover partition = awaitAnotherLeader(cell, "n2", "n0", cut);
+            double stopped = loggedAt("n2", "no longer leads the cluster", cutAt);
+            double took = loggedAt(partition.leader(), "leads the cluster (etcd lease", cutAt);
+            System.out.printf("ClusterIT %s %s: n2 cut off; it stopped leading %.2f s before %s led, which was elected %.2f s after the cut "
+                    + "and answered ctl after %.2f s%n", SUITE, cell, took - stopped, partition.leader(), partition.elected(), partition.answers());
+            assertTrue(stopped < took, cell + ": n2's agent stopped leading (at " + stopped + ") before " + partition.leader()
+                    + "'s led (at " + took + ")");
+            assertTrue(partition.elected() < 10.0, cell + ": a new leader within 10 s of the cut, not " + partition.elected());
+            storm.awaitMore(cell + ": through " + partition.leader() + " while n2 is cut off", 4, Duration.ofSeconds(90));
+            // n2's passes are waited for with the storm paused: each write changes slurm.conf, and a pass that changed it
+            // leaves the node-states step for the next, so an agent just started would not report that step before the storm ends.
+            Instant mended = Instant.now();
+            r = Proc.run(List.of(nspawn, "mend", machines, "n2"), Map.of(), 30);
+            assertEquals(0, r.exit(), r.toString());
+            storm.pause();
+            awaitPassesAfter(mended, "n2");
+            assertEquals(partition.leader(), electedLeader("n2"), cell + ": n2, back on the network, follows");
+
+            leadOn("n2");
+            storm.resume();
+            storm.awaitMore(cell + ": before n2's machine is lost", 4, Duration.ofSeconds(60));
+            long lost = System.nanoTime();
+            r = Proc.run(List.of(nspawn, "crash", machines, "n2"), Map.of(), 60);
+            assertEquals(0, r.exit(), r.toString());
+            Failover crash = awaitAnotherLeader(cell, "n2", "n0", lost);
+            System.out.printf("ClusterIT %s %s: n2's machine lost; %s elected after %.2f s and answering ctl after %.2f s%n", SUITE, cell,
+                    crash.leader(), crash.elected(), crash.answers());
+            assertTrue(crash.elected() < 10.0, cell + ": a new leader within 10 s of the machine's loss, not " + crash.elected());
+            storm.awaitMore(cell + ": through " + crash.leader() + " while n2 is down", 4, Duration.ofSeconds(90));
+            Instant booted = Instant.now();
+            r = Proc.run(List.of(nspawn, "boot", machines, "n2"), Map.of(), 180);
+            assertEquals(0, r.exit(), r.toString());
+            storm.pause();
+            awaitPassesAfter(booted, "n2");
+            assertEquals(crash.leader(), electedLeader("n2"), cell + ": n2, booted again, follows");
+            storm.close();
+
+            String leader = electedLeader("n0");
+            boolean lent = assertStormHeld(cell, leader, storm, from, lentBefore);
+            assertEquals(slurmctld, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
+                    cell + ": losing the slurmlet leader never restarts slurmctld");
+            List<String> lentAfter = new ArrayList<>(List.of("n1"));
+            if (lent) {
+                lentAfter.add("n3");
+            }
+            restartEveryDaemonAndAwait(cell, jobs, List.of("n1"), lentAfter, since);
         }
     }
 }
