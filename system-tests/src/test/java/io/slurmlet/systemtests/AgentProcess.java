@@ -49,6 +49,13 @@ final class AgentProcess implements AutoCloseable {
 
     /** Starts the agent and returns once it answers ready. */
     AgentProcess start() throws IOException, InterruptedException {
+        launch();
+        awaitReady(Duration.ofSeconds(30));
+        return this;
+    }
+
+    /** Starts the agent and returns at once (one that stands by is not ready: {@link #awaitReady} for when it is). */
+    AgentProcess launch() throws IOException {
         Files.createDirectories(stateDir);
         ProcessBuilder pb = new ProcessBuilder(AGENT.toString())
                 .redirectErrorStream(true)
@@ -64,11 +71,10 @@ final class AgentProcess implements AutoCloseable {
                 "SLURMLET_LEADER_AGENT_PORT", "0"));
         pb.environment().putAll(env);
         process = pb.start();
-        awaitReady(Duration.ofSeconds(30));
         return this;
     }
 
-    private void awaitReady(Duration timeout) throws IOException, InterruptedException {
+    void awaitReady(Duration timeout) throws IOException, InterruptedException {
         Instant deadline = Instant.now().plus(timeout);
         while (Instant.now().isBefore(deadline)) {
             if (!process.isAlive()) {

@@ -117,6 +117,60 @@ class LeaderFailoverIT {
         }
     }
 
+    /**
+     * A leader-eligible agent whose etcd does not answer when it starts (etcd down, or its machine cut
+     * off) stands by, alive and live, saying why, rather than exit and be started again by systemd
+     * every few seconds with its machine's own part stopped; once etcd answers it is elected, and
+     * takes a write.
+     */
+    @Test
+    void anAgentStartedWhileEtcdDoesNotAnswerStandsByAndLeadsOnceItDoes(@TempDir Path tmp) throws Exception {
+        Path key = tmp.resolve("secrets.key");
+        Files.writeString(key, "0123456789abcdef".repeat(4) + "\n");
+        Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
+        int client = freePort();
+        int peer = freePort();
+        endpoints.add("http://127.0.0.1:" + client);
+        try (AgentProcess agent = new AgentProcess(tmp.resolve("a0"), envOf(0, key)).launch()) {
+            long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (!agent.logText().contains("this agent stands by until etcd answers")) {
+                assertTrue(agent.alive(), "the agent exited:\n" + agent.logText());
+                assertTrue(System.nanoTime() < until, "no word of standing by:\n" + agent.logText());
+                Thread.sleep(200);
+            }
+            Thread.sleep(3000);
+            assertTrue(agent.alive(), "standing by, not exited:\n" + agent.logText());
+            HttpResponse<String> live = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(agent.uri("/q/health/live")).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            assertEquals(200, live.statusCode(), live.body());
+            Path own = Files.createDirectories(tmp.resolve("etcd"));
+            Process etcd = new ProcessBuilder("/usr/bin/etcd", "--name", "m0", "--data-dir", own.resolve("data").toString(),
+                    "--listen-client-urls", endpoints.get(0), "--advertise-client-urls", endpoints.get(0),
+                    "--listen-peer-urls", "http://127.0.0.1:" + peer, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
+                    "--initial-cluster", "m0=http://127.0.0.1:" + peer, "--log-level", "warn")
+                    .redirectErrorStream(true).redirectOutput(own.resolve("etcd.log").toFile()).start();
+            try {
+                long led = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                while (!agent.logText().contains("leads the cluster")) {
+                    assertTrue(agent.alive() && System.nanoTime() < led, "not elected within 60 s of etcd's start:\n" + agent.logText());
+                    Thread.sleep(200);
+                }
+                HttpResponse<String> now = null;
+                while (now == null || now.statusCode() != 200) { // its state opened, the cluster's admin token taken
+                    assertTrue(System.nanoTime() < led, "elected, and not serving settings:\n" + agent.logText());
+                    Thread.sleep(200);
+                    now = java.nio.file.Files.exists(agent.tokenFile()) ? settings(agent, agent.token()) : null;
+                }
+                HttpResponse<String> written = agent.call("PATCH", "/v1/slurm/settings", "{\"cluster_name\": \"late\"}",
+                        "If-Match", now.headers().firstValue("ETag").orElseThrow());
+                assertEquals(200, written.statusCode(), written.body());
+            } finally {
+                etcd.destroyForcibly();
+                etcd.waitFor();
+            }
+        }
+    }
+
     private final List<String> endpoints = new ArrayList<>();
 
     private Map<String, String> envOf(int i, Path key) throws IOException {

@@ -74,7 +74,8 @@ public class LeaderState {
                         + "https://HOST:2379").formatted(endpoint));
             }
         }
-        return EtcdStore.connect(endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout());
+        // Opened even while etcd does not answer: the agent stands by, its election asking again, and its machine's part goes on.
+        return EtcdStore.connect(endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout(), false);
     }
 
     /**

@@ -97,16 +97,23 @@ public final class EtcdStore implements Store, AutoCloseable {
      * @param endpoints the endpoints as the admin wrote them, for errors
      */
     public static EtcdStore open(Client client, String prefix, String endpoints, Duration timeout) throws StorageException {
-        return open(client, List.of(client), prefix, endpoints, timeout);
+        return open(client, List.of(client), prefix, endpoints, timeout, true);
     }
 
-    private static EtcdStore open(Client client, List<Client> members, String prefix, String endpoints, Duration timeout)
-            throws StorageException {
+    private static EtcdStore open(Client client, List<Client> members, String prefix, String endpoints, Duration timeout,
+                                  boolean reachNow) throws StorageException {
         if (!prefix.startsWith("/") || !prefix.endsWith("/") || prefix.contains("//")) {
             throw new IllegalArgumentException("an etcd prefix starts and ends with / (as /slurmlet/): " + prefix);
         }
         EtcdStore store = new EtcdStore(client, members, prefix, endpoints, timeout);
-        store.heard = store.reach(timeout).getHeader().getRevision();
+        try {
+            store.heard = store.reach(timeout).getHeader().getRevision();
+        } catch (StorageException e) {
+            if (reachNow) {
+                throw e;
+            }
+            LOG.warnf("%s; this agent stands by until etcd answers", e.getMessage());
+        }
         return store;
     }
 
@@ -126,6 +133,18 @@ public final class EtcdStore implements Store, AutoCloseable {
      */
     public static EtcdStore connect(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
                                     Optional<java.nio.file.Path> keyFile, String prefix, Duration timeout) throws StorageException {
+        return connect(endpoints, caFile, certFile, keyFile, prefix, timeout, true);
+    }
+
+    /**
+     * {@link #connect(List, Optional, Optional, Optional, String, Duration)}; with {@code reachNow}
+     * false an etcd that does not answer yet is said and the store opened all the same: a
+     * leader-eligible agent stands by (its election asks again), and its machine's own part goes on,
+     * rather than the agent exiting until etcd is back.
+     */
+    public static EtcdStore connect(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
+                                    Optional<java.nio.file.Path> keyFile, String prefix, Duration timeout, boolean reachNow)
+            throws StorageException {
         String named = String.join(",", endpoints);
         List<Client> opened = new java.util.ArrayList<>();
         try {
@@ -141,7 +160,7 @@ public final class EtcdStore implements Store, AutoCloseable {
                     members.add(one);
                 }
             }
-            return open(client, members, prefix, named, timeout);
+            return open(client, members, prefix, named, timeout, reachNow);
         } catch (StorageException | RuntimeException e) {
             opened.forEach(Client::close);
             throw e;
@@ -345,6 +364,13 @@ public final class EtcdStore implements Store, AutoCloseable {
         synchronized (watching) {
             Runnable end = watchers.add(listener);
             if (watcher == null && !closed) {
+                if (heard == 0) { // opened while etcd did not answer: the watch starts from now
+                    try {
+                        heard = reach(timeout).getHeader().getRevision();
+                    } catch (StorageException e) {
+                        throw new IllegalStateException(e.getMessage(), e);
+                    }
+                }
                 startWatch(heard + 1);
             }
             return end;

@@ -76,6 +76,34 @@ class EtcdStoreTest extends StoreContract {
         assertTrue(bad.getMessage().contains("starts and ends with /"), bad.getMessage());
     }
 
+    /**
+     * A leader-eligible agent that starts while etcd does not answer opens its store all the same (and
+     * stands by, its election asking again) rather than exit until etcd is back; once etcd answers,
+     * the store reads, writes and hears its changes. One opened to move a file store into etcd still
+     * refuses at once.
+     */
+    @Test
+    void aStoreOpenedWhileEtcdDoesNotAnswerWorksOnceItDoes() throws Exception {
+        EtcdStore late;
+        etcd.pause();
+        try {
+            assertThrows(StorageException.class, () -> EtcdStore.connect(List.of(etcd.endpoint), Optional.of(etcd.dir.resolve("ca.crt")),
+                    Optional.of(etcd.dir.resolve("client.crt")), Optional.of(etcd.dir.resolve("client.key")), "/late/", Duration.ofSeconds(1)));
+            late = EtcdStore.connect(List.of(etcd.endpoint), Optional.of(etcd.dir.resolve("ca.crt")), Optional.of(etcd.dir.resolve("client.crt")),
+                    Optional.of(etcd.dir.resolve("client.key")), "/late/", Duration.ofSeconds(1), false);
+            opened.add(late);
+            assertThrows(StorageException.class, () -> late.get("settings.json"), "nothing answers yet");
+        } finally {
+            etcd.resume();
+        }
+        List<String> heard = new CopyOnWriteArrayList<>();
+        late.watch(heard::add);
+        assertTrue(late.put("settings.json", text("{\"late\":1}"), Store.ABSENT).isPresent());
+        awaitSize(heard, 1);
+        assertEquals(List.of("settings.json"), heard);
+        assertArrayEquals(text("{\"late\":1}"), late.get("settings.json").orElseThrow().value());
+    }
+
     @Test
     void aCollectionOfMoreMembersThanAPageIsListedWholeAtOneRevision() throws Exception {
         EtcdStore store = open("/slurmlet-pages/");
