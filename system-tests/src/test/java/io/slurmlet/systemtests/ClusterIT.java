@@ -2478,12 +2478,13 @@ class ClusterIT {
         }
     }
 
+    /** Who leads after a failover, and the seconds from the loss until it was elected and until it answered ctl. */
+    record Failover(String leader, double elected, double answers) { }
+
     /**
      * Until an agent other than {@code old} is elected (asked of {@code asker}'s etcd member) and
      * answers ctl: its name, and the seconds from {@code lostAt} (System.nanoTime) to each.
      */
-    record Failover(String leader, double elected, double answers) { }
-
     static Failover awaitAnotherLeader(String cell, String old, String asker, long lostAt) throws InterruptedException {
         java.util.concurrent.atomic.AtomicReference<String> next = new java.util.concurrent.atomic.AtomicReference<>("");
         await(Duration.ofSeconds(30), cell + ": the election names another leader than " + old, () -> {
