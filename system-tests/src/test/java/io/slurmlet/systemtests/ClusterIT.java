@@ -2723,14 +2723,7 @@ class ClusterIT {
                     + "&& systemctl start slurmlet-agent");
             awaitPassesAfter(back, old);
             assertEquals(failover.leader(), electedLeader(old), cell + ": the old leader follows");
-            boolean lent = assertStormHeld(cell, failover.leader(), storm, from, lentBefore);
-            assertEquals(slurmctld, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
-                    cell + ": losing the slurmlet leader never restarts slurmctld");
-            List<String> lentAfter = new ArrayList<>(List.of("n1"));
-            if (lent) {
-                lentAfter.add("n3");
-            }
-            restartEveryDaemonAndAwait(cell, jobs, List.of("n1"), lentAfter, since);
+            afterTheStorm(cell, failover.leader(), storm, from, lentBefore, slurmctld, jobs, since);
         }
     }
 
@@ -2749,8 +2742,6 @@ class ClusterIT {
     void onEtcdALeaderCutOffStopsBeforeAnotherLeadsAndALostLeadersMachineIsReplacedUnderJobsWritesAndLending() throws Exception {
         String cell = "etcd-partition";
         String slurmctld = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip();
-        String machines = RUN.resolve("machines").toString();
-        String nspawn = AgentProcess.ROOT.resolve("system-tests/cluster/nspawn-cluster").toString();
         // n2 is neither Slurm's controller nor runs the jobs: the machine cut off, then lost.
         leadOn("n2");
         Instant since = Instant.now();
@@ -2763,8 +2754,7 @@ class ClusterIT {
             storm.awaitMore(cell + ": before the cut", 4, Duration.ofSeconds(60));
             Instant cutAt = Instant.now().minusSeconds(1);
             long cut = System.nanoTime();
-            Proc.Result r = Proc.run(List.of(nspawn, "cut", machines, "n2"), Map.of(), 30);
-            assertEquals(0, r.exit(), r.toString());
+            machine("cut", "n2");
             Failover partition = awaitAnotherLeader(cell, "n2", "n0", cut);
             double stopped = loggedAt("n2", "no longer leads the cluster", cutAt);
             double took = loggedAt(partition.leader(), "leads the cluster (etcd lease", cutAt);
@@ -2774,43 +2764,65 @@ class ClusterIT {
                     + "'s led (at " + took + ")");
             assertTrue(partition.elected() < 10.0, cell + ": a new leader within 10 s of the cut, not " + partition.elected());
             storm.awaitMore(cell + ": through " + partition.leader() + " while n2 is cut off", 4, Duration.ofSeconds(90));
-            // n2's passes are waited for with the storm paused: each write changes slurm.conf, and a pass that changed it
-            // leaves the node-states step for the next, so an agent just started would not report that step before the storm ends.
-            Instant mended = Instant.now();
-            r = Proc.run(List.of(nspawn, "mend", machines, "n2"), Map.of(), 30);
-            assertEquals(0, r.exit(), r.toString());
-            storm.pause();
-            awaitPassesAfter(mended, "n2");
-            assertEquals(partition.leader(), electedLeader("n2"), cell + ": n2, back on the network, follows");
+            backAndFollowing(cell, "mend", storm, partition.leader());
 
             leadOn("n2");
             storm.resume();
             storm.awaitMore(cell + ": before n2's machine is lost", 4, Duration.ofSeconds(60));
             long lost = System.nanoTime();
-            r = Proc.run(List.of(nspawn, "crash", machines, "n2"), Map.of(), 60);
-            assertEquals(0, r.exit(), r.toString());
+            machine("crash", "n2");
             Failover crash = awaitAnotherLeader(cell, "n2", "n0", lost);
             System.out.printf("ClusterIT %s %s: n2's machine lost; %s elected after %.2f s and answering ctl after %.2f s%n", SUITE, cell,
                     crash.leader(), crash.elected(), crash.answers());
             assertTrue(crash.elected() < 10.0, cell + ": a new leader within 10 s of the machine's loss, not " + crash.elected());
             storm.awaitMore(cell + ": through " + crash.leader() + " while n2 is down", 4, Duration.ofSeconds(90));
-            Instant booted = Instant.now();
-            r = Proc.run(List.of(nspawn, "boot", machines, "n2"), Map.of(), 180);
-            assertEquals(0, r.exit(), r.toString());
-            storm.pause();
-            awaitPassesAfter(booted, "n2");
-            assertEquals(crash.leader(), electedLeader("n2"), cell + ": n2, booted again, follows");
+            backAndFollowing(cell, "boot", storm, crash.leader());
             storm.close();
-
-            String leader = electedLeader("n0");
-            boolean lent = assertStormHeld(cell, leader, storm, from, lentBefore);
-            assertEquals(slurmctld, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
-                    cell + ": losing the slurmlet leader never restarts slurmctld");
-            List<String> lentAfter = new ArrayList<>(List.of("n1"));
-            if (lent) {
-                lentAfter.add("n3");
-            }
-            restartEveryDaemonAndAwait(cell, jobs, List.of("n1"), lentAfter, since);
+            afterTheStorm(cell, electedLeader("n0"), storm, from, lentBefore, slurmctld, jobs, since);
         }
+    }
+
+    /**
+     * n2 back ({@code how}: mend, on the network again; boot, booted again on its disk): its agent
+     * reports a pass and follows {@code leader}. Waited for with the storm paused: each write
+     * changes slurm.conf, and a pass that changed it leaves the node-states step for the next, so an
+     * agent just started would not report that step before the storm ends.
+     */
+    static void backAndFollowing(String cell, String how, Storm storm, String leader) throws Exception {
+        Instant back = Instant.now();
+        machine(how, "n2");
+        storm.pause();
+        awaitPassesAfter(back, "n2");
+        // Its own etcd member answers once its peers reach it again (about 20 s after a cut: FINDINGS).
+        java.util.concurrent.atomic.AtomicReference<String> named = new java.util.concurrent.atomic.AtomicReference<>("");
+        await(Duration.ofSeconds(60), () -> cell + ": n2, back (" + how + "), names the leader elected meanwhile, " + leader
+                + ", from its own etcd member; it said: " + named.get(), () -> {
+            try {
+                named.set(electedLeader("n2"));
+                return leader.equals(named.get());
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
+    /** nspawn-cluster's {@code how} (cut, mend, crash, boot) of {@code node}, which must succeed. */
+    static void machine(String how, String node) throws Exception {
+        Proc.Result r = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/nspawn-cluster").toString(), how,
+                RUN.resolve("machines").toString(), node), Map.of(), 180);
+        assertEquals(0, r.exit(), r.toString());
+    }
+
+    /** After a storm and its failovers: what it acknowledged holds ({@link #assertStormHeld}), slurmctld ran on, no job was disturbed. */
+    static void afterTheStorm(String cell, String leader, Storm storm, double from, boolean lentBefore, String slurmctld, List<String> jobs,
+                              Instant since) throws Exception {
+        boolean lent = assertStormHeld(cell, leader, storm, from, lentBefore);
+        assertEquals(slurmctld, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
+                cell + ": losing the slurmlet leader never restarts slurmctld");
+        List<String> lentAfter = new ArrayList<>(List.of("n1"));
+        if (lent) {
+            lentAfter.add("n3");
+        }
+        restartEveryDaemonAndAwait(cell, jobs, List.of("n1"), lentAfter, since);
     }
 }
