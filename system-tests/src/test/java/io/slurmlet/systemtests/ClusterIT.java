@@ -2793,17 +2793,23 @@ class ClusterIT {
         machine(how, "n2");
         storm.pause();
         awaitPassesAfter(back, "n2");
-        // Its own etcd member answers once its peers reach it again (about 20 s after a cut: FINDINGS).
+        // Its own etcd member answers once its peers reach it again (about 20 s after a cut: FINDINGS), and names the leader
+        // n0's does. On bookworm's etcd 3.4 (no pre-vote) the member coming back once set off an election of etcd's own, the
+        // leader elected meanwhile could not renew in time, and n2's agent, standing by, was elected again: allowed, and said.
         java.util.concurrent.atomic.AtomicReference<String> named = new java.util.concurrent.atomic.AtomicReference<>("");
-        await(Duration.ofSeconds(60), () -> cell + ": n2, back (" + how + "), names the leader elected meanwhile, " + leader
-                + ", from its own etcd member; it said: " + named.get(), () -> {
+        await(Duration.ofSeconds(60), () -> cell + ": n2, back (" + how + "), names from its own etcd member the leader n0's names; "
+                + "it said: " + named.get(), () -> {
             try {
-                named.set(electedLeader("n2"));
-                return leader.equals(named.get());
+                named.set(electedLeader("n2") + " (n0's: " + electedLeader("n0") + ")");
+                return !electedLeader("n2").isEmpty() && electedLeader("n2").equals(electedLeader("n0"));
             } catch (Exception e) {
                 return false;
             }
         });
+        if (!electedLeader("n0").equals(leader)) {
+            System.out.printf("ClusterIT %s %s: after n2 came back (%s), %s leads, not %s, elected while it was away%n", SUITE, cell, how,
+                    electedLeader("n0"), leader);
+        }
     }
 
     /** nspawn-cluster's {@code how} (cut, mend, crash, boot) of {@code node}, which must succeed. */
