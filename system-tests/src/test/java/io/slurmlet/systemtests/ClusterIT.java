@@ -2478,6 +2478,14 @@ class ClusterIT {
         }
     }
 
+    /** A heartbeat job on /shared and a sleep on n1 for at most {@code seconds}, once both run and the heartbeat beats. */
+    static List<String> runningOnN1(String cell, int seconds) throws Exception {
+        List<String> jobs = List.of(heartbeatJob("n1", cell + "-n1", seconds), sleepJob("n1", seconds));
+        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        awaitBeats(cell + "-n1");
+        return jobs;
+    }
+
     /** Who leads after a failover, and the seconds from the loss until it was elected and until it answered ctl. */
     record Failover(String leader, double elected, double answers) { }
 
@@ -2696,9 +2704,7 @@ class ClusterIT {
 
         // Jobs on n1 (n2 runs none on 24.11 after cell 30: its stand-in GPUs are not detected there).
         Instant since = Instant.now();
-        List<String> jobs = List.of(heartbeatJob("n1", cell + "-n1", 300), sleepJob("n1", 300));
-        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
-        awaitBeats(cell + "-n1");
+        List<String> jobs = runningOnN1(cell, 300);
         double from = Instant.now().getEpochSecond();
         boolean lentBefore = lent("n3");
         // n3 lent and given back again and again, through n1's ctl: a standby hands each call to whichever agent leads.
@@ -2745,9 +2751,7 @@ class ClusterIT {
         // n2 is neither Slurm's controller nor runs the jobs: the machine cut off, then lost.
         leadOn("n2");
         Instant since = Instant.now();
-        List<String> jobs = List.of(heartbeatJob("n1", cell + "-n1", 400), sleepJob("n1", 400));
-        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
-        awaitBeats(cell + "-n1");
+        List<String> jobs = runningOnN1(cell, 400);
         double from = Instant.now().getEpochSecond();
         boolean lentBefore = lent("n3");
         try (Storm storm = new Storm("n1", "n0")) {
