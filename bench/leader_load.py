@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The leader with many agents: N simulated agents on the real agents' channel (TLS), timed.
 
-  bench/leader_load.py [--agents 1000] [--concurrency 200] [--xmx 1g] [--home DIR] [--json FILE] [--keep]
+  bench/leader_load.py [--agents 1000] [--concurrency 200] [--xmx 1g] [--store etcd] [--home DIR] [--json FILE] [--keep]
   bench/leader_load.py --smoke          20 agents, short waits: CI's bench/smoke
 
 A leader on this machine (node role off, as bench/node_agent.py's `polls` starts it, through the
@@ -35,7 +35,7 @@ each facts or status call (--one-connection), and says so.
 Build first: ./mvnw -B -q package -DskipTests; or name a build with --home (an installed slurmlet,
 or packaging/target/root/usr/lib/slurmlet copied aside, so a tree that is being rebuilt is not measured).
 """
-import argparse, asyncio, json, os, random, re, resource, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, time
+import argparse, asyncio, hashlib, json, os, random, re, resource, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.request
 
 from startup import ROOT, free_port
@@ -178,7 +178,7 @@ class Run:
 
     def __init__(self, args, state, agent_port, leader, sampler):
         self.args, self.state, self.agent_port, self.leader, self.sampler = args, state, agent_port, leader, sampler
-        self.tls = ssl.create_default_context(cafile=os.path.join(state, "pki/ca.crt"))
+        self.tls = ssl.create_default_context(cafile=leader_ca(state, agent_port, args.ctl))
         self.tally = Tally()
         self.markers = ()
         self.first = {}          # marker → how many agents have seen it
@@ -557,6 +557,12 @@ def start_leader(args, state):
                QUARKUS_CONFIG_LOCATIONS=os.path.join(state, "agent.yaml"), SLURMLET_NODE_ENABLED="false",
                SLURMLET_LEADER_AGENT_HOST="127.0.0.1", SLURMLET_LEADER_AGENT_PORT=str(agent_port))
     notes = []
+    etcd = None
+    if args.store == "etcd":
+        etcd, yaml, said = start_etcd(args, state)
+        with open(os.path.join(state, "agent.yaml"), "w") as f:
+            f.write(yaml)
+        notes.append(said)
     wanted = args.agents * (1 if args.one_connection else CONNECTIONS_PER_AGENT) + 64
     if wanted > DEFAULT_CONNECTIONS:
         env["SLURMLET_LEADER_AGENT_CONNECTIONS"] = str(wanted)
@@ -567,6 +573,7 @@ def start_leader(args, state):
         notes.append(f"the leader's heap set with SLURMLET_AGENT_JVM_OPTS=-Xmx{args.xmx}")
     log = open(os.path.join(state, "leader.log"), "wb")
     p = subprocess.Popen([args.agent], env=env, stdout=log, stderr=subprocess.STDOUT)
+    p.etcd = etcd
     t0 = time.monotonic()
     while True:
         if p.poll() is not None:
@@ -579,6 +586,70 @@ def start_leader(args, state):
                 sys.exit(f"leader_load.py: the leader was not ready in 120 s: see {state}/leader.log")
             time.sleep(0.05)
     return p, port, agent_port, notes
+
+
+def leader_ca(state, agent_port, ctl):
+    """The cluster's CA: in the state folder with the file store; on etcd (where it is sealed) fetched as a new machine
+    fetches it (GET /v1/join/ca) and kept only if its pin is the one `ctl slurm join-token` prints."""
+    kept = os.path.join(state, "pki/ca.crt")
+    if os.path.exists(kept):
+        return kept
+    loose = ssl.create_default_context()
+    loose.check_hostname, loose.verify_mode = False, ssl.CERT_NONE
+    t0 = time.monotonic()
+    while True:  # on etcd the agents' channel opens once this agent is elected, after ready
+        try:
+            with urllib.request.urlopen(f"https://127.0.0.1:{agent_port}/v1/join/ca", timeout=10, context=loose) as r:
+                pem = r.read()
+            break
+        except OSError as e:
+            if time.monotonic() - t0 > 60:
+                sys.exit(f"leader_load.py: the leader's agents' channel did not answer in 60 s: {e}; see {state}/leader.log")
+            time.sleep(0.2)
+    fetched = os.path.join(state, "ca.crt")
+    with open(fetched, "wb") as f:
+        f.write(pem)
+    key = subprocess.run(["openssl", "x509", "-in", fetched, "-pubkey", "-noout"], check=True, capture_output=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=key, check=True, capture_output=True).stdout
+    said = subprocess.run([ctl, "--leader", "unix:" + os.path.join(state, "leader.sock"), "slurm", "join-token", "-o", "json"],
+                          check=True, capture_output=True, text=True).stdout
+    if "sha256:" + hashlib.sha256(der).hexdigest() not in said:
+        sys.exit(f"leader_load.py: the CA at /v1/join/ca is not the one `ctl slurm join-token` pins: {said}")
+    return fetched
+
+
+def start_etcd(args, state):
+    """One etcd member on loopback (plain http, its data in the state folder, on the file store's disk),
+    and the leader's agent.yaml that keeps its store there: what StoreBenchmark measures, at scale."""
+    etcd = shutil.which("etcd") or sys.exit("leader_load.py: --store etcd needs etcd (apt-get install etcd-server)")
+    version = subprocess.run([etcd, "--version"], capture_output=True, text=True).stdout.split("\n")[0].split()[-1]
+    client, peer = free_port(), free_port()
+    data = os.path.join(state, "etcd")
+    log = open(os.path.join(state, "etcd.log"), "wb")
+    p = subprocess.Popen([etcd, "--name", "m0", "--data-dir", data, "--listen-client-urls", f"http://127.0.0.1:{client}",
+                          "--advertise-client-urls", f"http://127.0.0.1:{client}", "--listen-peer-urls", f"http://127.0.0.1:{peer}",
+                          "--initial-advertise-peer-urls", f"http://127.0.0.1:{peer}", "--initial-cluster", f"m0=http://127.0.0.1:{peer}",
+                          "--quota-backend-bytes", str(8 << 30), "--log-level", "warn"], stdout=log, stderr=subprocess.STDOUT)
+    t0 = time.monotonic()
+    while True:
+        if p.poll() is not None:
+            sys.exit(f"leader_load.py: etcd exited with {p.returncode}: see {state}/etcd.log")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{client}/health", timeout=1) as r:
+                if b'"true"' in r.read():
+                    break
+        except OSError:
+            pass
+        if time.monotonic() - t0 > 60:
+            sys.exit(f"leader_load.py: etcd was not healthy in 60 s: see {state}/etcd.log")
+        time.sleep(0.1)
+    key = os.path.join(state, "secrets.key")
+    with open(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
+        f.write(os.urandom(32).hex())
+    yaml = (f"slurmlet:\n  leader:\n    store:\n      kind: etcd\n      etcd:\n"
+            f"        endpoints: [http://127.0.0.1:{client}]\n        secrets-key-file: {key}\n")
+    return p, yaml, (f"the leader's store: etcd {version}, one member on loopback (plain http, its data in the state folder, "
+                     f"quota 8 GiB)")
 
 
 def log_findings(state, upto):
@@ -647,6 +718,8 @@ def main():
                     help="each agent holds only its poll's connection, and opens one for each facts or status call")
     ap.add_argument("--home", help="an installed slurmlet (its bin/ and lib/, as /usr/lib/slurmlet) instead of this tree's build")
     ap.add_argument("--smoke", action="store_true", help="20 agents, short waits (CI)")
+    ap.add_argument("--store", choices=["file", "etcd"], default="file",
+                    help="the leader's store: its state folder's files (the default), or one etcd member started here")
     args = ap.parse_args()
     bin_dir = os.path.join(os.path.abspath(args.home), "bin") if args.home else BIN
     args.agent, args.ctl = os.path.join(bin_dir, "slurmlet-agent"), os.path.join(bin_dir, "ctl")
@@ -673,7 +746,7 @@ def main():
         notes.append("one connection per agent (its poll's), a new one for each facts or status call"
                      + (f": {args.agents} agents × 2 would not fit the open-file limit ({limit}), which could not be raised"
                         if auto_one else ""))
-    result = {"agents": args.agents, "concurrency": args.concurrency, "one_connection": args.one_connection,
+    result = {"agents": args.agents, "store": args.store, "concurrency": args.concurrency, "one_connection": args.one_connection,
               "date": time.strftime("%Y-%m-%d %H:%M"), "tree": measured(args), "load_before": round(os.getloadavg()[0], 2),
               "leader_jvm_options": options, "leader_heap_mib": heap, "leader_open_files": int(files), "notes": notes,
               "state": state, "phases": []}
@@ -701,6 +774,9 @@ def main():
                 leader.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 leader.kill()
+        if leader.etcd:
+            leader.etcd.terminate()
+            leader.etcd.wait(timeout=30)
         result["leader_log"] = log_findings(state, logged)
         result["samples"] = sampler.samples
         table(result)
