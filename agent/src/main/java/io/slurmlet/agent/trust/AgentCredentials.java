@@ -1,10 +1,15 @@
 package io.slurmlet.agent.trust;
 
-import io.slurmlet.agent.store.Document;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.text.Text;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.type.TypeReference;
+import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -13,36 +18,44 @@ import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 
 /**
  * Each joined machine's own credential, which it presents on every call after joining. The leader
- * keeps only each credential's sha256 ({@code agents.json}, root-only): a copy of the state directory
- * lets no one act as a machine. A name that has joined cannot join again until an admin removes
- * that machine ({@code ctl slurm machines remove}), which revokes its credential.
+ * keeps only each credential's sha256, one document a machine ({@code agents/NODE}, root-only): a
+ * copy of the state directory lets no one act as a machine, and a join writes that machine's few
+ * bytes, not every machine's again (ten thousand joins rewrote a growing {@code agents.json} ten
+ * thousand times: a sixth of the leader's CPU in bench/leader_load.py, and past etcd's request size
+ * at that scale). A name that has joined cannot join again until an admin removes that machine
+ * ({@code ctl slurm machines remove}), which revokes its credential.
  */
 public final class AgentCredentials {
 
+    /** The store's collection of the machines' credential hashes: {@code agents/gpu001}. */
+    public static final String FOLDER = "agents";
+    /** Where slurmlet kept every machine's hash in one document before; moved into {@link #FOLDER} at open. */
     public static final String FILE_NAME = "agents.json";
+    private static final Logger LOG = Logger.getLogger(AgentCredentials.class);
 
-    private final Document<Map<String, String>> file;
-    private Map<String, String> hashes;
+    /** What a machine's document holds. */
+    @RegisterForReflection
+    record Kept(@JsonProperty("sha256") String sha256) { }
+
+    private final Store store;
+    /** Each machine's hash; guarded by {@code this}, as the maps below. */
+    private final Map<String, String> hashes = new HashMap<>();
     /** Each credential's sha256 to its machine: a call finds its machine in one look, not one a machine. */
-    private Map<String, String> byHash;
+    private final Map<String, String> byHash = new HashMap<>();
+    /** Each name joined, lower-cased, to the name it joined as: host names ignore case. */
+    private final Map<String, String> byLowerName = new HashMap<>();
+    /** Each machine's document version, for the next compare-and-put. */
+    private final Map<String, Long> versions = new HashMap<>();
 
-    private AgentCredentials(Document<Map<String, String>> file, Map<String, String> hashes) {
-        this.file = file;
-        set(hashes);
-    }
-
-    private void set(Map<String, String> next) {
-        Map<String, String> index = new java.util.HashMap<>();
-        next.forEach((node, hash) -> index.put(hash, node));
-        hashes = next;
-        byHash = index;
+    private AgentCredentials(Store store) {
+        this.store = store;
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -50,10 +63,77 @@ public final class AgentCredentials {
         return open(FileStore.open(stateDir));
     }
 
+    /**
+     * The credentials kept in {@code store}; an {@code agents.json} of an earlier slurmlet is moved
+     * into one document a machine first (each written before the old one is removed, so a crash
+     * between leaves both, and the move is done again at the next start).
+     */
     public static AgentCredentials open(Store store) throws IOException {
-        Document<Map<String, String>> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
-        return new AgentCredentials(file, new TreeMap<>(file.read(Map::of, "the agents' credentials",
-                "remove it and join every agent again")));
+        moveOldDocument(store);
+        AgentCredentials credentials = new AgentCredentials(store);
+        for (var entry : store.list(FOLDER).entrySet()) {
+            String node = entry.getKey().substring(FOLDER.length() + 1);
+            Kept kept;
+            try {
+                kept = SettingsJson.STRICT.readValue(entry.getValue().value(), Kept.class);
+            } catch (IOException e) {
+                throw new IOException("cannot read the credential hash of %s in %s (%s): remove that file and join that machine again"
+                        .formatted(Text.quote(node), store.where(entry.getKey()), e.getMessage().split("\n")[0]), e);
+            }
+            credentials.remember(node, kept.sha256(), entry.getValue().version());
+        }
+        return credentials;
+    }
+
+    private static void moveOldDocument(Store store) throws IOException {
+        var old = store.get(FILE_NAME);
+        if (old.isEmpty()) {
+            return;
+        }
+        Map<String, String> hashes;
+        try {
+            hashes = SettingsJson.STRICT.readValue(old.get().value(), new TypeReference<Map<String, String>>() { });
+        } catch (IOException e) {
+            throw new IOException("cannot read the agents' credentials in %s (%s): remove it and join every agent again"
+                    .formatted(store.where(FILE_NAME), e.getMessage().split("\n")[0]), e);
+        }
+        for (var entry : hashes.entrySet()) {
+            String key = key(entry.getKey());
+            long version = store.get(key).map(Store.Versioned::version).orElse(Store.ABSENT);
+            if (store.put(key, SettingsJson.pretty(new Kept(entry.getValue())), version).isEmpty()) {
+                throw new StorageException("%s changed while the credentials were moved into it: restart the agent"
+                        .formatted(store.where(key)), null);
+            }
+        }
+        if (!store.delete(FILE_NAME, old.get().version())) {
+            throw new StorageException("%s changed while its credentials were moved into %s: restart the agent"
+                    .formatted(store.where(FILE_NAME), store.where(FOLDER)), null);
+        }
+        LOG.infof("moved the credential hashes of %d machines from %s into one file a machine in %s", hashes.size(),
+                store.where(FILE_NAME), store.where(FOLDER));
+    }
+
+    private void remember(String node, String hash, long version) {
+        String was = hashes.put(node, hash);
+        if (was != null) {
+            byHash.remove(was);
+        }
+        byHash.put(hash, node);
+        byLowerName.put(node.toLowerCase(java.util.Locale.ROOT), node);
+        versions.put(node, version);
+    }
+
+    private void forget(String node) {
+        String was = hashes.remove(node);
+        if (was != null) {
+            byHash.remove(was);
+        }
+        byLowerName.remove(node.toLowerCase(java.util.Locale.ROOT));
+        versions.remove(node);
+    }
+
+    private static String key(String node) {
+        return FOLDER + "/" + node;
     }
 
     /** Makes {@code node} a new credential, durable before it is returned, replacing any it had. */
@@ -61,10 +141,13 @@ public final class AgentCredentials {
         byte[] random = new byte[32];
         new SecureRandom().nextBytes(random);
         String credential = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-        Map<String, String> next = new TreeMap<>(hashes);
-        next.put(node, hash(credential));
-        file.write(next);
-        set(next);
+        String hash = hash(credential);
+        var written = store.put(key(node), SettingsJson.pretty(new Kept(hash)), versions.getOrDefault(node, Store.ABSENT));
+        if (written.isEmpty()) {
+            throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
+                    .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
+        }
+        remember(node, hash, written.getAsLong());
         return credential;
     }
 
@@ -108,7 +191,7 @@ public final class AgentCredentials {
 
     /** The name a machine joined as that is {@code node} but for case; empty when none has. */
     public synchronized Optional<String> joinedAs(String node) {
-        return hashes.keySet().stream().filter(n -> n.equalsIgnoreCase(node)).findFirst();
+        return Optional.ofNullable(byLowerName.get(node.toLowerCase(java.util.Locale.ROOT)));
     }
 
     /** The names of every machine that has joined. */
@@ -121,10 +204,11 @@ public final class AgentCredentials {
         if (!hashes.containsKey(node)) {
             return false;
         }
-        Map<String, String> next = new TreeMap<>(hashes);
-        next.remove(node);
-        file.write(next);
-        set(next);
+        if (!store.delete(key(node), versions.getOrDefault(node, Store.ABSENT))) {
+            throw new StorageException("%s was changed by another writer since this leader read it; nothing was removed: "
+                    .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
+        }
+        forget(node);
         return true;
     }
 
@@ -139,6 +223,6 @@ public final class AgentCredentials {
 
     @Override
     public String toString() {
-        return "AgentCredentials[" + file.where() + "]";
+        return "AgentCredentials[" + store.where(FOLDER) + "]";
     }
 }

@@ -182,10 +182,10 @@ class HostileInputTest {
             case 2 -> body.put("node", name).put(hostile("extra"), 1);
             default -> body.putArray("node").add(name);
         }
-        byte[] before = state("agents.json");
+        byte[] before = state("agents");
         int status = agent("join POST", "POST", "/v1/join", json(body), random.nextInt(5) == 0 ? hostile(token) : token);
         if (status >= 400) {
-            assertStateUnchanged("agents.json", before, "join " + body);
+            assertStateUnchanged("agents", before, "join " + body);
         }
     }
 

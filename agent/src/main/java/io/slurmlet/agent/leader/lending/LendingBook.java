@@ -122,14 +122,29 @@ public final class LendingBook {
 
     /** Stores {@code record} if it differs from the one kept; says whether it did. */
     public synchronized boolean put(LendingRecord record) throws IOException {
-        if (record.equals(nodes.get(record.node()))) {
-            return false;
+        return putAll(List.of(record)) > 0;
+    }
+
+    /**
+     * Stores each of {@code records} that differs from the one kept, in one write (the lending engine's
+     * look at every node: a cluster's first look at ten thousand nodes is one write, not ten thousand
+     * of a growing file); says how many differed. All or none: a failed write stores none.
+     */
+    public synchronized int putAll(java.util.Collection<LendingRecord> records) throws IOException {
+        Map<String, LendingRecord> next = null;
+        int changed = 0;
+        for (LendingRecord record : records) {
+            if (!record.equals((next == null ? nodes : next).get(record.node()))) {
+                next = next == null ? new TreeMap<>(nodes) : next;
+                next.put(record.node(), record);
+                changed++;
+            }
         }
-        Map<String, LendingRecord> next = new TreeMap<>(nodes);
-        next.put(record.node(), record);
-        save(next, known);
-        nodes = next;
-        return true;
+        if (next != null) {
+            save(next, known);
+            nodes = next;
+        }
+        return changed;
     }
 
     /** Notes nodes slurmctld has a record of; says whether any was new. */

@@ -114,6 +114,9 @@ public final class LendingEngine implements AutoCloseable {
         names.addAll(c.named().lentNodes());
         names.addAll(book.all().keySet());
         Instant now = clock.instant();
+        List<LendingRecord> next = new ArrayList<>();
+        Map<String, Lending.Hook> hooksDue = new TreeMap<>();
+        List<String> said = new ArrayList<>();
         for (String node : names) {
             if (hookRunning.contains(node)) {
                 continue;
@@ -123,19 +126,22 @@ public final class LendingEngine implements AutoCloseable {
                 LOG.warnf("%s: the %s hook was running when the leader stopped (started at %s); it runs again", node,
                         before.hookRunning(), before.hookStartedAt());
                 before = before.interrupted(now.toString());
-                book.put(before);
             }
             Lending.Decision d = Lending.decide(before, inputs(c, node, slurm), now);
-            // What the leader is about to do is on disk before it does it: a hook noted as running.
-            book.put(d.hook() == Lending.Hook.NONE ? d.record() : d.record().hookStarted(word(d.hook()), now.toString()));
+            next.add(d.hook() == Lending.Hook.NONE ? d.record() : d.record().hookStarted(word(d.hook()), now.toString()));
             if (d.record().phase() != before.phase()) {
-                LOG.infof("%s: %s → %s (%s)", node, before.phase().word(), d.record().phase().word(),
-                        d.record().transitions().get(d.record().transitions().size() - 1).why());
+                said.add("%s: %s → %s (%s)".formatted(node, before.phase().word(), d.record().phase().word(),
+                        d.record().transitions().get(d.record().transitions().size() - 1).why()));
             }
             if (d.hook() != Lending.Hook.NONE) {
-                runHook(node, d.hook());
+                hooksDue.put(node, d.hook());
             }
         }
+        // Every node's next record in one write, and what the leader is about to do on disk before it does it: a hook noted
+        // as running. A write that fails runs no hook, and the next look decides again from what is on disk.
+        book.putAll(next);
+        said.forEach(LOG::info);
+        hooksDue.forEach(this::runHook);
     }
 
     /**

@@ -321,4 +321,37 @@ class LendingEngineTest {
     private static java.util.List<String> slurmConfNodes(String slurmConf) {
         return io.slurmlet.agent.slurm.ReconfigureTable.nodeNames(slurmConf);
     }
+
+    /** A look at every node writes the lending state once, however many nodes changed: not a growing file once a node. */
+    @Test
+    void aLookAtManyNodesWritesTheLendingStateOnce() throws Exception {
+        io.slurmlet.agent.store.FileStore store = io.slurmlet.agent.store.FileStore.open(state);
+        SettingsStore settings = SettingsStore.open(store);
+        List<String> names = java.util.stream.IntStream.rangeClosed(1, 200).mapToObj("n%03d"::formatted).toList();
+        Inventory inventory = machines("24.11.5", names.toArray(String[]::new));
+        nodes(settings, names, names.subList(0, 100));
+        LendingBook book = LendingBook.open(store);
+        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        Runnable unwatch = store.watch(key -> {
+            if (key.equals(LendingBook.FILE_NAME)) {
+                writes.incrementAndGet();
+            }
+        });
+        try {
+            LendingEngine engine = engine(book, settings, inventory, new NodeReports(),
+                    new Hooks(new FakeCommands(), Optional.empty(), Optional.empty(), Duration.ofSeconds(5)));
+            engine.tick();
+            Thread.sleep(300); // the store tells its watchers on a thread of its own
+            assertEquals(1, writes.get(), "one write for 200 nodes' first records");
+            LendingBook reopened = LendingBook.open(state);
+            assertEquals(200, reopened.all().size());
+            assertEquals(Phase.LENT, reopened.get("n001").orElseThrow().phase(), "no drain hook: lent at once");
+            assertEquals(Phase.PLATFORM, reopened.get("n200").orElseThrow().phase());
+            engine.tick();
+            Thread.sleep(300);
+            assertEquals(1, writes.get(), "a look that changes nothing writes nothing");
+        } finally {
+            unwatch.run();
+        }
+    }
 }
