@@ -30,7 +30,8 @@ connection beside the held poll): for more than 4,064 agents slurmlet.leader.age
 (8192 by default before issue 17, 24,576 since) is set to what they need, and said. This process raises its open-file limit to what both ends
 need (the leader inherits it; the systemd unit gives the real one LimitNOFILE=65536); where the hard
 limit is lower and cannot be raised, each agent holds its poll's connection alone and opens one for
-each facts or status call (--one-connection), and says so.
+each facts call, its status going on the poll's connection between two polls (--one-connection),
+and says so.
 
 Build first: ./mvnw -B -q package -DskipTests; or name a build with --home (an installed slurmlet,
 or packaging/target/root/usr/lib/slurmlet copied aside, so a tree that is being rebuilt is not measured).
@@ -268,7 +269,9 @@ class Run:
             agent, "PUT", "/v1/agent/facts", json.dumps(dict(FACTS, address=agent.addr)).encode()))
         if agent.reported is not None:
             # From now on, as the agent's poller and status poster do.
-            agent.tasks = [asyncio.create_task(self.polls(agent)), asyncio.create_task(self.statuses(agent))]
+            # With one connection an agent's status goes on its poll's connection between two polls (see polls).
+            agent.tasks = [asyncio.create_task(self.polls(agent))] + ([] if self.args.one_connection
+                                                                        else [asyncio.create_task(self.statuses(agent))])
 
     async def polls(self, agent):
         """PlanPoller: long-polls with the revision held; a new plan is 'applied' at once and its status posted."""
@@ -293,7 +296,15 @@ class Run:
                             agent.seen[m] = now
                             self.first[m] = self.first.get(m, 0) + 1
                             self.sizes.setdefault(m, []).append(size)
-                    agent.due.set()
+                    if self.args.one_connection and not closed:
+                        # No second connection (the open-file limit): the status on this one before the next poll,
+                        # as an agent's HTTP client would reuse an idle connection, rather than a TLS handshake each.
+                        said, _, _, _, closed = await agent.poll.call("PUT", "/v1/agent/status", agent.credential, agent.report())
+                        self.tally.add(f"status answered {said}")
+                        if closed:
+                            agent.poll = None
+                    else:
+                        agent.due.set()
                 elif status == 204:
                     self.tally.add("polls answered 204")
                 else:
@@ -715,7 +726,8 @@ def main():
     ap.add_argument("--json", help="write every figure there")
     ap.add_argument("--keep", action="store_true", help="keep the leader's state folder (kept anyway when a run fails)")
     ap.add_argument("--one-connection", action="store_true",
-                    help="each agent holds only its poll's connection, and opens one for each facts or status call")
+                    help="each agent holds only its poll's connection (its status goes on it between two polls), and opens "
+                         "one for each facts call")
     ap.add_argument("--home", help="an installed slurmlet (its bin/ and lib/, as /usr/lib/slurmlet) instead of this tree's build")
     ap.add_argument("--smoke", action="store_true", help="20 agents, short waits (CI)")
     ap.add_argument("--store", choices=["file", "etcd"], default="file",
@@ -743,7 +755,8 @@ def main():
     notes.append(f"open files: this tool {limit}, the leader {files} (inherited); the systemd unit's LimitNOFILE="
                  f"{unit.group(1) if unit else 'unset'}")
     if args.one_connection:
-        notes.append("one connection per agent (its poll's), a new one for each facts or status call"
+        notes.append("one connection per agent (its poll's, which also takes its status between two polls), a new one for each "
+                     "facts call"
                      + (f": {args.agents} agents × 2 would not fit the open-file limit ({limit}), which could not be raised"
                         if auto_one else ""))
     result = {"agents": args.agents, "store": args.store, "concurrency": args.concurrency, "one_connection": args.one_connection,

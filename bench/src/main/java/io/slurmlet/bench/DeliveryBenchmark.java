@@ -2,7 +2,6 @@ package io.slurmlet.bench;
 
 import io.slurmlet.agent.leader.plan.PlanBook;
 import io.slurmlet.agent.leader.plan.Planner;
-import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -19,8 +18,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -78,13 +75,7 @@ public class DeliveryBenchmark {
     public void polls() {
         for (String node : book.waiting() > 0 ? List.<String>of() : facts.keySet()) {
             long held = book.get(node).orElseThrow().revision();
-            book.whenNewer(node, held, published -> {
-                try {
-                    sent.addAndGet(SettingsJson.STRICT.writeValueAsBytes(published).length);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
-                }
-            });
+            book.whenNewer(node, held, answer -> sent.addAndGet(answer.json().length));
         }
         max = max == 10_000 ? 10_001 : 10_000;
         settings = new SlurmSettings(true, "bench", "head", settings.nodes(), false, settings.lent(), "gpu", null, "", false, null,

@@ -341,12 +341,15 @@ public final class AgentChannel implements AutoCloseable {
         AtomicBoolean answered = new AtomicBoolean();
         Vertx vertx = ctx.vertx();
         long[] timer = {-1};
-        Runnable cancel = plans.book().whenNewer(node, held, published -> {
+        Runnable cancel = plans.book().whenNewer(node, held, answer -> {
             if (answered.compareAndSet(false, true)) {
                 if (timer[0] >= 0) {
                     vertx.cancelTimer(timer[0]);
                 }
-                json(ctx, 200, published);
+                if (!ctx.response().ended()) {
+                    ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
+                            .end(io.vertx.core.buffer.Buffer.buffer(answer.json()));
+                }
             }
         });
         if (answered.get()) {

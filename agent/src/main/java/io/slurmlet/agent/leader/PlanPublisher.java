@@ -30,7 +30,7 @@ public final class PlanPublisher implements AutoCloseable {
 
     public static final String MUNGE_KEY_FILE = "munge.key";
     /** The store's keys plans are made from, beside the machines' facts; a change of any other (plans, tokens) is not a reason to plan. */
-    static final Set<String> PLANNED_FROM = Set.of(SettingsStore.FILE_NAME, AccountsStore.FILE_NAME, LendingBook.FILE_NAME);
+    static final Set<String> PLANNED_FROM = Set.of(SettingsStore.FILE_NAME, AccountsStore.FILE_NAME);
     private static final Logger LOG = Logger.getLogger(PlanPublisher.class);
     private static final long MAX_BACKOFF_MS = 10_000;
 
@@ -74,7 +74,7 @@ public final class PlanPublisher implements AutoCloseable {
         this.accounts = accounts;
         // Watched first: a change made while the first plans are made is planned again.
         this.unwatch = store.watch(key -> {
-            if (PLANNED_FROM.contains(key) || Inventory.holds(key) || ContainerFiles.holds(key)) {
+            if (PLANNED_FROM.contains(key) || LendingBook.holds(key) || Inventory.holds(key) || ContainerFiles.holds(key)) {
                 nudge();
             }
         });

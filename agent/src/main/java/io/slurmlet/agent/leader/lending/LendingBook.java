@@ -7,7 +7,11 @@ import io.slurmlet.agent.store.Document;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.text.Text;
+import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -19,21 +23,32 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * Every node's lending record, which nodes slurmctld has seen, and the memory classes slurm.conf
- * ever had partitions for, on disk ({@code lending.json}, written atomically on every change): a
- * leader restarted in the middle of a transition carries on where it was, and never plans a
- * slurm.conf without a partition slurmctld's jobs may name.
+ * Every node's lending record, one document a node ({@code lending/NODE}, written on every change
+ * of that node), and which nodes slurmctld has seen and the memory classes slurm.conf ever had
+ * partitions for ({@code lending.json}): a leader restarted in the middle of a transition carries on
+ * where it was, and never plans a slurm.conf without a partition slurmctld's jobs may name. A node
+ * that never left the platform has no document. One document for every node (slurmlet before)
+ * grew to 3 MB at 10,000 nodes, rewritten on each node's change, and past what etcd takes in one
+ * request (bench/leader_load.py --store etcd).
  */
 public final class LendingBook {
 
     public static final String FILE_NAME = "lending.json";
+    /** The store's collection of the nodes' records: {@code lending/gpu001}. */
+    public static final String FOLDER = "lending";
+    private static final Logger LOG = Logger.getLogger(LendingBook.class);
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
     public static LendingBook open(Path stateDir) throws IOException {
         return open(FileStore.open(stateDir));
     }
 
-    /** The file's shape. */
+    /** Whether {@code key} of the store is one of the lending book's. */
+    public static boolean holds(String key) {
+        return key.equals(FILE_NAME) || key.startsWith(FOLDER + "/");
+    }
+
+    /** The file's shape; {@code nodes} is what slurmlet kept there before a document a node, moved out at open. */
     @RegisterForReflection
     record Stored(@JsonProperty("nodes") Map<String, LendingRecord> nodes,
                   @JsonProperty("known_to_slurm") Set<String> knownToSlurm,
@@ -45,22 +60,68 @@ public final class LendingBook {
         }
     }
 
+    private final Store store;
     private final Document<Stored> file;
-    private Map<String, LendingRecord> nodes;
+    private final Map<String, LendingRecord> nodes;
+    /** Each node's document version, for the next compare-and-put. */
+    private final Map<String, Long> versions = new java.util.HashMap<>();
     private Set<String> known;
     private Set<Long> classes;
 
-    private LendingBook(Document<Stored> file, Stored stored) {
+    private LendingBook(Store store, Document<Stored> file, Stored stored) {
+        this.store = store;
         this.file = file;
-        this.nodes = new TreeMap<>(stored.nodes());
+        this.nodes = new TreeMap<>();
         this.known = new TreeSet<>(stored.knownToSlurm());
         this.classes = new TreeSet<>(stored.memoryClasses());
     }
 
+    /**
+     * The book kept in {@code store}. The records of a {@code lending.json} of an earlier slurmlet
+     * are moved into a document a node first, each written before the file is written without them,
+     * so a crash between leaves both and the move is made again at the next start.
+     */
     public static LendingBook open(Store store) throws IOException {
         Document<Stored> file = Document.in(store, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() { });
-        return new LendingBook(file, file.read(() -> new Stored(Map.of(), Set.of(), Set.of()), "the nodes' lending",
-                "restore it from a backup; without it slurmlet cannot tell which nodes are being reclaimed"));
+        Stored stored = file.read(() -> new Stored(Map.of(), Set.of(), Set.of()), "the nodes' lending",
+                "restore it from a backup; without it slurmlet cannot tell which nodes are being reclaimed");
+        if (!stored.nodes().isEmpty()) {
+            for (LendingRecord r : stored.nodes().values()) {
+                String key = key(r.node());
+                long version = store.get(key).map(Store.Versioned::version).orElse(Store.ABSENT);
+                if (store.put(key, SettingsJson.pretty(r), version).isEmpty()) {
+                    throw new StorageException("%s changed while the lending records were moved into it: restart the agent"
+                            .formatted(store.where(key)), null);
+                }
+            }
+            Stored rest = new Stored(Map.of(), stored.knownToSlurm(), stored.memoryClasses());
+            file.write(rest);
+            LOG.infof("moved the lending records of %d nodes from %s into one file a node in %s", stored.nodes().size(),
+                    store.where(FILE_NAME), store.where(FOLDER));
+        }
+        LendingBook book = new LendingBook(store, file, stored);
+        for (var entry : store.list(FOLDER).entrySet()) {
+            String node = entry.getKey().substring(FOLDER.length() + 1);
+            LendingRecord r;
+            try {
+                r = SettingsJson.STRICT.readValue(entry.getValue().value(), LendingRecord.class);
+            } catch (IOException e) {
+                throw new IOException(("cannot read the lending record of %s in %s (%s): restore it from a backup; without it "
+                        + "slurmlet cannot tell whether that node is being reclaimed").formatted(Text.quote(node),
+                        store.where(entry.getKey()), e.getMessage().split("\n")[0]), e);
+            }
+            if (!r.node().equals(node)) {
+                throw new IOException("%s holds the lending record of %s: restore it from a backup".formatted(store.where(entry.getKey()),
+                        Text.quote(r.node())));
+            }
+            book.nodes.put(node, r);
+            book.versions.put(node, entry.getValue().version());
+        }
+        return book;
+    }
+
+    private static String key(String node) {
+        return FOLDER + "/" + node;
     }
 
     public synchronized Optional<LendingRecord> get(String node) {
@@ -115,36 +176,35 @@ public final class LendingBook {
         }
         Set<Long> next = new TreeSet<>(classes);
         next.addAll(planned);
-        file.write(new Stored(nodes, known, next));
+        file.write(new Stored(Map.of(), known, next));
         classes = next;
         return true;
     }
 
-    /** Stores {@code record} if it differs from the one kept; says whether it did. */
+    /**
+     * Stores {@code record} if it differs from the one kept (a node never lent, with nothing to say,
+     * is kept as no document); says whether it did. Durable before it returns.
+     */
     public synchronized boolean put(LendingRecord record) throws IOException {
-        return putAll(List.of(record)) > 0;
+        LendingRecord kept = nodes.get(record.node());
+        if (record.equals(kept) || kept == null && untold(record)) {
+            return false;
+        }
+        String key = key(record.node());
+        var written = store.put(key, SettingsJson.pretty(record), versions.getOrDefault(record.node(), Store.ABSENT));
+        if (written.isEmpty()) {
+            throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
+                    .formatted(store.where(key)) + "restart the agent so it reads it again", null);
+        }
+        versions.put(record.node(), written.getAsLong());
+        nodes.put(record.node(), record);
+        return true;
     }
 
-    /**
-     * Stores each of {@code records} that differs from the one kept, in one write (the lending engine's
-     * look at every node: a cluster's first look at ten thousand nodes is one write, not ten thousand
-     * of a growing file); says how many differed. All or none: a failed write stores none.
-     */
-    public synchronized int putAll(java.util.Collection<LendingRecord> records) throws IOException {
-        Map<String, LendingRecord> next = null;
-        int changed = 0;
-        for (LendingRecord record : records) {
-            if (!record.equals((next == null ? nodes : next).get(record.node()))) {
-                next = next == null ? new TreeMap<>(nodes) : next;
-                next.put(record.node(), record);
-                changed++;
-            }
-        }
-        if (next != null) {
-            save(next, known);
-            nodes = next;
-        }
-        return changed;
+    /** A record that says no more than no record: the platform's, never moved, no wait, no error, no hook. */
+    static boolean untold(LendingRecord r) {
+        return r.phase() == Phase.PLATFORM && r.transitions().isEmpty() && r.waitingFor().isEmpty() && r.lastError().isEmpty()
+                && r.hookOutput().isEmpty() && r.attempts() == 0 && r.nextTry().isEmpty() && r.hookRunning().isEmpty();
     }
 
     /** Notes nodes slurmctld has a record of; says whether any was new. */
@@ -154,12 +214,12 @@ public final class LendingBook {
         }
         Set<String> next = new TreeSet<>(known);
         next.addAll(seen);
-        save(nodes, next);
+        save(next);
         known = next;
         return true;
     }
 
-    private void save(Map<String, LendingRecord> n, Set<String> k) throws IOException {
-        file.write(new Stored(n, k, classes));
+    private void save(Set<String> k) throws IOException {
+        file.write(new Stored(Map.of(), k, classes));
     }
 }

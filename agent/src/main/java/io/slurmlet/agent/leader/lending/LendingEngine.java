@@ -114,9 +114,6 @@ public final class LendingEngine implements AutoCloseable {
         names.addAll(c.named().lentNodes());
         names.addAll(book.all().keySet());
         Instant now = clock.instant();
-        List<LendingRecord> next = new ArrayList<>();
-        Map<String, Lending.Hook> hooksDue = new TreeMap<>();
-        List<String> said = new ArrayList<>();
         for (String node : names) {
             if (hookRunning.contains(node)) {
                 continue;
@@ -126,22 +123,20 @@ public final class LendingEngine implements AutoCloseable {
                 LOG.warnf("%s: the %s hook was running when the leader stopped (started at %s); it runs again", node,
                         before.hookRunning(), before.hookStartedAt());
                 before = before.interrupted(now.toString());
+                book.put(before);
             }
             Lending.Decision d = Lending.decide(before, inputs(c, node, slurm), now);
-            next.add(d.hook() == Lending.Hook.NONE ? d.record() : d.record().hookStarted(word(d.hook()), now.toString()));
+            // What the leader is about to do is on disk before it does it: a hook noted as running. A node's own document:
+            // a look at ten thousand nodes writes those that changed, each its few bytes.
+            book.put(d.hook() == Lending.Hook.NONE ? d.record() : d.record().hookStarted(word(d.hook()), now.toString()));
             if (d.record().phase() != before.phase()) {
-                said.add("%s: %s → %s (%s)".formatted(node, before.phase().word(), d.record().phase().word(),
-                        d.record().transitions().get(d.record().transitions().size() - 1).why()));
+                LOG.infof("%s: %s → %s (%s)", node, before.phase().word(), d.record().phase().word(),
+                        d.record().transitions().get(d.record().transitions().size() - 1).why());
             }
             if (d.hook() != Lending.Hook.NONE) {
-                hooksDue.put(node, d.hook());
+                runHook(node, d.hook());
             }
         }
-        // Every node's next record in one write, and what the leader is about to do on disk before it does it: a hook noted
-        // as running. A write that fails runs no hook, and the next look decides again from what is on disk.
-        book.putAll(next);
-        said.forEach(LOG::info);
-        hooksDue.forEach(this::runHook);
     }
 
     /**
@@ -149,7 +144,13 @@ public final class LendingEngine implements AutoCloseable {
      * nodes) and as Slurm runs it ({@code inSlurm}: with the nodes still leaving it, see
      * {@link Planner#leaving}).
      */
-    private record Cluster(SlurmSettings named, SlurmSettings inSlurm, Set<String> leaving) { }
+    private record Cluster(SlurmSettings named, SlurmSettings inSlurm, Set<String> leaving, Set<String> lent, Set<String> namedNodes,
+                           Set<String> slurmNodes) {
+        /** With the sets every node's look asks of, made once a look: a list's search once a node made ten thousand nodes' looks quadratic. */
+        Cluster(SlurmSettings named, SlurmSettings inSlurm, Set<String> leaving) {
+            this(named, inSlurm, leaving, named.lentNodes(), new java.util.HashSet<>(named.nodes()), new java.util.HashSet<>(inSlurm.nodes()));
+        }
+    }
 
     private Cluster cluster() {
         SlurmSettings wished = settings.current().settings();
@@ -162,13 +163,13 @@ public final class LendingEngine implements AutoCloseable {
     private Lending.Inputs inputs(Cluster c, String node, Map<String, SlurmNodeState> slurm) {
         // A node lent by name before its agent joined (all_nodes) is not Slurm's yet: it waits on the platform.
         // A node leaving Slurm is wished back whatever lent says: the settings no longer name it.
-        boolean wished = c.named().lentNodes().contains(node) && c.named().nodes().contains(node) && !c.leaving().contains(node);
+        boolean wished = c.lent().contains(node) && c.namedNodes().contains(node) && !c.leaving().contains(node);
         SlurmSettings s = c.inSlurm();
         // Only an enabled cluster takes a leaving node out of slurm.conf: disabled, the files stay as they are.
         List<String> queuedNaming = c.named().enabled() && c.leaving().contains(node)
                 ? reports.jobsQueued(s.controller()).stream().filter(j -> names(j, node)).map(Object::toString).toList()
                 : List.of();
-        return new Lending.Inputs(wished, s.enabled() && s.nodes().contains(node), Optional.ofNullable(slurm.get(node)),
+        return new Lending.Inputs(wished, s.enabled() && c.slurmNodes().contains(node), Optional.ofNullable(slurm.get(node)),
                 hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node), queuedNaming,
                 wished ? storageUnready(s, node, reports.get(node).map(r -> r.report().observed())) : Optional.empty());
     }
@@ -263,13 +264,14 @@ public final class LendingEngine implements AutoCloseable {
         SlurmSettings s = c.named();
         Map<String, SlurmNodeState> slurm = slurmNodes(c.inSlurm());
         Set<String> names = new TreeSet<>(c.inSlurm().nodes());
+        names.addAll(c.lent()); // one lent before its agent joined has no record: it waits on the platform
         names.addAll(book.all().keySet());
         List<NodeLending> view = new ArrayList<>();
         for (String node : names) {
             LendingRecord r = book.get(node).orElse(LendingRecord.platform(node, ""));
             String waiting = hookRunning.contains(node) ? "a hook runs"
-                    : s.lentNodes().contains(node) && !s.nodes().contains(node) ? "lent, but its agent has not joined yet" : r.waitingFor();
-            view.add(new NodeLending(node, r.phase().word(), s.lentNodes().contains(node) && !c.leaving().contains(node), r.since(),
+                    : c.lent().contains(node) && !c.namedNodes().contains(node) ? "lent, but its agent has not joined yet" : r.waitingFor();
+            view.add(new NodeLending(node, r.phase().word(), c.lent().contains(node) && !c.leaving().contains(node), r.since(),
                     waiting, r.lastError(), r.lastErrorAt(),
                     r.hookOutput(), slurm.get(node), r.transitions()));
         }

@@ -44,7 +44,26 @@ public final class PlanBook {
     private final Document<Map<String, Kept>> file;
     private Map<String, Kept> kept;
     private final Map<String, PublishedPlan> plans = new HashMap<>();
-    private final Map<String, Set<Consumer<PublishedPlan>>> waiting = new HashMap<>();
+    private final Map<String, Set<Consumer<Answer>>> waiting = new HashMap<>();
+
+    /**
+     * A plan as a poll is answered with it: the published plan and its JSON, {@code {"revision": …,
+     * "plan": …}}. A publish makes each changed plan's JSON once, for its digest and for every poll
+     * waiting for it; a poll answered later makes it again (10,000 kept copies would be 130 MB).
+     */
+    public record Answer(PublishedPlan published, byte[] json) {
+        static Answer of(PublishedPlan published, byte[] planJson) {
+            byte[] head = ("{\"revision\":" + published.revision() + ",\"plan\":").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] json = java.util.Arrays.copyOf(head, head.length + planJson.length + 1);
+            System.arraycopy(planJson, 0, json, head.length, planJson.length);
+            json[json.length - 1] = '}';
+            return new Answer(published, json);
+        }
+
+        static Answer of(PublishedPlan published) {
+            return of(published, bytes(published.plan()));
+        }
+    }
 
     /** A book kept in memory only, for tests of the planner. */
     public PlanBook() {
@@ -79,18 +98,19 @@ public final class PlanBook {
         synchronized (this) {
             Map<String, Kept> nextKept = new TreeMap<>(kept);
             Map<String, PublishedPlan> nextPlans = new HashMap<>(plans);
-            List<PublishedPlan> fresh = new ArrayList<>();
+            List<Answer> fresh = new ArrayList<>();
             for (var plan : next.nodes().values()) {
                 PublishedPlan before = plans.get(plan.node());
                 if (before == null || !before.plan().equals(plan)) {
-                    String digest = digest(plan);
+                    byte[] json = bytes(plan);
+                    String digest = digest(json);
                     Kept was = kept.get(plan.node());
                     long revision = was == null ? 1 : digest.equals(was.digest()) ? was.revision() : was.revision() + 1;
                     PublishedPlan now = new PublishedPlan(revision, plan);
                     nextPlans.put(plan.node(), now);
                     nextKept.put(plan.node(), new Kept(revision, digest));
                     if (was == null || was.revision() != revision) {
-                        fresh.add(now);
+                        fresh.add(waiting.containsKey(plan.node()) ? Answer.of(now, json) : new Answer(now, null));
                     }
                 }
             }
@@ -100,9 +120,9 @@ public final class PlanBook {
             }
             plans.clear();
             plans.putAll(nextPlans);
-            for (PublishedPlan now : fresh) {
+            for (Answer now : fresh) {
                 changed++;
-                Set<Consumer<PublishedPlan>> waiters = waiting.remove(now.plan().node());
+                Set<Consumer<Answer>> waiters = waiting.remove(now.published().plan().node());
                 if (waiters != null) {
                     waiters.forEach(w -> wake.add(() -> w.accept(now)));
                 }
@@ -123,10 +143,18 @@ public final class PlanBook {
         }
     }
 
-    private static String digest(Object plan) {
+    private static byte[] bytes(Object plan) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(SettingsJson.STRICT.writeValueAsBytes(plan)));
-        } catch (NoSuchAlgorithmException | IOException e) {
+            return SettingsJson.STRICT.writeValueAsBytes(plan);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static String digest(byte[] json) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json));
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -140,7 +168,7 @@ public final class PlanBook {
      * once if it already does, else when one is published. Returns what cancels the wait (the poll's
      * time is up, or its caller went away).
      */
-    public Runnable whenNewer(String node, long held, Consumer<PublishedPlan> then) {
+    public Runnable whenNewer(String node, long held, Consumer<Answer> then) {
         PublishedPlan now;
         synchronized (this) {
             now = plans.get(node);
@@ -149,12 +177,12 @@ public final class PlanBook {
                 return () -> cancel(node, then);
             }
         }
-        then.accept(now);
+        then.accept(Answer.of(now));
         return () -> { };
     }
 
-    private synchronized void cancel(String node, Consumer<PublishedPlan> waiter) {
-        Set<Consumer<PublishedPlan>> waiters = waiting.get(node);
+    private synchronized void cancel(String node, Consumer<Answer> waiter) {
+        Set<Consumer<Answer>> waiters = waiting.get(node);
         if (waiters != null) {
             waiters.remove(waiter);
             if (waiters.isEmpty()) {

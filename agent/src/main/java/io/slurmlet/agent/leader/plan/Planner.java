@@ -167,7 +167,7 @@ public final class Planner {
         SlurmSettings named = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
         Set<String> leaving = new java.util.TreeSet<>(underWay);
         if (named.enabled()) {
-            leaving.removeAll(named.nodes());
+            leaving.removeAll(new java.util.HashSet<>(named.nodes())); // a list's contains for each would be quadratic
         } else if (named.controller().isEmpty() || !inventory.containsKey(named.controller())
                 || !named.withEnabled(true).check().isEmpty()) {
             return Set.of();
@@ -188,7 +188,8 @@ public final class Planner {
         }
         SlurmSettings s = settings.enabled() ? settings : settings.withEnabled(true).withLent(List.of());
         List<String> nodes = new ArrayList<>(s.nodes());
-        new java.util.TreeSet<>(leaving).stream().filter(n -> !nodes.contains(n)).forEach(nodes::add);
+        Set<String> named = new java.util.HashSet<>(nodes);
+        new java.util.TreeSet<>(leaving).stream().filter(n -> !named.contains(n)).forEach(nodes::add);
         return s.withNodeList(nodes);
     }
 

@@ -133,7 +133,7 @@ class LendingEngineTest {
         LendingEngine engine = engine(book, settings, inventory, new NodeReports(), new Hooks(new FakeCommands(), Optional.empty(),
                 Optional.empty(), Duration.ofSeconds(5)));
         engine.tick();
-        assertEquals(Phase.PLATFORM, book.get("n9").orElseThrow().phase());
+        assertTrue(book.get("n9").isEmpty(), "the platform's, with nothing to say: no record");
         assertEquals("lent, but its agent has not joined yet",
                 engine.view().stream().filter(n -> n.name().equals("n9")).findFirst().orElseThrow().waitingFor());
         inventory.report(new NodeFacts("n9", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
@@ -322,19 +322,23 @@ class LendingEngineTest {
         return io.slurmlet.agent.slurm.ReconfigureTable.nodeNames(slurmConf);
     }
 
-    /** A look at every node writes the lending state once, however many nodes changed: not a growing file once a node. */
+    /**
+     * A look at every node writes the record of each node that changed, each a document of its own,
+     * and none for a node never lent; a look that changes nothing writes nothing. An earlier
+     * leader's one lending.json is moved into them at open.
+     */
     @Test
-    void aLookAtManyNodesWritesTheLendingStateOnce() throws Exception {
+    void aLookAtManyNodesWritesEachChangedNodesOwnRecordOnly() throws Exception {
         io.slurmlet.agent.store.FileStore store = io.slurmlet.agent.store.FileStore.open(state);
         SettingsStore settings = SettingsStore.open(store);
         List<String> names = java.util.stream.IntStream.rangeClosed(1, 200).mapToObj("n%03d"::formatted).toList();
         Inventory inventory = machines("24.11.5", names.toArray(String[]::new));
         nodes(settings, names, names.subList(0, 100));
         LendingBook book = LendingBook.open(store);
-        java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.List<String> written = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         Runnable unwatch = store.watch(key -> {
-            if (key.equals(LendingBook.FILE_NAME)) {
-                writes.incrementAndGet();
+            if (LendingBook.holds(key)) {
+                written.add(key);
             }
         });
         try {
@@ -342,16 +346,39 @@ class LendingEngineTest {
                     new Hooks(new FakeCommands(), Optional.empty(), Optional.empty(), Duration.ofSeconds(5)));
             engine.tick();
             Thread.sleep(300); // the store tells its watchers on a thread of its own
-            assertEquals(1, writes.get(), "one write for 200 nodes' first records");
+            assertEquals(names.subList(0, 100).stream().map(n -> "lending/" + n).toList(), List.copyOf(written),
+                    "the lent nodes' own records, once each; none for the nodes never lent");
             LendingBook reopened = LendingBook.open(state);
-            assertEquals(200, reopened.all().size());
+            assertEquals(100, reopened.all().size());
             assertEquals(Phase.LENT, reopened.get("n001").orElseThrow().phase(), "no drain hook: lent at once");
-            assertEquals(Phase.PLATFORM, reopened.get("n200").orElseThrow().phase());
+            assertTrue(reopened.get("n200").isEmpty(), "a node never lent has no record");
+            assertTrue(java.nio.file.Files.size(state.resolve("lending/n001")) < 2000, "a node's record is its own few bytes");
             engine.tick();
             Thread.sleep(300);
-            assertEquals(1, writes.get(), "a look that changes nothing writes nothing");
+            assertEquals(100, written.size(), "a look that changes nothing writes nothing");
         } finally {
             unwatch.run();
         }
+    }
+
+    /** A leader upgraded from a slurmlet that kept every node's record in lending.json: each moves to its own document. */
+    @Test
+    void theOneFileOfEarlierLeadersIsMovedIntoADocumentANode() throws Exception {
+        LendingRecord lent = LendingRecord.platform("n1", "2026-12-01T00:00:00Z").moved(Phase.LENDING, "2026-12-01T00:00:01Z", "lent")
+                .moved(Phase.LENT, "2026-12-01T00:00:02Z", "freed");
+        LendingRecord back = LendingRecord.platform("n2", "2026-12-01T00:00:00Z").moved(Phase.RECLAIMING, "2026-12-01T00:00:03Z", "unlent");
+        java.nio.file.Files.writeString(state.resolve(LendingBook.FILE_NAME), io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(
+                Map.of("nodes", Map.of("n1", lent, "n2", back), "known_to_slurm", List.of("n1", "n2"), "memory_classes", List.of(4096))));
+
+        LendingBook book = LendingBook.open(state);
+        assertEquals(lent, book.get("n1").orElseThrow());
+        assertEquals(back, book.get("n2").orElseThrow());
+        assertEquals(Set.of("n1", "n2"), book.knownToSlurm());
+        assertEquals(Set.of(4096L), book.memoryClasses());
+        String rest = java.nio.file.Files.readString(state.resolve(LendingBook.FILE_NAME));
+        assertFalse(rest.contains("\"n1\" :") || rest.contains("RECLAIMING"), "the records left the one file: " + rest);
+        LendingBook again = LendingBook.open(state);
+        assertEquals(Map.of("n1", lent, "n2", back), again.all(), "read again from the documents");
+        assertEquals(Set.of("n1", "n2"), again.underWay());
     }
 }

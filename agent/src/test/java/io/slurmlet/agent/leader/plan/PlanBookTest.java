@@ -45,7 +45,7 @@ class PlanBookTest {
         PlanBook same = PlanBook.open(state);
         assertEquals(0, same.publish(plans("batch")), "the same plans after a restart are nothing new");
         assertEquals(2, same.get("n1").orElseThrow().revision());
-        List<PublishedPlan> woken = new ArrayList<>();
+        List<PlanBook.Answer> woken = new ArrayList<>();
         same.whenNewer("n1", 2, woken::add);
         assertTrue(woken.isEmpty(), "an agent holding revision 2 waits");
 
@@ -56,10 +56,10 @@ class PlanBookTest {
     }
 
     @Test
-    void aWaitingPollIsAnsweredByTheNextPlanAndACancelledOneIsForgotten() {
+    void aWaitingPollIsAnsweredByTheNextPlanAndACancelledOneIsForgotten() throws Exception {
         PlanBook book = new PlanBook();
         book.publish(plans("gpu"));
-        List<PublishedPlan> woken = new ArrayList<>();
+        List<PlanBook.Answer> woken = new ArrayList<>();
         book.whenNewer("n1", 1, woken::add);
         Runnable cancel = book.whenNewer("c0", 1, woken::add);
         assertEquals(2, book.waiting());
@@ -67,9 +67,14 @@ class PlanBookTest {
         assertEquals(1, book.waiting());
         book.publish(plans("batch"));
         assertEquals(1, woken.size());
-        assertEquals("n1", woken.get(0).plan().node());
+        assertEquals("n1", woken.get(0).published().plan().node());
         assertEquals(0, book.waiting());
         book.whenNewer("n1", 1, woken::add);
         assertEquals(2, woken.size(), "a poll holding an old revision is answered at once");
+        // Made once at publish for the waiting poll, made again for the later one: each reads back as the plan published.
+        for (PlanBook.Answer a : woken) {
+            assertEquals(a.published(), io.slurmlet.model.api.SettingsJson.STRICT.readValue(a.json(), PublishedPlan.class));
+            assertEquals(book.get("n1").orElseThrow(), a.published());
+        }
     }
 }
