@@ -36,7 +36,7 @@ and says so.
 Build first: ./mvnw -B -q package -DskipTests; or name a build with --home (an installed slurmlet,
 or packaging/target/root/usr/lib/slurmlet copied aside, so a tree that is being rebuilt is not measured).
 """
-import argparse, asyncio, hashlib, json, os, random, re, resource, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, time
+import argparse, asyncio, atexit, hashlib, json, os, random, re, resource, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, time
 import urllib.error, urllib.request
 
 from startup import ROOT, free_port
@@ -585,6 +585,8 @@ def start_leader(args, state):
     log = open(os.path.join(state, "leader.log"), "wb")
     p = subprocess.Popen([args.agent], env=env, stdout=log, stderr=subprocess.STDOUT)
     p.etcd = etcd
+    if etcd:  # ended with this tool whatever way it ends (the leader's own end is awaited in main)
+        atexit.register(lambda: etcd.poll() is None and (etcd.terminate(), etcd.wait(timeout=30)))
     t0 = time.monotonic()
     while True:
         if p.poll() is not None:
@@ -787,7 +789,7 @@ def main():
                 leader.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 leader.kill()
-        if leader.etcd:
+        if leader.etcd and leader.etcd.poll() is None:
             leader.etcd.terminate()
             leader.etcd.wait(timeout=30)
         result["leader_log"] = log_findings(state, logged)
