@@ -55,10 +55,9 @@ public class DeliveryBenchmark {
         List<String> names = new ArrayList<>();
         facts.put("head", new NodeFacts("head", "10.255.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 13", "24.11.5"));
         for (int i = 1; i <= machines; i++) {
-            String name = "gpu%05d".formatted(i);
-            names.add(name);
-            facts.put(name, new NodeFacts(name, "10.%d.%d.%d".formatted(i / 65536, (i / 256) % 256, i % 256), 224, 1, 2,
-                    56, 2, 2_063_000, List.of(new NodeFacts.Gpus("NVIDIA H200", 8)), "debian 13", "24.11.5"));
+            NodeFacts gpu = RenderBenchmark.gpuMachine(i, "debian 13", "24.11.5");
+            names.add(gpu.name());
+            facts.put(gpu.name(), gpu);
         }
         settings = new SlurmSettings(true, "bench", "head", names, false, names.subList(0, machines / 2), "gpu", null, "", false,
                 null, Map.of("MaxJobCount", "10000"));

@@ -47,10 +47,9 @@ public class RenderBenchmark {
         Map<String, NodeFacts> facts = new HashMap<>();
         facts.put("head", new NodeFacts("head", "10.0.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 12", "26.05.5"));
         for (int i = 1; i <= nodes; i++) {
-            String name = "gpu%05d".formatted(i);
-            names.add(name);
-            facts.put(name, new NodeFacts(name, "10.%d.%d.%d".formatted(i / 65536, (i / 256) % 256, i % 256), 224, 1, 2,
-                    56, 2, 2_063_000, List.of(new NodeFacts.Gpus("NVIDIA H200", 8)), "debian 12", "26.05.5"));
+            NodeFacts gpu = gpuMachine(i, "debian 12", "26.05.5");
+            names.add(gpu.name());
+            facts.put(gpu.name(), gpu);
         }
         SlurmSettings settings = new SlurmSettings(true, "bench", "head", names, false,
                 names.subList(0, nodes / 2), "gpu", null, "slurmlet", false, null);
@@ -60,6 +59,13 @@ public class RenderBenchmark {
         System.out.printf("%n%d nodes: slurm.conf %d bytes, %d NodeName lines; gres.conf %d bytes%n", nodes,
                 r.files().get("slurm.conf").length(), r.files().get("slurm.conf").lines().filter(l -> l.startsWith("NodeName=")).count(),
                 r.files().get("gres.conf").length());
+    }
+
+    /** Machine {@code i} of a cluster of GPU machines alike: gpu00001, 224 CPUs, 8 × NVIDIA H200, 2 TB, in subnets of 256. */
+    static NodeFacts gpuMachine(int i, String os, String slurm) {
+        String name = "gpu%05d".formatted(i);
+        return new NodeFacts(name, "10.%d.%d.%d".formatted(i / 65536, (i / 256) % 256, i % 256), 224, 1, 2, 56, 2, 2_063_000,
+                List.of(new NodeFacts.Gpus("NVIDIA H200", 8)), os, slurm);
     }
 
     @Benchmark

@@ -346,10 +346,7 @@ public final class AgentChannel implements AutoCloseable {
                 if (timer[0] >= 0) {
                     vertx.cancelTimer(timer[0]);
                 }
-                if (!ctx.response().ended()) {
-                    ctx.response().setStatusCode(200).putHeader("Content-Type", "application/json")
-                            .end(io.vertx.core.buffer.Buffer.buffer(answer.json()));
-                }
+                json(ctx, 200, answer.json());
             }
         });
         if (answered.get()) {
@@ -491,10 +488,16 @@ public final class AgentChannel implements AutoCloseable {
             return;
         }
         try {
-            ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json")
-                    .end(io.vertx.core.buffer.Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(value)));
+            json(ctx, status, SettingsJson.STRICT.writeValueAsBytes(value));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        }
+    }
+
+    /** {@code json}, already JSON (a plan's answer, made once for every poll waiting for it). */
+    private static void json(RoutingContext ctx, int status, byte[] json) {
+        if (!ctx.response().ended()) {
+            ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(json));
         }
     }
 

@@ -94,8 +94,7 @@ public final class LendingBook {
                             .formatted(store.where(key)), null);
                 }
             }
-            Stored rest = new Stored(Map.of(), stored.knownToSlurm(), stored.memoryClasses());
-            file.write(rest);
+            file.write(new Stored(Map.of(), stored.knownToSlurm(), stored.memoryClasses()));
             LOG.infof("moved the lending records of %d nodes from %s into one file a node in %s", stored.nodes().size(),
                     store.where(FILE_NAME), store.where(FOLDER));
         }
@@ -176,7 +175,7 @@ public final class LendingBook {
         }
         Set<Long> next = new TreeSet<>(classes);
         next.addAll(planned);
-        file.write(new Stored(Map.of(), known, next));
+        save(known, next);
         classes = next;
         return true;
     }
@@ -214,12 +213,13 @@ public final class LendingBook {
         }
         Set<String> next = new TreeSet<>(known);
         next.addAll(seen);
-        save(next);
+        save(next, classes);
         known = next;
         return true;
     }
 
-    private void save(Set<String> k) throws IOException {
-        file.write(new Stored(Map.of(), k, classes));
+    /** lending.json: the nodes slurmctld knows and the memory classes (each node's record is a document of its own). */
+    private void save(Set<String> knownToSlurm, Set<Long> memoryClasses) throws IOException {
+        file.write(new Stored(Map.of(), knownToSlurm, memoryClasses));
     }
 }
