@@ -44,12 +44,13 @@ def polls(n):
                SLURMLET_LEADER_AGENT_HOST="127.0.0.1", SLURMLET_LEADER_AGENT_PORT=str(agent_port))
     p = subprocess.Popen([AGENT], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        while True:
+        def ready():
             try:
                 with urllib.request.urlopen(f"http://127.0.0.1:{port}/q/health/ready", timeout=1):
-                    break
+                    return True
             except OSError:
-                time.sleep(0.05)
+                return p.poll() is not None and sys.exit(f"node_agent.py: the leader ended ({p.returncode}) before it was ready")
+        until("the leader ready", ready, seconds=60)
         time.sleep(2)
         rss_ready = rss_kib(open(f"/proc/{p.pid}/status").read())
         ctx = ssl.create_default_context(cafile=os.path.join(state, "pki/ca.crt"))
@@ -91,6 +92,15 @@ def polls(n):
         shutil.rmtree(state, ignore_errors=True)
 
 
+def until(what, done, seconds=120, step=0.05):
+    """Waits for done() to be true; ends the tool saying what it waited for if that takes over `seconds`."""
+    deadline = time.monotonic() + seconds
+    while not done():
+        if time.monotonic() > deadline:
+            sys.exit(f"node_agent.py: {what}: not within {seconds} s")
+        time.sleep(step)
+
+
 def on(node, *cmd, check=True):
     r = subprocess.run([CLUSTER, "exec", node, *cmd], capture_output=True, text=True)
     if check and r.returncode != 0:
@@ -111,14 +121,10 @@ def cluster(runs, idle, noop_passes=30):
         since = on("n1", "date", "+%Y-%m-%d %H:%M:%S.%N").strip()
         t0 = time.perf_counter()
         on("n1", "systemctl", "restart", "slurmlet-agent")
-        while "200" not in on("n1", "bash", "-c", READY, check=False):
-            time.sleep(0.02)
+        until("n1's agent ready (200) after its restart", lambda: "200" in on("n1", "bash", "-c", READY, check=False), step=0.02)
         ready = time.perf_counter() - t0
-        while True:
-            log = on("n1", "journalctl", "-u", "slurmlet-agent", "--since", since[:19], "--no-pager", "-o", "cat")
-            if "pass 1 of plan" in log:
-                break
-            time.sleep(0.05)
+        until("n1's agent's first pass done after its restart", lambda: "pass 1 of plan" in on(
+            "n1", "journalctl", "-u", "slurmlet-agent", "--since", since[:19], "--no-pager", "-o", "cat"))
         first = time.perf_counter() - t0
         starts.append(ready)
         passes.append(first)
@@ -172,7 +178,11 @@ cat <&3 >/dev/null"""
 LEND = r"""
 t0=$(date +%s.%N)
 LEND_COMMAND
-until [ "$(sinfo -h -N -n n1 -o %T)" = idle ] || [ "$(sinfo -h -N -n n1 -o %T)" = allocated ] || [ "$(sinfo -h -N -n n1 -o %T)" = mixed ]; do sleep 0.005; done
+until case "$(sinfo -h -N -n n1 -o %T)" in idle|allocated|mixed) true;; *) false;; esac; do
+    [ "$(( $(date +%s) - ${t0%.*} ))" -lt 120 ] || {
+        echo "n1 not idle, allocated or mixed in Slurm 120 s after the lend: $(sinfo -h -N -n n1 -o '%T %E')" >&2; exit 1; }
+    sleep 0.005
+done
 t1=$(date +%s.%N)
 echo "$t0 $t1"
 """
@@ -180,7 +190,13 @@ echo "$t0 $t1"
 UNLEND = r"""
 t0=$(date +%s.%N)
 ctl slurm unlend n1 >/dev/null
-until tr -d ' \n' </var/lib/slurmlet/lending.json | grep -q '"n1":{"node":"n1","phase":"PLATFORM"'; do sleep 0.005; done
+# The leader keeps each node's lending in a document of its own (file store: lending/NODE); back
+# with the platform is phase PLATFORM there, or no document at all.
+until [ ! -e /var/lib/slurmlet/lending/n1 ] || tr -d ' \n' </var/lib/slurmlet/lending/n1 | grep -q '"phase":"PLATFORM"'; do
+    [ "$(( $(date +%s) - ${t0%.*} ))" -lt 120 ] || {
+        echo "n1 not back with the platform 120 s after the unlend: $(cat /var/lib/slurmlet/lending/n1)" >&2; exit 1; }
+    sleep 0.005
+done
 t1=$(date +%s.%N)
 echo "$t0 $t1"
 """
@@ -197,8 +213,7 @@ def lending(runs):
         time.sleep(1)
         t0, t1 = map(float, on("n0", "bash", "-c", LEND.replace(
             "LEND_COMMAND", API_LEND if by_api else "ctl slurm lend n1 >/dev/null")).split())
-        while on("n1", "cat", f"/tmp/bench-start-{job}", check=False).strip() == "":
-            time.sleep(0.1)
+        until(f"job {job} started on n1", lambda: on("n1", "cat", f"/tmp/bench-start-{job}", check=False).strip() != "", step=0.1)
         t2 = float(on("n1", "cat", f"/tmp/bench-start-{job}").strip())
         if by_api:
             api.append(t1 - t0)
@@ -206,8 +221,7 @@ def lending(runs):
         else:
             idle.append(t1 - t0)
             started.append(t2 - t0)
-        while on("n0", "squeue", "-h", "-j", job, "-o", "%T", check=False).strip():
-            time.sleep(0.1)
+        until(f"job {job} ended", lambda: not on("n0", "squeue", "-h", "-j", job, "-o", "%T", check=False).strip(), step=0.1)
         t0, t1 = map(float, on("n0", "bash", "-c", UNLEND).split())
         back.append(t1 - t0)
         time.sleep(1)

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One node's lending, as the leader keeps it ({@code lending.json}): the phase, when it began, what
+ * One node's lending, as the leader keeps it (its own document, {@code lending/NODE}): the phase, when it began, what
  * it waits for, the last error, when a hook may run next, and the latest transitions.
  *
  * @param node         the node
