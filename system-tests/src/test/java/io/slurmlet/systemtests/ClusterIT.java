@@ -248,6 +248,10 @@ class ClusterIT {
     @Order(3)
     void withTheLeaderDownJobsStillRunAndItsReturnChangesNothing() throws Exception {
         Map<String, String> before = snapshots();
+        await(Duration.ofSeconds(30), () -> "every machine applied the plan the leader holds for it: " + revisions(), () ->
+                revisions().size() == NODES.size() && revisions().values().stream().allMatch(r -> r.split("/")[0].equals(r.split("/")[1])));
+        Map<String, Long> held = new java.util.TreeMap<>();
+        status().nodes().forEach(n -> held.put(n.name(), n.planRevision()));
         ok("n0", "systemctl", "stop", "slurmlet-agent");
         assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob());
         Thread.sleep(3_000);
@@ -257,6 +261,22 @@ class ClusterIT {
         ok("n0", "systemctl", "start", "slurmlet-agent");
         awaitPassesAfter(start);
         assertEquals(before, snapshots(), "a leader that starts again changes nothing");
+        // Each agent told the new leader which plan it holds (its digest), so none was sent its plan
+        // again under a new revision: each holds, and the leader publishes, the revision it had.
+        await(Duration.ofSeconds(30), () -> "every plan_revision equal to plan_published and to the one held before: " + revisions(),
+                () -> revisions().entrySet().stream().allMatch(e -> e.getValue().equals(held.get(e.getKey()) + "/" + held.get(e.getKey())))
+                        && revisions().keySet().containsAll(held.keySet()));
+    }
+
+    /** Each machine's plan revisions as status says them: applied/published. */
+    static Map<String, String> revisions() {
+        try {
+            Map<String, String> r = new java.util.TreeMap<>();
+            status().nodes().forEach(n -> r.put(n.name(), n.planRevision() + "/" + n.planPublished()));
+            return r;
+        } catch (Exception e) {
+            return Map.of();
+        }
     }
 
     @Test

@@ -14,6 +14,7 @@ import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.PlanDigest;
 import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -338,10 +339,15 @@ public final class AgentChannel implements AutoCloseable {
         if (wait.compareTo(LONGEST_POLL) > 0 || wait.isNegative()) {
             wait = LONGEST_POLL;
         }
+        String digest = ctx.request().getParam("digest");
+        if (digest != null && !PlanDigest.FORM.matcher(digest).matches()) {
+            error(ctx, 400, "digest is the sha256 of the plan held, 64 lower-case hex digits; leave it out to be sent the plan again");
+            return;
+        }
         AtomicBoolean answered = new AtomicBoolean();
         Vertx vertx = ctx.vertx();
         long[] timer = {-1};
-        Runnable cancel = plans.book().whenNewer(node, held, answer -> {
+        Runnable cancel = plans.book().whenNewer(node, held, digest, answer -> {
             if (answered.compareAndSet(false, true)) {
                 if (timer[0] >= 0) {
                     vertx.cancelTimer(timer[0]);

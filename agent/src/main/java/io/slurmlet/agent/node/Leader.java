@@ -22,6 +22,15 @@ public interface Leader {
      */
     Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException;
 
+    /**
+     * {@link #poll(long, Duration)} for the plan {@code held} (empty before the first): a leader
+     * told what it is ({@link io.slurmlet.model.plan.PlanDigest}) does not send it again under
+     * another revision after it started anew.
+     */
+    default Optional<PublishedPlan> poll(Optional<PublishedPlan> held, Duration wait) throws IOException, InterruptedException {
+        return poll(held.map(PublishedPlan::revision).orElse(0L), wait);
+    }
+
     void postStatus(NodeReport report) throws IOException, InterruptedException;
 
     /**

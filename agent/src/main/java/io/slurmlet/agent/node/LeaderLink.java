@@ -6,6 +6,7 @@ import io.slurmlet.model.api.JoinReply;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.PlanDigest;
 import io.slurmlet.model.plan.PublishedPlan;
 
 import javax.net.ssl.SSLContext;
@@ -239,7 +240,16 @@ public final class LeaderLink implements Leader {
      */
     @Override
     public Optional<PublishedPlan> poll(long held, Duration wait) throws IOException, InterruptedException {
-        String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds();
+        return poll(held, "", wait);
+    }
+
+    @Override
+    public Optional<PublishedPlan> poll(Optional<PublishedPlan> held, Duration wait) throws IOException, InterruptedException {
+        return held.isEmpty() ? poll(0, "", wait) : poll(held.get().revision(), "&digest=" + PlanDigest.of(held.get().plan()), wait);
+    }
+
+    private Optional<PublishedPlan> poll(long held, String digest, Duration wait) throws IOException, InterruptedException {
+        String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds() + digest;
         Answered<byte[]> answered = call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
         HttpResponse<byte[]> response = answered.response();
         if (response.statusCode() == 204) {

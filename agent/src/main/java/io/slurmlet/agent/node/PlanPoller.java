@@ -114,11 +114,12 @@ final class PlanPoller {
                 if (watching && watch.look(plan.get())) {
                     poster.changed();
                 }
-                Optional<PublishedPlan> next = link.poll(plan.map(PublishedPlan::revision).orElse(0L),
+                Optional<PublishedPlan> next = link.poll(plan,
                         watching ? RECLAIM_WATCH : plan.map(p -> watch.idleWait(p, pollWait)).orElse(pollWait));
                 if (next.isPresent()) {
-                    // Another revision is applied at once, even with the same content (a restarted
-                    // leader numbers plans anew): applying it again changes nothing.
+                    // Another revision is applied at once, even with the same content (a leader
+                    // that was not told this plan's digest numbers it anew): applying it again
+                    // changes nothing.
                     facts.planned(next.get().plan());
                     state.savePlan(next.get());
                     Optional<PublishedPlan> applied = runner.applied();

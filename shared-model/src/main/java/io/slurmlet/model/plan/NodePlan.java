@@ -10,6 +10,7 @@ import io.slurmlet.model.users.Account;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -67,7 +68,9 @@ public record NodePlan(
 
     public NodePlan {
         Objects.requireNonNull(node, "a plan names its machine");
-        roles = Set.copyOf(roles);
+        // In Role's order, not Set.copyOf's (which differs from one JVM to the next): the plan's
+        // JSON, and so its digest (PlanDigest), is the same in every process that makes it.
+        roles = Collections.unmodifiableSet(roles.isEmpty() ? EnumSet.noneOf(Role.class) : EnumSet.copyOf(roles));
         packages = List.copyOf(packages);
         mungeKey = mungeKey == null ? Optional.empty() : mungeKey;
         storage = storage == null ? StoragePlan.NONE : storage;

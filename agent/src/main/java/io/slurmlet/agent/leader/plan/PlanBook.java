@@ -1,20 +1,17 @@
 package io.slurmlet.agent.leader.plan;
 
 import com.fasterxml.jackson.core.type.TypeReference;
-import io.quarkus.runtime.annotations.RegisterForReflection;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.agent.store.Document;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.plan.PlanDigest;
 import io.slurmlet.model.plan.PublishedPlan;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
-import java.util.TreeMap;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -25,24 +22,31 @@ import java.util.Set;
 import java.util.function.Consumer;
 
 /**
- * The plans the leader has published, each with its own revision: a machine's revision rises only
+ * The plans the leader has published, each with its revision: a machine's revision changes only
  * when its plan changes, so an agent polling with the revision it applied is answered only when
- * there is something new for it. Each machine's revision and a digest of its plan are kept in
- * {@code plans.json} (written only when a plan changes): a restarted leader gives an unchanged
- * plan its old revision, so agents holding it are not disturbed, and a changed one a higher
- * revision than any it gave before, so no agent can mistake it for the plan it holds.
+ * there is something new for it. Revisions come from one counter, and {@code plans.json} keeps only
+ * the highest one handed out, written before any of them is served: a changed plan always gets a
+ * revision no leader gave before, so no agent can mistake it for the plan it holds, and the
+ * document stays a few bytes however many machines there are (it was a revision and a digest a
+ * machine: 1 MB at 10,000, near etcd's limit on one request). An agent polls with the digest of
+ * the plan it holds; a leader that started since gives a plan with that digest the agent's
+ * revision, so agents are not sent again what they hold.
  */
 public final class PlanBook {
 
     public static final String FILE_NAME = "plans.json";
+    /** plans.json's one member: every revision any leader handed out is at most this. */
+    static final String UP_TO = "revisions_up_to";
 
-    /** A machine's last revision and the sha256 of its plan's JSON, as kept on disk. */
-    @RegisterForReflection
-    public record Kept(@com.fasterxml.jackson.annotation.JsonProperty("revision") long revision,
-                       @com.fasterxml.jackson.annotation.JsonProperty("digest") String digest) { }
+    /** A published plan's revision and digest (and, read from an earlier format, a machine's last ones). */
+    private record Kept(long revision, String digest) { }
 
-    private final Document<Map<String, Kept>> file;
-    private Map<String, Kept> kept;
+    private final Document<JsonNode> file;
+    private long given;
+    /** The digest of each machine's published plan. */
+    private final Map<String, String> digests = new HashMap<>();
+    /** Each machine's revision and digest as an earlier slurmlet kept them (a document a machine in plans.json): used once, by the first publish. */
+    private Map<String, Kept> earlier;
     private final Map<String, PublishedPlan> plans = new HashMap<>();
     private final Map<String, Set<Consumer<Answer>>> waiting = new HashMap<>();
 
@@ -61,19 +65,19 @@ public final class PlanBook {
         }
 
         static Answer of(PublishedPlan published) {
-            return of(published, bytes(published.plan()));
+            return of(published, PlanDigest.json(published.plan()));
         }
     }
 
     /** A book kept in memory only, for tests of the planner. */
     public PlanBook() {
-        this.file = null;
-        this.kept = new TreeMap<>();
+        this(null, 0, Map.of());
     }
 
-    private PlanBook(Document<Map<String, Kept>> file, Map<String, Kept> kept) {
+    private PlanBook(Document<JsonNode> file, long given, Map<String, Kept> earlier) {
         this.file = file;
-        this.kept = kept;
+        this.given = given;
+        this.earlier = earlier;
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -81,45 +85,76 @@ public final class PlanBook {
         return open(FileStore.open(stateDir));
     }
 
-    /** Opens the book kept in {@code store}; an unreadable one starts over above every revision it could hold. */
+    /**
+     * Opens the book kept in {@code store}. A {@code plans.json} of an earlier slurmlet (each
+     * machine's revision and digest) is read as the highest of its revisions, and its digests keep
+     * unchanged plans their revisions at the first publish; the next write is the new form.
+     */
     public static PlanBook open(Store store) throws IOException {
-        Document<Map<String, Kept>> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
-        return new PlanBook(file, new TreeMap<>(file.read(Map::of, "the plans' revisions",
-                "restore it from a backup; without it, restart every agent after the leader")));
+        Document<JsonNode> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
+        String fix = "restore it from a backup; without it, restart every agent after the leader";
+        JsonNode kept = file.read(SettingsJson.STRICT::createObjectNode, "the plans' revisions", fix);
+        if (!kept.isObject()) {
+            throw new IOException("cannot read the plans' revisions in %s (not a JSON object): %s".formatted(file.where(), fix));
+        }
+        if (kept.has(UP_TO)) {
+            JsonNode upTo = kept.get(UP_TO);
+            if (!upTo.canConvertToExactIntegral() || upTo.asLong() < 0) {
+                throw new IOException("cannot read the plans' revisions in %s (%s is %s, not a whole number): %s"
+                        .formatted(file.where(), UP_TO, upTo, fix));
+            }
+            return new PlanBook(file, upTo.asLong(), Map.of());
+        }
+        Map<String, Kept> earlier = new HashMap<>();
+        long highest = 0;
+        for (var e : kept.properties()) {
+            JsonNode revision = e.getValue().path("revision");
+            String digest = e.getValue().path("digest").asText("");
+            if (!revision.canConvertToExactIntegral() || !PlanDigest.FORM.matcher(digest).matches()) {
+                throw new IOException("cannot read the plans' revisions in %s (%s: %s is not a revision and a digest): %s"
+                        .formatted(file.where(), e.getKey(), e.getValue(), fix));
+            }
+            earlier.put(e.getKey(), new Kept(revision.asLong(), digest));
+            highest = Math.max(highest, revision.asLong());
+        }
+        return new PlanBook(file, highest, earlier);
     }
 
     /**
-     * Publishes every plan; returns how many machines got a new revision. The revisions are on disk
-     * before any plan is served or any poll answered: a failed write serves nothing new.
+     * Publishes every plan; returns how many machines got a new revision. The highest revision is
+     * on disk before any plan is served or any poll answered: a failed write serves nothing new.
      */
     public int publish(Planner.Plans next) {
         List<Runnable> wake = new ArrayList<>();
         int changed = 0;
         synchronized (this) {
-            Map<String, Kept> nextKept = new TreeMap<>(kept);
+            long upTo = given;
             Map<String, PublishedPlan> nextPlans = new HashMap<>(plans);
+            Map<String, String> nextDigests = new HashMap<>();
             List<Answer> fresh = new ArrayList<>();
             for (var plan : next.nodes().values()) {
                 PublishedPlan before = plans.get(plan.node());
                 if (before == null || !before.plan().equals(plan)) {
-                    byte[] json = bytes(plan);
-                    String digest = digest(json);
-                    Kept was = kept.get(plan.node());
-                    long revision = was == null ? 1 : digest.equals(was.digest()) ? was.revision() : was.revision() + 1;
+                    byte[] json = PlanDigest.json(plan);
+                    String digest = PlanDigest.of(json);
+                    Kept was = before != null ? new Kept(before.revision(), digests.get(plan.node())) : earlier.get(plan.node());
+                    long revision = was != null && digest.equals(was.digest()) ? was.revision() : ++upTo;
                     PublishedPlan now = new PublishedPlan(revision, plan);
                     nextPlans.put(plan.node(), now);
-                    nextKept.put(plan.node(), new Kept(revision, digest));
-                    if (was == null || was.revision() != revision) {
+                    nextDigests.put(plan.node(), digest);
+                    if (before == null || before.revision() != revision) {
                         fresh.add(waiting.containsKey(plan.node()) ? Answer.of(now, json) : new Answer(now, null));
                     }
                 }
             }
-            if (!nextKept.equals(kept)) {
-                save(nextKept);
-                kept = nextKept;
+            if (upTo != given) {
+                save(upTo);
+                given = upTo;
             }
             plans.clear();
             plans.putAll(nextPlans);
+            digests.putAll(nextDigests);
+            earlier = Map.of();
             for (Answer now : fresh) {
                 changed++;
                 Set<Consumer<Answer>> waiters = waiting.remove(now.published().plan().node());
@@ -132,30 +167,14 @@ public final class PlanBook {
         return changed;
     }
 
-    private void save(Map<String, Kept> next) {
+    private void save(long upTo) {
         if (file == null) {
             return;
         }
         try {
-            file.write(next);
+            file.write(SettingsJson.STRICT.createObjectNode().put(UP_TO, upTo));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write the plans' revisions to " + file.where(), e);
-        }
-    }
-
-    private static byte[] bytes(Object plan) {
-        try {
-            return SettingsJson.STRICT.writeValueAsBytes(plan);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-    }
-
-    private static String digest(byte[] json) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(json));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 
@@ -166,13 +185,30 @@ public final class PlanBook {
     /**
      * Hands {@code node}'s plan to {@code then} as soon as it differs from revision {@code held}: at
      * once if it already does, else when one is published. Returns what cancels the wait (the poll's
-     * time is up, or its caller went away).
+     * time is up, or its caller went away). {@link #whenNewer(String, long, String, Consumer)} with
+     * no digest: an agent that does not say what it holds.
      */
     public Runnable whenNewer(String node, long held, Consumer<Answer> then) {
+        return whenNewer(node, held, null, then);
+    }
+
+    /**
+     * As {@link #whenNewer(String, long, Consumer)}, for an agent holding revision {@code held} of a
+     * plan whose digest is {@code digest} (null: not said). The plan published now, with another
+     * revision but that digest, is what the agent holds: an earlier leader gave it that revision,
+     * and it keeps it, so the agent is not sent it again. The same revision with another digest
+     * (a leader's state restored from an older backup) is answered at once.
+     */
+    public Runnable whenNewer(String node, long held, String digest, Consumer<Answer> then) {
         PublishedPlan now;
         synchronized (this) {
             now = plans.get(node);
-            if (now == null || now.revision() == held) {
+            String published = digests.get(node);
+            if (now != null && digest != null && digest.equals(published) && now.revision() != held && held > 0 && held <= given) {
+                now = new PublishedPlan(held, now.plan());
+                plans.put(node, now);
+            }
+            if (now == null || now.revision() == held && (digest == null || digest.equals(published))) {
                 waiting.computeIfAbsent(node, n -> new LinkedHashSet<>()).add(then);
                 return () -> cancel(node, then);
             }

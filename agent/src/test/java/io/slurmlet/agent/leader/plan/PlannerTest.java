@@ -149,15 +149,16 @@ class PlannerTest {
         PlanBook book = new PlanBook();
         var first = Planner.plan(settings(false, "n1", "n2"), inventory("24.11.5", "c0", "n1", "n2"), KEY);
         assertEquals(3, book.publish(first));
+        long n1 = book.get("n1").orElseThrow().revision();
         assertEquals(0, book.publish(Planner.plan(settings(false, "n1", "n2"), inventory("24.11.5", "c0", "n1", "n2"), KEY)));
-        assertEquals(1, book.get("n1").orElseThrow().revision());
+        assertEquals(n1, book.get("n1").orElseThrow().revision());
         Map<String, NodeFacts> inv = inventory("24.11.5", "c0", "n1", "n2", "n3");
         var withOther = Planner.plan(settings(false, "n1", "n2"), inv, KEY);
         assertEquals(1, book.publish(withOther), "a machine without a role joining changes no one else's plan");
-        assertEquals(1, book.get("n1").orElseThrow().revision());
+        assertEquals(n1, book.get("n1").orElseThrow().revision());
         assertEquals(4, book.publish(Planner.plan(settings(false, "n1", "n2", "n3"), inv, KEY)),
                 "a new node changes slurm.conf, so the plan of every Slurm machine, the controller included");
-        assertEquals(2, book.get("n1").orElseThrow().revision());
+        assertTrue(book.get("n1").orElseThrow().revision() > n1);
         assertFalse(book.get("nobody").isPresent());
     }
 
