@@ -70,6 +70,8 @@ public final class EtcdStore implements Store, AutoCloseable {
     private Watch.Watcher watcher;
     /** The revision of the last change the watchers were handed; the next watch starts after it. */
     private long heard;
+    /** The revision of the last change this store made; guarded by {@link #watching}. */
+    private long written;
     private volatile boolean closed;
     /** Set once this agent won the election: every write also compares the leader's key with the one its win put. */
     private volatile Fence fence;
@@ -214,6 +216,9 @@ public final class EtcdStore implements Store, AutoCloseable {
             }
         }
         // The transaction's revision is the one its put made: the key's mod revision from now on.
+        if (r.isSucceeded()) {
+            made(r.getHeader().getRevision());
+        }
         return r.isSucceeded() ? OptionalLong.of(r.getHeader().getRevision()) : OptionalLong.empty();
     }
 
@@ -226,6 +231,9 @@ public final class EtcdStore implements Store, AutoCloseable {
                 .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT))).commit(), "remove " + where(key)).answer();
         if (!r.isSucceeded()) {
             refuseUnfenced(f, r, "remove " + where(key));
+        }
+        if (r.isSucceeded()) {
+            made(r.getHeader().getRevision());
         }
         // Not removed: true still when there was nothing to remove, as the file store says.
         return r.isSucceeded() || r.getGetResponses().get(0).getKvs().isEmpty();
@@ -359,10 +367,17 @@ public final class EtcdStore implements Store, AutoCloseable {
         }
     }
 
+    private void made(long revision) {
+        synchronized (watching) {
+            written = Math.max(written, revision);
+        }
+    }
+
     @Override
     public Runnable watch(Consumer<String> listener) {
         synchronized (watching) {
-            Runnable end = watchers.add(listener);
+            // A change this store made before the watch began may reach etcd's watch after it: not told.
+            Runnable end = watchers.add(listener, Math.max(heard, written));
             if (watcher == null && !closed) {
                 if (heard == 0) { // opened while etcd did not answer: the watch starts from now
                     try {
@@ -392,7 +407,7 @@ public final class EtcdStore implements Store, AutoCloseable {
                 heard = Math.max(heard, revision);
             }
             if (Keys.valid(key)) {
-                watchers.tell(key);
+                watchers.tell(key, revision);
             }
         }
     }

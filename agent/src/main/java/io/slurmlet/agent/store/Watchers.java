@@ -17,7 +17,10 @@ final class Watchers {
 
     private static final Logger LOG = Logger.getLogger(Watchers.class);
 
-    private final List<Consumer<String>> watchers = new CopyOnWriteArrayList<>();
+    /** A listener and the revision of the last change made before it began: it hears only later ones. */
+    private record Watcher(Consumer<String> listener, long after) { }
+
+    private final List<Watcher> watchers = new CopyOnWriteArrayList<>();
     private final ExecutorService delivery = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "slurmlet-store-watch");
         t.setDaemon(true);
@@ -26,17 +29,34 @@ final class Watchers {
 
     /** Adds {@code listener}; returns what ends its watch. */
     Runnable add(Consumer<String> listener) {
-        watchers.add(listener);
-        return () -> watchers.remove(listener);
+        return add(listener, Long.MIN_VALUE);
+    }
+
+    /**
+     * Adds {@code listener}, to hear the changes of revisions above {@code after} (a store whose
+     * changes reach it late, etcd's watch, may tell one made before the watch began).
+     */
+    Runnable add(Consumer<String> listener, long after) {
+        Watcher w = new Watcher(listener, after);
+        watchers.add(w);
+        return () -> watchers.remove(w);
     }
 
     /** Hands {@code key} to the watchers there are now, after every key told before it. */
     void tell(String key) {
-        List<Consumer<String>> now = List.copyOf(watchers);
+        tell(key, Long.MAX_VALUE);
+    }
+
+    /** {@link #tell(String)} for the change of {@code revision}: a watcher that began after it does not hear it. */
+    void tell(String key, long revision) {
+        List<Watcher> now = List.copyOf(watchers);
         delivery.execute(() -> {
-            for (Consumer<String> w : now) {
+            for (Watcher w : now) {
+                if (revision <= w.after()) {
+                    continue;
+                }
                 try {
-                    w.accept(key);
+                    w.listener().accept(key);
                 } catch (RuntimeException e) {
                     LOG.errorf(e, "a watcher of the leader's state failed on %s: %s", key, e.getMessage());
                 }
