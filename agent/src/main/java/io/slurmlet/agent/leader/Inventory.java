@@ -1,6 +1,7 @@
 package io.slurmlet.agent.leader;
 
 import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Folder;
 import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
 
@@ -33,11 +34,10 @@ public final class Inventory {
     public static final String FILE_NAME = "inventory.json";
     private static final Logger LOG = Logger.getLogger(Inventory.class);
 
-    private final Store store;
+    /** The machines' documents; a machine's write holds {@link #locks}' entry. */
+    private final Folder<NodeFacts> folder;
     /** Guarded by {@code this}. */
     private final Map<String, NodeFacts> facts;
-    /** Each machine's document version; a machine's write holds {@link #locks}' entry. */
-    private final Map<String, Long> versions = new ConcurrentHashMap<>();
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** What {@link #all} hands out until the next change; guarded by {@code this}. */
     private Map<String, NodeFacts> snapshot;
@@ -48,10 +48,9 @@ public final class Inventory {
      */
     private final java.util.concurrent.locks.ReadWriteLock gate = new java.util.concurrent.locks.ReentrantReadWriteLock();
 
-    private Inventory(Store store, Map<String, NodeFacts> facts, Map<String, Long> versions) {
-        this.store = store;
+    private Inventory(Folder<NodeFacts> folder, Map<String, NodeFacts> facts) {
+        this.folder = folder;
         this.facts = facts;
-        this.versions.putAll(versions);
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -61,7 +60,7 @@ public final class Inventory {
 
     /** Whether {@code key} of the store is a machine's facts. */
     public static boolean holds(String key) {
-        return key.startsWith(FOLDER + "/");
+        return Folder.holds(FOLDER, key);
     }
 
     /**
@@ -73,32 +72,23 @@ public final class Inventory {
      * again at the next start).
      */
     public static Inventory open(Store store) throws IOException {
-        moveOldDocument(store);
+        Folder<NodeFacts> folder = new Folder<>(store, FOLDER, NodeFacts.class);
+        moveOldDocument(store, folder);
         Map<String, NodeFacts> kept = new TreeMap<>();
-        Map<String, Long> versions = new TreeMap<>();
-        for (var entry : store.list(FOLDER).entrySet()) {
-            String node = entry.getKey().substring(FOLDER.length() + 1);
-            NodeFacts read;
-            try {
-                read = SettingsJson.STRICT.readValue(entry.getValue().value(), NodeFacts.class);
-            } catch (IOException e) {
-                throw new IOException("cannot read the facts of %s in %s (%s): remove that file, and the machine reports them again"
-                        .formatted(Text.quote(node), store.where(entry.getKey()), e.getMessage().split("\n")[0]), e);
-            }
-            versions.put(node, entry.getValue().version());
+        folder.readAll("the facts", "remove that file, and the machine reports them again").forEach((node, read) -> {
             List<Problem> problems = read.name().equals(node) ? FactsCheck.problems(node, read)
-                    : List.of(new Problem("name", read.name(), "the facts in %s name another machine".formatted(store.where(entry.getKey()))));
+                    : List.of(new Problem("name", read.name(), "the facts in %s name another machine".formatted(folder.where(node))));
             if (problems.isEmpty()) {
                 kept.put(node, read);
             } else {
-                LOG.warnf("%s: the facts kept for %s are left out until it reports again: %s", store.where(entry.getKey()),
+                LOG.warnf("%s: the facts kept for %s are left out until it reports again: %s", folder.where(node),
                         Text.quote(node), problems);
             }
-        }
-        return new Inventory(store, kept, versions);
+        });
+        return new Inventory(folder, kept);
     }
 
-    private static void moveOldDocument(Store store) throws IOException {
+    private static void moveOldDocument(Store store, Folder<NodeFacts> folder) throws IOException {
         var old = store.get(FILE_NAME);
         if (old.isEmpty()) {
             return;
@@ -112,12 +102,9 @@ public final class Inventory {
         }
         int moved = 0;
         for (var entry : facts.entrySet()) {
-            String key = FOLDER + "/" + entry.getKey();
             try {
-                long version = store.get(key).map(Store.Versioned::version).orElse(Store.ABSENT);
-                if (store.put(key, SettingsJson.pretty(entry.getValue()), version).isPresent()) {
-                    moved++;
-                }
+                folder.moveIn(entry.getKey(), entry.getValue());
+                moved++;
             } catch (IllegalArgumentException e) {
                 LOG.warnf("%s: the facts kept for %s are left out (not a name a machine can have); it reports again",
                         store.where(FILE_NAME), Text.quote(entry.getKey()));
@@ -125,10 +112,10 @@ public final class Inventory {
         }
         if (!store.delete(FILE_NAME, old.get().version())) {
             throw new StorageException("%s changed while its machines were moved into %s: restart the agent"
-                    .formatted(store.where(FILE_NAME), store.where(FOLDER)), null);
+                    .formatted(store.where(FILE_NAME), folder.where()), null);
         }
         LOG.infof("moved the facts of %d machines from %s into one file a machine in %s", moved, store.where(FILE_NAME),
-                store.where(FOLDER));
+                folder.where());
     }
 
     /** Every machine's facts, by name, with every report whose file is written. */
@@ -157,12 +144,7 @@ public final class Inventory {
             }
             gate.readLock().lock();
             try {
-                var written = store.put(key(node), SettingsJson.pretty(reported), versions.getOrDefault(node, Store.ABSENT));
-                if (written.isEmpty()) {
-                    throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
-                            .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
-                }
-                versions.put(node, written.getAsLong());
+                folder.put(node, reported);
                 synchronized (this) {
                     facts.put(node, reported);
                     snapshot = null;
@@ -178,17 +160,13 @@ public final class Inventory {
     public boolean forget(String node) throws IOException {
         synchronized (lock(node)) {
             synchronized (this) {
-                if (!facts.containsKey(node) && !versions.containsKey(node)) {
+                if (!facts.containsKey(node) && !folder.has(node)) {
                     return false;
                 }
             }
             gate.readLock().lock();
             try {
-                if (!store.delete(key(node), versions.getOrDefault(node, Store.ABSENT))) {
-                    throw new StorageException("%s was changed by another writer since this leader read it; nothing was removed: "
-                            .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
-                }
-                versions.remove(node);
+                folder.delete(node);
                 synchronized (this) {
                     boolean had = facts.remove(node) != null;
                     snapshot = null;
@@ -198,10 +176,6 @@ public final class Inventory {
                 gate.readLock().unlock();
             }
         }
-    }
-
-    private static String key(String node) {
-        return FOLDER + "/" + node;
     }
 
     private Object lock(String node) {

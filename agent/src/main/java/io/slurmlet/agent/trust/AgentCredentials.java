@@ -2,10 +2,10 @@ package io.slurmlet.agent.trust;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Folder;
 import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.SettingsJson;
-import io.slurmlet.model.text.Text;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.type.TypeReference;
@@ -45,17 +45,18 @@ public final class AgentCredentials {
     record Kept(@JsonProperty("sha256") String sha256) { }
 
     private final Store store;
+    /** Each machine's document. */
+    private final Folder<Kept> folder;
     /** Each machine's hash; guarded by {@code this}, as the maps below. */
     private final Map<String, String> hashes = new HashMap<>();
     /** Each credential's sha256 to its machine: a call finds its machine in one look, not one a machine. */
     private final Map<String, String> byHash = new HashMap<>();
     /** Each name joined, lower-cased, to the name it joined as: host names ignore case. */
     private final Map<String, String> byLowerName = new HashMap<>();
-    /** Each machine's document version, for the next compare-and-put. */
-    private final Map<String, Long> versions = new HashMap<>();
 
     private AgentCredentials(Store store) {
         this.store = store;
+        this.folder = new Folder<>(store, FOLDER, Kept.class);
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -69,23 +70,14 @@ public final class AgentCredentials {
      * between leaves both, and the move is done again at the next start).
      */
     public static AgentCredentials open(Store store) throws IOException {
-        moveOldDocument(store);
         AgentCredentials credentials = new AgentCredentials(store);
-        for (var entry : store.list(FOLDER).entrySet()) {
-            String node = entry.getKey().substring(FOLDER.length() + 1);
-            Kept kept;
-            try {
-                kept = SettingsJson.STRICT.readValue(entry.getValue().value(), Kept.class);
-            } catch (IOException e) {
-                throw new IOException("cannot read the credential hash of %s in %s (%s): remove that file and join that machine again"
-                        .formatted(Text.quote(node), store.where(entry.getKey()), e.getMessage().split("\n")[0]), e);
-            }
-            credentials.remember(node, kept.sha256(), entry.getValue().version());
-        }
+        credentials.moveOldDocument();
+        credentials.folder.readAll("the credential hash", "remove that file and join that machine again")
+                .forEach((node, kept) -> credentials.remember(node, kept.sha256()));
         return credentials;
     }
 
-    private static void moveOldDocument(Store store) throws IOException {
+    private void moveOldDocument() throws IOException {
         var old = store.get(FILE_NAME);
         if (old.isEmpty()) {
             return;
@@ -98,29 +90,23 @@ public final class AgentCredentials {
                     .formatted(store.where(FILE_NAME), e.getMessage().split("\n")[0]), e);
         }
         for (var entry : hashes.entrySet()) {
-            String key = key(entry.getKey());
-            long version = store.get(key).map(Store.Versioned::version).orElse(Store.ABSENT);
-            if (store.put(key, SettingsJson.pretty(new Kept(entry.getValue())), version).isEmpty()) {
-                throw new StorageException("%s changed while the credentials were moved into it: restart the agent"
-                        .formatted(store.where(key)), null);
-            }
+            folder.moveIn(entry.getKey(), new Kept(entry.getValue()));
         }
         if (!store.delete(FILE_NAME, old.get().version())) {
             throw new StorageException("%s changed while its credentials were moved into %s: restart the agent"
-                    .formatted(store.where(FILE_NAME), store.where(FOLDER)), null);
+                    .formatted(store.where(FILE_NAME), folder.where()), null);
         }
         LOG.infof("moved the credential hashes of %d machines from %s into one file a machine in %s", hashes.size(),
-                store.where(FILE_NAME), store.where(FOLDER));
+                store.where(FILE_NAME), folder.where());
     }
 
-    private void remember(String node, String hash, long version) {
+    private void remember(String node, String hash) {
         String was = hashes.put(node, hash);
         if (was != null) {
             byHash.remove(was);
         }
         byHash.put(hash, node);
         byLowerName.put(node.toLowerCase(java.util.Locale.ROOT), node);
-        versions.put(node, version);
     }
 
     private void forget(String node) {
@@ -129,11 +115,6 @@ public final class AgentCredentials {
             byHash.remove(was);
         }
         byLowerName.remove(node.toLowerCase(java.util.Locale.ROOT));
-        versions.remove(node);
-    }
-
-    private static String key(String node) {
-        return FOLDER + "/" + node;
     }
 
     /** Makes {@code node} a new credential, durable before it is returned, replacing any it had. */
@@ -142,12 +123,8 @@ public final class AgentCredentials {
         new SecureRandom().nextBytes(random);
         String credential = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
         String hash = hash(credential);
-        var written = store.put(key(node), SettingsJson.pretty(new Kept(hash)), versions.getOrDefault(node, Store.ABSENT));
-        if (written.isEmpty()) {
-            throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
-                    .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
-        }
-        remember(node, hash, written.getAsLong());
+        folder.put(node, new Kept(hash));
+        remember(node, hash);
         return credential;
     }
 
@@ -204,10 +181,7 @@ public final class AgentCredentials {
         if (!hashes.containsKey(node)) {
             return false;
         }
-        if (!store.delete(key(node), versions.getOrDefault(node, Store.ABSENT))) {
-            throw new StorageException("%s was changed by another writer since this leader read it; nothing was removed: "
-                    .formatted(store.where(key(node))) + "restart the agent so it reads it again", null);
-        }
+        folder.delete(node);
         forget(node);
         return true;
     }
@@ -223,6 +197,6 @@ public final class AgentCredentials {
 
     @Override
     public String toString() {
-        return "AgentCredentials[" + store.where(FOLDER) + "]";
+        return "AgentCredentials[" + folder.where() + "]";
     }
 }

@@ -7,9 +7,8 @@ import io.slurmlet.agent.store.Document;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.agent.store.FileStore;
-import io.slurmlet.agent.store.StorageException;
+import io.slurmlet.agent.store.Folder;
 import io.slurmlet.agent.store.Store;
-import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.text.Text;
 import org.jboss.logging.Logger;
 
@@ -45,7 +44,7 @@ public final class LendingBook {
 
     /** Whether {@code key} of the store is one of the lending book's. */
     public static boolean holds(String key) {
-        return key.equals(FILE_NAME) || key.startsWith(FOLDER + "/");
+        return key.equals(FILE_NAME) || Folder.holds(FOLDER, key);
     }
 
     /** The file's shape; {@code nodes} is what slurmlet kept there before a document a node, moved out at open. */
@@ -60,16 +59,14 @@ public final class LendingBook {
         }
     }
 
-    private final Store store;
+    private final Folder<LendingRecord> folder;
     private final Document<Stored> file;
     private final Map<String, LendingRecord> nodes;
-    /** Each node's document version, for the next compare-and-put. */
-    private final Map<String, Long> versions = new java.util.HashMap<>();
     private Set<String> known;
     private Set<Long> classes;
 
-    private LendingBook(Store store, Document<Stored> file, Stored stored) {
-        this.store = store;
+    private LendingBook(Folder<LendingRecord> folder, Document<Stored> file, Stored stored) {
+        this.folder = folder;
         this.file = file;
         this.nodes = new TreeMap<>();
         this.known = new TreeSet<>(stored.knownToSlurm());
@@ -85,42 +82,26 @@ public final class LendingBook {
         Document<Stored> file = Document.in(store, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() { });
         Stored stored = file.read(() -> new Stored(Map.of(), Set.of(), Set.of()), "the nodes' lending",
                 "restore it from a backup; without it slurmlet cannot tell which nodes are being reclaimed");
+        Folder<LendingRecord> folder = new Folder<>(store, FOLDER, LendingRecord.class);
         if (!stored.nodes().isEmpty()) {
             for (LendingRecord r : stored.nodes().values()) {
-                String key = key(r.node());
-                long version = store.get(key).map(Store.Versioned::version).orElse(Store.ABSENT);
-                if (store.put(key, SettingsJson.pretty(r), version).isEmpty()) {
-                    throw new StorageException("%s changed while the lending records were moved into it: restart the agent"
-                            .formatted(store.where(key)), null);
-                }
+                folder.moveIn(r.node(), r);
             }
             file.write(new Stored(Map.of(), stored.knownToSlurm(), stored.memoryClasses()));
             LOG.infof("moved the lending records of %d nodes from %s into one file a node in %s", stored.nodes().size(),
-                    store.where(FILE_NAME), store.where(FOLDER));
+                    store.where(FILE_NAME), folder.where());
         }
-        LendingBook book = new LendingBook(store, file, stored);
-        for (var entry : store.list(FOLDER).entrySet()) {
-            String node = entry.getKey().substring(FOLDER.length() + 1);
-            LendingRecord r;
-            try {
-                r = SettingsJson.STRICT.readValue(entry.getValue().value(), LendingRecord.class);
-            } catch (IOException e) {
-                throw new IOException(("cannot read the lending record of %s in %s (%s): restore it from a backup; without it "
-                        + "slurmlet cannot tell whether that node is being reclaimed").formatted(Text.quote(node),
-                        store.where(entry.getKey()), e.getMessage().split("\n")[0]), e);
+        LendingBook book = new LendingBook(folder, file, stored);
+        var read = folder.readAll("the lending record",
+                "restore it from a backup; without it slurmlet cannot tell whether that node is being reclaimed");
+        for (var entry : read.entrySet()) {
+            if (!entry.getValue().node().equals(entry.getKey())) {
+                throw new IOException("%s holds the lending record of %s: restore it from a backup".formatted(folder.where(entry.getKey()),
+                        Text.quote(entry.getValue().node())));
             }
-            if (!r.node().equals(node)) {
-                throw new IOException("%s holds the lending record of %s: restore it from a backup".formatted(store.where(entry.getKey()),
-                        Text.quote(r.node())));
-            }
-            book.nodes.put(node, r);
-            book.versions.put(node, entry.getValue().version());
+            book.nodes.put(entry.getKey(), entry.getValue());
         }
         return book;
-    }
-
-    private static String key(String node) {
-        return FOLDER + "/" + node;
     }
 
     public synchronized Optional<LendingRecord> get(String node) {
@@ -189,13 +170,7 @@ public final class LendingBook {
         if (record.equals(kept) || kept == null && untold(record)) {
             return false;
         }
-        String key = key(record.node());
-        var written = store.put(key, SettingsJson.pretty(record), versions.getOrDefault(record.node(), Store.ABSENT));
-        if (written.isEmpty()) {
-            throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
-                    .formatted(store.where(key)) + "restart the agent so it reads it again", null);
-        }
-        versions.put(record.node(), written.getAsLong());
+        folder.put(record.node(), record);
         nodes.put(record.node(), record);
         return true;
     }
