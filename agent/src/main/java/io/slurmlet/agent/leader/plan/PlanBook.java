@@ -47,6 +47,12 @@ public final class PlanBook {
     private final Map<String, String> digests = new HashMap<>();
     /** Each machine's revision and digest as an earlier slurmlet kept them (a document a machine in plans.json): used once, by the first publish. */
     private Map<String, Kept> earlier;
+    /**
+     * What each machine's agent last said it holds (a revision some leader gave, and its plan's
+     * digest): a publish gives a plan with that digest that revision, even a first publish after a
+     * start that polls reached before it.
+     */
+    private final Map<String, Kept> told = new HashMap<>();
     private final Map<String, PublishedPlan> plans = new HashMap<>();
     private final Map<String, Set<Consumer<Answer>>> waiting = new HashMap<>();
 
@@ -137,12 +143,15 @@ public final class PlanBook {
                 if (before == null || !before.plan().equals(plan)) {
                     byte[] json = PlanDigest.json(plan);
                     String digest = PlanDigest.of(json);
-                    Kept was = before != null ? new Kept(before.revision(), digests.get(plan.node())) : earlier.get(plan.node());
+                    Kept holds = told.get(plan.node());
+                    Kept was = holds != null && digest.equals(holds.digest()) ? holds
+                            : before != null ? new Kept(before.revision(), digests.get(plan.node())) : earlier.get(plan.node());
                     long revision = was != null && digest.equals(was.digest()) ? was.revision() : ++upTo;
                     PublishedPlan now = new PublishedPlan(revision, plan);
                     nextPlans.put(plan.node(), now);
                     nextDigests.put(plan.node(), digest);
-                    if (before == null || before.revision() != revision) {
+                    boolean held = was == holds && holds != null && holds.revision() == revision;
+                    if (!held && (before == null || before.revision() != revision)) {
                         fresh.add(waiting.containsKey(plan.node()) ? Answer.of(now, json) : new Answer(now, null));
                     }
                 }
@@ -204,6 +213,9 @@ public final class PlanBook {
         synchronized (this) {
             now = plans.get(node);
             String published = digests.get(node);
+            if (digest != null && held > 0 && held <= given) {
+                told.put(node, new Kept(held, digest));
+            }
             if (now != null && digest != null && digest.equals(published) && now.revision() != held && held > 0 && held <= given) {
                 now = new PublishedPlan(held, now.plan());
                 plans.put(node, now);

@@ -87,6 +87,25 @@ class PlanBookTest {
     }
 
     @Test
+    void aPollThatReachesAStartedLeaderBeforeItsFirstPublishIsNotSentThePlanItHolds() throws Exception {
+        PlanBook first = PlanBook.open(state);
+        first.publish(plans("batch"));
+        PlanBook.Answer held = answer(first, "n1");
+
+        PlanBook restarted = PlanBook.open(state);
+        List<PlanBook.Answer> woken = new ArrayList<>();
+        restarted.whenNewer("n1", held.published().revision(), held(held), woken::add);
+        restarted.whenNewer("c0", answer(first, "c0").published().revision(), woken::add);
+        assertEquals(1, restarted.publish(plans("batch")), "c0's agent did not say what it holds: it alone is sent its plan");
+        assertEquals(List.of("c0"), woken.stream().map(a -> a.published().plan().node()).toList());
+        assertEquals(held.published().revision(), restarted.get("n1").orElseThrow().revision());
+        assertEquals(1, restarted.waiting(), "n1's poll still waits");
+        restarted.publish(plans("debug"));
+        assertEquals(2, woken.size(), "and is answered by the next change");
+        assertTrue(woken.get(1).published().revision() > woken.get(0).published().revision());
+    }
+
+    @Test
     void aRevisionWithAnotherDigestOrOneNoLeaderGaveIsNotTakenAsHeld() throws Exception {
         PlanBook book = PlanBook.open(state);
         book.publish(plans("gpu"));
