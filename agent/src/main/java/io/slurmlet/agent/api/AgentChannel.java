@@ -264,7 +264,7 @@ public final class AgentChannel implements AutoCloseable {
     }
 
     private void join(RoutingContext ctx) {
-        Map<?, ?> body = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), Map.class);
+        Map<?, ?> body = SettingsJson.read(bytes(ctx), Map.class);
         Object node = body.get("node");
         if (!(node instanceof String name)) {
             error(ctx, 400, "a join names its machine: send {\"node\": \"NAME\"}");
@@ -311,7 +311,7 @@ public final class AgentChannel implements AutoCloseable {
 
     private void facts(RoutingContext ctx) {
         String node = ctx.get(NODE);
-        NodeFacts reported = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), NodeFacts.class);
+        NodeFacts reported = SettingsJson.read(bytes(ctx), NodeFacts.class);
         List<Problem> problems = FactsCheck.problems(node, reported);
         if (!problems.isEmpty()) {
             error(ctx, 400, refusal(problems));
@@ -375,7 +375,7 @@ public final class AgentChannel implements AutoCloseable {
 
     private void status(RoutingContext ctx) {
         String node = ctx.get(NODE);
-        NodeReport report = SettingsJson.toValue(SettingsJson.readObject(bytes(ctx)), NodeReport.class);
+        NodeReport report = SettingsJson.read(bytes(ctx), NodeReport.class);
         // What a machine reports is shown by ctl and logged: each text one line, as a terminal shows it.
         reports.put(new NodeReport(node, report.planRevision(),
                 report.steps().stream().map(st -> new io.slurmlet.model.api.StepStatus(Text.oneLine(st.step()), Text.oneLine(st.state()),

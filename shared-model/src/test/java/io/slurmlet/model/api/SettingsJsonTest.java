@@ -289,4 +289,37 @@ class SettingsJsonTest {
             throw new AssertionError(text, e);
         }
     }
+
+    /** A machine's report read straight (SettingsJson.read) is refused as a tree then a value would be, with the same words. */
+    @ParameterizedTest
+    @MethodSource("badReports")
+    void aReportReadStraightIsRefusedAsThroughATree(String body) {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        BadJson straight = assertThrows(BadJson.class, () -> SettingsJson.read(bytes, NodeReport.class));
+        BadJson tree = assertThrows(BadJson.class, () -> SettingsJson.toValue(SettingsJson.readObject(bytes), NodeReport.class));
+        assertEquals(tree.getMessage(), straight.getMessage());
+    }
+
+    static Stream<String> badReports() {
+        return Stream.of("{\"node\": \"n1\", \"plan_revision\": 1, \"steps\": [], \"colour\": 1}",
+                "{\"node\": \"n1\", \"plan_revision\": \"one\", \"steps\": []}",
+                "{\"node\": \"n1\", \"plan_revision\": 1, \"steps\": [{\"step\": 1, \"state\": []}]}",
+                "{\"node\": \"n1\", \"plan_revision\": 1,",
+                "{\"node\": \"n1\", \"node\": \"n2\"}",
+                "{\"node\": \"n1\"} {\"node\": \"n2\"}");
+    }
+
+    @Test
+    void aReportThatIsNotAnObjectOrNotUtf8SaysSo() {
+        assertEquals("the body is JSON array, not an object: send {\"key\": value, …}",
+                assertThrows(BadJson.class, () -> SettingsJson.read("[1]".getBytes(StandardCharsets.UTF_8), NodeReport.class)).getMessage());
+        assertEquals("the body is empty: send a JSON object",
+                assertThrows(BadJson.class, () -> SettingsJson.read(" ".getBytes(StandardCharsets.UTF_8), NodeReport.class)).getMessage());
+        assertEquals("the body is not UTF-8 text: send the JSON encoded as UTF-8",
+                assertThrows(BadJson.class, () -> SettingsJson.read(new byte[]{'{', (byte) 0xff, '}'}, NodeReport.class)).getMessage());
+        NodeReport ok = SettingsJson.read("{\"node\": \"n1\", \"plan_revision\": 7, \"steps\": []}".getBytes(StandardCharsets.UTF_8),
+                NodeReport.class);
+        assertEquals("n1", ok.node());
+        assertEquals(7, ok.planRevision());
+    }
 }
