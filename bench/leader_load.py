@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The leader with many agents: N simulated agents on the real agents' channel (TLS), timed.
 
-  bench/leader_load.py [--agents 1000] [--concurrency 200] [--xmx 1g] [--store etcd] [--home DIR] [--json FILE] [--keep]
+  bench/leader_load.py [--agents 1000] [--concurrency 200] [--xmx 1g] [--store etcd] [--no-digest] [--home DIR] [--json FILE] [--keep]
   bench/leader_load.py --smoke          20 agents, short waits: CI's bench/smoke
 
 A leader on this machine (node role off, as bench/node_agent.py's `polls` starts it, through the
@@ -19,7 +19,12 @@ address (127.1.x.y: the leader holds at most 32 connections per address, and Lin
   enable   `ctl slurm set enabled=true controller=g00000 all_nodes=true`: from ctl's start to each
            agent's receipt of a plan whose slurm.conf names the cluster;
   change   `ctl slurm set slurm_conf.MaxJobCount=20000`, which changes every machine's slurm.conf:
-           from ctl's start to each agent's receipt of a plan that holds it.
+           from ctl's start to each agent's receipt of a plan that holds it;
+  restart  the leader stopped (SIGTERM, as systemctl restart) and started again on the same state:
+           each agent finds its poll's connection lost, connects again (1 s, doubling, with jitter),
+           puts its status as soon as the leader answers (as PlanPoller does after a leader was
+           away) and polls with the revision and digest of the plan it holds: timed from the stop
+           to each agent's status taken; no plan should be sent again (plans_sent_again).
 
 Every second, throughout, the leader's RSS, CPU seconds, open files and whether /q/health/ready
 answers 200 within 2 s; at each phase's end its garbage collections (jstat). The leader's output
@@ -77,6 +82,7 @@ class Conn:
 
     def __init__(self, reader, writer):
         self.reader, self.writer = reader, writer
+        self.body = None  # the last answer's body, where the call asked to keep it
 
     @classmethod
     async def open(cls, run, addr):
@@ -87,20 +93,20 @@ class Conn:
     def close(self):
         self.writer.close()
 
-    async def call(self, method, path, token, body=None, timeout=CALL, markers=lambda: (), last=False):
+    async def call(self, method, path, token, body=None, timeout=CALL, markers=lambda: (), last=False, keep=False):
         """(status, the body's first 256 bytes, the markers found in it, its size); the body itself is dropped.
         markers() is asked when the answer comes: a poll held since before a phase began looks for that phase's.
         last: the connection's only call, which the leader is asked to close after it (else the TLS close
-        here would wait up to 30 s for the leader's, holding a file at both ends)."""
+        here would wait up to 30 s for the leader's, holding a file at both ends). keep: the body is kept in self.body."""
         head = f"{method} {path} HTTP/1.1\r\nHost: leader\r\nAuthorization: Bearer {token}\r\n"
         if last:
             head += "Connection: close\r\n"
         if body is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         self.writer.write(head.encode() + b"\r\n" + (body or b""))
-        return await asyncio.wait_for(self._answer(markers), timeout)
+        return await asyncio.wait_for(self._answer(markers, keep), timeout)
 
-    async def _answer(self, markers):
+    async def _answer(self, markers, keep):
         status = int((await self.reader.readuntil(b"\r\n")).split()[1])
         length, chunked, close = None, False, False
         while (line := await self.reader.readuntil(b"\r\n")) != b"\r\n":
@@ -114,12 +120,14 @@ class Conn:
                 close = value == "close"
         # A plan is as big as slurm.conf: read in pieces and dropped, looking for the markers across them.
         markers = markers()
-        first, found, size, tail = b"", set(), 0, b""
+        first, found, size, tail, kept = b"", set(), 0, b"", []
         longest = max((len(m) for m in markers), default=1)
 
         def take(piece):
             nonlocal first, size, tail
             size += len(piece)
+            if keep:
+                kept.append(piece)
             if len(first) < 256:
                 first += piece[:256 - len(first)]
             window = tail + piece
@@ -142,6 +150,7 @@ class Conn:
                 left -= len(piece)
         if close:
             self.close()
+        self.body = b"".join(kept) if keep else None
         return status, first, found, size, close
 
 
@@ -159,6 +168,9 @@ class Agent:
         self.credential = None
         self.joined = self.reported = None  # how long its join, its facts report took
         self.revision = 0
+        self.digest = None    # the sha256 of the plan held, as the leader made its JSON (PlanDigest)
+        self.lost = False     # its poll's connection was lost: its status goes first once the leader answers
+        self.back = None      # when its status was taken after the leader's restart
         self.seen = {}
         self.poll = None      # the connection its plan polls use
         self.side = None      # the one its facts and status go on, kept alive
@@ -186,6 +198,8 @@ class Run:
         self.sizes = {}          # marker → sizes of the plans that held it
         self.last_plan = time.monotonic()
         self.stopping = False
+        self.restarted = None    # when the leader was stopped to be started again
+        self.ports = None        # the leader's (http, agents' channel) ports, to start it again on them
 
     def kind(self, e):
         return type(e).__name__
@@ -280,9 +294,22 @@ class Run:
             try:
                 if agent.poll is None:
                     agent.poll = await Conn.open(self, agent.addr)
-                status, first, found, size, closed = await agent.poll.call(
-                    "GET", f"/v1/agent/plan?after={agent.revision}&wait={POLL_WAIT}", agent.credential,
-                    timeout=POLL_WAIT + CALL, markers=lambda: self.markers)
+                if agent.lost:
+                    # The leader was away (restarted, perhaps): it learns at once how this machine stands.
+                    said, _, _, _, closed = await agent.poll.call("PUT", "/v1/agent/status", agent.credential, agent.report())
+                    self.tally.add(f"status answered {said}")
+                    if closed:
+                        agent.poll = None
+                        continue
+                    if said == 200:
+                        agent.lost = False
+                        if self.restarted and agent.back is None:
+                            agent.back = time.monotonic()
+                digest = f"&digest={agent.digest}" if agent.digest and not self.args.no_digest else ""
+                conn = agent.poll
+                status, first, found, size, closed = await conn.call(
+                    "GET", f"/v1/agent/plan?after={agent.revision}&wait={POLL_WAIT}{digest}", agent.credential,
+                    timeout=POLL_WAIT + CALL, markers=lambda: self.markers, keep=True)
                 if closed:
                     agent.poll = None
                 if status == 200:
@@ -291,6 +318,8 @@ class Run:
                     self.tally.add("polls answered 200")
                     self.tally.add("plan bytes", size)
                     agent.revision = int(REVISION.search(first).group(1))
+                    # {"revision":N,"plan":PLAN}: the digest of PLAN's bytes, as the agent's PlanDigest makes it.
+                    agent.digest = hashlib.sha256(conn.body[conn.body.index(b',"plan":') + 8:-1]).hexdigest()
                     for m in found:
                         if m not in agent.seen:
                             agent.seen[m] = now
@@ -317,6 +346,7 @@ class Run:
                 if self.stopping:
                     return
                 self.tally.add(f"polls failed: {self.kind(e)}")
+                agent.lost = True
                 if agent.poll:
                     agent.poll.close()
                     agent.poll = None
@@ -359,6 +389,7 @@ class Sampler(threading.Thread):
         self.phase, self.samples, self.stopped = "start", [], threading.Event()
         self.hz = os.sysconf("SC_CLK_TCK")
         self.log, self.read, self.broken = log, 0, None
+        self.between = False  # the leader is being restarted
 
     def look_at_log(self):
         with open(self.log, "rb") as f:
@@ -384,6 +415,9 @@ class Sampler(threading.Thread):
                 rss, cpu, fds = self.proc()
                 self.look_at_log()
             except (OSError, AttributeError):
+                if self.between:  # stopped to be started again: no sample until the new one runs
+                    self.stopped.wait(0.2)
+                    continue
                 return  # the leader is gone
             t0 = time.monotonic()
             try:
@@ -465,9 +499,11 @@ async def phase(run, record, name, body):
     finally:
         out["wall_s"] = round(time.monotonic() - t0, 2)
         try:
-            out["leader_cpu_s"] = round(sampler.proc()[1] - cpu0, 1)
+            # A leader started again in the phase: its CPU from its start (the stopped one's last seconds are not counted).
+            out["leader_cpu_s"] = round(sampler.proc()[1] - (cpu0 if run.leader is leader else 0), 1)
         except (OSError, AttributeError):
             out["leader_cpu_s"] = None
+        leader = run.leader
         me = resource.getrusage(resource.RUSAGE_SELF)
         out["tool_cpu_s"] = round(me.ru_utime + me.ru_stime - me0.ru_utime - me0.ru_stime, 1)
         out["counts"] = {k: v - tally0.get(k, 0) for k, v in run.tally.items() if v != tally0.get(k, 0)}
@@ -510,6 +546,31 @@ async def delivery(run, agents, marker, ctl_args, limit, out):
     await settle(run, limit)
 
 
+async def restart(run, agents, limit, t0, out):
+    """The leader stopped as systemctl restart stops it, and started again on the same state and ports; then each
+    agent's status taken by it (timed from the stop), and how many plans it sent again (none: each agent said which it holds)."""
+    loop = asyncio.get_running_loop()
+    sent = run.tally.get("polls answered 200", 0)
+    run.restarted, run.sampler.between = t0, True
+    old = run.leader
+    old.terminate()
+    await loop.run_in_executor(None, old.wait, 120)
+    out["stopped_s"] = round(time.monotonic() - t0, 2)
+    new = await loop.run_in_executor(None, lambda: start_leader(run.args, run.state, run.ports)[0])
+    new.etcd = old.etcd
+    run.leader, run.sampler.pid, run.sampler.between = new, new.pid, False
+    out["ready_s"] = round(time.monotonic() - t0, 2)
+    try:
+        while any(a.back is None for a in agents) and time.monotonic() - t0 < limit:
+            run.alive()
+            await asyncio.sleep(0.1)
+        await settle(run, limit)
+    finally:
+        back = [a.back - t0 for a in agents if a.back is not None]
+        out.update({"done": len(back), "of": len(agents), **spread(back)})
+        out["plans_sent_again"] = run.tally.get("polls answered 200", 0) - sent
+
+
 async def load(args, run, record):
     # SIGINT or SIGTERM stops the run where it is, and what was measured is still printed.
     for sig in (signal.SIGINT, signal.SIGTERM):
@@ -550,6 +611,7 @@ async def load(args, run, record):
             run, live, b"ClusterName=", ["enabled=true", "controller=g00000", "all_nodes=true"], args.phase_timeout, out))
         await phase(run, record, "change", lambda t0, out: delivery(
             run, live, b"MaxJobCount=20000", ["slurm_conf.MaxJobCount=20000"], args.phase_timeout, out))
+        await phase(run, record, "restart", lambda t0, out: restart(run, live, args.phase_timeout, t0, out))
     finally:
         run.stopping = True
         for a in agents:
@@ -561,15 +623,18 @@ async def load(args, run, record):
         await asyncio.sleep(0.5)
 
 
-def start_leader(args, state):
-    port, agent_port = free_port(), free_port()
+def start_leader(args, state, ports=None):
+    """The leader, ready; ports (http, agents' channel): a restart on the state and ports of the one before (its log
+    appended to, its store as it was)."""
+    again = ports is not None
+    port, agent_port = ports or (free_port(), free_port())
     env = dict(os.environ, SLURMLET_STATE_DIR=state, QUARKUS_HTTP_PORT=str(port),
                QUARKUS_HTTP_DOMAIN_SOCKET=os.path.join(state, "leader.sock"),
                QUARKUS_CONFIG_LOCATIONS=os.path.join(state, "agent.yaml"), SLURMLET_NODE_ENABLED="false",
                SLURMLET_LEADER_AGENT_HOST="127.0.0.1", SLURMLET_LEADER_AGENT_PORT=str(agent_port))
     notes = []
     etcd = None
-    if args.store == "etcd":
+    if args.store == "etcd" and not again:
         etcd, yaml, said = start_etcd(args, state)
         with open(os.path.join(state, "agent.yaml"), "w") as f:
             f.write(yaml)
@@ -582,7 +647,7 @@ def start_leader(args, state):
     if args.xmx:
         env["SLURMLET_AGENT_JVM_OPTS"] = (env.get("SLURMLET_AGENT_JVM_OPTS", "") + " -Xmx" + args.xmx).strip()
         notes.append(f"the leader's heap set with SLURMLET_AGENT_JVM_OPTS=-Xmx{args.xmx}")
-    log = open(os.path.join(state, "leader.log"), "wb")
+    log = open(os.path.join(state, "leader.log"), "ab" if again else "wb")
     p = subprocess.Popen([args.agent], env=env, stdout=log, stderr=subprocess.STDOUT)
     p.etcd = etcd
     if etcd:  # ended with this tool whatever way it ends (the leader's own end is awaited in main)
@@ -707,7 +772,7 @@ def table(result):
               f"| {gc.get('gc_s', '?')} s, {gc.get('full_gcs', '?')} full |")
     for p in result["phases"]:
         extra = {k: p[k] for k in ("ctl_s", "after_ctl_p50_ms", "after_ctl_max_ms", "plan_kib_median", "holding_a_plan",
-                                   "settled_s") if k in p}
+                                   "settled_s", "stopped_s", "ready_s", "plans_sent_again") if k in p}
         said = "; ".join(json.dumps(d)[1:-1] for d in (extra, p["counts"]) if d)
         if said:
             print(f"  {p['phase']}: {said}")
@@ -732,6 +797,9 @@ def main():
                          "one for each facts call")
     ap.add_argument("--home", help="an installed slurmlet (its bin/ and lib/, as /usr/lib/slurmlet) instead of this tree's build")
     ap.add_argument("--smoke", action="store_true", help="20 agents, short waits (CI)")
+    ap.add_argument("--no-digest", action="store_true",
+                    help="agents poll without the digest of the plan they hold, as an earlier build's do: a restarted leader "
+                         "sends each its plan again")
     ap.add_argument("--store", choices=["file", "etcd"], default="file",
                     help="the leader's store: its state folder's files (the default), or one etcd member started here")
     args = ap.parse_args()
@@ -756,27 +824,32 @@ def main():
     unit = re.search(r"^LimitNOFILE=(\S+)", open(UNIT).read(), re.M)
     notes.append(f"open files: this tool {limit}, the leader {files} (inherited); the systemd unit's LimitNOFILE="
                  f"{unit.group(1) if unit else 'unset'}")
+    if args.no_digest:
+        notes.append("agents poll without the digest of the plan they hold (--no-digest), as an earlier build's do")
     if args.one_connection:
         notes.append("one connection per agent (its poll's, which also takes its status between two polls), a new one for each "
                      "facts call"
                      + (f": {args.agents} agents × 2 would not fit the open-file limit ({limit}), which could not be raised"
                         if auto_one else ""))
-    result = {"agents": args.agents, "store": args.store, "concurrency": args.concurrency, "one_connection": args.one_connection,
+    result = {"agents": args.agents, "store": args.store, "digest": not args.no_digest, "concurrency": args.concurrency, "one_connection": args.one_connection,
               "date": time.strftime("%Y-%m-%d %H:%M"), "tree": measured(args), "load_before": round(os.getloadavg()[0], 2),
               "leader_jvm_options": options, "leader_heap_mib": heap, "leader_open_files": int(files), "notes": notes,
               "state": state, "phases": []}
     sampler = Sampler(leader.pid, http_port, os.path.join(state, "leader.log"))
     sampler.start()
     failed = True
+    run = Run(args, state, agent_port, leader, sampler)
+    run.ports = (http_port, agent_port)
     try:
-        run = Run(args, state, agent_port, leader, sampler)
         asyncio.run(load(args, run, result["phases"]))
-        failed = leader.poll() is not None or any(p.get("done", 0) < p.get("of", 0) for p in result["phases"])
+        failed = (run.leader.poll() is not None or any(p.get("done", 0) < p.get("of", 0) for p in result["phases"])
+                  or not args.no_digest and any(p.get("plans_sent_again") for p in result["phases"]))
     except (LeaderGone, RuntimeError) as e:
         result["error"] = str(e)
     except asyncio.CancelledError:
         result["error"] = f"stopped by a signal, in the phase {sampler.phase}"
     finally:
+        leader = run.leader  # the one started again, after a restart
         sampler.stopped.set()
         sampler.join(5)
         result["leader_overall"] = sampler.summary()
