@@ -96,11 +96,7 @@ public final class SettingsJson {
         JsonNode node;
         try (JsonParser parser = STRICT.createParser(text)) {
             node = TREE.readTree(parser);
-            if (parser.nextToken() != null) {
-                var loc = parser.currentTokenLocation();
-                throw new BadJson("the body is not valid JSON (line %d, column %d): more follows the first value: send one JSON object"
-                        .formatted(loc.getLineNr(), loc.getColumnNr()));
-            }
+            nothingMore(parser);
         } catch (IOException e) {
             throw explain(e);
         }
@@ -127,14 +123,19 @@ public final class SettingsJson {
                 throw new BadJson("the body is JSON %s, not an object: send {\"key\": value, …}".formatted(kind(first)));
             }
             T value = TREE.forType(type).readValue(parser);
-            if (parser.nextToken() != null) {
-                var loc = parser.currentTokenLocation();
-                throw new BadJson("the body is not valid JSON (line %d, column %d): more follows the first value: send one JSON object"
-                        .formatted(loc.getLineNr(), loc.getColumnNr()));
-            }
+            nothingMore(parser);
             return value;
         } catch (IOException | IllegalArgumentException e) {
             throw explain(e);
+        }
+    }
+
+    /** Refuses a body with more after its first value. */
+    private static void nothingMore(JsonParser parser) throws IOException {
+        if (parser.nextToken() != null) {
+            var loc = parser.currentTokenLocation();
+            throw new BadJson("the body is not valid JSON (line %d, column %d): more follows the first value: send one JSON object"
+                    .formatted(loc.getLineNr(), loc.getColumnNr()));
         }
     }
 

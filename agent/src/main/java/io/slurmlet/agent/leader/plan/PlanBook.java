@@ -150,7 +150,7 @@ public final class PlanBook {
                     PublishedPlan now = new PublishedPlan(revision, plan);
                     nextPlans.put(plan.node(), now);
                     nextDigests.put(plan.node(), digest);
-                    boolean held = was == holds && holds != null && holds.revision() == revision;
+                    boolean held = was != null && was == holds; // the agent holds this very plan: its poll waits on
                     if (!held && (before == null || before.revision() != revision)) {
                         fresh.add(waiting.containsKey(plan.node()) ? Answer.of(now, json) : new Answer(now, null));
                     }
@@ -215,10 +215,10 @@ public final class PlanBook {
             String published = digests.get(node);
             if (digest != null && held > 0 && held <= given) {
                 told.put(node, new Kept(held, digest));
-            }
-            if (now != null && digest != null && digest.equals(published) && now.revision() != held && held > 0 && held <= given) {
-                now = new PublishedPlan(held, now.plan());
-                plans.put(node, now);
+                if (now != null && digest.equals(published) && now.revision() != held) {
+                    now = new PublishedPlan(held, now.plan());
+                    plans.put(node, now);
+                }
             }
             if (now == null || now.revision() == held && (digest == null || digest.equals(published))) {
                 waiting.computeIfAbsent(node, n -> new LinkedHashSet<>()).add(then);
