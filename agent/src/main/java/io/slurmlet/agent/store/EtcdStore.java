@@ -212,14 +212,11 @@ public final class EtcdStore implements Store, AutoCloseable {
             List<KeyValue> now = r.getGetResponses().get(0).getKvs();
             if (tried.tries() > 1 && !now.isEmpty() && java.util.Arrays.equals(now.get(0).getValue().getBytes(), value)
                     && now.get(0).getModRevision() > expected) {
-                return OptionalLong.of(now.get(0).getModRevision());
+                return made(now.get(0).getModRevision());
             }
         }
         // The transaction's revision is the one its put made: the key's mod revision from now on.
-        if (r.isSucceeded()) {
-            made(r.getHeader().getRevision());
-        }
-        return r.isSucceeded() ? OptionalLong.of(r.getHeader().getRevision()) : OptionalLong.empty();
+        return r.isSucceeded() ? made(r.getHeader().getRevision()) : OptionalLong.empty();
     }
 
     @Override
@@ -367,10 +364,12 @@ public final class EtcdStore implements Store, AutoCloseable {
         }
     }
 
-    private void made(long revision) {
+    /** Notes {@code revision} as a change this store made (a watch begun after it is not told of it); returns it. */
+    private OptionalLong made(long revision) {
         synchronized (watching) {
             written = Math.max(written, revision);
         }
+        return OptionalLong.of(revision);
     }
 
     @Override
