@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The leader with many agents: N simulated agents on the real agents' channel (TLS), timed.
 
-  bench/leader_load.py [--agents 1000] [--concurrency 200] [--xmx 1g] [--store etcd] [--no-digest] [--home DIR] [--json FILE] [--keep]
+  bench/leader_load.py [--agents 1000] [--concurrency 200] [--xmx 1g] [--store etcd] [--no-digest] [--no-spread]
+                       [--reconnect-rate N] [--home DIR] [--json FILE] [--keep]
   bench/leader_load.py --smoke          20 agents, short waits: CI's bench/smoke
 
 A leader on this machine (node role off, as bench/node_agent.py's `polls` starts it, through the
@@ -21,8 +22,10 @@ address (127.1.x.y: the leader holds at most 32 connections per address, and Lin
   change   `ctl slurm set slurm_conf.MaxJobCount=20000`, which changes every machine's slurm.conf:
            from ctl's start to each agent's receipt of a plan that holds it;
   restart  the leader stopped (SIGTERM, as systemctl restart) and started again on the same state:
-           each agent finds its poll's connection lost, connects again (1 s, doubling, with jitter),
-           puts its status as soon as the leader answers (as PlanPoller does after a leader was
+           each agent finds its poll's connection lost and connects again at a random moment of the
+           window the leader's last plan answer gave (Slurmlet-Reconnect-Window: the machines joined at
+           slurmlet.leader.reconnect-rate a second), then 1 s doubling with jitter (--no-spread: the
+           backoff alone, as an earlier build's agents), puts its status as soon as the leader answers (as PlanPoller does after a leader was
            away) and polls with the revision and digest of the plan it holds: timed from the stop
            to each agent's status taken; no plan should be sent again (plans_sent_again).
 
@@ -83,6 +86,7 @@ class Conn:
     def __init__(self, reader, writer):
         self.reader, self.writer = reader, writer
         self.body = None  # the last answer's body, where the call asked to keep it
+        self.window = 0   # the reconnection window the last answer gave (Slurmlet-Reconnect-Window), s
 
     @classmethod
     async def open(cls, run, addr):
@@ -118,6 +122,8 @@ class Conn:
                 chunked = "chunked" in value
             elif name == "connection":
                 close = value == "close"
+            elif name == "slurmlet-reconnect-window" and value.isdigit():
+                self.window = min(600, int(value))
         # A plan is as big as slurm.conf: read in pieces and dropped, looking for the markers across them.
         markers = markers()
         first, found, size, tail, kept = b"", set(), 0, b"", []
@@ -170,6 +176,7 @@ class Agent:
         self.revision = 0
         self.digest = None    # the sha256 of the plan held, as the leader made its JSON (PlanDigest)
         self.lost = False     # its poll's connection was lost: its status goes first once the leader answers
+        self.window = 0       # the reconnection window the leader gave last, s
         self.back = None      # when its status was taken after the leader's restart
         self.seen = {}
         self.poll = None      # the connection its plan polls use
@@ -312,6 +319,8 @@ class Run:
                     timeout=POLL_WAIT + CALL, markers=lambda: self.markers, keep=True)
                 if closed:
                     agent.poll = None
+                if status in (200, 204) and not self.args.no_spread:
+                    agent.window = conn.window
                 if status == 200:
                     now = time.monotonic()
                     self.last_plan = now
@@ -346,11 +355,15 @@ class Run:
                 if self.stopping:
                     return
                 self.tally.add(f"polls failed: {self.kind(e)}")
+                first = not agent.lost
                 agent.lost = True
                 if agent.poll:
                     agent.poll.close()
                     agent.poll = None
-                await asyncio.sleep(backoff + random.random() * min(1.0, backoff))
+                # PlanPoller.wait: the first call after the leader was lost at a random moment of its window, then
+                # the backoff and a random part of up to as much again, at most the window (at least a second).
+                await asyncio.sleep(random.random() * max(backoff, agent.window) if first
+                                    else backoff + random.random() * min(backoff, max(1.0, agent.window)))
                 backoff = min(10.0, backoff * 2)
 
     async def statuses(self, agent):
@@ -569,6 +582,7 @@ async def restart(run, agents, limit, t0, out):
         back = [a.back - t0 for a in agents if a.back is not None]
         out.update({"done": len(back), "of": len(agents), **spread(back)})
         out["plans_sent_again"] = run.tally.get("polls answered 200", 0) - sent
+        out["window_s"] = max((a.window for a in agents), default=0)  # the reconnection window the agents held
 
 
 async def load(args, run, record):
@@ -644,6 +658,9 @@ def start_leader(args, state, ports=None):
         env["SLURMLET_LEADER_AGENT_CONNECTIONS"] = str(wanted)
         notes.append(f"slurmlet.leader.agent-connections set to {wanted} "
                      f"(SLURMLET_LEADER_AGENT_CONNECTIONS): {1 if args.one_connection else CONNECTIONS_PER_AGENT} per agent")
+    if args.reconnect_rate:
+        env["SLURMLET_LEADER_RECONNECT_RATE"] = str(args.reconnect_rate)
+        notes.append(f"slurmlet.leader.reconnect-rate set to {args.reconnect_rate}")
     if args.xmx:
         env["SLURMLET_AGENT_JVM_OPTS"] = (env.get("SLURMLET_AGENT_JVM_OPTS", "") + " -Xmx" + args.xmx).strip()
         notes.append(f"the leader's heap set with SLURMLET_AGENT_JVM_OPTS=-Xmx{args.xmx}")
@@ -800,6 +817,11 @@ def main():
     ap.add_argument("--no-digest", action="store_true",
                     help="agents poll without the digest of the plan they hold, as an earlier build's do: a restarted leader "
                          "sends each its plan again")
+    ap.add_argument("--no-spread", action="store_true",
+                    help="agents reconnect after the backoff alone (1 s doubling, a second of jitter), not over the window "
+                         "the leader gives, as an earlier build's do")
+    ap.add_argument("--reconnect-rate", type=int,
+                    help="slurmlet.leader.reconnect-rate: machines a second the leader takes back (the window it gives)")
     ap.add_argument("--store", choices=["file", "etcd"], default="file",
                     help="the leader's store: its state folder's files (the default), or one etcd member started here")
     args = ap.parse_args()
@@ -824,6 +846,8 @@ def main():
     unit = re.search(r"^LimitNOFILE=(\S+)", open(UNIT).read(), re.M)
     notes.append(f"open files: this tool {limit}, the leader {files} (inherited); the systemd unit's LimitNOFILE="
                  f"{unit.group(1) if unit else 'unset'}")
+    if args.no_spread:
+        notes.append("agents reconnect after the backoff alone (--no-spread), not over the leader's window, as an earlier build's do")
     if args.no_digest:
         notes.append("agents poll without the digest of the plan they hold (--no-digest), as an earlier build's do")
     if args.one_connection:
@@ -831,7 +855,7 @@ def main():
                      "facts call"
                      + (f": {args.agents} agents × 2 would not fit the open-file limit ({limit}), which could not be raised"
                         if auto_one else ""))
-    result = {"agents": args.agents, "store": args.store, "digest": not args.no_digest, "concurrency": args.concurrency, "one_connection": args.one_connection,
+    result = {"agents": args.agents, "store": args.store, "digest": not args.no_digest, "spread": not args.no_spread, "concurrency": args.concurrency, "one_connection": args.one_connection,
               "date": time.strftime("%Y-%m-%d %H:%M"), "tree": measured(args), "load_before": round(os.getloadavg()[0], 2),
               "leader_jvm_options": options, "leader_heap_mib": heap, "leader_open_files": int(files), "notes": notes,
               "state": state, "phases": []}

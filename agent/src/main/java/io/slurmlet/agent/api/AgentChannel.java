@@ -50,6 +50,7 @@ public final class AgentChannel implements AutoCloseable {
     private static final String NODE = "slurmlet.node";
     private static final String TOKEN = "slurmlet.join-token";
     private static final Duration LONGEST_POLL = Duration.ofSeconds(120);
+    static final int MOST_RECONNECTS = 100_000;
     /** A join sends {"node": NAME}: a name is at most 63 characters. */
     static final int JOIN_BODY_BYTES = 4096;
     /** What a refused request may still send, read and dropped, before its connection is closed. */
@@ -70,6 +71,8 @@ public final class AgentChannel implements AutoCloseable {
     private io.vertx.core.http.HttpClient admin;
     private HttpServer server;
     private ConnectionLimits connections;
+    /** slurmlet.leader.reconnect-rate: machines a second the leader takes back after it was away. */
+    private int reconnectRate = 200;
 
     public AgentChannel(Pki pki, JoinTokens joinTokens, AgentCredentials credentials, Inventory inventory,
                         PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending,
@@ -90,6 +93,11 @@ public final class AgentChannel implements AutoCloseable {
 
     /** Starts listening; returns the port (the configured one, or the one the kernel chose for 0). */
     public int start(Vertx vertx, AgentConfig config) throws Exception {
+        reconnectRate = config.leader().reconnectRate();
+        if (reconnectRate < 1 || reconnectRate > MOST_RECONNECTS) {
+            throw new IllegalStateException(("slurmlet.leader.reconnect-rate is %d: give the machines a second this leader takes back "
+                    + "after it was away, 1 to %d (200, the default, spreads 10,000 machines over 50 s)").formatted(reconnectRate, MOST_RECONNECTS));
+        }
         Router router = Router.router(vertx);
         // Nothing before the token or credential is checked costs memory: a body is read only after
         // it, and a join's body is a name.
@@ -352,6 +360,9 @@ public final class AgentChannel implements AutoCloseable {
                 if (timer[0] >= 0) {
                     vertx.cancelTimer(timer[0]);
                 }
+                if (!ctx.response().ended()) {
+                    ctx.response().putHeader(RECONNECT_WINDOW, reconnectWindow());
+                }
                 json(ctx, 200, answer.json());
             }
         });
@@ -361,7 +372,7 @@ public final class AgentChannel implements AutoCloseable {
         timer[0] = vertx.setTimer(Math.max(1, wait.toMillis()), t -> {
             if (answered.compareAndSet(false, true)) {
                 cancel.run();
-                ctx.response().setStatusCode(204).end();
+                ctx.response().setStatusCode(204).putHeader(RECONNECT_WINDOW, reconnectWindow()).end();
             }
         });
         // The response's, not the connection's: ConnectionLimits holds the connection's close handler.
@@ -371,6 +382,20 @@ public final class AgentChannel implements AutoCloseable {
                 cancel.run();
             }
         });
+    }
+
+    private static final String RECONNECT_WINDOW = io.slurmlet.agent.trust.LeaderChannel.RECONNECT_WINDOW;
+
+    /**
+     * Whole seconds the machines' reconnections spread over when they lost this leader: the
+     * machines joined at {@code slurmlet.leader.reconnect-rate} a second, at least one.
+     */
+    String reconnectWindow() {
+        return Long.toString(reconnectWindow(credentials.count(), reconnectRate));
+    }
+
+    static long reconnectWindow(int machines, int rate) {
+        return Math.max(1, (machines + rate - 1) / rate);
     }
 
     private void status(RoutingContext ctx) {

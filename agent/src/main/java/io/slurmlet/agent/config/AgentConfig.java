@@ -144,6 +144,16 @@ public interface AgentConfig {
         @WithDefault("7818")
         int agentPort();
 
+        /**
+         * Machines a second the leader expects to take back after it was away (restarted, or
+         * another leader elected): each plan answer tells the agents the window their reconnections
+         * spread over, the machines joined divided by this (at least 1 s). A machine that lost the
+         * leader calls it again at a random moment in that window, so 10,000 do not all open their TLS
+         * connections in the same second. Raise it for a leader with more CPUs to spare.
+         */
+        @WithDefault("200")
+        int reconnectRate();
+
         /** The name agents reach this leader at: the first advertised one, else the host name. */
         default String advertisedHost() {
             return advertise().orElse(List.of()).stream().findFirst().orElseGet(() -> {

@@ -34,6 +34,14 @@ public interface Leader {
     void postStatus(NodeReport report) throws IOException, InterruptedException;
 
     /**
+     * The window the leader's last plan answer gave for calling it again once it is lost (its
+     * machines at its {@code slurmlet.leader.reconnect-rate}); zero before one said it.
+     */
+    default Duration reconnectWindow() {
+        return Duration.ZERO;
+    }
+
+    /**
      * A file the leader serves at {@code path} on the agents' channel (one of jobs in containers it
      * holds): its bytes as they come; a refusal is a {@link LeaderLink.Refused}.
      */

@@ -60,6 +60,8 @@ public final class LeaderLink implements Leader {
     private final boolean followsElection;
     private final HttpClient client;
     private final String credential;
+    /** The window the leader's last plan answer gave ({@link #reconnectWindow()}). */
+    private volatile Duration reconnectWindow = Duration.ZERO;
 
     public LeaderLink(URI base, X509Certificate ca, String credential) throws GeneralSecurityException, IOException {
         this(List.of(base), ca, credential);
@@ -252,11 +254,30 @@ public final class LeaderLink implements Leader {
         String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds() + digest;
         Answered<byte[]> answered = call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
         HttpResponse<byte[]> response = answered.response();
+        response.headers().firstValue(io.slurmlet.agent.trust.LeaderChannel.RECONNECT_WINDOW).ifPresent(w -> reconnectWindow = window(w));
         if (response.statusCode() == 204) {
             return Optional.empty();
         }
         checked(answered.base(), path, response);
         return Optional.of(SettingsJson.STRICT.readValue(response.body(), PublishedPlan.class));
+    }
+
+    @Override
+    public Duration reconnectWindow() {
+        return reconnectWindow;
+    }
+
+    /** The longest reconnection window taken from a leader: a machine away from it longer than this is not spread further. */
+    static final Duration LONGEST_WINDOW = Duration.ofMinutes(10);
+
+    /** A leader's window as its header gives it, in whole seconds; what is not one is taken as none. */
+    static Duration window(String seconds) {
+        try {
+            long s = Long.parseLong(seconds.strip());
+            return s <= 0 ? Duration.ZERO : s >= LONGEST_WINDOW.toSeconds() ? LONGEST_WINDOW : Duration.ofSeconds(s);
+        } catch (NumberFormatException e) {
+            return Duration.ZERO;
+        }
     }
 
     private void send(String path, String method, Object body) throws IOException, InterruptedException {

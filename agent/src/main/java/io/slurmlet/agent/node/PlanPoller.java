@@ -23,7 +23,7 @@ final class PlanPoller {
     private static final Logger LOG = Logger.getLogger(PlanPoller.class);
     /** How often the controller looks at Slurm's node states while a node is being reclaimed (its last job may end any time). */
     static final Duration RECLAIM_WATCH = Duration.ofSeconds(2);
-    /** Retries of an unreachable leader back off to this, with up to a second of jitter so many machines do not call at once. */
+    /** Retries of an unreachable leader back off to this. */
     private static final Duration LONGEST_BACKOFF = Duration.ofSeconds(10);
 
     /** A joined link to the leader, and forgetting it. */
@@ -62,6 +62,8 @@ final class PlanPoller {
     private final Duration pollWait;
     private final Duration firstBackoff;
     private volatile Leader link;
+    /** The reconnection window the leader gave last ({@link Leader#reconnectWindow()}), kept while it is away. */
+    private volatile Duration window = Duration.ZERO;
     private volatile boolean stopping;
 
     PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
@@ -129,6 +131,7 @@ final class PlanPoller {
                         poster.changed();
                     }
                 }
+                window = link.reconnectWindow();
                 backoff = firstBackoff;
             } catch (InterruptedException e) {
                 return;
@@ -141,11 +144,13 @@ final class PlanPoller {
                     }
                     link = null;
                 }
+                boolean lost = lastProblem.isEmpty();
                 lastProblem = problem(e.getMessage(), lastProblem);
-                backoff = sleep(backoff);
+                backoff = sleep(lost, backoff);
             } catch (IOException | GeneralSecurityException | RuntimeException e) {
+                boolean lost = lastProblem.isEmpty();
                 lastProblem = problem(e.getMessage() == null ? e.toString() : e.getMessage(), lastProblem);
-                backoff = sleep(backoff);
+                backoff = sleep(lost, backoff);
             }
         }
     }
@@ -172,14 +177,30 @@ final class PlanPoller {
         return problem;
     }
 
-    private Duration sleep(Duration backoff) {
+    private Duration sleep(boolean lost, Duration backoff) {
         try {
-            Thread.sleep(backoff.toMillis() + java.util.concurrent.ThreadLocalRandom.current().nextLong(1 + Math.min(1000, backoff.toMillis())));
+            Thread.sleep(wait(lost, backoff, window, java.util.concurrent.ThreadLocalRandom.current()).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stopping = true;
         }
         Duration next = backoff.multipliedBy(2);
         return next.compareTo(LONGEST_BACKOFF) > 0 ? LONGEST_BACKOFF : next;
+    }
+
+    /**
+     * How long to wait before calling the leader again. The first call after the leader was lost
+     * (restarted, its machine gone, another elected) comes at a random moment of the window the
+     * leader gave (its machines at its reconnect rate; at least the first backoff), so the machines
+     * of a large cluster come back spread over it rather than all in one second, each with a TLS
+     * handshake the leader pays for. Each later call waits the backoff (doubling to 10 s) and a
+     * random part of up to as much again, at most the window (at least a second).
+     */
+    static Duration wait(boolean lost, Duration backoff, Duration window, java.util.random.RandomGenerator random) {
+        if (lost) {
+            return Duration.ofMillis(random.nextLong(Math.max(backoff.toMillis(), window.toMillis()) + 1));
+        }
+        long jitter = Math.min(backoff.toMillis(), Math.max(1000, window.toMillis()));
+        return backoff.plusMillis(random.nextLong(jitter + 1));
     }
 }

@@ -176,6 +176,11 @@ public final class AgentCredentials {
         return java.util.Set.copyOf(hashes.keySet());
     }
 
+    /** How many machines have joined. */
+    public synchronized int count() {
+        return hashes.size();
+    }
+
     /** Revokes {@code node}'s credential at once: it is refused from its next call. Says whether it had one. */
     public synchronized boolean revoke(String node) throws IOException {
         if (!hashes.containsKey(node)) {

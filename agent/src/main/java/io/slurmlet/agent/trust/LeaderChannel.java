@@ -13,6 +13,12 @@ public interface LeaderChannel {
      */
     String ADMIN_FORWARD = "/v1/admin-forward";
 
+    /**
+     * The header of each plan answer that tells an agent, in whole seconds, the window its
+     * reconnection spreads over once it lost the leader ({@code slurmlet.leader.reconnect-rate}).
+     */
+    String RECONNECT_WINDOW = "Slurmlet-Reconnect-Window";
+
     /** The port the agents' channel listens on; 0 before it does (or where this agent is no leader). */
     int agentPort();
 

@@ -214,6 +214,41 @@ class AgentChannelTest {
         assertTrue(java.util.Arrays.equals(bytes, Files.readAllBytes(fetched)));
     }
 
+    @Inject
+    io.slurmlet.agent.trust.AgentCredentials credentials;
+
+    /**
+     * Each plan answer, a plan or none, gives the machine the window its reconnection spreads over
+     * once the leader is lost: the machines joined at slurmlet.leader.reconnect-rate a second (2 in
+     * these tests), so a leader of 10,000 at 200 a second says 50 s.
+     */
+    @Test
+    void aPlanAnswerGivesTheWindowReconnectionsSpreadOverFromTheMachinesJoined() throws Exception {
+        String node = "rw" + Long.toString(System.nanoTime(), 36);
+        reset("{\"enabled\": true, \"controller\": \"%s\", \"nodes\": [], \"lent\": []}".formatted(node));
+        LeaderLink c = joined(node);
+        assertEquals(Duration.ZERO, c.reconnectWindow(), "no window before the leader said one");
+        c.reportFacts(facts(node, "22.05.8"));
+        PublishedPlan plan = c.poll(0, Duration.ofSeconds(5)).orElseThrow();
+        long expected = (credentials.count() + 1) / 2;
+        assertEquals(Duration.ofSeconds(Math.max(1, expected)), c.reconnectWindow(), "with a plan");
+        joined(node + "x");
+        joined(node + "y");
+        joined(node + "z");
+        c.poll(Optional.of(plan), Duration.ofSeconds(1)); // answered with no plan, or a plan: each gives the window
+        assertEquals(Duration.ofSeconds((credentials.count() + 1) / 2), c.reconnectWindow(), "three machines more");
+        assertTrue(c.reconnectWindow().toSeconds() > expected, "the window grew with the joins");
+    }
+
+    @Test
+    void theReconnectionWindowIsTheMachinesAtTheRateRoundedUpAndAtLeastASecond() {
+        assertEquals(1, AgentChannel.reconnectWindow(0, 200));
+        assertEquals(1, AgentChannel.reconnectWindow(200, 200));
+        assertEquals(2, AgentChannel.reconnectWindow(201, 200));
+        assertEquals(50, AgentChannel.reconnectWindow(10_000, 200));
+        assertEquals(100_000, AgentChannel.reconnectWindow(100_000, 1));
+    }
+
     @Test
     void aMachineJoinsReportsAndIsAnsweredAtOnceWithItsPlanThenHeldUntilItChanges() throws Exception {
         String ctl = "ch" + Long.toString(System.nanoTime(), 36);

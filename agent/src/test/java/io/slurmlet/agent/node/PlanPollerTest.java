@@ -1,0 +1,63 @@
+package io.slurmlet.agent.node;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** When a machine calls a leader it lost again: spread over the leader's window, then backing off. */
+class PlanPollerTest {
+
+    private static final SplittableRandom RANDOM = new SplittableRandom(17);
+
+    /**
+     * 10,000 machines that lost a leader which gave them a 50-s window come back over all of it,
+     * about as many in each 5 s: not 10,000 in the first two seconds, as with the backoff alone.
+     */
+    @Test
+    void theFirstCallAfterTheLeaderWasLostComesAtARandomMomentOfItsWindow() {
+        Duration window = Duration.ofSeconds(50);
+        int[] buckets = new int[10];
+        for (int i = 0; i < 10_000; i++) {
+            Duration wait = PlanPoller.wait(true, Duration.ofSeconds(1), window, RANDOM);
+            assertTrue(!wait.isNegative() && wait.compareTo(window) <= 0, wait.toString());
+            buckets[(int) Math.min(9, wait.toMillis() / 5000)]++;
+        }
+        for (int b : buckets) {
+            assertTrue(b > 850 && b < 1150, "each 5 s of the window holds about a tenth: " + java.util.Arrays.toString(buckets));
+        }
+    }
+
+    @Test
+    void withNoWindowTheFirstCallComesWithinTheFirstBackoff() {
+        for (int i = 0; i < 1000; i++) {
+            long ms = PlanPoller.wait(true, Duration.ofSeconds(1), Duration.ZERO, RANDOM).toMillis();
+            assertTrue(ms >= 0 && ms <= 1000, ms + " ms");
+        }
+    }
+
+    /** Later calls wait the backoff and a random part up to as much again, at most the window and at least a second's. */
+    @Test
+    void laterCallsWaitTheBackoffAndARandomPartBoundedByTheWindow() {
+        for (int i = 0; i < 1000; i++) {
+            long small = PlanPoller.wait(false, Duration.ofSeconds(4), Duration.ZERO, RANDOM).toMillis();
+            assertTrue(small >= 4000 && small <= 5000, "a small cluster's: a second of jitter at most, " + small);
+            long large = PlanPoller.wait(false, Duration.ofSeconds(4), Duration.ofSeconds(50), RANDOM).toMillis();
+            assertTrue(large >= 4000 && large <= 8000, "a large one's: up to the backoff again, " + large);
+            long longest = PlanPoller.wait(false, Duration.ofSeconds(10), Duration.ofSeconds(3), RANDOM).toMillis();
+            assertTrue(longest >= 10_000 && longest <= 13_000, "never more than the window's: " + longest);
+        }
+    }
+
+    @Test
+    void aWindowIsWholeSecondsUpToTenMinutesAndAnythingElseIsNone() {
+        assertEquals(Duration.ofSeconds(50), LeaderLink.window("50"));
+        assertEquals(Duration.ofMinutes(10), LeaderLink.window("99999"));
+        assertEquals(Duration.ZERO, LeaderLink.window("-3"));
+        assertEquals(Duration.ZERO, LeaderLink.window("50s"));
+        assertEquals(Duration.ZERO, LeaderLink.window(""));
+    }
+}
