@@ -134,7 +134,8 @@ public final class ContainersDiff {
     /** enroot's two packages. */
     static final List<String> ENROOT = List.of("enroot", "enroot+caps");
 
-    sealed interface ContainersAction extends Action permits MakeFolders, WriteFile, RemoveFile, InstallEnroot, InstallNvidiaCli, BuildPyxis {
+    sealed interface ContainersAction extends Action permits MakeFolders, WriteFile, RemoveFile, CheckArtifacts, InstallEnroot, InstallNvidiaCli,
+            BuildPyxis {
     }
 
     /** The folders of {@link #FOLDERS} that are missing or not root's 0755 ones, made so (install -d). */
@@ -165,6 +166,20 @@ public final class ContainersDiff {
 
         public String did() {
             return "removed " + path;
+        }
+    }
+
+    /**
+     * Every file the pass installs or builds from, fetched and checked against its digest before the
+     * first of them is installed: one that differs (pyxis's source, say) leaves enroot uninstalled too.
+     */
+    record CheckArtifacts(List<Artifact> artifacts) implements ContainersAction {
+        public String will() {
+            return "fetch and check " + listed(artifacts) + " before installing any";
+        }
+
+        public String did() {
+            return "checked " + String.join(", ", artifacts.stream().map(Artifact::file).toList());
         }
     }
 
@@ -295,10 +310,31 @@ public final class ContainersDiff {
         } else {
             pyxisWhy(pyxis.get(0), seen).ifPresent(why -> actions.add(new BuildPyxis(pyxis.get(0), seen.headers(), why)));
         }
+        checkFirst(actions);
         Diff diff = Diff.of(actions, "enroot %s and pyxis %s for Slurm %s installed%s".formatted(
                 enroot.isEmpty() ? "?" : enroot.get(0).version(), pyxis.isEmpty() ? "?" : pyxis.get(0).version(), seen.headers(),
                 nvidia.isEmpty() ? "" : ", nvidia-container-cli " + nvidia.get(0).version()));
         return blocked.isEmpty() ? diff : diff.blockedBy(String.join("; ", blocked));
+    }
+
+    /** Where more than one action installs or builds from fetched files: every one checked before the first. */
+    private static void checkFirst(List<ContainersAction> actions) {
+        List<Artifact> used = new ArrayList<>();
+        int first = -1;
+        int fetching = 0;
+        for (int i = 0; i < actions.size(); i++) {
+            ContainersAction a = actions.get(i);
+            List<Artifact> of = a instanceof InstallEnroot e ? e.packages() : a instanceof InstallNvidiaCli n ? n.packages()
+                    : a instanceof BuildPyxis b ? List.of(b.source()) : List.of();
+            if (!of.isEmpty()) {
+                first = first < 0 ? i : first;
+                fetching++;
+                used.addAll(of);
+            }
+        }
+        if (fetching > 1) {
+            actions.add(first, new CheckArtifacts(List.copyOf(used)));
+        }
     }
 
     /**

@@ -142,6 +142,11 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
      * then: the same packages' release.
      */
     private String slurmVersion() throws SystemException {
+        return installedSlurm(commands);
+    }
+
+    /** The installed Slurm's version (srun's, else slurmd's or slurmctld's -V), "" where none is installed. */
+    public static String installedSlurm(Commands commands) throws SystemException {
         for (List<String> argv : List.of(List.of("srun", "-V"), List.of("slurmd", "-V"), List.of("slurmctld", "-V"))) {
             try {
                 Commands.Result r = commands.run(argv, QUERY);
@@ -184,6 +189,10 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
             files.write(at(write.path()), write.file().content().getBytes(StandardCharsets.UTF_8), write.file().mode(), "root", "root");
         } else if (action instanceof ContainersDiff.RemoveFile remove) {
             files.delete(at(remove.path()));
+        } else if (action instanceof ContainersDiff.CheckArtifacts check) {
+            for (Artifact a : check.artifacts()) {
+                fetcher.fetch(a); // a file that differs from its digest is refused here, before anything is installed
+            }
         } else if (action instanceof ContainersDiff.InstallEnroot install) {
             installPackages(install.packages());
         } else if (action instanceof ContainersDiff.InstallNvidiaCli install) {

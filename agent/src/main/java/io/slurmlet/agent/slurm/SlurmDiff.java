@@ -444,8 +444,8 @@ public final class SlurmDiff {
             // plugstack.conf slurmd would not start and every job here would fail. The files stay as they are until the
             // plugin is here (the containers step builds it) or the leader, told by this machine's facts, leaves it out.
             kept.add(("Slurm's files and daemons here wait: plugstack.conf is to require %s, which this machine does not have "
-                    + "(slurmd would not start with it, and every job here would fail); they follow once it is here or the "
-                    + "leader's plan leaves it out").formatted(String.join(", ", new TreeSet<>(seen.missingPlugins()))));
+                    + "as its Slurm loads it (slurmd would not start with it, and every job here would fail); they follow once it "
+                    + "is here or the leader's plan leaves it out").formatted(String.join(", ", new TreeSet<>(seen.missingPlugins()))));
             return Diff.of(List.copyOf(retire), "Slurm's files wait for a plugin plugstack.conf requires").waitingFor(kept);
         }
         // The cluster's name in slurmctld's state is kept only once slurmctld wrote it (at its first start it writes its

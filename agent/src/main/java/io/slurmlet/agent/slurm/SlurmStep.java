@@ -205,18 +205,42 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     }
 
     /** The plugins the wanted plugstack.conf requires that are not on this machine. */
-    private Set<String> missingPlugins(SlurmDiff.Wanted wanted) throws IOException {
+    private Set<String> missingPlugins(SlurmDiff.Wanted wanted) throws IOException, SystemException {
         Set<String> missing = new java.util.TreeSet<>();
         for (ManagedFile f : wanted.files()) {
             if (f.path().equals(SlurmDiff.PLUGSTACK)) {
                 for (String plugin : SlurmDiff.requiredPlugins(f.content())) {
-                    if (files.stat(ManagedFiles.under(root, plugin)).isEmpty()) {
+                    Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, plugin));
+                    if (st.isEmpty()) {
                         missing.add(plugin);
+                    } else if (plugin.equals(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN)) {
+                        unloadablePyxis(st.get().content()).ifPresent(why -> missing.add(plugin + " " + why));
                     }
                 }
             }
         }
         return missing;
+    }
+
+    /**
+     * Why the pyxis here would not load into this machine's Slurm, in words; empty where it would. A
+     * plugin of another Slurm release is refused by Slurm (a machine whose Slurm was upgraded in
+     * place keeps the pyxis built for the one before until the containers step builds it again), and
+     * one that is not what slurmlet built and recorded is of no known release.
+     */
+    private Optional<String> unloadablePyxis(byte[] plugin) throws IOException, SystemException {
+        Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = files.stat(
+                        ManagedFiles.under(root, io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP))
+                .flatMap(f -> io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(f.content()));
+        if (stamp.isEmpty() || !stamp.get().sha256().equals(ManagedFiles.sha256(plugin))) {
+            return Optional.of("(not the one slurmlet built and recorded in " + io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP + ")");
+        }
+        String installed = io.slurmlet.agent.containers.ContainersStep.installedSlurm(commands);
+        String release = io.slurmlet.model.facts.ContainerFacts.release(installed);
+        if (!installed.isEmpty() && !io.slurmlet.model.facts.ContainerFacts.release(stamp.get().slurm()).equals(release)) {
+            return Optional.of("(built for Slurm %s; this machine's is %s)".formatted(stamp.get().slurm(), installed));
+        }
+        return Optional.empty();
     }
 
     /** Each of {@code paths} that exists, as it is. */

@@ -117,7 +117,10 @@ class ContainersStepTest {
         assertEquals(Outcome.Kind.CHANGED, first.kind(), first.detail());
         // Each file checked (fetched) before anything of it is installed; the arm64 package is not this machine's, and
         // nvidia-container-cli is only for machines with GPUs.
-        assertEquals(List.of(ENROOT, CAPS, PYXIS), fetched);
+        // Every one of them first, then each again (from the fetcher's cache, checked again) as it is installed.
+        assertEquals(List.of(ENROOT, CAPS, PYXIS, ENROOT, CAPS, PYXIS), fetched);
+        assertTrue(first.detail().contains("checked enroot_4.1.2-1_amd64.deb, enroot+caps_4.1.2-1_amd64.deb, pyxis-0.24.0.tar.gz"),
+                first.detail());
         List<List<String>> log = commands.log();
         assertTrue(log.contains(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends",
                 "-o", "Dpkg::Options::=--force-confold", "/var/lib/slurmlet/containers/artifacts/" + "a".repeat(64) + "-enroot_4.1.2-1_amd64.deb",
@@ -158,6 +161,24 @@ class ContainersStepTest {
         Outcome outcome = step().apply(plan(false));
         assertEquals(Outcome.Kind.FAILED, outcome.kind(), outcome.detail());
         assertTrue(outcome.detail().contains("f".repeat(64)) && outcome.detail().contains("a".repeat(64)), outcome.detail());
+        assertFalse(commands.log().stream().anyMatch(argv -> argv.contains("apt-get") || argv.contains("make")), commands.log().toString());
+        assertTrue(files.stat(at(ContainerFacts.PYXIS_PLUGIN)).isEmpty());
+    }
+
+    /** A wrong pyxis source is found before enroot is installed: a digest that differs anywhere installs nothing at all. */
+    @Test
+    void aWrongPyxisSourceIsFoundBeforeEnrootIsInstalled() {
+        Fetcher checked = fetcher;
+        fetcher = a -> {
+            if (a.equals(PYXIS)) {
+                throw new IOException("pyxis-0.24.0.tar.gz from %s has sha256 %s, and the leader's table pins %s: refused, nothing installed"
+                        .formatted(a.url(), "f".repeat(64), a.sha256()));
+            }
+            return checked.fetch(a);
+        };
+        Outcome outcome = step().apply(plan(false));
+        assertEquals(Outcome.Kind.FAILED, outcome.kind(), outcome.detail());
+        assertTrue(outcome.detail().contains("f".repeat(64)) && outcome.detail().contains("d".repeat(64)), outcome.detail());
         assertFalse(commands.log().stream().anyMatch(argv -> argv.contains("apt-get") || argv.contains("make")), commands.log().toString());
         assertTrue(files.stat(at(ContainerFacts.PYXIS_PLUGIN)).isEmpty());
     }
@@ -242,7 +263,8 @@ class ContainersStepTest {
                 .answerPrefix(List.of("env"), ContainersStepTest::make);
         Outcome first = new ContainersStep(files, rpm, fetcher, state.resolve("root"), state).apply(plan);
         assertEquals(Outcome.Kind.CHANGED, first.kind(), first.detail());
-        assertEquals(List.of(enroot, caps, PYXIS), fetched, "the rpms of this machine's architecture, never the debs");
+        assertEquals(List.of(enroot, caps, PYXIS), fetched.subList(0, 3), "the rpms of this machine's architecture, never the debs");
+        assertEquals(fetched.subList(0, 3), fetched.subList(3, 6), "each checked before any is installed, then as it is");
         assertTrue(rpm.log().contains(List.of("dnf", "install", "-y", "--setopt=install_weak_deps=False",
                 "/var/lib/slurmlet/containers/artifacts/" + "7".repeat(64) + "-enroot-4.1.2-1.el8.x86_64.rpm",
                 "/var/lib/slurmlet/containers/artifacts/" + "8".repeat(64) + "-enroot+caps-4.1.2-1.el8.x86_64.rpm")), rpm.log().toString());

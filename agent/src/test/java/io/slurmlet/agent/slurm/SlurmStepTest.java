@@ -116,18 +116,45 @@ class SlurmStepTest {
         assertEquals(Outcome.Kind.UNCHANGED, waiting.kind(), waiting.detail());
         assertEquals(List.of(), files.log, "no file written");
         assertEquals(List.of(), services.log, "slurmd not started");
-        assertEquals(List.of("Slurm's files and daemons here wait: plugstack.conf is to require /usr/local/lib/slurm/spank_pyxis.so, "
-                + "which this machine does not have (slurmd would not start with it, and every job here would fail); they follow once "
-                + "it is here or the leader's plan leaves it out"), step.waiting());
+        assertEquals(List.of(waitingFor("/usr/local/lib/slurm/spank_pyxis.so")), step.waiting());
         assertTrue(step.waitsForPlugins(), "the daemon watch leaves slurmd alone meanwhile");
 
-        files.put(Path.of("/usr/local/lib/slurm/spank_pyxis.so"), "ELF".getBytes(java.nio.charset.StandardCharsets.UTF_8), "rw-r--r--",
-                "root", "root");
+        byte[] plugin = "ELF".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        files.put(Path.of("/usr/local/lib/slurm/spank_pyxis.so"), plugin, "rw-r--r--", "root", "root");
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan).kind());
+        assertEquals(List.of(waitingFor("/usr/local/lib/slurm/spank_pyxis.so (not the one slurmlet built and recorded in "
+                + "/usr/local/lib/slurmlet/pyxis.json)")), step.waiting(), "a plugin of no known build is not loaded");
+
+        // Built for 22.05, on a machine whose Slurm was upgraded to 24.11 in place: Slurm refuses it.
+        commands.answer(List.of("srun", "-V"), Commands.Result.ok("slurm 24.11.5\n"));
+        stamp(plugin, "22.05.8");
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan).kind());
+        assertEquals(List.of(waitingFor("/usr/local/lib/slurm/spank_pyxis.so (built for Slurm 22.05.8; this machine's is 24.11.5)")),
+                step.waiting());
+        assertEquals(List.of(), files.log, "still no file written");
+        assertEquals(List.of(), services.log, "still no slurmd started");
+
+        stamp(plugin, "24.11.5"); // the containers step built it again for this Slurm
         Outcome applied = step.apply(plan);
         assertEquals(Outcome.Kind.CHANGED, applied.kind(), applied.detail());
         assertTrue(services.log.contains("start slurmd"), services.log.toString());
         assertEquals(List.of(), step.waiting());
         assertEquals(false, step.waitsForPlugins());
+    }
+
+    private static String waitingFor(String plugins) {
+        return "Slurm's files and daemons here wait: plugstack.conf is to require " + plugins + ", which this machine does not have "
+                + "as its Slurm loads it (slurmd would not start with it, and every job here would fail); they follow once it is here "
+                + "or the leader's plan leaves it out";
+    }
+
+    /** What the containers step records beside the pyxis it built. */
+    private void stamp(byte[] plugin, String slurm) {
+        String json = "{\"pyxis\": \"0.24.0\", \"slurm\": \"%s\", \"source_sha256\": \"%s\", \"sha256\": \"%s\"}"
+                .formatted(slurm, "e".repeat(64), io.slurmlet.agent.reconcile.ManagedFiles.sha256(plugin));
+        files.put(Path.of("/usr/local/lib/slurmlet/pyxis.json"), json.getBytes(java.nio.charset.StandardCharsets.UTF_8), "rw-r--r--",
+                "root", "root");
+        files.log.clear();
     }
 
     @Test
