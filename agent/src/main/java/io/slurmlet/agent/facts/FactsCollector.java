@@ -197,23 +197,27 @@ public final class FactsCollector {
 
     /**
      * What the machine has for jobs in containers: enroot's version (from its script), the pyxis the
-     * containers step built (its stamp, where the plugin is there), and slurmlet's prolog. Nothing
-     * where none of it is there; a file that cannot be read counts as absent.
+     * containers step built (its stamp, where the plugin there is the one it recorded; the digest
+     * reported is the plugin file's own), and slurmlet's prolog. Nothing where none of it is there;
+     * a file that cannot be read counts as absent.
      */
     private io.slurmlet.model.facts.ContainerFacts containers() {
         try {
             String enroot = files.read(ENROOT).map(ENROOT_VERSION::matcher).filter(java.util.regex.Matcher::find).map(m -> m.group(1))
                     .orElse("");
-            Path plugin = Path.of(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN);
+            String plugin = files.bytes(Path.of(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN))
+                    .map(io.slurmlet.agent.reconcile.ManagedFiles::sha256).orElse("");
             Optional<String> text = files.read(Path.of(io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP));
-            // A stamp without its plugin, or one that cannot be read, is no pyxis: the containers step builds it again.
-            Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = text.isPresent() && files.list(plugin.getParent()).contains(plugin)
+            // A stamp without its plugin, one that cannot be read, or a plugin that is not the one it records (changed behind
+            // slurmlet's back) is no pyxis: the containers step builds it again, and the slurm step does not load it.
+            Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = text.isPresent() && !plugin.isEmpty()
                     ? io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(text.get().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                            .filter(st -> st.sha256().equals(plugin))
                     : Optional.empty();
             boolean prolog = files.read(Path.of(io.slurmlet.model.facts.ContainerFacts.PROLOG))
                     .filter(script -> script.contains("written by slurmlet")).isPresent();
             return new io.slurmlet.model.facts.ContainerFacts(enroot, stamp.map(st -> st.pyxis()).orElse(""),
-                    stamp.map(st -> st.slurm()).orElse(""), stamp.map(st -> st.sha256()).orElse(""), prolog, nvidiaCli());
+                    stamp.map(st -> st.slurm()).orElse(""), stamp.isPresent() ? plugin : "", prolog, nvidiaCli());
         } catch (UncheckedIOException e) {
             return io.slurmlet.model.facts.ContainerFacts.NONE;
         }

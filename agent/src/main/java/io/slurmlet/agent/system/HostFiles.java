@@ -19,6 +19,14 @@ public interface HostFiles {
     Optional<String> read(Path path);
 
     /**
+     * The bytes of the file at {@code path}, as they are (a program, a plugin); empty when there is no
+     * such file.
+     *
+     * @throws java.io.UncheckedIOException when it exists but cannot be read (naming the path)
+     */
+    Optional<byte[]> bytes(Path path);
+
+    /**
      * The entries of the folder {@code dir}, as machine paths, sorted by name; empty when there is
      * no such folder.
      *

@@ -70,20 +70,27 @@ class FactsCollectorTest {
         assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", c.facts()));
     }
 
+    /** The sha256 of a plugin file holding "ELF". */
+    static final String ELF = io.slurmlet.agent.reconcile.ManagedFiles.sha256("ELF".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+
     @Test
     void whatTheMachineHasForContainersIsEnrootsVersionThePyxisItsStampNamesWhereThePluginIsAndSlurmletsProlog() throws IOException {
         commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "slurm-wlm 24.11.5\n").notInstalled("nvidia-smi");
         assertEquals(null, collector.collect("gpu1").facts().containers(), "nothing for containers: not reported at all");
         put("usr/bin/enroot", "#!/usr/bin/env bash\nexport ENROOT_VERSION=\"4.1.2\"\n");
         String stamp = "{\"pyxis\":\"0.24.0\",\"slurm\":\"24.11.5\",\"source_sha256\":\"" + "c".repeat(64) + "\",\"sha256\":\""
-                + "e".repeat(64) + "\"}";
+                + ELF + "\"}";
         put("usr/local/lib/slurmlet/pyxis.json", stamp);
         assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", false), collector.collect("gpu1").facts().containers(),
                 "a stamp without its plugin is no pyxis");
-        put("usr/local/lib/slurm/spank_pyxis.so", "ELF");
+        put("usr/local/lib/slurm/spank_pyxis.so", "ELF changed behind slurmlet's back");
         put("usr/local/lib/slurmlet/prolog", "#!/bin/sh\n# written by slurmlet: Slurm's prolog\n");
+        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", true), collector.collect("gpu1").facts().containers(),
+                "a plugin that is not the one its stamp records is no pyxis");
+        put("usr/local/lib/slurm/spank_pyxis.so", "ELF");
         FactsCollector.Collected c = collector.collect("gpu1");
-        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true), c.facts().containers());
+        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", ELF, true), c.facts().containers(),
+                "the digest is the plugin file's own");
         assertTrue(c.facts().containerTools().readyFor("24.11.5", false));
         assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", c.facts()));
     }
@@ -94,7 +101,7 @@ class FactsCollectorTest {
         put("usr/bin/enroot", "#!/usr/bin/env bash\nexport ENROOT_VERSION=\"4.1.2\"\n");
         put("usr/local/lib/slurm/spank_pyxis.so", "ELF");
         put("usr/local/lib/slurmlet/pyxis.json", "{\"pyxis\":\"0.24.0\",\"slurm\":\"24.11.5\",\"source_sha256\":\"" + "c".repeat(64)
-                + "\",\"sha256\":\"" + "e".repeat(64) + "\"}");
+                + "\",\"sha256\":\"" + ELF + "\"}");
         put("usr/local/lib/slurmlet/prolog", "#!/bin/sh\n# written by slurmlet: Slurm's prolog\n");
         FactsCollector.Collected without = collector.collect("gpu1");
         assertEquals("", without.facts().containerTools().nvidiaCli());
@@ -105,7 +112,7 @@ class FactsCollectorTest {
         commands.answer(List.of("/usr/bin/nvidia-container-cli", "--version"),
                 "cli-version: 1.17.8\nlib-version: 1.17.8\nbuild date: 2025-05-30T13:47+00:00\n");
         FactsCollector.Collected with = collector.collect("gpu1");
-        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8"),
+        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", ELF, true, "1.17.8"),
                 with.facts().containers());
         assertTrue(with.facts().containerTools().readyFor("24.11.5", true));
         assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", with.facts()));

@@ -33,9 +33,14 @@ public final class LinuxHostFiles implements HostFiles {
 
     @Override
     public Optional<String> read(Path path) {
+        return bytes(path).map(b -> new String(b, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public Optional<byte[]> bytes(Path path) {
         Path real = real(path);
         try {
-            return Optional.of(new String(Files.readAllBytes(real), StandardCharsets.UTF_8));
+            return Optional.of(Files.readAllBytes(real));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {

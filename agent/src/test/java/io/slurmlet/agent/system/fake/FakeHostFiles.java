@@ -47,6 +47,12 @@ public final class FakeHostFiles implements HostFiles {
     }
 
     @Override
+    public Optional<byte[]> bytes(Path path) {
+        String text = own.get(path);
+        return text != null ? Optional.of(text.getBytes(StandardCharsets.UTF_8)) : files.stat(path).map(s -> s.content());
+    }
+
+    @Override
     public List<Path> list(Path dir) {
         java.util.Set<Path> all = new java.util.TreeSet<>(files.paths());
         all.addAll(own.keySet());
