@@ -1836,9 +1836,18 @@ class ClusterIT {
         List<String> followed = new ArrayList<>();
         for (String busy : List.of("n1", "n2")) {
             String[] beats = ok("n3", "cat", "/srv/nas/home/bob/from-nas-" + busy + ".beats").strip().split("\n");
-            String mounted = ok(busy, "sh", "-c", "journalctl -u slurmlet-agent -o short-unix --no-pager | grep 'storage: .*mounted n0:/shared at "
-                    + "/shared again' | tail -1").strip();
-            followed.add("%s %.1f s".formatted(busy, Double.parseDouble(mounted.split(" ")[0]) - Double.parseDouble(beats[beats.length - 1])));
+            // The mount can be seen a moment before journald has the agent's line that says it.
+            String[] mounted = {""};
+            await(Duration.ofSeconds(10), busy + "'s agent logged its remount", () -> {
+                try {
+                    mounted[0] = ok(busy, "sh", "-c", "journalctl -u slurmlet-agent -o short-unix --no-pager | grep 'storage: .*mounted "
+                            + "n0:/shared at /shared again' | tail -1").strip();
+                    return !mounted[0].isEmpty();
+                } catch (Exception | AssertionError e) {
+                    return false;
+                }
+            });
+            followed.add("%s %.1f s".formatted(busy, Double.parseDouble(mounted[0].split(" ")[0]) - Double.parseDouble(beats[beats.length - 1])));
         }
         System.out.printf("ClusterIT %s: shared storage to the site's export with no job: every machine mounted it %.1f s after the set; "
                 + "back to n0 under jobs: the busy machines remounted after their jobs' last beat: %s%n", SUITE, moved / 1e9,
@@ -1980,9 +1989,26 @@ class ClusterIT {
             long set = System.nanoTime();
             double loaded;
             try {
+                assertFalse(ok("n0", "srun", "--help").contains("--container-image"), "srun offers no --container-image before pyxis is loaded");
                 ok("n0", "ctl", "slurm", "containers", "on");
                 health.everyMachineListed = true;
-                await(Duration.ofSeconds(150), "every machine's plugstack.conf names pyxis", ClusterIT::pyxisEverywhere);
+                // Each look reads the machines' plugstack.conf, then the leader's status: once any names pyxis, every machine
+                // must already have reported its own (facts never go back), else a machine was given pyxis too early.
+                List<String> early = new ArrayList<>();
+                await(Duration.ofSeconds(150), "every machine's plugstack.conf names pyxis", () -> {
+                    List<String> naming = NODES.stream().filter(ClusterIT::namesPyxis).toList();
+                    if (!naming.isEmpty() && early.isEmpty()) {
+                        try {
+                            status().nodes().stream().filter(n -> NODES.contains(n.name()))
+                                    .filter(n -> n.containers() == null || n.containers().pyxis().isEmpty())
+                                    .forEach(n -> early.add(naming + " named pyxis while " + n.name() + " had reported none"));
+                        } catch (Exception e) {
+                            return false;
+                        }
+                    }
+                    return naming.size() == NODES.size();
+                });
+                assertEquals(List.of(), early, cell + ": plugstack.conf named pyxis only once every machine had it");
                 loaded = (System.nanoTime() - set) / 1e9;
                 for (String node : NODES) {
                     assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("\nProlog=/usr/local/lib/slurmlet/prolog\n"), node);
@@ -2043,9 +2069,10 @@ class ClusterIT {
                     + "first (named) %.2f s, reused by name median of 3 %.2f s%n", SUITE, median(plain), median(tiny),
                     median(tiny) / median(plain), bigFirst, median(bigAgain));
 
-            // Its output goes to n1's own /tmp: root's writes to /shared are squashed by the export.
-            String batch = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/container-batch-%j.out",
-                    "--container-image=/shared/tiny.sqsh", "--wrap", "cat /etc/os-release").strip();
+            // Its output goes to n1's own /tmp: root's writes to /shared are squashed by the export. The image named in the
+            // script, as users write it (#SBATCH --container-image=…).
+            ok("n0", "sh", "-c", "printf '#!/bin/sh\\n#SBATCH --container-image=/shared/tiny.sqsh\\ncat /etc/os-release\\n' >/tmp/container-batch.sh");
+            String batch = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/container-batch-%j.out", "/tmp/container-batch.sh").strip();
             // squeue forgets a job as it ends; slurmctld's record says how it ended.
             java.util.function.Supplier<String> ended = () -> {
                 try {
@@ -2300,13 +2327,13 @@ class ClusterIT {
 
     /** Whether every machine's plugstack.conf names pyxis (required). */
     static boolean pyxisEverywhere() {
+        return NODES.stream().allMatch(ClusterIT::namesPyxis);
+    }
+
+    /** Whether {@code node}'s plugstack.conf requires pyxis; false where it cannot be read. */
+    static boolean namesPyxis(String node) {
         try {
-            for (String node : NODES) {
-                if (!ok(node, "cat", "/etc/slurm/plugstack.conf").contains("\nrequired /usr/local/lib/slurm/spank_pyxis.so\n")) {
-                    return false;
-                }
-            }
-            return true;
+            return ok(node, "cat", "/etc/slurm/plugstack.conf").contains("\nrequired /usr/local/lib/slurm/spank_pyxis.so\n");
         } catch (Exception | AssertionError e) {
             return false;
         }
