@@ -24,8 +24,8 @@ address (127.1.x.y: the leader holds at most 32 connections per address, and Lin
   restart  the leader stopped (SIGTERM, as systemctl restart) and started again on the same state:
            each agent finds its poll's connection lost and connects again at a random moment of the
            window the leader's last plan answer gave (Slurmlet-Reconnect-Window: the machines joined at
-           slurmlet.leader.reconnect-rate a second), then 1 s doubling with jitter (--no-spread: the
-           backoff alone, as an earlier build's agents), puts its status as soon as the leader answers (as PlanPoller does after a leader was
+           slurmlet.leader.reconnect-rate a second), then between the backoff (1 s doubling to 10 s) and
+           the window (--no-spread: the backoff and a second of jitter, as an earlier build's agents), puts its status as soon as the leader answers (as PlanPoller does after a leader was
            away) and polls with the revision and digest of the plan it holds: timed from the stop
            to each agent's status taken; no plan should be sent again (plans_sent_again).
 
@@ -361,9 +361,10 @@ class Run:
                     agent.poll.close()
                     agent.poll = None
                 # PlanPoller.wait: the first call after the leader was lost at a random moment of its window, then
-                # the backoff and a random part of up to as much again, at most the window (at least a second).
+                # each at a random moment between the backoff and the window (the backoff and up to a second more
+                # where the window is shorter).
                 await asyncio.sleep(random.random() * max(backoff, agent.window) if first
-                                    else backoff + random.random() * min(backoff, max(1.0, agent.window)))
+                                    else random.uniform(backoff, max(agent.window, backoff + min(1.0, backoff))))
                 backoff = min(10.0, backoff * 2)
 
     async def statuses(self, agent):

@@ -64,6 +64,8 @@ final class PlanPoller {
     private volatile Leader link;
     /** The reconnection window the leader gave last ({@link Leader#reconnectWindow()}), kept while it is away. */
     private volatile Duration window = Duration.ZERO;
+    /** Whether the last call to the leader failed: the next failure is not the first after losing it. */
+    private boolean away;
     private volatile boolean stopping;
 
     PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
@@ -132,6 +134,7 @@ final class PlanPoller {
                     }
                 }
                 window = link.reconnectWindow();
+                away = false;
                 backoff = firstBackoff;
             } catch (InterruptedException e) {
                 return;
@@ -144,11 +147,13 @@ final class PlanPoller {
                     }
                     link = null;
                 }
-                boolean lost = lastProblem.isEmpty();
+                boolean lost = !away;
+                away = true;
                 lastProblem = problem(e.getMessage(), lastProblem);
                 backoff = sleep(lost, backoff);
             } catch (IOException | GeneralSecurityException | RuntimeException e) {
-                boolean lost = lastProblem.isEmpty();
+                boolean lost = !away;
+                away = true;
                 lastProblem = problem(e.getMessage() == null ? e.toString() : e.getMessage(), lastProblem);
                 backoff = sleep(lost, backoff);
             }
@@ -193,14 +198,16 @@ final class PlanPoller {
      * (restarted, its machine gone, another elected) comes at a random moment of the window the
      * leader gave (its machines at its reconnect rate; at least the first backoff), so the machines
      * of a large cluster come back spread over it rather than all in one second, each with a TLS
-     * handshake the leader pays for. Each later call waits the backoff (doubling to 10 s) and a
-     * random part of up to as much again, at most the window (at least a second).
+     * handshake the leader pays for. Each later call, while it stays away, comes at a random moment
+     * between the backoff (doubling to 10 s) and the window, so a leader away longer than the window
+     * is still called at its rate, not every machine every 10 to 20 s; in a cluster whose window is
+     * shorter than that, the backoff and up to a second more.
      */
     static Duration wait(boolean lost, Duration backoff, Duration window, java.util.random.RandomGenerator random) {
         if (lost) {
             return Duration.ofMillis(random.nextLong(Math.max(backoff.toMillis(), window.toMillis()) + 1));
         }
-        long jitter = Math.min(backoff.toMillis(), Math.max(1000, window.toMillis()));
-        return backoff.plusMillis(random.nextLong(jitter + 1));
+        long latest = Math.max(window.toMillis(), backoff.toMillis() + Math.min(1000, backoff.toMillis()));
+        return backoff.plusMillis(random.nextLong(latest - backoff.toMillis() + 1));
     }
 }
