@@ -48,9 +48,24 @@ public final class JsonTypes {
         for (Class<?> c : classesUnder("io.slurmlet.model", SlurmSettings.class)) {
             if (!c.isAnonymousClass() && !c.isSynthetic() && !NOT_JSON.contains(c) && (c.isRecord() || c.isEnum() || annotated(c))) {
                 found.add(c);
+                found.addAll(serializers(c));
             }
         }
         return found;
+    }
+
+    /** The serializer and deserializer a class names for itself ({@code @JsonSerialize(using = …)}): Jackson makes them by reflection. */
+    static List<Class<?>> serializers(Class<?> c) {
+        List<Class<?>> own = new ArrayList<>();
+        com.fasterxml.jackson.databind.annotation.JsonSerialize ser = c.getAnnotation(com.fasterxml.jackson.databind.annotation.JsonSerialize.class);
+        if (ser != null && ser.using() != com.fasterxml.jackson.databind.JsonSerializer.None.class) {
+            own.add(ser.using());
+        }
+        com.fasterxml.jackson.databind.annotation.JsonDeserialize de = c.getAnnotation(com.fasterxml.jackson.databind.annotation.JsonDeserialize.class);
+        if (de != null && de.using() != com.fasterxml.jackson.databind.JsonDeserializer.None.class) {
+            own.add(de.using());
+        }
+        return own;
     }
 
     /**

@@ -53,7 +53,9 @@ import io.slurmlet.model.users.Accounts;
         io.slurmlet.model.observed.StorageSeen.class, io.slurmlet.model.observed.StorageSeen.Unit.class,
         io.slurmlet.model.observed.PamSeen.class,
         SlurmSettings.class, SharedStorage.class, Experimental.class, Problem.class,
-        Account.class, Accounts.class})
+        Account.class, Accounts.class},
+        // ManagedFile's own serializer (its JSON writes each shared text once): Jackson makes it by reflection.
+        classNames = {"io.slurmlet.model.plan.ManagedFile$Json"})
 final class ApiTypes {
     private ApiTypes() {
     }

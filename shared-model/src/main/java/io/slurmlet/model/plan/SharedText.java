@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * slurm.conf, gres.conf and the like once for the cluster and 10,000 plans carry the same text:
  * escaping it for each plan was a fifth of the leader's CPU in a change that reaches every machine
  * (bench/README). Its quoted UTF-8 bytes are made once, kept by content (texts of 1 KiB or more,
- * up to {@link #MOST_CHARS} characters in all, then forgotten at once), and copied into each plan's
+ * up to {@link #MOST_CHARS} characters in all), and copied into each plan's
  * JSON. They are the bytes Jackson writes for the string itself (its {@code JsonStringEncoder},
  * with the same escapes), so a plan's JSON, and its digest, are what they were.
  */
@@ -20,8 +20,12 @@ final class SharedText {
 
     /** Shorter texts are written as they are: copying them costs what escaping them does. */
     static final int SHARED_FROM = 1024;
-    /** At most this many characters kept: a few versions of a large cluster's slurm.conf. */
-    static final long MOST_CHARS = 8L << 20;
+    /**
+     * At most this many characters kept (with their bytes, about 8 MiB at most; the agents' own
+     * plans go through it too): a few versions of a large cluster's files, slurm.conf being 11 KB at
+     * 10,000 machines alike. Past it, every text is forgotten at once and kept again as written.
+     */
+    static final long MOST_CHARS = 2L << 20;
 
     private static final ConcurrentHashMap<String, SerializedString> KEPT = new ConcurrentHashMap<>();
     private static final AtomicLong CHARS = new AtomicLong();
