@@ -142,11 +142,6 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
      * then: the same packages' release.
      */
     private String slurmVersion() throws SystemException {
-        return installedSlurm(commands);
-    }
-
-    /** The installed Slurm's version (srun's, else slurmd's or slurmctld's -V), "" where none is installed. */
-    public static String installedSlurm(Commands commands) throws SystemException {
         for (List<String> argv : List.of(List.of("srun", "-V"), List.of("slurmd", "-V"), List.of("slurmctld", "-V"))) {
             try {
                 Commands.Result r = commands.run(argv, QUERY);

@@ -197,8 +197,8 @@ public final class FactsCollector {
 
     /**
      * What the machine has for jobs in containers: enroot's version (from its script), the pyxis the
-     * containers step built (its stamp, where the plugin there is the one it recorded; the digest
-     * reported is the plugin file's own), and slurmlet's prolog. Nothing where none of it is there;
+     * containers step built (its stamp, where the plugin is there; the digest reported is the plugin
+     * file's own), and slurmlet's prolog. Nothing where none of it is there;
      * a file that cannot be read counts as absent.
      */
     private io.slurmlet.model.facts.ContainerFacts containers() {
@@ -208,11 +208,12 @@ public final class FactsCollector {
             String plugin = files.bytes(Path.of(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN))
                     .map(io.slurmlet.agent.reconcile.ManagedFiles::sha256).orElse("");
             Optional<String> text = files.read(Path.of(io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP));
-            // A stamp without its plugin, one that cannot be read, or a plugin that is not the one it records (changed behind
-            // slurmlet's back) is no pyxis: the containers step builds it again, and the slurm step does not load it.
+            // A stamp without its plugin, or one that cannot be read, is no pyxis: the containers step builds it again. A plugin
+            // that is not the one its stamp records is reported with its own digest (the two differ for a moment while the
+            // containers step installs a new build, plugin then stamp: the leader is not made to take pyxis out for that);
+            // the slurm step does not load such a plugin, and the containers step builds it again.
             Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = text.isPresent() && !plugin.isEmpty()
                     ? io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(text.get().getBytes(java.nio.charset.StandardCharsets.UTF_8))
-                            .filter(st -> st.sha256().equals(plugin))
                     : Optional.empty();
             boolean prolog = files.read(Path.of(io.slurmlet.model.facts.ContainerFacts.PROLOG))
                     .filter(script -> script.contains("written by slurmlet")).isPresent();

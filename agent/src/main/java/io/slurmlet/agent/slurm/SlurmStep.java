@@ -205,7 +205,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     }
 
     /** The plugins the wanted plugstack.conf requires that are not on this machine. */
-    private Set<String> missingPlugins(SlurmDiff.Wanted wanted) throws IOException, SystemException {
+    private Set<String> missingPlugins(SlurmDiff.Wanted wanted) throws IOException {
         Set<String> missing = new java.util.TreeSet<>();
         for (ManagedFile f : wanted.files()) {
             if (f.path().equals(SlurmDiff.PLUGSTACK)) {
@@ -228,19 +228,42 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
      * place keeps the pyxis built for the one before until the containers step builds it again), and
      * one that is not what slurmlet built and recorded is of no known release.
      */
-    private Optional<String> unloadablePyxis(byte[] plugin) throws IOException, SystemException {
+    private Optional<String> unloadablePyxis(byte[] plugin) throws IOException {
         Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = files.stat(
                         ManagedFiles.under(root, io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP))
                 .flatMap(f -> io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(f.content()));
         if (stamp.isEmpty() || !stamp.get().sha256().equals(ManagedFiles.sha256(plugin))) {
             return Optional.of("(not the one slurmlet built and recorded in " + io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP + ")");
         }
-        String installed = io.slurmlet.agent.containers.ContainersStep.installedSlurm(commands);
+        String installed = installedSlurm();
         String release = io.slurmlet.model.facts.ContainerFacts.release(installed);
         if (!installed.isEmpty() && !io.slurmlet.model.facts.ContainerFacts.release(stamp.get().slurm()).equals(release)) {
             return Optional.of("(built for Slurm %s; this machine's is %s)".formatted(stamp.get().slurm(), installed));
         }
         return Optional.empty();
+    }
+
+    /** How long the look at the installed Slurm's version may take, each program asked. */
+    static final Duration VERSION_LOOK = Duration.ofSeconds(10);
+
+    /**
+     * The installed Slurm's version, as its daemons say it (slurmd, the one that loads the plugin,
+     * then slurmctld, then srun, which reads slurm.conf and plugstack.conf even for -V); "" where
+     * none answers, which leaves the plugin's release unjudged rather than failing the pass.
+     */
+    private String installedSlurm() {
+        for (List<String> argv : List.of(List.of("slurmd", "-V"), List.of("slurmctld", "-V"), List.of("srun", "-V"))) {
+            try {
+                Commands.Result r = commands.run(argv, VERSION_LOOK);
+                String[] words = r.stdout().strip().split("\\s+");
+                if (r.succeeded() && words.length == 2 && words[1].matches("[0-9][0-9A-Za-z.+~-]{0,40}")) {
+                    return words[1];
+                }
+            } catch (SystemException e) {
+                // not installed, or it did not answer: the next one, else unknown
+            }
+        }
+        return "";
     }
 
     /** Each of {@code paths} that exists, as it is. */

@@ -83,14 +83,15 @@ class FactsCollectorTest {
         put("usr/local/lib/slurmlet/pyxis.json", stamp);
         assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", false), collector.collect("gpu1").facts().containers(),
                 "a stamp without its plugin is no pyxis");
-        put("usr/local/lib/slurm/spank_pyxis.so", "ELF changed behind slurmlet's back");
+        String other = "ELF changed behind slurmlet's back";
+        put("usr/local/lib/slurm/spank_pyxis.so", other);
         put("usr/local/lib/slurmlet/prolog", "#!/bin/sh\n# written by slurmlet: Slurm's prolog\n");
-        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", true), collector.collect("gpu1").facts().containers(),
-                "a plugin that is not the one its stamp records is no pyxis");
+        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", io.slurmlet.agent.reconcile.ManagedFiles.sha256(
+                other.getBytes(java.nio.charset.StandardCharsets.UTF_8)), true), collector.collect("gpu1").facts().containers(),
+                "the digest is the plugin file's own, not the stamp's");
         put("usr/local/lib/slurm/spank_pyxis.so", "ELF");
         FactsCollector.Collected c = collector.collect("gpu1");
-        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", ELF, true), c.facts().containers(),
-                "the digest is the plugin file's own");
+        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", ELF, true), c.facts().containers());
         assertTrue(c.facts().containerTools().readyFor("24.11.5", false));
         assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", c.facts()));
     }

@@ -126,7 +126,7 @@ class SlurmStepTest {
                 + "/usr/local/lib/slurmlet/pyxis.json)")), step.waiting(), "a plugin of no known build is not loaded");
 
         // Built for 22.05, on a machine whose Slurm was upgraded to 24.11 in place: Slurm refuses it.
-        commands.answer(List.of("srun", "-V"), Commands.Result.ok("slurm 24.11.5\n"));
+        commands.answer(List.of("slurmd", "-V"), Commands.Result.ok("slurm-wlm 24.11.5\n"));
         stamp(plugin, "22.05.8");
         assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan).kind());
         assertEquals(List.of(waitingFor("/usr/local/lib/slurm/spank_pyxis.so (built for Slurm 22.05.8; this machine's is 24.11.5)")),

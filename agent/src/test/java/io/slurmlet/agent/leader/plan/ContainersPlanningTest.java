@@ -85,6 +85,30 @@ class ContainersPlanningTest {
                 + "its Slurm 24.11.5 (it has one for 22.05.8))"), plans.notes().toString());
     }
 
+    /**
+     * An upgrade under way, the controller on 24.11 and n2 still on 24.05 (an older slurmd is one
+     * Slurm allows): each machine's pyxis is built for its own Slurm, since srun and slurmd load it
+     * with their own libslurm and refuse a plugin of another release. n2's pyxis for 24.05 is what it
+     * needs; one built for the controller's 24.11 would not load there.
+     */
+    @Test
+    void duringAnUpgradeEachMachinesPyxisIsForItsOwnSlurmNotTheControllers() {
+        Map<String, NodeFacts> m = machines(READY, READY, READY);
+        m.put("n2", PlannerTest.machine("n2", "debian 13", "24.05.3")
+                .withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.05.3", "e".repeat(64), true)));
+        var plans = Planner.plan(containers(true), m, KEY);
+        for (String node : List.of("c0", "n1", "n2")) {
+            assertTrue(plans.nodes().get(node).files().get("/etc/slurm/plugstack.conf").endsWith("\nrequired " + ContainerFacts.PYXIS_PLUGIN + "\n"),
+                    node + ": " + plans.notes());
+        }
+
+        m.put("n2", m.get("n2").withContainers(READY)); // built for 24.11.5, the controller's, on a machine of 24.05.3
+        plans = Planner.plan(containers(true), m, KEY);
+        assertFalse(plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
+        assertTrue(plans.notes().contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 (a pyxis built for "
+                + "its Slurm 24.05.3 (it has one for 24.11.5))"), plans.notes().toString());
+    }
+
     @Test
     void aMachineWithGpusInstallsNvidiaContainerCliAndHoldsPyxisBackUntilItHasIt() {
         Map<String, NodeFacts> m = machines(READY, READY, READY);
