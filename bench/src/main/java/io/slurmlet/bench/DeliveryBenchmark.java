@@ -49,18 +49,29 @@ public class DeliveryBenchmark {
     int max = 10_000;
     final AtomicLong sent = new AtomicLong();
 
-    @Setup(Level.Trial)
-    public void cluster() {
-        facts = new TreeMap<>();
-        List<String> names = new ArrayList<>();
+    /** A controller, "head", and {@code machines} GPU machines alike, by name. */
+    static Map<String, NodeFacts> gpuCluster(int machines) {
+        Map<String, NodeFacts> facts = new TreeMap<>();
         facts.put("head", new NodeFacts("head", "10.255.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 13", "24.11.5"));
         for (int i = 1; i <= machines; i++) {
             NodeFacts gpu = RenderBenchmark.gpuMachine(i, "debian 13", "24.11.5");
-            names.add(gpu.name());
             facts.put(gpu.name(), gpu);
         }
-        settings = new SlurmSettings(true, "bench", "head", names, false, names.subList(0, machines / 2), "gpu", null, "", false,
+        return facts;
+    }
+
+    /** Slurm on every GPU machine of {@code facts}, half of them lent, head the controller. */
+    static SlurmSettings settings(Map<String, NodeFacts> facts) {
+        List<String> names = new ArrayList<>(facts.keySet());
+        names.remove("head");
+        return new SlurmSettings(true, "bench", "head", names, false, names.subList(0, names.size() / 2), "gpu", null, "", false,
                 null, Map.of("MaxJobCount", "10000"));
+    }
+
+    @Setup(Level.Trial)
+    public void cluster() {
+        facts = gpuCluster(machines);
+        settings = settings(facts);
         book = new PlanBook();
         book.publish(plans());
     }

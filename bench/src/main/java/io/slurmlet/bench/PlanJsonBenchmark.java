@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -57,16 +56,8 @@ public class PlanJsonBenchmark {
 
     @Setup(Level.Trial)
     public void cluster() throws Exception {
-        Map<String, NodeFacts> facts = new TreeMap<>();
-        List<String> names = new ArrayList<>();
-        facts.put("head", new NodeFacts("head", "10.255.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 13", "24.11.5"));
-        for (int i = 1; i <= machines; i++) {
-            NodeFacts gpu = RenderBenchmark.gpuMachine(i, "debian 13", "24.11.5");
-            names.add(gpu.name());
-            facts.put(gpu.name(), gpu);
-        }
-        SlurmSettings settings = new SlurmSettings(true, "bench", "head", names, false, names.subList(0, machines / 2), "gpu", null, "",
-                false, null, Map.of("MaxJobCount", "10000"));
+        Map<String, NodeFacts> facts = DeliveryBenchmark.gpuCluster(machines);
+        SlurmSettings settings = DeliveryBenchmark.settings(facts);
         plans = new ArrayList<>(Planner.plan(settings, facts, MungeKey.random(), Planner.Lent.asWished(settings)).nodes().values());
         escaped = SettingsJson.STRICT.copy().addMixIn(ManagedFile.class, EscapedEachTime.class);
         NodePlan one = plans.get(plans.size() - 1);

@@ -235,10 +235,9 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         if (stamp.isEmpty() || !stamp.get().sha256().equals(ManagedFiles.sha256(plugin))) {
             return Optional.of("(not the one slurmlet built and recorded in " + io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP + ")");
         }
-        String installed = installedSlurm();
-        String release = io.slurmlet.model.facts.ContainerFacts.release(installed);
-        if (!installed.isEmpty() && !io.slurmlet.model.facts.ContainerFacts.release(stamp.get().slurm()).equals(release)) {
-            return Optional.of("(built for Slurm %s; this machine's is %s)".formatted(stamp.get().slurm(), installed));
+        Optional<SlurmVersion> installed = installedSlurm();
+        if (installed.isPresent() && !SlurmVersion.parse(stamp.get().slurm()).map(SlurmVersion::release).equals(Optional.of(installed.get().release()))) {
+            return Optional.of("(built for Slurm %s; this machine's is %s)".formatted(stamp.get().slurm(), installed.get()));
         }
         return Optional.empty();
     }
@@ -248,22 +247,22 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     /**
      * The installed Slurm's version, as its daemons say it (slurmd, the one that loads the plugin,
-     * then slurmctld, then srun, which reads slurm.conf and plugstack.conf even for -V); "" where
+     * then slurmctld, then srun, which reads slurm.conf and plugstack.conf even for -V); empty where
      * none answers, which leaves the plugin's release unjudged rather than failing the pass.
      */
-    private String installedSlurm() {
+    private Optional<SlurmVersion> installedSlurm() {
         for (List<String> argv : List.of(List.of("slurmd", "-V"), List.of("slurmctld", "-V"), List.of("srun", "-V"))) {
             try {
                 Commands.Result r = commands.run(argv, VERSION_LOOK);
-                String[] words = r.stdout().strip().split("\\s+");
-                if (r.succeeded() && words.length == 2 && words[1].matches("[0-9][0-9A-Za-z.+~-]{0,40}")) {
-                    return words[1];
+                Optional<SlurmVersion> version = r.succeeded() ? SlurmVersion.parse(r.stdout()) : Optional.empty();
+                if (version.isPresent()) {
+                    return version;
                 }
             } catch (SystemException e) {
                 // not installed, or it did not answer: the next one, else unknown
             }
         }
-        return "";
+        return Optional.empty();
     }
 
     /** Each of {@code paths} that exists, as it is. */
