@@ -147,15 +147,11 @@ final class PlanPoller {
                     }
                     link = null;
                 }
-                boolean lost = !away;
-                away = true;
                 lastProblem = problem(e.getMessage(), lastProblem);
-                backoff = sleep(lost, backoff);
+                backoff = sleep(backoff);
             } catch (IOException | GeneralSecurityException | RuntimeException e) {
-                boolean lost = !away;
-                away = true;
                 lastProblem = problem(e.getMessage() == null ? e.toString() : e.getMessage(), lastProblem);
-                backoff = sleep(lost, backoff);
+                backoff = sleep(backoff);
             }
         }
     }
@@ -182,7 +178,10 @@ final class PlanPoller {
         return problem;
     }
 
-    private Duration sleep(boolean lost, Duration backoff) {
+    /** Waits before the next call after a failed one ({@link #wait}): the first failure since the leader answered is its loss. */
+    private Duration sleep(Duration backoff) {
+        boolean lost = !away;
+        away = true;
         try {
             Thread.sleep(wait(lost, backoff, window, java.util.concurrent.ThreadLocalRandom.current()).toMillis());
         } catch (InterruptedException e) {
