@@ -21,7 +21,7 @@ import java.util.concurrent.Callable;
                         + "Slurm loads pyxis (srun --container-image) once every machine has it.",
                 "off: Slurm stops loading pyxis; nothing installed is removed.",
                 "import FILE...: hands the table's files to the leader, which serves them to every machine (no mirror needed).",
-                "status: what each machine has (enroot, pyxis and the Slurm it was built for, slurmlet's prolog), and what Slurm "
+                "status: what each machine has (enroot, pyxis, the Slurm it was built for and its plugin's sha256, slurmlet's prolog), and what Slurm "
                         + "loading pyxis waits for."})
 public class ContainersCommand implements Callable<Integer> {
 
@@ -56,6 +56,11 @@ public class ContainersCommand implements Callable<Integer> {
         }
     }
 
+    /** The first 12 hex digits of a sha256: enough to tell builds apart in a table. */
+    private static String shortDigest(String sha256) {
+        return sha256.substring(0, Math.min(12, sha256.length()));
+    }
+
     private static String dash(String value) {
         return value.isEmpty() ? "-" : value;
     }
@@ -73,7 +78,7 @@ public class ContainersCommand implements Callable<Integer> {
             io.slurmlet.model.api.SlurmStatus s = answer.value();
             java.io.PrintWriter out = session.out();
             out.println("containers " + (on ? "on" : "off"));
-            Table table = new Table("NODE", "SLURM", "ENROOT", "PYXIS", "BUILT FOR", "PROLOG", "GPUS", "NVIDIA CLI", "READY");
+            Table table = new Table("NODE", "SLURM", "ENROOT", "PYXIS", "BUILT FOR", "PLUGIN SHA256", "PROLOG", "GPUS", "NVIDIA CLI", "READY");
             boolean all = true;
             int machines = 0;
             java.util.List<String> failed = new java.util.ArrayList<>();
@@ -86,13 +91,16 @@ public class ContainersCommand implements Callable<Integer> {
                 String slurm = n.slurm() == null ? "" : n.slurm();
                 boolean ready = c.readyFor(slurm, n.gpus() > 0);
                 all &= ready;
-                table.row(n.name(), dash(slurm), dash(c.enroot()), dash(c.pyxis()), dash(c.pyxisSlurm()), c.prolog() ? "yes" : "no",
+                table.row(n.name(), dash(slurm), dash(c.enroot()), dash(c.pyxis()), dash(c.pyxisSlurm()), dash(shortDigest(c.pyxisSha256())),
+                        c.prolog() ? "yes" : "no",
                         Integer.toString(n.gpus()), n.gpus() > 0 ? dash(c.nvidiaCli()) : "not needed", ready ? "yes" : "no");
                 // Why a machine holds pyxis back, where its containers step says (a digest refused, a build that failed).
                 n.steps().stream().filter(st -> "containers".equals(st.step()) && "failed".equals(st.state())).findFirst()
                         .ifPresent(st -> failed.add(n.name() + ": " + (st.lastError().isEmpty() ? st.detail() : st.lastError())));
             }
             table.print(out);
+            out.println("pyxis's plugin is " + io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN
+                    + " on every machine (where plugstack.conf names it); PLUGIN SHA256 is the start of that file's sha256 (--json: all of it)");
             out.println();
             if (!failed.isEmpty()) {
                 out.println("the containers step failed on:");

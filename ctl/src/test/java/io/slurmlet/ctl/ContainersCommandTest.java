@@ -80,11 +80,12 @@ class ContainersCommandTest {
         assertEquals(0, r.exit(), r::toString);
         assertEquals("""
                 containers on
-                NODE  SLURM    ENROOT  PYXIS   BUILT FOR  PROLOG  GPUS  NVIDIA CLI  READY
-                c0    24.11.5  4.1.2   0.24.0  24.11.5    yes     0     not needed  yes
-                g1    24.11.5  4.1.2   0.24.0  24.11.5    yes     8     -           no
-                g2    24.11.5  4.1.2   0.24.0  24.11.5    yes     8     1.17.8      yes
-                n1    24.11.5  -       -       -          no      0     not needed  no
+                NODE  SLURM    ENROOT  PYXIS   BUILT FOR  PLUGIN SHA256  PROLOG  GPUS  NVIDIA CLI  READY
+                c0    24.11.5  4.1.2   0.24.0  24.11.5    eeeeeeeeeeee   yes     0     not needed  yes
+                g1    24.11.5  4.1.2   0.24.0  24.11.5    eeeeeeeeeeee   yes     8     -           no
+                g2    24.11.5  4.1.2   0.24.0  24.11.5    eeeeeeeeeeee   yes     8     1.17.8      yes
+                n1    24.11.5  -       -       -          -              no      0     not needed  no
+                pyxis's plugin is /usr/local/lib/slurm/spank_pyxis.so on every machine (where plugstack.conf names it); PLUGIN SHA256 is the start of that file's sha256 (--json: all of it)
 
                 the containers step failed on:
                   n1: enroot_4.1.2-1_amd64.deb from http://mirror/ has sha256 0b3c…, not a51f… as the table pins: refused, nothing installed

@@ -2015,6 +2015,13 @@ class ClusterIT {
                     assertTrue(ok(node, "enroot", "version").strip().equals("4.1.2"), node);
                     assertTrue(ok(node, "cat", "/usr/local/lib/slurmlet/pyxis.json").contains("\"slurm\":\""), node);
                 }
+                // What each machine reports of its plugin is that file's own digest, as status shows it.
+                String shown = ok("n0", "ctl", "slurm", "containers", "status");
+                for (String node : NODES) {
+                    String sha = ok(node, "sha256sum", "/usr/local/lib/slurm/spank_pyxis.so").substring(0, 12);
+                    assertTrue(shown.lines().anyMatch(l -> l.startsWith(node + " ") && l.contains(" " + sha + " ")),
+                            node + "'s plugin has sha256 " + sha + "…, as containers status shows:\n" + shown);
+                }
                 awaitActed(Duration.ofSeconds(60), cell + ": the controller reconfigured for plugstack.conf and the prolog", since,
                         List.of("n0 reconfigure slurmctld"));
                 assertEquals(before, invocations(), cell + ": a reconfigure, no daemon restarted");

@@ -296,9 +296,10 @@ class SlurmConfIT {
     /**
      * Jobs in containers on Slurm 26.05, which the local cluster's nodes (22.05, 24.11) do not run: real
      * enroot and pyxis with the files slurmlet writes for them. The root has what a machine has before
-     * slurmlet's containers step (gcc, make, Slurm's headers); the test then does what that step does
-     * (enroot's .debs installed with apt, pyxis built against this root's Slurm and installed where
-     * plugstack.conf names it, slurmlet's enroot settings, folders and prolog), and the leader's part:
+     * slurmlet's containers step (gcc, make, Slurm's headers); the test then runs that step's own
+     * commands ({@code ContainersStep.installing} and {@code buildingPyxis}: enroot's .debs installed
+     * with apt, pyxis built against this root's Slurm, installed where plugstack.conf names it) and
+     * writes its files (enroot's settings, folders, the prolog), and does the leader's part:
      * the files rendered with pyxis, taken by an {@code scontrol reconfigure} of the running cluster.
      * slurmd runs in a mount namespace whose root the cluster's root is (pivot_root): the kernel refuses
      * the user namespaces enroot needs to a chrooted process.
@@ -362,17 +363,22 @@ class SlurmConfIT {
         String r = run.toString();
         try {
             Harness.ok(180, "slurm-cluster", "up", "--pivot-root", "--add", add.toString(), root.toString(), conf.toString(), r, "n1");
-            // The containers step's actions, as ContainersStep runs them.
-            String enroot;
+            // The containers step's commands, as ContainersStep runs them (the checked files are where the test put them).
+            List<String> enroot;
+            String pyxis;
             try (var files = Files.list(given)) {
-                enroot = files.map(f -> "/opt/slurmlet-test/" + f.getFileName()).filter(f -> f.endsWith(".deb")).sorted()
-                        .collect(java.util.stream.Collectors.joining(" "));
+                List<String> names = files.map(f -> "/opt/slurmlet-test/" + f.getFileName()).sorted().toList();
+                enroot = names.stream().filter(f -> f.endsWith(".deb")).toList();
+                pyxis = names.stream().filter(f -> f.matches(".*/pyxis-.*\\.tar\\.gz")).findFirst().orElseThrow();
             }
-            Harness.ok(300, "slurm-cluster", "run", r, "sh", "-c", "env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "
-                    + "--no-install-recommends -o Dpkg::Options::=--force-confold " + enroot);
-            Harness.ok(300, "slurm-cluster", "run", r, "sh", "-ec", "d=$(mktemp -d); tar -xzf /opt/slurmlet-test/pyxis-*.tar.gz -C \"$d\" "
-                    + "--no-same-owner --strip-components=1; env CFLAGS=-ffile-prefix-map=\"$d\"=. nice -n 19 make -C \"$d\" spank_pyxis.so; "
-                    + "install -m 0644 \"$d/spank_pyxis.so\" " + io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN + "; rm -rf \"$d\"");
+            inRoot(r, 300, io.slurmlet.agent.containers.ContainersStep.installing("deb", enroot));
+            String dir = "/var/tmp/pyxis-build";
+            Harness.ok(60, "slurm-cluster", "run", r, "mkdir", dir);
+            for (List<String> command : io.slurmlet.agent.containers.ContainersStep.buildingPyxis(pyxis, dir)) {
+                inRoot(r, 300, command);
+            }
+            Harness.ok(60, "slurm-cluster", "run", r, "install", "-m", "0644", dir + "/spank_pyxis.so",
+                    io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN);
             Harness.ok(60, "slurm-cluster", "run", r, "useradd", "-u", "200001", "-m", "-s", "/bin/sh", "alice");
             assertTrue(!Harness.ok(60, "slurm-cluster", "run", r, "srun", "--help").contains("--container-image"),
                     "no --container-image before plugstack.conf names pyxis");
@@ -424,6 +430,13 @@ class SlurmConfIT {
             Harness.run(120, "slurm-cluster", "down", r);
             Proc.deleteTree(work);
         }
+    }
+
+    /** Runs {@code argv} in the running cluster's root. */
+    private static String inRoot(String run, int seconds, List<String> argv) throws Exception {
+        List<String> all = new java.util.ArrayList<>(List.of("run", run));
+        all.addAll(argv);
+        return Harness.ok(seconds, "slurm-cluster", all.toArray(String[]::new));
     }
 
     private static void write(Path file, String text, boolean program) {

@@ -204,29 +204,46 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         for (Artifact a : packages) {
             fetched.add(fetcher.fetch(a).toString()); // every one checked before any is installed
         }
-        List<String> argv = new ArrayList<>(packages.get(0).format().equals("deb")
-                ? List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends",
-                "-o", "Dpkg::Options::=--force-confold")
-                : List.of("dnf", "install", "-y", "--setopt=install_weak_deps=False"));
-        argv.addAll(fetched);
-        commands.runChecked(argv, INSTALL);
+        commands.runChecked(installing(packages.get(0).format(), fetched), INSTALL);
     }
 
     /**
-     * Unpacks the checked source into a fresh folder, builds it with the machine's compiler against
-     * its Slurm headers (debug paths mapped, so the plugin's bytes do not depend on the folder), then
-     * installs the plugin atomically and the stamp that says what it is.
+     * How a machine's package manager installs the checked package files {@code paths} (of
+     * {@code format}, deb or rpm) with what they depend on, keeping any configuration an admin changed.
+     */
+    public static List<String> installing(String format, List<String> paths) {
+        List<String> argv = new ArrayList<>(format.equals("deb")
+                ? List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends",
+                "-o", "Dpkg::Options::=--force-confold")
+                : List.of("dnf", "install", "-y", "--setopt=install_weak_deps=False"));
+        argv.addAll(paths);
+        return argv;
+    }
+
+    /**
+     * How pyxis's checked source {@code tarball} is unpacked into the empty folder {@code dir} and
+     * built there into {@code dir/spank_pyxis.so}: the two commands, in order. The build runs with
+     * the machine's compiler against its Slurm headers, at the lowest CPU priority (the machine may be
+     * running jobs, and the build can wait for them), with debug paths mapped so that the plugin's
+     * bytes do not depend on the folder.
+     */
+    public static List<List<String>> buildingPyxis(String tarball, String dir) {
+        return List.of(List.of("tar", "-xzf", tarball, "-C", dir, "--no-same-owner", "--strip-components=1"),
+                List.of("env", "CFLAGS=-ffile-prefix-map=" + dir + "=.", "nice", "-n", "19", "make", "-C", dir, "spank_pyxis.so"));
+    }
+
+    /**
+     * Unpacks the checked source into a fresh folder and builds it there ({@link #buildingPyxis}),
+     * then installs the plugin atomically and the stamp that says what it is.
      */
     private void buildPyxis(Artifact source, String slurm) throws IOException, SystemException {
         Path tarball = fetcher.fetch(source);
         java.nio.file.Files.createDirectories(buildDir);
         Path dir = java.nio.file.Files.createTempDirectory(buildDir, "pyxis-");
         try {
-            commands.runChecked(List.of("tar", "-xzf", tarball.toString(), "-C", dir.toString(), "--no-same-owner",
-                    "--strip-components=1"), QUERY);
-            // At the lowest CPU priority: the machine may be running jobs, and the build can wait for them.
-            commands.runChecked(List.of("env", "CFLAGS=-ffile-prefix-map=" + dir + "=.", "nice", "-n", "19", "make", "-C", dir.toString(),
-                    "spank_pyxis.so"), BUILD);
+            List<List<String>> steps = buildingPyxis(tarball.toString(), dir.toString());
+            commands.runChecked(steps.get(0), QUERY);
+            commands.runChecked(steps.get(1), BUILD);
             byte[] plugin = java.nio.file.Files.readAllBytes(dir.resolve("spank_pyxis.so"));
             files.write(at(ContainerFacts.PYXIS_PLUGIN), plugin, "rw-r--r--", "root", "root");
             ContainersDiff.Stamp stamp = new ContainersDiff.Stamp(source.version(), slurm, source.sha256(), ManagedFiles.sha256(plugin));
