@@ -17,8 +17,8 @@ import java.util.Optional;
 
 /**
  * What a machine's agent keeps between starts, in {@code node/} of the state directory, root-only:
- * the cluster CA it pinned, its own credential, and the last plan it was given (which holds the
- * munge key). With the leader down the agent changes nothing; the plan on disk is what it applies
+ * the cluster CA it pinned, its own credential, the last plan it was given (which holds the
+ * munge key), and the leader's last reconnection window. With the leader down the agent changes nothing; the plan on disk is what it applies
  * first when the leader answers again with the same revision.
  */
 public final class NodeState {
@@ -27,6 +27,7 @@ public final class NodeState {
     private static final String CA = "ca.crt";
     private static final String CREDENTIAL = "credential";
     private static final String PLAN = "plan.json";
+    private static final String WINDOW = "reconnect-window";
 
     private final Path dir;
 
@@ -37,7 +38,7 @@ public final class NodeState {
     public static NodeState open(Path stateDir) throws IOException {
         Path dir = stateDir.resolve(DIR);
         AtomicFile.ensurePrivateDirectory(dir);
-        for (String name : new String[]{CA, CREDENTIAL, PLAN}) {
+        for (String name : new String[]{CA, CREDENTIAL, PLAN, WINDOW}) {
             AtomicFile.removeLeftovers(dir.resolve(name));
         }
         return new NodeState(dir);
@@ -89,6 +90,24 @@ public final class NodeState {
 
     public void savePlan(PublishedPlan plan) throws IOException {
         AtomicFile.write(dir.resolve(PLAN), SettingsJson.STRICT.writeValueAsBytes(plan), PosixFilePermissions.fromString("rw-------"));
+    }
+
+    /**
+     * The reconnection window the leader gave last ({@link Leader#reconnectWindow()}), kept so that
+     * an agent that starts while the leader is away (a whole site powered on at once) spreads its
+     * calls over it too; none before the first answer, or where the file is not a window.
+     */
+    public java.time.Duration reconnectWindow() throws IOException {
+        try {
+            return LeaderLink.window(Files.readString(dir.resolve(WINDOW), StandardCharsets.US_ASCII));
+        } catch (NoSuchFileException | java.nio.charset.MalformedInputException e) {
+            return java.time.Duration.ZERO;
+        }
+    }
+
+    public void saveReconnectWindow(java.time.Duration window) throws IOException {
+        AtomicFile.write(dir.resolve(WINDOW), (window.toSeconds() + "\n").getBytes(StandardCharsets.US_ASCII),
+                PosixFilePermissions.fromString("rw-------"));
     }
 
     /** A joined machine's trust and identity. */

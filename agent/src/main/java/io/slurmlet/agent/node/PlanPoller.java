@@ -67,9 +67,17 @@ final class PlanPoller {
     /** Whether the last call to the leader failed: the next failure is not the first after losing it. */
     private boolean away;
     private volatile boolean stopping;
+    private final java.util.random.RandomGenerator random;
 
     PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
                NodeStatesWatch watch, Duration pollWait, Duration firstBackoff) {
+        this(connector, state, facts, book, runner, poster, watch, pollWait, firstBackoff, java.util.concurrent.ThreadLocalRandom.current());
+    }
+
+    /** @param random where the moments of calls to a leader that is away are drawn from */
+    PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
+               NodeStatesWatch watch, Duration pollWait, Duration firstBackoff, java.util.random.RandomGenerator random) {
+        this.random = random;
         this.connector = connector;
         this.state = state;
         this.facts = facts;
@@ -92,6 +100,7 @@ final class PlanPoller {
 
     /** Until stopped or interrupted. */
     void run() {
+        window = savedWindow();
         Duration backoff = firstBackoff;
         String lastProblem = "";
         boolean planOnDiskOffered = false;
@@ -133,7 +142,7 @@ final class PlanPoller {
                         poster.changed();
                     }
                 }
-                window = link.reconnectWindow();
+                keepWindow(link.reconnectWindow());
                 away = false;
                 backoff = firstBackoff;
             } catch (InterruptedException e) {
@@ -153,6 +162,34 @@ final class PlanPoller {
                 lastProblem = problem(e.getMessage() == null ? e.toString() : e.getMessage(), lastProblem);
                 backoff = sleep(backoff);
             }
+        }
+    }
+
+    /**
+     * The window the leader gave before this agent started: its first call goes at once (a machine
+     * that restarts alone is back in a moment), and if the leader is away too (a whole site powered
+     * on at once), the calls after it are spread over the window as after losing it.
+     */
+    private Duration savedWindow() {
+        try {
+            return state.reconnectWindow();
+        } catch (IOException e) {
+            LOG.warnf("the leader's last reconnection window cannot be read (%s): none until it answers", e.getMessage());
+            return Duration.ZERO;
+        }
+    }
+
+    /** Takes the window of the leader's latest answer, and keeps it on disk when it changed. */
+    private void keepWindow(Duration given) {
+        if (given.equals(window)) {
+            return;
+        }
+        window = given;
+        try {
+            state.saveReconnectWindow(given);
+        } catch (IOException e) {
+            LOG.warnf("the leader's reconnection window of %d s cannot be kept (%s): an agent started while the leader is away "
+                    + "calls it after its backoff alone", given.toSeconds(), e.getMessage());
         }
     }
 
@@ -183,7 +220,7 @@ final class PlanPoller {
         boolean lost = !away;
         away = true;
         try {
-            Thread.sleep(wait(lost, backoff, window, java.util.concurrent.ThreadLocalRandom.current()).toMillis());
+            Thread.sleep(wait(lost, backoff, window, random).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stopping = true;

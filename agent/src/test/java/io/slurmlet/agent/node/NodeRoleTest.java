@@ -96,6 +96,13 @@ class NodeRoleTest {
         final List<NodeReport> statuses = Collections.synchronizedList(new ArrayList<>());
         final List<NodeFacts> facts = Collections.synchronizedList(new ArrayList<>());
         final AtomicInteger pollCalls = new AtomicInteger();
+        /** The reconnection window its plan answers give. */
+        volatile Duration window = Duration.ZERO;
+
+        @Override
+        public Duration reconnectWindow() {
+            return window;
+        }
 
         /** Reports of facts that fail before one is taken: a leader that is down though the link comes from disk. */
         final AtomicInteger factsDownFor = new AtomicInteger();
@@ -278,6 +285,11 @@ class NodeRoleTest {
 
         /** @param factsDown how many reports of facts fail (the link is from disk, the leader is down) before one is taken */
         Role(Path stateDir, int unreachable, int factsDown) throws IOException {
+            this(stateDir, unreachable, factsDown, java.util.concurrent.ThreadLocalRandom.current());
+        }
+
+        /** @param random where the poller draws its moments of calling a leader that is away */
+        Role(Path stateDir, int unreachable, int factsDown, java.util.random.RandomGenerator random) throws IOException {
             leader.factsDownFor.set(factsDown);
             refusedConnects = new AtomicInteger(unreachable);
             NodeState state = NodeState.open(stateDir);
@@ -315,7 +327,8 @@ class NodeRoleTest {
                 }
             };
             FactsStep facts = new FactsStep(node -> new FactsCollector.Collected(FACTS, List.of()), "n1");
-            poller = new PlanPoller(connector, state, facts, book, runner, poster, none, Duration.ofSeconds(30), Duration.ofMillis(20));
+            poller = new PlanPoller(connector, state, facts, book, runner, poster, none, Duration.ofSeconds(30), Duration.ofMillis(20),
+                    random);
             self[0] = poller;
             runner.start();
             poster.start();
@@ -327,6 +340,51 @@ class NodeRoleTest {
             stops.add(runner::stop);
             stops.add(poster::stop);
         }
+    }
+
+    /** Draws the latest moment each time: a wait as long as the rule allows. */
+    static final java.util.random.RandomGenerator LATEST = new java.util.random.RandomGenerator() {
+        @Override
+        public long nextLong() {
+            return Long.MAX_VALUE;
+        }
+
+        @Override
+        public long nextLong(long bound) {
+            return bound - 1;
+        }
+    };
+
+    @Test
+    void theLeadersReconnectionWindowIsKeptOnDiskAndSpreadsTheCallsOfAnAgentStartedWhileTheLeaderIsAway(@TempDir Path dir)
+            throws Exception {
+        Role role = new Role(dir);
+        role.leader.window = Duration.ofSeconds(50);
+        await("the window kept", () -> {
+            try {
+                return NodeState.open(dir).reconnectWindow().equals(Duration.ofSeconds(50));
+            } catch (IOException e) {
+                return false;
+            }
+        });
+        int polls = role.leader.pollCalls.get();
+        await("polls go on", () -> role.leader.pollCalls.get() >= polls + 3);
+        assertEquals(Duration.ofSeconds(50), NodeState.open(dir).reconnectWindow());
+        stops.forEach(Runnable::run);
+        stops.clear();
+
+        // The agent starts again with the leader away (a whole site powered on at once): its first call goes at once,
+        // the next at a moment of the leader's last window (here its end, 50 s), not after the 20 ms backoff.
+        Role again = new Role(dir, 1000, 0, LATEST);
+        await("the first call", () -> again.refusedConnects.get() < 1000);
+        Thread.sleep(1000);
+        assertEquals(999, again.refusedConnects.get(), "one call in the first second: the next waits for the window");
+
+        // Without a window kept (a machine that never heard one), the calls come at the backoff.
+        Path fresh = dir.resolve("fresh");
+        java.nio.file.Files.createDirectories(fresh);
+        Role none = new Role(fresh, 1000, 0, LATEST);
+        await("calls at the backoff", () -> none.refusedConnects.get() < 995);
     }
 
     @Test
