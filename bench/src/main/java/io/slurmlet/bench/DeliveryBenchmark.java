@@ -85,7 +85,7 @@ public class DeliveryBenchmark {
     public void polls() {
         for (String node : book.waiting() > 0 ? List.<String>of() : facts.keySet()) {
             long held = book.get(node).orElseThrow().revision();
-            book.whenNewer(node, held, answer -> sent.addAndGet(answer.json().length));
+            book.whenNewer(node, held, answer -> sent.addAndGet(answer.json().length()));
         }
         max = max == 10_000 ? 10_001 : 10_000;
         settings = new SlurmSettings(true, "bench", "head", settings.nodes(), false, settings.lent(), "gpu", null, "", false, null,

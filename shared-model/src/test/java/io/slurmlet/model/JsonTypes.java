@@ -35,8 +35,8 @@ public final class JsonTypes {
 
     static final String REGISTER_FOR_REFLECTION = "io.quarkus.runtime.annotations.RegisterForReflection";
 
-    /** The shared model's types that are never JSON: the keys {@code ctl slurm set} takes, their kinds, a parsed SSH key. */
-    public static final Set<Class<?>> NOT_JSON = Set.of(SettingKey.class, SettingKey.Kind.class,
+    /** The shared model's types that are never JSON: the keys {@code ctl slurm set} takes, their kinds, a plan's JSON in pieces, a parsed SSH key. */
+    public static final Set<Class<?>> NOT_JSON = Set.of(SettingKey.class, SettingKey.Kind.class, io.slurmlet.model.plan.PlanJson.class,
             io.slurmlet.model.users.SshPublicKey.class);
 
     private JsonTypes() {

@@ -525,10 +525,21 @@ public final class AgentChannel implements AutoCloseable {
         }
     }
 
-    /** {@code json}, already JSON (a plan's answer, made once for every poll waiting for it). */
+    /** {@code json}, already JSON. */
     private static void json(RoutingContext ctx, int status, byte[] json) {
         if (!ctx.response().ended()) {
             ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(json));
+        }
+    }
+
+    /**
+     * A plan's answer, made once for every poll waiting for it, sent from its pieces as they are: the
+     * texts every plan carries alike are not copied into each answer.
+     */
+    private static void json(RoutingContext ctx, int status, io.slurmlet.model.plan.PlanJson json) {
+        if (!ctx.response().ended()) {
+            ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(
+                    io.netty.buffer.Unpooled.wrappedBuffer(json.parts().toArray(byte[][]::new))));
         }
     }
 

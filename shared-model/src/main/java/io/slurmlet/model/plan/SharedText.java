@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * escaping it for each plan was a fifth of the leader's CPU in a change that reaches every machine
  * (bench/README). Its quoted UTF-8 bytes are made once, kept by content (texts of 1 KiB or more,
  * up to {@link #MOST_CHARS} characters in all), and copied into each plan's
- * JSON. They are the bytes Jackson writes for the string itself (its {@code JsonStringEncoder},
+ * JSON, or, where the plan is written in pieces ({@link PlanJson}), are a piece of it. They are the bytes Jackson writes for the string itself (its {@code JsonStringEncoder},
  * with the same escapes), so a plan's JSON, and its digest, are what they were.
  */
 final class SharedText {
@@ -53,7 +53,7 @@ final class SharedText {
         if (quoted == NOT_SHARED) {
             gen.writeString(text);
         } else {
-            gen.writeString(quoted);
+            PlanJson.writeQuoted(gen, quoted); // into a plan's pieces, the one array itself
         }
     }
 

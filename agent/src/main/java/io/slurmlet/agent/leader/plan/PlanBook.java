@@ -7,6 +7,7 @@ import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PlanDigest;
+import io.slurmlet.model.plan.PlanJson;
 import io.slurmlet.model.plan.PublishedPlan;
 
 import java.io.IOException;
@@ -58,20 +59,20 @@ public final class PlanBook {
 
     /**
      * A plan as a poll is answered with it: the published plan and its JSON, {@code {"revision": …,
-     * "plan": …}}. A publish makes each changed plan's JSON once, for its digest and for every poll
-     * waiting for it; a poll answered later makes it again (10,000 kept copies would be 130 MB).
+     * "plan": …}}, in pieces ({@link PlanJson}: the texts every plan carries alike are one array for
+     * all). A publish makes each changed plan's JSON once, for its digest and for every poll waiting
+     * for it; a poll answered later makes it again.
      */
-    public record Answer(PublishedPlan published, byte[] json) {
-        static Answer of(PublishedPlan published, byte[] planJson) {
+    public record Answer(PublishedPlan published, PlanJson json) {
+        private static final byte[] TAIL = {'}'};
+
+        static Answer of(PublishedPlan published, PlanJson planJson) {
             byte[] head = ("{\"revision\":" + published.revision() + ",\"plan\":").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            byte[] json = java.util.Arrays.copyOf(head, head.length + planJson.length + 1);
-            System.arraycopy(planJson, 0, json, head.length, planJson.length);
-            json[json.length - 1] = '}';
-            return new Answer(published, json);
+            return new Answer(published, planJson.between(head, TAIL));
         }
 
         static Answer of(PublishedPlan published) {
-            return of(published, PlanDigest.json(published.plan()));
+            return of(published, PlanJson.of(published.plan()));
         }
     }
 
@@ -141,8 +142,8 @@ public final class PlanBook {
             for (var plan : next.nodes().values()) {
                 PublishedPlan before = plans.get(plan.node());
                 if (before == null || !before.plan().equals(plan)) {
-                    byte[] json = PlanDigest.json(plan);
-                    String digest = PlanDigest.of(json);
+                    PlanJson json = PlanJson.of(plan);
+                    String digest = json.digest();
                     Kept holds = told.get(plan.node());
                     Kept was = holds != null && digest.equals(holds.digest()) ? holds
                             : before != null ? new Kept(before.revision(), digests.get(plan.node())) : earlier.get(plan.node());

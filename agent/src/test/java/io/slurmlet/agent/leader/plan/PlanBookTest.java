@@ -41,7 +41,7 @@ class PlanBookTest {
 
     /** What an agent holding {@code answer}'s plan polls with: the digest of the plan as it read it from the leader's answer. */
     static String held(PlanBook.Answer answer) throws Exception {
-        return PlanDigest.of(SettingsJson.STRICT.readValue(answer.json(), PublishedPlan.class).plan());
+        return PlanDigest.of(SettingsJson.STRICT.readValue(answer.json().bytes(), PublishedPlan.class).plan());
     }
 
     static PlanBook.Answer answer(PlanBook book, String node) {
@@ -173,7 +173,7 @@ class PlanBookTest {
         assertEquals(2, woken.size(), "a poll holding an old revision is answered at once");
         // Made once at publish for the waiting poll, made again for the later one: each reads back as the plan published.
         for (PlanBook.Answer a : woken) {
-            assertEquals(a.published(), io.slurmlet.model.api.SettingsJson.STRICT.readValue(a.json(), PublishedPlan.class));
+            assertEquals(a.published(), io.slurmlet.model.api.SettingsJson.STRICT.readValue(a.json().bytes(), PublishedPlan.class));
             assertEquals(book.get("n1").orElseThrow(), a.published());
         }
     }
