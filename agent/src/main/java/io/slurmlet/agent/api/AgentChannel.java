@@ -131,6 +131,7 @@ public final class AgentChannel implements AutoCloseable {
                 .setIdleTimeout((int) LONGEST_POLL.plusSeconds(30).toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS)
                 .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192)
                 .setCompressionSupported(false).setDecompressionSupported(false);
+        options.setSslEngineOptions(tlsEngine());
         connections = new ConnectionLimits(vertx, config.leader().agentConnectionsPerPeer(), config.leader().agentConnections(),
                 config.leader().agentHeaderTimeout());
         server = vertx.createHttpServer(options).connectionHandler(connections::opened)
@@ -140,8 +141,25 @@ public final class AgentChannel implements AutoCloseable {
                     router.handle(request);
                 });
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        LOG.infof("agents' channel on https://%s:%d, CA %s", config.leader().agentHost(), server.actualPort(), pki.caHash());
+        LOG.infof("agents' channel on https://%s:%d, CA %s, TLS by %s", config.leader().agentHost(), server.actualPort(), pki.caHash(),
+                options.getSslEngineOptions() instanceof io.vertx.core.net.OpenSSLEngineOptions ? "BoringSSL" : "the JDK");
         return server.actualPort();
+    }
+
+    /**
+     * BoringSSL (netty-tcnative) where its library loads, else the JDK's TLS. At 10,000 agents the
+     * JDK's engine encrypted into a new heap buffer at each write (a change's 130 MB of answers were
+     * 630 MB of garbage, and the collector stopped the leader for it) and spent most of a restart's
+     * CPU in handshakes; BoringSSL writes into the channel's pooled direct buffers.
+     */
+    static io.vertx.core.net.SSLEngineOptions tlsEngine() {
+        if (io.vertx.core.net.OpenSSLEngineOptions.isAvailable()) {
+            LOG.debugf("the agents' channel's TLS by BoringSSL (%s)", io.netty.handler.ssl.OpenSsl.versionString());
+            return new io.vertx.core.net.OpenSSLEngineOptions().setSessionCacheEnabled(true);
+        }
+        LOG.infof("the agents' channel's TLS by the JDK: BoringSSL does not load here (%s)",
+                String.valueOf(io.netty.handler.ssl.OpenSsl.unavailabilityCause()));
+        return new io.vertx.core.net.JdkSSLEngineOptions();
     }
 
     /** Where a standby hands an admin's request on: the path of the admin API follows. */
