@@ -249,6 +249,29 @@ class PackageIT {
         assertTrue(sh("ls /var/lib/slurmlet").contains("settings.json"), "the settings are stored in the state directory");
         String jvm = sh("tr '\\0' ' ' </proc/$(systemctl show -p MainPID --value slurmlet-agent)/cmdline");
         assertTrue(jvm.contains("-XX:+ExitOnOutOfMemoryError"), "a leader out of memory exits and systemd starts it again: " + jvm);
+        assertTrue(jvm.contains("-Dio.netty.native.workdir=/var/cache/slurmlet/native "), "Netty's native libraries' folder: " + jvm);
+        assertTrue(sh("journalctl -u slurmlet-agent --no-pager -o cat").contains("TLS by BoringSSL"), "the agents' channel's TLS");
+
+        // A /tmp mounted noexec, as hardened machines have it: Netty's native libraries are copied into the launcher's cache
+        // folder, not /tmp (where the kernel refuses to map them), so the unix socket and BoringSSL work as before.
+        ok("mkdir", "-p", "/etc/systemd/system/slurmlet-agent.service.d");
+        ok("sh", "-c", "printf '[Service]\nTemporaryFileSystem=/tmp:noexec\n' >/etc/systemd/system/slurmlet-agent.service.d/noexec-tmp.conf");
+        try {
+            String since = sh("date '+%Y-%m-%d %H:%M:%S'");
+            ok("systemctl", "daemon-reload");
+            ok("systemctl", "restart", "slurmlet-agent");
+            await(Duration.ofSeconds(90), "the leader answers ctl with /tmp noexec", "ctl", "slurm", "show");
+            assertTrue(sh("grep ' /tmp ' /proc/$(systemctl show -p MainPID --value slurmlet-agent)/mounts").contains("noexec"),
+                    "the agent's /tmp is noexec");
+            String journal = sh("journalctl -u slurmlet-agent --no-pager -o cat --since '" + since + "'");
+            assertTrue(journal.contains("TLS by BoringSSL") && !journal.contains("cannot be executed"), journal);
+            assertTrue(ok("ctl", "slurm", "show").contains("pkgtest"));
+        } finally {
+            ok("rm", "-f", "/etc/systemd/system/slurmlet-agent.service.d/noexec-tmp.conf");
+            ok("systemctl", "daemon-reload");
+            ok("systemctl", "restart", "slurmlet-agent");
+            await(Duration.ofSeconds(90), "the leader answers ctl again", "ctl", "slurm", "show");
+        }
     }
 
     @Test
