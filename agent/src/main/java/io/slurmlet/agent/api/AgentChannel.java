@@ -132,6 +132,7 @@ public final class AgentChannel implements AutoCloseable {
                 .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192)
                 .setCompressionSupported(false).setDecompressionSupported(false);
         options.setSslEngineOptions(tlsEngine());
+        CIPHER_SUITES.forEach(options::addEnabledCipherSuite);
         connections = new ConnectionLimits(vertx, config.leader().agentConnectionsPerPeer(), config.leader().agentConnections(),
                 config.leader().agentHeaderTimeout());
         server = vertx.createHttpServer(options).connectionHandler(connections::opened)
@@ -145,6 +146,16 @@ public final class AgentChannel implements AutoCloseable {
                 options.getSslEngineOptions() instanceof io.vertx.core.net.OpenSSLEngineOptions ? "BoringSSL" : "the JDK");
         return server.actualPort();
     }
+
+    /**
+     * The agents' channel's cipher suites, whichever engine: TLS 1.3's, and for TLS 1.2 forward-secret
+     * AEAD suites for the leader's P-256 key only (Mozilla's "intermediate" list for an ECDSA
+     * certificate); BoringSSL also took CBC suites by default, and its choices are not the JDK's
+     * {@code jdk.tls.*} settings. Every client of the channel (the agents' JDK, Python's ssl) has these.
+     */
+    static final java.util.List<String> CIPHER_SUITES = java.util.List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+            "TLS_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256");
 
     /**
      * BoringSSL (netty-tcnative) where its library loads, else the JDK's TLS. At 10,000 agents the

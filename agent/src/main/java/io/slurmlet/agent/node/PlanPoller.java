@@ -64,6 +64,8 @@ final class PlanPoller {
     private volatile Leader link;
     /** The reconnection window the leader gave last ({@link Leader#reconnectWindow()}), kept while it is away. */
     private volatile Duration window = Duration.ZERO;
+    /** The window on disk (what {@link NodeState#reconnectWindow()} reads); a failed write is tried again at the next answer. */
+    private Duration kept;
     /** Whether the last call to the leader failed: the next failure is not the first after losing it. */
     private boolean away;
     private volatile boolean stopping;
@@ -71,10 +73,14 @@ final class PlanPoller {
 
     PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
                NodeStatesWatch watch, Duration pollWait, Duration firstBackoff) {
-        this(connector, state, facts, book, runner, poster, watch, pollWait, firstBackoff, java.util.concurrent.ThreadLocalRandom.current());
+        this(connector, state, facts, book, runner, poster, watch, pollWait, firstBackoff, null);
     }
 
-    /** @param random where the moments of calls to a leader that is away are drawn from */
+    /**
+     * @param random where the moments of calls to a leader that is away are drawn from; null: the
+     *               polling thread's own {@code ThreadLocalRandom}, asked for where it is used (one
+     *               taken on another thread would draw from a seed every machine shares)
+     */
     PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
                NodeStatesWatch watch, Duration pollWait, Duration firstBackoff, java.util.random.RandomGenerator random) {
         this.random = random;
@@ -101,6 +107,7 @@ final class PlanPoller {
     /** Until stopped or interrupted. */
     void run() {
         window = savedWindow();
+        kept = window;
         Duration backoff = firstBackoff;
         String lastProblem = "";
         boolean planOnDiskOffered = false;
@@ -179,14 +186,15 @@ final class PlanPoller {
         }
     }
 
-    /** Takes the window of the leader's latest answer, and keeps it on disk when it changed. */
+    /** Takes the window of the leader's latest answer, and keeps it on disk when it differs from the one there. */
     private void keepWindow(Duration given) {
-        if (given.equals(window)) {
+        window = given;
+        if (given.equals(kept)) {
             return;
         }
-        window = given;
         try {
             state.saveReconnectWindow(given);
+            kept = given;
         } catch (IOException e) {
             LOG.warnf("the leader's reconnection window of %d s cannot be kept (%s): an agent started while the leader is away "
                     + "calls it after its backoff alone", given.toSeconds(), e.getMessage());
@@ -220,7 +228,7 @@ final class PlanPoller {
         boolean lost = !away;
         away = true;
         try {
-            Thread.sleep(wait(lost, backoff, window, random).toMillis());
+            Thread.sleep(wait(lost, backoff, window, random != null ? random : java.util.concurrent.ThreadLocalRandom.current()).toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stopping = true;

@@ -195,4 +195,40 @@ class AgentChannelLimitsTest {
             assertEquals("HTTP/1.1 200 OK", answer.lines().findFirst().orElse(""), "closed connections are counted out");
         }
     }
+
+    /** A handshake from {@code from} offering only {@code protocol} and, where given, {@code suite}. */
+    SSLSocket handshake(String from, String protocol, String suite) throws Exception {
+        SSLSocket socket = (SSLSocket) tls().getSocketFactory().createSocket(java.net.InetAddress.getByName("127.0.0.1"),
+                leader.agentPort(), java.net.InetAddress.getByName(from), 0);
+        socket.setSoTimeout(10_000);
+        socket.setEnabledProtocols(new String[]{protocol});
+        if (suite != null) {
+            socket.setEnabledCipherSuites(new String[]{suite});
+        }
+        try {
+            socket.startHandshake();
+        } catch (IOException e) {
+            socket.close();
+            throw e;
+        }
+        return socket;
+    }
+
+    @Test
+    void theChannelSpeaksTls13AndTls12WithForwardSecretAeadSuitesOnly() throws Exception {
+        try (SSLSocket s = handshake("127.0.6.1", "TLSv1.3", null)) {
+            org.junit.jupiter.api.Assertions.assertEquals("TLSv1.3", s.getSession().getProtocol());
+        }
+        for (String suite : AgentChannel.CIPHER_SUITES.stream().filter(c -> c.startsWith("TLS_ECDHE_")).toList()) {
+            try (SSLSocket s = handshake("127.0.6.2", "TLSv1.2", suite)) {
+                org.junit.jupiter.api.Assertions.assertEquals(suite, s.getSession().getCipherSuite());
+            }
+        }
+        // CBC suites, which BoringSSL would otherwise take for the leader's key, and TLS 1.1: refused.
+        for (String suite : List.of("TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA", "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+                "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256")) {
+            org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> handshake("127.0.6.3", "TLSv1.2", suite).close(), suite);
+        }
+        org.junit.jupiter.api.Assertions.assertThrows(IOException.class, () -> handshake("127.0.6.4", "TLSv1.1", null).close(), "TLS 1.1");
+    }
 }
