@@ -50,11 +50,7 @@ class AgentChannelLimitsTest {
 
     /** A TLS connection from {@code from}, a loopback address (Linux routes all of 127/8 to lo). */
     SSLSocket connect(String from) throws Exception {
-        SSLSocket socket = (SSLSocket) tls().getSocketFactory().createSocket(java.net.InetAddress.getByName("127.0.0.1"),
-                leader.agentPort(), java.net.InetAddress.getByName(from), 0);
-        socket.setSoTimeout(10_000);
-        socket.startHandshake();
-        return socket;
+        return handshake(from, null, null);
     }
 
     /** Trusting the cluster's CA, fetched once (each fetch holds a connection of its own's client). */
@@ -196,12 +192,14 @@ class AgentChannelLimitsTest {
         }
     }
 
-    /** A handshake from {@code from} offering only {@code protocol} and, where given, {@code suite}. */
+    /** A handshake from {@code from} offering only {@code protocol} and {@code suite}, where given (null: the JDK's defaults). */
     SSLSocket handshake(String from, String protocol, String suite) throws Exception {
         SSLSocket socket = (SSLSocket) tls().getSocketFactory().createSocket(java.net.InetAddress.getByName("127.0.0.1"),
                 leader.agentPort(), java.net.InetAddress.getByName(from), 0);
         socket.setSoTimeout(10_000);
-        socket.setEnabledProtocols(new String[]{protocol});
+        if (protocol != null) {
+            socket.setEnabledProtocols(new String[]{protocol});
+        }
         if (suite != null) {
             socket.setEnabledCipherSuites(new String[]{suite});
         }
