@@ -32,8 +32,15 @@ public final class PlanDigest {
     }
 
     public static String of(byte[] planJson) {
+        return of(java.util.List.of(planJson));
+    }
+
+    /** The digest of {@code parts}' bytes one after the other (a plan's JSON in pieces, {@link PlanJson}). */
+    static String of(java.util.List<byte[]> parts) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(planJson));
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            parts.forEach(sha::update);
+            return HexFormat.of().formatHex(sha.digest());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

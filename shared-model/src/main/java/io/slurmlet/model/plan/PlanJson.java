@@ -6,11 +6,8 @@ import io.slurmlet.model.api.SettingsJson;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -52,13 +49,7 @@ public record PlanJson(List<byte[]> parts, int length) {
 
     /** The sha256 of the bytes, as {@link PlanDigest#of(byte[])} gives it for them in one array. */
     public String digest() {
-        try {
-            MessageDigest sha = MessageDigest.getInstance("SHA-256");
-            parts.forEach(sha::update);
-            return HexFormat.of().formatHex(sha.digest());
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return PlanDigest.of(parts);
     }
 
     /** The bytes in one array (a copy). */
