@@ -268,7 +268,7 @@ public final class LeaderLink implements Leader {
     }
 
     /** The longest reconnection window taken from a leader: a machine away from it longer than this is not spread further. */
-    static final Duration LONGEST_WINDOW = Duration.ofMinutes(10);
+    public static final Duration LONGEST_WINDOW = Duration.ofMinutes(10);
 
     /** A leader's window as its header gives it, in whole seconds; what is not one is taken as none. */
     static Duration window(String seconds) {
