@@ -111,11 +111,13 @@ class Conn:
         return await asyncio.wait_for(self._answer(markers, keep), timeout)
 
     async def _answer(self, markers, keep):
-        status = int((await self.reader.readuntil(b"\r\n")).split()[1])
+        # The status line and the headers read at once (the leader's answers hold a few short headers).
+        lines = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower().split("\r\n")
+        status = int(lines[0].split()[1])
         length, chunked, close = None, False, False
-        while (line := await self.reader.readuntil(b"\r\n")) != b"\r\n":
-            name, _, value = line.decode("latin-1").partition(":")
-            name, value = name.strip().lower(), value.strip().lower()
+        for line in lines[1:-2]:
+            name, _, value = line.partition(":")
+            name, value = name.strip(), value.strip()
             if name == "content-length":
                 length = int(value)
             elif name == "transfer-encoding":
@@ -186,11 +188,21 @@ class Agent:
 
     def report(self):
         """A NodeReport as an agent posts it after a pass that changed nothing (model: shared-model's api/NodeReport)."""
-        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-        return json.dumps({"node": self.name, "plan_revision": self.revision,
-                           "steps": [{"step": s, "state": "unchanged", "detail": "simulated by bench/leader_load.py", "at": now,
-                                      "last_error": "", "last_error_at": ""} for s in STEPS],
-                           "slurm_nodes": [], "observed": {"munge": None, "storage": None, "pam": None, "jobs": []}}).encode()
+        return (b'{"node":"' + self.name.encode() + b'","plan_revision":' + str(self.revision).encode()
+                + b',"steps":' + Agent.steps() + b',"slurm_nodes":[],"observed":{"munge":null,"storage":null,"pam":null,"jobs":[]}}')
+
+    _steps = (None, b"")
+
+    @staticmethod
+    def steps():
+        """Every step's status at this second, the same for every agent: made once a second, not once a report
+        (the tool shares the leader's CPUs; what it spends is taken from the leader)."""
+        now = int(time.time())
+        if Agent._steps[0] != now:
+            at = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now))
+            Agent._steps = (now, json.dumps([{"step": s, "state": "unchanged", "detail": "simulated by bench/leader_load.py", "at": at,
+                                               "last_error": "", "last_error_at": ""} for s in STEPS], separators=(",", ":")).encode())
+        return Agent._steps[1]
 
 
 class Run:
@@ -539,6 +551,8 @@ async def settle(run, limit):
 async def delivery(run, agents, marker, ctl_args, limit, out):
     """ctl's set, then each agent's receipt of a plan holding marker, timed from ctl's start, into out."""
     run.markers = run.markers + (marker,)
+    log = os.path.join(run.state, "leader.log")
+    log_from = os.path.getsize(log)
     t0 = time.monotonic()
     ctl = await asyncio.create_subprocess_exec(run.args.ctl, "--leader", "unix:" + os.path.join(run.state, "leader.sock"), "slurm", "set",
                                                *ctl_args, "-o", "json", stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -556,8 +570,28 @@ async def delivery(run, agents, marker, ctl_args, limit, out):
         after = spread([g - ctl_s for g in got])  # from ctl's exit: the leader's part, without ctl's own start
         out.update({"ctl_s": round(ctl_s, 2), "done": len(got), "of": len(agents),
                     "plan_kib_median": round(statistics.median(sizes) / 1024) if sizes else None, **spread(got),
-                    "after_ctl_p50_ms": after.get("p50_ms"), "after_ctl_max_ms": after.get("max_ms")})
+                    "after_ctl_p50_ms": after.get("p50_ms"), "after_ctl_p99_ms": after.get("p99_ms"),
+                    "after_ctl_max_ms": after.get("max_ms")})
     await settle(run, limit)
+    out.update(written(log, log_from))
+
+
+# The leader's own account of a publish (Wave): when each answer a publish woke was written to its connection.
+WRITTEN = re.compile(r"the new plans of (\d+) waiting machines? written to their connections (\d+) ms \(p50\), (\d+) ms \(p99\), "
+                     r"(\d+) ms \(the last\)")
+
+
+def written(log, offset):
+    """The leader's figures for the largest publish logged since offset: how long after its planning began the answers
+    to the waiting polls were written to their connections (the leader's side of a delivery, without the agents' own
+    reading; an older build logs none)."""
+    with open(log, "rb") as f:
+        f.seek(offset)
+        found = [tuple(map(int, m.groups())) for m in WRITTEN.finditer(f.read().decode("utf-8", "replace"))]
+    if not found:
+        return {}
+    n, p50, p99, last = max(found)
+    return {"leader_written": n, "leader_written_p50_ms": p50, "leader_written_p99_ms": p99, "leader_written_max_ms": last}
 
 
 async def restart(run, agents, limit, t0, out):
@@ -617,15 +651,23 @@ async def load(args, run, record):
 
     try:
         await phase(run, record, "join", joins)
+        if args.until == "join":
+            return
         await phase(run, record, "facts", facts)
+        if args.until == "facts":
+            return
         live = [a for a in agents if a.tasks]
         if not any(a.name == "g00000" for a in live):
             raise RuntimeError("g00000, the controller, did not join: nothing to set")
         # all_nodes rather than nodes=<every name>: one line for any N (10,000 names would be 70 KB of the settings' 1 MiB).
         await phase(run, record, "enable", lambda t0, out: delivery(
             run, live, b"ClusterName=", ["enabled=true", "controller=g00000", "all_nodes=true"], args.phase_timeout, out))
+        if args.until == "enable":
+            return
         await phase(run, record, "change", lambda t0, out: delivery(
             run, live, b"MaxJobCount=20000", ["slurm_conf.MaxJobCount=20000"], args.phase_timeout, out))
+        if args.until == "change":
+            return
         await phase(run, record, "restart", lambda t0, out: restart(run, live, args.phase_timeout, t0, out))
     finally:
         run.stopping = True
@@ -789,8 +831,9 @@ def table(result):
               f"| {lead.get('ready_not_200_in_2s', '?')}/{lead.get('samples', '?')} "
               f"| {gc.get('gc_s', '?')} s, {gc.get('full_gcs', '?')} full |")
     for p in result["phases"]:
-        extra = {k: p[k] for k in ("ctl_s", "after_ctl_p50_ms", "after_ctl_max_ms", "plan_kib_median", "holding_a_plan",
-                                   "settled_s", "stopped_s", "ready_s", "plans_sent_again") if k in p}
+        extra = {k: p[k] for k in ("ctl_s", "after_ctl_p50_ms", "after_ctl_p99_ms", "after_ctl_max_ms", "leader_written",
+                                   "leader_written_p50_ms", "leader_written_p99_ms", "leader_written_max_ms", "plan_kib_median",
+                                   "holding_a_plan", "settled_s", "stopped_s", "ready_s", "plans_sent_again") if k in p}
         said = "; ".join(json.dumps(d)[1:-1] for d in (extra, p["counts"]) if d)
         if said:
             print(f"  {p['phase']}: {said}")
@@ -815,6 +858,8 @@ def main():
                          "one for each facts call")
     ap.add_argument("--home", help="an installed slurmlet (its bin/ and lib/, as /usr/lib/slurmlet) instead of this tree's build")
     ap.add_argument("--smoke", action="store_true", help="20 agents, short waits (CI)")
+    ap.add_argument("--until", choices=["join", "facts", "enable", "change", "restart"], default="restart",
+                    help="the last phase to run (the phases run in this order)")
     ap.add_argument("--no-digest", action="store_true",
                     help="agents poll without the digest of the plan they hold, as an earlier build's do: a restarted leader "
                          "sends each its plan again")

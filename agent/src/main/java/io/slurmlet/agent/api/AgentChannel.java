@@ -385,14 +385,24 @@ public final class AgentChannel implements AutoCloseable {
         Vertx vertx = ctx.vertx();
         long[] timer = {-1};
         Runnable cancel = plans.book().whenNewer(node, held, digest, answer -> {
-            if (answered.compareAndSet(false, true)) {
-                if (timer[0] >= 0) {
-                    vertx.cancelTimer(timer[0]);
-                }
-                if (!ctx.response().ended()) {
-                    ctx.response().putHeader(RECONNECT_WINDOW, reconnectWindow());
-                }
-                json(ctx, 200, answer.json());
+            if (!answered.compareAndSet(false, true)) {
+                answer.written(false);
+                return;
+            }
+            if (timer[0] >= 0) {
+                vertx.cancelTimer(timer[0]);
+            }
+            if (ctx.response().ended()) {
+                answer.written(false);
+                return;
+            }
+            try {
+                ctx.response().putHeader(RECONNECT_WINDOW, reconnectWindow());
+                json(ctx, 200, answer.json()).onComplete(sent -> answer.written(sent.succeeded()));
+            } catch (RuntimeException e) {
+                // The connection closed meanwhile, on its event loop: the machine polls again when it connects.
+                answer.written(false);
+                LOG.debugf("the plan's answer to %s was not written: %s", node, e.toString());
             }
         });
         if (answered.get()) {
@@ -565,11 +575,12 @@ public final class AgentChannel implements AutoCloseable {
      * A plan's answer, made once for every poll waiting for it, sent from its pieces as they are: the
      * texts every plan carries alike are not copied into each answer.
      */
-    private static void json(RoutingContext ctx, int status, io.slurmlet.model.plan.PlanJson json) {
-        if (!ctx.response().ended()) {
-            ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(
-                    io.netty.buffer.Unpooled.wrappedBuffer(json.parts().toArray(byte[][]::new))));
+    private static io.vertx.core.Future<Void> json(RoutingContext ctx, int status, io.slurmlet.model.plan.PlanJson json) {
+        if (ctx.response().ended()) {
+            return io.vertx.core.Future.failedFuture("answered already");
         }
+        return ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(
+                io.netty.buffer.Unpooled.wrappedBuffer(json.parts().toArray(byte[][]::new))));
     }
 
     /**

@@ -35,6 +35,8 @@ import java.util.function.Consumer;
  */
 public final class PlanBook {
 
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(PlanBook.class);
+
     public static final String FILE_NAME = "plans.json";
     /** plans.json's one member: every revision any leader handed out is at most this. */
     static final String UP_TO = "revisions_up_to";
@@ -63,16 +65,31 @@ public final class PlanBook {
      * all). A publish makes each changed plan's JSON once, for its digest and for every poll waiting
      * for it; a poll answered later makes it again.
      */
-    public record Answer(PublishedPlan published, PlanJson json) {
+    public record Answer(PublishedPlan published, PlanJson json, Wave wave) {
         private static final byte[] TAIL = {'}'};
 
-        static Answer of(PublishedPlan published, PlanJson planJson) {
+        public Answer(PublishedPlan published, PlanJson json) {
+            this(published, json, null);
+        }
+
+        static Answer of(PublishedPlan published, PlanJson planJson, Wave wave) {
             byte[] head = ("{\"revision\":" + published.revision() + ",\"plan\":").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-            return new Answer(published, planJson.between(head, TAIL));
+            return new Answer(published, planJson.between(head, TAIL), wave);
         }
 
         static Answer of(PublishedPlan published) {
-            return of(published, PlanJson.of(published.plan()));
+            return of(published, PlanJson.of(published.plan()), null);
+        }
+
+        /**
+         * Says once whether this answer was written to its poll's connection ({@code false}: the
+         * connection was gone, or the poll answered otherwise): a publish's {@link Wave} logs
+         * when every answer it woke has said.
+         */
+        public void written(boolean ok) {
+            if (wave != null) {
+                wave.written(ok);
+            }
         }
     }
 
@@ -132,6 +149,14 @@ public final class PlanBook {
      * on disk before any plan is served or any poll answered: a failed write serves nothing new.
      */
     public int publish(Planner.Plans next) {
+        return publish(next, System.nanoTime());
+    }
+
+    /**
+     * As {@link #publish(Planner.Plans)}, for plans whose making began at {@code began}
+     * ({@link System#nanoTime()}): the answers to the polls it wakes are timed from then ({@link Wave}).
+     */
+    public int publish(Planner.Plans next, long began) {
         List<Runnable> wake = new ArrayList<>();
         int changed = 0;
         synchronized (this) {
@@ -139,6 +164,7 @@ public final class PlanBook {
             Map<String, PublishedPlan> nextPlans = new HashMap<>(plans);
             Map<String, String> nextDigests = new HashMap<>();
             List<Answer> fresh = new ArrayList<>();
+            int woken = 0;
             for (var plan : next.nodes().values()) {
                 PublishedPlan before = plans.get(plan.node());
                 if (before == null || !before.plan().equals(plan)) {
@@ -153,7 +179,9 @@ public final class PlanBook {
                     nextDigests.put(plan.node(), digest);
                     boolean held = was != null && was == holds; // the agent holds this very plan: its poll waits on
                     if (!held && (before == null || before.revision() != revision)) {
-                        fresh.add(waiting.containsKey(plan.node()) ? Answer.of(now, json) : new Answer(now, null));
+                        Set<Consumer<Answer>> waiters = waiting.get(plan.node());
+                        woken += waiters == null ? 0 : waiters.size();
+                        fresh.add(waiters != null ? Answer.of(now, json, null) : new Answer(now, null));
                     }
                 }
             }
@@ -165,15 +193,24 @@ public final class PlanBook {
             plans.putAll(nextPlans);
             digests.putAll(nextDigests);
             earlier = Map.of();
-            for (Answer now : fresh) {
+            Wave wave = woken == 0 ? null : new Wave(began, woken);
+            for (Answer made : fresh) {
                 changed++;
-                Set<Consumer<Answer>> waiters = waiting.remove(now.published().plan().node());
+                Set<Consumer<Answer>> waiters = waiting.remove(made.published().plan().node());
                 if (waiters != null) {
+                    Answer now = new Answer(made.published(), made.json(), wave);
                     waiters.forEach(w -> wake.add(() -> w.accept(now)));
                 }
             }
         }
-        wake.forEach(Runnable::run);
+        for (Runnable w : wake) {
+            try {
+                w.run();
+            } catch (RuntimeException e) {
+                // One poll's answer that fails (its connection gone) never keeps the others from theirs.
+                LOG.warnf("answering a poll with its new plan failed: %s", e.toString());
+            }
+        }
         return changed;
     }
 

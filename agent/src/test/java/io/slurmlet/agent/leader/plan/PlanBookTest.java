@@ -51,6 +51,34 @@ class PlanBookTest {
     }
 
     @Test
+    void thePollsOnePublishWakesShareOneWaveAnAnswerAtOnceHasNone() {
+        PlanBook book = new PlanBook();
+        book.publish(plans("gpu"));
+        PlanBook.Answer now = answer(book, "n1");
+        assertEquals(null, now.wave(), "an answer made at the poll is no publish's");
+        List<PlanBook.Answer> woken = new ArrayList<>();
+        book.whenNewer("n1", now.published().revision(), woken::add);
+        book.whenNewer("c0", book.get("c0").orElseThrow().revision(), woken::add);
+        book.publish(plans("batch"));
+        assertEquals(2, woken.size());
+        assertTrue(woken.get(0).wave() != null && woken.get(0).wave() == woken.get(1).wave(), "one wave for the publish's answers");
+    }
+
+    @Test
+    void aPollWhoseAnswerFailsNeverKeepsTheOthersFromTheirs() {
+        PlanBook book = new PlanBook();
+        book.publish(plans("gpu"));
+        List<PlanBook.Answer> woken = new ArrayList<>();
+        book.whenNewer("c0", book.get("c0").orElseThrow().revision(), a -> {
+            throw new IllegalStateException("Response is closed");
+        });
+        book.whenNewer("n1", book.get("n1").orElseThrow().revision(), woken::add);
+        assertEquals(2, book.publish(plans("batch")));
+        assertEquals(1, woken.size(), "n1's poll answered after c0's failed");
+        assertEquals(0, book.waiting());
+    }
+
+    @Test
     void aRestartedLeaderGivesAnUnchangedPlanTheRevisionTheAgentHoldsAndAChangedOneANewRevision() throws Exception {
         PlanBook first = PlanBook.open(state);
         first.publish(plans("gpu"));
