@@ -108,7 +108,9 @@ class Conn:
         if body is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         self.writer.write(head.encode() + b"\r\n" + (body or b""))
-        return await asyncio.wait_for(self._answer(markers, keep), timeout)
+        # asyncio.timeout, not wait_for: no task of its own for each call (the tool's CPU is taken from the leader's).
+        async with asyncio.timeout(timeout):
+            return await self._answer(markers, keep)
 
     async def _answer(self, markers, keep):
         # The status line and the headers read at once (the leader's answers hold a few short headers).
