@@ -2,7 +2,7 @@
 """The leader with many agents: N simulated agents on the real agents' channel (TLS), timed.
 
   bench/leader_load.py [--agents 1000] [--concurrency 200] [--xmx 1g] [--store etcd] [--no-digest] [--no-spread]
-                       [--reconnect-rate N] [--home DIR] [--json FILE] [--keep]
+                       [--reconnect-rate N] [--home DIR] [--json FILE] [--keep] [--until PHASE]
   bench/leader_load.py --smoke          20 agents, short waits: CI's bench/smoke
 
 A leader on this machine (node role off, as bench/node_agent.py's `polls` starts it, through the
@@ -20,7 +20,9 @@ address (127.1.x.y: the leader holds at most 32 connections per address, and Lin
   enable   `ctl slurm set enabled=true controller=g00000 all_nodes=true`: from ctl's start to each
            agent's receipt of a plan whose slurm.conf names the cluster;
   change   `ctl slurm set slurm_conf.MaxJobCount=20000`, which changes every machine's slurm.conf:
-           from ctl's start to each agent's receipt of a plan that holds it;
+           from ctl's start to each agent's receipt of a plan that holds it; with each delivery the
+           leader's own account from its log (leader_written_*: each answer written to its machine's
+           connection, from when the planning began);
   restart  the leader stopped (SIGTERM, as systemctl restart) and started again on the same state:
            each agent finds its poll's connection lost and connects again at a random moment of the
            window the leader's last plan answer gave (Slurmlet-Reconnect-Window: the machines joined at

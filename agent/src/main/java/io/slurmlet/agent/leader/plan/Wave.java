@@ -57,9 +57,12 @@ public final class Wave {
         if (sent.length == 0) {
             return "none of the %d new plans that polls waited for was written: their connections were gone".formatted(took.length);
         }
-        return ("the new plans of %d waiting machine%s written to their connections %d ms (p50), %d ms (p99), %d ms (the last) after "
-                + "planning began%s").formatted(sent.length, sent.length == 1 ? "" : "s", at(sent, 50), at(sent, 99), sent[sent.length - 1],
-                lost.get() == 0 ? "" : "; %d not written (the connection was gone: that machine polls again)".formatted(lost.get()));
+        String notWritten = lost.get() == 0 ? "" : "; %d not written (the connection was gone: that machine polls again)".formatted(lost.get());
+        if (sent.length == 1) {
+            return "the new plan of 1 waiting machine written to its connection %d ms after planning began%s".formatted(sent[0], notWritten);
+        }
+        return ("the new plans of %d waiting machines written to their connections %d ms (p50), %d ms (p99), %d ms (the last) after "
+                + "planning began%s").formatted(sent.length, at(sent, 50), at(sent, 99), sent[sent.length - 1], notWritten);
     }
 
     private static long at(long[] sorted, int percent) {

@@ -33,6 +33,15 @@ class WaveTest {
     }
 
     @Test
+    void oneAnswerIsSaidAsOne() {
+        List<String> said = new ArrayList<>();
+        Wave wave = new Wave(System.nanoTime(), 1, said::add);
+        wave.written(true);
+        assertEquals(1, said.size());
+        assertTrue(said.get(0).matches("the new plan of 1 waiting machine written to its connection \\d+ ms after planning began"), said.get(0));
+    }
+
+    @Test
     void aWaveWhoseConnectionsWereAllGoneSaysSo() {
         List<String> said = new ArrayList<>();
         Wave wave = new Wave(System.nanoTime(), 2, said::add);
