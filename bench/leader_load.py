@@ -2,7 +2,7 @@
 """The leader with many agents: N simulated agents on the real agents' channel (TLS), timed.
 
   bench/leader_load.py [--agents 1000] [--concurrency 200] [--xmx 1g] [--store etcd] [--no-digest] [--no-spread]
-                       [--reconnect-rate N] [--home DIR] [--json FILE] [--keep] [--until PHASE]
+                       [--reconnect-rate N] [--home DIR] [--json FILE] [--keep] [--writes N] [--until PHASE]
   bench/leader_load.py --smoke          20 agents, short waits: CI's bench/smoke
 
 A leader on this machine (node role off, as bench/node_agent.py's `polls` starts it, through the
@@ -23,6 +23,10 @@ address (127.1.x.y: the leader holds at most 32 connections per address, and Lin
            from ctl's start to each agent's receipt of a plan that holds it; with each delivery the
            leader's own account from its log (leader_written_*: each answer written to its machine's
            connection, from when the planning began);
+  writes   (--writes N) N settings writes through the admin API on the leader's unix socket, as
+           `ctl slurm set` sends them (PATCH with If-Match), each waited for at every agent, then N
+           lends and unlends of one node (POST and DELETE /v1/slurm/lent/NODE, as `ctl slurm lend`
+           and `unlend`): each timed from its send to its answer (ctl's own start not in it);
   restart  the leader stopped (SIGTERM, as systemctl restart) and started again on the same state:
            each agent finds its poll's connection lost and connects again at a random moment of the
            window the leader's last plan answer gave (Slurmlet-Reconnect-Window: the machines joined at
@@ -47,7 +51,7 @@ Build first: ./mvnw -B -q package -DskipTests; or name a build with --home (an i
 or packaging/target/root/usr/lib/slurmlet copied aside, so a tree that is being rebuilt is not measured).
 """
 import argparse, asyncio, atexit, hashlib, json, os, random, re, resource, shutil, signal, ssl, statistics, subprocess, sys, tempfile, threading, time
-import urllib.error, urllib.request
+import http.client, socket, urllib.error, urllib.request
 
 from startup import ROOT, free_port
 
@@ -580,6 +584,71 @@ async def delivery(run, agents, marker, ctl_args, limit, out):
     out.update(written(log, log_from))
 
 
+class Admin(http.client.HTTPConnection):
+    """The leader's admin API on its unix socket, as ctl calls it: one kept-alive connection."""
+
+    def __init__(self, path):
+        super().__init__("localhost", timeout=120)
+        self.path = path
+
+    def connect(self):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self.path)
+
+    def timed(self, method, path, body=None, headers=None):
+        """(status, the answer's ETag, seconds from the request's send to its whole answer)."""
+        t0 = time.monotonic()
+        self.request(method, path, body=json.dumps(body).encode() if body is not None else None,
+                     headers=dict({"Content-Type": "application/json"} if body is not None else {}, **(headers or {})))
+        answer = self.getresponse()
+        answer.read()
+        return answer.status, answer.getheader("ETag"), time.monotonic() - t0
+
+
+async def writes(run, agents, count, limit, out):
+    """count settings writes (PATCH /v1/slurm/settings, as `ctl slurm set` sends it: If-Match the revision read), each
+    waited for at every agent before the next; then count lends and unlends of one node (POST and DELETE
+    /v1/slurm/lent/NODE, as `ctl slurm lend` and `unlend`). Each timed from its send to its answer: the write
+    acknowledged, in the store (durable) and reviewed, which is what the store changes; ctl's own start is not in it."""
+    loop = asyncio.get_running_loop()
+    admin = Admin(os.path.join(run.state, "leader.sock"))
+    call = lambda *a, **k: loop.run_in_executor(None, lambda: admin.timed(*a, **k))
+    status, etag, _ = await call("GET", "/v1/slurm/settings")
+    if status != 200:
+        raise RuntimeError(f"GET /v1/slurm/settings answered {status}")
+    took, refused, late = {"set": [], "lend": [], "unlend": []}, {}, 0
+    for i in range(count):
+        marker = f"MaxJobCount={30001 + i}".encode()
+        run.markers = run.markers + (marker,)
+        status, etag, s = await call("PATCH", "/v1/slurm/settings", {"slurm_conf": {"MaxJobCount": str(30001 + i)}},
+                                     {"If-Match": etag})
+        took["set"].append(s)
+        if status != 200:
+            refused[f"set {status}"] = refused.get(f"set {status}", 0) + 1
+            status, etag, _ = await call("GET", "/v1/slurm/settings")
+            continue
+        t0 = time.monotonic()
+        while run.first.get(marker, 0) < len(agents) and time.monotonic() - t0 < limit:
+            run.alive()
+            await asyncio.sleep(0.05)
+        late += run.first.get(marker, 0) < len(agents)
+    node = agents[-1].name  # not the controller
+    for i in range(count):
+        for what, method in (("lend", "POST"), ("unlend", "DELETE")):
+            status, _, s = await call(method, f"/v1/slurm/lent/{node}")
+            took[what].append(s)
+            if status not in (200, 204):
+                refused[f"{what} {status}"] = refused.get(f"{what} {status}", 0) + 1
+    admin.close()
+    for what, values in took.items():
+        if values:
+            out[f"{what}_ms_median"] = round(statistics.median(values) * 1000, 1)
+            out[f"{what}_ms_max"] = round(max(values) * 1000, 1)
+    out.update({"writes": count, "refused": refused, "not_everywhere_in_time": late, "done": count - late, "of": count})
+    await settle(run, limit)
+
+
 # The leader's own account of a publish (Wave): when each answer a publish woke was written to its connection.
 WRITTEN = re.compile(r"the new plans of (\d+) waiting machines? written to their connections (\d+) ms \(p50\), (\d+) ms \(p99\), "
                      r"(\d+) ms \(the last\)")
@@ -671,6 +740,10 @@ async def load(args, run, record):
         await phase(run, record, "change", lambda t0, out: delivery(
             run, live, b"MaxJobCount=20000", ["slurm_conf.MaxJobCount=20000"], args.phase_timeout, out))
         if args.until == "change":
+            return
+        if args.writes:
+            await phase(run, record, "writes", lambda t0, out: writes(run, live, args.writes, args.phase_timeout, out))
+        if args.until == "writes":
             return
         await phase(run, record, "restart", lambda t0, out: restart(run, live, args.phase_timeout, t0, out))
     finally:
@@ -837,7 +910,9 @@ def table(result):
     for p in result["phases"]:
         extra = {k: p[k] for k in ("ctl_s", "after_ctl_p50_ms", "after_ctl_p99_ms", "after_ctl_max_ms", "leader_written",
                                    "leader_written_p50_ms", "leader_written_p99_ms", "leader_written_max_ms", "plan_kib_median",
-                                   "holding_a_plan", "settled_s", "stopped_s", "ready_s", "plans_sent_again") if k in p}
+                                   "holding_a_plan", "settled_s", "stopped_s", "ready_s", "plans_sent_again", "set_ms_median",
+                                   "set_ms_max", "lend_ms_median", "lend_ms_max", "unlend_ms_median", "unlend_ms_max", "refused",
+                                   "not_everywhere_in_time") if k in p}
         said = "; ".join(json.dumps(d)[1:-1] for d in (extra, p["counts"]) if d)
         if said:
             print(f"  {p['phase']}: {said}")
@@ -862,7 +937,10 @@ def main():
                          "one for each facts call")
     ap.add_argument("--home", help="an installed slurmlet (its bin/ and lib/, as /usr/lib/slurmlet) instead of this tree's build")
     ap.add_argument("--smoke", action="store_true", help="20 agents, short waits (CI)")
-    ap.add_argument("--until", choices=["join", "facts", "enable", "change", "restart"], default="restart",
+    ap.add_argument("--writes", type=int, default=0,
+                    help="after change: this many settings writes through the admin API, each waited for at every agent, "
+                         "then as many lends and unlends of one node, each timed (the store's part of a write)")
+    ap.add_argument("--until", choices=["join", "facts", "enable", "change", "writes", "restart"], default="restart",
                     help="the last phase to run (the phases run in this order)")
     ap.add_argument("--no-digest", action="store_true",
                     help="agents poll without the digest of the plan they hold, as an earlier build's do: a restarted leader "
@@ -883,6 +961,7 @@ def main():
         subprocess.run([program], env=dict(os.environ, SLURMLET_WARM="1"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     if args.smoke:
         args.agents, args.concurrency, args.phase_timeout = 20, 20, 60
+        args.writes = args.writes or 3
 
     # Both ends hold every connection: this process and the leader (which inherits the limit) each need one file per connection.
     limit = open_files_limit(max(65536, args.agents * CONNECTIONS_PER_AGENT + 4096))
