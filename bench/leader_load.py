@@ -734,7 +734,8 @@ async def load(args, run, record):
             raise RuntimeError("g00000, the controller, did not join: nothing to set")
         # all_nodes rather than nodes=<every name>: one line for any N (10,000 names would be 70 KB of the settings' 1 MiB).
         await phase(run, record, "enable", lambda t0, out: delivery(
-            run, live, b"ClusterName=", ["enabled=true", "controller=g00000", "all_nodes=true"], args.phase_timeout, out))
+            run, live, b"ClusterName=", ["enabled=true", "controller=g00000", "all_nodes=true"]
+            + (["shared.path=/shared", "shared.server=g00000"] if args.shared else []), args.phase_timeout, out))
         if args.until == "enable":
             return
         await phase(run, record, "change", lambda t0, out: delivery(
@@ -940,6 +941,9 @@ def main():
     ap.add_argument("--writes", type=int, default=0,
                     help="after change: this many settings writes through the admin API, each waited for at every agent, "
                          "then as many lends and unlends of one node, each timed (the store's part of a write)")
+    ap.add_argument("--shared", action="store_true",
+                    help="enable with shared storage (shared.path=/shared, shared.server=g00000): every other agent mounts "
+                         "what the controller's machine exports")
     ap.add_argument("--until", choices=["join", "facts", "enable", "change", "writes", "restart"], default="restart",
                     help="the last phase to run (the phases run in this order)")
     ap.add_argument("--no-digest", action="store_true",

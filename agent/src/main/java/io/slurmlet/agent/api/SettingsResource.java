@@ -53,6 +53,7 @@ import java.util.regex.Pattern;
  */
 @Path("/v1/slurm")
 @Produces(MediaType.APPLICATION_JSON)
+@jakarta.inject.Singleton // Quarkus REST's default, said: the last review is kept from one write to the next
 public class SettingsResource {
 
     static final String MERGE_PATCH_JSON = "application/merge-patch+json";
@@ -86,6 +87,9 @@ public class SettingsResource {
 
     @Inject
     io.slurmlet.agent.leader.PlanPublisher plans;
+
+    /** Every machine's plans for the settings before and after a write, the last kept for the next write. */
+    private final io.slurmlet.agent.leader.plan.Reviews reviews = new io.slurmlet.agent.leader.plan.Reviews();
 
     @GET
     @Path("/settings")
@@ -163,8 +167,8 @@ public class SettingsResource {
             if (next.check().isEmpty()) { // else the store refuses it, and says why
                 // The plans of both settings, made once for every check that compares them.
                 java.util.Set<Long> classes = lending.memoryClasses();
-                Planner.Plans was = Planner.review(current, machines, Planner.Lent.asWished(current, underWay, known, machines, classes));
-                Planner.Plans will = Planner.review(next, machines, Planner.Lent.asWished(next, underWay, known, machines, classes));
+                Planner.Plans was = reviews.of(current, machines, Planner.Lent.asWished(current, underWay, known, machines, classes));
+                Planner.Plans will = reviews.of(next, machines, Planner.Lent.asWished(next, underWay, known, machines, classes));
                 hurts.addAll(whatTheControllerCannotRun(was, will));
                 hurts.addAll(exportsUnderJobs(current, next, was, will));
                 will.nodes().forEach((name, plan) -> {
@@ -317,13 +321,15 @@ public class SettingsResource {
     private List<Problem> exportsUnderJobs(SlurmSettings current, SlurmSettings next, Planner.Plans was, Planner.Plans will) {
         Map<String, io.slurmlet.model.observed.Observed> seen = reports.observed();
         List<Problem> problems = new ArrayList<>();
+        Map<String, List<String>> controllerSaw = null; // read once, where a client's export is cut
         for (NodePlan server : was.nodes().values()) {
             if (!(server.storage() instanceof StoragePlan.Export export)) {
                 continue;
             }
             NodePlan after = will.nodes().get(server.node());
-            List<String> stillServed = after != null && after.storage() instanceof StoragePlan.Export e && e.path().equals(export.path())
-                    ? e.clients() : List.of();
+            // A set: a list's contains for each of 10,000 clients would be quadratic.
+            java.util.Set<String> stillServed = after != null && after.storage() instanceof StoragePlan.Export e
+                    && e.path().equals(export.path()) ? new java.util.HashSet<>(e.clients()) : java.util.Set.of();
             String source = server.node() + ":" + export.path();
             java.util.Set<String> jobs = new java.util.TreeSet<>();
             List<String> cut = new ArrayList<>();
@@ -338,8 +344,11 @@ public class SettingsResource {
                     own.jobs().forEach(j -> jobs.add(j + " on " + node));
                 }
                 // Both looks count: the controller knows a job before its slurmstepd starts; the machine's own may be older.
-                reports.jobsReportedBy(current.controller(), n -> n.equals(node)).stream()
-                        .filter(j -> jobs.stream().noneMatch(k -> k.equals(j.split(" ")[0] + " on " + node)))
+                if (controllerSaw == null) {
+                    controllerSaw = reports.jobsReportedByNode(current.controller());
+                }
+                controllerSaw.getOrDefault(node, List.of()).stream()
+                        .filter(j -> !jobs.contains(j.split(" ")[0] + " on " + node))
                         .forEach(j -> jobs.add(j + " on " + node));
                 if (jobs.size() > before) {
                     cut.add(node);

@@ -38,6 +38,23 @@ public final class NodeReports {
     }
 
     /**
+     * The jobs the controller's agent last reported on each Slurm node it listed, each once, in its
+     * order: read once for a look at every node (a look per node through
+     * {@link #jobsReportedBy(String, java.util.function.Predicate)} reads the whole report each time).
+     */
+    public Map<String, List<String>> jobsReportedByNode(String controller) {
+        if (controller == null) {
+            return Map.of();
+        }
+        Map<String, java.util.LinkedHashSet<String>> byNode = new java.util.HashMap<>();
+        get(controller).stream().flatMap(r -> r.report().slurmNodes().stream())
+                .forEach(n -> byNode.computeIfAbsent(n.name(), k -> new java.util.LinkedHashSet<>()).addAll(n.jobs()));
+        Map<String, List<String>> jobs = new java.util.HashMap<>();
+        byNode.forEach((node, ids) -> jobs.put(node, List.copyOf(ids)));
+        return jobs;
+    }
+
+    /**
      * The jobs the controller's agent last reported on the Slurm nodes {@code onNode} takes, each
      * once; none when there is no controller or no report from it.
      */

@@ -36,6 +36,22 @@ class NodeReportsTest {
     }
 
     @Test
+    void theControllersJobsByNodeAreWhatItsLookAtEachNodeSays() {
+        NodeReports reports = new NodeReports();
+        assertEquals(java.util.Map.of(), reports.jobsReportedByNode("c0"), "no report from the controller yet");
+        reports.put(new NodeReport("c0", 1, List.of(), List.of(
+                new io.slurmlet.model.api.SlurmNodeState("n1", "MIXED", "", List.of("17 of alice", "18 of bob")),
+                new io.slurmlet.model.api.SlurmNodeState("n2", "IDLE", "", List.of()),
+                new io.slurmlet.model.api.SlurmNodeState("n1", "MIXED", "", List.of("18 of bob", "19 of carol")))));
+        var byNode = reports.jobsReportedByNode("c0");
+        for (String node : List.of("n1", "n2", "n3")) {
+            assertEquals(reports.jobsReportedBy("c0", node::equals), byNode.getOrDefault(node, List.of()), node);
+        }
+        assertEquals(List.of("17 of alice", "18 of bob", "19 of carol"), byNode.get("n1"));
+        assertEquals(java.util.Map.of(), reports.jobsReportedByNode(null));
+    }
+
+    @Test
     void theJobsThatRunAreTheFreshestWordOnEach() throws Exception {
         NodeReports reports = new NodeReports();
         reports.put(controller("12 of alice"));
