@@ -83,7 +83,7 @@ public final class PlanBook {
 
         /**
          * Says once whether this answer was written to its poll's connection ({@code false}: the
-         * connection was gone, or the poll answered otherwise): a publish's {@link Wave} logs
+         * poll had ended, its time up or its connection gone): a publish's {@link Wave} logs
          * when every answer it woke has said.
          */
         public void written(boolean ok) {

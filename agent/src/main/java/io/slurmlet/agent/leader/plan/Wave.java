@@ -35,7 +35,7 @@ public final class Wave {
         this.log = log;
     }
 
-    /** An answer of this wave left the leader (written to its connection), or not (its connection was gone). */
+    /** An answer of this wave left the leader (written to its connection), or not (the poll had ended: its time up, or its connection gone). */
     void written(boolean ok) {
         long ms = (System.nanoTime() - began) / 1_000_000;
         int at = said.getAndIncrement();
@@ -55,9 +55,9 @@ public final class Wave {
     String summary() {
         long[] sent = Arrays.stream(took, 0, Math.min(kept.get(), took.length)).filter(t -> t >= 0).sorted().toArray();
         if (sent.length == 0) {
-            return "none of the %d new plans that polls waited for was written: their connections were gone".formatted(took.length);
+            return "none of the %d new plans that polls waited for was written: the polls had ended (their time up, or their connections gone)".formatted(took.length);
         }
-        String notWritten = lost.get() == 0 ? "" : "; %d not written (the connection was gone: that machine polls again)".formatted(lost.get());
+        String notWritten = lost.get() == 0 ? "" : "; %d not written (the poll had ended, its time up or its connection gone: that machine's next poll gets it)".formatted(lost.get());
         if (sent.length == 1) {
             return "the new plan of 1 waiting machine written to its connection %d ms after planning began%s".formatted(sent[0], notWritten);
         }
