@@ -556,6 +556,14 @@ async def settle(run, limit):
         await asyncio.sleep(0.1)
 
 
+async def everywhere(run, marker, agents, until):
+    """Until agents agents have had a plan holding marker, or until (monotonic) is past; says whether they all had."""
+    while run.first.get(marker, 0) < agents and time.monotonic() < until:
+        run.alive()
+        await asyncio.sleep(0.05)
+    return run.first.get(marker, 0) >= agents
+
+
 async def delivery(run, agents, marker, ctl_args, limit, out):
     """ctl's set, then each agent's receipt of a plan holding marker, timed from ctl's start, into out."""
     run.markers = run.markers + (marker,)
@@ -569,9 +577,7 @@ async def delivery(run, agents, marker, ctl_args, limit, out):
     if ctl.returncode != 0:
         raise RuntimeError(f"ctl slurm set {' '.join(ctl_args)} failed ({ctl.returncode}): {err.decode().strip()}")
     try:
-        while run.first.get(marker, 0) < len(agents) and time.monotonic() - t0 < limit:
-            run.alive()
-            await asyncio.sleep(0.05)
+        await everywhere(run, marker, len(agents), t0 + limit)
     finally:
         got = [a.seen[marker] - t0 for a in agents if marker in a.seen]
         sizes = run.sizes.get(marker, [])
@@ -617,7 +623,7 @@ async def writes(run, agents, count, limit, out):
     status, etag, _ = await call("GET", "/v1/slurm/settings")
     if status != 200:
         raise RuntimeError(f"GET /v1/slurm/settings answered {status}")
-    took, refused, late = {"set": [], "lend": [], "unlend": []}, {}, 0
+    took, refused, late = {"set": [], "lend": [], "unlend": []}, Tally(), 0
     for i in range(count):
         marker = f"MaxJobCount={30001 + i}".encode()
         run.markers = run.markers + (marker,)
@@ -625,21 +631,17 @@ async def writes(run, agents, count, limit, out):
                                      {"If-Match": etag})
         took["set"].append(s)
         if status != 200:
-            refused[f"set {status}"] = refused.get(f"set {status}", 0) + 1
+            refused.add(f"set {status}")
             status, etag, _ = await call("GET", "/v1/slurm/settings")
             continue
-        t0 = time.monotonic()
-        while run.first.get(marker, 0) < len(agents) and time.monotonic() - t0 < limit:
-            run.alive()
-            await asyncio.sleep(0.05)
-        late += run.first.get(marker, 0) < len(agents)
+        late += not await everywhere(run, marker, len(agents), time.monotonic() + limit)
     node = agents[-1].name  # not the controller
     for i in range(count):
         for what, method in (("lend", "POST"), ("unlend", "DELETE")):
             status, _, s = await call(method, f"/v1/slurm/lent/{node}")
             took[what].append(s)
             if status not in (200, 204):
-                refused[f"{what} {status}"] = refused.get(f"{what} {status}", 0) + 1
+                refused.add(f"{what} {status}")
     admin.close()
     for what, values in took.items():
         if values:

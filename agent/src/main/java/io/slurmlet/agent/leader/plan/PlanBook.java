@@ -181,7 +181,7 @@ public final class PlanBook {
                     if (!held && (before == null || before.revision() != revision)) {
                         Set<Consumer<Answer>> waiters = waiting.get(plan.node());
                         woken += waiters == null ? 0 : waiters.size();
-                        fresh.add(waiters != null ? Answer.of(now, json, null) : new Answer(now, null));
+                        fresh.add(new Answer(now, waiters != null ? json : null)); // the plan's own JSON: answered below
                     }
                 }
             }
@@ -198,7 +198,7 @@ public final class PlanBook {
                 changed++;
                 Set<Consumer<Answer>> waiters = waiting.remove(made.published().plan().node());
                 if (waiters != null) {
-                    Answer now = new Answer(made.published(), made.json(), wave);
+                    Answer now = Answer.of(made.published(), made.json(), wave);
                     waiters.forEach(w -> wake.add(() -> w.accept(now)));
                 }
             }

@@ -21,7 +21,6 @@ public final class Wave {
     private final AtomicInteger said = new AtomicInteger();
     /** Counted after each answer's time is kept: whoever counts the last reads every time (the counter's order). */
     private final AtomicInteger kept = new AtomicInteger();
-    private final AtomicInteger lost = new AtomicInteger();
     private final java.util.function.Consumer<String> log;
 
     /** @param began {@link System#nanoTime()} when the planning began; {@code size} answers follow */
@@ -43,9 +42,6 @@ public final class Wave {
             return; // said twice: a caller's bug, never counted twice
         }
         took[at] = ok ? ms : -1;
-        if (!ok) {
-            lost.incrementAndGet();
-        }
         if (kept.incrementAndGet() == took.length) {
             log.accept(summary());
         }
@@ -53,11 +49,13 @@ public final class Wave {
 
     /** What the log says once every answer of the wave has said. */
     String summary() {
-        long[] sent = Arrays.stream(took, 0, Math.min(kept.get(), took.length)).filter(t -> t >= 0).sorted().toArray();
+        long[] times = Arrays.stream(took, 0, Math.min(kept.get(), took.length)).toArray();
+        long[] sent = Arrays.stream(times).filter(t -> t >= 0).sorted().toArray();
+        long lost = times.length - sent.length;
         if (sent.length == 0) {
             return "none of the %d new plans that polls waited for was written: the polls had ended (their time up, or their connections gone)".formatted(took.length);
         }
-        String notWritten = lost.get() == 0 ? "" : "; %d not written (the poll had ended, its time up or its connection gone: that machine's next poll gets it)".formatted(lost.get());
+        String notWritten = lost == 0 ? "" : "; %d not written (the poll had ended, its time up or its connection gone: that machine's next poll gets it)".formatted(lost);
         if (sent.length == 1) {
             return "the new plan of 1 waiting machine written to its connection %d ms after planning began%s".formatted(sent[0], notWritten);
         }

@@ -15,6 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 
 class ReviewsTest {
 
+    private final Reviews reviews = new Reviews();
+    private final Map<String, NodeFacts> machines = machines();
+    private final Planner.Lent lent = Planner.Lent.asWished(settings("100"));
+
     static Map<String, NodeFacts> machines() {
         Map<String, NodeFacts> inv = new TreeMap<>();
         for (String n : List.of("c0", "n1", "n2")) {
@@ -30,9 +34,6 @@ class ReviewsTest {
 
     @Test
     void theStoredSettingsReviewIsTheNextWritesReviewOfTheCurrentOnesAndEqualsAFreshOne() {
-        Reviews reviews = new Reviews();
-        Map<String, NodeFacts> machines = machines();
-        Planner.Lent lent = Planner.Lent.asWished(settings("100"));
         Planner.Plans current = reviews.of(settings("100"), machines, lent);
         Planner.Plans stored = reviews.of(settings("200"), machines, lent);
         // The next write: its current settings are the ones the last write stored, read as an equal record.
@@ -43,9 +44,6 @@ class ReviewsTest {
 
     @Test
     void anotherInventoryOrLendingIsReviewedAgain() {
-        Reviews reviews = new Reviews();
-        Map<String, NodeFacts> machines = machines();
-        Planner.Lent lent = Planner.Lent.asWished(settings("100"));
         Planner.Plans first = reviews.of(settings("100"), machines, lent);
         // A machine's facts changed: Inventory hands out a new snapshot, even with equal facts.
         Planner.Plans newFacts = reviews.of(settings("100"), machines(), lent);
