@@ -32,6 +32,15 @@ public interface Action {
         return did().isEmpty();
     }
 
+    /**
+     * Whether a failure of this action ends only itself: the actions after it are still done, and the
+     * step fails with every such failure said (one account whose home cannot be read or written never
+     * keeps another account's lock or keys from landing). Otherwise a failure ends the pass.
+     */
+    default boolean isolated() {
+        return false;
+    }
+
     /** What a failure of this action means, from the port's error. */
     default String failed(String error) {
         return error;

@@ -99,10 +99,12 @@ public abstract class Reconciler<D, A> implements Step {
 
     /**
      * Does {@code actions} in order, each done one added to {@code did} (and its line to {@code
-     * done}); the failure of one ends them, and so does one that is {@link Held} (its sentence is
-     * added to {@code held}, and the failure returned is empty).
+     * done}); the failure of one ends them, unless it is {@link Action#isolated} (then its sentence
+     * is added to {@code alone} and the next is done), and so does one that is {@link Held} (its
+     * sentence is added to {@code held}, and the failure returned is empty).
      */
-    private Optional<Outcome> doAll(D desired, List<Action> actions, List<Action> did, List<String> done, List<String> held) {
+    private Optional<Outcome> doAll(D desired, List<Action> actions, List<Action> did, List<String> done, List<String> held,
+            List<String> alone) {
         try {
             for (Action action : actions) {
                 try {
@@ -112,6 +114,10 @@ public abstract class Reconciler<D, A> implements Step {
                     held.add(e.getMessage());
                     return Optional.empty();
                 } catch (IOException | SystemException | UncheckedIOException e) {
+                    if (action.isolated()) {
+                        alone.add(action.failed(e.getMessage()));
+                        continue;
+                    }
                     return Optional.of(Outcome.failed(name(), action.failed(e.getMessage())));
                 }
                 did.add(action);
@@ -157,13 +163,14 @@ public abstract class Reconciler<D, A> implements Step {
         List<String> done = new ArrayList<>();
         List<Action> did = new ArrayList<>();
         List<String> held = new ArrayList<>();
+        List<String> alone = new ArrayList<>();
         acted = List.of();
-        Optional<Outcome> failed = doAll(desired, diff.actions(), did, done, held);
+        Optional<Outcome> failed = doAll(desired, diff.actions(), did, done, held, alone);
         if (failed.isEmpty() && !did.isEmpty() && looksAgainAfterActing()) {
             // What is reported is the machine as this pass left it.
             refresh(desired);
             List<Action> more = held.isEmpty() && seen.isPresent() ? then(desired, seen.get(), List.copyOf(did)) : List.of();
-            failed = doAll(desired, more, did, done, held);
+            failed = doAll(desired, more, did, done, held, alone);
             if (failed.isEmpty() && !more.isEmpty()) {
                 refresh(desired);
             }
@@ -174,8 +181,9 @@ public abstract class Reconciler<D, A> implements Step {
         if (failed.isPresent()) {
             return failed.get();
         }
-        if (diff.blocked().isPresent()) {
-            return Outcome.failed(name(), diff.blocked().get() + (done.isEmpty() ? "" : " (done: " + String.join("; ", done) + ")"));
+        diff.blocked().ifPresent(alone::add);
+        if (!alone.isEmpty()) {
+            return Outcome.failed(name(), String.join("; ", alone) + (done.isEmpty() ? "" : " (done: " + String.join("; ", done) + ")"));
         }
         if (done.isEmpty()) {
             return Outcome.unchanged(name(), waits.isEmpty() ? diff.settled() : String.join("; ", waits));

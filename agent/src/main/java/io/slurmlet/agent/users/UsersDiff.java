@@ -161,8 +161,20 @@ public final class UsersDiff {
         return ManagedFiles.sha256(authorizedKeys(a));
     }
 
-    /** The users step's actions. */
-    public sealed interface UserAction extends Action permits AddGroup, AddUser, Unlock, Lock, MakeHome, WriteKeys { }
+    /** The users step's actions: each an account's own, whose failure keeps no other account's actions back. */
+    public sealed interface UserAction extends Action permits AddGroup, AddUser, Unlock, Lock, MakeHome, WriteKeys {
+        String login();
+
+        @Override
+        default boolean isolated() {
+            return true;
+        }
+
+        @Override
+        default String failed(String error) {
+            return "%s: %s (the other accounts' changes are done)".formatted(login(), error);
+        }
+    }
 
     /** A group of the account's login and GID, made before its user; not worth a line of its own. */
     public record AddGroup(String login, long gid) implements UserAction {
@@ -218,6 +230,10 @@ public final class UsersDiff {
 
     /** Written as the user, never as root. */
     public record WriteKeys(Account account, String home, int keys) implements UserAction {
+        public String login() {
+            return account.login();
+        }
+
         public String will() {
             return "write %s's %d key%s to %s/.ssh/authorized_keys".formatted(account.login(), keys, keys == 1 ? "" : "s", home);
         }

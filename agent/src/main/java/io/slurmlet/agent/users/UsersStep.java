@@ -7,6 +7,7 @@ import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
 import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.users.Account;
+import org.jboss.logging.Logger;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -21,9 +22,13 @@ import java.util.Set;
  * its login, UID and GID, a home of its own (0700), and its SSH keys in ~/.ssh/authorized_keys
  * (0600, read and written as the user, so a link the user put in their home leads nowhere root
  * could not otherwise be led). {@link UsersDiff} decides; this step observes and acts. users = ""
- * leaves the machine's users alone, and looks at none.
+ * leaves the machine's users alone, and looks at none. Each account stands alone: a home that
+ * cannot be read or written in a few seconds fails that account's action only, and the others'
+ * locks, users and keys still land.
  */
 public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
+
+    private static final Logger LOG = Logger.getLogger(UsersStep.class);
 
     /** The comment of every user slurmlet makes; how it knows its own users from the site's. */
     public static final String COMMENT = UsersDiff.COMMENT;
@@ -72,8 +77,14 @@ public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
                     : d.get().type().equals("directory") ? UsersSeen.User.OPEN : d.get().type();
             if (entry.isPresent() && homeIs.equals(UsersSeen.User.PRIVATE)) {
                 Path ssh = dir.resolve(".ssh");
-                Users.Held held = users.readAsUser(uid, gid, ssh, ssh.resolve("authorized_keys"));
-                keys = held.linked() ? UsersSeen.User.LINKED : held.content().map(ManagedFiles::sha256).orElse("");
+                try {
+                    Users.Held held = users.readAsUser(uid, gid, ssh, ssh.resolve("authorized_keys"));
+                    keys = held.linked() ? UsersSeen.User.LINKED : held.content().map(ManagedFiles::sha256).orElse("");
+                } catch (SystemException e) {
+                    // This account's own file: said, and taken as not holding the keys (written again, as the
+                    // user), never a failure of the look that would keep every other account's changes back.
+                    LOG.warnf("users: %s's keys not read: %s", login, e.getMessage());
+                }
             }
         }
         if (entry.isEmpty()) {

@@ -58,6 +58,32 @@ class UsersStepTest {
         assertEquals(Outcome.changed("users", "locked alice (removed)"), step.apply(plan(List.of(ALICE.asRemoved()), "/home")));
     }
 
+    /** A user whose own key file hangs (a huge sparse file, a mount of their own) holds up nobody else, and cannot dodge a lock. */
+    @Test
+    void anAccountWhoseKeyFileHangsIsLockedAndKeepsNoOtherAccountsChangesBack() {
+        Account bob = new Account("bob@example.org", "bob", 200001, 200001, List.of(KEY.replace("alice", "bob")), true, false);
+        Account carol = new Account("carol@example.org", "carol", 200002, 200002, List.of(), true, false);
+        step.apply(plan(List.of(ALICE, bob), "/home"));
+        users.hanging.add(Path.of("/home/alice/.ssh/authorized_keys"));
+        users.log.clear();
+
+        Account bobsNewKey = bob.withKeys(List.of(KEY.replace("alice", "bob2")));
+        Outcome o = step.apply(plan(List.of(ALICE.withEnabled(false), bobsNewKey, carol), "/home"));
+        assertTrue(users.log.contains("lock alice"), "the lock never waits on alice's home: " + users.log);
+        assertTrue(users.log.contains("write as 200001 /home/bob/.ssh/authorized_keys"), "bob's new key lands: " + users.log);
+        assertTrue(users.log.contains("useradd carol 200002 /home/carol"), "carol is made: " + users.log);
+        assertEquals(Outcome.Kind.CHANGED, o.kind(), "alice disabled: her keys are not written, nothing failed: " + o);
+
+        // Enabled again, her keys are owed and her file still hangs: that one action fails, said with her name.
+        users.log.clear();
+        Outcome again = step.apply(plan(List.of(ALICE, bobsNewKey.withKeys(List.of()), carol), "/home"));
+        assertTrue(again.failed(), again.toString());
+        assertTrue(again.detail().startsWith("alice: cannot write /home/alice/.ssh/authorized_keys as uid 200000: it took more than 5 s"),
+                again.detail());
+        assertTrue(again.detail().contains("unlocked alice") && again.detail().contains("wrote bob's 0 keys"), again.detail());
+        assertTrue(users.log.contains("unlock alice") && users.log.contains("write as 200001 /home/bob/.ssh/authorized_keys"), users.log.toString());
+    }
+
     @Test
     void aSitesUserOfTheSameLoginAndUidIsLeftAlone() {
         users.users.put("alice", new Users.Entry("alice", 200000, 200000, "/home/alice", "Alice Site", false));

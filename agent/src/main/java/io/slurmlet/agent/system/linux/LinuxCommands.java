@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
@@ -22,8 +23,12 @@ import java.util.stream.Collectors;
 /**
  * {@link Commands} on Linux, with {@link ProcessBuilder}. The program is looked up in a search
  * path (the agent's {@code PATH} plus the sbin folders, where slurmd lives); stdin is
- * {@code /dev/null}; the environment is the agent's with {@code LC_ALL=C}, so that programs print
- * what the parsers expect. stdout and stderr are read at the same time on two threads (a program
+ * {@code /dev/null}; the environment is made from nothing: {@link #environment()}: the {@code PATH} of
+ * that search path and {@code LC_ALL=C} (so that programs print what the parsers expect), never the
+ * agent's own, which may hold what the agent was started with (a join token from an old
+ * {@code join.env}, a site's proxy credentials): a command that runs as a user leaves its
+ * environment readable by that user. What a command needs beyond that it says in its argv
+ * ({@code env DEBIAN_FRONTEND=noninteractive apt-get …}). stdout and stderr are read at the same time on two threads (a program
  * that fills one pipe while the agent waits on the other never blocks) and each is kept up to a
  * cap, with a note when more was printed. Past the deadline the program and every process it
  * started are killed with SIGKILL.
@@ -78,7 +83,8 @@ public final class LinuxCommands implements Commands {
         List<String> actual = new ArrayList<>(argv);
         actual.set(0, program.toString());
         ProcessBuilder pb = new ProcessBuilder(actual).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
-        pb.environment().put("LC_ALL", "C");
+        pb.environment().clear();
+        pb.environment().putAll(environment());
 
         long start = System.nanoTime();
         Process process;
@@ -113,6 +119,11 @@ public final class LinuxCommands implements Commands {
             throw CommandFailed.interrupted(argv);
         }
         return new Result(process.exitValue(), out.text(), err.text());
+    }
+
+    /** The whole environment every command starts with: {@code PATH} (the search path) and {@code LC_ALL=C}. */
+    public Map<String, String> environment() {
+        return Map.of("PATH", searchPath.stream().map(Path::toString).collect(Collectors.joining(":")), "LC_ALL", "C");
     }
 
     /**

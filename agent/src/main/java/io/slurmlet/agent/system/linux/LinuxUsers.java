@@ -1,5 +1,6 @@
 package io.slurmlet.agent.system.linux;
 
+import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
@@ -74,30 +75,71 @@ public final class LinuxUsers implements Users {
     }
 
     /**
+     * How long a read or write in a user's home may take. A key file is a few KiB: a user who
+     * makes theirs slow to read (a huge sparse file, a file on a mount of their own) costs the
+     * step this much for their own account, and nothing for anyone else's.
+     */
+    static final Duration IN_HOME = Duration.ofSeconds(5);
+
+    /** The most of a user's authorized_keys that is read; a larger file is not the keys slurmlet wrote, and is written again. */
+    static final long MOST_KEYS = 64 * 1024;
+
+    /**
+     * The argv that runs {@code script} (with {@code args} as $1, $2, …) as uid:gid, without
+     * root's groups, in an environment made anew for that user ({@code setpriv --reset-env}: HOME,
+     * USER, LOGNAME, SHELL and the default PATH of the user's passwd entry): the process is the
+     * user's, who can read its environment in /proc, so nothing of the agent's may be in it.
+     */
+    static List<String> asUser(long uid, long gid, String script, String... args) {
+        List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--reset-env",
+                "--", "sh", "-c", script, "sh"));
+        argv.addAll(List.of(args));
+        return argv;
+    }
+
+    /**
      * The shell the user's writes run in: no variable of ours, no profile, the paths as arguments.
      * The file is written beside its place under a name of this machine's and this shell's own, then
-     * renamed over it: every machine's agent writes the same home on shared storage at once.
+     * renamed over it: every machine's agent writes the same home on shared storage at once. What
+     * is there is compared only where its size is the new content's ($4), so a huge file is never read.
      */
     static final String AS_USER = "umask 077; [ -L \"$1\" ] && { echo \"$1 is a symbolic link\" >&2; exit 3; }; "
             + "mkdir -p \"$1\" && chmod 0700 \"$1\" || exit 4; "
-            + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(cat \"$2\"; echo x)\" = \"$(printf '%s' \"$3\"; echo x)\" ] "
-            + "&& [ \"$(stat -c %a \"$2\")\" = 600 ] && exit 10; "
+            + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(stat -c %s:%a \"$2\")\" = \"$4:600\" ] "
+            + "&& [ \"$(head -c \"$4\" \"$2\"; echo x)\" = \"$(printf '%s' \"$3\"; echo x)\" ] && exit 10; "
             + "t=\"$2.slurmlet-tmp.$(uname -n).$$\"; "
             + "printf '%s' \"$3\" > \"$t\" && mv -f \"$t\" \"$2\" && chmod 0600 \"$2\" || { rm -f \"$t\"; exit 5; }";
 
-    /** The shell the user's reads run in: 3 for a linked folder, 11 for no 0600 file in a 0700 folder. */
+    /**
+     * The shell the user's reads run in: 3 for a linked folder, 11 for no 0600 file in a 0700
+     * folder, 12 for a file larger than $3 bytes (never read); else the file, at most $3 bytes of it.
+     */
     static final String READ_AS_USER = "[ -L \"$1\" ] && exit 3; [ -d \"$1\" ] && [ \"$(stat -c %a \"$1\")\" = 700 ] || exit 11; "
-            + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(stat -c %a \"$2\")\" = 600 ] || exit 11; cat \"$2\"";
+            + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(stat -c %a \"$2\")\" = 600 ] || exit 11; "
+            + "[ \"$(stat -c %s \"$2\")\" -le \"$3\" ] || exit 12; head -c \"$3\" \"$2\"";
+
+    /** Runs {@code argv} (one of {@link #asUser}) within {@link #IN_HOME}; past it, says whose file it could not {@code what}. */
+    private Commands.Result inHome(List<String> argv, String what, Path file, long uid) throws SystemException {
+        try {
+            return commands.run(argv, IN_HOME);
+        } catch (CommandFailed e) {
+            if (e.kind() != CommandFailed.Kind.PAST_DEADLINE) {
+                throw e;
+            }
+            throw new SystemException("cannot %s %s as uid %d: it took more than %d s (a key file is a few KiB: "
+                    .formatted(what, file, uid, IN_HOME.toSeconds()) + "is it on storage that hangs, or something other than a file?)");
+        }
+    }
 
     @Override
     public Held readAsUser(long uid, long gid, Path dir, Path file) throws SystemException {
-        List<String> argv = List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh", "-c", READ_AS_USER,
-                "sh", dir.toString(), file.toString());
-        Commands.Result r = commands.run(argv, DEADLINE);
+        Commands.Result r = inHome(asUser(uid, gid, READ_AS_USER, dir.toString(), file.toString(), Long.toString(MOST_KEYS)),
+                "read", file, uid);
         return switch (r.exit()) {
             case 0 -> new Held(false, Optional.of(r.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             case 3 -> Held.LINKED;
-            case 11 -> Held.NONE;
+            // Too large to be the keys slurmlet wrote: not read, and written again.
+            case 11, 12 -> Held.NONE;
             default -> throw new SystemException("cannot read %s as uid %d: %s".formatted(file, uid,
                     r.stderr().isBlank() ? "exit " + r.exit() : r.stderr().strip()));
         };
@@ -121,9 +163,8 @@ public final class LinuxUsers implements Users {
 
     @Override
     public boolean writeAsUser(long uid, long gid, Path dir, Path file, byte[] content) throws SystemException {
-        List<String> argv = List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh", "-c", AS_USER,
-                "sh", dir.toString(), file.toString(), new String(content, java.nio.charset.StandardCharsets.UTF_8));
-        Commands.Result r = commands.run(argv, DEADLINE);
+        Commands.Result r = inHome(asUser(uid, gid, AS_USER, dir.toString(), file.toString(),
+                new String(content, java.nio.charset.StandardCharsets.UTF_8), Integer.toString(content.length)), "write", file, uid);
         if (r.exit() == 10) {
             return false;
         }

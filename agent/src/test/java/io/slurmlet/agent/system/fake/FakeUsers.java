@@ -59,6 +59,9 @@ public final class FakeUsers implements Users {
         if (links.contains(dir)) {
             throw new SystemException("cannot write %s as uid %d: %s is a symbolic link".formatted(file, uid, dir));
         }
+        if (hanging.contains(file)) {
+            throw new SystemException("cannot write %s as uid %d: it took more than 5 s".formatted(file, uid));
+        }
         boolean made = ensurePrivateDirectory(dir, uid, gid);
         if (java.util.Arrays.equals(userFiles.get(file), content)) {
             return made;
@@ -84,8 +87,14 @@ public final class FakeUsers implements Users {
         return Optional.of(new Dir("directory", f[2].substring(1), Long.parseLong(f[0]), Long.parseLong(f[1])));
     }
 
+    /** Files whose reads and writes fail as a user's slow file does (past the deadline). */
+    public final java.util.Set<Path> hanging = new java.util.HashSet<>();
+
     @Override
-    public Held readAsUser(long uid, long gid, Path dir, Path file) {
+    public Held readAsUser(long uid, long gid, Path dir, Path file) throws SystemException {
+        if (hanging.contains(file)) {
+            throw new SystemException("cannot read %s as uid %d: it took more than 5 s".formatted(file, uid));
+        }
         if (links.contains(dir)) {
             return Held.LINKED;
         }

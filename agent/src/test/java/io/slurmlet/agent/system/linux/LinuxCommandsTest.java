@@ -48,6 +48,18 @@ class LinuxCommandsTest {
         assertEquals("C\n", commands.run(List.of("sh", "-c", "echo $LC_ALL"), TEN_S).stdout());
     }
 
+    /** Nothing the agent was started with (a join token of an old join.env, HOME, a proxy's password) reaches a command. */
+    @Test
+    void theEnvironmentIsMadeFromNothingButPathAndLcAll() throws Exception {
+        assertTrue(System.getenv().containsKey("PATH") && System.getenv().size() > 2, "this JVM has an environment of its own");
+        String env = commands.run(List.of("env", "-0"), TEN_S).stdout();
+        List<String> names = java.util.Arrays.stream(env.split("\0")).filter(l -> !l.isEmpty()).map(l -> l.substring(0, l.indexOf('='))).sorted().toList();
+        assertEquals(List.of("LC_ALL", "PATH"), names, env);
+        assertEquals(commands.environment().get("PATH"), commands.run(List.of("sh", "-c", "printf %s \"$PATH\""), TEN_S).stdout());
+        assertTrue(commands.environment().get("PATH").endsWith("/usr/local/sbin:/usr/sbin:/sbin") || commands.environment().get("PATH")
+                .contains("/usr/sbin"), commands.environment().toString());
+    }
+
     @Test
     void stdinIsClosed() throws Exception {
         // cat would wait forever on an open stdin.

@@ -112,4 +112,41 @@ class LinuxUsersTest {
         assertTrue(held.linked() && held.content().isEmpty(), "a linked .ssh is said so, and not read");
         assertEquals("symbolic link", users.directory(linked.resolve(".ssh")).orElseThrow().type());
     }
+
+    /** A process run as a user is the user's: they can read its /proc/PID/environ, so nothing of the agent's is in it. */
+    @Test
+    void aCommandRunAsAUserHasOnlyThatUsersOwnEnvironment() throws Exception {
+        String env = new LinuxCommands().run(LinuxUsers.asUser(NOBODY, NOBODY, "env -0"), java.time.Duration.ofSeconds(10)).stdout();
+        java.util.List<String> names = java.util.Arrays.stream(env.split("\0")).filter(l -> !l.isEmpty())
+                .map(l -> l.substring(0, l.indexOf('='))).sorted().toList();
+        assertEquals(java.util.List.of("HOME", "LOGNAME", "PATH", "PWD", "SHELL", "USER"), names, env); // PWD: sh's own
+        assertTrue(env.contains("USER=nobody"), env);
+    }
+
+    /** A user's 4 TiB sparse authorized_keys is neither read nor waited on: it is not the keys, and is written over. */
+    @Test
+    void aHugeKeyFileIsNotReadAndIsWrittenOverAtOnce() throws Exception {
+        Path ssh = home().resolve(".ssh");
+        Path keys = ssh.resolve("authorized_keys");
+        users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8));
+        try (var f = new java.io.RandomAccessFile(keys.toFile(), "rw")) {
+            f.setLength(4L << 40);
+        }
+        // Before, both ran cat over the 4 TiB and failed at their deadline.
+        assertEquals(Users.Held.NONE, users.readAsUser(NOBODY, NOBODY, ssh, keys), "too large to be the keys");
+        assertTrue(users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("ssh-ed25519 AAAA k\n", Files.readString(keys));
+    }
+
+    /** A file the same size as the keys but other bytes is written; the same bytes, not. */
+    @Test
+    void aKeyFileOfTheSameSizeIsComparedByItsBytes() throws Exception {
+        Path ssh = home().resolve(".ssh");
+        Path keys = ssh.resolve("authorized_keys");
+        users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8));
+        Files.writeString(keys, "ssh-ed25519 BBBB k\n");
+        assertTrue(users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8)));
+        assertEquals("ssh-ed25519 AAAA k\n", Files.readString(keys));
+        assertFalse(users.writeAsUser(NOBODY, NOBODY, ssh, keys, "ssh-ed25519 AAAA k\n".getBytes(StandardCharsets.UTF_8)));
+    }
 }
