@@ -232,6 +232,13 @@ class ClusterIT {
         assertEquals("no join.env, no CA", ok("n3", "sh", "-c",
                 "test -e /etc/slurmlet/join.env || test -e /var/lib/slurmlet/pki || echo 'no join.env, no CA'").strip());
         assertTrue(ok("n3", "cat", "/etc/slurmlet/agent.yaml").contains("leader: https://n0:7818"));
+        // Joined, each machine keeps no join token: not in a file, not in join.env, not in the agent's environment,
+        // which every process it starts (a user's own, the users step's reads) would be handed.
+        for (String node : List.of("n1", "n2", "n3")) {
+            assertEquals("no token", ok(node, "sh", "-c", "test -e /etc/slurmlet/join-token && echo left; "
+                    + "grep -s JOIN_TOKEN= /etc/slurmlet/join.env; tr '\\0' '\\n' </proc/$(systemctl show -p MainPID --value slurmlet-agent)/environ "
+                    + "| grep JOIN_TOKEN=; echo 'no token'").strip(), node);
+        }
     }
 
     @Test

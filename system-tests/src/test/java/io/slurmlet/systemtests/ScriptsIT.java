@@ -108,4 +108,47 @@ class ScriptsIT {
             assertTrue(!Files.exists(Path.of("/var/tmp/slurmlet-it-scripts")), "nothing was made");
         }
     }
+
+    /**
+     * The join token never enters the agent's environment: {@code join --token -} reads it from stdin
+     * into a root-only file of its own, and the launcher moves one an older join.env holds there,
+     * out of join.env and out of what the agent (here a stub that prints its environment) is started with.
+     */
+    @Test
+    void theJoinTokenGoesToAFileOfItsOwnAndNeverToTheAgentsEnvironment() throws Exception {
+        Path dir = Files.createTempDirectory("slurmlet-join");
+        Path bin = Files.createDirectories(dir.resolve("bin"));
+        Path conf = Files.createDirectories(dir.resolve("conf"));
+        Files.copy(ROOT.resolve("packaging/bin/slurmlet-agent"), bin.resolve("slurmlet-agent"));
+        Files.writeString(bin.resolve("slurmlet-java"), "#!/bin/sh\nenv\n");
+        bin.resolve("slurmlet-java").toFile().setExecutable(true);
+        String token = "4k2j9x0a." + "s".repeat(43);
+        String hash = "sha256:" + "0".repeat(64);
+        Map<String, String> env = Map.of("SLURMLET_CONF_DIR", conf.toString(), "SLURMLET_JOIN_NO_START", "1");
+        String line = "printf '%s\\n' " + token + " | " + bin.resolve("slurmlet-agent") + " join --leader https://n0:7818 --ca-hash " + hash
+                + " --token -";
+        Proc.Result joined = Proc.run(List.of("sh", "-c", line), env, 30);
+        assertEquals(0, joined.exit(), joined.toString());
+        assertEquals(token + "\n", Files.readString(conf.resolve("join-token")));
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(conf.resolve("join-token"))));
+        String joinEnv = Files.readString(conf.resolve("join.env"));
+        assertTrue(!joinEnv.contains(token) && joinEnv.contains("SLURMLET_NODE_JOIN_TOKEN_FILE=" + conf.resolve("join-token") + "\n"), joinEnv);
+
+        Proc.Result empty = Proc.run(List.of("sh", "-c", "printf '' | " + bin.resolve("slurmlet-agent") + " join --leader https://n0:7818 "
+                + "--ca-hash " + hash + " --token -"), env, 30);
+        assertEquals(2, empty.exit(), empty.toString());
+
+        // A join.env of before: the unit would have put the token into the agent's environment.
+        Files.delete(conf.resolve("join-token"));
+        Files.writeString(conf.resolve("join.env"), "SLURMLET_LEADER_ENABLED=false\nSLURMLET_NODE_JOIN_TOKEN=" + token + "\n");
+        Proc.Result started = Proc.run(List.of(bin.resolve("slurmlet-agent").toString()),
+                Map.of("SLURMLET_CONF_DIR", conf.toString(), "SLURMLET_CACHE_DIR", dir.resolve("cache").toString(),
+                        "SLURMLET_NODE_JOIN_TOKEN", token, "SLURMLET_LEADER_ENABLED", "false"), 30);
+        assertEquals(0, started.exit(), started.toString());
+        assertTrue(!started.out().contains(token) && started.out().contains("SLURMLET_NODE_JOIN_TOKEN_FILE=" + conf.resolve("join-token")),
+                started.out());
+        assertEquals(token + "\n", Files.readString(conf.resolve("join-token")));
+        assertEquals("SLURMLET_LEADER_ENABLED=false\nSLURMLET_NODE_JOIN_TOKEN_FILE=" + conf.resolve("join-token") + "\n",
+                Files.readString(conf.resolve("join.env")));
+    }
 }

@@ -95,7 +95,7 @@ public class JoinResource {
         String url = leader.advertisedUrl();
         String hash = pki.caHash();
         return Response.status(201).entity(new JoinInfo(url, made.token(), hash,
-                "slurmlet-agent join --leader %s --token %s --ca-hash %s".formatted(url, made.token(), hash),
+                joinLine(url, made.token(), hash),
                 made.entry().id(), made.entry().expires())).build();
     }
 
@@ -120,6 +120,15 @@ public class JoinResource {
     private static Response refuse(String key, String value, String message) {
         return Response.status(400).entity(new ApiError("no join token was made: " + message,
                 List.of(new Problem(key, value, message)), null)).build();
+    }
+
+    /**
+     * The line that joins a machine: the token reaches {@code slurmlet-agent join} on its standard
+     * input from the shell's own printf, so that it is in no process's command line, which every
+     * user of the machine can read in ps while the join runs.
+     */
+    static String joinLine(String url, String token, String hash) {
+        return "printf '%%s\\n' %s | slurmlet-agent join --leader %s --ca-hash %s --token -".formatted(token, url, hash);
     }
 
     /** Who made an admin call, for the log: root on the leader's socket, or the admin token from an address. */

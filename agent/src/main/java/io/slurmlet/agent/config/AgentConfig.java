@@ -62,8 +62,20 @@ public interface AgentConfig {
          */
         Optional<String> leader();
 
-        /** The join token ({@code ctl slurm join-token} on the leader prints it): needed once, until the machine has its own credential. */
+        /**
+         * The join token ({@code ctl slurm join-token} on the leader prints it), in agent.yaml (root-only):
+         * needed once, until the machine has its own credential. Better in {@link #joinTokenFile()},
+         * which the agent removes once it has joined; never as an environment variable (the launcher
+         * moves one from an old join.env into that file), which every process it starts would be handed.
+         */
         Optional<String> joinToken();
+
+        /**
+         * The file holding the join token, readable by root only ({@code slurmlet-agent join} writes it):
+         * read when the machine joins, removed once it holds its own credential.
+         */
+        @WithDefault("/etc/slurmlet/join-token")
+        Path joinTokenFile();
 
         /** The pin of the cluster's CA, as {@code sha256:HEX}: the agent trusts no leader whose CA differs. */
         Optional<String> caHash();

@@ -292,6 +292,8 @@ public class NodeAgent {
         }
         Optional<NodeState.Joined> joined = state.joined();
         if (joined.isPresent()) {
+            // A token left from before (a join.env of an older version, moved by the launcher) is not needed here either.
+            forgetJoinToken(config.node().joinTokenFile(), true);
             return new LeaderLink(bases, joined.get().ca(), joined.get().credential());
         }
         if (ownLeader) {
@@ -299,8 +301,11 @@ public class NodeAgent {
             state.saveJoined(Pki.readCertificate(pki.get().caFile()), credential);
             LOG.infof("%s joined its own leader", name);
         } else {
-            String token = config.node().joinToken().orElseThrow(() -> new IOException(
-                    "this machine has not joined yet and has no join token: set slurmlet.node.join-token (ctl slurm join-token on the leader prints it)"));
+            Path tokenFile = config.node().joinTokenFile();
+            Optional<String> fromFile = JoinTokenFile.read(tokenFile);
+            String token = fromFile.or(() -> config.node().joinToken()).orElseThrow(() -> new IOException(
+                    "this machine has not joined yet and has no join token: run the line 'ctl slurm join-token' prints on the leader "
+                            + "(it writes %s), or set slurmlet.node.join-token".formatted(tokenFile)));
             String hash = config.node().caHash().orElseThrow(() -> new IOException(
                     "this machine has not joined yet and no CA pin is set: set slurmlet.node.ca-hash (ctl slurm join-token on the leader prints it)"));
             IOException unreachable = null;
@@ -311,6 +316,7 @@ public class NodeAgent {
                     var reply = LeaderLink.join(base, ca, token, name);
                     state.saveJoined(ca, reply.credential());
                     LOG.infof("%s joined the leader at %s (CA %s)", name, base, hash);
+                    forgetJoinToken(tokenFile, fromFile.isPresent());
                     unreachable = null;
                     break;
                 } catch (LeaderLink.Refused e) {
@@ -325,6 +331,25 @@ public class NodeAgent {
         }
         NodeState.Joined now = state.joined().orElseThrow();
         return new LeaderLink(bases, now.ca(), now.credential());
+    }
+
+    /**
+     * Once the machine holds its credential, the join token leaves it: its file is removed, so that
+     * nothing on a joined machine (a user who finds a way to read root's files later, a disk handed
+     * on) can join another machine with it. One in agent.yaml is the site's file: said, not changed.
+     */
+    private void forgetJoinToken(Path tokenFile, boolean fromFile) {
+        try {
+            if (fromFile && JoinTokenFile.forget(tokenFile)) {
+                LOG.infof("the join token is removed from this machine (%s): it holds its own credential now", tokenFile);
+            }
+        } catch (IOException e) {
+            LOG.warnf("the join token could not be removed from %s (%s): remove it by hand, the machine has joined", tokenFile,
+                    e.getMessage());
+        }
+        if (config.node().joinToken().isPresent()) {
+            LOG.warn("this machine has joined: remove slurmlet.node.join-token from agent.yaml, it is no longer needed here");
+        }
     }
 
     /**

@@ -357,10 +357,12 @@ class AgentChannelTest {
         var made = admin().contentType("application/json").body("{\"ttl\": \"2h\", \"description\": \"rack 12\"}")
                 .post("/v1/join-tokens").then().statusCode(201)
                 .body("ca_hash", equalTo(pki.caHash()))
-                .body("command", startsWith("slurmlet-agent join --leader https://"))
+                .body("command", startsWith("printf '%s\\n' "))
                 .extract().jsonPath();
         String id = made.getString("id");
         String secret = made.getString("token");
+        assertEquals("printf '%%s\\n' %s | slurmlet-agent join --leader %s --ca-hash %s --token -".formatted(secret, made.getString("leader"),
+                pki.caHash()), made.getString("command"), "the token reaches the join on its stdin from the shell's printf: in no ps");
         assertTrue(secret.startsWith(id + "."), secret);
         java.time.Instant expires = java.time.Instant.parse(made.getString("expires"));
         assertTrue(Math.abs(Duration.between(java.time.Instant.now().plus(Duration.ofHours(2)), expires).toSeconds()) < 60, expires::toString);
