@@ -865,7 +865,7 @@ def start_etcd(args, state):
     with open(os.open(key, os.O_WRONLY | os.O_CREAT, 0o600), "w") as f:
         f.write(os.urandom(32).hex())
     yaml = (f"slurmlet:\n  leader:\n    store:\n      kind: etcd\n      etcd:\n"
-            f"        endpoints: [http://127.0.0.1:{client}]\n        secrets-key-file: {key}\n")
+            f"        endpoints: [http://127.0.0.1:{client}]\n        insecure-plaintext: true\n        secrets-key-file: {key}\n")
     return p, yaml, (f"the leader's store: etcd {version}, one member on loopback (plain http, its data in the state folder, "
                      f"quota 8 GiB)")
 

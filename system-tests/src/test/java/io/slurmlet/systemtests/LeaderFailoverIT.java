@@ -183,6 +183,8 @@ class LeaderFailoverIT {
         env.put("SLURMLET_LEADER_ADVERTISE", "127.0.0.1");
         env.put("SLURMLET_LEADER_STORE_KIND", "etcd");
         env.put("SLURMLET_LEADER_STORE_ETCD_ENDPOINTS", String.join(",", endpoints));
+        // Loopback only: the test's etcd has no TLS (ClusterIT's has, between machines).
+        env.put("SLURMLET_LEADER_STORE_ETCD_INSECURE_PLAINTEXT", "true");
         env.put("SLURMLET_LEADER_STORE_ETCD_PREFIX", "/failover/");
         env.put("SLURMLET_LEADER_STORE_ETCD_LEASE", "5s");
         env.put("SLURMLET_LEADER_STORE_ETCD_SECRETS_KEY_FILE", key.toString());

@@ -229,6 +229,15 @@ public interface AgentConfig {
         /** The CA certificate (PEM) the members' certificates are checked against. Empty: plain http endpoints only. */
         Optional<Path> caFile();
 
+        /**
+         * Whether {@code http://} endpoints are taken: etcd without TLS, where anyone on the network
+         * between the agent and etcd reads the cluster's state and whoever can write the prefix is an
+         * admin (settings, credential hashes and accounts are trusted as read). Off: an http endpoint
+         * is refused at start. For a test bench on loopback only.
+         */
+        @WithDefault("false")
+        boolean insecurePlaintext();
+
         /** This agent's client certificate (PEM), which etcd's --client-cert-auth checks. */
         Optional<Path> certFile();
 

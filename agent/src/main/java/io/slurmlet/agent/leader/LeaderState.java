@@ -58,22 +58,7 @@ public class LeaderState {
                     + "make one key file with 'openssl rand -hex 32 > /etc/slurmlet/etcd/secrets.key; chmod 600 /etc/slurmlet/etcd/secrets.key', "
                     + "copy it to every leader-eligible machine and name it there (it seals the cluster's CA, munge key and admin token in etcd)");
         }
-        List<String> endpoints = etcd.endpoints().orElse(List.of());
-        if (endpoints.isEmpty()) {
-            throw new IllegalStateException("slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.endpoints is empty: list every "
-                    + "etcd member's client URL, as [https://etcd1.example.org:2379, https://etcd2.example.org:2379, https://etcd3.example.org:2379]");
-        }
-        for (String endpoint : endpoints) {
-            if (endpoint.startsWith("https://") && (etcd.caFile().isEmpty() || etcd.certFile().isEmpty() || etcd.keyFile().isEmpty())) {
-                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, and an https endpoint needs "
-                        + "slurmlet.leader.store.etcd.ca-file, cert-file and key-file: set all three (the CA of etcd's certificates, "
-                        + "this agent's client certificate and its key)").formatted(endpoint));
-            }
-            if (!endpoint.startsWith("https://") && !endpoint.startsWith("http://")) {
-                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, which is not a URL: write "
-                        + "https://HOST:2379").formatted(endpoint));
-            }
-        }
+        List<String> endpoints = EtcdStore.endpoints(etcd);
         // Opened even while etcd does not answer: the agent stands by, its election asking again, and its machine's part goes on.
         return EtcdStore.connect(endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout(), false);
     }

@@ -571,6 +571,37 @@ public final class EtcdStore implements Store, AutoCloseable {
         }
     }
 
+    /**
+     * The etcd endpoints {@code etcd} names, each checked: a URL; https with the CA, certificate and
+     * key to use it; http only where the site said {@code insecure-plaintext: true}. The same check
+     * for the agent and for {@code slurmlet-agent store-move}.
+     */
+    public static List<String> endpoints(io.slurmlet.agent.config.AgentConfig.Etcd etcd) {
+        List<String> endpoints = etcd.endpoints().orElse(List.of());
+        if (endpoints.isEmpty()) {
+            throw new IllegalStateException("slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.endpoints is empty: list every "
+                    + "etcd member's client URL, as [https://etcd1.example.org:2379, https://etcd2.example.org:2379, https://etcd3.example.org:2379]");
+        }
+        for (String endpoint : endpoints) {
+            if (endpoint.startsWith("https://") && (etcd.caFile().isEmpty() || etcd.certFile().isEmpty() || etcd.keyFile().isEmpty())) {
+                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, and an https endpoint needs "
+                        + "slurmlet.leader.store.etcd.ca-file, cert-file and key-file: set all three (the CA of etcd's certificates, "
+                        + "this agent's client certificate and its key)").formatted(endpoint));
+            }
+            if (endpoint.startsWith("http://") && !etcd.insecurePlaintext()) {
+                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, plain http: whoever is on the network "
+                        + "between this agent and etcd would read the cluster's state and could write it, which makes them its admin; "
+                        + "serve etcd over TLS and write https://HOST:2379 with ca-file, cert-file and key-file, or, on a test bench "
+                        + "on loopback only, set slurmlet.leader.store.etcd.insecure-plaintext: true").formatted(endpoint));
+            }
+            if (!endpoint.startsWith("https://") && !endpoint.startsWith("http://")) {
+                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, which is not a URL: write "
+                        + "https://HOST:2379").formatted(endpoint));
+            }
+        }
+        return endpoints;
+    }
+
     /** The endpoints as the admin wrote them, for errors. */
     String endpoints() {
         return endpoints;

@@ -129,7 +129,14 @@ public final class StoreMove {
             return 2;
         }
         var etcd = store.etcd();
-        try (EtcdStore to = EtcdStore.connect(etcd.endpoints().orElse(List.of()), etcd.caFile(), etcd.certFile(), etcd.keyFile(),
+        List<String> endpoints;
+        try {
+            endpoints = EtcdStore.endpoints(etcd);
+        } catch (IllegalStateException e) {
+            err.println("slurmlet-agent store-move: nothing moved: " + e.getMessage());
+            return 2;
+        }
+        try (EtcdStore to = EtcdStore.connect(endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(),
                 etcd.prefix(), etcd.timeout())) {
             Moved moved = move(config.stateDir(), to);
             out.println("slurmlet-agent store-move: " + moved + "; start the agent: it uses etcd from now on");

@@ -65,6 +65,7 @@ class StandbyLeaderTest {
                         "quarkus.http.domain-socket", "target/standby-leader.sock",
                         "slurmlet.leader.store.kind", "etcd",
                         "slurmlet.leader.store.etcd.endpoints", etcd.endpoint,
+                        "slurmlet.leader.store.etcd.insecure-plaintext", "true",
                         "slurmlet.leader.store.etcd.prefix", "/standby/",
                         "slurmlet.leader.store.etcd.lease", "2s",
                         "slurmlet.leader.store.etcd.secrets-key-file", key.toString());

@@ -87,6 +87,13 @@ class StoreMoveTest {
                 """.formatted(state, etcd.endpoint));
         var out = new java.io.ByteArrayOutputStream();
         var err = new java.io.ByteArrayOutputStream();
+        // Plain http is taken only where the site says so: whoever can write the prefix is the cluster's admin.
+        assertEquals(2, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err::toString);
+        assertTrue(err.toString().contains("nothing moved: slurmlet.leader.store.etcd.endpoints has " + etcd.endpoint + ", plain http")
+                && err.toString().contains("insecure-plaintext: true"), err.toString());
+        assertEquals("", out.toString());
+        err.reset();
+        Files.writeString(yaml, Files.readString(yaml).replace("timeout: 3s", "timeout: 3s\n        insecure-plaintext: true"));
         assertEquals(0, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err::toString);
         assertTrue(out.toString().contains("moved 6 keys") && out.toString().contains("/by-command/"), out.toString());
         assertEquals(1, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)));
