@@ -133,11 +133,11 @@ public final class AgentChannel implements AutoCloseable {
                 .setCompressionSupported(false).setDecompressionSupported(false);
         options.setSslEngineOptions(tlsEngine());
         CIPHER_SUITES.forEach(options::addEnabledCipherSuite);
-        connections = new ConnectionLimits(vertx, config.leader().agentConnectionsPerPeer(), config.leader().agentConnections(),
+        connections = new ConnectionLimits(config.leader().agentConnectionsPerPeer(), config.leader().agentConnections(),
                 config.leader().agentHeaderTimeout());
-        server = vertx.createHttpServer(options).connectionHandler(connections::opened)
+        server = connections.server(vertx, options)
                 .requestHandler(request -> {
-                    connections.requested(request.connection());
+                    connections.requested(request);
                     BrokenBodies.answer(request, false);
                     router.handle(request);
                 });

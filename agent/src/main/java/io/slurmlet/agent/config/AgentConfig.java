@@ -147,10 +147,12 @@ public interface AgentConfig {
         int agentConnections();
 
         /**
-         * How long the agents' channel waits for a TLS handshake, and for a new connection's first
-         * request line and headers, before it closes the connection.
+         * How long the agents' channel gives a connection for its TLS handshake and first request's
+         * line and headers (from its accept), and for each later request's line and headers (from
+         * its first byte), before it closes the connection. An agent sends a request's headers in one
+         * write; only a client that holds a connection without using it needs more.
          */
-        @WithDefault("10s")
+        @WithDefault("5s")
         Duration agentHeaderTimeout();
 
         @WithDefault("7818")

@@ -23,6 +23,7 @@ import java.util.List;
 
 import static io.slurmlet.agent.api.ApiTestSupport.STATE_DIR;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -80,7 +81,7 @@ class AgentChannelLimitsTest {
         return got.toString(StandardCharsets.UTF_8);
     }
 
-    static boolean closedByServer(SSLSocket socket, int waitMillis) throws IOException {
+    static boolean closedByServer(java.net.Socket socket, int waitMillis) throws IOException {
         socket.setSoTimeout(waitMillis);
         try {
             return socket.getInputStream().read() < 0;
@@ -156,6 +157,70 @@ class AgentChannelLimitsTest {
             assertTrue(closedByServer(slow, 10_000), "one whose headers never end is closed");
             assertTrue(System.nanoTime() - start < 9_000_000_000L);
         }
+    }
+
+    /**
+     * Sockets that never start TLS count against their address from their accept: the 33rd from one
+     * address is closed at once, before any handshake (it was counted only after one, and held its
+     * descriptor for the whole handshake timeout), and each of the others when its time is up.
+     */
+    @Test
+    void socketsThatNeverHandshakeAreCountedAtAcceptAndTheOneOverTheShareIsClosedAtOnce() throws Exception {
+        List<java.net.Socket> held = new ArrayList<>();
+        try {
+            for (int i = 0; i < 32; i++) {
+                java.net.Socket s = new java.net.Socket(java.net.InetAddress.getByName("127.0.0.1"), leader.agentPort(),
+                        java.net.InetAddress.getByName("127.0.0.3"), 0);
+                held.add(s);
+            }
+            try (java.net.Socket over = new java.net.Socket(java.net.InetAddress.getByName("127.0.0.1"), leader.agentPort(),
+                    java.net.InetAddress.getByName("127.0.0.3"), 0)) {
+                assertTrue(closedByServer(over, 1_000), "the 33rd is closed at once, before a handshake");
+            }
+            for (java.net.Socket s : held) {
+                assertTrue(closedByServer(s, 10_000), "a socket that never handshakes is closed when its time is up");
+            }
+        } finally {
+            for (java.net.Socket s : held) {
+                s.close();
+            }
+        }
+    }
+
+    /** A second request on a connection gets the same time for its headers as the first, from its first byte. */
+    @Test
+    void aSecondRequestWhoseHeadersNeverEndIsClosedWhenItsTimeIsUpAndAnIdleOneIsKept() throws Exception {
+        try (SSLSocket idle = connect("127.0.0.4"); SSLSocket slow = connect("127.0.0.4")) {
+            for (SSLSocket s : List.of(idle, slow)) {
+                s.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: leader\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+                s.getOutputStream().flush();
+                assertTrue(readResponse(s).startsWith("HTTP/1.1 200 OK"));
+            }
+            slow.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: le".getBytes(StandardCharsets.US_ASCII));
+            slow.getOutputStream().flush();
+            assertTrue(closedByServer(slow, 10_000), "the second request's headers had their time (the idle timeout is 150 s)");
+            assertFalse(closedByServer(idle, 1_000), "a kept-alive connection that sends nothing is no request: kept");
+            idle.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: leader\r\nConnection: close\r\n\r\n"
+                    .getBytes(StandardCharsets.US_ASCII));
+            assertEquals("HTTP/1.1 200 OK", readToClose(idle).lines().findFirst().orElse(""), "and answered at its next request");
+        }
+    }
+
+    /** One whole response (its headers, then Content-Length bytes) from {@code socket}, which stays open. */
+    static String readResponse(SSLSocket socket) throws IOException {
+        InputStream in = socket.getInputStream();
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (!head.toString(StandardCharsets.US_ASCII).endsWith("\r\n\r\n")) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("closed in the headers: " + head);
+            }
+            head.write(b);
+        }
+        String headers = head.toString(StandardCharsets.US_ASCII);
+        int length = headers.lines().filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("content-length:"))
+                .map(l -> Integer.parseInt(l.substring(15).strip())).findFirst().orElse(0);
+        return headers + new String(in.readNBytes(length), StandardCharsets.UTF_8);
     }
 
     @Test
