@@ -314,20 +314,26 @@ public final class AgentChannel implements AutoCloseable {
         }
         try {
             // A name that has joined is that machine's: another one taking it would get its plan and
-            // munge key and shut the real one out. A reinstalled machine is removed first.
-            var credential = credentials.issueUnlessJoined(name);
+            // munge key and shut the real one out. A reinstalled machine is removed first, and a
+            // removed one is refused until an admin allows its name again.
+            var credential = credentials.issueUnlessJoined(name, ctx.get(TOKEN));
             if (credential.isEmpty()) {
                 String taken = credentials.joinedAs(name).orElse(name);
                 LOG.warnf("a join as %s from %s with join token %s was refused: %s has joined already",
                         name, ctx.request().remoteAddress(), ctx.get(TOKEN), taken);
                 error(ctx, 409, new ApiError(("%s has joined already: a second machine cannot take its name. If this is that "
-                        + "machine reinstalled, remove the old one on the leader first: ctl slurm machines remove %s")
-                        .formatted(taken, taken),
+                        + "machine reinstalled, remove the old one on the leader and allow its name again first: "
+                        + "ctl slurm machines remove %s; ctl slurm machines allow %s").formatted(taken, taken, taken),
                         List.of(new Problem("node", name, "node %s has joined already".formatted(name))), null));
                 return;
             }
             LOG.infof("%s joined from %s with join token %s", name, ctx.request().remoteAddress(), ctx.get(TOKEN));
             json(ctx, 200, new JoinReply(name, credential.get()));
+        } catch (AgentCredentials.NameRemoved e) {
+            LOG.warnf("a join as %s from %s with join token %s was refused: %s was removed at %s by %s and is not allowed again",
+                    name, ctx.request().remoteAddress(), ctx.get(TOKEN), e.node(), e.removal().removed(), e.removal().by());
+            error(ctx, 403, new ApiError(e.getMessage(), List.of(new Problem("node", name,
+                    "node %s was removed: ctl slurm machines allow %s lets it join again".formatted(name, e.node()))), null));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

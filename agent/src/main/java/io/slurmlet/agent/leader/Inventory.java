@@ -156,6 +156,13 @@ public final class Inventory {
         }
     }
 
+    /** Whether {@code node}'s facts are kept (also facts left out at open, whose document is still there). */
+    public boolean has(String node) {
+        synchronized (this) {
+            return facts.containsKey(node) || folder.has(node);
+        }
+    }
+
     /** Forgets {@code node}'s facts (a machine removed); says whether there were any. */
     public boolean forget(String node) throws IOException {
         synchronized (lock(node)) {

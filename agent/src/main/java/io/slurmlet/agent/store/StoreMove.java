@@ -22,7 +22,7 @@ import java.util.Map;
  *
  * <p>Moved: the documents the leader keeps in its store (settings, accounts, lending state, plans,
  * join tokens' hashes) and its collections of a document a machine (the inventory, the agents'
- * credential hashes, the nodes' lending records). Not moved, and kept in the state folder: the cluster CA's key, the munge
+ * credential hashes, the machines removed, whose names stay refused, the nodes' lending records). Not moved, and kept in the state folder: the cluster CA's key, the munge
  * key and the admin token, which are secrets a store that others can read must not hold in the clear.
  */
 public final class StoreMove {
@@ -33,7 +33,7 @@ public final class StoreMove {
     static final List<String> DOCUMENTS = List.of("settings.json", "accounts.json", "lending.json", "plans.json", "join-tokens.json",
             "agents.json");
     /** The leader's collections in its store. */
-    static final List<String> COLLECTIONS = List.of("inventory", "agents", "lending");
+    static final List<String> COLLECTIONS = List.of("inventory", "agents", "removed", "lending");
 
     private StoreMove() {
     }

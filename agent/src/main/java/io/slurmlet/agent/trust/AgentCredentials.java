@@ -7,6 +7,7 @@ import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.SettingsJson;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.type.TypeReference;
 import org.jboss.logging.Logger;
@@ -29,8 +30,14 @@ import java.util.Optional;
  * copy of the state directory lets no one act as a machine, and a join writes that machine's few
  * bytes, not every machine's again (ten thousand joins rewrote a growing {@code agents.json} ten
  * thousand times: a sixth of the leader's CPU in bench/leader_load.py, and past etcd's request size
- * at that scale). A name that has joined cannot join again until an admin removes that machine
- * ({@code ctl slurm machines remove}), which revokes its credential.
+ * at that scale). Each credential also keeps the id of the join token it was made with, so that
+ * removing the machine can revoke that token too.
+ *
+ * <p>A name that has joined cannot join again until an admin removes that machine
+ * ({@code ctl slurm machines remove}), which revokes its credential and keeps a removal
+ * ({@code removed/NODE}): the name is refused from then on, whatever join token its machine still
+ * holds, until an admin allows it again ({@code ctl slurm machines allow}). Joins, removals and
+ * allows take this object's lock, so a join never slips in between a removal's check and its write.
  */
 public final class AgentCredentials {
 
@@ -40,13 +47,84 @@ public final class AgentCredentials {
     public static final String FILE_NAME = "agents.json";
     private static final Logger LOG = Logger.getLogger(AgentCredentials.class);
 
-    /** What a machine's document holds. */
+    /** The store's collection of the machines removed, whose names are refused: {@code removed/gpu001}. */
+    public static final String REMOVED_FOLDER = "removed";
+
+    /**
+     * What a machine's document holds.
+     *
+     * @param sha256    the sha256 of its credential, hex
+     * @param joinToken the id of the join token it joined with; empty for a credential made before
+     *                  slurmlet kept it, or made on the leader's own machine (no token); left out of
+     *                  the document when empty
+     */
     @RegisterForReflection
-    record Kept(@JsonProperty("sha256") String sha256) { }
+    record Kept(@JsonProperty("sha256") String sha256,
+                @JsonProperty("join_token") @JsonInclude(JsonInclude.Include.NON_EMPTY) String joinToken) {
+        Kept {
+            joinToken = joinToken == null ? "" : joinToken;
+        }
+    }
+
+    /**
+     * A machine removed: its name is refused until an admin allows it again.
+     *
+     * @param removed   when, as an ISO-8601 instant
+     * @param by        who removed it, as the leader's log says it
+     * @param joinToken the id of the join token it had joined with, revoked with it; empty for none known
+     */
+    @RegisterForReflection
+    public record Removal(@JsonProperty("removed") String removed, @JsonProperty("by") String by,
+                          @JsonProperty("join_token") String joinToken) {
+        public Removal {
+            joinToken = joinToken == null ? "" : joinToken;
+        }
+    }
+
+    /**
+     * What {@link #remove} did.
+     *
+     * @param credentialRevoked whether the machine had a credential, now revoked
+     * @param joinToken         the id of the join token its credential was made with; empty for none known
+     */
+    public record Removed(boolean credentialRevoked, Optional<String> joinToken) { }
+
+    /**
+     * A join, or a credential made on the leader's own machine, under a name an admin removed. Its
+     * message goes to the machine that asked: who removed it (an address) is the leader's log's only.
+     */
+    public static final class NameRemoved extends IOException {
+        private final String node;
+        private final transient Removal removal;
+
+        NameRemoved(String node, Removal removal) {
+            super(("%s was removed from this cluster at %s, and its name is refused since: if this machine is to join again, "
+                    + "an admin allows it on the leader first: ctl slurm machines allow %s").formatted(node, removal.removed(), node));
+            this.node = node;
+            this.removal = removal;
+        }
+
+        /** The name as it was removed. */
+        public String node() {
+            return node;
+        }
+
+        public Removal removal() {
+            return removal;
+        }
+    }
 
     private final Store store;
     /** Each machine's document. */
     private final Folder<Kept> folder;
+    /** Each removed machine's document. */
+    private final Folder<Removal> removedFolder;
+    /** Each removed name to its removal; guarded by {@code this}. */
+    private final Map<String, Removal> removals = new java.util.TreeMap<>();
+    /** Each removed name, lower-cased, to the name removed. */
+    private final Map<String, String> removedByLowerName = new HashMap<>();
+    /** The id of the join token each machine joined with, where known. */
+    private final Map<String, String> joinedWith = new HashMap<>();
     /** Each machine's hash; guarded by {@code this}, as the maps below. */
     private final Map<String, String> hashes = new HashMap<>();
     /** Each credential's sha256 to its machine: a call finds its machine in one look, not one a machine. */
@@ -57,6 +135,7 @@ public final class AgentCredentials {
     private AgentCredentials(Store store) {
         this.store = store;
         this.folder = new Folder<>(store, FOLDER, Kept.class);
+        this.removedFolder = new Folder<>(store, REMOVED_FOLDER, Removal.class);
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -73,7 +152,9 @@ public final class AgentCredentials {
         AgentCredentials credentials = new AgentCredentials(store);
         credentials.moveOldDocument();
         credentials.folder.readAll("the credential hash", "remove that file and join that machine again")
-                .forEach((node, kept) -> credentials.remember(node, kept.sha256()));
+                .forEach((node, kept) -> credentials.remember(node, kept));
+        credentials.removedFolder.readAll("the removal", "remove that file to let that machine join again")
+                .forEach(credentials::rememberRemoved);
         return credentials;
     }
 
@@ -90,7 +171,7 @@ public final class AgentCredentials {
                     .formatted(store.where(FILE_NAME), e.getMessage().split("\n")[0]), e);
         }
         for (var entry : hashes.entrySet()) {
-            folder.moveIn(entry.getKey(), new Kept(entry.getValue()));
+            folder.moveIn(entry.getKey(), new Kept(entry.getValue(), ""));
         }
         if (!store.delete(FILE_NAME, old.get().version())) {
             throw new StorageException("%s changed while its credentials were moved into %s: restart the agent"
@@ -100,13 +181,18 @@ public final class AgentCredentials {
                 store.where(FILE_NAME), folder.where());
     }
 
-    private void remember(String node, String hash) {
-        String was = hashes.put(node, hash);
+    private void remember(String node, Kept kept) {
+        String was = hashes.put(node, kept.sha256());
         if (was != null) {
             byHash.remove(was);
         }
-        byHash.put(hash, node);
-        byLowerName.put(node.toLowerCase(java.util.Locale.ROOT), node);
+        byHash.put(kept.sha256(), node);
+        byLowerName.put(lower(node), node);
+        if (kept.joinToken().isEmpty()) {
+            joinedWith.remove(node);
+        } else {
+            joinedWith.put(node, kept.joinToken());
+        }
     }
 
     private void forget(String node) {
@@ -114,18 +200,45 @@ public final class AgentCredentials {
         if (was != null) {
             byHash.remove(was);
         }
-        byLowerName.remove(node.toLowerCase(java.util.Locale.ROOT));
+        byLowerName.remove(lower(node));
+        joinedWith.remove(node);
     }
 
-    /** Makes {@code node} a new credential, durable before it is returned, replacing any it had. */
+    private void rememberRemoved(String node, Removal removal) {
+        removals.put(node, removal);
+        removedByLowerName.put(lower(node), node);
+    }
+
+    private static String lower(String node) {
+        return node.toLowerCase(java.util.Locale.ROOT);
+    }
+
+    /**
+     * Makes {@code node} a new credential, durable before it is returned, replacing any it had: the
+     * leader's own machine, which joins without a join token.
+     *
+     * @throws NameRemoved when an admin removed that name (in any case) and has not allowed it again
+     */
     public synchronized String issue(String node) throws IOException {
+        refuseRemoved(node);
+        return issue(node, "");
+    }
+
+    private String issue(String node, String joinToken) throws IOException {
         byte[] random = new byte[32];
         new SecureRandom().nextBytes(random);
         String credential = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-        String hash = hash(credential);
-        folder.put(node, new Kept(hash));
-        remember(node, hash);
+        Kept kept = new Kept(hash(credential), joinToken);
+        folder.put(node, kept);
+        remember(node, kept);
         return credential;
+    }
+
+    private void refuseRemoved(String node) throws NameRemoved {
+        var removed = removedAs(node);
+        if (removed.isPresent()) {
+            throw new NameRemoved(removed.get(), removals.get(removed.get()));
+        }
     }
 
     /**
@@ -159,16 +272,20 @@ public final class AgentCredentials {
     }
 
     /**
-     * A new credential for {@code node}, durable before it is returned, unless a machine of that
-     * name (in any case: host names ignore it) has joined; then empty.
+     * A new credential for {@code node}, joining with the join token {@code joinToken} (its id,
+     * kept with the credential), durable before it is returned, unless a machine of that name (in
+     * any case: host names ignore it) has joined; then empty.
+     *
+     * @throws NameRemoved when an admin removed that name and has not allowed it again
      */
-    public synchronized Optional<String> issueUnlessJoined(String node) throws IOException {
-        return joinedAs(node).isPresent() ? Optional.empty() : Optional.of(issue(node));
+    public synchronized Optional<String> issueUnlessJoined(String node, String joinToken) throws IOException {
+        refuseRemoved(node);
+        return joinedAs(node).isPresent() ? Optional.empty() : Optional.of(issue(node, joinToken));
     }
 
     /** The name a machine joined as that is {@code node} but for case; empty when none has. */
     public synchronized Optional<String> joinedAs(String node) {
-        return Optional.ofNullable(byLowerName.get(node.toLowerCase(java.util.Locale.ROOT)));
+        return Optional.ofNullable(byLowerName.get(lower(node)));
     }
 
     /** The names of every machine that has joined. */
@@ -189,6 +306,51 @@ public final class AgentCredentials {
         folder.delete(node);
         forget(node);
         return true;
+    }
+
+    /**
+     * Removes the machine {@code node}, under the lock a join takes: its removal is made durable
+     * first, so its name is refused from then on (a crash before the credential is revoked leaves
+     * a name refused, never a credential revoked and the name free), then its credential, if it
+     * has one, is revoked.
+     *
+     * @param at when, for the list of removed machines
+     * @param by who asked, as the leader's log says it
+     */
+    public synchronized Removed remove(String node, java.time.Instant at, String by) throws IOException {
+        Optional<String> joinToken = Optional.ofNullable(joinedWith.get(node));
+        // Removed again (its facts were still kept): the token its first removal revoked stays named.
+        String named = joinToken.or(() -> Optional.ofNullable(removals.get(node)).map(Removal::joinToken)).orElse("");
+        Removal removal = new Removal(at.toString(), by, named);
+        removedFolder.put(node, removal);
+        rememberRemoved(node, removal);
+        return new Removed(revoke(node), joinToken);
+    }
+
+    /** Lets the name {@code node} (in any case) join again: the name as it was removed; empty when it was not. */
+    public synchronized Optional<String> allow(String node) throws IOException {
+        Optional<String> removed = removedAs(node);
+        if (removed.isPresent()) {
+            removedFolder.delete(removed.get());
+            removals.remove(removed.get());
+            removedByLowerName.remove(lower(removed.get()));
+        }
+        return removed;
+    }
+
+    /** The name removed that is {@code node} but for case; empty when none is. */
+    public synchronized Optional<String> removedAs(String node) {
+        return Optional.ofNullable(removedByLowerName.get(lower(node)));
+    }
+
+    /** Every machine removed and not allowed again, by name, in order. */
+    public synchronized java.util.SortedMap<String, Removal> removed() {
+        return java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(removals));
+    }
+
+    /** The id of the join token {@code node}'s credential was made with; empty where none is known. */
+    public synchronized Optional<String> joinToken(String node) {
+        return Optional.ofNullable(joinedWith.get(node));
     }
 
     /** The sha256 of a secret (a credential, a join token), hex: what the leader keeps of it. */

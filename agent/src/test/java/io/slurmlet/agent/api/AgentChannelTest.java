@@ -388,7 +388,7 @@ class AgentChannelTest {
     }
 
     @Test
-    void aNameThatHasJoinedCannotBeTakenUntilAnAdminRemovesThatMachine() throws Exception {
+    void aNameThatHasJoinedCannotBeTakenUntilAnAdminRemovesThatMachineAndAllowsItsNameAgain() throws Exception {
         String node = "id" + Long.toString(System.nanoTime(), 36);
         LeaderLink real = joined(node);
         real.reportFacts(facts(node, "24.11.5"));
@@ -407,6 +407,11 @@ class AgentChannelTest {
         assertEquals(401, gone.status());
         admin().get("/v1/nodes").then().body("containsKey('" + node + "')", equalTo(false));
         admin().delete("/v1/machines/" + node).then().statusCode(404);
+        // The removal revoked the join token it joined with, and its name is refused until an admin allows it (MachinesApiTest).
+        assertEquals(401, assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), node)).status());
+        token = null;
+        assertEquals(403, assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), node)).status());
+        admin().post("/v1/machines/" + node + "/allow").then().statusCode(200);
         LeaderLink again = new LeaderLink(base(), ca, LeaderLink.join(base(), ca, joinToken(), node).credential());
         again.reportFacts(facts(node, "24.11.6"));
     }

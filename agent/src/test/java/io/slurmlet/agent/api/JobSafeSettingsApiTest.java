@@ -102,8 +102,8 @@ class JobSafeSettingsApiTest {
             takenOnceTheJobsEnd(server, client);
         } finally {
             // Whatever failed, the next test finds neither machine nor their jobs.
-            admin().delete("/v1/machines/" + server);
-            admin().delete("/v1/machines/" + client);
+            TestAgents.forget(server);
+            TestAgents.forget(client);
         }
     }
 

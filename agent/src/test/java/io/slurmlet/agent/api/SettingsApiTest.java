@@ -318,7 +318,7 @@ class SettingsApiTest {
         assertEquals(revision, revision());
         admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"MaxJobCount\": \"50000\"}}").patch("/v1/slurm/settings").then()
                 .statusCode(200).body("settings.slurm_conf.MaxJobCount", equalTo("50000"));
-        admin().delete("/v1/machines/" + controller);
+        TestAgents.forget(controller);
     }
 
     @Test
@@ -340,6 +340,6 @@ class SettingsApiTest {
         assertEquals(revision, revision());
         admin().contentType(MERGE_PATCH).body("{\"slurm_conf\": {\"SwitchType\": \"switch/nvidia_imex\"}}").patch("/v1/slurm/settings")
                 .then().statusCode(200).body("settings.slurm_conf.SwitchType", equalTo("switch/nvidia_imex"));
-        admin().delete("/v1/machines/" + controller);
+        TestAgents.forget(controller);
     }
 }

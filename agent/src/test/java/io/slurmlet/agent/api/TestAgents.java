@@ -51,10 +51,10 @@ final class TestAgents {
 
     /**
      * {@code node} joins with a new join token; a machine of that name an earlier run of the tests'
-     * leader joined (its state is kept) is removed first, as an admin would.
+     * leader joined (its state is kept) is removed first, and its name allowed again, as an admin would.
      */
     static Answer join(String node) throws Exception {
-        admin().delete("/v1/machines/" + node);
+        forget(node);
         String token = admin().contentType("application/json").body("{\"description\": \"tests\"}").post("/v1/join-tokens")
                 .then().statusCode(201).extract().path("token");
         Answer a = send("POST", "/v1/join", "{\"node\": " + HostileInputTest.json(node) + "}", token);
@@ -62,6 +62,15 @@ final class TestAgents {
             CREDENTIALS.put(node, a.json().getString("credential"));
         }
         return a;
+    }
+
+    /**
+     * Removes {@code node}, if it joined, and allows its name again: the tests' leader, whose state
+     * outlives a run, keeps no machine of a test's and no name refused.
+     */
+    static void forget(String node) {
+        admin().delete("/v1/machines/" + node);
+        admin().post("/v1/machines/" + node + "/allow");
     }
 
     /** The credential {@code node} was given when it joined here. */

@@ -45,6 +45,8 @@ class StoreMoveTest {
         for (int i = 1; i <= 3; i++) {
             files.put("inventory/n" + i, StoreContract.text("{\"name\":\"n" + i + "\"}"), Store.ABSENT).orElseThrow();
         }
+        files.put("removed/n4", StoreContract.text("{\"removed\":\"2026-12-01T12:00:00Z\",\"by\":\"root\",\"join_token\":\"\"}"),
+                Store.ABSENT).orElseThrow();
         Files.writeString(state.resolve("admin.token"), "secret-admin-token");
         Files.writeString(state.resolve("munge.key"), "secret-munge-key");
         return files;
@@ -55,8 +57,9 @@ class StoreMoveTest {
         FileStore files = leaderState();
         try (EtcdStore to = etcd.store("/moved/")) {
             StoreMove.Moved moved = StoreMove.move(state, to);
-            assertEquals(List.of("settings.json", "accounts.json", "agents.json", "inventory/n1", "inventory/n2", "inventory/n3"),
-                    List.copyOf(moved.keys().keySet()));
+            assertEquals(List.of("settings.json", "accounts.json", "agents.json", "inventory/n1", "inventory/n2", "inventory/n3",
+                    "removed/n4"), List.copyOf(moved.keys().keySet()));
+            assertEquals(List.of("removed/n4"), List.copyOf(to.list("removed").keySet()), "a removed name stays refused after the move");
             assertArrayEquals(files.get("settings.json").orElseThrow().value(), to.get("settings.json").orElseThrow().value());
             assertEquals(List.of("inventory/n1", "inventory/n2", "inventory/n3"), List.copyOf(to.list("inventory").keySet()));
             String keys = etcd.etcdctl("get", "--prefix", "--keys-only", "/moved/");
@@ -95,7 +98,7 @@ class StoreMoveTest {
         err.reset();
         Files.writeString(yaml, Files.readString(yaml).replace("timeout: 3s", "timeout: 3s\n        insecure-plaintext: true"));
         assertEquals(0, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err::toString);
-        assertTrue(out.toString().contains("moved 6 keys") && out.toString().contains("/by-command/"), out.toString());
+        assertTrue(out.toString().contains("moved 7 keys") && out.toString().contains("/by-command/"), out.toString());
         assertEquals(1, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)));
         assertTrue(err.toString().contains("nothing moved: ") && err.toString().contains("was moved already"), err.toString());
 

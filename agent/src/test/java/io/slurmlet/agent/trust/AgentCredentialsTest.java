@@ -5,10 +5,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class AgentCredentialsTest {
@@ -19,14 +21,14 @@ class AgentCredentialsTest {
     @Test
     void eachCredentialNamesItsOwnMachineOnlyUntilRevokedAndOnlyItsHashIsKept() throws Exception {
         AgentCredentials credentials = AgentCredentials.open(state);
-        String n1 = credentials.issueUnlessJoined("n1").orElseThrow();
-        String n2 = credentials.issueUnlessJoined("n2").orElseThrow();
+        String n1 = credentials.issueUnlessJoined("n1", "tok00001").orElseThrow();
+        String n2 = credentials.issueUnlessJoined("n2", "tok00001").orElseThrow();
         assertEquals(Optional.of("n1"), credentials.nodeOf(n1));
         assertEquals(Optional.of("n2"), credentials.nodeOf(" " + n2 + "\n"));
         for (String wrong : new String[] {null, "", "  ", n1.substring(1), n1 + "x", AgentCredentials.hash(n1)}) {
             assertEquals(Optional.empty(), credentials.nodeOf(wrong), String.valueOf(wrong));
         }
-        assertEquals(Optional.empty(), credentials.issueUnlessJoined("N1"), "a name joined, in any case");
+        assertEquals(Optional.empty(), credentials.issueUnlessJoined("N1", "tok00001"), "a name joined, in any case");
         String kept = Files.readString(state.resolve("agents/n1")) + Files.readString(state.resolve("agents/n2"));
         assertFalse(kept.contains(n1) || kept.contains(n2), "no credential in the state folder");
         assertTrue(kept.contains(AgentCredentials.hash(n1)) && kept.contains(AgentCredentials.hash(n2)), kept);
@@ -41,6 +43,59 @@ class AgentCredentialsTest {
         assertEquals(Optional.of("n1"), reopened.nodeOf(again));
         assertFalse(Files.exists(state.resolve("agents/n2")), "a revoked machine's document is gone");
         assertEquals(java.util.Set.of("n1"), AgentCredentials.open(state).machines());
+    }
+
+    /**
+     * Removing a machine keeps its name refused, in any case and across a restart, for a join with any
+     * token and for the leader's own machine's in-process credential, until an admin allows it again;
+     * its credential is revoked, and the join token it joined with is told for revoking.
+     */
+    @Test
+    void aRemovedNameIsRefusedUntilAllowedAndTheRemovalNamesTheJoinTokenItJoinedWith() throws Exception {
+        AgentCredentials credentials = AgentCredentials.open(state);
+        String n1 = credentials.issueUnlessJoined("n1", "4k2j9x0a").orElseThrow();
+        assertEquals(Optional.of("4k2j9x0a"), credentials.joinToken("n1"));
+        assertTrue(Files.readString(state.resolve("agents/n1")).contains("\"join_token\" : \"4k2j9x0a\""),
+                Files.readString(state.resolve("agents/n1")));
+
+        var removed = credentials.remove("n1", java.time.Instant.parse("2026-12-01T12:00:00Z"), "root over the leader's socket");
+        assertEquals(new AgentCredentials.Removed(true, Optional.of("4k2j9x0a")), removed);
+        assertEquals(Optional.empty(), credentials.nodeOf(n1));
+        for (AgentCredentials c : List.of(credentials, AgentCredentials.open(state))) {
+            AgentCredentials.NameRemoved refused = assertThrows(AgentCredentials.NameRemoved.class, () -> c.issueUnlessJoined("N1", "other000"));
+            assertEquals("n1 was removed from this cluster at 2026-12-01T12:00:00Z, and its name is "
+                    + "refused since: if this machine is to join again, an admin allows it on the leader first: ctl slurm machines allow n1",
+                    refused.getMessage());
+            assertThrows(AgentCredentials.NameRemoved.class, () -> c.issue("n1"), "the leader's own machine too");
+            assertEquals(java.util.Map.of("n1", new AgentCredentials.Removal("2026-12-01T12:00:00Z", "root over the leader's socket",
+                    "4k2j9x0a")), c.removed());
+        }
+        assertEquals(new AgentCredentials.Removed(false, Optional.empty()), credentials.remove("n1", java.time.Instant.now(), "root"));
+        assertEquals("4k2j9x0a", credentials.removed().get("n1").joinToken(), "removed again: the token of the first removal stays named");
+
+        assertEquals(Optional.of("n1"), credentials.allow("N1"));
+        assertEquals(Optional.empty(), credentials.allow("n1"), "allowed already");
+        assertFalse(Files.exists(state.resolve("removed/n1")));
+        assertEquals(java.util.Map.of(), AgentCredentials.open(state).removed());
+        String again = credentials.issueUnlessJoined("n1", "other000").orElseThrow();
+        assertEquals(Optional.of("n1"), credentials.nodeOf(again));
+        assertEquals(Optional.of("other000"), credentials.joinToken("n1"));
+    }
+
+    /** A credential kept before slurmlet kept the join token with it (or the leader's own machine's) knows none, and says so. */
+    @Test
+    void aCredentialWithoutAJoinTokenIsReadAndWrittenWithoutOne() throws Exception {
+        Files.createDirectories(state.resolve("agents"));
+        String credential = "c".repeat(43);
+        Files.writeString(state.resolve("agents/n1"), "{\"sha256\": \"%s\"}".formatted(AgentCredentials.hash(credential)));
+        AgentCredentials credentials = AgentCredentials.open(state);
+        assertEquals(Optional.of("n1"), credentials.nodeOf(credential));
+        assertEquals(Optional.empty(), credentials.joinToken("n1"));
+        credentials.issue("n2");
+        assertFalse(Files.readString(state.resolve("agents/n2")).contains("join_token"),
+                "an earlier slurmlet reads it still: " + Files.readString(state.resolve("agents/n2")));
+        assertEquals(new AgentCredentials.Removed(true, Optional.empty()), credentials.remove("n1", java.time.Instant.now(), "root"));
+        assertEquals("", credentials.removed().get("n1").joinToken());
     }
 
     /** A leader upgraded from a slurmlet that kept every hash in agents.json: each machine's moves to a document of its own. */
