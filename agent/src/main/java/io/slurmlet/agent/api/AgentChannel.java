@@ -48,6 +48,8 @@ public final class AgentChannel implements AutoCloseable {
     private static final Logger LOG = Logger.getLogger(AgentChannel.class);
     private static final String BEARER = "Bearer ";
     private static final String NODE = "slurmlet.node";
+    /** The credential a call presented, asked again where its write is made (never logged). */
+    private static final String CREDENTIAL = "slurmlet.credential";
     private static final String TOKEN = "slurmlet.join-token";
     private static final Duration LONGEST_POLL = Duration.ofSeconds(120);
     static final int MOST_RECONNECTS = 100_000;
@@ -349,7 +351,28 @@ public final class AgentChannel implements AutoCloseable {
             return;
         }
         ctx.put(NODE, node.get());
+        ctx.put(CREDENTIAL, header.substring(BEARER.length()));
         ctx.next();
+    }
+
+    /**
+     * Whether the machine that made this call still holds the credential it was let in with: asked
+     * again where its report is written, under the lock a removal's forgetting takes, as the
+     * credential may have been revoked since it was checked.
+     */
+    private java.util.function.BooleanSupplier stillJoined(RoutingContext ctx) {
+        String node = ctx.get(NODE);
+        String credential = ctx.get(CREDENTIAL);
+        return () -> credentials.nodeOf(credential).filter(node::equals).isPresent();
+    }
+
+    /** The answer to a report whose machine was removed while it was on the way: nothing of it was kept. */
+    private static void removedMeanwhile(RoutingContext ctx, String what) {
+        String node = ctx.get(NODE);
+        LOG.infof("%s's %s was refused: its credential was revoked (the machine removed) while the report was on the way", node, what);
+        error(ctx, 401, ("this machine's credential was revoked while its %s was on the way (ctl slurm machines remove %s): nothing "
+                + "of it was kept; if it is to join again, an admin allows it on the leader first: ctl slurm machines allow %s")
+                .formatted(what, node, node));
     }
 
     private void facts(RoutingContext ctx) {
@@ -361,8 +384,12 @@ public final class AgentChannel implements AutoCloseable {
             return;
         }
         try {
-            boolean changed = inventory.report(named(node, reported));
-            json(ctx, 200, Map.of("node", node, "changed", changed));
+            Inventory.Stored stored = inventory.report(named(node, reported), stillJoined(ctx));
+            if (stored == Inventory.Stored.REFUSED) {
+                removedMeanwhile(ctx, "facts report");
+                return;
+            }
+            json(ctx, 200, Map.of("node", node, "changed", stored == Inventory.Stored.CHANGED));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -447,12 +474,16 @@ public final class AgentChannel implements AutoCloseable {
         String node = ctx.get(NODE);
         NodeReport report = SettingsJson.read(bytes(ctx), NodeReport.class);
         // What a machine reports is shown by ctl and logged: each text one line, as a terminal shows it.
-        reports.put(new NodeReport(node, report.planRevision(),
+        boolean kept = reports.put(new NodeReport(node, report.planRevision(),
                 report.steps().stream().map(st -> new io.slurmlet.model.api.StepStatus(Text.oneLine(st.step()), Text.oneLine(st.state()),
                         Text.oneLine(st.detail()), Text.oneLine(st.at()), Text.oneLine(st.lastError()), Text.oneLine(st.lastErrorAt()))).toList(),
                 report.slurmNodes().stream().map(n -> new io.slurmlet.model.api.SlurmNodeState(Text.oneLine(n.name()), Text.oneLine(n.state()),
                         Text.oneLine(n.reason()), n.jobs().stream().map(Text::oneLine).toList())).toList(),
-                report.observed()));
+                report.observed()), stillJoined(ctx));
+        if (!kept) {
+            removedMeanwhile(ctx, "status report");
+            return;
+        }
         if (!report.slurmNodes().isEmpty()) {
             lending.wake();
         }

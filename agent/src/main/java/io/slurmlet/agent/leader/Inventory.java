@@ -133,13 +133,37 @@ public final class Inventory {
         }
     }
 
+    /** What became of a report. */
+    public enum Stored {
+        /** Written: it differs from what was known. */
+        CHANGED,
+        /** The same as what was known: nothing written. */
+        UNCHANGED,
+        /** Its sender no longer holds a credential (removed meanwhile): nothing written. */
+        REFUSED
+    }
+
     /** Stores what a machine reported; says whether it differs from what was known. */
     public boolean report(NodeFacts reported) throws IOException {
+        return report(reported, () -> true) == Stored.CHANGED;
+    }
+
+    /**
+     * Stores what a machine reported if {@code stillJoined} says, when asked, that its sender still
+     * holds its credential. It is asked under the machine's lock, which {@link #forget} takes too:
+     * a removal revokes the credential and then forgets the facts, so a report checked before the
+     * removal and written after it is refused, or written before the facts are forgotten; it never
+     * puts a removed machine back (into slurm.conf, into an export's clients).
+     */
+    public Stored report(NodeFacts reported, java.util.function.BooleanSupplier stillJoined) throws IOException {
         String node = reported.name();
         synchronized (lock(node)) {
+            if (!stillJoined.getAsBoolean()) {
+                return Stored.REFUSED;
+            }
             synchronized (this) {
                 if (reported.equals(facts.get(node))) {
-                    return false;
+                    return Stored.UNCHANGED;
                 }
             }
             gate.readLock().lock();
@@ -149,7 +173,7 @@ public final class Inventory {
                     facts.put(node, reported);
                     snapshot = null;
                 }
-                return true;
+                return Stored.CHANGED;
             } finally {
                 gate.readLock().unlock();
             }

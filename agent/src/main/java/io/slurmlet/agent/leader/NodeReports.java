@@ -23,18 +23,40 @@ public final class NodeReports {
     private final Map<String, Received> reports = new ConcurrentHashMap<>();
 
     public void put(NodeReport report) {
-        reports.merge(report.node(), new Received(report, Instant.now()), (before, now) -> {
-            Map<String, StepStatus> old = new java.util.HashMap<>();
-            before.report().steps().forEach(st -> old.put(st.step(), st));
-            List<StepStatus> steps = new ArrayList<>();
-            for (StepStatus st : now.report().steps()) {
-                StepStatus was = old.get(st.step());
-                steps.add(st.lastError().isEmpty() && was != null && !was.lastError().isEmpty()
-                        ? new StepStatus(st.step(), st.state(), st.detail(), st.at(), was.lastError(), was.lastErrorAt()) : st);
+        put(report, () -> true);
+    }
+
+    /**
+     * Keeps {@code report} if {@code stillJoined} says, when asked, that its sender still holds its
+     * credential; says whether it was kept. It is asked under the lock of the machine's entry, which
+     * {@link #forget} takes too: a removal revokes the credential and then forgets the report, so a
+     * report checked before the removal and kept after it cannot be.
+     */
+    public boolean put(NodeReport report, java.util.function.BooleanSupplier stillJoined) {
+        Received now = new Received(report, Instant.now());
+        boolean[] kept = {false};
+        reports.compute(report.node(), (node, before) -> {
+            if (!stillJoined.getAsBoolean()) {
+                return before;
             }
-            return new Received(new NodeReport(now.report().node(), now.report().planRevision(), steps,
-                    now.report().slurmNodes(), now.report().observed()), now.at());
+            kept[0] = true;
+            return before == null ? now : merged(before, now);
         });
+        return kept[0];
+    }
+
+    /** {@code now}, each step's last error kept from {@code before} where {@code now} has none. */
+    private static Received merged(Received before, Received now) {
+        Map<String, StepStatus> old = new java.util.HashMap<>();
+        before.report().steps().forEach(st -> old.put(st.step(), st));
+        List<StepStatus> steps = new ArrayList<>();
+        for (StepStatus st : now.report().steps()) {
+            StepStatus was = old.get(st.step());
+            steps.add(st.lastError().isEmpty() && was != null && !was.lastError().isEmpty()
+                    ? new StepStatus(st.step(), st.state(), st.detail(), st.at(), was.lastError(), was.lastErrorAt()) : st);
+        }
+        return new Received(new NodeReport(now.report().node(), now.report().planRevision(), steps,
+                now.report().slurmNodes(), now.report().observed()), now.at());
     }
 
     /**

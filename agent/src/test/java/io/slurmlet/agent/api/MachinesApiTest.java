@@ -1,16 +1,25 @@
 package io.slurmlet.agent.api;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.facts.NodeFacts;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import javax.net.ssl.SSLSocket;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.util.List;
 
@@ -27,7 +36,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Removing a machine is evicting it ({@code ctl slurm machines remove}, {@code allow}): its name is
- * refused until an admin allows it, and the join token it joined with is revoked.
+ * refused until an admin allows it, the join token it joined with is revoked, and a report of its on
+ * the way when it is removed does not put it back.
  */
 @QuarkusTest
 class MachinesApiTest {
@@ -40,6 +50,9 @@ class MachinesApiTest {
 
     @Inject
     AgentCredentials credentials;
+
+    @Inject
+    NodeReports reports;
 
     URI base() {
         return URI.create("https://127.0.0.1:" + leader.agentPort());
@@ -152,5 +165,91 @@ class MachinesApiTest {
                 "the leader's own machine joins in-process, and is refused too");
         assertTrue(refused.getMessage().contains("ctl slurm machines allow " + node), refused.getMessage());
         TestAgents.forget(node);
+    }
+
+    /**
+     * The race that put a removed machine back: a facts report whose credential was checked before the
+     * removal and whose write came after it. The request's headers are checked (the channel answers
+     * "100 Continue" only then), the machine is removed, and then the body is sent: the facts are not
+     * written, so slurm.conf and the exports' clients never see the machine again.
+     */
+    @Test
+    void aFactsReportOnTheWayWhenItsMachineIsRemovedIsRefusedAndDoesNotPutItBack() throws Exception {
+        String node = name("fly");
+        String[] token = newToken("MachinesApiTest, in flight");
+        X509Certificate ca = ca();
+        String credential = LeaderLink.join(base(), ca, token[1], node).credential();
+        new LeaderLink(base(), ca, credential).reportFacts(facts(node));
+
+        byte[] body = SettingsJson.STRICT.writeValueAsBytes(facts(node).withSlurmctldCandidate("25.05.1"));
+        String[] answer = removedBetweenCheckAndWrite(ca, "/v1/agent/facts", credential, body, node);
+        assertEquals("401", answer[0], answer[1]);
+        assertTrue(answer[1].contains("credential was revoked while its facts report was on the way (ctl slurm machines remove " + node
+                + "): nothing of it was kept"), answer[1]);
+        admin().get("/v1/nodes").then().statusCode(200).body("containsKey('" + node + "')", equalTo(false));
+        admin().get("/v1/machines").then().statusCode(200).body("machines", not(hasItem(node)));
+        TestAgents.forget(node);
+    }
+
+    /** The same for a status report: what the machine's steps did is not kept for a machine removed meanwhile. */
+    @Test
+    void aStatusReportOnTheWayWhenItsMachineIsRemovedIsRefusedAndNotKept() throws Exception {
+        String node = name("sfly");
+        String[] token = newToken("MachinesApiTest, status in flight");
+        X509Certificate ca = ca();
+        String credential = LeaderLink.join(base(), ca, token[1], node).credential();
+
+        byte[] body = SettingsJson.STRICT.writeValueAsBytes(new NodeReport(node, 1, List.of(
+                new StepStatus("munge", "ok", "munged runs", "2026-11-30T04:00:00Z", "", ""))));
+        String[] answer = removedBetweenCheckAndWrite(ca, "/v1/agent/status", credential, body, node);
+        assertEquals("401", answer[0], answer[1]);
+        assertTrue(answer[1].contains("while its status report was on the way"), answer[1]);
+        assertTrue(reports.get(node).isEmpty(), "no report kept for " + node);
+        TestAgents.forget(node);
+    }
+
+    /**
+     * PUT {@code path} with {@code credential} over a connection of its own, its body held back until
+     * the channel has checked the credential and asks for it (100 Continue); meanwhile {@code node} is
+     * removed. Returns the answer's status and body.
+     */
+    String[] removedBetweenCheckAndWrite(X509Certificate ca, String path, String credential, byte[] body, String node) throws Exception {
+        try (SSLSocket socket = (SSLSocket) LeaderLink.trusting(ca).getSocketFactory().createSocket("127.0.0.1", leader.agentPort())) {
+            socket.setSoTimeout(20_000);
+            OutputStream out = socket.getOutputStream();
+            InputStream in = socket.getInputStream();
+            out.write(("PUT %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: %d\r\nExpect: 100-continue\r\n\r\n").formatted(path, credential, body.length)
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            String interim = head(in);
+            assertTrue(interim.startsWith("HTTP/1.1 100"), "the credential was checked and the body is asked for: " + interim);
+
+            admin().delete("/v1/machines/" + node).then().statusCode(200).body("credential_revoked", equalTo(true));
+
+            out.write(body);
+            out.flush();
+            String head = head(in);
+            int length = Integer.parseInt(head.lines().filter(l -> l.toLowerCase().startsWith("content-length:"))
+                    .findFirst().orElseThrow(() -> new AssertionError(head)).substring("content-length:".length()).strip());
+            return new String[] {head.substring(9, 12), new String(in.readNBytes(length), StandardCharsets.UTF_8)};
+        }
+    }
+
+    /** An answer's head, up to the empty line. */
+    private static String head(InputStream in) throws IOException {
+        ByteArrayOutputStream head = new ByteArrayOutputStream();
+        while (true) {
+            int b = in.read();
+            if (b < 0) {
+                throw new IOException("the connection closed after " + head);
+            }
+            head.write(b);
+            byte[] read = head.toByteArray();
+            int n = read.length;
+            if (n >= 4 && read[n - 4] == '\r' && read[n - 3] == '\n' && read[n - 2] == '\r' && read[n - 1] == '\n') {
+                return head.toString(StandardCharsets.US_ASCII);
+            }
+        }
     }
 }

@@ -54,6 +54,47 @@ class InventoryTest {
         assertEquals(99, Inventory.open(state).all().size());
     }
 
+    /**
+     * A removal revokes the machine's credential and then forgets its facts under the machine's lock: a
+     * report asked after the revocation is refused, and one asked before it is written before the facts
+     * are forgotten (the forget waits for it). Either way the removed machine is not in the inventory.
+     */
+    @Test
+    void aReportOfAMachineRemovedMeanwhileIsRefusedAndAForgetWaitsForAReportBeingChecked() throws Exception {
+        Inventory inventory = Inventory.open(state);
+        java.util.concurrent.atomic.AtomicBoolean joined = new java.util.concurrent.atomic.AtomicBoolean(true);
+        assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n1", 8), joined::get));
+        assertEquals(Inventory.Stored.UNCHANGED, inventory.report(machine("n1", 8), joined::get));
+        joined.set(false); // the removal revoked the credential
+        assertTrue(inventory.forget("n1"));
+        assertEquals(Inventory.Stored.REFUSED, inventory.report(machine("n1", 16), joined::get));
+        assertFalse(inventory.has("n1"));
+        assertFalse(Files.exists(state.resolve("inventory/n1")), "nothing written for a machine removed");
+        assertFalse(inventory.all().containsKey("n1"));
+
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            java.util.concurrent.CountDownLatch asked = new java.util.concurrent.CountDownLatch(1);
+            var report = pool.submit(() -> inventory.report(machine("n2", 8), () -> {
+                asked.countDown();
+                try {
+                    Thread.sleep(300); // a forget that did not wait for this report would be over by now
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return true;
+            }));
+            assertTrue(asked.await(10, java.util.concurrent.TimeUnit.SECONDS));
+            var forget = pool.submit(() -> inventory.forget("n2"));
+            assertEquals(Inventory.Stored.CHANGED, report.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(forget.get(10, java.util.concurrent.TimeUnit.SECONDS), "the forget found the report's facts: it waited for it");
+        } finally {
+            pool.shutdownNow();
+        }
+        assertFalse(inventory.has("n2"));
+        assertEquals(Map.of(), Inventory.open(state).all(), "and after a restart");
+    }
+
     @Test
     void aWatcherThatHearsOfAMachinesFileSeesItsFactsInTheInventory() throws Exception {
         // The planner hears of a change on the store's thread as soon as the file is durable, and then

@@ -26,6 +26,18 @@ class NodeReportsTest {
         assertEquals("", reports.get("n3").orElseThrow().report().steps().get(1).lastError());
     }
 
+    @Test
+    void aReportOfAMachineRemovedMeanwhileIsNotKept() {
+        NodeReports reports = new NodeReports();
+        NodeReport report = new NodeReport("n3", 4, List.of(new StepStatus("munge", "unchanged", "ok", "t1", "", "")));
+        assertEquals(false, reports.put(report, () -> false), "its credential was revoked since it was checked");
+        assertEquals(java.util.Optional.empty(), reports.get("n3"));
+        assertEquals(true, reports.put(report, () -> true));
+        reports.forget("n3");
+        assertEquals(false, reports.put(report, () -> false));
+        assertEquals(java.util.Optional.empty(), reports.get("n3"), "a removed machine's report is not put back");
+    }
+
     static NodeReport machine(String node, String... jobs) {
         return new NodeReport(node, 1, List.of(), List.of(), io.slurmlet.model.observed.Observed.NOTHING.withJobs(List.of(jobs)));
     }
