@@ -126,15 +126,27 @@ public final class Leader implements AutoCloseable {
         return read(r, io.slurmlet.model.api.ContainerFile.class, "PUT " + path);
     }
 
-    /** The machines that have joined: {@code {"machines": [...]}}. */
+    /**
+     * The machines that have joined, and those removed (none from a leader older than removals):
+     * {@code {"machines": [...], "removed": [{"node", "removed", "by", "join_token"}]}}.
+     */
     public Answer<ObjectNode> machines() {
         return read(send(HttpMethod.GET, MACHINES, Map.of(), null), ObjectNode.class, "GET " + MACHINES);
     }
 
-    /** Removes a machine: its credential revoked, its facts forgotten, so that its name can join again. */
+    /**
+     * Removes a machine: its name refused until allowed, its credential and the join token it joined
+     * with revoked, its facts forgotten; the answer's {@code notes} say what was done.
+     */
     public Answer<ObjectNode> removeMachine(String node) {
         String path = MACHINES + "/" + segment(node);
         return read(refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
+    }
+
+    /** Lets a removed machine's name join again. */
+    public Answer<ObjectNode> allowMachine(String node) {
+        String path = MACHINES + "/" + segment(node) + "/allow";
+        return read(refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
     }
 
     /**

@@ -83,15 +83,84 @@ class JoinCommandsTest {
 
     @Test
     void machinesListAndRemoveOrSayWhyNot() {
-        leader.on("GET", "/v1/machines", ok("{\"machines\": [\"n1\", \"n2\"]}"))
-                .on("DELETE", "/v1/machines/n1", ok("{\"node\": \"n1\", \"credential_revoked\": true, \"facts_forgotten\": true}"))
+        leader.on("GET", "/v1/machines", ok("{\"machines\": [\"n1\", \"n2\"], \"removed\": []}"))
+                .on("DELETE", "/v1/machines/n1", ok(REMOVED_N1))
                 .on("DELETE", "/v1/machines/n2", status(409, json(ApiError.of("n2 runs 1 job (7): removing it would drop it from slurm.conf and end them"))));
         assertEquals("n1\nn2\n", ctl.run("slurm", "machines", "list").out());
         var r = ctl.run("slurm", "machines", "remove", "n1");
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("removed n1: its credential revoked, its facts forgotten; it can join again with a join token\n", r.out());
+        assertEquals("""
+                removed n1: its credential revoked, its facts forgotten; its name is refused until an admin allows it again (ctl slurm machines allow n1)
+                join token 4k2j9x0a, which it joined with, is revoked: no machine joins with it any more, and the machines that joined with it keep their credentials
+                the munge key it held is still the cluster's: rotate it if the machine is not trusted
+                """, r.out());
+        assertEquals("", r.err());
         r = ctl.run("slurm", "machines", "remove", "n2");
         assertEquals(1, r.exit(), r::toString);
         assertTrue(r.err().contains("n2 runs 1 job (7)"), r::toString);
+        r = ctl.run("-o", "json", "slurm", "machines", "remove", "n1");
+        assertEquals(REMOVED_N1 + "\n", r.out(), "-o json prints the leader's answer as it is");
+    }
+
+    static final String REMOVED_N1 = """
+            {"node": "n1", "credential_revoked": true, "facts_forgotten": true, "join_token": "4k2j9x0a", "join_token_revoked": true, "notes": [
+             "removed n1: its credential revoked, its facts forgotten; its name is refused until an admin allows it again (ctl slurm machines allow n1)",
+             "join token 4k2j9x0a, which it joined with, is revoked: no machine joins with it any more, and the machines that joined with it keep their credentials",
+             "the munge key it held is still the cluster's: rotate it if the machine is not trusted"]}""";
+
+    @Test
+    void machinesListShowsTheRemovedNamesApartWithTheTokenRevoked() {
+        leader.on("GET", "/v1/machines", ok("""
+                {"machines": ["n1"], "removed": [
+                 {"node": "n3", "removed": "2026-12-01T12:00:00Z", "by": "root over the leader's socket", "join_token": "4k2j9x0a"},
+                 {"node": "old7", "removed": "2026-12-02T08:30:00Z", "by": "the admin token from /10.0.0.5:40112", "join_token": ""}]}"""));
+        var r = ctl.run("slurm", "machines", "list");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("""
+                n1
+
+                removed, their names refused until an admin allows them again (ctl slurm machines allow NODE):
+                NODE  REMOVED               BY                                    JOIN TOKEN REVOKED
+                n3    2026-12-01T12:00:00Z  root over the leader's socket         4k2j9x0a
+                old7  2026-12-02T08:30:00Z  the admin token from /10.0.0.5:40112  none
+                """, r.out());
+        leader.on("GET", "/v1/machines", ok("{\"machines\": [], \"removed\": [{\"node\": \"n3\", \"removed\": \"t\", \"by\": \"root\", "
+                + "\"join_token\": \"\"}]}"));
+        assertTrue(ctl.run("slurm", "machines", "list").out().startsWith("""
+                no machine has joined: 'ctl slurm join-token' prints the line that joins one
+
+                removed, their names refused"""));
+    }
+
+    @Test
+    void machinesAllowLetsARemovedNameJoinAgainOrSaysWhyNot() {
+        leader.on("POST", "/v1/machines/n3/allow", ok("""
+                        {"node": "n3", "allowed": true, "notes": ["allowed n3: it may join again with a join token ('ctl slurm join-token' prints the line that joins it)"]}"""))
+                .on("POST", "/v1/machines/n1/allow", status(404, json(ApiError.of("\"n1\" was not removed, so nothing is allowed: "
+                        + "ctl slurm machines list shows the removed names; a machine that has joined is removed with ctl slurm machines remove"))));
+        var r = ctl.run("slurm", "machines", "allow", "n3");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("allowed n3: it may join again with a join token ('ctl slurm join-token' prints the line that joins it)\n", r.out());
+        assertEquals("", leader.requests("POST").get(0).body(), "nothing but the name in the path");
+        r = ctl.run("slurm", "machines", "allow", "n1");
+        assertEquals(1, r.exit(), r::toString);
+        assertTrue(r.err().contains("\"n1\" was not removed, so nothing is allowed: ctl slurm machines list shows the removed names"), r::toString);
+        assertEquals("", r.out());
+        r = ctl.run("slurm", "machines", "allow");
+        assertEquals(2, r.exit(), r::toString);
+        assertTrue(r.err().contains("Missing required parameter: 'NODE'"), r::toString);
+        r = ctl.run("slurm", "machines");
+        assertEquals(2, r.exit(), r::toString);
+        assertTrue(r.err().startsWith("name what to do: list, remove or allow"), r::toString);
+    }
+
+    /** A leader older than removals answers without notes, and frees the name at once: ctl says what it did, no more. */
+    @Test
+    void aLeaderOlderThanRemovalsIsSaidWhatItDid() {
+        leader.on("DELETE", "/v1/machines/n1", ok("{\"node\": \"n1\", \"credential_revoked\": true, \"facts_forgotten\": true}"))
+                .on("GET", "/v1/machines", ok("{\"machines\": [\"n2\"]}"));
+        assertEquals("removed n1: its credential revoked, its facts forgotten; it can join again with a join token\n",
+                ctl.run("slurm", "machines", "remove", "n1").out());
+        assertEquals("n2\n", ctl.run("slurm", "machines", "list").out());
     }
 }
