@@ -109,9 +109,12 @@ public final class AgentChannel implements AutoCloseable {
         router.post("/v1/join").handler(BodyHandler.create(false).setBodyLimit(JOIN_BODY_BYTES));
         router.post("/v1/join").blockingHandler(this::join, false);
         // An admin's request a standby hands on (StandbyForwarder): the cluster's admin token, then this leader's own API.
-        router.route(ADMIN_FORWARD + "/*").handler(this::checkAdminToken);
-        router.route(ADMIN_FORWARD + "/*").handler(BodyHandler.create(false).setBodyLimit(StandbyForwarder.BODY_BYTES));
-        router.route(ADMIN_FORWARD + "/*").handler(this::toAdminApi);
+        // Only where standbys can be, on etcd: on the file store nothing hands requests on, and the path is not served.
+        if (config.leader().store().kind() == AgentConfig.StoreConfig.Kind.ETCD) {
+            router.route(ADMIN_FORWARD + "/*").handler(this::checkAdminToken);
+            router.route(ADMIN_FORWARD + "/*").handler(BodyHandler.create(false).setBodyLimit(StandbyForwarder.BODY_BYTES));
+            router.route(ADMIN_FORWARD + "/*").handler(this::toAdminApi);
+        }
         admin = vertx.createHttpClient(new io.vertx.core.http.HttpClientOptions().setMaxPoolSize(8).setIdleTimeout(60));
         router.route("/v1/agent/*").handler(this::authenticate);
         router.route("/v1/agent/*").handler(BodyHandler.create(false).setBodyLimit(config.leader().maxBodyBytes()));

@@ -110,25 +110,32 @@ class AgentChannelTest {
     }
 
     /**
-     * A standby's own node role: it holds the cluster's CA and admin token (from etcd, sealed) but no
-     * credential of its machine's, so it asks the leader for a join token through the agents' channel's
-     * admin forward, joins with it, and then follows whichever leader the election names at each call.
+     * On the file store there are no standbys, and the agents' channel serves no admin forward: the
+     * admin token, which ctl users on other machines hold, opens nothing on that port (the forward
+     * itself is tested on etcd, StandbyLeaderTest).
      */
     @Test
-    void aStandbysNodeRoleJoinsWithATokenItAsksTheLeaderForAndFollowsTheLeaderItIsToldOfAtEachCall() throws Exception {
+    void theFileStoresLeaderServesNoAdminForward() throws Exception {
+        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        LeaderLink.Refused none = assertThrows(LeaderLink.Refused.class,
+                () -> LeaderLink.joinTokenFromLeader(base(), ca, ApiTestSupport.token(), "nostandby"));
+        assertEquals(404, none.status(), none.getMessage());
+        assertTrue(none.getMessage().contains("no POST /v1/admin-forward/v1/join-tokens on the agents' channel"), none.getMessage());
+    }
+
+    /**
+     * A standby's own node role (its join token asked for through the admin forward, on etcd:
+     * StandbyLeaderTest) follows whichever leader the election names at each call.
+     */
+    @Test
+    void aStandbysNodeRoleFollowsTheLeaderItIsToldOfAtEachCall() throws Exception {
         int closed;
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
         X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
         String node = "standby" + Long.toString(System.nanoTime(), 36);
-        LeaderLink.Refused wrong = assertThrows(LeaderLink.Refused.class,
-                () -> LeaderLink.joinTokenFromLeader(base(), ca, "not-the-admin-token", node));
-        assertEquals(401, wrong.status(), wrong.getMessage());
-        String token = LeaderLink.joinTokenFromLeader(base(), ca, ApiTestSupport.token(), node);
-        admin().get("/v1/join-tokens").then().statusCode(200)
-                .body("tokens.description", org.hamcrest.Matchers.hasItem("the node role of leader-eligible " + node));
-        String credential = LeaderLink.join(base(), ca, token, node).credential();
+        String credential = LeaderLink.join(base(), ca, joinToken(), node).credential();
 
         java.util.concurrent.atomic.AtomicReference<List<URI>> named = new java.util.concurrent.atomic.AtomicReference<>(List.of());
         LeaderLink link = new LeaderLink(named::get, ca, credential);

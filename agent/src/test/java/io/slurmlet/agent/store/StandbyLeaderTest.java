@@ -134,7 +134,26 @@ class StandbyLeaderTest {
         assertFalse(sealed.contains("PRIVATE KEY"), "the CA's key is not in etcd in the clear");
         String leader = OtherLeader.etcd.etcdctl("get", "--print-value-only", "/standby/" + EtcdElection.KEY);
         assertFalse(leader.contains("other"), "its own record holds the leader's key: " + leader);
+
+        // Leading on etcd, its agents' channel serves the admin forward a standby's node role asks a join token through,
+        // to the cluster's admin token only.
+        java.net.URI agents = java.net.URI.create("https://127.0.0.1:" + channel.get().agentPort());
+        java.security.cert.X509Certificate ca = io.slurmlet.agent.node.LeaderLink.fetchPinnedCa(agents, pki.get().caHash());
+        var wrong = org.junit.jupiter.api.Assertions.assertThrows(io.slurmlet.agent.node.LeaderLink.Refused.class,
+                () -> io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, "not-the-admin-token", "n9"));
+        org.junit.jupiter.api.Assertions.assertEquals(401, wrong.status(), wrong.getMessage());
+        String joinToken = io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, token(), "n9");
+        RestAssured.given().header("Authorization", "Bearer " + token()).get("/v1/join-tokens").then().statusCode(200)
+                .body("tokens.description", org.hamcrest.Matchers.hasItem("the node role of leader-eligible n9"));
+        io.slurmlet.agent.node.LeaderLink.join(agents, ca, joinToken, "n9");
     }
+
+    /** Asked for once it leads: a standby has no CA of its own to serve. */
+    @jakarta.inject.Inject
+    jakarta.enterprise.inject.Instance<io.slurmlet.agent.trust.LeaderChannel> channel;
+
+    @jakarta.inject.Inject
+    jakarta.enterprise.inject.Instance<io.slurmlet.agent.trust.Pki> pki;
 
     private static String token() throws java.io.IOException {
         return Files.readString(STATE.resolve("admin.token")).strip();
