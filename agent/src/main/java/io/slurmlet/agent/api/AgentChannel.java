@@ -68,7 +68,6 @@ public final class AgentChannel implements AutoCloseable {
     private final Duration pollWait;
     private final LendingEngine lending;
     private final io.slurmlet.agent.leader.ContainerFiles containerFiles;
-    private final io.slurmlet.agent.trust.TokenFile adminToken;
     private final java.nio.file.Path adminSocket;
     private io.vertx.core.http.HttpClient admin;
     private HttpServer server;
@@ -78,9 +77,7 @@ public final class AgentChannel implements AutoCloseable {
 
     public AgentChannel(Pki pki, JoinTokens joinTokens, AgentCredentials credentials, Inventory inventory,
                         PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending,
-                        io.slurmlet.agent.leader.ContainerFiles containerFiles, io.slurmlet.agent.trust.TokenFile adminToken,
-                        java.nio.file.Path adminSocket) {
-        this.adminToken = adminToken;
+                        io.slurmlet.agent.leader.ContainerFiles containerFiles, java.nio.file.Path adminSocket) {
         this.adminSocket = adminSocket;
         this.lending = lending;
         this.containerFiles = containerFiles;
@@ -110,8 +107,9 @@ public final class AgentChannel implements AutoCloseable {
         router.post("/v1/join").blockingHandler(this::join, false);
         // An admin's request a standby hands on (StandbyForwarder): the cluster's admin token, then this leader's own API.
         // Only where standbys can be, on etcd: on the file store nothing hands requests on, and the path is not served.
-        if (config.leader().store().kind() == AgentConfig.StoreConfig.Kind.ETCD) {
-            router.route(ADMIN_FORWARD + "/*").handler(this::checkAdminToken);
+        boolean standbys = config.leader().store().kind() == AgentConfig.StoreConfig.Kind.ETCD;
+        if (standbys) {
+            router.route(ADMIN_FORWARD + "/*").handler(this::checkStandby);
             router.route(ADMIN_FORWARD + "/*").handler(BodyHandler.create(false).setBodyLimit(StandbyForwarder.BODY_BYTES));
             router.route(ADMIN_FORWARD + "/*").handler(this::toAdminApi);
         }
@@ -137,6 +135,11 @@ public final class AgentChannel implements AutoCloseable {
                 .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192)
                 .setCompressionSupported(false).setDecompressionSupported(false);
         options.setSslEngineOptions(tlsEngine());
+        if (standbys) {
+            // A standby shows its own credential, a client certificate of the cluster's CA; agents show none (asked, not required).
+            options.setClientAuth(io.vertx.core.http.ClientAuth.REQUEST)
+                    .setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(pki.caFile().toString()));
+        }
         CIPHER_SUITES.forEach(options::addEnabledCipherSuite);
         connections = new ConnectionLimits(config.leader().agentConnectionsPerPeer(), config.leader().agentConnections(),
                 config.leader().agentHeaderTimeout());
@@ -183,16 +186,34 @@ public final class AgentChannel implements AutoCloseable {
     /** On a request handed on into the leader's socket: the standby's address, for the leader's log. */
     public static final String FORWARDED_FOR = "Slurmlet-Handed-On-From";
 
-    private void checkAdminToken(RoutingContext ctx) {
-        String header = ctx.request().getHeader("Authorization");
-        if (header == null || !header.startsWith(BEARER) || !adminToken.matches(header.substring(BEARER.length()))) {
-            LOG.infof("an admin request handed on from %s was refused: not the cluster's admin token", ctx.request().remoteAddress());
-            refuseUnread(ctx, "the admin token is missing or wrong: a standby hands requests on with the cluster's admin token, "
-                    + "which it takes from etcd; is its secrets key file the one the first leader used?");
+    /**
+     * A request handed on must come from a standby: a connection with a client certificate the
+     * cluster's CA made for a standby ({@link io.slurmlet.agent.trust.Pki#standbyOf}). The admin
+     * token, which ctl users on other machines hold too, opens nothing here.
+     */
+    private void checkStandby(RoutingContext ctx) {
+        java.util.Optional<String> standby = java.util.Optional.empty();
+        try {
+            javax.net.ssl.SSLSession session = ctx.request().sslSession();
+            java.security.cert.Certificate[] chain = session == null ? null : session.getPeerCertificates();
+            if (chain != null && chain.length > 0 && chain[0] instanceof java.security.cert.X509Certificate peer) {
+                standby = io.slurmlet.agent.trust.Pki.standbyOf(peer, pki.ca());
+            }
+        } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+            // no certificate: not a standby
+        }
+        if (standby.isEmpty()) {
+            LOG.infof("an admin request handed on from %s was refused: no standby's certificate of the cluster's CA",
+                    ctx.request().remoteAddress());
+            refuseUnread(ctx, "only a standby hands admin requests on here, with a certificate of its own from the cluster's CA "
+                    + "(it makes one from the CA it takes from etcd); run ctl on the leader, or on a standby");
             return;
         }
+        ctx.put(STANDBY, standby.get());
         ctx.next();
     }
+
+    private static final String STANDBY = "slurmlet.standby";
 
     /**
      * The request into this leader's own admin API, over its unix socket (root's: the token was
@@ -217,7 +238,7 @@ public final class AgentChannel implements AutoCloseable {
                 .setServer(io.vertx.core.net.SocketAddress.domainSocketAddress(adminSocket.toString())).setHost("localhost").setPort(80)
                 .setURI(uri).setTimeout(60_000)
                 // Who asked, for the leader's log (a socket request is root's otherwise): only this channel sets it there.
-                .putHeader(FORWARDED_FOR, String.valueOf(ctx.request().remoteAddress()));
+                .putHeader(FORWARDED_FOR, "the standby " + ctx.<String>get(STANDBY) + " at " + ctx.request().remoteAddress());
         for (String h : StandbyForwarder.HANDED_ON) {
             String v = ctx.request().getHeader(h);
             if (v != null) {

@@ -52,9 +52,6 @@ public class AgentChannelServer implements LeaderChannel {
     @Inject
     Instance<io.slurmlet.agent.leader.ContainerFiles> containerFiles;
 
-    @Inject
-    Instance<io.slurmlet.agent.trust.TokenFile> adminToken;
-
     @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.domain-socket", defaultValue = "/run/slurmlet/leader.sock")
     String adminSocket;
 
@@ -68,7 +65,7 @@ public class AgentChannelServer implements LeaderChannel {
     void start(@Observes io.slurmlet.agent.leader.LeaderStartup.Leading leading) throws Exception {
         Vertx vertx = leading.vertx();
         channel = new AgentChannel(pki.get(), joinTokens.get(), credentials.get(), inventory.get(), plans.get(),
-                reports.get(), config.node().pollWait(), lending.get(), containerFiles.get(), adminToken.get(),
+                reports.get(), config.node().pollWait(), lending.get(), containerFiles.get(),
                 adminSocketEnabled ? java.nio.file.Path.of(adminSocket) : null);
         agentPort = channel.start(vertx, config);
     }

@@ -136,7 +136,7 @@ public class JoinResource {
         if (http.localAddress() != null && http.localAddress().isDomainSocket()) {
             String handedOn = http.getHeader(AgentChannel.FORWARDED_FOR);
             return handedOn == null ? "root over the leader's socket"
-                    : "the admin token through the standby at " + io.slurmlet.model.text.Text.oneLine(handedOn);
+                    : "a request handed on by " + io.slurmlet.model.text.Text.oneLine(handedOn);
         }
         return "the admin token from " + http.remoteAddress();
     }

@@ -29,8 +29,8 @@ import java.util.Optional;
 /**
  * A leader-eligible agent that stands by hands every admin request it gets to the agent that
  * leads, so ctl works on any of them: over the leader's agents' channel (TLS to the cluster's CA,
- * {@link AgentChannel#ADMIN_FORWARD}), with the cluster's admin token, both taken from etcd where
- * the first leader sealed them. What the leader answers is answered, with {@value #FORWARDED_BY}
+ * {@link AgentChannel#ADMIN_FORWARD}), showing a credential of this standby's own, a client
+ * certificate it makes with the CA's key; the CA is taken from etcd, where the first leader sealed it. What the leader answers is answered, with {@value #FORWARDED_BY}
  * and {@value #LEADER} naming the two. A request over this machine's unix socket is root's and is
  * handed on as it is; one over TCP only with the cluster's admin token (a standby is no open door
  * to the leader). Where no leader is known yet, or its secrets are not in etcd yet, the request
@@ -63,9 +63,15 @@ public class StandbyForwarder {
     @Inject
     Vertx vertx;
 
-    /** The cluster's CA and admin token with a client that trusts that CA; the secrets never change once sealed. */
-    private record Keys(io.slurmlet.agent.trust.LeaderRole.ClusterKeys keys, HttpClient client) {
+    /**
+     * The cluster's CA and admin token, and a client that trusts that CA and shows this standby's own
+     * credential (a certificate the CA makes for it, {@link #CREDENTIAL_LIFE}), made again before it ends.
+     */
+    private record Keys(io.slurmlet.agent.trust.LeaderRole.ClusterKeys keys, HttpClient client, java.time.Instant renew) {
     }
+
+    /** How long a standby's credential for handing requests on is valid; made again an hour before its end. */
+    static final java.time.Duration CREDENTIAL_LIFE = java.time.Duration.ofDays(1);
 
     private volatile Keys keys;
 
@@ -110,17 +116,23 @@ public class StandbyForwarder {
 
     private synchronized Keys keys() throws java.io.IOException {
         Keys now = keys;
-        if (now != null) {
+        if (now != null && java.time.Instant.now().isBefore(now.renew())) {
             return now;
         }
         Optional<io.slurmlet.agent.trust.LeaderRole.ClusterKeys> found = startup.clusterKeys();
         if (found.isEmpty()) {
             return null;
         }
+        var own = found.get().standby(config.node().machineName(), CREDENTIAL_LIFE);
         HttpClient client = vertx.createHttpClient(new HttpClientOptions().setSsl(true)
                 .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(found.get().caPem())))
+                .setKeyCertOptions(new io.vertx.core.net.PemKeyCertOptions().addKeyValue(Buffer.buffer(own.keyPem()))
+                        .addCertValue(Buffer.buffer(own.certificatePem())))
                 .setConnectTimeout(5_000).setIdleTimeout(60).setMaxPoolSize(8));
-        keys = new Keys(found.get(), client);
+        if (now != null) {
+            now.client().close();
+        }
+        keys = new Keys(found.get(), client, own.certificate().getNotAfter().toInstant().minus(java.time.Duration.ofHours(1)));
         return keys;
     }
 
@@ -154,8 +166,7 @@ public class StandbyForwarder {
             String query = ctx.request().query();
             RequestOptions options = new RequestOptions().setMethod(ctx.request().method())
                     .setHost(base.getHost()).setPort(base.getPort()).setSsl(true)
-                    .setURI(AgentChannel.ADMIN_FORWARD + ctx.normalizedPath() + (query == null ? "" : "?" + query)).setTimeout(60_000)
-                    .putHeader("Authorization", BEARER + k.keys().adminToken());
+                    .setURI(AgentChannel.ADMIN_FORWARD + ctx.normalizedPath() + (query == null ? "" : "?" + query)).setTimeout(60_000);
             for (String h : HANDED_ON) {
                 String v = ctx.request().getHeader(h);
                 if (v != null) {
@@ -179,7 +190,7 @@ public class StandbyForwarder {
                                 }
                             }
                             if (response.statusCode() == 401) {
-                                keys = null; // the leader's token is not the one read: read the secrets again next time
+                                keys = null; // the leader took not this credential: read the secrets and make it again next time
                             }
                             out.putHeader(FORWARDED_BY, self).putHeader(LEADER, leader.name());
                             out.end(answer);

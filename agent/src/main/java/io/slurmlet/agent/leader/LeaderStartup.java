@@ -153,7 +153,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
         }
         var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
         var secrets = new LeaderSecrets(LeaderSecrets.readKeyFile(file), LeaderSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
-        return secrets.peek(etcd, etcd.where(LeaderSecrets.KEY)).map(held -> new ClusterKeys(held.get("ca.crt"),
+        return secrets.peek(etcd, etcd.where(LeaderSecrets.KEY)).map(held -> new ClusterKeys(held.get("ca.crt"), held.get("ca.key"),
                 new String(held.get("admin.token"), java.nio.charset.StandardCharsets.UTF_8).strip()));
     }
 

@@ -203,17 +203,17 @@ public final class LeaderLink implements Leader {
     }
 
     /**
-     * A join token from the leader at {@code base}, asked for with the cluster's admin token through
-     * its agents' channel ({@code /v1/admin-forward}, which answers it from the leader's own admin
-     * API): how a standby's own node role joins, holding the cluster's secrets but no credential of
-     * its machine's yet. Valid 10 minutes; the leader logs it as made by this standby.
+     * A join token from the leader at {@code base}, asked for with this standby's own credential
+     * (a client certificate of the cluster's CA) through its agents' channel ({@code
+     * /v1/admin-forward}, which answers it from the leader's own admin API): how a standby's own node
+     * role joins, holding the cluster's secrets but no credential of its machine's yet. Valid 10
+     * minutes; the leader logs it as made by this standby.
      */
-    public static String joinTokenFromLeader(URI base, X509Certificate ca, String adminToken, String node)
+    public static String joinTokenFromLeader(URI base, X509Certificate ca, io.slurmlet.agent.trust.Pki.StandbyCredential standby, String node)
             throws IOException, InterruptedException, GeneralSecurityException {
         String path = io.slurmlet.agent.trust.LeaderChannel.ADMIN_FORWARD + "/v1/join-tokens";
-        HttpResponse<byte[]> response = exchange(client(trusting(ca)), base, HttpRequest.newBuilder(base.resolve(path))
+        HttpResponse<byte[]> response = exchange(client(showing(ca, standby)), base, HttpRequest.newBuilder(base.resolve(path))
                 .timeout(CALL)
-                .header("Authorization", "Bearer " + adminToken.strip())
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(Map.of("ttl", "10m",
                         "description", "the node role of leader-eligible " + node))))
@@ -374,6 +374,26 @@ public final class LeaderLink implements Leader {
         factory.init(store);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(null, factory.getTrustManagers(), null);
+        return context;
+    }
+
+    /** Trusting {@code ca}, and showing {@code standby}'s certificate when the leader asks for one. */
+    public static SSLContext showing(X509Certificate ca, io.slurmlet.agent.trust.Pki.StandbyCredential standby)
+            throws GeneralSecurityException, IOException {
+        KeyStore keys = KeyStore.getInstance("PKCS12");
+        keys.load(null, null);
+        char[] none = new char[0];
+        keys.setKeyEntry("slurmlet-standby", standby.key(), none, new java.security.cert.Certificate[]{standby.certificate()});
+        javax.net.ssl.KeyManagerFactory keyFactory = javax.net.ssl.KeyManagerFactory.getInstance(
+                javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        keyFactory.init(keys, none);
+        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
+        trust.load(null, null);
+        trust.setCertificateEntry("slurmlet-ca", ca);
+        TrustManagerFactory trustFactory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        trustFactory.init(trust);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(keyFactory.getKeyManagers(), trustFactory.getTrustManagers(), null);
         return context;
     }
 

@@ -369,8 +369,8 @@ public class NodeAgent {
      * The node role of a leader-eligible agent on etcd with no {@code slurmlet.node.leader}: it follows
      * whichever agent leads ({@link #leaderEligibleBases}, asked again at each call, so a failover
      * needs nothing of it). It joins in-process while its own agent leads; on a standby, through the
-     * leader, with a join token it asks the leader for with the cluster's admin token (which, like the
-     * CA, the standby reads from etcd, sealed). Its credential is in the cluster's store, so it holds
+     * leader, with a join token it asks the leader for with a credential of its own that it makes with
+     * the cluster's CA (which the standby reads from etcd, sealed). Its credential is in the cluster's store, so it holds
      * whoever leads.
      */
     private LeaderLink leaderEligible(String name, NodeState state, io.slurmlet.agent.store.EtcdElection election)
@@ -390,10 +390,10 @@ public class NodeAgent {
                 var keys = startup.get().clusterKeys().orElseThrow(() -> new IOException(
                         "the cluster's secrets are not in etcd yet (the first leader seals them there): this machine joins once they are"));
                 X509Certificate ca = Pki.parseCertificate(keys.caPem());
-                String token = LeaderLink.joinTokenFromLeader(now.get(0), ca, keys.adminToken(), name);
+                String token = LeaderLink.joinTokenFromLeader(now.get(0), ca, keys.standby(name, Duration.ofMinutes(10)), name);
                 state.saveJoined(ca, LeaderLink.join(now.get(0), ca, token, name).credential());
-                LOG.infof("%s joined the leader at %s from its standby agent, with a join token it asked for with the cluster's "
-                        + "admin token", name, now.get(0));
+                LOG.infof("%s joined the leader at %s from its standby agent, with a join token it asked for with its own "
+                        + "standby credential of the cluster's CA", name, now.get(0));
             }
         }
         NodeState.Joined joined = state.joined().orElseThrow();

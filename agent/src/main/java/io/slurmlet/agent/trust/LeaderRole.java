@@ -17,11 +17,20 @@ public interface LeaderRole {
     /** The cluster's CA and admin token as etcd holds them: empty with the file store, or before the first leader sealed them there. */
     Optional<ClusterKeys> clusterKeys() throws IOException;
 
-    /** The cluster's CA (PEM) and admin token. */
-    record ClusterKeys(byte[] caPem, String adminToken) {
+    /**
+     * The cluster's CA (certificate and key, PEM) and admin token. The key makes this machine's
+     * own credential as a standby ({@link Pki#standbyCredential}); the token is what ctl over TCP
+     * presents to this standby.
+     */
+    record ClusterKeys(byte[] caPem, byte[] caKeyPem, String adminToken) {
+        /** A credential of this standby's own, {@code node}, for handing requests to the leader. */
+        public Pki.StandbyCredential standby(String node, java.time.Duration life) throws IOException {
+            return Pki.standbyCredential(caPem, caKeyPem, node, life);
+        }
+
         @Override
         public String toString() {
-            return "ClusterKeys[CA and admin token not shown]";
+            return "ClusterKeys[CA, its key and admin token not shown]";
         }
     }
 }

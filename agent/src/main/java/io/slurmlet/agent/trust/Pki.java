@@ -160,6 +160,84 @@ public final class Pki {
         return dir.resolve("ca.crt");
     }
 
+    /** The cluster's CA certificate. */
+    public X509Certificate ca() {
+        return ca;
+    }
+
+    /** What a standby's certificate names, after this prefix: the standby's machine. */
+    static final String STANDBY = "slurmlet:standby:";
+
+    /**
+     * A leader-eligible agent's credential of its own as a standby: a new key, and a certificate of
+     * the cluster's CA for it (client authentication only; its subject alternative name the URI
+     * {@code slurmlet:standby:NODE}), which the leader's agents' channel takes for handing admin
+     * requests on. Made from the CA's key, which every leader-eligible agent takes from etcd (sealed)
+     * since any of them may lead; valid for {@code life}.
+     */
+    public record StandbyCredential(String node, PrivateKey key, X509Certificate certificate) {
+        public String keyPem() {
+            return pem("PRIVATE KEY", key.getEncoded());
+        }
+
+        public String certificatePem() {
+            try {
+                return pem("CERTIFICATE", certificate.getEncoded());
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException(e);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return "StandbyCredential[" + node + ", until " + certificate.getNotAfter().toInstant() + ", key not shown]";
+        }
+    }
+
+    public static StandbyCredential standbyCredential(byte[] caPem, byte[] caKeyPem, String node, Duration life) throws IOException {
+        try {
+            X509Certificate ca = parseCertificate(caPem);
+            KeyPair pair = keyPair();
+            Instant now = Instant.now();
+            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(ca, serial(),
+                    Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(life)),
+                    new X500Name("CN=slurmlet standby"), pair.getPublic())
+                    .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
+                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
+                    .addExtension(Extension.subjectAlternativeName, false,
+                            new GeneralNames(new GeneralName(GeneralName.uniformResourceIdentifier, STANDBY + node)))
+                    .addExtension(Extension.authorityKeyIdentifier, false, new JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca));
+            return new StandbyCredential(node, pair.getPrivate(), sign(builder, parseKey(caKeyPem)));
+        } catch (GeneralSecurityException | OperatorCreationException e) {
+            throw new IOException("cannot make this standby's credential from the cluster's CA: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The standby {@code peer} is a credential of, where it is one: signed by {@code ca}, valid now,
+     * for client authentication, and naming a standby. Empty for anything else (an agent's
+     * connection has no certificate; the leader's own is the CA's too, but for serving).
+     */
+    public static java.util.Optional<String> standbyOf(X509Certificate peer, X509Certificate ca) {
+        try {
+            peer.verify(ca.getPublicKey());
+            peer.checkValidity();
+            List<String> usages = peer.getExtendedKeyUsage();
+            if (usages == null || !usages.contains(KeyPurposeId.id_kp_clientAuth.getId()) || peer.getSubjectAlternativeNames() == null) {
+                return java.util.Optional.empty();
+            }
+            for (List<?> san : peer.getSubjectAlternativeNames()) {
+                if (Integer.valueOf(GeneralName.uniformResourceIdentifier).equals(san.get(0)) && String.valueOf(san.get(1)).startsWith(STANDBY)) {
+                    return java.util.Optional.of(String.valueOf(san.get(1)).substring(STANDBY.length()));
+                }
+            }
+            return java.util.Optional.empty();
+        } catch (GeneralSecurityException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     public Path leaderCertificateFile() {
         return dir.resolve("leader.crt");
     }
@@ -259,8 +337,11 @@ public final class Pki {
     }
 
     private static PrivateKey readKey(Path file) throws IOException, GeneralSecurityException {
-        String text = Files.readString(file, StandardCharsets.US_ASCII)
-                .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
+        return parseKey(Files.readAllBytes(file));
+    }
+
+    private static PrivateKey parseKey(byte[] pem) throws GeneralSecurityException {
+        String text = new String(pem, StandardCharsets.US_ASCII).replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
         return KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(text)));
     }
 

@@ -117,10 +117,12 @@ class AgentChannelTest {
     @Test
     void theFileStoresLeaderServesNoAdminForward() throws Exception {
         X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
-        LeaderLink.Refused none = assertThrows(LeaderLink.Refused.class,
-                () -> LeaderLink.joinTokenFromLeader(base(), ca, ApiTestSupport.token(), "nostandby"));
-        assertEquals(404, none.status(), none.getMessage());
-        assertTrue(none.getMessage().contains("no POST /v1/admin-forward/v1/join-tokens on the agents' channel"), none.getMessage());
+        var client = java.net.http.HttpClient.newBuilder().sslContext(LeaderLink.trusting(ca)).build();
+        var none = client.send(java.net.http.HttpRequest.newBuilder(base().resolve("/v1/admin-forward/v1/join-tokens"))
+                .header("Authorization", "Bearer " + ApiTestSupport.token()).header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        assertEquals(404, none.statusCode(), none.body());
+        assertTrue(none.body().contains("no POST /v1/admin-forward/v1/join-tokens on the agents' channel"), none.body());
     }
 
     /**

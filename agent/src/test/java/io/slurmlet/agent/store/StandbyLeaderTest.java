@@ -136,16 +136,41 @@ class StandbyLeaderTest {
         assertFalse(leader.contains("other"), "its own record holds the leader's key: " + leader);
 
         // Leading on etcd, its agents' channel serves the admin forward a standby's node role asks a join token through,
-        // to the cluster's admin token only.
+        // to a standby's own credential, a certificate the cluster's CA made for it, only.
         java.net.URI agents = java.net.URI.create("https://127.0.0.1:" + channel.get().agentPort());
         java.security.cert.X509Certificate ca = io.slurmlet.agent.node.LeaderLink.fetchPinnedCa(agents, pki.get().caHash());
-        var wrong = org.junit.jupiter.api.Assertions.assertThrows(io.slurmlet.agent.node.LeaderLink.Refused.class,
-                () -> io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, "not-the-admin-token", "n9"));
-        org.junit.jupiter.api.Assertions.assertEquals(401, wrong.status(), wrong.getMessage());
-        String joinToken = io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, token(), "n9");
+        Path pkiDir = STATE.resolve(io.slurmlet.agent.trust.Pki.DIR);
+        var standby = io.slurmlet.agent.trust.Pki.standbyCredential(Files.readAllBytes(pkiDir.resolve("ca.crt")),
+                Files.readAllBytes(pkiDir.resolve("ca.key")), "n9", Duration.ofMinutes(10));
+        String joinToken = io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, standby, "n9");
         RestAssured.given().header("Authorization", "Bearer " + token()).get("/v1/join-tokens").then().statusCode(200)
                 .body("tokens.description", org.hamcrest.Matchers.hasItem("the node role of leader-eligible n9"));
         io.slurmlet.agent.node.LeaderLink.join(agents, ca, joinToken, "n9");
+
+        // The admin token, which ctl users elsewhere hold, opens nothing there.
+        var client = java.net.http.HttpClient.newBuilder().sslContext(io.slurmlet.agent.node.LeaderLink.trusting(ca)).build();
+        var byToken = client.send(java.net.http.HttpRequest.newBuilder(agents.resolve("/v1/admin-forward/v1/join-tokens"))
+                .header("Authorization", "Bearer " + token()).header("Content-Type", "application/json")
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString("{}")).build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+        org.junit.jupiter.api.Assertions.assertEquals(401, byToken.statusCode(), byToken.body());
+        assertTrue(byToken.body().contains("only a standby hands admin requests on here"), byToken.body());
+
+        // Nor does the leader's own certificate (the CA's, but for serving), or a standby's of another CA.
+        var leaderKey = java.security.KeyFactory.getInstance("EC").generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(
+                java.util.Base64.getMimeDecoder().decode(Files.readString(pkiDir.resolve("leader.key"))
+                        .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", ""))));
+        var notAStandby = new io.slurmlet.agent.trust.Pki.StandbyCredential("leader", leaderKey,
+                io.slurmlet.agent.trust.Pki.readCertificate(pkiDir.resolve("leader.crt")));
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, notAStandby, "n9"),
+                "a certificate for serving: refused in the handshake (its purpose), or answered 401");
+        Path otherDir = Files.createTempDirectory("other-ca");
+        io.slurmlet.agent.trust.Pki.open(otherDir, java.util.List.of("localhost"));
+        var strangers = io.slurmlet.agent.trust.Pki.standbyCredential(Files.readAllBytes(otherDir.resolve("ca.crt")),
+                Files.readAllBytes(otherDir.resolve("ca.key")), "n9", Duration.ofMinutes(10));
+        org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class,
+                () -> io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, strangers, "n9"),
+                "a certificate of another CA: refused in the handshake, or answered 401");
     }
 
     /** Asked for once it leads: a standby has no CA of its own to serve. */
