@@ -4,8 +4,8 @@ import io.quarkus.runtime.Quarkus;
 import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.EtcdStore;
 import io.slurmlet.agent.store.Leadership;
+import io.slurmlet.agent.store.SealedSecrets;
 import io.slurmlet.agent.store.Store;
-import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.trust.TokenFile;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
@@ -126,17 +126,11 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
         return serving && leadership.get().leads();
     }
 
-    /** The cluster's CA, munge key and admin token into the state folder from etcd, or this machine's into etcd (the first leader). */
+    /** The cluster's CA, munge key and admin token into the state folder from etcd, or this machine's into etcd (a new cluster's first leader). */
     private void takeSecrets(EtcdStore etcd) {
         try {
-            var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
-            var secrets = new LeaderSecrets(LeaderSecrets.readKeyFile(file),
-                    LeaderSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
-            secrets.sync(etcd, etcd.where(LeaderSecrets.KEY), etcd.get(SettingsStore.FILE_NAME).isPresent(), () -> {
-                Pki.open(config.stateDir().resolve(Pki.DIR), Pki.localNames(config.leader().advertise().orElse(List.of())));
-                PlanPublisher.mungeKey(config.stateDir());
-                TokenFile.loadOrCreate(LeaderState.adminTokenFile(config));
-            });
+            LeaderSecrets.whenElected(etcd, config.leader().store().etcd().secretsKeyFile().orElseThrow(), config.stateDir(),
+                    LeaderState.adminTokenFile(config), config.leader().advertise().orElse(List.of()));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e.getMessage(), e);
         }
@@ -152,7 +146,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
             return java.util.Optional.empty();
         }
         var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
-        var secrets = new LeaderSecrets(LeaderSecrets.readKeyFile(file), LeaderSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
+        var secrets = new LeaderSecrets(SealedSecrets.readKeyFile(file), SealedSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
         return secrets.peek(etcd, etcd.where(LeaderSecrets.KEY)).map(held -> new ClusterKeys(held.get("ca.crt"), held.get("ca.key"),
                 new String(held.get("admin.token"), java.nio.charset.StandardCharsets.UTF_8).strip()));
     }

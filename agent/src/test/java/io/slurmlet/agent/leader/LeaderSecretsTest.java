@@ -1,5 +1,6 @@
 package io.slurmlet.agent.leader;
 
+import io.slurmlet.agent.store.SealedSecrets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,7 +18,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The sealing of the cluster's secrets and the site's key file; their way through a real etcd is in store.LeaderSecretsEtcdTest. */
+/** The sealing of the cluster's secrets (store.SealedSecrets), the site's key file, and the leaders' way with them through a real etcd. */
 class LeaderSecretsTest {
 
     @TempDir
@@ -31,7 +32,7 @@ class LeaderSecretsTest {
 
     @Test
     void sealedSecretsOpenWithTheSameKeyAndShowNothingInTheClear() throws IOException {
-        LeaderSecrets secrets = new LeaderSecrets(key(7), Map.of());
+        SealedSecrets secrets = new SealedSecrets(key(7));
         byte[] munge = "munge-key-bytes-0123456789".getBytes(StandardCharsets.US_ASCII);
         byte[] sealed = secrets.seal(Map.of("munge.key", munge, "admin.token", "tok-abcdef".getBytes(StandardCharsets.US_ASCII)), "here");
         String text = new String(sealed, StandardCharsets.US_ASCII);
@@ -44,13 +45,13 @@ class LeaderSecretsTest {
 
     @Test
     void anotherKeyOrAChangedByteOpensNothingAndSaysWhatToDo() throws IOException {
-        byte[] sealed = new LeaderSecrets(key(7), Map.of()).seal(Map.of("munge.key", new byte[]{1, 2, 3}), "etcd key /s/_secrets");
-        IOException wrongKey = assertThrows(IOException.class, () -> new LeaderSecrets(key(8), Map.of()).open(sealed, "etcd key /s/_secrets"));
+        byte[] sealed = new SealedSecrets(key(7)).seal(Map.of("munge.key", new byte[]{1, 2, 3}), "etcd key /s/_secrets");
+        IOException wrongKey = assertThrows(IOException.class, () -> new SealedSecrets(key(8)).open(sealed, "etcd key /s/_secrets"));
         assertTrue(wrongKey.getMessage().contains("secrets-key-file differs from the one the first leader used; copy that file here"),
                 wrongKey.getMessage());
         String tampered = new String(sealed, StandardCharsets.US_ASCII).replace("\"v\":1", "\"v\":2");
         IOException newer = assertThrows(IOException.class,
-                () -> new LeaderSecrets(key(7), Map.of()).open(tampered.getBytes(StandardCharsets.US_ASCII), "x"));
+                () -> new SealedSecrets(key(7)).open(tampered.getBytes(StandardCharsets.US_ASCII), "x"));
         assertTrue(newer.getMessage().contains("another format"), newer.getMessage());
     }
 
@@ -60,7 +61,7 @@ class LeaderSecretsTest {
         try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
              var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/sec/")) {
             Path first = dir.resolve("first");
-            LeaderSecrets a = new LeaderSecrets(key(3), LeaderSecrets.files(first, first.resolve("admin.token")));
+            LeaderSecrets a = new LeaderSecrets(key(3), SealedSecrets.files(first, first.resolve("admin.token")));
             a.sync(store, "etcd", false, () -> {
                 io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1"));
                 PlanPublisher.mungeKey(first);
@@ -69,7 +70,7 @@ class LeaderSecretsTest {
             Path second = dir.resolve("second");
             io.slurmlet.agent.trust.Pki.open(second.resolve("pki"), java.util.List.of("127.0.0.1")); // a CA of its own, and its leader certificate
             PlanPublisher.mungeKey(second);
-            LeaderSecrets b = new LeaderSecrets(key(3), LeaderSecrets.files(second, second.resolve("admin.token")));
+            LeaderSecrets b = new LeaderSecrets(key(3), SealedSecrets.files(second, second.resolve("admin.token")));
             b.sync(store, "etcd", true, () -> {
                 throw new AssertionError("the secrets are in etcd: nothing of its own is made");
             });
@@ -83,7 +84,7 @@ class LeaderSecretsTest {
             var pki = io.slurmlet.agent.trust.Pki.open(second.resolve("pki"), java.util.List.of("127.0.0.1"));
             assertEquals(io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1")).caHash(), pki.caHash());
             // A machine with another key file opens nothing, and says so.
-            LeaderSecrets wrong = new LeaderSecrets(key(4), LeaderSecrets.files(dir.resolve("third"), dir.resolve("third/admin.token")));
+            LeaderSecrets wrong = new LeaderSecrets(key(4), SealedSecrets.files(dir.resolve("third"), dir.resolve("third/admin.token")));
             IOException e = assertThrows(IOException.class, () -> wrong.sync(store, "etcd", true, () -> { }));
             assertTrue(e.getMessage().contains("differs from the one the first leader used"), e.getMessage());
             assertFalse(Files.exists(dir.resolve("third/munge.key")));
@@ -101,7 +102,7 @@ class LeaderSecretsTest {
         try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
              var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/moved/")) {
             Path other = dir.resolve("other");
-            LeaderSecrets fresh = new LeaderSecrets(key(3), LeaderSecrets.files(other, other.resolve("admin.token")));
+            LeaderSecrets fresh = new LeaderSecrets(key(3), SealedSecrets.files(other, other.resolve("admin.token")));
             IOException refused = assertThrows(IOException.class, () -> fresh.sync(store, "etcd key /moved/_secrets", true, () -> {
                 throw new AssertionError("nothing of its own is made");
             }));
@@ -112,7 +113,7 @@ class LeaderSecretsTest {
             io.slurmlet.agent.trust.Pki.open(moved.resolve("pki"), java.util.List.of("127.0.0.1"));
             PlanPublisher.mungeKey(moved);
             io.slurmlet.agent.trust.TokenFile.loadOrCreate(moved.resolve("admin.token"));
-            new LeaderSecrets(key(3), LeaderSecrets.files(moved, moved.resolve("admin.token"))).sync(store, "etcd", true, () -> {
+            new LeaderSecrets(key(3), SealedSecrets.files(moved, moved.resolve("admin.token"))).sync(store, "etcd", true, () -> {
                 throw new AssertionError("its own are there");
             });
             fresh.sync(store, "etcd", true, () -> { });
@@ -123,17 +124,27 @@ class LeaderSecretsTest {
     @Test
     void theKeyFileMustBe64HexDigitsReadableByItsOwnerOnly() throws IOException {
         Path file = dir.resolve("secrets.key");
-        IOException missing = assertThrows(IOException.class, () -> LeaderSecrets.readKeyFile(file));
+        IOException missing = assertThrows(IOException.class, () -> SealedSecrets.readKeyFile(file));
         assertTrue(missing.getMessage().contains("openssl rand -hex 32"), missing.getMessage());
         Files.writeString(file, HexFormat.of().formatHex(key(1)) + "\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
-        IOException open = assertThrows(IOException.class, () -> LeaderSecrets.readKeyFile(file));
+        IOException open = assertThrows(IOException.class, () -> SealedSecrets.readKeyFile(file));
         assertTrue(open.getMessage().contains("readable by others (rw-r--r--): chmod 600 " + file), open.getMessage());
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        assertArrayEquals(key(1), LeaderSecrets.readKeyFile(file));
+        assertArrayEquals(key(1), SealedSecrets.readKeyFile(file));
         Files.writeString(file, "not hex at all");
-        IOException bad = assertThrows(IOException.class, () -> LeaderSecrets.readKeyFile(file));
+        IOException bad = assertThrows(IOException.class, () -> SealedSecrets.readKeyFile(file));
         assertTrue(bad.getMessage().contains("does not hold 64 hex digits (it holds 14 characters)"), bad.getMessage());
         assertFalse(bad.getMessage().contains("not hex at all"), "a key file's content is never shown");
+        byte[] binary = new byte[32];
+        java.util.Arrays.fill(binary, (byte) 0xc3);
+        Files.write(file, binary); // openssl rand 32, without -hex
+        IOException raw = assertThrows(IOException.class, () -> SealedSecrets.readKeyFile(file));
+        assertTrue(raw.getMessage().contains("does not hold 64 hex digits (it holds 32 characters)"), raw.getMessage());
+    }
+
+    @Test
+    void theSealedMungeKeyIsTheOneTheLeaderMakes() {
+        assertEquals(dir.resolve(PlanPublisher.MUNGE_KEY_FILE), SealedSecrets.files(dir, dir.resolve("admin.token")).get("munge.key"));
     }
 }
