@@ -25,8 +25,11 @@ import java.util.Set;
  * agent pins the CA), the munge key (a new one would stop every machine's munge until all had it) and
  * the admin token (ctl's). With etcd they are kept there, sealed ({@link SealedSecrets}) under a key
  * that is not in etcd: the site copies one key file to every leader-eligible machine, as it copies
- * their etcd client certificates. The first leader puts its own there (made at its first start); every
- * leader after it takes them into its state folder before it opens anything that reads them.
+ * their etcd client certificates. A store moved from a file store holds the secrets of the folder it
+ * came from ({@code slurmlet-agent store-move} puts them there); on a new cluster the first leader
+ * puts its own there (made at its first start). Every leader after it takes them into its state
+ * folder before it opens anything that reads them; none puts its own into a store that holds a
+ * cluster's state without them.
  */
 public final class LeaderSecrets {
 
@@ -51,7 +54,7 @@ public final class LeaderSecrets {
      * What a leader on etcd does once elected, before it opens anything that reads its secrets: takes
      * the cluster's from {@code etcd} into {@code stateDir} and {@code adminToken}; on a new cluster
      * (etcd holds no state) makes its own where missing (a CA for {@code advertise}, a munge key, an
-     * admin token) and puts them there ({@link #sync}).
+     * admin token) and puts them there; refuses a store that holds a cluster's state without them.
      *
      * @param keyFile the site's key file ({@code slurmlet.leader.store.etcd.secrets-key-file})
      */
@@ -66,14 +69,15 @@ public final class LeaderSecrets {
     }
 
     /**
-     * Makes this machine's secret files the cluster's: taken from etcd where it holds them, else this
-     * machine's own ({@code makeOwn} makes any that is missing) put there. Runs once this agent leads,
-     * before anything reads the files; its write is fenced as every write of the leader's.
+     * Makes this machine's secret files the cluster's: taken from etcd where it holds them, else, on a
+     * new cluster, this machine's own ({@code makeOwn} makes any that is missing) put there. Runs once
+     * this agent leads, before anything reads the files; its write is fenced as every write of the
+     * leader's.
      *
      * @param where      where the sealed secrets are kept, for errors ({@code etcd key /slurmlet/_secrets (…)})
-     * @param stateHeld  whether the store already holds a cluster's state (moved there by {@code store-move}): then
-     *                   only a machine that holds all its secrets (the one it was moved from) may put them there; a
-     *                   new CA, munge key and admin token would cut off every joined machine
+     * @param stateHeld  whether the store already holds a cluster's state: then its secrets are taken or nothing is,
+     *                   never this machine's put there (they may be a CA of its own, made at an earlier start, and a
+     *                   new CA, munge key and admin token would cut off every joined machine)
      */
     void sync(EtcdStore store, String where, boolean stateHeld, IoAction makeOwn) throws IOException {
         var sealed = store.reserved(KEY);
@@ -90,16 +94,14 @@ public final class LeaderSecrets {
             return;
         }
         if (stateHeld) {
-            List<String> missing = files.entrySet().stream().filter(f -> !Files.exists(f.getValue())).map(f -> f.getValue().toString()).toList();
-            if (!missing.isEmpty()) {
-                throw new IOException(("the store holds a cluster's state but not its secrets (%s), and this machine lacks %s: start the "
-                        + "leader-eligible agent on the machine the state was moved from first (its folder holds the cluster's CA, munge "
-                        + "key and admin token), or copy those files here; a new CA and munge key would cut off every joined machine")
-                        .formatted(where, String.join(", ", missing)));
-            }
-        } else {
-            makeOwn.run();
+            // Moved there by a store-move that left the secrets in its folder, or _secrets lost: whatever this machine
+            // holds may be another CA (one it made at an earlier start), and a new CA and munge key cut off every machine.
+            throw new IOException(("the store holds a cluster's state but not its secrets (%s), and this leader does not put its own "
+                    + "there: run 'slurmlet-agent store-move' again on the machine the state was moved from (with the same "
+                    + "slurmlet.leader.store.etcd.secrets-key-file; it puts that folder's CA, munge key and admin token there, "
+                    + "sealed), or restore %s from a backup of etcd").formatted(where, KEY));
         }
+        makeOwn.run();
         Map<String, byte[]> own = new LinkedHashMap<>();
         for (Map.Entry<String, Path> file : files.entrySet()) {
             own.put(file.getKey(), Files.readAllBytes(file.getValue()));

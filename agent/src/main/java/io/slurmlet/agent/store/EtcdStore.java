@@ -298,7 +298,7 @@ public final class EtcdStore implements Store, AutoCloseable {
 
     /**
      * What one of the store's own keys beside the state holds ({@code _secrets}, say: a name starting
-     * with {@code _}, which no watcher, listing or move of the state sees); empty when nothing.
+     * with {@code _}, which no watcher or listing of the state sees); empty when nothing.
      */
     public Optional<byte[]> reserved(String name) throws StorageException {
         GetResponse r = await(() -> kv().get(bytes(reservedName(name))), "read " + where(name)).answer();

@@ -18,7 +18,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The sealing of the cluster's secrets (store.SealedSecrets), the site's key file, and the leaders' way with them through a real etcd. */
+/**
+ * The sealing of the cluster's secrets (store.SealedSecrets), the site's key file, and the leaders'
+ * way with them through a real etcd; after a store-move, in store.StoreMoveTest.
+ */
 class LeaderSecretsTest {
 
     @TempDir
@@ -92,32 +95,32 @@ class LeaderSecretsTest {
     }
 
     /**
-     * After store-move the state is in etcd and the secrets are still in the folder it was moved from:
-     * another leader-eligible machine that wins first must not make a CA, munge key and admin token of
-     * its own (every joined machine pinned the old CA and holds the old munge key); the moved-from
-     * machine seals its own.
+     * A store that holds a cluster's state and not its secrets (moved by a store-move that left them
+     * in its folder, or its {@code _secrets} lost): no elected leader puts its own there, not even one
+     * that holds a CA, munge key and admin token (they may be its own, made at an earlier start, and
+     * every joined machine pinned the cluster's CA). It says how to put the cluster's there.
      */
     @Test
-    void afterAMoveOnlyTheMachineHoldingTheSecretsPutsThemInEtcd() throws Exception {
+    void aStoreHoldingAClustersStateWithoutItsSecretsIsNeverGivenALeadersOwn() throws Exception {
         try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
              var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/moved/")) {
-            Path other = dir.resolve("other");
-            LeaderSecrets fresh = new LeaderSecrets(key(3), SealedSecrets.files(other, other.resolve("admin.token")));
-            IOException refused = assertThrows(IOException.class, () -> fresh.sync(store, "etcd key /moved/_secrets", true, () -> {
-                throw new AssertionError("nothing of its own is made");
-            }));
-            assertTrue(refused.getMessage().contains("start the leader-eligible agent on the machine the state was moved from first"),
-                    refused.getMessage());
-            assertFalse(etcd.etcdctl("get", "--prefix", "/moved/").contains("_secrets"));
-            Path moved = dir.resolve("moved");
-            io.slurmlet.agent.trust.Pki.open(moved.resolve("pki"), java.util.List.of("127.0.0.1"));
-            PlanPublisher.mungeKey(moved);
-            io.slurmlet.agent.trust.TokenFile.loadOrCreate(moved.resolve("admin.token"));
-            new LeaderSecrets(key(3), SealedSecrets.files(moved, moved.resolve("admin.token"))).sync(store, "etcd", true, () -> {
-                throw new AssertionError("its own are there");
-            });
-            fresh.sync(store, "etcd", true, () -> { });
-            assertArrayEquals(Files.readAllBytes(moved.resolve("munge.key")), Files.readAllBytes(other.resolve("munge.key")));
+            store.put(SettingsStore.FILE_NAME, "{}".getBytes(StandardCharsets.UTF_8), io.slurmlet.agent.store.Store.ABSENT).orElseThrow();
+            Path keyFile = Files.writeString(dir.resolve("secrets.key"), HexFormat.of().formatHex(key(3)));
+            Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
+            Path fresh = dir.resolve("fresh");
+            Path own = dir.resolve("own");
+            io.slurmlet.agent.trust.Pki.open(own.resolve("pki"), java.util.List.of("127.0.0.1"));
+            PlanPublisher.mungeKey(own);
+            io.slurmlet.agent.trust.TokenFile.loadOrCreate(own.resolve("admin.token"));
+            for (Path machine : java.util.List.of(fresh, own)) {
+                IOException refused = assertThrows(IOException.class, () -> LeaderSecrets.whenElected(store, keyFile, machine,
+                        machine.resolve("admin.token"), java.util.List.of("127.0.0.1")));
+                assertTrue(refused.getMessage().contains("holds a cluster's state but not its secrets (" + store.where("_secrets") + ")")
+                        && refused.getMessage().contains("run 'slurmlet-agent store-move' again on the machine the state was moved from")
+                        && refused.getMessage().contains("or restore _secrets from a backup of etcd"), refused.getMessage());
+            }
+            assertFalse(etcd.etcdctl("get", "--prefix", "--keys-only", "/moved/").contains("_secrets"), "nothing sealed");
+            assertFalse(Files.exists(fresh.resolve("munge.key")) || Files.exists(fresh.resolve("pki")), "nothing of its own made");
         }
     }
 
