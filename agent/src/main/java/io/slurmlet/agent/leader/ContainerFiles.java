@@ -22,7 +22,8 @@ import java.util.regex.Pattern;
 /**
  * The files of the artifact table an admin handed to the leader ({@code ctl slurm containers
  * import}), for sites whose machines reach no mirror: kept in the leader's store (so a leader
- * that takes over on etcd has them too), each in parts of {@link #PART_BYTES} under
+ * that takes over on etcd has them too, and {@code slurmlet-agent store-move} carries them there
+ * with the rest of the state), each in parts of {@link #PART_BYTES} under
  * {@code container-parts/} and a manifest under {@code container-files/}, written last. A file is
  * kept only once its bytes have the digest the table pins, or, where the release's table pins
  * none, the digest the admin gives (the one its publisher lists): nothing unverified is kept, and

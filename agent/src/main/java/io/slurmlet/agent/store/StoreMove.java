@@ -22,7 +22,10 @@ import java.util.Map;
  *
  * <p>Moved: the documents the leader keeps in its store (settings, accounts, lending state, plans,
  * join tokens' hashes) and its collections of a document a machine (the inventory, the agents'
- * credential hashes, the machines removed, whose names stay refused, the nodes' lending records).
+ * credential hashes, the machines removed, whose names stay refused, the nodes' lending records), and
+ * the files an admin imported for the machines ({@code ctl slurm containers import}): each file's
+ * parts and manifest, which the leader keeps in its store under the same keys on either kind
+ * (leader.ContainerFiles), so a leader on etcd serves them as the file-store leader did.
  *
  * <p>And the cluster's secrets, the CA's certificate and key, the munge key and the admin token,
  * sealed with the site's key file ({@link SealedSecrets}, under {@value SealedSecrets#KEY}) and
@@ -37,8 +40,11 @@ public final class StoreMove {
     /** The leader's documents in its store. */
     static final List<String> DOCUMENTS = List.of("settings.json", "accounts.json", "lending.json", "plans.json", "join-tokens.json",
             "agents.json");
-    /** The leader's collections in its store. */
-    static final List<String> COLLECTIONS = List.of("inventory", "agents", "removed", "lending");
+    /**
+     * The leader's collections in its store; a container file's parts before its manifest, as the
+     * leader writes them, so that no manifest is there before its parts.
+     */
+    static final List<String> COLLECTIONS = List.of("inventory", "agents", "removed", "lending", "container-parts", "container-files");
 
     private StoreMove() {
     }

@@ -21,7 +21,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A file-store leader's state and the cluster's secrets moved into a real etcd (plain http on loopback), once, checked. */
+/**
+ * A file-store leader's state, the container files imported and the cluster's secrets moved into a
+ * real etcd (plain http on loopback), once, checked.
+ */
 class StoreMoveTest {
 
     static final byte[] KEY = HexFormat.of().parseHex("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
@@ -235,6 +238,34 @@ class StoreMoveTest {
             IOException refused = assertThrows(IOException.class, () -> move(to, keyFile(conf)));
             assertTrue(refused.getMessage().contains("lacks " + state.resolve("pki/ca.key") + ", of the cluster's secrets"), refused.getMessage());
             assertEquals("", etcd.etcdctl("get", "--prefix", "--keys-only", "/unsecret/").strip(), "nothing written");
+        }
+    }
+
+    /** The files an admin imported for the machines go with the state, each part and manifest read back, and the leader on etcd serves them. */
+    @Test
+    void importedContainerFilesAreThereAfterTheMove(@TempDir Path conf) throws Exception {
+        FileStore files = leaderState();
+        byte[] deb = new byte[512 * 1024 * 2 + 10];
+        new java.util.Random(5).nextBytes(deb);
+        String sha256 = io.slurmlet.agent.reconcile.ManagedFiles.sha256(deb);
+        Path tableFile = Files.writeString(conf.resolve("table.json"), """
+                {"release": "site", "artifacts": [
+                  {"name": "enroot", "version": "4.1.2", "arch": "amd64", "format": "deb", "file": "enroot_4.1.2-1_amd64.deb", "sha256": "%s"}
+                ]}""".formatted(sha256));
+        var table = io.slurmlet.agent.containers.ArtifactTable.load(java.util.Optional.of(tableFile), java.util.Optional.empty());
+        var imported = io.slurmlet.agent.leader.ContainerFiles.open(files);
+        imported.put(table, "enroot_4.1.2-1_amd64.deb", java.util.Optional.empty(), new java.io.ByteArrayInputStream(deb));
+
+        try (EtcdStore to = etcd.store("/containers/")) {
+            Moved moved = move(to, keyFile(conf));
+            String id = sha256.substring(0, 56);
+            assertTrue(moved.keys().keySet().containsAll(List.of("container-parts/" + id + "-0", "container-parts/" + id + "-1",
+                    "container-parts/" + id + "-2", "container-files/" + id)), moved.keys().toString());
+            var served = io.slurmlet.agent.leader.ContainerFiles.open(to);
+            assertEquals(imported.held(), served.held());
+            var bytes = new java.io.ByteArrayOutputStream();
+            served.read(sha256, bytes::write);
+            assertArrayEquals(deb, bytes.toByteArray());
         }
     }
 
