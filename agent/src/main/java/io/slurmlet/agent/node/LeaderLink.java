@@ -367,14 +367,18 @@ public final class LeaderLink implements Leader {
 
     /** TLS that trusts the cluster's CA {@code ca} alone. */
     public static SSLContext trusting(X509Certificate ca) throws GeneralSecurityException, IOException {
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, trustManagers(ca), null);
+        return context;
+    }
+
+    private static TrustManager[] trustManagers(X509Certificate ca) throws GeneralSecurityException, IOException {
         KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
         store.load(null, null);
         store.setCertificateEntry("slurmlet-ca", ca);
         TrustManagerFactory factory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
         factory.init(store);
-        SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, factory.getTrustManagers(), null);
-        return context;
+        return factory.getTrustManagers();
     }
 
     /** Trusting {@code ca}, and showing {@code standby}'s certificate when the leader asks for one. */
@@ -387,13 +391,8 @@ public final class LeaderLink implements Leader {
         javax.net.ssl.KeyManagerFactory keyFactory = javax.net.ssl.KeyManagerFactory.getInstance(
                 javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
         keyFactory.init(keys, none);
-        KeyStore trust = KeyStore.getInstance(KeyStore.getDefaultType());
-        trust.load(null, null);
-        trust.setCertificateEntry("slurmlet-ca", ca);
-        TrustManagerFactory trustFactory = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
-        trustFactory.init(trust);
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(keyFactory.getKeyManagers(), trustFactory.getTrustManagers(), null);
+        context.init(keyFactory.getKeyManagers(), trustManagers(ca), null);
         return context;
     }
 

@@ -67,12 +67,11 @@ class PreTlsLoadTest {
 
     @Test
     void healthPollsAndTheAdminSocketAnswerWhileClientsHoldConnectionsBeforeTheirRequests() throws Exception {
-        URI base = URI.create("https://127.0.0.1:" + leader.agentPort());
+        URI base = TestAgents.base();
         X509Certificate ca = LeaderLink.fetchPinnedCa(base, pki.caHash());
-        String token = admin().contentType("application/json").body("{}").post("/v1/join-tokens").then().statusCode(201)
-                .extract().path("token");
         String node = "pt" + Long.toString(System.nanoTime(), 36);
-        LeaderLink agent = new LeaderLink(base, ca, LeaderLink.join(base, ca, token, node).credential());
+        assertEquals(200, TestAgents.join(node).status());
+        LeaderLink agent = new LeaderLink(base, ca, TestAgents.credential(node));
         SSLContext tls = LeaderLink.trusting(ca);
         NodeFacts facts = new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5");
         agent.reportFacts(facts);
@@ -116,6 +115,7 @@ class PreTlsLoadTest {
         rawThread.join(60_000);
         assertTrue(!rawThread.isAlive() && raw.failure == null, "the raw attackers ended: " + raw.failure);
         agent.reportFacts(facts);
+        TestAgents.forget(node);
 
         List<Long> crowd = new ArrayList<>(raw.crowd);
         Collections.sort(crowd);
