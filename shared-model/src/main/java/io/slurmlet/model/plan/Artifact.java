@@ -1,5 +1,7 @@
 package io.slurmlet.model.plan;
 
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 import java.util.Objects;
@@ -17,6 +19,9 @@ import java.util.regex.Pattern;
  * @param file    its file name, as the mirror serves it: no folder
  * @param sha256  the digest its bytes must have, 64 lower-case hex digits
  * @param url     where the machine fetches it: the mirror's base URL and the file name
+ * @param bytes   its size, which the machine takes no byte more of and no byte less; null where the
+ *                leader's table pins none (a table from before sizes, or a leader older than them):
+ *                the machine then takes up to its own ceiling, and the digest decides
  */
 public record Artifact(
         @JsonProperty("name") String name,
@@ -25,7 +30,8 @@ public record Artifact(
         @JsonProperty("format") String format,
         @JsonProperty("file") String file,
         @JsonProperty("sha256") String sha256,
-        @JsonProperty("url") String url) {
+        @JsonProperty("url") String url,
+        @JsonProperty("bytes") @JsonInclude(JsonInclude.Include.NON_NULL) Long bytes) {
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9+._-]{0,63}");
     private static final Pattern VERSION = Pattern.compile("[0-9A-Za-z][0-9A-Za-z.+~_-]{0,63}");
@@ -34,6 +40,7 @@ public record Artifact(
     /** An http(s) URL of printable ASCII without spaces, quotes or backslashes. */
     private static final Pattern URL = Pattern.compile("https?://[A-Za-z0-9._~:/?#\\[\\]@!$&()*+,;=%-]{1,2000}");
 
+    @JsonCreator
     public Artifact {
         Objects.requireNonNull(name, "an artifact has a name");
         check(name, "name", name, NAME);
@@ -48,6 +55,15 @@ public record Artifact(
         if (!url.endsWith("/" + file)) {
             throw new IllegalArgumentException("artifact %s: its url ends in its file name %s".formatted(name, file));
         }
+        if (bytes != null && bytes < 1) {
+            throw new IllegalArgumentException("artifact %s: bytes is %d, not a file's size: give the size of %s in bytes, as stat -c %%s prints it"
+                    .formatted(name, bytes, file));
+        }
+    }
+
+    /** One whose size is not pinned (a table row without one): the machine's ceiling bounds it. */
+    public Artifact(String name, String version, String arch, String format, String file, String sha256, String url) {
+        this(name, version, arch, format, file, sha256, url, null);
     }
 
     private static void check(String name, String key, String value, Pattern form) {

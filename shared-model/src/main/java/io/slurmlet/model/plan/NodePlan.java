@@ -61,10 +61,16 @@ public record NodePlan(
      * in sections of their own ({@code slurm}, {@code linux_users}, {@code pam}); format 5 adds the
      * slurm section's {@code retired} daemons (an agent of format 4 would leave an old slurmctld
      * running). Format 6 adds the {@code containers} section (an agent of format 5 would not
-     * install pyxis, and the leader would wait for it for ever). Plans of format 2 to 5 are still
-     * read, as retiring nothing (before 5) and installing no containers.
+     * install pyxis, and the leader would wait for it for ever). Format 7 adds each artifact's size
+     * ({@code bytes}), which the machine takes no byte more of; a plan none of whose artifacts has
+     * one is still written as format 6 ({@link #UNSIZED_FORMAT}), so that an agent of format 6 reads
+     * every plan but those that install containers from a table with sizes. Plans of format 2 to 6
+     * are still read, as retiring nothing (before 5), installing no containers (before 6) and
+     * fetching files of any size up to the agent's ceiling (before 7).
      */
-    public static final int FORMAT = 6;
+    public static final int FORMAT = 7;
+    /** The format of a plan whose artifacts pin no size: the one before {@link #FORMAT}. */
+    public static final int UNSIZED_FORMAT = 6;
 
     public NodePlan {
         Objects.requireNonNull(node, "a plan names its machine");
@@ -221,10 +227,10 @@ public record NodePlan(
                 Optional.ofNullable(plannedFrom));
     }
 
-    /** The format this plan is written in: {@link #FORMAT}. */
+    /** The format this plan is written in: {@link #FORMAT}, or {@link #UNSIZED_FORMAT} where no artifact has a size. */
     @JsonProperty("format")
     int formatForJson() {
-        return FORMAT;
+        return containers.artifacts().stream().anyMatch(a -> a.bytes() != null) ? FORMAT : UNSIZED_FORMAT;
     }
 
     /** The facts as the plan's JSON carries them; absent where the leader planned without them. */

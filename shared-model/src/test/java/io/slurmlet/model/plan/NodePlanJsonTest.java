@@ -95,8 +95,8 @@ class NodePlanJsonTest {
     @Test
     void aPlanOfALaterFormatIsRefusedWithTheUpgradeThatReadsIt() {
         Exception e = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
-                "{\"format\": 7, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
-        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 7, which this agent's slurmlet (format 6) cannot read: "
+                "{\"format\": 8, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
+        assertTrue(String.valueOf(e.getMessage()).contains("this plan is of format 8, which this agent's slurmlet (format 7) cannot read: "
                 + "upgrade slurmlet on this machine"), e.getMessage());
         Exception older = assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(
                 "{\"node\": \"n1\", \"pam_adopt\": false, \"files\": {}}", NodePlan.class));
@@ -188,5 +188,35 @@ class NodePlanJsonTest {
             assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(json.replace(bad[0], bad[1]), NodePlan.class), bad[1]);
         }
         assertThrows(IllegalArgumentException.class, () -> new ContainersPlan(false, List.of(enroot), "", false));
+    }
+
+    /**
+     * An artifact's size crosses to the machine, which takes no byte more; a plan with none is
+     * written as format 6, which an agent of format 6 (that would refuse the key) reads, and an
+     * older leader's plan, without sizes, is read with none.
+     */
+    @Test
+    void anArtifactsSizeReadsBackAsSentAndAPlanWithoutSizesStaysFormat6() throws Exception {
+        Artifact sized = new Artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "0".repeat(64),
+                "http://10.77.0.2:8080/a/enroot_4.1.2-1_amd64.deb", 98_132L);
+        NodePlan plan = NodePlan.of("n1", java.util.Set.of(Role.COMPUTE)).withContainers(new ContainersPlan(true, List.of(sized), "", false));
+        String json = SettingsJson.STRICT.writeValueAsString(plan);
+        assertTrue(json.contains("\"format\":7"), json);
+        assertTrue(json.contains("\"url\":\"http://10.77.0.2:8080/a/enroot_4.1.2-1_amd64.deb\",\"bytes\":98132}"), json);
+        assertEquals(plan, SettingsJson.STRICT.readValue(json, NodePlan.class), json);
+
+        Artifact unsized = new Artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "0".repeat(64),
+                "http://10.77.0.2:8080/a/enroot_4.1.2-1_amd64.deb");
+        String older = SettingsJson.STRICT.writeValueAsString(plan.withContainers(new ContainersPlan(true, List.of(unsized), "", false)));
+        assertTrue(older.contains("\"format\":6") && !older.contains("bytes"), older);
+        assertEquals(null, SettingsJson.STRICT.readValue(older, NodePlan.class).containers().artifacts().get(0).bytes());
+
+        for (String bad : List.of("0", "-1", "\"98132\"")) {
+            assertThrows(Exception.class, () -> SettingsJson.STRICT.readValue(json.replace("98132", bad), NodePlan.class), bad);
+        }
+        IllegalArgumentException zero = assertThrows(IllegalArgumentException.class, () -> new Artifact("enroot", "4.1.2", "amd64", "deb",
+                "enroot_4.1.2-1_amd64.deb", "0".repeat(64), "http://m/enroot_4.1.2-1_amd64.deb", 0L));
+        assertEquals("artifact enroot: bytes is 0, not a file's size: give the size of enroot_4.1.2-1_amd64.deb in bytes, as stat -c %s "
+                + "prints it", zero.getMessage());
     }
 }
