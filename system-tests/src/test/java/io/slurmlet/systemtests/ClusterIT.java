@@ -1902,8 +1902,8 @@ class ClusterIT {
         assertEquals(0, built.exit(), built.toString());
         String artifacts = built.out().strip();
         assertTrue(Files.isRegularFile(Path.of(artifacts, "table.json")), artifacts);
-        // The mirror serves a folder of its own, so that a file can be swapped under it: first enroot's package with a
-        // byte more than the table's digest allows.
+        // The mirror serves a folder of its own, so that a file can be swapped under it: first enroot's package with its
+        // last byte changed, of the table's size but not its digest (a byte more is cut at the size, before any digest).
         Path served = RUN.resolve("mirror");
         Files.createDirectories(served);
         try (var files = Files.list(Path.of(artifacts))) {
@@ -1922,7 +1922,9 @@ class ClusterIT {
             }
         }
         assertFalse(enrootDeb.isEmpty(), "the test table names enroot's package: " + table);
-        Files.write(served.resolve(enrootDeb), new byte[]{'x'}, java.nio.file.StandardOpenOption.APPEND);
+        byte[] changed = Files.readAllBytes(served.resolve(enrootDeb));
+        changed[changed.length - 1] ^= (byte) 0xff;
+        Files.write(served.resolve(enrootDeb), changed);
         try (Mirror mirror = Mirror.serve(served)) {
             Proc.Result refused = on("n0", "ctl", "slurm", "containers", "on");
             assertFalse(refused.exit() == 0, refused.toString());

@@ -268,14 +268,15 @@ public interface AgentConfig {
 
     /**
      * The artifacts of jobs in containers: a table of pinned files (name, version, architecture,
-     * format, file name, sha256) and a mirror that serves them. Every machine fetches its files from
+     * format, file name, sha256, size) and a mirror that serves them. Every machine fetches its files from
      * the mirror and installs only bytes whose sha256 is the table's.
      */
     interface Containers {
         /**
          * The artifact table, JSON ({@code {"artifacts": [{"name": "enroot", "version": "4.1.2", "arch":
-         * "amd64", "format": "deb", "file": "enroot_4.1.2-1_amd64.deb", "sha256": "…"}, …]}}). Empty:
-         * this release's own table, whose digests a release fills in.
+         * "amd64", "format": "deb", "file": "enroot_4.1.2-1_amd64.deb", "sha256": "…", "bytes": 98132}, …]}}),
+         * each file's sha256 and size in bytes: a machine takes no byte more of it. Empty: this release's
+         * own table, whose digests and sizes a release fills in.
          */
         Optional<Path> table();
 

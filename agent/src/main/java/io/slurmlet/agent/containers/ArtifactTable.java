@@ -29,11 +29,18 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
     /** What machines with NVIDIA GPUs need besides: nvidia-container-cli, which enroot's hook runs. */
     public static final List<String> NEEDED_WITH_GPUS = List.of("libnvidia-container1", "libnvidia-container-tools");
     static final String RELEASE_TABLE = "/containers/artifacts.json";
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(ArtifactTable.class);
 
-    /** One row of the table, as its JSON has it; {@code sha256} null where the release does not know it. */
+    /**
+     * One row of the table, as its JSON has it; {@code sha256} null where the release does not know it.
+     * {@code bytes}, the file's size, is what a machine takes of it and no byte more, nor fewer: a
+     * row that pins a digest pins it too (a site's table written before sizes is still read, its
+     * files fetched up to {@link Fetcher#CEILING}, but containers are not turned on with it).
+     */
     @io.quarkus.runtime.annotations.RegisterForReflection
     public record Entry(@JsonProperty("name") String name, @JsonProperty("version") String version, @JsonProperty("arch") String arch,
-                        @JsonProperty("format") String format, @JsonProperty("file") String file, @JsonProperty("sha256") String sha256) {
+                        @JsonProperty("format") String format, @JsonProperty("file") String file, @JsonProperty("sha256") String sha256,
+                        @JsonProperty("bytes") Long bytes) {
     }
 
     @io.quarkus.runtime.annotations.RegisterForReflection
@@ -70,8 +77,19 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         }
         ArtifactTable loaded = new ArtifactTable(source, json.artifacts() == null ? List.of() : json.artifacts(),
                 mirror.map(String::strip).orElse(""));
-        loaded.check();
+        loaded.check(table.isEmpty());
+        List<String> unsized = loaded.unsized(loaded.entries);
+        if (!unsized.isEmpty()) {
+            LOG.warnf(("the artifact table %s pins no size for %s (a table written before sizes): each is fetched up to %d bytes and "
+                    + "refused after only by its digest, and containers cannot be turned on with it: give each row its \"bytes\", "
+                    + "the file's size as stat -c %%s FILE prints it"), source, String.join(", ", unsized), Fetcher.CEILING);
+        }
         return loaded;
+    }
+
+    /** The files of {@code rows} that pin a digest and no size. */
+    private List<String> unsized(List<Entry> rows) {
+        return rows.stream().filter(e -> e.sha256() != null && e.bytes() == null).map(Entry::file).toList();
     }
 
     private static Json read(InputStream in, String source) throws IOException {
@@ -82,19 +100,32 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         }
     }
 
-    /** Every row, made an artifact at a dummy mirror: a row that could not be one is refused when the table is read. */
-    private void check() throws IOException {
+    /**
+     * Every row, made an artifact at a dummy mirror: a row that could not be one, or whose size is
+     * over what any machine fetches, is refused when the table is read; so is a row of this release's
+     * own table ({@code release}) that pins a digest without a size.
+     */
+    private void check(boolean release) throws IOException {
         for (int i = 0; i < entries.size(); i++) {
             Entry e = entries.get(i);
             try {
-                artifact(e, e.sha256() == null ? "0".repeat(64) : e.sha256(), "http://mirror.invalid/");
+                artifact(e, e.sha256() == null ? "0".repeat(64) : e.sha256(), "http://mirror.invalid/", e.bytes());
             } catch (IllegalArgumentException | NullPointerException bad) {
                 throw new IOException("the artifact table %s, row %d: %s".formatted(source, i, bad.getMessage()));
+            }
+            if (e.bytes() != null && e.bytes() > Fetcher.CEILING) {
+                throw new IOException(("the artifact table %s, row %d: bytes is %d, more than the %d any machine fetches of a file: "
+                        + "give the size of %s in bytes, as stat -c %%s prints it (a file this large is no package of enroot, pyxis "
+                        + "or nvidia-container-cli)").formatted(source, i, e.bytes(), Fetcher.CEILING, e.file()));
+            }
+            if (release && e.sha256() != null && e.bytes() == null) {
+                throw new IOException(("the artifact table %s, row %d: %s pins a sha256 and no bytes: a release pins both "
+                        + "(give the row \"bytes\", the file's size as stat -c %%s prints it)").formatted(source, i, e.file()));
             }
         }
         if (!mirror.isEmpty()) {
             try {
-                artifact(new Entry("mirror", "0", "all", "source", "x", null), "0".repeat(64), mirror);
+                artifact(new Entry("mirror", "0", "all", "source", "x", null, null), "0".repeat(64), mirror, null);
             } catch (IllegalArgumentException bad) {
                 throw new IOException(("slurmlet.leader.containers.mirror %s is not an http or https URL of a folder "
                         + "(http://mirror.example.org/slurmlet/)").formatted(io.slurmlet.model.text.Text.quote(mirror)));
@@ -102,13 +133,14 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         }
     }
 
-    private static Artifact artifact(Entry e, String sha256, String mirror) {
-        return new Artifact(e.name(), e.version(), e.arch(), e.format(), e.file(), sha256, mirror + e.file());
+    private static Artifact artifact(Entry e, String sha256, String mirror, Long bytes) {
+        return new Artifact(e.name(), e.version(), e.arch(), e.format(), e.file(), sha256, mirror + e.file(), bytes);
     }
 
     /**
      * What goes into a plan: each row's file from the leader where it holds it ({@code ctl slurm
-     * containers import}), else from the mirror where the row is pinned and a mirror is set.
+     * containers import}), with the size it holds, else from the mirror where the row is pinned and a
+     * mirror is set, with the size the row pins (none in a table written before sizes).
      *
      * @param held   the files the leader holds
      * @param leader the leader's agents' channel, as {@code https://HOST:PORT}: a file the leader holds is
@@ -119,9 +151,9 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         for (Entry e : entries) {
             Optional<io.slurmlet.model.api.ContainerFile> kept = heldFor(e, held);
             if (kept.isPresent()) {
-                pinned.add(artifact(e, kept.get().sha256(), leader + LEADER_FILES + kept.get().sha256() + "/"));
+                pinned.add(artifact(e, kept.get().sha256(), leader + LEADER_FILES + kept.get().sha256() + "/", kept.get().bytes()));
             } else if (e.sha256() != null && !mirror.isEmpty()) {
-                pinned.add(artifact(e, e.sha256(), mirror));
+                pinned.add(artifact(e, e.sha256(), mirror, e.bytes()));
             }
         }
         return List.copyOf(pinned);
@@ -138,7 +170,8 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
     /**
      * Why containers cannot be turned on with this table, with what the admin does about it; empty:
      * they can (a file of each {@link #NEEDED} name, and of each {@link #NEEDED_WITH_GPUS} name where
-     * a Slurm machine has GPUs, that the leader holds or that is pinned with a mirror to fetch it from).
+     * a Slurm machine has GPUs, that the leader holds or that is pinned, digest and size, with a
+     * mirror to fetch it from).
      *
      * @param gpuMachines the Slurm machines whose facts show NVIDIA GPUs
      * @param held        the files the leader holds ({@code ctl slurm containers import})
@@ -165,6 +198,11 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         }
         List<String> forGpus = gpuMachines.isEmpty() ? List.of() : NEEDED_WITH_GPUS.stream().filter(heldName.negate())
                 .filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null)).toList();
+        List<String> unsized = unsized(entries.stream().filter(e -> needed.contains(e.name()) && !heldName.test(e.name())).toList());
+        if (!unsized.isEmpty()) {
+            why.add(("%s pins no size for %s, and a machine takes no file of a size not pinned: give each row its \"bytes\", the "
+                    + "file's size as stat -c %%s FILE prints it (slurmlet.leader.containers.table)").formatted(source, String.join(", ", unsized)));
+        }
         if (!forGpus.isEmpty()) {
             why.add(("%s %s NVIDIA GPUs, where containers need nvidia-container-cli, and %s has no sha256 for %s: add them, with "
                     + "the digests of the files your mirror serves (slurmlet.leader.containers.table), or import them "

@@ -62,11 +62,12 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
     }
 
     /**
-     * On a machine: files fetched into the agent's state, at most 1 GiB each, over HTTP from the
-     * mirror or, those the leader holds, from the leader this machine follows.
+     * On a machine: files fetched into the agent's state, each of the size its plan pins (never over
+     * {@link Fetcher#CEILING}), over HTTP from the mirror or, those the leader holds, from the leader
+     * this machine follows.
      */
     public static ContainersStep onMachine(Files files, Commands commands, Path root, Path stateDir, Fetcher.FromLeader leader) {
-        return new ContainersStep(files, commands, Fetcher.of(stateDir.resolve("containers").resolve("artifacts"), 1L << 30,
+        return new ContainersStep(files, commands, Fetcher.of(stateDir.resolve("containers").resolve("artifacts"), Fetcher.CEILING,
                 Duration.ofMinutes(10), leader), root, stateDir);
     }
 
