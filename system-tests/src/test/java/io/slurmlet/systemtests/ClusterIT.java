@@ -2151,8 +2151,10 @@ class ClusterIT {
         }
         String status = ok("n0", "ctl", "slurm", "containers", "status");
         assertTrue(status.contains("the leader holds (ctl slurm containers import), and machines fetch from it:"), status);
-        // A file handed over that is not the one the table pins: refused, named with both digests; nothing else sent.
-        ok("n0", "sh", "-c", "cd /root/import && cp %s /tmp/%s && printf x >>/tmp/%s".formatted(files.get(0), files.get(0), files.get(0)));
+        // A file handed over that is not the one the table pins (its size, its first byte changed): refused, named with both
+        // digests; nothing else sent.
+        ok("n0", "sh", "-c", "cd /root/import && cp %s /tmp/%s && printf x | dd of=/tmp/%s bs=1 count=1 conv=notrunc status=none"
+                .formatted(files.get(0), files.get(0), files.get(0)));
         Proc.Result wrong = on("n0", "ctl", "slurm", "containers", "import", "/tmp/" + files.get(0));
         assertNotEquals(0, wrong.exit(), wrong.toString());
         assertTrue(wrong.toString().contains(files.get(0) + " has sha256 ") && wrong.toString().contains(", and the leader's table pins "),

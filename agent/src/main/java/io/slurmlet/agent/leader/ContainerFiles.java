@@ -92,7 +92,8 @@ public final class ContainerFiles {
      * Keeps the bytes of {@code in} as the table's file {@code file}.
      *
      * @param admins the digest the admin gives for it; needed where the table pins none, and must be the table's where it does
-     * @throws Refused the file is not the table's, no digest is known for it, its bytes have another, or it is too large
+     * @throws Refused the file is not the table's, no digest is known for it, its bytes have another, it is too large, or
+     *                 its size is not the one the table pins (read no further than a byte past it)
      */
     public synchronized ContainerFile put(ArtifactTable table, String file, Optional<String> admins, InputStream in)
             throws Refused, IOException {
@@ -111,6 +112,12 @@ public final class ContainerFiles {
                 "%s pins no sha256 for %s, and nothing unverified is installed: give the digest its publisher lists "
                         + "(ctl slurm containers import --sums SHA256SUMS %s), or a table with it (slurmlet.leader.containers.table)")
                 .formatted(table.source(), file, file)));
+        if (row.bytes() != null && row.bytes() > MAX_BYTES) {
+            throw new Refused(("%s pins %d bytes for %s, over the %d MiB the leader takes: serve it from a mirror "
+                    + "(slurmlet.leader.containers.mirror); nothing kept").formatted(table.source(), row.bytes(), file, MAX_BYTES >> 20));
+        }
+        // Read no further than a byte past the size the row pins, or past the most the leader takes.
+        long most = row.bytes() != null ? row.bytes() : MAX_BYTES;
         MessageDigest digest = sha256();
         String id = expected.substring(0, 56);
         // Held already, whole: its bytes are only checked, so that a wrong copy never touches the parts kept.
@@ -119,9 +126,14 @@ public final class ContainerFiles {
         int parts = 0;
         try {
             byte[] part = new byte[PART_BYTES];
-            for (int filled; (filled = in.readNBytes(part, 0, PART_BYTES)) > 0; ) {
+            for (int filled; (filled = in.readNBytes(part, 0, (int) Math.min(PART_BYTES, most + 1 - total))) > 0; ) {
                 total += filled;
-                if (total > MAX_BYTES) {
+                if (total > most && row.bytes() != null) {
+                    throw new Refused(("%s is more than the %d bytes %s pins for it: nothing kept (this is not the file the table "
+                            + "names; fetch it again from its publisher, or give the table its size, as stat -c %%s prints it)")
+                            .formatted(file, most, table.source()));
+                }
+                if (total > most) {
                     throw new Refused("%s is over %d MiB, more than the leader takes: serve it from a mirror (slurmlet.leader.containers.mirror); nothing kept"
                             .formatted(file, MAX_BYTES >> 20));
                 }
@@ -129,6 +141,11 @@ public final class ContainerFiles {
                 if (!held) {
                     write(partKey(id, parts++), java.util.Arrays.copyOf(part, filled));
                 }
+            }
+            if (row.bytes() != null && total < most) {
+                throw new Refused(("%s is %d bytes, and %s pins %d: nothing kept (this is not the file the table names, or it was "
+                        + "cut short; fetch it again from its publisher, or give the table its size, as stat -c %%s prints it)")
+                        .formatted(file, total, table.source(), most));
             }
             String got = HexFormat.of().formatHex(digest.digest());
             if (!got.equals(expected)) {

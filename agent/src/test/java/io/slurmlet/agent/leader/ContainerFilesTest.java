@@ -117,4 +117,49 @@ class ContainerFilesTest {
         files.put(release, "enroot_4.1.2-1_amd64.deb", Optional.of(sha), new ByteArrayInputStream(deb));
         assertArrayEquals(deb, read(files, sha));
     }
+
+    /**
+     * Where the table pins a size, an import is read no further than the byte past it (the admin's
+     * copy of the pinned file with more after it is cut there, its parts written so far removed), and
+     * one with fewer bytes is refused by size; the file itself is kept.
+     */
+    @Test
+    void anImportIsReadNoFurtherThanTheByteAfterThePinnedSizeAndAShortOneIsRefused() throws Exception {
+        byte[] deb = random(ContainerFiles.PART_BYTES * 2 + 10, 6);
+        String pin = sha256(deb);
+        Path tableFile = Files.writeString(dir.resolve("table.json"), """
+                {"release": "site", "artifacts": [
+                  {"name": "enroot", "version": "4.1.2", "arch": "amd64", "format": "deb", "file": "enroot_4.1.2-1_amd64.deb", "sha256": "%s", "bytes": %d}
+                ]}""".formatted(pin, deb.length));
+        ArtifactTable table = ArtifactTable.load(Optional.of(tableFile), Optional.empty());
+        Store store = FileStore.open(dir.resolve("state"));
+        ContainerFiles files = ContainerFiles.open(store);
+
+        long[] read = {0};
+        java.io.InputStream endless = new java.io.InputStream() { // the pinned file, then bytes for ever
+            @Override
+            public int read() {
+                long at = read[0]++;
+                return at < deb.length ? deb[(int) at] & 0xff : 0;
+            }
+        };
+        ContainerFiles.Refused longer = assertThrows(ContainerFiles.Refused.class,
+                () -> files.put(table, "enroot_4.1.2-1_amd64.deb", Optional.empty(), endless));
+        assertEquals(("enroot_4.1.2-1_amd64.deb is more than the %d bytes %s pins for it: nothing kept (this is not the file the table "
+                + "names; fetch it again from its publisher, or give the table its size, as stat -c %%s prints it)").formatted(deb.length, tableFile),
+                longer.getMessage());
+        assertEquals(deb.length + 1, read[0], "bytes read of the import");
+        assertEquals(java.util.Map.of(), store.list("container-parts"), "the parts written before the cut are removed");
+
+        ContainerFiles.Refused shorter = assertThrows(ContainerFiles.Refused.class, () -> files.put(table, "enroot_4.1.2-1_amd64.deb",
+                Optional.empty(), new ByteArrayInputStream(java.util.Arrays.copyOf(deb, deb.length - 1))));
+        assertEquals(("enroot_4.1.2-1_amd64.deb is %d bytes, and %s pins %d: nothing kept (this is not the file the table names, or it "
+                + "was cut short; fetch it again from its publisher, or give the table its size, as stat -c %%s prints it)")
+                .formatted(deb.length - 1, tableFile, deb.length), shorter.getMessage());
+        assertEquals(List.of(), files.held());
+
+        ContainerFile kept = files.put(table, "enroot_4.1.2-1_amd64.deb", Optional.empty(), new ByteArrayInputStream(deb));
+        assertEquals(deb.length, kept.bytes());
+        assertArrayEquals(deb, read(files, pin));
+    }
 }
