@@ -119,7 +119,8 @@ public final class AgentChannel implements AutoCloseable {
         router.put("/v1/agent/facts").blockingHandler(this::facts, false);
         router.get("/v1/agent/plan").handler(this::plan);
         router.put("/v1/agent/status").handler(this::status);
-        router.get(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES + ":sha256/:file").blockingHandler(this::containerFile, false);
+        fileTransfers = new ContainerFileTransfers(containerFiles, config.leader().containers().partTimeout());
+        router.get(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES + ":sha256/:file").handler(this::containerFile);
         router.route().last().handler(ctx -> error(ctx, 404, "no %s %s on the agents' channel".formatted(ctx.request().method(), ctx.normalizedPath())));
         router.route().failureHandler(this::failure);
         HttpServerOptions options = new HttpServerOptions()
@@ -515,63 +516,15 @@ public final class AgentChannel implements AutoCloseable {
     }
 
     /**
-     * A file of jobs in containers the leader holds (its plan names it): its bytes, a part at a time,
-     * each written once the one before has gone out. The machine checks the digest before it installs.
+     * A file of jobs in containers the leader holds (its plan names it), to the machine that asked:
+     * one at a time to each machine, a few at a time in all, cut where the machine stops taking it
+     * ({@link ContainerFileTransfers}). The machine checks the digest before it installs.
      */
     private void containerFile(RoutingContext ctx) {
-        String sha256 = ctx.pathParam("sha256");
-        String file = ctx.pathParam("file");
-        // Each transfer holds a worker thread, which facts reports need too: a few at a time, the others asked to come back.
-        if (!transfers.tryAcquire()) {
-            ctx.response().putHeader("Retry-After", "5");
-            error(ctx, 503, "the leader sends %d files at a time and is busy: this machine's next pass fetches %s again"
-                    .formatted(TRANSFERS, file));
-            return;
-        }
-        try {
-            send(ctx, sha256, file);
-        } finally {
-            transfers.release();
-        }
+        fileTransfers.serve(ctx, ctx.get(NODE));
     }
 
-    /** How many files the leader sends at once. */
-    static final int TRANSFERS = 8;
-    private final java.util.concurrent.Semaphore transfers = new java.util.concurrent.Semaphore(TRANSFERS);
-
-    private void send(RoutingContext ctx, String sha256, String file) {
-        try {
-            var held = containerFiles.find(sha256).filter(f -> f.file().equals(file));
-            if (held.isEmpty()) {
-                error(ctx, 404, ("the leader holds no %s with sha256 %s: the plan that named it is older than the leader's files; "
-                        + "the next plan names where to fetch it").formatted(Text.quote(file), Text.quote(sha256)));
-                return;
-            }
-            var response = ctx.response().setStatusCode(200).putHeader("Content-Type", "application/octet-stream")
-                    .putHeader("Content-Length", Long.toString(held.get().bytes()));
-            containerFiles.read(sha256, part -> {
-                try {
-                    response.write(io.vertx.core.buffer.Buffer.buffer(part)).toCompletionStage().toCompletableFuture()
-                            .get(2, java.util.concurrent.TimeUnit.MINUTES);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IOException("interrupted", e);
-                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                    throw new IOException("the machine stopped taking " + file, e);
-                }
-            });
-            response.end();
-            LOG.debugf("%s fetched %s from the leader", (Object) ctx.get(NODE), file);
-        } catch (IOException e) {
-            if (ctx.response().headWritten()) {
-                LOG.warnf("%s: sending %s stopped: %s", (Object) ctx.get(NODE), file, e.getMessage());
-                ctx.response().reset(); // the machine sees a cut transfer, never a short file it could take for whole
-            } else {
-                LOG.errorf("%s: %s", file, e.getMessage());
-                error(ctx, 500, "the leader cannot read " + file + ": " + e.getMessage());
-            }
-        }
-    }
+    private ContainerFileTransfers fileTransfers;
 
     private void failure(RoutingContext ctx) {
         Throwable cause = ctx.failure();
@@ -606,7 +559,7 @@ public final class AgentChannel implements AutoCloseable {
         return ctx.body().buffer() == null ? new byte[0] : ctx.body().buffer().getBytes();
     }
 
-    private static void error(RoutingContext ctx, int status, String message) {
+    static void error(RoutingContext ctx, int status, String message) {
         error(ctx, status, ApiError.of(message));
     }
 

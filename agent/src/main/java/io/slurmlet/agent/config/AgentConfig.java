@@ -286,6 +286,16 @@ public interface AgentConfig {
          * table's digests. Empty: containers cannot be turned on.
          */
         Optional<String> mirror();
+
+        /**
+         * How long the leader gives each part (512 KiB) of a file it holds to go out to the machine
+         * fetching it: a transfer whose part has not gone out by then is cut (the machine reads slower
+         * than that, or not at all) and frees the machine's turn, one file at a time each, and one of
+         * the leader's few; the machine fetches the file again at its next pass. The default asks at
+         * least 8.5 KiB/s, so an 8 MiB file goes out within 16 minutes.
+         */
+        @WithDefault("60s")
+        Duration partTimeout();
     }
 
     /**

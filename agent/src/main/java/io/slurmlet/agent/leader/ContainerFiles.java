@@ -35,7 +35,7 @@ public final class ContainerFiles {
     public static final String FOLDER = "container-files";
     static final String PARTS = "container-parts";
     /** A part's size: under etcd's default request limit (1.5 MiB) with room for the transaction. */
-    static final int PART_BYTES = 512 * 1024;
+    public static final int PART_BYTES = 512 * 1024;
     /**
      * The largest file taken: the admin API's own bound on a body (quarkus.http.limits.max-body-size),
      * over any package or source tarball of the table (NVIDIA's libnvidia-container1 is about 1 MB).
@@ -180,16 +180,33 @@ public final class ContainerFiles {
 
     /** Hands the bytes of the file with digest {@code sha256} to {@code out}, a part at a time. */
     public void read(String sha256, PartSink out) throws IOException {
-        Manifest m = manifest(sha256).orElseThrow(() -> new IOException("the leader holds no file with sha256 " + sha256));
-        String id = sha256.substring(0, 56);
-        for (int i = 0; i < m.parts(); i++) {
-            var part = store.get(partKey(id, i));
-            if (part.isEmpty()) {
-                throw new IOException("%s lacks part %d of %s: import the file again (ctl slurm containers import)"
-                        .formatted(store.where(partKey(id, i)), i, m.file().file()));
-            }
-            out.accept(part.get().value());
+        Held held = open(sha256).orElseThrow(() -> new IOException("the leader holds no file with sha256 " + sha256));
+        for (int i = 0; i < held.parts(); i++) {
+            out.accept(part(held, i));
         }
+    }
+
+    /** A file the leader holds, to be read a part at a time ({@link #part}): what it is, and how many parts it has. */
+    public record Held(ContainerFile file, int parts) {
+    }
+
+    /** The file with digest {@code sha256}, to be read a part at a time; empty if the leader holds none. */
+    public Optional<Held> open(String sha256) throws IOException {
+        if (!SHA256.matcher(sha256).matches()) {
+            return Optional.empty();
+        }
+        return manifest(sha256).map(m -> new Held(m.file(), m.parts()));
+    }
+
+    /** Part {@code index} of {@code held}, from 0: {@link #PART_BYTES} each but the last. */
+    public byte[] part(Held held, int index) throws IOException {
+        String key = partKey(held.file().sha256().substring(0, 56), index);
+        var part = store.get(key);
+        if (part.isEmpty()) {
+            throw new IOException("%s lacks part %d of %s: import the file again (ctl slurm containers import)"
+                    .formatted(store.where(key), index, held.file().file()));
+        }
+        return part.get().value();
     }
 
     /** Takes a file's parts in order. */
