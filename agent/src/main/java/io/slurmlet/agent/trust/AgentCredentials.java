@@ -38,6 +38,11 @@ import java.util.Optional;
  * ({@code removed/NODE}): the name is refused from then on, whatever join token its machine still
  * holds, until an admin allows it again ({@code ctl slurm machines allow}). Joins, removals and
  * allows take this object's lock, so a join never slips in between a removal's check and its write.
+ *
+ * <p>A call's credential check ({@link #nodeOf}, on the agents' channel's event loop) and
+ * {@link #count} take no lock: a write holds this object's lock while the store makes it durable
+ * (an etcd round trip, seconds when etcd is slow), and a check waiting for it froze every agent's
+ * poll. They read what the last write that finished left, and a write changes it only once durable.
  */
 public final class AgentCredentials {
 
@@ -125,10 +130,17 @@ public final class AgentCredentials {
     private final Map<String, String> removedByLowerName = new HashMap<>();
     /** The id of the join token each machine joined with, where known. */
     private final Map<String, String> joinedWith = new HashMap<>();
-    /** Each machine's hash; guarded by {@code this}, as the maps below. */
+    /** Each machine's hash; guarded by {@code this}, as the maps below but {@link #byHash}. */
     private final Map<String, String> hashes = new HashMap<>();
-    /** Each credential's sha256 to its machine: a call finds its machine in one look, not one a machine. */
-    private final Map<String, String> byHash = new HashMap<>();
+    /**
+     * Each credential's sha256 to its machine: a call finds its machine in one look, not one a
+     * machine. Changed under {@code this}, after the write that made the change durable; read
+     * without it ({@link #nodeOf}), so a check never waits for a write in flight. A concurrent map,
+     * not a copy replaced at each write: 10,000 joins would copy 50 million entries.
+     */
+    private final Map<String, String> byHash = new java.util.concurrent.ConcurrentHashMap<>();
+    /** How many machines {@link #hashes} holds, set with it: read without the lock, as {@link #byHash}. */
+    private volatile int joined;
     /** Each name joined, lower-cased, to the name it joined as: host names ignore case. */
     private final Map<String, String> byLowerName = new HashMap<>();
 
@@ -183,16 +195,17 @@ public final class AgentCredentials {
 
     private void remember(String node, Kept kept) {
         String was = hashes.put(node, kept.sha256());
-        if (was != null) {
+        byHash.put(kept.sha256(), node);
+        if (was != null && !was.equals(kept.sha256())) {
             byHash.remove(was);
         }
-        byHash.put(kept.sha256(), node);
         byLowerName.put(lower(node), node);
         if (kept.joinToken().isEmpty()) {
             joinedWith.remove(node);
         } else {
             joinedWith.put(node, kept.joinToken());
         }
+        joined = hashes.size();
     }
 
     private void forget(String node) {
@@ -202,6 +215,7 @@ public final class AgentCredentials {
         }
         byLowerName.remove(lower(node));
         joinedWith.remove(node);
+        joined = hashes.size();
     }
 
     private void rememberRemoved(String node, Removal removal) {
@@ -244,9 +258,11 @@ public final class AgentCredentials {
     /**
      * The machine {@code credential} belongs to; empty when it is no one's. Looked up by its
      * sha256: what the lookup's timing could tell is about the hashes, from which no credential
-     * can be made.
+     * can be made. Takes no lock, so it never waits for a join's or a removal's write: it answers
+     * as the last write that finished left the credentials (a credential being revoked still
+     * names its machine until its revocation is durable).
      */
-    public synchronized Optional<String> nodeOf(String credential) {
+    public Optional<String> nodeOf(String credential) {
         if (credential == null || credential.isBlank()) {
             return Optional.empty();
         }
@@ -293,9 +309,9 @@ public final class AgentCredentials {
         return java.util.Set.copyOf(hashes.keySet());
     }
 
-    /** How many machines have joined. */
-    public synchronized int count() {
-        return hashes.size();
+    /** How many machines have joined; takes no lock, as {@link #nodeOf} (a plan's answer tells it, on the event loop). */
+    public int count() {
+        return joined;
     }
 
     /** Revokes {@code node}'s credential at once: it is refused from its next call. Says whether it had one. */

@@ -11,6 +11,7 @@ import java.util.Optional;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class AgentCredentialsTest {
@@ -126,5 +127,52 @@ class AgentCredentialsTest {
         java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> AgentCredentials.open(state));
         assertTrue(e.getMessage().contains(state.resolve("agents/n1").toString()) && e.getMessage().contains("join that machine again"),
                 e.getMessage());
+    }
+
+    /**
+     * A credential check (the agents' channel's, on its event loop) never waits for a write in
+     * flight: with a join's write, then a removal's, held inside the store as a slow etcd holds
+     * them, the other machine's credential and the count are answered at once. What a write changes
+     * is seen once it is durable: the new credential after the join's write, the revocation after
+     * the removal's. On the old code each check waited for the lock the write held.
+     */
+    @Test
+    void aCredentialCheckIsAnsweredAtOnceWhileAJoinsOrARemovalsWriteIsHeldInTheStore() throws Exception {
+        HeldStore store = new HeldStore(io.slurmlet.agent.store.FileStore.open(state));
+        AgentCredentials credentials = AgentCredentials.open(store);
+        String n1 = credentials.issueUnlessJoined("n1", "tok00001").orElseThrow();
+        var writer = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<Optional<String>> join;
+            try (HeldStore.Hold held = store.hold("agents/n2")) {
+                join = writer.submit(() -> credentials.issueUnlessJoined("n2", "tok00001"));
+                held.awaitWriter();
+                assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+                    assertEquals(Optional.of("n1"), credentials.nodeOf(n1));
+                    assertEquals(Optional.empty(), credentials.nodeOf("x".repeat(43)));
+                    assertEquals(1, credentials.count());
+                }, "a check waited for the join's write");
+                assertFalse(join.isDone(), "the join's write was still held while the check answered");
+            }
+            String n2 = join.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
+            assertEquals(Optional.of("n2"), credentials.nodeOf(n2), "a credential is taken once its write is durable");
+            assertEquals(2, credentials.count());
+
+            java.util.concurrent.Future<AgentCredentials.Removed> removal;
+            try (HeldStore.Hold held = store.hold("agents/n2")) {
+                removal = writer.submit(() -> credentials.remove("n2", java.time.Instant.now(), "root"));
+                held.awaitWriter();
+                assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
+                    assertEquals(Optional.of("n1"), credentials.nodeOf(n1));
+                    assertEquals(Optional.of("n2"), credentials.nodeOf(n2), "revoked once the revocation is durable, not before");
+                }, "a check waited for the removal's write");
+                assertFalse(removal.isDone(), "the removal's write was still held while the check answered");
+            }
+            assertTrue(removal.get(10, java.util.concurrent.TimeUnit.SECONDS).credentialRevoked());
+            assertEquals(Optional.empty(), credentials.nodeOf(n2), "refused once the removal returned");
+            assertEquals(1, credentials.count());
+        } finally {
+            writer.shutdownNow();
+        }
     }
 }
