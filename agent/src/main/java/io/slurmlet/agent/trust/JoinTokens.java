@@ -89,7 +89,12 @@ public final class JoinTokens {
 
     private final Document<List<Entry>> file;
     private final Clock clock;
-    private List<Entry> entries;
+    /**
+     * The tokens kept, as the last write that finished left them: a list never changed once set,
+     * replaced after each write is durable. {@link #match} reads it without the lock the writes
+     * hold, so a join's check on the event loop never waits for a slow store.
+     */
+    private volatile List<Entry> entries;
 
     private JoinTokens(Document<List<Entry>> file, Clock clock, List<Entry> entries) {
         this.file = file;
@@ -192,8 +197,11 @@ public final class JoinTokens {
         return true;
     }
 
-    /** The live token {@code presented} is, compared in constant time with every one kept; empty when none. */
-    public synchronized Optional<Entry> match(String presented) {
+    /**
+     * The live token {@code presented} is, compared in constant time with every one kept; empty when
+     * none. Takes no lock: it never waits for a token's creation or revocation being written.
+     */
+    public Optional<Entry> match(String presented) {
         Instant now = clock.instant();
         return AgentCredentials.matching(presented, entries.stream().filter(e -> !e.expiredAt(now)).toList(), Entry::sha256);
     }

@@ -84,4 +84,32 @@ class JoinTokensTest {
         now.set(now.get().plus(Duration.ofHours(25)));
         assertTrue(JoinTokens.open(state, clock).match(old).isEmpty());
     }
+
+    /**
+     * A join's token check (on the agents' channel's event loop) never waits for a token being
+     * written: with a creation's write held inside the store, as a slow etcd holds it, a live token
+     * is still matched at once. On the old code the match waited for the lock the write held.
+     */
+    @Test
+    void aTokenIsMatchedAtOnceWhileAnotherTokensWriteIsHeldInTheStore() throws Exception {
+        HeldStore store = new HeldStore(io.slurmlet.agent.store.FileStore.open(state));
+        JoinTokens tokens = JoinTokens.open(store, clock, state.resolve(TokenFile.JOIN_FILE_NAME));
+        JoinTokens.Created live = tokens.create(Duration.ofHours(1), "rack 12");
+        var writer = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Future<JoinTokens.Created> creation;
+            try (HeldStore.Hold held = store.hold(JoinTokens.FILE_NAME)) {
+                creation = writer.submit(() -> tokens.create(Duration.ofHours(1), "rack 13"));
+                held.awaitWriter();
+                org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5),
+                        () -> assertEquals(live.entry().id(), tokens.match(live.token()).orElseThrow().id()),
+                        "a match waited for the creation's write");
+                assertFalse(creation.isDone(), "the creation's write was still held while the match answered");
+            }
+            JoinTokens.Created made = creation.get(10, java.util.concurrent.TimeUnit.SECONDS);
+            assertEquals(made.entry().id(), tokens.match(made.token()).orElseThrow().id(), "matched once its write is durable");
+        } finally {
+            writer.shutdownNow();
+        }
+    }
 }
