@@ -39,17 +39,28 @@ public final class LeaderLink implements Leader {
     private static final Duration CONNECT = Duration.ofSeconds(10);
     private static final Duration CALL = Duration.ofSeconds(30);
 
-    /** The leader answered with an error: its status and its sentence. */
+    /** The leader answered with an error: its status, its sentence, and when to ask again if it said. */
     public static final class Refused extends IOException {
         private final int status;
+        private final transient Optional<Duration> retryAfter;
 
         Refused(int status, String message) {
+            this(status, message, Optional.empty());
+        }
+
+        Refused(int status, String message, Optional<Duration> retryAfter) {
             super(message, null);
             this.status = status;
+            this.retryAfter = retryAfter;
         }
 
         public int status() {
             return status;
+        }
+
+        /** How long the leader asked this machine to wait before asking again (its Retry-After); empty when it did not say. */
+        public Optional<Duration> retryAfter() {
+            return retryAfter;
         }
     }
 
@@ -344,10 +355,24 @@ public final class LeaderLink implements Leader {
     }
 
     private static void checked(URI base, String path, HttpResponse<byte[]> response) throws Refused {
-        checked(base, path, response.statusCode(), response.body());
+        checked(base, path, response.statusCode(), response.body(),
+                response.headers().firstValue("Retry-After").flatMap(LeaderLink::retryAfter));
     }
 
     private static void checked(URI base, String path, int status, byte[] body) throws Refused {
+        checked(base, path, status, body, Optional.empty());
+    }
+
+    /**
+     * A leader's Retry-After in whole seconds, up to {@link #LONGEST_WINDOW}; empty for what is not
+     * one (an HTTP date, which no leader sends, included).
+     */
+    static Optional<Duration> retryAfter(String seconds) {
+        Duration d = window(seconds);
+        return d.isZero() ? Optional.empty() : Optional.of(d);
+    }
+
+    private static void checked(URI base, String path, int status, byte[] body, Optional<Duration> retryAfter) throws Refused {
         if (status / 100 == 2) {
             return;
         }
@@ -358,7 +383,7 @@ public final class LeaderLink implements Leader {
             message = new String(body, StandardCharsets.UTF_8).strip();
         }
         throw new Refused(status, "the leader at %s refused %s (%d): %s"
-                .formatted(base, path.replaceAll("\\?.*", ""), status, message));
+                .formatted(base, path.replaceAll("\\?.*", ""), status, message), retryAfter);
     }
 
     private static HttpClient client(SSLContext ssl) {

@@ -16,7 +16,9 @@ import java.util.Optional;
  * unreachable the machine stays as its last plan has it (the runner's resync repairs only what
  * drifted from that plan) and nothing new is applied; before the leader first answered, no plan
  * is applied at all, not even the one on disk. A 401 means the leader
- * no longer knows this machine's credential: it is forgotten, and the machine joins again.
+ * no longer knows this machine's credential: it is forgotten, and the machine joins again. A
+ * refusal that says when to call again (a 429 with Retry-After: facts that changed too often) is
+ * waited out, and the facts then reported are the machine's as they are then.
  */
 final class PlanPoller {
 
@@ -164,7 +166,12 @@ final class PlanPoller {
                     link = null;
                 }
                 lastProblem = problem(e.getMessage(), lastProblem);
-                backoff = sleep(backoff);
+                if (e.retryAfter().isPresent()) {
+                    // The leader is there and said when (facts that change too often): then, not at the backoff.
+                    pause(e.retryAfter().get());
+                } else {
+                    backoff = sleep(backoff);
+                }
             } catch (IOException | GeneralSecurityException | RuntimeException e) {
                 lastProblem = problem(e.getMessage() == null ? e.toString() : e.getMessage(), lastProblem);
                 backoff = sleep(backoff);
@@ -221,6 +228,16 @@ final class PlanPoller {
             LOG.warnf("%s; this machine stays as its last plan has it until the leader answers", problem);
         }
         return problem;
+    }
+
+    /** Waits {@code asked} (a leader's Retry-After, at most {@link LeaderLink#LONGEST_WINDOW}) before the next call. */
+    private void pause(Duration asked) {
+        try {
+            Thread.sleep(asked.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            stopping = true;
+        }
     }
 
     /** Waits before the next call after a failed one ({@link #wait}): the first failure since the leader answered is its loss. */

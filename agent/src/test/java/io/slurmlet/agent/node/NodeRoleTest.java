@@ -107,10 +107,19 @@ class NodeRoleTest {
         /** Reports of facts that fail before one is taken: a leader that is down though the link comes from disk. */
         final AtomicInteger factsDownFor = new AtomicInteger();
 
+        /** Refusals the next reports of facts get, one each: a leader that answers but does not take them. */
+        final BlockingQueue<IOException> factsRefusals = new LinkedBlockingQueue<>();
+        final AtomicInteger factsCalls = new AtomicInteger();
+
         @Override
         public void reportFacts(NodeFacts f) throws IOException {
+            factsCalls.incrementAndGet();
             if (factsDownFor.getAndDecrement() > 0) {
                 throw new IOException("connection refused");
+            }
+            IOException refusal = factsRefusals.poll();
+            if (refusal != null) {
+                throw refusal;
             }
             facts.add(f);
         }
@@ -133,6 +142,9 @@ class NodeRoleTest {
     }
 
     static final NodeFacts FACTS = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 32_000, List.of(), "debian 13", "24.11.5");
+
+    /** What the facts step finds on the machine. */
+    volatile NodeFacts onTheMachine = FACTS;
 
     final FakeStep first = new FakeStep("first");
     final FakeStep second = new FakeStep("second");
@@ -326,7 +338,7 @@ class NodeRoleTest {
                     return true;
                 }
             };
-            FactsStep facts = new FactsStep(node -> new FactsCollector.Collected(FACTS, List.of()), "n1");
+            FactsStep facts = new FactsStep(node -> new FactsCollector.Collected(onTheMachine, List.of()), "n1");
             poller = new PlanPoller(connector, state, facts, book, runner, poster, none, Duration.ofSeconds(30), Duration.ofMillis(20),
                     random);
             self[0] = poller;
@@ -474,6 +486,33 @@ class NodeRoleTest {
         role.leader.factsDownFor.set(0);
         await("the plan on disk, once the leader took the facts", () -> role.runner.applied().equals(Optional.of(plan(7))));
         assertEquals(1, role.leader.facts.size());
+    }
+
+    /**
+     * Facts the leader refuses with a Retry-After (they changed more often than it takes) are
+     * reported again once that wait is over, not at the backoff (20 ms here, doubling): the machine
+     * makes one call in the wait, and what it reports then is its facts as they are then. Once
+     * taken they are held: not reported again. On the old code the report came again after 20 ms.
+     */
+    @Test
+    void factsRefusedWithARetryAfterAreReportedAgainAfterItAsTheMachineHasThemThen(@TempDir Path dir) throws Exception {
+        Role role = new Role(dir);
+        await("facts", () -> role.leader.facts.size() == 1);
+        role.leader.factsRefusals.add(new LeaderLink.Refused(429, "n1's facts change more often than the leader takes them",
+                Optional.of(Duration.ofSeconds(1))));
+        onTheMachine = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 16_000, List.of(), "debian 13", "24.11.5");
+        await("the change refused", () -> role.leader.factsCalls.get() == 2);
+        long refused = System.nanoTime();
+        NodeFacts latest = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 24_000, List.of(), "debian 13", "24.11.5");
+        onTheMachine = latest;
+        await("the facts reported again", () -> role.leader.facts.size() == 2);
+        long waited = (System.nanoTime() - refused) / 1_000_000;
+        assertTrue(waited >= 900, "reported again after " + waited + " ms, before the leader's Retry-After of 1 s");
+        assertEquals(3, role.leader.factsCalls.get(), "one call in the wait");
+        assertEquals(List.of(FACTS, latest), role.leader.facts, "the latest facts, not those refused");
+        int polls = role.leader.pollCalls.get();
+        await("polls go on", () -> role.leader.pollCalls.get() >= polls + 3);
+        assertEquals(2, role.leader.facts.size(), "taken, so held");
     }
 
     @Test

@@ -68,4 +68,12 @@ class PlanPollerTest {
         assertEquals(Duration.ZERO, LeaderLink.window("50s"));
         assertEquals(Duration.ZERO, LeaderLink.window(""));
     }
+
+    @Test
+    void aRetryAfterIsWholeSecondsUpToTenMinutesAndAnythingElseIsNone() {
+        assertEquals(java.util.Optional.of(Duration.ofSeconds(7)), LeaderLink.retryAfter("7"));
+        assertEquals(java.util.Optional.of(Duration.ofMinutes(10)), LeaderLink.retryAfter("86400"));
+        assertEquals(java.util.Optional.empty(), LeaderLink.retryAfter("0"));
+        assertEquals(java.util.Optional.empty(), LeaderLink.retryAfter("Wed, 21 Oct 2026 07:28:00 GMT"));
+    }
 }
