@@ -2,6 +2,7 @@ package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.trust.AgentCredentials;
+import io.slurmlet.agent.leader.FactsLimit;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.trust.JoinTokens;
 import io.slurmlet.agent.leader.NodeReports;
@@ -74,6 +75,10 @@ public final class AgentChannel implements AutoCloseable {
     private ConnectionLimits connections;
     /** slurmlet.leader.reconnect-rate: machines a second the leader takes back after it was away. */
     private int reconnectRate = 200;
+    /** slurmlet.leader.facts-change-interval: how often a machine's facts may change. */
+    private FactsLimit factsLimit = FactsLimit.NONE;
+    /** Longer would keep a machine's real change (Slurm upgraded) out of the plans too long. */
+    static final Duration LONGEST_FACTS_CHANGE_INTERVAL = Duration.ofHours(1);
 
     public AgentChannel(Pki pki, JoinTokens joinTokens, AgentCredentials credentials, Inventory inventory,
                         PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending,
@@ -97,6 +102,7 @@ public final class AgentChannel implements AutoCloseable {
             throw new IllegalStateException(("slurmlet.leader.reconnect-rate is %d: give the machines a second this leader takes back "
                     + "after it was away, 1 to %d (200, the default, spreads 10,000 machines over 50 s)").formatted(reconnectRate, MOST_RECONNECTS));
         }
+        factsLimit = factsLimit(config.leader().factsChangeInterval());
         Router router = Router.router(vertx);
         // Nothing before the token or credential is checked costs memory: a body is read only after
         // it, and a join's body is a name.
@@ -154,6 +160,15 @@ public final class AgentChannel implements AutoCloseable {
         LOG.infof("agents' channel on https://%s:%d, CA %s, TLS by %s", config.leader().agentHost(), server.actualPort(), pki.caHash(),
                 options.getSslEngineOptions() instanceof io.vertx.core.net.OpenSSLEngineOptions ? "BoringSSL" : "the JDK");
         return server.actualPort();
+    }
+
+    static FactsLimit factsLimit(Duration interval) {
+        if (interval.isNegative() || interval.compareTo(LONGEST_FACTS_CHANGE_INTERVAL) > 0) {
+            throw new IllegalStateException(("slurmlet.leader.facts-change-interval is %d s: give how often a machine's facts may "
+                    + "change, 0s to 1h (10s, the default, takes 3 changes at once, then one every 10 s; 0s takes every change)")
+                    .formatted(interval.toSeconds()));
+        }
+        return new FactsLimit(interval);
     }
 
     /**
@@ -409,15 +424,34 @@ public final class AgentChannel implements AutoCloseable {
             return;
         }
         try {
-            Inventory.Stored stored = inventory.report(named(node, reported), stillJoined(ctx));
+            Inventory.Stored stored = inventory.report(named(node, reported), stillJoined(ctx), factsLimit);
             if (stored == Inventory.Stored.REFUSED) {
                 removedMeanwhile(ctx, "facts report");
+                return;
+            }
+            if (stored == Inventory.Stored.LIMITED) {
+                changingTooOften(ctx, node);
                 return;
             }
             json(ctx, 200, Map.of("node", node, "changed", stored == Inventory.Stored.CHANGED));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * 429 to a report that would change its machine's facts sooner than {@link #factsLimit} takes:
+     * nothing of it kept; Retry-After says when its agent reports again, with its facts as they are then.
+     */
+    private void changingTooOften(RoutingContext ctx, String node) {
+        Duration wait = factsLimit.refused(node);
+        ctx.response().putHeader("Retry-After", Long.toString(FactsLimit.seconds(wait)));
+        error(ctx, 429, new ApiError(("%s's facts change more often than the leader takes them (%d changes at once, then one every "
+                + "%s: slurmlet.leader.facts-change-interval): this report was not stored, and this machine reports its facts again "
+                + "after Retry-After. If they keep changing, something on %s changes what it reports (its address, a package) back "
+                + "and forth: a machine's facts change only when it is set up or changed").formatted(node, FactsLimit.BURST,
+                factsLimit.every(), node), List.of(new Problem("facts", node,
+                "changed more often than one every %s after %d at once".formatted(factsLimit.every(), FactsLimit.BURST))), null));
     }
 
     private void plan(RoutingContext ctx) {

@@ -168,6 +168,15 @@ public interface AgentConfig {
         @WithDefault("200")
         int reconnectRate();
 
+        /**
+         * How often the leader takes a change of a machine's facts: 3 changes at once (a machine being
+         * set up), then one an interval; a report that changes them sooner is refused with 429 and
+         * Retry-After, and its agent reports them again then. Each change replans every machine. A
+         * report of the facts the leader holds is never refused; 0s takes every change; at most 1h.
+         */
+        @WithDefault("10s")
+        Duration factsChangeInterval();
+
         /** The name agents reach this leader at: the first advertised one, else the host name. */
         default String advertisedHost() {
             return advertise().orElse(List.of()).stream().findFirst().orElseGet(() -> {

@@ -140,7 +140,9 @@ public final class Inventory {
         /** The same as what was known: nothing written. */
         UNCHANGED,
         /** Its sender no longer holds a credential (removed meanwhile): nothing written. */
-        REFUSED
+        REFUSED,
+        /** It differs, but the machine's facts changed more often than its {@link FactsLimit} takes: nothing written. */
+        LIMITED
     }
 
     /** Stores what a machine reported; says whether it differs from what was known. */
@@ -156,15 +158,31 @@ public final class Inventory {
      * puts a removed machine back (into slurm.conf, into an export's clients).
      */
     public Stored report(NodeFacts reported, java.util.function.BooleanSupplier stillJoined) throws IOException {
+        return report(reported, stillJoined, FactsLimit.NONE);
+    }
+
+    /**
+     * {@link #report(NodeFacts, java.util.function.BooleanSupplier)}, taking a change of facts the
+     * leader holds only as often as {@code limit} says: a report of the same facts is never limited,
+     * nor the first of a machine whose facts are not held (new, or removed and allowed again), which
+     * is not counted either.
+     */
+    public Stored report(NodeFacts reported, java.util.function.BooleanSupplier stillJoined, FactsLimit limit) throws IOException {
         String node = reported.name();
         synchronized (lock(node)) {
             if (!stillJoined.getAsBoolean()) {
                 return Stored.REFUSED;
             }
+            boolean held;
             synchronized (this) {
-                if (reported.equals(facts.get(node))) {
+                NodeFacts known = facts.get(node);
+                if (reported.equals(known)) {
                     return Stored.UNCHANGED;
                 }
+                held = known != null;
+            }
+            if (held && !limit.wait(node).isZero()) {
+                return Stored.LIMITED;
             }
             gate.readLock().lock();
             try {
@@ -173,10 +191,13 @@ public final class Inventory {
                     facts.put(node, reported);
                     snapshot = null;
                 }
-                return Stored.CHANGED;
             } finally {
                 gate.readLock().unlock();
             }
+            if (held) {
+                limit.changed(node);
+            }
+            return Stored.CHANGED;
         }
     }
 

@@ -110,6 +110,42 @@ class AgentChannelTest {
     }
 
     /**
+     * A machine whose facts change more often than slurmlet.leader.facts-change-interval takes (the
+     * default: 3 changes after its first report, then one every 10 s) has a further change refused
+     * with 429 and a Retry-After within the interval, naming the machine and the limit, and nothing
+     * of it kept; a report of the facts held is still taken, and another machine is not limited.
+     */
+    @Test
+    void factsThatChangeMoreOftenThanTheLimitTakesAreRefusedWith429AndARetryAfter() throws Exception {
+        String node = "flap" + Long.toString(System.nanoTime(), 36);
+        LeaderLink link = joined(node);
+        for (String slurm : List.of("24.11.1", "24.11.2", "24.11.3", "24.11.4")) {
+            link.reportFacts(facts(node, slurm));
+        }
+        LeaderLink.Refused limited = assertThrows(LeaderLink.Refused.class, () -> link.reportFacts(facts(node, "24.11.5")));
+        assertEquals(429, limited.status(), limited.getMessage());
+        Duration after = limited.retryAfter().orElseThrow();
+        assertTrue(after.compareTo(Duration.ofSeconds(1)) >= 0 && after.compareTo(Duration.ofSeconds(10)) <= 0, after.toString());
+        assertTrue(limited.getMessage().contains(node + "'s facts change more often than the leader takes them (3 changes at once, "
+                + "then one every 10 s: slurmlet.leader.facts-change-interval): this report was not stored"), limited.getMessage());
+        admin().get("/v1/nodes").then().statusCode(200).body(node + ".slurm_version", equalTo("24.11.4"));
+        link.reportFacts(facts(node, "24.11.4")); // the facts held: taken
+        String other = "steady" + Long.toString(System.nanoTime(), 36);
+        joined(other).reportFacts(facts(other, "24.11.1"));
+    }
+
+    @Test
+    void aFactsChangeIntervalOutsideNoneToAnHourStopsTheLeaderNamingTheKeyTheValueAndTheFix() {
+        assertEquals(Duration.ofSeconds(10), AgentChannel.factsLimit(Duration.ofSeconds(10)).interval());
+        assertEquals(Duration.ZERO, AgentChannel.factsLimit(Duration.ZERO).interval());
+        for (Duration wrong : List.of(Duration.ofHours(2), Duration.ofSeconds(-5))) {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> AgentChannel.factsLimit(wrong));
+            assertTrue(e.getMessage().startsWith("slurmlet.leader.facts-change-interval is " + wrong.toSeconds() + " s: give how often "
+                    + "a machine's facts may change, 0s to 1h"), e.getMessage());
+        }
+    }
+
+    /**
      * On the file store there are no standbys, and the agents' channel serves no admin forward: the
      * admin token, which ctl users on other machines hold, opens nothing on that port (the forward
      * itself is tested on etcd, StandbyLeaderTest).

@@ -87,6 +87,8 @@ class HostileInputTest {
     String credential;
     String controllerCredential;
     final List<String> recent = new ArrayList<>();
+    /** Each machine's last facts the leader took, or refused only for changing too often (429): valid facts. */
+    final Map<String, String> lastValidFacts = new TreeMap<>();
 
     @Test
     void noBoundaryAnswers5xxStoresWhatItRefusedOrRendersALineOtherThanMeant() throws Exception {
@@ -110,6 +112,11 @@ class HostileInputTest {
                 case 8 -> account();
                 default -> accountsImport();
             }
+        }
+        // As agents do, each machine reports its last valid facts again after the leader's Retry-After until they are
+        // taken: a change refused for coming too soon (slurmlet.leader.facts-change-interval) is not the one that stays.
+        for (var last : lastValidFacts.entrySet()) {
+            reportUntilTaken(last.getKey(), last.getValue(), last.getKey().equals("fz-ctl") ? controllerCredential : credential);
         }
         // What was accepted (site lines, names, facts, accounts) rendered on a cluster that runs.
         admin().contentType("application/merge-patch+json").body("{\"enabled\": true, \"controller\": \"fz-ctl\", "
@@ -170,6 +177,25 @@ class HostileInputTest {
         int status = agent(what, "PUT", "/v1/agent/facts", body, bearer);
         if (status >= 400) {
             assertStateUnchanged("inventory", before, what + " " + body);
+        }
+        if (status == 200 || status == 429) {
+            lastValidFacts.put(node, body);
+        }
+    }
+
+    /** {@code body} reported as {@code node}'s facts until the leader takes them, waiting its Retry-After between. */
+    void reportUntilTaken(String node, String body, String bearer) throws Exception {
+        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            HttpResponse<String> r = tls.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + leader.agentPort()
+                    + "/v1/agent/facts")).timeout(CALL).header("Content-Type", "application/json").header("Authorization", "Bearer " + bearer)
+                    .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() == 200) {
+                return;
+            }
+            assertEquals(429, r.statusCode(), () -> node + "'s facts " + body + ": " + r.body());
+            assertTrue(System.nanoTime() < until, () -> node + "'s facts still refused after 60 s: " + r.body());
+            Thread.sleep(Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow()) * 1000);
         }
     }
 

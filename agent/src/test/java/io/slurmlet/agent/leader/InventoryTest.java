@@ -95,6 +95,70 @@ class InventoryTest {
         assertEquals(Map.of(), Inventory.open(state).all(), "and after a restart");
     }
 
+    /**
+     * A machine whose facts go back and forth (issue 39) has a change taken at most as often as its
+     * limit says: of 20 alternations within 2 s, the first {@link FactsLimit#BURST} are written (so
+     * heard by the planner), the rest refused with nothing written; a report of the facts held is
+     * never refused, nor another machine's change. Once the wait the limit gives has passed, the
+     * machine's latest facts are taken, and then one change an interval.
+     */
+    @Test
+    void aMachineWhoseFactsGoBackAndForthHasAChangeTakenAtMostAsOftenAsItsLimitSays() throws Exception {
+        FileStore store = FileStore.open(state);
+        Inventory inventory = Inventory.open(store);
+        java.util.List<String> written = new java.util.concurrent.CopyOnWriteArrayList<>();
+        store.watch(written::add); // what nudges the planner: each is a replan of every machine
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        FactsLimit limit = new FactsLimit(java.time.Duration.ofSeconds(10), now::get);
+        NodeFacts eight = machine("n1", 8);
+        NodeFacts sixteen = machine("n1", 16);
+        assertEquals(Inventory.Stored.CHANGED, inventory.report(eight, () -> true, limit), "its first report: not a change");
+        assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n2", 8), () -> true, limit));
+
+        List<Inventory.Stored> answers = new java.util.ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            now.addAndGet(100_000_000L);
+            answers.add(inventory.report(i % 2 == 0 ? sixteen : eight, () -> true, limit));
+        }
+        assertEquals(FactsLimit.BURST, answers.stream().filter(Inventory.Stored.CHANGED::equals).count(), answers.toString());
+        assertEquals(List.of(Inventory.Stored.CHANGED, Inventory.Stored.CHANGED, Inventory.Stored.CHANGED, Inventory.Stored.LIMITED,
+                Inventory.Stored.UNCHANGED), answers.subList(0, 5), "then the held facts (16 CPUs) are taken, the others refused");
+        assertEquals(9, answers.stream().filter(Inventory.Stored.LIMITED::equals).count(), answers.toString());
+        assertEquals(sixteen, inventory.all().get("n1"), "the last change taken");
+        assertEquals(Inventory.Stored.UNCHANGED, inventory.report(sixteen, () -> true, limit), "the facts held: never refused");
+        assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n2", 16), () -> true, limit), "another machine's change");
+        long until = System.nanoTime() + 10_000_000_000L;
+        while (written.size() < 2 + FactsLimit.BURST + 1 && System.nanoTime() < until) {
+            Thread.sleep(5);
+        }
+        Thread.sleep(200);
+        assertEquals(1 + FactsLimit.BURST, written.stream().filter("inventory/n1"::equals).count(), "n1's writes, each a replan: " + written);
+        java.time.Duration wait = limit.wait("n1");
+        assertTrue(wait.compareTo(java.time.Duration.ZERO) > 0 && wait.compareTo(java.time.Duration.ofSeconds(10)) <= 0, wait.toString());
+
+        now.addAndGet(wait.toNanos());
+        assertEquals(Inventory.Stored.CHANGED, inventory.report(eight, () -> true, limit), "once the wait passed: the latest facts");
+        assertEquals(eight, inventory.all().get("n1"));
+        assertEquals(eight, Inventory.open(state).all().get("n1"), "durable");
+        assertEquals(Inventory.Stored.LIMITED, inventory.report(sixteen, () -> true, limit), "and then one an interval");
+        now.addAndGet(10_000_000_000L);
+        assertEquals(Inventory.Stored.CHANGED, inventory.report(sixteen, () -> true, limit));
+    }
+
+    /** The first report of a machine whose facts are not held (new, or removed and allowed again) is never refused nor counted. */
+    @Test
+    void theFirstReportOfAMachineWhoseFactsAreNotHeldIsNeverRefusedNorCounted() throws Exception {
+        Inventory inventory = Inventory.open(state);
+        FactsLimit limit = new FactsLimit(java.time.Duration.ofSeconds(10), () -> 0L);
+        for (int cpus = 1; cpus <= 1 + FactsLimit.BURST; cpus++) {
+            assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n1", cpus), () -> true, limit));
+        }
+        assertEquals(Inventory.Stored.LIMITED, inventory.report(machine("n1", 8), () -> true, limit));
+        assertTrue(inventory.forget("n1")); // removed
+        assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n1", 8), () -> true, limit), "joined again: its first report");
+        assertEquals(Inventory.Stored.LIMITED, inventory.report(machine("n1", 16), () -> true, limit));
+    }
+
     @Test
     void aWatcherThatHearsOfAMachinesFileSeesItsFactsInTheInventory() throws Exception {
         // The planner hears of a change on the store's thread as soon as the file is durable, and then

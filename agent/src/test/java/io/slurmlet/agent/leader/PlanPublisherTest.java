@@ -150,6 +150,67 @@ class PlanPublisherTest {
         }
     }
 
+    /**
+     * A machine whose facts go back and forth (issue 39) made the leader replan and resend every
+     * machine's plan (its NodeName line is in each slurm.conf) at each report. Now 20 alternations
+     * within 2 s, each planned before the next where it was taken, publish new plans at most
+     * {@link FactsLimit#BURST} times, and the latest facts reach every plan once the interval has
+     * passed. On the old code each alternation was a publish.
+     */
+    @Test
+    void aMachineWhoseFactsGoBackAndForthIsReplannedAtMostAsOftenAsItsLimitTakesAndItsLastFactsWin() throws Exception {
+        open();
+        java.util.concurrent.atomic.AtomicInteger publishes = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger n1Writes = new java.util.concurrent.atomic.AtomicInteger();
+        store.watch(key -> {
+            if (key.equals(PlanBook.FILE_NAME)) {
+                publishes.incrementAndGet(); // written by each publish that gives a machine a new revision
+            } else if (key.equals(Inventory.FOLDER + "/n1")) {
+                n1Writes.incrementAndGet();
+            }
+        });
+        java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
+        FactsLimit limit = new FactsLimit(java.time.Duration.ofSeconds(10), now::get);
+        NodeFacts sixteen = new NodeFacts("n1", "10.0.0.2", 16, 1, 1, 16, 1, 32_000, List.of(), "debian 12", "22.05.8");
+        NodeFacts thirtyTwo = new NodeFacts("n1", "10.0.0.2", 32, 1, 1, 32, 1, 32_000, List.of(), "debian 12", "22.05.8");
+        try (PlanPublisher loop = loop()) {
+            inventory.report(machine("n0"));
+            settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "n0", List.of("n0", "n1"), false,
+                    List.of(), null, null, null, false, null));
+            assertEquals(Inventory.Stored.CHANGED, inventory.report(sixteen, () -> true, limit));
+            await(book, "n0", p -> nodeLine(p, "n1").contains("CPUs=16 "));
+            Thread.sleep(300);
+            int before = publishes.get();
+            int taken = 0;
+            for (int i = 0; i < 20; i++) {
+                now.addAndGet(100_000_000L);
+                NodeFacts next = i % 2 == 0 ? thirtyTwo : sixteen;
+                if (inventory.report(next, () -> true, limit) == Inventory.Stored.CHANGED) {
+                    taken++;
+                    String cpus = "CPUs=" + next.cpus() + " ";
+                    await(book, "n0", p -> nodeLine(p, "n1").contains(cpus)); // planned and published before the next
+                }
+            }
+            assertEquals(FactsLimit.BURST, taken);
+            Thread.sleep(300);
+            assertTrue(publishes.get() - before <= FactsLimit.BURST, (publishes.get() - before) + " publishes for " + taken + " changes");
+            assertEquals(1 + FactsLimit.BURST, n1Writes.get(), "n1's facts written: its first report and the changes taken");
+
+            now.addAndGet(10_000_000_000L); // the interval passed: the machine reports its facts as they are now (16 CPUs)
+            assertEquals(Inventory.Stored.CHANGED, inventory.report(sixteen, () -> true, limit));
+            await(book, "n0", p -> nodeLine(p, "n1").contains("CPUs=16 "));
+            await(book, "n1", p -> nodeLine(p, "n1").contains("CPUs=16 "));
+        }
+    }
+
+    private static String slurmConf(PublishedPlan p) {
+        return p.plan().files().getOrDefault("/etc/slurm/slurm.conf", "");
+    }
+
+    private static String nodeLine(PublishedPlan p, String node) {
+        return slurmConf(p).lines().filter(l -> l.startsWith("NodeName=" + node + " ")).findFirst().orElse("");
+    }
+
     private static void await(PlanBook book, String node, Predicate<PublishedPlan> wanted) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         Optional<PublishedPlan> now = book.get(node);
