@@ -52,6 +52,8 @@ public final class AgentChannel implements AutoCloseable {
     /** The credential a call presented, asked again where its write is made (never logged). */
     private static final String CREDENTIAL = "slurmlet.credential";
     private static final String TOKEN = "slurmlet.join-token";
+    /** The standby that handed a request on, as its certificate names it. */
+    private static final String STANDBY = "slurmlet.standby";
     private static final Duration LONGEST_POLL = Duration.ofSeconds(120);
     static final int MOST_RECONNECTS = 100_000;
     /** A join sends {"node": NAME}: a name is at most 63 characters. */
@@ -73,6 +75,7 @@ public final class AgentChannel implements AutoCloseable {
     private io.vertx.core.http.HttpClient admin;
     private HttpServer server;
     private ConnectionLimits connections;
+    private ContainerFileTransfers fileTransfers;
     /** slurmlet.leader.reconnect-rate: machines a second the leader takes back after it was away. */
     private int reconnectRate = 200;
     /** slurmlet.leader.facts-change-interval: how often a machine's facts may change. */
@@ -111,7 +114,7 @@ public final class AgentChannel implements AutoCloseable {
         router.post("/v1/join").handler(this::checkJoinToken);
         router.post("/v1/join").handler(BodyHandler.create(false).setBodyLimit(JOIN_BODY_BYTES));
         router.post("/v1/join").blockingHandler(this::join, false);
-        // An admin's request a standby hands on (StandbyForwarder): the cluster's admin token, then this leader's own API.
+        // An admin's request a standby hands on (StandbyForwarder): the standby's certificate, then this leader's own API.
         // Only where standbys can be, on etcd: on the file store nothing hands requests on, and the path is not served.
         boolean standbys = config.leader().store().kind() == AgentConfig.StoreConfig.Kind.ETCD;
         if (standbys) {
@@ -229,11 +232,9 @@ public final class AgentChannel implements AutoCloseable {
         ctx.next();
     }
 
-    private static final String STANDBY = "slurmlet.standby";
-
     /**
-     * The request into this leader's own admin API, over its unix socket (root's: the token was
-     * checked above), and its answer back as it is.
+     * The request into this leader's own admin API, over its unix socket (root's: the standby's
+     * certificate was checked above), and its answer back as it is.
      */
     private void toAdminApi(RoutingContext ctx) {
         // The path as the router matched it (dot segments resolved), so nothing but the admin API's /v1/ is reached.
@@ -557,8 +558,6 @@ public final class AgentChannel implements AutoCloseable {
     private void containerFile(RoutingContext ctx) {
         fileTransfers.serve(ctx, ctx.get(NODE));
     }
-
-    private ContainerFileTransfers fileTransfers;
 
     private void failure(RoutingContext ctx) {
         Throwable cause = ctx.failure();

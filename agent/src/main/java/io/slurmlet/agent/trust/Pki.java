@@ -196,19 +196,12 @@ public final class Pki {
 
     public static StandbyCredential standbyCredential(byte[] caPem, byte[] caKeyPem, String node, Duration life) throws IOException {
         try {
-            X509Certificate ca = parseCertificate(caPem);
             KeyPair pair = keyPair();
             Instant now = Instant.now();
-            X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(ca, serial(),
-                    Date.from(now.minus(Duration.ofMinutes(5))), Date.from(now.plus(life)),
-                    new X500Name("CN=slurmlet standby"), pair.getPublic())
-                    .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-                    .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
-                    .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_clientAuth))
-                    .addExtension(Extension.subjectAlternativeName, false,
-                            new GeneralNames(new GeneralName(GeneralName.uniformResourceIdentifier, STANDBY + node)))
-                    .addExtension(Extension.authorityKeyIdentifier, false, new JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca));
-            return new StandbyCredential(node, pair.getPrivate(), sign(builder, parseKey(caKeyPem)));
+            X509Certificate certificate = endEntity(parseCertificate(caPem), parseKey(caKeyPem), "CN=slurmlet standby", pair,
+                    now.minus(Duration.ofMinutes(5)), now.plus(life), KeyPurposeId.id_kp_clientAuth,
+                    List.of(new GeneralName(GeneralName.uniformResourceIdentifier, STANDBY + node)));
+            return new StandbyCredential(node, pair.getPrivate(), certificate);
         } catch (GeneralSecurityException | OperatorCreationException e) {
             throw new IOException("cannot make this standby's credential from the cluster's CA: " + e.getMessage(), e);
         }
@@ -276,18 +269,26 @@ public final class Pki {
             sans.add(isAddress(name) ? new GeneralName(GeneralName.iPAddress, name) : new GeneralName(GeneralName.dNSName, name));
         }
         Instant now = Instant.now();
-        JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
-        X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(ca, serial(),
-                Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(LEADER_LIFE)),
-                new X500Name("CN=slurmlet leader"), pair.getPublic())
-                .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
-                .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
-                .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(KeyPurposeId.id_kp_serverAuth))
-                .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(sans.toArray(GeneralName[]::new)))
-                .addExtension(Extension.authorityKeyIdentifier, false, ext.createAuthorityKeyIdentifier(ca));
-        X509Certificate leader = sign(builder, caPrivate);
+        X509Certificate leader = endEntity(ca, caPrivate, "CN=slurmlet leader", pair, now.minus(Duration.ofHours(1)),
+                now.plus(LEADER_LIFE), KeyPurposeId.id_kp_serverAuth, sans);
         writeKey(leaderKeyFile(), pair.getPrivate());
         writeCertificate(leaderCertificateFile(), leader);
+    }
+
+    /**
+     * A certificate {@code ca} signs for {@code pair}'s key, for one purpose: the leader's for serving,
+     * a standby's for client authentication, each with its subject alternative names.
+     */
+    private static X509Certificate endEntity(X509Certificate ca, PrivateKey caPrivate, String subject, KeyPair pair, Instant from,
+            Instant until, KeyPurposeId purpose, List<GeneralName> sans) throws IOException, GeneralSecurityException, OperatorCreationException {
+        X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(ca, serial(), Date.from(from), Date.from(until),
+                new X500Name(subject), pair.getPublic())
+                .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
+                .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
+                .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose))
+                .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(sans.toArray(GeneralName[]::new)))
+                .addExtension(Extension.authorityKeyIdentifier, false, new JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca));
+        return sign(builder, caPrivate);
     }
 
     /** An address as the certificate's SAN reads back: IPv6 in full form. */
