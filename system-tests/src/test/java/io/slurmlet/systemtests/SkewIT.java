@@ -79,7 +79,7 @@ class SkewIT {
 
         List<String> sinfo = List.of(ok("n0", "sinfo", "-h", "-N", "-o", "%N|%T|%E").strip().split("\n"));
         // 24.11 keeps a reason after a resume: a node slurmlet drained for a moment while it
-        // started may show "slurmlet: lent" (ClusterIT.idleAfterADrain).
+        // started may show "slurmlet: lent" (ClusterTest.idleAfterADrain).
         for (String node : List.of("n1", "n2")) {
             assertTrue(sinfo.contains(node + "|idle|none") || sinfo.contains(node + "|idle|slurmlet: lent"), sinfo::toString);
         }
@@ -97,13 +97,13 @@ class SkewIT {
         ok("n1", "rm", "-f", "/var/tmp/skew-done");
         String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/skew-job.out", "--wrap",
                 "while [ ! -e /var/tmp/skew-done ]; do sleep 0.2; done; echo finished").strip();
-        ClusterIT.await(Duration.ofSeconds(20), "job " + job + " runs", () -> state(job).equals("RUNNING"));
+        ClusterTest.await(Duration.ofSeconds(20), "job " + job + " runs", () -> state(job).equals("RUNNING"));
 
         Proc.Result reimage = Proc.run(cluster("reimage", "n3", "trixie"), ENV, 600);
         assertEquals(0, reimage.exit(), reimage.toString());
         assertEquals("24.11.5", ok("n3", "dpkg-query", "-W", "-f=${Version}", "slurmd").replaceFirst("-.*", ""));
 
-        ClusterIT.await(Duration.ofSeconds(90), "the leader reports no problem and n3 in Slurm", () -> {
+        ClusterTest.await(Duration.ofSeconds(90), "the leader reports no problem and n3 in Slurm", () -> {
             try {
                 SlurmStatus status = SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
                 return status.problems().isEmpty()
@@ -116,7 +116,7 @@ class SkewIT {
         assertEquals("RUNNING", state(job), "the job on n1 runs on through n3's upgrade");
 
         ok("n0", "ctl", "slurm", "lend", "n3");
-        ClusterIT.await(Duration.ofSeconds(60), "n3 lent and idle", () -> {
+        ClusterTest.await(Duration.ofSeconds(60), "n3 lent and idle", () -> {
             try {
                 String n3 = ok("n0", "sinfo", "-h", "-N", "-n", "n3", "-o", "%T|%E").strip();
                 return n3.equals("idle|none") || n3.equals("idle|slurmlet: lent");
@@ -128,7 +128,7 @@ class SkewIT {
 
         assertEquals("RUNNING", state(job), "the job on n1 runs on through n3's lend");
         ok("n1", "touch", "/var/tmp/skew-done");
-        ClusterIT.await(Duration.ofSeconds(40), "job " + job + " ends", () -> state(job).equals("COMPLETED"));
+        ClusterTest.await(Duration.ofSeconds(40), "job " + job + " ends", () -> state(job).equals("COMPLETED"));
         assertEquals("finished", ok("n1", "cat", "/tmp/skew-job.out").strip());
         assertEquals(controller, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
                 "slurmctld was not restarted");

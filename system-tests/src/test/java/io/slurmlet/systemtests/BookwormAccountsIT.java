@@ -1,0 +1,9 @@
+package io.slurmlet.systemtests;
+
+/**
+ * {@link ClusterAccountsIT}'s cells on bookworm (Debian 12, Slurm 22.05), the oldest Slurm slurmlet
+ * runs: part of bookworm's core, what differs by version (the reconfigure/restart table's rows, the
+ * PAM path, lending, NFS, users). Alone: {@code -Dit.test=BookwormAccountsIT}.
+ */
+class BookwormAccountsIT extends ClusterAccountsIT {
+}

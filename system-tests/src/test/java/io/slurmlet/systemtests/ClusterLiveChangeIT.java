@@ -1,0 +1,134 @@
+package io.slurmlet.systemtests;
+
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The live-change matrix's rows of the reconfigure/restart table on the local cluster: each change
+ * made under jobs on every lent node, the dry run's daemon actions compared with what the agents
+ * did, then every daemon restarted once more and every job wanted to end with exit code 0, never
+ * requeued: a partition renamed (a reconfigure), a node added (a restart on 22.05), a site key
+ * taken by a reconfigure, all nodes on and off, users off and on, a site key that needs a restart.
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterLiveChangeIT extends ClusterTest {
+
+    @Test
+    @Order(5)
+    void aPartitionRenameReachesEveryNodeWithReconfigureAndNoDaemonRestart() throws Exception {
+        // A restart is a new invocation of the unit; a reconfigure is not, though from 23.11 slurmctld
+        // re-executes itself on one and its PID changes (system-tests/slurm/FINDINGS.md).
+        Map<String, String> invocations = new LinkedHashMap<>();
+        for (String node : NODES) {
+            invocations.put(node, ok(node, "systemctl", "show", "-p", "InvocationID", "--value", node.equals("n0") ? "slurmctld" : "slurmd"));
+        }
+        Instant change = Instant.now();
+        // From the baseline's batch to gpu; the next cell's baseline renames it back, a reconfigure again.
+        awaitTaken(Duration.ofSeconds(15), "partition=gpu");
+        await(Duration.ofSeconds(60), "sinfo shows the partition gpu", () -> {
+            try {
+                return sinfo().values().stream().allMatch(v -> v.startsWith("gpu|"));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        awaitPassesAfter(change);
+        for (String node : NODES) {
+            assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("PartitionName=gpu"), node);
+            assertEquals(invocations.get(node), ok(node, "systemctl", "show", "-p", "InvocationID", "--value",
+                    node.equals("n0") ? "slurmctld" : "slurmd"), node + ": no daemon restarted");
+        }
+        assertTrue(ok("n0", "journalctl", "-u", "slurmlet-agent", "--no-pager").contains("scontrol reconfigure"));
+        assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob("-p", "gpu"));
+    }
+
+    @Test
+    @Order(18)
+    void aNodeAddedAndLentUnderJobsHurtsNoJob() throws Exception {
+        // n1 out of the nodes first (as a cell of ClusterLendingIT leaves it under a job), then added back under jobs:
+        // that changes the node set, which 22.05 takes only at a slurmctld restart.
+        ok("n0", "ctl", "slurm", "set", "nodes=n2,n3", "lent=n2");
+        await(Duration.ofSeconds(90), "n1 out of slurm.conf and sinfo", () -> {
+            try {
+                return !slurmConfNodes().contains("n1") && !sinfo().containsKey("n1") && "PLATFORM".equals(lending("n1").get("phase"));
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        underJobs("add-node", List.of("n2"), List.of("n1", "n2"), "nodes=n1,n2,n3", "lent=n1,n2");
+        awaitPhase("n1", "LENT", Duration.ofSeconds(30));
+    }
+
+    @Test
+    @Order(19)
+    void aSiteKeyAddedUnderJobsTakesAReconfigureAndHurtsNoJob() throws Exception {
+        underJobs("site-key", List.of("n1", "n2"), List.of("n1", "n2"),
+                (before, after) -> assertEquals(before, after, "a reconfigure: no daemon restarted"), "slurm_conf.MaxJobCount=20000");
+        assertTrue(ok("n0", "scontrol", "show", "config").contains("MaxJobCount             = 20000"));
+    }
+
+    @Test
+    @Order(21)
+    void allNodesOnAndOffUnderJobsHurtsNoJob() throws Exception {
+        // all_nodes adds n0 (every machine with an agent) to the node set, drained; off takes it out again.
+        underJobs("all-nodes-on", List.of("n1", "n2"), List.of("n1", "n2"), "all_nodes=true");
+        assertTrue(sinfo().containsKey("n0"), "n0 is one of Slurm's nodes, drained: " + sinfo());
+        underJobs("all-nodes-off", List.of("n1", "n2"), List.of("n1", "n2"), "all_nodes=false");
+        await(Duration.ofSeconds(60), "n0 leaves Slurm's nodes", () -> {
+            try {
+                return !sinfo().containsKey("n0");
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
+    /**
+     * users off and on: PrologFlags=Contain goes and comes back, a key slurmd and slurmctld read
+     * only at start (the version table), so each is restarted under the jobs, once; the accounts
+     * and their files stay.
+     */
+    @Test
+    @Order(22)
+    void usersOffAndOnUnderJobsRestartEveryDaemonOnceAndHurtNoJob() throws Exception {
+        underJobs("users-off", List.of("n1", "n2"), List.of("n1", "n2"), EVERY_DAEMON_RESTARTED, "users=");
+        assertFalse(ok("n1", "cat", "/etc/slurm/slurm.conf").contains("PrologFlags=Contain"));
+        assertEquals("bob", ok("n1", "getent", "passwd", "bob").split(":")[0], "the users stay");
+        underJobs("users-on", List.of("n1", "n2"), List.of("n1", "n2"), EVERY_DAEMON_RESTARTED, "users=slurmlet");
+        assertTrue(ok("n1", "cat", "/etc/slurm/slurm.conf").contains("PrologFlags=Contain"));
+    }
+
+    /**
+     * A site's slurm.conf key that the daemons read only at start (SwitchType), set under jobs:
+     * slurmctld and every slurmd restarted once, as the dry run said, and no job hurt. Before it, a
+     * plugin name the controller's Slurm does not have (which would stop slurmctld, every slurmd and
+     * srun: "fatal: Can't find plugin") is refused when written, from the plugins the controller's
+     * agent found installed, and no file changes.
+     */
+    @Test
+    @Order(27)
+    void aSiteKeyThatNeedsARestartUnderJobsRestartsEveryDaemonOnceAndAPluginTheControllerLacksIsRefused() throws Exception {
+        String conf = ok("n1", "cat", "/etc/slurm/slurm.conf");
+        Proc.Result typo = on("n0", "ctl", "slurm", "set", "slurm_conf.SwitchType=switch/bogus");
+        assertFalse(typo.exit() == 0, typo.toString());
+        assertTrue(typo.toString().contains("SwitchType names the plugin switch/bogus, which the controller n0 (Slurm "), typo.toString());
+        assertTrue(typo.toString().contains("does not have (no switch_bogus.so in its plugin folder"), typo.toString());
+        assertEquals(conf, ok("n1", "cat", "/etc/slurm/slurm.conf"), "nothing written");
+        underJobs("site-key-restart", List.of("n1", "n2"), List.of("n1", "n2"), EVERY_DAEMON_RESTARTED, "slurm_conf.SwitchType=switch/none");
+        for (String node : List.of("n0", "n1", "n2")) {
+            assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("\nSwitchType=switch/none\n"), node);
+        }
+    }
+}
