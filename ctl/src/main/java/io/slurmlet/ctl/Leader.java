@@ -40,6 +40,7 @@ public final class Leader implements AutoCloseable {
     static final String STATUS = "/v1/slurm/status";
     static final String JOIN_TOKENS = "/v1/join-tokens";
     static final String MACHINES = "/v1/machines";
+    static final String MUNGE_KEY = "/v1/slurm/munge-key";
     static final String NODES = "/v1/slurm/nodes";
     static final String USERS = "/v1/users";
     static final String CONTAINER_FILES = "/v1/slurm/containers/files";
@@ -141,6 +142,20 @@ public final class Leader implements AutoCloseable {
     public Answer<ObjectNode> removeMachine(String node) {
         String path = MACHINES + "/" + segment(node);
         return read(refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
+    }
+
+    /**
+     * The cluster's munge key: its rotation and which machines hold it,
+     * {@code {"rotation", "switch_at", "requested", "by", "machines": [{"node", "holds", "state"}]}}; never the key.
+     */
+    public Answer<ObjectNode> mungeKey() {
+        return read(send(HttpMethod.GET, MUNGE_KEY, Map.of(), null), ObjectNode.class, "GET " + MUNGE_KEY);
+    }
+
+    /** Rolls a new munge key to every machine, switched to at one moment; the answer is {@link #mungeKey()}'s, with {@code notes}. */
+    public Answer<ObjectNode> rotateMungeKey() {
+        String path = MUNGE_KEY + "/rotate";
+        return read(refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
     }
 
     /** Lets a removed machine's name join again. */

@@ -64,7 +64,7 @@ public class MachinesCommand implements Runnable {
                     "its credential is revoked (its agent is refused from its next call), and so is the join token",
                     "it joined with (the other machines that joined with that token keep their credentials);",
                     "its facts are forgotten. Refused while it runs jobs.",
-                    "The munge key it held is still the cluster's: if the machine is not trusted, every machine needs a new one (slurmlet does not roll the key yet)."})
+                    "The munge key it held is still the cluster's: if the machine is not trusted, roll a new one to every machine with ctl slurm munge-key rotate."})
     static class Remove implements Callable<Integer> {
         @Spec
         CommandSpec spec;

@@ -50,7 +50,7 @@ class HelpTest {
         assertTrue(r.err().startsWith("name a command: slurm, users or completion"), r::toString);
         r = ctl.runExactly("slurm");
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("name what to do: show, set, lend, unlend, containers, status, nodes, join-token or machines"), r::toString);
+        assertTrue(r.err().startsWith("name what to do: show, set, lend, unlend, containers, status, nodes, join-token, machines or munge-key"), r::toString);
         assertTrue(r.err().contains("See 'ctl slurm --help'."), r::toString);
         r = ctl.runExactly("users");
         assertEquals(2, r.exit(), r::toString);

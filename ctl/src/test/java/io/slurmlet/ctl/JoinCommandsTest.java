@@ -92,7 +92,7 @@ class JoinCommandsTest {
         assertEquals("""
                 removed n1: its credential revoked, its facts forgotten; its name is refused until an admin allows it again (ctl slurm machines allow n1)
                 join token 4k2j9x0a, which it joined with, is revoked: no machine joins with it any more, and the machines that joined with it keep their credentials
-                the munge key it held is still the cluster's: if the machine is not trusted, every machine needs a new one (slurmlet does not roll the key yet)
+                the munge key it held is still the cluster's: if the machine is not trusted, roll a new one to every machine with ctl slurm munge-key rotate
                 """, r.out());
         assertEquals("", r.err());
         r = ctl.run("slurm", "machines", "remove", "n2");
@@ -106,7 +106,7 @@ class JoinCommandsTest {
             {"node": "n1", "credential_revoked": true, "facts_forgotten": true, "join_token": "4k2j9x0a", "join_token_revoked": true, "notes": [
              "removed n1: its credential revoked, its facts forgotten; its name is refused until an admin allows it again (ctl slurm machines allow n1)",
              "join token 4k2j9x0a, which it joined with, is revoked: no machine joins with it any more, and the machines that joined with it keep their credentials",
-             "the munge key it held is still the cluster's: if the machine is not trusted, every machine needs a new one (slurmlet does not roll the key yet)"]}""";
+             "the munge key it held is still the cluster's: if the machine is not trusted, roll a new one to every machine with ctl slurm munge-key rotate"]}""";
 
     @Test
     void machinesListShowsTheRemovedNamesApartWithTheTokenRevoked() {

@@ -44,7 +44,7 @@ public class MachinesResource {
 
     private static final Logger LOG = Logger.getLogger(MachinesResource.class);
     /** What every removal's answer says of the munge key, which the machine held and may have kept. */
-    static final String MUNGE_KEY = "the munge key it held is still the cluster's: if the machine is not trusted, every machine needs a new one (slurmlet does not roll the key yet)";
+    static final String MUNGE_KEY = "the munge key it held is still the cluster's: if the machine is not trusted, roll a new one to every machine with ctl slurm munge-key rotate";
 
     /** The machines: those joined, by name, and those removed (refused until allowed), apart. */
     @RegisterForReflection

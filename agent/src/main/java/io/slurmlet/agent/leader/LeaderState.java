@@ -137,13 +137,20 @@ public class LeaderState {
     @Produces
     @Singleton
     PlanPublisher planPublisher(AgentConfig config, Store store, SettingsStore settings, Inventory inventory, LendingBook lending,
-                                AccountsStore accounts, ContainerFiles containerFiles) throws IOException {
+                                AccountsStore accounts, ContainerFiles containerFiles, MungeKeys mungeKeys) throws IOException {
         io.slurmlet.agent.containers.ArtifactTable table = artifacts(config);
         String host = config.leader().advertisedHost();
         // The host a person reads in a plan; an agent asks whichever leader it follows for the path.
         String leader = "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + config.leader().agentPort();
-        return new PlanPublisher(store, settings, inventory, PlanPublisher.mungeKey(config.stateDir()),
+        return new PlanPublisher(store, settings, inventory, mungeKeys::current,
                 io.slurmlet.agent.leader.plan.PlanBook.open(store), lending, accounts, () -> table.pinned(containerFiles.held(), leader));
+    }
+
+    @Produces
+    @Singleton
+    MungeKeys mungeKeys(AgentConfig config, Store store) throws IOException {
+        return store instanceof EtcdStore ? MungeKeys.onEtcd(config.stateDir(), Clock.systemUTC())
+                : MungeKeys.open(config.stateDir(), Clock.systemUTC());
     }
 
     @Produces

@@ -36,7 +36,7 @@ public final class PlanPublisher implements AutoCloseable {
 
     private final SettingsStore settings;
     private final Inventory inventory;
-    private final MungeKey mungeKey;
+    private final java.util.function.Supplier<MungeKey> mungeKey;
     private final PlanBook book;
     private final LendingBook lending;
     private final AccountsStore accounts;
@@ -65,6 +65,12 @@ public final class PlanPublisher implements AutoCloseable {
     /** @param artifacts the pinned files of jobs in containers, with their URLs, read at each plan (a file the leader is handed changes them) */
     public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
                          LendingBook lending, AccountsStore accounts, Artifacts artifacts) {
+        this(store, settings, inventory, () -> mungeKey, book, lending, accounts, artifacts);
+    }
+
+    /** @param mungeKey the cluster's munge key as each plan is made ({@link MungeKeys#current}: a rotation changes it, then nudges) */
+    public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, java.util.function.Supplier<MungeKey> mungeKey,
+                         PlanBook book, LendingBook lending, AccountsStore accounts, Artifacts artifacts) {
         this.artifacts = artifacts;
         this.settings = settings;
         this.inventory = inventory;
@@ -182,7 +188,7 @@ public final class PlanPublisher implements AutoCloseable {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("reading the files the leader holds for containers", e);
         }
-        Planner.Plans plans = withArtifacts(Planner.plan(s, machines, mungeKey, lending.lent(s, machines), accounts.current().accounts()),
+        Planner.Plans plans = withArtifacts(Planner.plan(s, machines, mungeKey.get(), lending.lent(s, machines), accounts.current().accounts()),
                 pinned);
         try {
             // Kept before any machine can be sent a slurm.conf with them: no later plan may drop one.

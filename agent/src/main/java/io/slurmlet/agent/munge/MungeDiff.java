@@ -16,6 +16,13 @@ import java.util.Optional;
  * The munge step's pure half: the cluster's key in /etc/munge/munge.key (0400, munge's) and munged
  * running on every machine with a Slurm role. munged reads its key only at start: a new key
  * restarts it. The key itself is in no action's sentence.
+ *
+ * <p>A rotated key ({@code ctl slurm munge-key rotate}) comes with the moment the leader picked for
+ * every machine to switch: a machine that holds the key before it writes the new one and restarts
+ * munged at that moment, not when its plan comes, so that machines disagree for as short a time as
+ * their clocks do (a credential signed with one key is refused by a munged that holds the other:
+ * system-tests/slurm/FINDINGS.md). A machine that gets the plan after that moment (it was down)
+ * switches at once; one with no key yet takes it at once.
  */
 public final class MungeDiff {
 
@@ -45,13 +52,22 @@ public final class MungeDiff {
         return new MungeSeen(wanted.role(), wanted.role(), wanted.role(), wanted.role(), wanted.role());
     }
 
+    /** The diff of a preview, which shows a switch as its plan says it, whenever it comes. */
     public static Diff diff(Wanted wanted, MungeSeen seen) {
+        return diff(wanted, seen, java.time.Instant.MIN);
+    }
+
+    /** @param now the machine's clock: a switch still to come is written at its moment, one past at once */
+    public static Diff diff(Wanted wanted, MungeSeen seen, java.time.Instant now) {
         if (!wanted.role()) {
             return Diff.of(List.of(), "no Slurm role here: munge is left as it is");
         }
         List<MungeAction> a = new ArrayList<>();
         if (!seen.matches()) {
-            a.add(new WriteKey(seen.key()));
+            // Only a machine that holds a key (the one before) waits for the moment every machine switches.
+            Optional<java.time.Instant> at = seen.key() ? wanted.key().flatMap(MungeKey::switchAt).filter(now::isBefore)
+                    : Optional.empty();
+            a.add(new WriteKey(seen.key(), at));
         } else if (!seen.owned()) {
             a.add(new OwnKey());
         }
@@ -69,14 +85,21 @@ public final class MungeDiff {
     sealed interface MungeAction extends Action permits WriteKey, OwnKey, Enable, Start, Restart {
     }
 
-    /** @param replaces whether a key of another cluster's is there now */
-    record WriteKey(boolean replaces) implements MungeAction {
+    /**
+     * @param replaces whether another key is there now (the one before a rotation, or another cluster's)
+     * @param at       the moment to write it, agreed by every machine; empty: now
+     */
+    record WriteKey(boolean replaces, Optional<java.time.Instant> at) implements MungeAction {
+        WriteKey(boolean replaces) {
+            this(replaces, Optional.empty());
+        }
+
         public String will() {
-            return "write the cluster's key to " + KEY_FILE;
+            return "write the cluster's key to " + KEY_FILE + at.map(t -> " at " + t + ", when every machine switches").orElse("");
         }
 
         public String did() {
-            return "wrote the cluster's key to " + KEY_FILE;
+            return "wrote the cluster's key to " + KEY_FILE + at.map(t -> " at " + t + ", when every machine switched").orElse("");
         }
 
         @Override

@@ -13,6 +13,9 @@ import io.slurmlet.agent.system.SystemException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -25,21 +28,38 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
     public static final Path KEY_FILE = Path.of(MungeDiff.KEY_FILE);
     static final String MODE = "r--------";
     public static final String UNIT = MungeDiff.UNIT;
+    /**
+     * The longest a pass waits for a rotation's moment: the leader picks it seconds out; one further
+     * (a clock far behind the leader's) is held, and the pass after it looks again.
+     */
+    static final Duration LONGEST_WAIT = Duration.ofMinutes(2);
+
+    /** Waits; a test's advances its clock instead. */
+    @FunctionalInterface
+    public interface Sleeper {
+        void sleep(Duration d) throws InterruptedException;
+    }
 
     private final Files files;
     private final Services services;
     private final Path keyFile;
+    private final Clock clock;
+    private final Sleeper sleeper;
 
     public MungeStep(Files files, Services services, Path root) {
+        this(files, services, root, Clock.systemUTC(), d -> Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000));
+    }
+
+    public MungeStep(Files files, Services services, Path root, Clock clock, Sleeper sleeper) {
         // On the machine, only a plan that holds the key has munge kept: a preview's plans never hold it.
-        super("munge", plan -> new MungeDiff.Wanted(plan.mungeKey().isPresent(), plan.mungeKey()), MungeDiff::diff);
+        super("munge", plan -> new MungeDiff.Wanted(plan.mungeKey().isPresent(), plan.mungeKey()),
+                (wanted, seen) -> MungeDiff.diff(wanted, seen, clock.instant()));
         this.files = files;
         this.services = services;
         this.keyFile = ManagedFiles.under(root, KEY_FILE.toString());
+        this.clock = clock;
+        this.sleeper = sleeper;
     }
-
-
-
 
     @Override
     public MungeSeen observe(MungeDiff.Wanted wanted) throws IOException, SystemException {
@@ -55,12 +75,34 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
         boolean matches = now.isPresent() && wanted.key().isPresent() && MessageDigest.isEqual(now.get().content(), wanted.key().get().bytes());
         boolean owned = now.isPresent() && MODE.equals(now.get().mode()) && "munge".equals(now.get().owner())
                 && "munge".equals(now.get().group());
-        return new MungeSeen(now.isPresent(), matches, owned, services.isEnabled(UNIT), services.isActive(UNIT));
+        return new MungeSeen(now.isPresent(), matches, owned, services.isEnabled(UNIT), services.isActive(UNIT),
+                matches ? wanted.key().get().rotation() : null);
+    }
+
+    /** Waits for the moment every machine switches keys; one further than {@link #LONGEST_WAIT} is held for a later pass. */
+    private void waitFor(Instant at) throws IOException, Held {
+        Duration left = Duration.between(clock.instant(), at);
+        if (left.compareTo(LONGEST_WAIT) > 0) {
+            throw new Held("the cluster's new munge key is written at %s, when every machine switches (in %d s)"
+                    .formatted(at, left.toSeconds()));
+        }
+        try {
+            while (!left.isNegative() && !left.isZero()) {
+                sleeper.sleep(left);
+                left = Duration.between(clock.instant(), at);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("stopped while waiting for %s, when every machine switches munge keys".formatted(at), e);
+        }
     }
 
     @Override
     protected void act(MungeDiff.Wanted wanted, Action action) throws IOException, SystemException {
-        if (action instanceof MungeDiff.WriteKey) {
+        if (action instanceof MungeDiff.WriteKey w) {
+            if (w.at().isPresent()) {
+                waitFor(w.at().get());
+            }
             files.write(keyFile, wanted.key().orElseThrow(() -> new IOException("the plan holds no key")).bytes(), MODE, "munge", "munge");
         } else if (action instanceof MungeDiff.OwnKey) {
             files.write(keyFile, files.stat(keyFile).orElseThrow(() -> new IOException(KEY_FILE + " is gone")).content(), MODE,

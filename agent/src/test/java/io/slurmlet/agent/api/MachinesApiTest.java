@@ -160,7 +160,7 @@ class MachinesApiTest {
         admin().delete("/v1/machines/" + node).then().statusCode(200)
                 .body("credential_revoked", equalTo(true)).body("join_token", equalTo("")).body("join_token_revoked", equalTo(false))
                 .body("notes[1]", equalTo("join token revoked: none (its credential does not say which it joined with)"))
-                .body("notes[2]", equalTo("the munge key it held is still the cluster's: if the machine is not trusted, every machine needs a new one (slurmlet does not roll the key yet)"));
+                .body("notes[2]", equalTo("the munge key it held is still the cluster's: if the machine is not trusted, roll a new one to every machine with ctl slurm munge-key rotate"));
         IOException refused = assertThrows(AgentCredentials.NameRemoved.class, () -> credentials.issue(node),
                 "the leader's own machine joins in-process, and is refused too");
         assertTrue(refused.getMessage().contains("ctl slurm machines allow " + node), refused.getMessage());

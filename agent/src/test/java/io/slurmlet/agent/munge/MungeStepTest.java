@@ -93,4 +93,104 @@ class MungeStepTest {
             assertFalse(each.toString().contains(base64.substring(0, 16)));
         }
     }
+
+    // A rotated key: machines that hold the key before it switch at the moment the leader picked.
+
+    private static final java.time.Instant SWITCH = java.time.Instant.parse("2026-12-07T10:00:10Z");
+
+    /** A clock the step's sleeps move on, and what it slept. */
+    private static final class Time {
+        java.time.Instant now = java.time.Instant.parse("2026-12-07T10:00:01.500Z");
+        final List<java.time.Duration> slept = new java.util.ArrayList<>();
+
+        MungeStep step(FakeFiles files, FakeServices services, List<String> events) {
+            java.time.Clock clock = new java.time.Clock() {
+                public java.time.ZoneId getZone() {
+                    return java.time.ZoneOffset.UTC;
+                }
+
+                public java.time.Clock withZone(java.time.ZoneId zone) {
+                    return this;
+                }
+
+                public java.time.Instant instant() {
+                    return now;
+                }
+            };
+            return new MungeStep(files, services, Path.of("/"), clock, d -> {
+                slept.add(d);
+                events.add("slept until " + now.plus(d));
+                now = now.plus(d);
+            });
+        }
+    }
+
+    @Test
+    void aRotatedKeyIsWrittenAndMungedRestartedAtTheAgreedMomentNotBefore() {
+        files.put(KEY, key.bytes(), "r--------", "munge", "munge");
+        services.running("munge");
+        Time time = new Time();
+        List<String> events = new java.util.ArrayList<>();
+        MungeStep step = time.step(files, services, events);
+        MungeKey next = MungeKey.random().rotated(1, Optional.of(SWITCH));
+
+        Outcome o = step.apply(plan(Optional.of(next)));
+
+        assertEquals(Outcome.changed("munge", "wrote the cluster's key to /etc/munge/munge.key at 2026-12-07T10:00:10Z, when every "
+                + "machine switched; restarted munge for its new key"), o);
+        assertEquals(List.of("slept until 2026-12-07T10:00:10Z"), events, "nothing is written before the moment");
+        assertEquals(List.of(java.time.Duration.ofMillis(8500)), time.slept);
+        assertTrue(next.sameKey(files.stat(KEY).orElseThrow().content()));
+        assertEquals(List.of("restart munge"), services.log);
+        assertEquals(Long.valueOf(1), step.seen().orElseThrow().rotation(), "the report says which rotation it holds");
+
+        files.log.clear();
+        services.log.clear();
+        assertEquals(Outcome.unchanged("munge", "the key matches and munge runs"), step.apply(plan(Optional.of(next))));
+        assertTrue(files.log.isEmpty() && services.log.isEmpty() && time.slept.size() == 1, "a second apply waits for nothing");
+    }
+
+    @Test
+    void aMachineThatMissedTheMomentSwitchesAtOnce() {
+        files.put(KEY, key.bytes(), "r--------", "munge", "munge");
+        services.running("munge");
+        Time time = new Time();
+        time.now = SWITCH.plusSeconds(3600); // down during the rotation, back an hour later
+        MungeStep step = time.step(files, services, new java.util.ArrayList<>());
+        Outcome o = step.apply(plan(Optional.of(MungeKey.random().rotated(1, Optional.of(SWITCH)))));
+        assertEquals("wrote the cluster's key to /etc/munge/munge.key; restarted munge for its new key", o.detail());
+        assertTrue(time.slept.isEmpty());
+    }
+
+    @Test
+    void aMachineWithNoKeyYetTakesARotatedKeyAtOnce() {
+        Time time = new Time();
+        MungeStep step = time.step(files, services, new java.util.ArrayList<>());
+        Outcome o = step.apply(plan(Optional.of(MungeKey.random().rotated(2, Optional.of(SWITCH)))));
+        assertEquals("wrote the cluster's key to /etc/munge/munge.key; enabled munge; started munge", o.detail());
+        assertTrue(time.slept.isEmpty(), "nothing to switch from: no reason to wait");
+    }
+
+    @Test
+    void aMomentFurtherThanTheLongestWaitIsHeldForALaterPass() {
+        files.put(KEY, key.bytes(), "r--------", "munge", "munge");
+        services.running("munge");
+        Time time = new Time();
+        MungeStep step = time.step(files, services, new java.util.ArrayList<>());
+        Outcome o = step.apply(plan(Optional.of(MungeKey.random().rotated(1, Optional.of(time.now.plus(java.time.Duration.ofMinutes(5)))))));
+        assertEquals(Outcome.Kind.UNCHANGED, o.kind(), o::toString);
+        assertEquals(List.of("the cluster's new munge key is written at 2026-12-07T10:05:01.500Z, when every machine switches (in 300 s)"),
+                step.waiting());
+        assertTrue(files.log.isEmpty() && services.log.isEmpty() && time.slept.isEmpty());
+    }
+
+    @Test
+    void thePreviewSaysWhenTheKeyIsWritten() {
+        var wanted = new MungeDiff.Wanted(true, Optional.of(MungeKey.random().rotated(1, Optional.of(SWITCH))));
+        var seen = new io.slurmlet.model.observed.MungeSeen(true, false, true, true, true);
+        assertEquals(List.of("write the cluster's key to /etc/munge/munge.key at 2026-12-07T10:00:10Z, when every machine switches",
+                "restart munged for its new key"), MungeDiff.diff(wanted, seen).will());
+        assertEquals(List.of("write the cluster's key to /etc/munge/munge.key", "restart munged for its new key"),
+                MungeDiff.diff(wanted, seen, SWITCH).will(), "at the moment itself: now");
+    }
 }

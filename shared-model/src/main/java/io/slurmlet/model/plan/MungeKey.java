@@ -5,8 +5,11 @@ import com.fasterxml.jackson.annotation.JsonValue;
 
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.Base64;
+import java.util.Objects;
+import java.util.Optional;
 
 /**
  * The cluster's munge key: the secret every Slurm machine shares. It reaches a machine only in
@@ -14,14 +17,50 @@ import java.util.Base64;
  * error, so {@link #toString()} names nothing of it.
  */
 public final class MungeKey {
+    // A rotated key also says which rotation made it and when machines holding the one before switch to it
+    // (ctl slurm munge-key rotate): neither is secret, and the plan carries them beside the key.
 
     /** munge's own key files are 1024 bytes of randomness. */
     public static final int BYTES = 1024;
 
     private final byte[] key;
+    private final long rotation;
+    private final Optional<Instant> switchAt;
 
     private MungeKey(byte[] key) {
+        this(key, 0, Optional.empty());
+    }
+
+    private MungeKey(byte[] key, long rotation, Optional<Instant> switchAt) {
+        if (rotation < 0) {
+            throw new IllegalArgumentException("a munge key's rotation is 0 or more");
+        }
         this.key = key.clone();
+        this.rotation = rotation;
+        this.switchAt = Objects.requireNonNull(switchAt);
+    }
+
+    /**
+     * This key as made by rotation {@code rotation}: a machine that holds another key writes this one,
+     * and restarts munged, at {@code switchAt} (at once where that has passed), as every machine does.
+     */
+    public MungeKey rotated(long rotation, Optional<Instant> switchAt) {
+        return new MungeKey(key, rotation, switchAt);
+    }
+
+    /** Which rotation made this key: 0 for the cluster's first. */
+    public long rotation() {
+        return rotation;
+    }
+
+    /** When machines that hold the key before it switch to it together; empty for the cluster's first key. */
+    public Optional<Instant> switchAt() {
+        return switchAt;
+    }
+
+    /** Whether {@code other} holds the same secret, whatever rotation is said of either. */
+    public boolean sameKey(byte[] other) {
+        return MessageDigest.isEqual(key, other);
     }
 
     public static MungeKey random() {
@@ -59,16 +98,18 @@ public final class MungeKey {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof MungeKey other && MessageDigest.isEqual(key, other.key);
+        return o instanceof MungeKey other && MessageDigest.isEqual(key, other.key) && rotation == other.rotation
+                && switchAt.equals(other.switchAt);
     }
 
     @Override
     public int hashCode() {
-        return Arrays.hashCode(key);
+        return Arrays.hashCode(key) * 31 + Long.hashCode(rotation);
     }
 
     @Override
     public String toString() {
-        return "MungeKey[" + key.length + " bytes, not shown]";
+        return "MungeKey[" + key.length + " bytes, not shown" + (rotation == 0 ? "" : ", rotation " + rotation)
+                + switchAt.map(t -> ", switch at " + t).orElse("") + "]";
     }
 }

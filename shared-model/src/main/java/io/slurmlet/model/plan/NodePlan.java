@@ -164,6 +164,8 @@ public record NodePlan(
     static NodePlan fromJson(@JsonProperty("format") Integer format,
                              @JsonProperty("node") String node, @JsonProperty("roles") Set<Role> roles,
                              @JsonProperty("packages") List<String> packages, @JsonProperty("munge_key") MungeKey mungeKey,
+                             @JsonProperty("munge_rotation") Long mungeRotation,
+                             @JsonProperty("munge_switch_at") String mungeSwitchAt,
                              @JsonProperty("storage") StoragePlan storage,
                              @JsonProperty("linux_users") UsersPlan users,
                              @JsonProperty("slurm") SlurmPlan slurm,
@@ -222,6 +224,14 @@ public record NodePlan(
                         .formatted(format, String.join(", ", flat)));
             }
         }
+        if (mungeKey != null && (mungeRotation != null || mungeSwitchAt != null)) {
+            try {
+                mungeKey = mungeKey.rotated(mungeRotation == null ? 0 : mungeRotation,
+                        Optional.ofNullable(mungeSwitchAt).map(java.time.Instant::parse));
+            } catch (java.time.format.DateTimeParseException e) {
+                throw new IllegalArgumentException("the plan's munge_switch_at is not a time (as 2026-12-07T10:00:00Z)", null);
+            }
+        }
         return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
                 Optional.ofNullable(mungeKey), storage, users, slurm, pam, containers, nodeStates, problems == null ? List.of() : problems,
                 Optional.ofNullable(plannedFrom));
@@ -238,6 +248,23 @@ public record NodePlan(
     @JsonInclude(JsonInclude.Include.NON_NULL)
     NodeFacts plannedFromForJson() {
         return plannedFrom.orElse(null);
+    }
+
+    /** Which rotation made the plan's key; absent for the cluster's first key (and in older leaders' plans). */
+    @JsonProperty("munge_rotation")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    Long mungeRotationForJson() {
+        return mungeKey.filter(k -> k.rotation() > 0).map(MungeKey::rotation).orElse(null);
+    }
+
+    /**
+     * When a machine holding another key switches to the plan's, together with every machine; absent
+     * for the cluster's first key. An agent that does not know it switches when its plan comes.
+     */
+    @JsonProperty("munge_switch_at")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    String mungeSwitchAtForJson() {
+        return mungeKey.flatMap(MungeKey::switchAt).map(java.time.Instant::toString).orElse(null);
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */

@@ -229,6 +229,11 @@ public final class PlanBook {
         return Optional.ofNullable(plans.get(node));
     }
 
+    /** Every machine's published plan, by machine. */
+    public synchronized Map<String, PublishedPlan> all() {
+        return Map.copyOf(plans);
+    }
+
     /**
      * Hands {@code node}'s plan to {@code then} as soon as it differs from revision {@code held}: at
      * once if it already does, else when one is published. Returns what cancels the wait (the poll's

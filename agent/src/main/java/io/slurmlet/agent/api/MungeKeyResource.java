@@ -1,0 +1,155 @@
+package io.slurmlet.agent.api;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.slurmlet.agent.leader.MungeKeys;
+import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.PlanPublisher;
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.observed.MungeSeen;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.PublishedPlan;
+import io.vertx.core.http.HttpServerRequest;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.Context;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The cluster's munge key: which rotation every machine holds, and rolling a new one to all of them.
+ * A rotation switches every machine at one moment the leader picks a few seconds out (each agent
+ * writes the key and restarts munged then), so that running jobs and the steps launched across the
+ * switch are not refused for a key one side does not hold yet; a machine down then takes it when it
+ * is back. Neither the key nor anything made from it is in any answer.
+ */
+@Path("/v1/slurm/munge-key")
+@Produces(MediaType.APPLICATION_JSON)
+public class MungeKeyResource {
+
+    /**
+     * Where one machine is.
+     *
+     * @param holds whether it reported holding the key of the cluster's current rotation
+     * @param state in words: holds it, switches at its moment, has not switched, has not reported
+     */
+    @RegisterForReflection
+    public record Machine(@JsonProperty("node") String node, @JsonProperty("holds") boolean holds, @JsonProperty("state") String state) {
+    }
+
+    /**
+     * The cluster's key as rotated, and where each machine with a Slurm role is.
+     *
+     * @param rotation  0 for the cluster's first key, then one more a rotation
+     * @param switchAt  when machines switched (or switch) to it; null for the first key
+     * @param requested when and by whom the rotation was asked; null for the first key
+     */
+    @RegisterForReflection
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record KeyState(@JsonProperty("rotation") long rotation, @JsonProperty("switch_at") String switchAt,
+                           @JsonProperty("requested") String requested, @JsonProperty("by") String by,
+                           @JsonProperty("machines") List<Machine> machines, @JsonProperty("notes") List<String> notes) {
+    }
+
+    @Inject
+    MungeKeys keys;
+
+    @Inject
+    PlanPublisher publisher;
+
+    @Inject
+    NodeReports reports;
+
+    @GET
+    public KeyState state() {
+        return state(List.of());
+    }
+
+    @POST
+    @Path("/rotate")
+    public Response rotate(@Context HttpServerRequest http) throws IOException {
+        Map<String, MungeSeen> seen = new java.util.TreeMap<>();
+        reports.observed().forEach((node, o) -> {
+            if (o.munge() != null) {
+                seen.put(node, o.munge());
+            }
+        });
+        List<String> older = olderAgents(planned().stream().map(p -> p.plan().node()).toList(), seen);
+        if (!older.isEmpty()) {
+            return SettingsResource.error(409, ApiError.of(("the agent%s of %s %s older than munge key rotations: %s would refuse the plan "
+                    + "that carries the new key and keep the old one, which the other machines no longer accept; upgrade slurmlet there "
+                    + "first; nothing was changed").formatted(older.size() == 1 ? "" : "s", String.join(", ", older),
+                    older.size() == 1 ? "is" : "are", older.size() == 1 ? "it" : "they")));
+        }
+        MungeKeys.Rotation r;
+        try {
+            r = keys.rotate(JoinResource.caller(http));
+        } catch (MungeKeys.NotHere e) {
+            return SettingsResource.error(409, ApiError.of(e.getMessage()));
+        }
+        publisher.nudge();
+        List<String> notes = List.of(
+                ("rotation %d: a new munge key is stored on the leader; every machine with a Slurm role writes it and restarts "
+                        + "munged at %s, together (slurmctld, slurmd and jobs keep running)").formatted(r.rotation(), r.switchAt()),
+                "a machine that is down or cut off then takes the new key as soon as it has its plan again; until it does, "
+                        + "Slurm refuses its messages (its jobs keep running, and their ends are sent again once it has the key)",
+                "watch it: ctl slurm munge-key status");
+        return Response.ok(state(notes)).build();
+    }
+
+    private KeyState state(List<String> notes) {
+        MungeKey key = keys.current();
+        Optional<MungeKeys.Rotation> last = keys.last();
+        Map<String, Observed> seen = reports.observed();
+        List<Machine> machines = new ArrayList<>();
+        for (PublishedPlan p : planned()) {
+            MungeSeen m = Optional.ofNullable(seen.get(p.plan().node())).map(Observed::munge).orElse(null);
+            machines.add(machine(p.plan().node(), key, m, p.plan().mungeKey().map(k -> k.rotation() == key.rotation()).orElse(false)));
+        }
+        return new KeyState(key.rotation(), last.map(r -> r.switchAt().toString()).orElse(null),
+                last.map(r -> r.requested().toString()).orElse(null), last.map(MungeKeys.Rotation::by).orElse(null), machines, notes);
+    }
+
+    /**
+     * The machines among {@code planned} whose agents are older than rotations: they hold the
+     * cluster's key but say of no rotation (an agent since rotations always does where the key matches).
+     */
+    static List<String> olderAgents(List<String> planned, Map<String, MungeSeen> seen) {
+        return planned.stream().filter(n -> seen.get(n) != null && seen.get(n).matches() && seen.get(n).rotation() == null).sorted().toList();
+    }
+
+    /** The machines whose plans carry a key (those with a Slurm role), by name. */
+    private List<PublishedPlan> planned() {
+        return publisher.book().all().values().stream().filter(p -> p.plan().mungeKey().isPresent())
+                .sorted(java.util.Comparator.comparing(p -> p.plan().node())).toList();
+    }
+
+    /** @param planned whether the machine's published plan carries the current key already */
+    static Machine machine(String node, MungeKey key, MungeSeen seen, boolean planned) {
+        if (seen == null) {
+            return new Machine(node, false, "has not reported what its munge step saw");
+        }
+        boolean holds = seen.matches() && seen.rotation() != null && seen.rotation() == key.rotation();
+        if (holds) {
+            return new Machine(node, true, key.rotation() == 0 ? "holds the cluster's first key" : "holds rotation %d's key".formatted(key.rotation()));
+        }
+        if (!planned) {
+            return new Machine(node, false, "its plan does not carry the new key yet");
+        }
+        String at = key.switchAt().map(t -> " (due at " + t + ")").orElse("");
+        return new Machine(node, false, seen.rotation() != null
+                ? "still holds rotation %d's key%s".formatted(seen.rotation(), at)
+                : "has not reported holding the new key%s".formatted(at));
+    }
+}

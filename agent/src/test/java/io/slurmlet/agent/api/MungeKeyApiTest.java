@@ -1,0 +1,62 @@
+package io.slurmlet.agent.api;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.MungeKeys;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.time.Instant;
+import java.util.Base64;
+
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code ctl slurm munge-key}: a rotation is stored before it is answered, and no answer holds the key. */
+@QuarkusTest
+class MungeKeyApiTest {
+
+    @Inject
+    AgentConfig config;
+
+    @Inject
+    MungeKeys keys;
+
+    @Test
+    void aRotationIsStoredAnsweredWithItsMomentAndNeverTheKey() throws Exception {
+        long before = admin().get("/v1/slurm/munge-key").then().statusCode(200).extract().jsonPath().getLong("rotation");
+        Instant asked = Instant.now();
+
+        var answer = admin().post("/v1/slurm/munge-key/rotate").then().statusCode(200)
+                .body("rotation", equalTo((int) before + 1))
+                .body("by", org.hamcrest.Matchers.startsWith("the admin token from "))
+                .body("notes", hasItem("watch it: ctl slurm munge-key status"))
+                .extract();
+
+        Instant at = Instant.parse(answer.jsonPath().getString("switch_at"));
+        assertTrue(!at.isBefore(asked.plus(MungeKeys.LEAD)) && at.isBefore(Instant.now().plus(MungeKeys.LEAD)), at::toString);
+        byte[] stored = Files.readAllBytes(config.stateDir().resolve("munge.key"));
+        assertArrayEquals(keys.current().bytes(), stored, "stored before the answer");
+        assertEquals(before + 1, keys.current().rotation());
+        String body = answer.asString();
+        String base64 = Base64.getEncoder().encodeToString(stored);
+        assertFalse(body.contains(base64.substring(0, 12)), "the key is in no answer");
+        assertFalse(admin().get("/v1/slurm/munge-key").asString().contains(base64.substring(0, 12)));
+        admin().get("/v1/slurm/munge-key").then().statusCode(200).body("rotation", equalTo((int) before + 1))
+                .body("switch_at", equalTo(at.toString()));
+    }
+
+    @Test
+    void aRotationNeedsTheAdminToken() {
+        long before = keys.current().rotation();
+        RestAssured.given().post("/v1/slurm/munge-key/rotate").then().statusCode(401);
+        assertEquals(before, keys.current().rotation());
+    }
+}
