@@ -1,5 +1,6 @@
 package io.slurmlet.systemtests;
 
+import io.slurmlet.model.api.SettingsJson;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -7,12 +8,15 @@ import org.junit.jupiter.api.TestMethodOrder;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -20,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * made under jobs on every lent node, the dry run's daemon actions compared with what the agents
  * did, then every daemon restarted once more and every job wanted to end with exit code 0, never
  * requeued: a partition renamed (a reconfigure), a node added (a restart on 22.05), a site key
- * taken by a reconfigure, all nodes on and off, users off and on, a site key that needs a restart.
+ * taken by a reconfigure, all nodes on and off, users off and on, a site key that needs a restart,
+ * and a new munge key switched on every machine at one moment.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterLiveChangeIT extends ClusterTest {
@@ -130,5 +135,104 @@ class ClusterLiveChangeIT extends ClusterTest {
         for (String node : List.of("n0", "n1", "n2")) {
             assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("\nSwitchType=switch/none\n"), node);
         }
+    }
+
+    /**
+     * A munge key rotation ({@code ctl slurm munge-key rotate}) under jobs on the lent nodes: every
+     * machine with a Slurm role writes the new key and restarts munged once, at the moment the leader
+     * picked (FINDINGS, "Changing the munge key under jobs": machines that disagree refuse each other's
+     * messages, and a batch job that ends then is requeued); slurmctld and slurmd are not restarted; jobs
+     * that run through it, and jobs that end at the moment itself, end COMPLETED 0:0 never requeued; jobs
+     * run after.
+     */
+    @Test
+    @Order(33)
+    void aMungeKeyRotationSwitchesEveryMachineAtOneMomentUnderJobsAndHurtsNoJob() throws Exception {
+        String cell = "munge-rotate";
+        List<String> lent = List.of("n1", "n2"); // the baseline's
+        Map<String, String> keys = new LinkedHashMap<>();
+        Map<String, String> munged = new LinkedHashMap<>();
+        Map<String, String> slurm = new LinkedHashMap<>();
+        for (String node : NODES) {
+            keys.put(node, ok(node, "md5sum", "/etc/munge/munge.key").split(" ")[0]);
+            munged.put(node, ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "munge").strip());
+            slurm.put(node, ok(node, "sh", "-c", "for u in slurmctld slurmd; do echo \"$u $(systemctl show -p InvocationID --value $u)\"; done"));
+        }
+        List<String> jobs = new ArrayList<>();
+        for (String node : lent) {
+            jobs.add(sleepJob(node, 120));
+        }
+        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        Instant asked = Instant.now();
+        Proc.Result rotated = on("n0", "ctl", "-o", "json", "slurm", "munge-key", "rotate");
+        assertEquals(0, rotated.exit(), cell + ": " + rotated);
+        var answer = SettingsJson.STRICT.readTree(rotated.out());
+        Instant switchAt = Instant.parse(answer.path("switch_at").asText());
+        // A batch job on each lent node that ends at the moment itself, where a machine still on the old key loses its end.
+        List<String> atTheSwitch = new ArrayList<>();
+        for (String node : lent) {
+            atTheSwitch.add(ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap",
+                    "sleep $(awk -v a=%d.%03d -v n=$(date +%%s.%%N) 'BEGIN { d = a - n; print (d > 0 ? d : 0) }'); exit 0"
+                            .formatted(switchAt.getEpochSecond(), switchAt.getNano() / 1_000_000)).strip());
+        }
+        System.out.printf("ClusterIT %s %s: rotation %d asked at %s, every machine switches at %s; jobs %s, ending then %s%n", SUITE, cell,
+                answer.path("rotation").asLong(), asked, switchAt, jobs, atTheSwitch);
+        await(Duration.ofSeconds(60), cell + ": every machine holds a new key, the same", () -> {
+            try {
+                Set<String> now = new java.util.HashSet<>();
+                for (String node : NODES) {
+                    String k = ok(node, "md5sum", "/etc/munge/munge.key").split(" ")[0];
+                    if (k.equals(keys.get(node))) {
+                        return false;
+                    }
+                    now.add(k);
+                }
+                return now.size() == 1;
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        await(Duration.ofSeconds(60), cell + ": ctl slurm munge-key status says every machine holds it", () -> {
+            try {
+                var st = SettingsJson.STRICT.readTree(ok("n0", "ctl", "-o", "json", "slurm", "munge-key", "status"));
+                return st.path("machines").size() == NODES.size()
+                        && java.util.stream.StreamSupport.stream(st.path("machines").spliterator(), false).allMatch(m -> m.path("holds").asBoolean());
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+        for (String node : NODES) {
+            String starts = ok(node, "sh", "-c", "journalctl -u munge -o short-unix --no-pager --since @%d | grep 'Started munge' || true"
+                    .formatted(asked.getEpochSecond()));
+            assertEquals(1, starts.strip().lines().count(), cell + ": munged restarted once on " + node + ":\n" + starts);
+            double at = Double.parseDouble(starts.strip().substring(0, starts.strip().indexOf(' ')));
+            System.out.printf("ClusterIT %s %s: %s's munged started %+.3f s from the moment%n", SUITE, cell, node,
+                    at - switchAt.toEpochMilli() / 1000.0);
+            assertTrue(Math.abs(at - switchAt.toEpochMilli() / 1000.0) < 2.0, cell + ": " + node + " switched at the moment, not " + at);
+            assertNotEquals(munged.get(node), ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "munge").strip(), cell);
+            assertEquals(slurm.get(node), ok(node, "sh", "-c",
+                    "for u in slurmctld slurmd; do echo \"$u $(systemctl show -p InvocationID --value $u)\"; done"),
+                    cell + ": slurmctld and slurmd are not restarted on " + node);
+            String key64 = ok(node, "base64", "-w0", "/etc/munge/munge.key").strip().substring(0, 24);
+            assertFalse(ok(node, "journalctl", "-u", "slurmlet-agent", "--no-pager", "--since", "@" + asked.getEpochSecond()).contains(key64),
+                    cell + ": " + node + "'s agent logged no part of the key");
+        }
+        finish(cell, jobs);
+        List<String> all = new ArrayList<>(jobs);
+        all.addAll(atTheSwitch);
+        for (String job : all) {
+            await(Duration.ofSeconds(90), cell + ": job " + job + " ends", () -> jobState(job).isEmpty());
+            String shown = ok("n0", "scontrol", "show", "job", job);
+            assertTrue(shown.contains("JobState=COMPLETED") && shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "),
+                    cell + ": job " + job + "\n" + shown);
+        }
+        await(Duration.ofSeconds(60), cell + ": jobs run afterwards", () -> {
+            try {
+                return on("n0", "srun", "-N" + lent.size(), "-w", String.join(",", lent), "-t", "1", "true").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        assertEquals("", slurmctldFatals(asked), cell);
     }
 }
