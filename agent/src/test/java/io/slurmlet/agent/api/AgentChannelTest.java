@@ -373,7 +373,7 @@ class AgentChannelTest {
         PublishedPlan plan = n.poll(0, Duration.ofSeconds(5)).orElseThrow();
         String key = SettingsJson.STRICT.readTree(SettingsJson.STRICT.writeValueAsBytes(plan)).at("/plan/munge_key").asText();
         assertTrue(key.length() > 1000);
-        for (String path : List.of("/v1/slurm/status", "/v1/nodes", "/v1/slurm/settings", "/q/health")) {
+        for (String path : List.of("/v1/slurm/status", "/v1/nodes", "/v1/slurm/settings", "/v1/slurm/munge-key", "/q/health")) {
             admin().get(path).then().body(not(containsString(key))).body(not(containsString(joinToken())));
         }
     }
