@@ -152,9 +152,13 @@ public final class Leader implements AutoCloseable {
         return read(send(HttpMethod.GET, MUNGE_KEY, Map.of(), null), ObjectNode.class, "GET " + MUNGE_KEY);
     }
 
-    /** Rolls a new munge key to every machine, switched to at one moment; the answer is {@link #mungeKey()}'s, with {@code notes}. */
-    public Answer<ObjectNode> rotateMungeKey() {
-        String path = MUNGE_KEY + "/rotate";
+    /**
+     * Rolls a new munge key to every machine, switched to at one moment; the answer is {@link #mungeKey()}'s, with {@code notes}.
+     *
+     * @param underJobs go on while jobs run (the leader refuses otherwise: a job ending at the switch can be requeued)
+     */
+    public Answer<ObjectNode> rotateMungeKey(boolean underJobs) {
+        String path = MUNGE_KEY + "/rotate" + (underJobs ? "?under_jobs=true" : "");
         return read(refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.model.text.Text;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
@@ -48,14 +49,20 @@ public class MungeKeyCommand implements Runnable {
                     "(srun: Protocol authentication error). A machine that is down then takes the key when it is",
                     "back; until it does, Slurm refuses its messages (a batch job ending there is requeued), and",
                     "after SlurmdTimeout it is set DOWN: bring it back, or remove it, soon.",
+                    "While jobs run it is refused, unless --under-jobs: a batch job that ends within a fraction of a",
+                    "second of the moment can have its end refused by slurmctld, and Slurm then requeues it.",
                     "Use it after removing a machine that is not trusted (ctl slurm machines remove)."})
     static class Rotate implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
+        @Option(names = "--under-jobs", description = {"Rotate while jobs run, taking the risk that a batch job ending at the",
+                "moment of the switch is requeued by Slurm."})
+        boolean underJobs;
+
         @Override
         public Integer call() {
-            return Session.of(spec).answer(Leader::rotateMungeKey, (out, value) -> {
+            return Session.of(spec).answer(leader -> leader.rotateMungeKey(underJobs), (out, value) -> {
                 value.path("notes").forEach(note -> out.println(Text.oneLine(note.asText())));
                 out.println();
                 print(out, value);

@@ -91,6 +91,20 @@ class MungeKeyCommandTest {
     }
 
     @Test
+    void underJobsItAsksOnlyWhenToldToAndSaysTheLeadersRefusalOtherwise() {
+        var r = ctl.run("slurm", "munge-key", "rotate", "--under-jobs");
+        assertEquals(0, r.exit(), r::toString);
+        assertEquals("under_jobs=true", leader.requests("POST").get(0).query());
+        leader.on("POST", "/v1/slurm/munge-key/rotate", status(409, json(ApiError.of("1 job runs (17 of alice): a batch job that ends "
+                + "within a fraction of a second of the switch can have its end refused by slurmctld, and Slurm then requeues it; "
+                + "rotate once squeue shows none, or say so with --under-jobs (under_jobs=true) to take that risk; nothing was changed"))));
+        r = ctl.run("slurm", "munge-key", "rotate");
+        assertEquals(1, r.exit(), r::toString);
+        assertEquals(null, leader.requests("POST").get(1).query(), "without --under-jobs, nothing asks for it");
+        assertTrue(r.err().contains("or say so with --under-jobs"), r::toString);
+    }
+
+    @Test
     void withoutWhatToDoItSaysWhatItTakes() {
         var r = ctl.run("slurm", "munge-key");
         assertEquals(2, r.exit(), r::toString);

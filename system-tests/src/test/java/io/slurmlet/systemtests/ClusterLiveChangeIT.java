@@ -138,16 +138,17 @@ class ClusterLiveChangeIT extends ClusterTest {
     }
 
     /**
-     * A munge key rotation ({@code ctl slurm munge-key rotate}) under jobs on the lent nodes: every
-     * machine with a Slurm role writes the new key and restarts munged once, at the moment the leader
-     * picked (FINDINGS, "Changing the munge key under jobs": machines that disagree refuse each other's
-     * messages, and a batch job that ends then is requeued); slurmctld and slurmd are not restarted; jobs
-     * that run through it, and jobs that end at the moment itself, end COMPLETED 0:0 never requeued; jobs
-     * run after.
+     * A munge key rotation ({@code ctl slurm munge-key rotate}) while jobs run on the lent nodes: refused
+     * without {@code --under-jobs}; with it, every machine with a Slurm role writes the new key and
+     * restarts munged once, at the moment the leader picked (FINDINGS, "Changing the munge key under
+     * jobs": machines that disagree refuse each other's messages, and a batch job whose end is refused is
+     * requeued); slurmctld and slurmd are not restarted; jobs that run through it end COMPLETED 0:0 never
+     * requeued; jobs run after. What jobs made to end at the moment itself did is printed, not asserted:
+     * their ends cross the switch, the risk {@code --under-jobs} takes.
      */
     @Test
     @Order(33)
-    void aMungeKeyRotationSwitchesEveryMachineAtOneMomentUnderJobsAndHurtsNoJob() throws Exception {
+    void aMungeKeyRotationIsRefusedUnderJobsUnlessAskedAndSwitchesEveryMachineAtOneMoment() throws Exception {
         String cell = "munge-rotate";
         List<String> lent = List.of("n1", "n2"); // the baseline's
         Map<String, String> keys = new LinkedHashMap<>();
@@ -164,7 +165,15 @@ class ClusterLiveChangeIT extends ClusterTest {
         }
         await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         Instant asked = Instant.now();
-        Proc.Result rotated = on("n0", "ctl", "-o", "json", "slurm", "munge-key", "rotate");
+        await(Duration.ofSeconds(15), cell + ": while jobs run, a rotation is refused unless asked under them", () -> {
+            try {
+                Proc.Result refused = on("n0", "ctl", "slurm", "munge-key", "rotate");
+                return refused.exit() == 1 && refused.err().contains("or say so with --under-jobs");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        Proc.Result rotated = on("n0", "ctl", "-o", "json", "slurm", "munge-key", "rotate", "--under-jobs");
         assertEquals(0, rotated.exit(), cell + ": " + rotated);
         var answer = SettingsJson.STRICT.readTree(rotated.out());
         Instant switchAt = Instant.parse(answer.path("switch_at").asText());
@@ -218,13 +227,21 @@ class ClusterLiveChangeIT extends ClusterTest {
                     cell + ": " + node + "'s agent logged no part of the key");
         }
         finish(cell, jobs);
-        List<String> all = new ArrayList<>(jobs);
-        all.addAll(atTheSwitch);
-        for (String job : all) {
+        for (String job : jobs) {
             await(Duration.ofSeconds(90), cell + ": job " + job + " ends", () -> jobState(job).isEmpty());
             String shown = ok("n0", "scontrol", "show", "job", job);
             assertTrue(shown.contains("JobState=COMPLETED") && shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "),
-                    cell + ": job " + job + "\n" + shown);
+                    cell + ": job " + job + " ran through the switch untouched\n" + shown);
+        }
+        // A job whose end crosses the switch (its end signed with one key, checked with the other) can have it refused, and
+        // Slurm then requeues it: the risk --under-jobs takes (FINDINGS). What these did is printed, for FINDINGS, not asserted.
+        Thread.sleep(5_000);
+        for (String job : atTheSwitch) {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("JobState=(\\S+).* Restarts=(\\d+)")
+                    .matcher(on("n0", "scontrol", "-o", "show", "job", job).out());
+            System.out.printf("ClusterIT %s %s: job %s, made to end at the switch: %s%n", SUITE, cell, job,
+                    m.find() ? m.group(1) + " Restarts=" + m.group(2) : "gone");
+            on("n0", "scancel", job);
         }
         await(Duration.ofSeconds(60), cell + ": jobs run afterwards", () -> {
             try {

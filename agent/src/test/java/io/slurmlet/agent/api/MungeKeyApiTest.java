@@ -4,12 +4,16 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.RestAssured;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.MungeKeys;
+import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SlurmNodeState;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
 
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
 import static org.hamcrest.Matchers.equalTo;
@@ -28,6 +32,9 @@ class MungeKeyApiTest {
 
     @Inject
     MungeKeys keys;
+
+    @Inject
+    NodeReports reports;
 
     @Test
     void aRotationIsStoredAnsweredWithItsMomentAndNeverTheKey() throws Exception {
@@ -51,6 +58,24 @@ class MungeKeyApiTest {
         assertFalse(admin().get("/v1/slurm/munge-key").asString().contains(base64.substring(0, 12)));
         admin().get("/v1/slurm/munge-key").then().statusCode(200).body("rotation", equalTo((int) before + 1))
                 .body("switch_at", equalTo(at.toString()));
+    }
+
+    @Test
+    void whileJobsRunARotationIsRefusedWithWhyUnlessAskedUnderJobs() {
+        ApiTestSupport.reset("""
+                {"enabled": true, "controller": "mk-ctl", "nodes": ["mk-n1"], "lent": ["mk-n1"]}""");
+        reports.put(new NodeReport("mk-ctl", 1, List.of(), List.of(new SlurmNodeState("mk-n1", "MIXED", "", List.of("17 of alice")))));
+        try {
+            long before = keys.current().rotation();
+            admin().post("/v1/slurm/munge-key/rotate").then().statusCode(409)
+                    .body("error", equalTo("1 job runs (17 of alice): a batch job that ends within a fraction of a second of the switch "
+                            + "can have its end refused by slurmctld, and Slurm then requeues it; rotate once squeue shows none, or say "
+                            + "so with --under-jobs (under_jobs=true) to take that risk; nothing was changed"));
+            assertEquals(before, keys.current().rotation(), "nothing was changed");
+            admin().post("/v1/slurm/munge-key/rotate?under_jobs=true").then().statusCode(200).body("rotation", equalTo((int) before + 1));
+        } finally {
+            reports.forget("mk-ctl");
+        }
     }
 
     @Test
