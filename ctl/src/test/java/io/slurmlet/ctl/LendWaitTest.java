@@ -11,6 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 
 import static io.slurmlet.ctl.StubLeader.SETTINGS;
 import static io.slurmlet.ctl.StubLeader.document;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -116,10 +118,8 @@ class LendWaitTest {
         leader.on("PATCH", "/v1/slurm/settings", document(8, SETTINGS.withLent(List.of("gpu1", "gpu2"))))
                 .on("GET", NODES, nodes(gpu2("platform", false, "", List.of())), nodes(gpu2("lending", true, "", List.of())));
         CompletableFuture<CtlRunner.Result> run = CompletableFuture.supplyAsync(() -> ctl.run("slurm", "lend", "gpu2", "--wait"));
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (leader.requests("GET").stream().filter(q -> q.path().equals(NODES)).count() < 3 && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .until(() -> leader.requests("GET").stream().filter(q -> q.path().equals(NODES)).count() >= 3);
         leader.close();
         var r = run.get(10, TimeUnit.SECONDS);
         assertEquals(1, r.exit(), r::toString);

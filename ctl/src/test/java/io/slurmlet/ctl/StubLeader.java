@@ -123,7 +123,7 @@ final class StubLeader implements AutoCloseable {
         }
         if (reply.delayMillis() > 0) {
             try {
-                Thread.sleep(reply.delayMillis());
+                Thread.sleep(reply.delayMillis()); // a slow leader, as the test asked: the delay is what it tests
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

@@ -18,10 +18,12 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 import static io.slurmlet.agent.api.ApiTestSupport.STATE_DIR;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -255,12 +257,16 @@ class AgentChannelLimitsTest {
                 s.close();
             }
         }
-        Thread.sleep(500);
-        try (SSLSocket s = connect("127.0.0.2")) {
-            s.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: leader\r\nConnection: close\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-            String answer = readToClose(s);
-            assertEquals("HTTP/1.1 200 OK", answer.lines().findFirst().orElse(""), "closed connections are counted out");
-        }
+        // The channel counts a connection out once it sees it closed: asked again until it has.
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50)).ignoreExceptionsInstanceOf(IOException.class)
+                .untilAsserted(() -> {
+                    try (SSLSocket s = connect("127.0.0.2")) {
+                        s.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: leader\r\nConnection: close\r\n\r\n"
+                                .getBytes(StandardCharsets.US_ASCII));
+                        String answer = readToClose(s);
+                        assertEquals("HTTP/1.1 200 OK", answer.lines().findFirst().orElse(""), "closed connections are counted out");
+                    }
+                });
     }
 
     /** A handshake from {@code from} offering only {@code protocol} and {@code suite}, where given (null: the JDK's defaults). */

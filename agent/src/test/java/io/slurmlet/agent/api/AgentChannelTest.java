@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import static io.slurmlet.agent.api.ApiTestSupport.STATE_DIR;
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
 import static io.slurmlet.agent.api.ApiTestSupport.reset;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
@@ -47,6 +48,9 @@ class AgentChannelTest {
 
     @Inject
     io.slurmlet.agent.store.Store store;
+
+    @Inject
+    io.slurmlet.agent.leader.PlanPublisher plans;
 
     /** No file handed to the leader stays for the other tests of this application (containers=true's check counts them). */
     void forgetContainerFiles() throws IOException {
@@ -196,6 +200,7 @@ class AgentChannelTest {
                 throw new java.util.concurrent.CompletionException(e);
             }
         });
+        // A fixed wait: the link looks at the election each LOOK, and through three looks naming this leader the poll stays.
         Thread.sleep(3 * LeaderLink.LOOK.toMillis());
         assertFalse(polling.isDone(), "the leader holds the poll: " + polling);
         named.set(List.of(URI.create("https://127.0.0.1:" + closed)));
@@ -328,6 +333,7 @@ class AgentChannelTest {
         assertEquals(Optional.empty(), n.poll(Optional.of(first), Duration.ofSeconds(1)),
                 "told the digest of the plan it holds, the leader holds the poll too");
 
+        int held = plans.book().waiting();
         CompletableFuture<Optional<PublishedPlan>> waiting = CompletableFuture.supplyAsync(() -> {
             try {
                 return n.poll(first.revision(), Duration.ofSeconds(20));
@@ -335,7 +341,8 @@ class AgentChannelTest {
                 throw new RuntimeException(e);
             }
         });
-        Thread.sleep(300);
+        await("the leader holds the poll").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> plans.book().waiting() > held);
         admin().contentType(ApiTestSupport.MERGE_PATCH).body("{\"partition\": \"batch\"}")
                 .patch("/v1/slurm/settings").then().statusCode(200);
         PublishedPlan renamed = waiting.get(10, TimeUnit.SECONDS).orElseThrow();

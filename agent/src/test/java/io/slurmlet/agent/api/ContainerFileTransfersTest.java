@@ -26,6 +26,7 @@ import java.util.List;
 import java.util.Locale;
 
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -152,21 +153,23 @@ class ContainerFileTransfersTest {
     }
 
     /** Asks again, every 100 ms, until the leader sends the file: how long that took, each refusal's head checked. */
-    Duration untilSent(String from, String credential, String node) throws Exception {
+    Duration untilSent(String from, String credential, String node) {
         long start = System.nanoTime();
-        while (true) {
-            SSLSocket socket = ask(from, credential);
-            String head = head(socket);
-            if (head.startsWith("HTTP/1.1 200")) {
-                assertArrayEquals(BYTES, body(socket, contentLength(head)), "the file, whole");
-                return Duration.ofNanos(System.nanoTime() - start);
-            }
-            assertTrue(head.startsWith("HTTP/1.1 429"), head);
-            assertTrue(new String(body(socket, contentLength(head)), StandardCharsets.UTF_8).contains("one is still going to " + node), head);
-            socket.close();
-            assertTrue(System.nanoTime() - start < Duration.ofSeconds(30).toNanos(), "the leader never sent it again");
-            Thread.sleep(100);
-        }
+        await("the leader sends the file again").atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(() -> {
+                    SSLSocket socket = ask(from, credential);
+                    String head = head(socket);
+                    if (head.startsWith("HTTP/1.1 200")) {
+                        assertArrayEquals(BYTES, body(socket, contentLength(head)), "the file, whole");
+                        return true;
+                    }
+                    assertTrue(head.startsWith("HTTP/1.1 429"), head);
+                    String said = new String(body(socket, contentLength(head)), StandardCharsets.UTF_8);
+                    assertTrue(said.contains("one is still going to " + node), head);
+                    socket.close();
+                    return false;
+                });
+        return Duration.ofNanos(System.nanoTime() - start);
     }
 
     @Test

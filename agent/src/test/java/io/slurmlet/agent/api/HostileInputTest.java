@@ -195,6 +195,7 @@ class HostileInputTest {
             }
             assertEquals(429, r.statusCode(), () -> node + "'s facts " + body + ": " + r.body());
             assertTrue(System.nanoTime() < until, () -> node + "'s facts still refused after 60 s: " + r.body());
+            // A fixed wait: the rate limit's interval, as the leader's Retry-After gives it; asked sooner, it refuses again.
             Thread.sleep(Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow()) * 1000);
         }
     }

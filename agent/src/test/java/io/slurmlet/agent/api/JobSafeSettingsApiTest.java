@@ -9,11 +9,13 @@ import io.slurmlet.model.observed.QueuedJob;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
 import static io.slurmlet.agent.api.ApiTestSupport.reset;
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 
 /** A settings change that would end running jobs is refused, dry run included, and nothing is stored. */
@@ -168,17 +170,10 @@ class JobSafeSettingsApiTest {
                 .then().statusCode(200);
     }
 
-    /** Waits up to 5 s for the leader's lending to show {@code node} in {@code phase}. */
-    static void awaitPhase(String node, String phase) throws InterruptedException {
-        String seen = "";
-        for (int i = 0; i < 250; i++) {
-            seen = admin().get("/v1/slurm/nodes").then().statusCode(200).extract().jsonPath()
-                    .getString("find { it.name == '%s' }.phase".formatted(node));
-            if (phase.equals(seen)) {
-                return;
-            }
-            Thread.sleep(20);
-        }
-        org.junit.jupiter.api.Assertions.assertEquals(phase, seen, node + "'s phase");
+    /** Waits up to 10 s for the leader's lending to show {@code node} in {@code phase}. */
+    static void awaitPhase(String node, String phase) {
+        await(node + "'s phase").atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> admin().get("/v1/slurm/nodes").then().statusCode(200).extract().jsonPath()
+                        .getString("find { it.name == '%s' }.phase".formatted(node)), equalTo(phase));
     }
 }

@@ -107,7 +107,7 @@ class PreTlsLoadTest {
             t = System.nanoTime();
             assertTrue(adminSocket("/q/health/ready").startsWith("HTTP/1.1 200"), "the admin socket answers");
             socket.add(ms(t));
-            Thread.sleep(100);
+            Thread.sleep(100); // the pace of the legitimate callers during the attack
         }
         attacking.set(false);
         slow.shutdown();
@@ -154,7 +154,7 @@ class PreTlsLoadTest {
             for (int i = 0; attacking.get(); i = (i + 1) % next.length) {
                 out.write(next[i]);
                 out.flush();
-                Thread.sleep(500);
+                Thread.sleep(500); // the slow client under test: a byte every 500 ms
             }
         } catch (IOException e) {
             // closed by the leader: its time for the headers was up

@@ -113,7 +113,7 @@ class UnauthenticatedLoadTest {
             t = System.nanoTime();
             agent.reportFacts(facts);
             reports.add((System.nanoTime() - t) / 1_000_000);
-            Thread.sleep(100);
+            Thread.sleep(100); // the pace of the legitimate callers during the attack
         }
         attacking.set(false);
         attackers.shutdown();

@@ -8,10 +8,12 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
@@ -127,11 +129,9 @@ class InventoryTest {
         assertEquals(sixteen, inventory.all().get("n1"), "the last change taken");
         assertEquals(Inventory.Stored.UNCHANGED, inventory.report(sixteen, () -> true, limit), "the facts held: never refused");
         assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n2", 16), () -> true, limit), "another machine's change");
-        long until = System.nanoTime() + 10_000_000_000L;
-        while (written.size() < 2 + FactsLimit.BURST + 1 && System.nanoTime() < until) {
-            Thread.sleep(5);
-        }
-        Thread.sleep(200);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> written.size() >= 2 + FactsLimit.BURST + 1);
+        Thread.sleep(200); // a fixed wait: no write of a refused change may follow in it
         assertEquals(1 + FactsLimit.BURST, written.stream().filter("inventory/n1"::equals).count(), "n1's writes, each a replan: " + written);
         java.time.Duration wait = limit.wait("n1");
         assertTrue(wait.compareTo(java.time.Duration.ZERO) > 0 && wait.compareTo(java.time.Duration.ofSeconds(10)) <= 0, wait.toString());
@@ -184,10 +184,7 @@ class InventoryTest {
             assertTrue(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
         }
         pool.shutdown();
-        long until = System.nanoTime() + 10_000_000_000L;
-        while (heard.get() < 200 && System.nanoTime() < until) {
-            Thread.sleep(5);
-        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> heard.get() >= 200);
         assertEquals(200, heard.get());
         assertEquals(List.of(), missing, "machines the watcher heard of and did not find");
     }

@@ -4,8 +4,10 @@ import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.StepStatus;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.List;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class NodeReportsTest {
@@ -38,6 +40,12 @@ class NodeReportsTest {
         assertEquals(java.util.Optional.empty(), reports.get("n3"), "a removed machine's report is not put back");
     }
 
+    /** Returns once the clock is past the moment {@code node}'s last report was received: the next report is fresher. */
+    static void clockPasses(NodeReports reports, String node) {
+        java.time.Instant at = reports.get(node).orElseThrow().at();
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1)).until(() -> java.time.Instant.now().isAfter(at));
+    }
+
     static NodeReport machine(String node, String... jobs) {
         return new NodeReport(node, 1, List.of(), List.of(), io.slurmlet.model.observed.Observed.NOTHING.withJobs(List.of(jobs)));
     }
@@ -67,13 +75,13 @@ class NodeReportsTest {
     void theJobsThatRunAreTheFreshestWordOnEach() throws Exception {
         NodeReports reports = new NodeReports();
         reports.put(controller("12 of alice"));
-        Thread.sleep(2);
+        clockPasses(reports, "c0");
         reports.put(machine("n1", "12", "14"));
         assertEquals(List.of("12 of alice", "14"), reports.jobsRunning("c0"), "14 started since the controller looked");
-        Thread.sleep(2);
+        clockPasses(reports, "n1");
         reports.put(controller("14 of bob"));
         assertEquals(List.of("14 of bob"), reports.jobsRunning("c0"), "12 ended: the controller said so after the machine");
-        Thread.sleep(2);
+        clockPasses(reports, "c0");
         reports.put(machine("n1"));
         assertEquals(List.of("14 of bob"), reports.jobsRunning("c0"), "the controller's list stands until it looks again");
         assertEquals(List.of(), new NodeReports().jobsRunning(null));

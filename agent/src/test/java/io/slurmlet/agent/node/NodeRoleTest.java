@@ -161,12 +161,9 @@ class NodeRoleTest {
         }
     }
 
-    static void await(String what, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (!condition.getAsBoolean()) {
-            assertTrue(System.nanoTime() < end, "waited 20 s for: " + what);
-            Thread.sleep(10);
-        }
+    static void await(String what, BooleanSupplier condition) {
+        org.awaitility.Awaitility.await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10))
+                .until(condition::getAsBoolean);
     }
 
     // ------------------------------------------------------------------ the runner
@@ -240,7 +237,7 @@ class NodeRoleTest {
         assertEquals(1, first.runs.get());
         assertEquals(Optional.of(plan(1)), runner.applied());
         runner.offer(plan(1));
-        Thread.sleep(200);
+        Thread.sleep(200); // a fixed wait: what is checked is that nothing happens in it
         assertEquals(1, first.runs.get(), "the same plan is not applied again before the resync");
         runner.offer(plan(2));
         await("the second plan's pass", () -> told.get() == 2);
@@ -389,7 +386,7 @@ class NodeRoleTest {
         // the next at a moment of the leader's last window (here its end, 50 s), not after the 20 ms backoff.
         Role again = new Role(dir, 1000, 0, LATEST);
         await("the first call", () -> again.refusedConnects.get() < 1000);
-        Thread.sleep(1000);
+        Thread.sleep(1000); // a fixed wait: the second is the window under test, and no call may come in it
         assertEquals(999, again.refusedConnects.get(), "one call in the first second: the next waits for the window");
 
         // Without a window kept (a machine that never heard one), the calls come at the backoff.
@@ -523,6 +520,8 @@ class NodeRoleTest {
         await("plan 1 applied", () -> role.runner.applied().equals(Optional.of(plan(1, files, Map.of("n2", NodeWish.PLATFORMS)))));
         assertEquals(0, role.looks.get(), "the first plan goes through the pass");
         await("its status", () -> !role.leader.statuses.isEmpty());
+        // A fixed wait: nothing marks the moment plan 1's statuses are all posted. Counted after it, the statuses
+        // below grow only by what plan 2's look posts.
         Thread.sleep(200);
         int statuses = role.leader.statuses.size();
         second.hold = new CountDownLatch(1);

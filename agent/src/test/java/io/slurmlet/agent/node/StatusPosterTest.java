@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -51,10 +52,7 @@ class StatusPosterTest {
         poster.start();
         try {
             poster.changed();
-            long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (leader.received.isEmpty() && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> !leader.received.isEmpty());
         } finally {
             poster.stop();
         }

@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -86,19 +87,16 @@ class EtcdElectionTest {
         return agents.stream().map(a -> campaigns.submit(() -> a.election().campaign())).toList();
     }
 
-    private static Agent awaitLeader(List<Agent> agents, Duration within) throws InterruptedException {
-        long until = System.nanoTime() + within.toNanos();
-        while (System.nanoTime() < until) {
-            List<Agent> leading = agents.stream().filter(a -> a.election().leads()).toList();
-            if (leading.size() > 1) {
-                throw new AssertionError("two agents lead at once");
-            }
-            if (leading.size() == 1) {
-                return leading.get(0);
-            }
-            Thread.sleep(10);
-        }
-        throw new AssertionError("no agent leads after " + within);
+    /** The one agent that leads, once one does (within {@code within}); fails at once when two do. */
+    private static Agent awaitLeader(List<Agent> agents, Duration within) {
+        return await("an agent leads within " + within).atMost(within).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
+                .until(() -> {
+                    List<Agent> leading = agents.stream().filter(a -> a.election().leads()).toList();
+                    if (leading.size() > 1) {
+                        throw new AssertionError("two agents lead at once");
+                    }
+                    return leading.isEmpty() ? null : leading.get(0);
+                }, java.util.Objects::nonNull);
     }
 
     @Test
@@ -106,7 +104,7 @@ class EtcdElectionTest {
         List<Agent> agents = List.of(agent("a"), agent("b"), agent("c"));
         campaign(agents);
         Agent leader = awaitLeader(agents, Duration.ofSeconds(10));
-        Thread.sleep(TTL.toMillis() * 2); // renewals go on: still exactly one
+        Thread.sleep(TTL.toMillis() * 2); // a fixed wait: renewals go on through two leases, and still exactly one leads
         assertEquals(leader, awaitLeader(agents, Duration.ofSeconds(1)));
         String name = leaderName(leader, agents);
         for (Agent a : agents) {
@@ -129,23 +127,22 @@ class EtcdElectionTest {
         long version = old.store().put("settings.json", "1".getBytes(StandardCharsets.UTF_8), Store.ABSENT).getAsLong();
         long paused = System.nanoTime();
         old.election().stopRenewing(); // paused, or its machine powered off
-        long stoppedLeading = 0;
-        Agent next = null;
-        long until = paused + Duration.ofSeconds(20).toNanos();
-        while (System.nanoTime() < until && next == null) {
-            if (stoppedLeading == 0 && !old.election().leads()) {
-                stoppedLeading = System.nanoTime();
-            }
-            for (Agent a : agents) {
-                if (a != old && a.election().leads()) {
-                    next = a;
-                    assertFalse(old.election().leads(), "the old leader stopped leading before another leads");
-                }
-            }
-            Thread.sleep(5);
-        }
+        java.util.concurrent.atomic.AtomicLong stopped = new java.util.concurrent.atomic.AtomicLong();
+        Agent next = await("a standby leads once the lease lapsed").atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5)).until(() -> {
+                    if (stopped.get() == 0 && !old.election().leads()) {
+                        stopped.set(System.nanoTime());
+                    }
+                    for (Agent a : agents) {
+                        if (a != old && a.election().leads()) {
+                            assertFalse(old.election().leads(), "the old leader stopped leading before another leads");
+                            return a;
+                        }
+                    }
+                    return null;
+                }, java.util.Objects::nonNull);
         long tookOver = System.nanoTime();
-        assertTrue(next != null, "a standby leads once the lease lapsed");
+        long stoppedLeading = stopped.get();
         assertTrue(stoppedLeading != 0 && stoppedLeading < tookOver, "the old leader stopped leading first");
         System.out.printf("EtcdElectionTest: the old leader stopped leading %.2f s after its last renewal could be asked; "
                         + "a standby led %.2f s after (lease %d s)%n", (stoppedLeading - paused) / 1e9, (tookOver - paused) / 1e9,
@@ -219,11 +216,9 @@ class EtcdElectionTest {
         Future<Boolean> won = campaign(List.of(only)).get(0);
         assertTrue(won.get(10, TimeUnit.SECONDS));
         etcd.get(0).etcdctl("del", prefix + EtcdElection.KEY);
-        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
         // It stops leading, then tells why: the two are a moment apart, and the test looks once both happened.
-        while ((only.election().leads() || lost.isEmpty()) && System.nanoTime() < until) {
-            Thread.sleep(10);
-        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .until(() -> !only.election().leads() && !lost.isEmpty());
         assertFalse(only.election().leads(), "its next renewal found the key gone");
         assertTrue(lost.stream().anyMatch(l -> l.contains("removed")), lost.toString());
         assertThrows(StorageException.class, () -> only.store().put("settings.json", "x".getBytes(StandardCharsets.UTF_8), Store.ABSENT));
@@ -259,14 +254,13 @@ class EtcdElectionTest {
             campaign(agents);
             Agent old = awaitLeader(agents, Duration.ofSeconds(10));
             Agent standby = agents.get(0) == old ? agents.get(1) : agents.get(0);
-            Thread.sleep(1000); // the standby has read the key through every member
+            // A fixed wait: the standby has read the key through every member (its client spreads requests, unseen).
+            Thread.sleep(1000);
             held.pause();
             long cut = System.nanoTime();
             old.election().stopRenewing();
-            long until = cut + Duration.ofSeconds(30).toNanos();
-            while (!standby.election().leads() && System.nanoTime() < until) {
-                Thread.sleep(10);
-            }
+            await("the standby leads within 30 s").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+                    .until(() -> standby.election().leads());
             double took = (System.nanoTime() - cut) / 1e9;
             System.out.printf("EtcdElectionTest: a member holding what it is sent; the standby led %.2f s after the leader stopped "
                     + "renewing its %d s lease%n", took, TTL.toSeconds());
@@ -304,18 +298,12 @@ class EtcdElectionTest {
             long cut = System.nanoTime();
             members.get(1).kill();
             members.get(2).kill();
-            long until = cut + Duration.ofSeconds(20).toNanos();
-            while (election.leads() && System.nanoTime() < until) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10)).until(() -> !election.leads());
             double took = (System.nanoTime() - cut) / 1e9;
             System.out.printf("EtcdElectionTest: etcd's quorum lost: the leader stopped leading %.2f s after%n", took);
             assertFalse(election.leads());
             assertTrue(took <= TTL.toSeconds() + 0.5, "within its lease: " + took + " s");
-            long wait = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-            while (lost.isEmpty() && System.nanoTime() < wait) {
-                Thread.sleep(10);
-            }
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> !lost.isEmpty());
             assertTrue(lost.stream().anyMatch(l -> l.contains("could not be renewed") || l.contains("ended")), lost.toString());
         } finally {
             for (EtcdProcess m : members) {

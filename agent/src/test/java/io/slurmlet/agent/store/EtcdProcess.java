@@ -1,5 +1,7 @@
 package io.slurmlet.agent.store;
 
+import org.awaitility.core.ConditionTimeoutException;
+
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
@@ -7,6 +9,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+
+import static org.awaitility.Awaitility.await;
 
 /**
  * A real etcd (Debian's etcd-server, which dev/host-tools installs) on loopback, in a folder of the
@@ -48,13 +52,9 @@ public final class EtcdProcess implements AutoCloseable {
         }
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(dir.resolve("etcd.log").toFile()).start();
         EtcdProcess started = new EtcdProcess(dir, endpoint, tls, p);
-        long until = System.nanoTime() + Duration.ofSeconds(30).toNanos();
-        while (!started.ready()) {
-            if (!p.isAlive() || System.nanoTime() > until) {
-                p.destroyForcibly();
-                throw new IllegalStateException("etcd did not start: " + Files.readString(dir.resolve("etcd.log")));
-            }
-            Thread.sleep(100);
+        if (!answer(List.of(started), Duration.ofSeconds(30))) {
+            p.destroyForcibly();
+            throw new IllegalStateException("etcd did not start: " + Files.readString(dir.resolve("etcd.log")));
         }
         return started;
     }
@@ -87,19 +87,26 @@ public final class EtcdProcess implements AutoCloseable {
                     .redirectErrorStream(true).redirectOutput(own.resolve("etcd.log").toFile()).start();
             started.add(new EtcdProcess(own, endpoint, false, p));
         }
-        long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        for (EtcdProcess m : started) {
-            while (!m.ready()) {
-                if (!m.process.isAlive() || System.nanoTime() > until) {
-                    for (EtcdProcess each : started) {
-                        each.kill();
-                    }
-                    throw new IllegalStateException("etcd member did not start: " + Files.readString(m.dir.resolve("etcd.log")));
-                }
-                Thread.sleep(100);
+        if (!answer(started, Duration.ofSeconds(60))) {
+            EtcdProcess m = started.stream().filter(each -> !each.process.isAlive() || !each.ready()).findFirst()
+                    .orElse(started.get(0));
+            for (EtcdProcess each : started) {
+                each.kill();
             }
+            throw new IllegalStateException("etcd member did not start: " + Files.readString(m.dir.resolve("etcd.log")));
         }
         return started;
+    }
+
+    /** Whether every one of {@code members} answers within {@code within}; false as soon as one has exited. */
+    private static boolean answer(List<EtcdProcess> members, Duration within) {
+        try {
+            await().atMost(within).pollInterval(Duration.ofMillis(100)).until(() ->
+                    members.stream().anyMatch(m -> !m.process.isAlive()) || members.stream().allMatch(EtcdProcess::ready));
+        } catch (ConditionTimeoutException e) {
+            return false;
+        }
+        return members.stream().allMatch(m -> m.process.isAlive());
     }
 
     /** A store reaching every member of {@code members}, as a leader-eligible agent's. */

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -126,7 +127,7 @@ class EtcdStoreTest extends StoreContract {
         etcd.etcdctl("put", "/slurmlet-around/../../etc/passwd", "x");
         etcd.etcdctl("put", "/slurmlet-around/inventory/n1", "{}");
         awaitSize(heard, 1);
-        Thread.sleep(200);
+        Thread.sleep(200); // a fixed wait: no other key may be heard in it
         assertEquals(List.of("inventory/n1"), heard, "no key outside the state's names reaches a watcher");
         assertEquals(List.of("inventory/n1"), List.copyOf(store.list("inventory").keySet()));
     }
@@ -148,11 +149,8 @@ class EtcdStoreTest extends StoreContract {
         awaitSize(heard, 2);
         assertTrue(heard.containsAll(List.of("settings.json", "inventory/n1")), "every key told again: " + heard);
         writer.put("plans.json", text("p"), Store.ABSENT).orElseThrow();
-        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!heard.contains("plans.json") && System.nanoTime() < until) {
-            Thread.sleep(10);
-        }
-        assertTrue(heard.contains("plans.json"), "and watching goes on: " + heard);
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+                .untilAsserted(() -> assertTrue(heard.contains("plans.json"), "and watching goes on: " + heard));
     }
 
     @Test

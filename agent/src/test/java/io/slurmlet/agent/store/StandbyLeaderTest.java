@@ -21,8 +21,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
+import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -112,16 +114,10 @@ class StandbyLeaderTest {
         assertFalse(Files.exists(STATE.resolve("admin.token")), "a standby makes no admin token of its own");
 
         OtherLeader.die();
-        long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        while (!Files.exists(STATE.resolve("admin.token")) && System.nanoTime() < until) {
-            Thread.sleep(100);
-        }
-        int status = 0;
-        while (System.nanoTime() < until && (status = RestAssured.given().header("Authorization", "Bearer " + token())
-                .get("/v1/slurm/settings").statusCode()) != 200) {
-            Thread.sleep(100);
-        }
-        assertTrue(status == 200, "it leads and serves the settings: " + status);
+        await().atMost(Duration.ofSeconds(15)).until(() -> Files.exists(STATE.resolve("admin.token")));
+        await().atMost(Duration.ofSeconds(15)).untilAsserted(() -> assertEquals(200, RestAssured.given()
+                .header("Authorization", "Bearer " + token()).get("/v1/slurm/settings").statusCode(),
+                "it leads and serves the settings"));
         RestAssured.get("/q/health/ready").then().statusCode(200)
                 .body("checks.find { it.name == 'settings-store' }.data.revision", equalTo(0));
 

@@ -3,10 +3,12 @@ package io.slurmlet.agent.store;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -156,10 +158,9 @@ abstract class StoreContract {
         mine.write(List.of("c"));
     }
 
-    static void awaitSize(List<String> list, int size) throws InterruptedException {
-        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (list.size() < size && System.nanoTime() < until) {
-            Thread.sleep(5);
-        }
+    /** Returns once {@code list} holds {@code size} keys: a store tells its watchers on a thread of its own. */
+    static void awaitSize(List<String> list, int size) {
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
+                .untilAsserted(() -> assertTrue(list.size() >= size, "heard " + list.size() + " of " + size + ": " + list));
     }
 }

@@ -17,7 +17,6 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -25,6 +24,8 @@ import java.util.OptionalLong;
 import java.util.Set;
 import io.slurmlet.agent.leader.plan.Planner;
 
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.is;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -70,16 +71,10 @@ class LendingEngineTest {
         return Planner.plan(s, inventory.all(), io.slurmlet.model.plan.MungeKey.of(new byte[64]), book.lent(s, inventory.all()));
     }
 
-    static Phase awaitPhase(LendingBook book, Phase phase) throws InterruptedException {
-        Instant end = Instant.now().plusSeconds(5);
-        while (Instant.now().isBefore(end)) {
-            Optional<LendingRecord> r = book.get("n1");
-            if (r.isPresent() && r.get().phase() == phase) {
-                return phase;
-            }
-            Thread.sleep(20);
-        }
-        return book.get("n1").map(LendingRecord::phase).orElse(null);
+    /** n1's phase once it is {@code phase}: the engine runs its hooks on a thread of its own. */
+    static Phase awaitPhase(LendingBook book, Phase phase) {
+        return await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
+                .until(() -> book.get("n1").map(LendingRecord::phase).orElse(null), is(phase));
     }
 
     @Test
@@ -266,9 +261,7 @@ class LendingEngineTest {
         controllerShows(reports, new SlurmNodeState("n1", "IDLE+DRAIN", "slurmlet: reclaiming for the platform", List.of()));
         first.tick();
         first.tick();
-        for (int i = 0; i < 250 && seenOnDisk.isEmpty(); i++) {
-            Thread.sleep(20);
-        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> !seenOnDisk.isEmpty());
         assertEquals(List.of("release"), seenOnDisk, "the hook about to run was written down before it ran");
         // The leader stops (its hook thread goes with it); the next reads the book from disk.
         first.close();
@@ -345,16 +338,17 @@ class LendingEngineTest {
             LendingEngine engine = engine(book, settings, inventory, new NodeReports(),
                     new Hooks(new FakeCommands(), Optional.empty(), Optional.empty(), Duration.ofSeconds(5)));
             engine.tick();
-            Thread.sleep(300); // the store tells its watchers on a thread of its own
-            assertEquals(names.subList(0, 100).stream().map(n -> "lending/" + n).toList(), List.copyOf(written),
-                    "the lent nodes' own records, once each; none for the nodes never lent");
+            // The store tells its watchers on a thread of its own.
+            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).untilAsserted(() ->
+                    assertEquals(names.subList(0, 100).stream().map(n -> "lending/" + n).toList(), List.copyOf(written),
+                            "the lent nodes' own records, once each; none for the nodes never lent"));
             LendingBook reopened = LendingBook.open(state);
             assertEquals(100, reopened.all().size());
             assertEquals(Phase.LENT, reopened.get("n001").orElseThrow().phase(), "no drain hook: lent at once");
             assertTrue(reopened.get("n200").isEmpty(), "a node never lent has no record");
             assertTrue(java.nio.file.Files.size(state.resolve("lending/n001")) < 2000, "a node's record is its own few bytes");
             engine.tick();
-            Thread.sleep(300);
+            Thread.sleep(300); // a fixed wait: no write may be heard in it
             assertEquals(100, written.size(), "a look that changes nothing writes nothing");
         } finally {
             unwatch.run();

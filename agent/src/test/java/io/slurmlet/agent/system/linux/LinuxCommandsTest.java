@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -111,9 +112,7 @@ class LinuxCommandsTest {
         assertTrue(ms < 3_000, "took " + ms + " ms");
         long pid = Long.parseLong(Files.readString(pidFile).strip());
         // The kill is sent; give the kernel a moment.
-        for (int i = 0; i < 50 && running(pid); i++) {
-            Thread.sleep(20);
-        }
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> !running(pid));
         assertFalse(running(pid), "the background sleep still runs");
     }
 
