@@ -60,7 +60,7 @@ class ArchitectureTest {
     @Test
     void whatBothRolesShareUsesNeitherRole() throws IOException {
         for (String shared : List.of("trust", "store", "reconcile", "system", "munge", "storage", "slurm", "pam", "users", "packages",
-                "facts")) {
+                "containers", "facts")) {
             assertEquals(List.of(), offending(shared, Pattern.compile("(leader|node|api)\\b")), shared);
         }
     }
