@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The files slurmlet writes, run by the real Slurm of each Debian suite: munged, slurmctld and two
- * slurmd (one lent, one not) from Debian's packages, in a root made with debootstrap (cached in
+ * slurmd (one lent, one not) from Debian's packages, in a root made with mmdebstrap (cached in
  * /var/cache/slurmlet-test/roots, made when absent). The daemons' logs must show no configuration
  * problem, so a generator that writes what its version rejects fails here and not on a site.
  */
