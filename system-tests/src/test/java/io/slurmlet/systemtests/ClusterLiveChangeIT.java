@@ -165,14 +165,17 @@ class ClusterLiveChangeIT extends ClusterTest {
         }
         await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         Instant asked = Instant.now();
-        await(Duration.ofSeconds(15), cell + ": while jobs run, a rotation is refused unless asked under them", () -> {
+        // The leader hears of new jobs within seconds (the controller's jobs watch); a rename's dry run says when it has.
+        await(Duration.ofSeconds(15), cell + ": the leader knows the jobs " + jobs, () -> {
             try {
-                Proc.Result refused = on("n0", "ctl", "slurm", "munge-key", "rotate");
-                return refused.exit() == 1 && refused.err().contains("or say so with --under-jobs");
+                return on("n0", "ctl", "slurm", "set", "partition=renamed", "--dry-run").exit() != 0;
             } catch (Exception e) {
                 return false;
             }
         });
+        Proc.Result refused = on("n0", "ctl", "slurm", "munge-key", "rotate");
+        assertTrue(refused.exit() == 1 && refused.err().contains("or say so with --under-jobs"),
+                cell + ": while jobs run, a rotation is refused unless asked under them: " + refused);
         Proc.Result rotated = on("n0", "ctl", "-o", "json", "slurm", "munge-key", "rotate", "--under-jobs");
         assertEquals(0, rotated.exit(), cell + ": " + rotated);
         var answer = SettingsJson.STRICT.readTree(rotated.out());
