@@ -1,6 +1,7 @@
 package io.slurmlet.agent;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -10,9 +11,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * Which way the agent's packages may depend on each other, read from the sources (imports and
@@ -24,7 +23,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ArchitectureTest {
 
     static final Path SOURCES = Path.of("src/main/java/io/slurmlet/agent");
-    static final Pattern REFERENCE = Pattern.compile("io\\.slurmlet\\.agent\\.([a-z]+)((?:\\.[a-z]+)*)(?:\\.([A-Z]\\w*))?");
+    static final Pattern REFERENCE =
+            Pattern.compile("io\\.slurmlet\\.agent\\.([a-z]+)((?:\\.[a-z]+)*)(?:\\.([A-Z]\\w*))?");
 
     /** Every reference from the package {@code from} (and below) to another of the agent's, as "file → package.Class". */
     static List<String> references(String from) throws IOException {
@@ -34,7 +34,8 @@ class ArchitectureTest {
                 String text = Files.readString(file);
                 Matcher m = REFERENCE.matcher(text);
                 while (m.find()) {
-                    found.add(SOURCES.relativize(file) + " → " + m.group(1) + m.group(2) + (m.group(3) == null ? "" : "." + m.group(3)));
+                    found.add(SOURCES.relativize(file) + " → " + m.group(1) + m.group(2)
+                            + (m.group(3) == null ? "" : "." + m.group(3)));
                 }
             }
         }
@@ -42,7 +43,9 @@ class ArchitectureTest {
     }
 
     static List<String> offending(String from, Pattern forbidden) throws IOException {
-        return references(from).stream().filter(r -> forbidden.matcher(r.substring(r.indexOf("→ ") + 2)).lookingAt()).toList();
+        return references(from).stream()
+                .filter(r -> forbidden.matcher(r.substring(r.indexOf("→ ") + 2)).lookingAt())
+                .toList();
     }
 
     @Test
@@ -53,14 +56,26 @@ class ArchitectureTest {
     @Test
     void theLeaderUsesNeitherTheApiNorTheNodeRoleNorANodeStep() throws IOException {
         assertEquals(List.of(), offending("leader", Pattern.compile("(api|node)\\b|[a-z.]+\\.[A-Z]\\w*Step$")));
-        assertTrue(references("leader").stream().anyMatch(r -> r.endsWith("storage.StorageDiff")),
+        assertTrue(
+                references("leader").stream().anyMatch(r -> r.endsWith("storage.StorageDiff")),
                 "the preview runs the steps' pure diffs: " + references("leader"));
     }
 
     @Test
     void whatBothRolesShareUsesNeitherRole() throws IOException {
-        for (String shared : List.of("trust", "store", "reconcile", "system", "munge", "storage", "slurm", "pam", "users", "packages",
-                "containers", "facts")) {
+        for (String shared : List.of(
+                "trust",
+                "store",
+                "reconcile",
+                "system",
+                "munge",
+                "storage",
+                "slurm",
+                "pam",
+                "users",
+                "packages",
+                "containers",
+                "facts")) {
             assertEquals(List.of(), offending(shared, Pattern.compile("(leader|node|api)\\b")), shared);
         }
     }

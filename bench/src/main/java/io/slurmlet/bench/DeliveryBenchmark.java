@@ -5,6 +5,12 @@ import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.settings.SlurmSettings;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -18,13 +24,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * The leader's own work when a setting changes every machine's plan (a line of slurm.conf), in a
  * cluster of N GPU machines, each agent's long poll waiting: the plans made again, published (each
@@ -36,7 +35,9 @@ import java.util.concurrent.atomic.AtomicLong;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 4)
 @Measurement(iterations = 4, time = 4)
-@Fork(value = 1, jvmArgs = {"-Xmx1g", "-XX:+UseSerialGC"})
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xmx1g", "-XX:+UseSerialGC"})
 public class DeliveryBenchmark {
 
     @Param({"1000", "10000"})
@@ -52,7 +53,8 @@ public class DeliveryBenchmark {
     /** A controller, "head", and {@code machines} GPU machines alike, by name. */
     static Map<String, NodeFacts> gpuCluster(int machines) {
         Map<String, NodeFacts> facts = new TreeMap<>();
-        facts.put("head", new NodeFacts("head", "10.255.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 13", "24.11.5"));
+        facts.put(
+                "head", new NodeFacts("head", "10.255.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 13", "24.11.5"));
         for (int i = 1; i <= machines; i++) {
             NodeFacts gpu = RenderBenchmark.gpuMachine(i, "debian 13", "24.11.5");
             facts.put(gpu.name(), gpu);
@@ -64,8 +66,19 @@ public class DeliveryBenchmark {
     static SlurmSettings settings(Map<String, NodeFacts> facts) {
         List<String> names = new ArrayList<>(facts.keySet());
         names.remove("head");
-        return new SlurmSettings(true, "bench", "head", names, false, names.subList(0, names.size() / 2), "gpu", null, "", false,
-                null, Map.of("MaxJobCount", "10000"));
+        return new SlurmSettings(
+                true,
+                "bench",
+                "head",
+                names,
+                false,
+                names.subList(0, names.size() / 2),
+                "gpu",
+                null,
+                "",
+                false,
+                null,
+                Map.of("MaxJobCount", "10000"));
     }
 
     @Setup(Level.Trial)
@@ -88,7 +101,18 @@ public class DeliveryBenchmark {
             book.whenNewer(node, held, answer -> sent.addAndGet(answer.json().length()));
         }
         max = max == 10_000 ? 10_001 : 10_000;
-        settings = new SlurmSettings(true, "bench", "head", settings.nodes(), false, settings.lent(), "gpu", null, "", false, null,
+        settings = new SlurmSettings(
+                true,
+                "bench",
+                "head",
+                settings.nodes(),
+                false,
+                settings.lent(),
+                "gpu",
+                null,
+                "",
+                false,
+                null,
                 Map.of("MaxJobCount", Integer.toString(max)));
     }
 

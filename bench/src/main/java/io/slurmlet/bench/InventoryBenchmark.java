@@ -5,6 +5,14 @@ import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.store.Document;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.model.facts.NodeFacts;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -18,15 +26,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Map;
-import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One machine's changed facts taken into the leader's inventory of N machines, durable (fsync)
@@ -51,8 +50,18 @@ public class InventoryBenchmark {
     int cpus = 1;
 
     private static NodeFacts machine(String name, int cpus) {
-        return new NodeFacts(name, "10.0.%d.%d".formatted(name.hashCode() & 0xff, name.length()), cpus, 1, 2, 56, 2, 2_063_000,
-                List.of(new NodeFacts.Gpus("NVIDIA H200", 8)), "debian 13", "24.11.5");
+        return new NodeFacts(
+                name,
+                "10.0.%d.%d".formatted(name.hashCode() & 0xff, name.length()),
+                cpus,
+                1,
+                2,
+                56,
+                2,
+                2_063_000,
+                List.of(new NodeFacts.Gpus("NVIDIA H200", 8)),
+                "debian 13",
+                "24.11.5");
     }
 
     @Setup(Level.Trial)
@@ -66,7 +75,7 @@ public class InventoryBenchmark {
             inventory.report(m);
             all.put(m.name(), m);
         }
-        whole = Document.in(FileStore.open(dir.resolve("old")), "inventory.json", new TypeReference<>() { });
+        whole = Document.in(FileStore.open(dir.resolve("old")), "inventory.json", new TypeReference<>() {});
         whole.write(all);
     }
 

@@ -10,6 +10,11 @@ import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.settings.SlurmSettings;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -23,12 +28,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
 
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-
 /**
  * The JSON of every machine's plan after a change, as the leader makes it for the answers: each
  * file's text escaped once for all the plans that carry it ({@code shared}, ManagedFile's own
@@ -40,7 +39,9 @@ import java.util.concurrent.TimeUnit;
 @OutputTimeUnit(TimeUnit.MILLISECONDS)
 @Warmup(iterations = 2, time = 3)
 @Measurement(iterations = 4, time = 3)
-@Fork(value = 1, jvmArgs = {"-Xmx1g", "-XX:+UseSerialGC"})
+@Fork(
+        value = 1,
+        jvmArgs = {"-Xmx1g", "-XX:+UseSerialGC"})
 public class PlanJsonBenchmark {
 
     @Param({"10000"})
@@ -51,14 +52,15 @@ public class PlanJsonBenchmark {
 
     /** ManagedFile written by Jackson's record serializer: its text escaped for each plan. */
     @JsonSerialize(using = JsonSerializer.None.class)
-    abstract static class EscapedEachTime {
-    }
+    abstract static class EscapedEachTime {}
 
     @Setup(Level.Trial)
     public void cluster() throws Exception {
         Map<String, NodeFacts> facts = DeliveryBenchmark.gpuCluster(machines);
         SlurmSettings settings = DeliveryBenchmark.settings(facts);
-        plans = new ArrayList<>(Planner.plan(settings, facts, MungeKey.random(), Planner.Lent.asWished(settings)).nodes().values());
+        plans = new ArrayList<>(Planner.plan(settings, facts, MungeKey.random(), Planner.Lent.asWished(settings))
+                .nodes()
+                .values());
         escaped = SettingsJson.STRICT.copy().addMixIn(ManagedFile.class, EscapedEachTime.class);
         NodePlan one = plans.get(plans.size() - 1);
         if (!Arrays.equals(SettingsJson.STRICT.writeValueAsBytes(one), escaped.writeValueAsBytes(one))) {

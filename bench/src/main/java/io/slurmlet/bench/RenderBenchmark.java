@@ -6,6 +6,11 @@ import io.slurmlet.agent.slurm.conf.Rendered;
 import io.slurmlet.agent.slurm.conf.SlurmConfig;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -17,12 +22,6 @@ import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Rendering Slurm's four files for a cluster of N GPU nodes (half of them lent), for the newest
@@ -51,21 +50,38 @@ public class RenderBenchmark {
             names.add(gpu.name());
             facts.put(gpu.name(), gpu);
         }
-        SlurmSettings settings = new SlurmSettings(true, "bench", "head", names, false,
-                names.subList(0, nodes / 2), "gpu", null, "slurmlet", false, null);
+        SlurmSettings settings = new SlurmSettings(
+                true, "bench", "head", names, false, names.subList(0, nodes / 2), "gpu", null, "slurmlet", false, null);
         input = new RenderInput(settings, facts, SlurmVersion.parse("26.05.5").orElseThrow());
         // What every machine is sent, for bench/README.md: machines alike share a NodeName line.
         Rendered r = SlurmConfig.render(input);
-        System.out.printf("%n%d nodes: slurm.conf %d bytes, %d NodeName lines; gres.conf %d bytes%n", nodes,
-                r.files().get("slurm.conf").length(), r.files().get("slurm.conf").lines().filter(l -> l.startsWith("NodeName=")).count(),
+        System.out.printf(
+                "%n%d nodes: slurm.conf %d bytes, %d NodeName lines; gres.conf %d bytes%n",
+                nodes,
+                r.files().get("slurm.conf").length(),
+                r.files()
+                        .get("slurm.conf")
+                        .lines()
+                        .filter(l -> l.startsWith("NodeName="))
+                        .count(),
                 r.files().get("gres.conf").length());
     }
 
     /** Machine {@code i} of a cluster of GPU machines alike: gpu00001, 224 CPUs, 8 × NVIDIA H200, 2 TB, in subnets of 256. */
     static NodeFacts gpuMachine(int i, String os, String slurm) {
         String name = "gpu%05d".formatted(i);
-        return new NodeFacts(name, "10.%d.%d.%d".formatted(i / 65536, (i / 256) % 256, i % 256), 224, 1, 2, 56, 2, 2_063_000,
-                List.of(new NodeFacts.Gpus("NVIDIA H200", 8)), os, slurm);
+        return new NodeFacts(
+                name,
+                "10.%d.%d.%d".formatted(i / 65536, (i / 256) % 256, i % 256),
+                224,
+                1,
+                2,
+                56,
+                2,
+                2_063_000,
+                List.of(new NodeFacts.Gpus("NVIDIA H200", 8)),
+                os,
+                slurm);
     }
 
     @Benchmark

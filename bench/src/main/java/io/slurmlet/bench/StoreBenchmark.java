@@ -3,6 +3,15 @@ package io.slurmlet.bench;
 import io.slurmlet.agent.store.EtcdStore;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Store;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -16,16 +25,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
-
-import java.io.IOException;
-import java.net.ServerSocket;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Comparator;
-import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One write of the leader's settings (a 4 KiB document, compared with the version read, durable
@@ -61,19 +60,43 @@ public class StoreBenchmark {
             int client = freePort();
             int peer = freePort();
             String endpoint = "http://127.0.0.1:" + client;
-            etcd = new ProcessBuilder("etcd", "--name", "b", "--data-dir", dir.resolve("etcd").toString(),
-                    "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-                    "--listen-peer-urls", "http://127.0.0.1:" + peer, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
-                    "--initial-cluster", "b=http://127.0.0.1:" + peer, "--log-level", "warn")
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("etcd.log").toFile()).start();
+            etcd = new ProcessBuilder(
+                            "etcd",
+                            "--name",
+                            "b",
+                            "--data-dir",
+                            dir.resolve("etcd").toString(),
+                            "--listen-client-urls",
+                            endpoint,
+                            "--advertise-client-urls",
+                            endpoint,
+                            "--listen-peer-urls",
+                            "http://127.0.0.1:" + peer,
+                            "--initial-advertise-peer-urls",
+                            "http://127.0.0.1:" + peer,
+                            "--initial-cluster",
+                            "b=http://127.0.0.1:" + peer,
+                            "--log-level",
+                            "warn")
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("etcd.log").toFile())
+                    .start();
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (kept == null) {
                 try {
-                    kept = EtcdStore.connect(List.of(endpoint), Optional.empty(), Optional.empty(), Optional.empty(), "/slurmlet/",
+                    kept = EtcdStore.connect(
+                            List.of(endpoint),
+                            Optional.empty(),
+                            Optional.empty(),
+                            Optional.empty(),
+                            "/slurmlet/",
                             Duration.ofSeconds(2));
                 } catch (IOException e) {
                     if (!etcd.isAlive() || System.nanoTime() > until) {
-                        throw new IllegalStateException("etcd did not start (Debian's etcd-server): " + Files.readString(dir.resolve("etcd.log")), e);
+                        throw new IllegalStateException(
+                                "etcd did not start (Debian's etcd-server): "
+                                        + Files.readString(dir.resolve("etcd.log")),
+                                e);
                     }
                     Thread.sleep(200);
                 }

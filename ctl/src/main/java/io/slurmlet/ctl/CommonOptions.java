@@ -1,9 +1,8 @@
 package io.slurmlet.ctl;
 
+import java.nio.file.Path;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
-
-import java.nio.file.Path;
 
 /**
  * The options every command takes, mixed into {@code ctl} and inherited by every subcommand, so
@@ -14,21 +13,39 @@ import java.nio.file.Path;
 public class CommonOptions {
 
     /** How to print an answer. */
-    public enum Output { json, table }
+    public enum Output {
+        json,
+        table
+    }
 
-    @Option(names = {"-o", "--output"}, paramLabel = "json|table", scope = ScopeType.INHERIT,
+    @Option(
+            names = {"-o", "--output"},
+            paramLabel = "json|table",
+            scope = ScopeType.INHERIT,
             description = "table (the default): for reading; json: the leader's answer as it sent it.")
     Output output;
 
-    @Option(names = {"-e", "--errors"}, scope = ScopeType.INHERIT, description = "On a failure, print the stack trace too.")
+    @Option(
+            names = {"-e", "--errors"},
+            scope = ScopeType.INHERIT,
+            description = "On a failure, print the stack trace too.")
     boolean errors;
 
-    @Option(names = "--leader", paramLabel = "URL", converter = LeaderAddress.Converter.class, scope = ScopeType.INHERIT,
-            description = "The leader: http://HOST:PORT, https://HOST:PORT or unix:/PATH (when not given: see the end of 'ctl --help').")
+    @Option(
+            names = "--leader",
+            paramLabel = "URL",
+            converter = LeaderAddress.Converter.class,
+            scope = ScopeType.INHERIT,
+            description =
+                    "The leader: http://HOST:PORT, https://HOST:PORT or unix:/PATH (when not given: see the end of 'ctl --help').")
     LeaderAddress leader;
 
-    @Option(names = "--token-file", paramLabel = "PATH", scope = ScopeType.INHERIT,
-            description = "The file with the leader's admin token, sent over TCP only (when not given: see the end of 'ctl --help').")
+    @Option(
+            names = "--token-file",
+            paramLabel = "PATH",
+            scope = ScopeType.INHERIT,
+            description =
+                    "The file with the leader's admin token, sent over TCP only (when not given: see the end of 'ctl --help').")
     Path tokenFile;
 
     public boolean json() {

@@ -1,17 +1,20 @@
 package io.slurmlet.ctl;
 
+import java.io.PrintWriter;
 import picocli.AutoComplete;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-
 /** {@code ctl completion}: a bash completion script for ctl. */
-@Command(name = "completion", mixinStandardHelpOptions = true,
-        description = {"Prints a bash completion script for ctl.",
-                "Load it in this shell with: source <(ctl completion)",
-                "or for every shell: ctl completion > /etc/bash_completion.d/ctl"})
+@Command(
+        name = "completion",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Prints a bash completion script for ctl.",
+            "Load it in this shell with: source <(ctl completion)",
+            "or for every shell: ctl completion > /etc/bash_completion.d/ctl"
+        })
 public class CompletionCommand implements Runnable {
 
     @Spec

@@ -1,13 +1,6 @@
 package io.slurmlet.ctl;
 
 import io.slurmlet.model.api.ContainerFile;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,6 +16,12 @@ import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ctl slurm containers import FILE...}: hands the files of the leader's artifact table to the
@@ -31,15 +30,19 @@ import java.util.regex.Pattern;
  * wrong; the leader then keeps each one only if its digest is the one its table pins, or, where the
  * table pins none, the one {@code --sums} lists.
  */
-@Command(name = "import", mixinStandardHelpOptions = true,
-        description = {"Hands the files of jobs in containers (enroot's packages, pyxis's source, nvidia-container-cli's "
-                + "packages) to the leader, for machines that reach no mirror: each machine then fetches them from the leader.",
-                "Each FILE is named as the leader's table names it (enroot_4.1.2-1_amd64.deb, pyxis-0.24.0.tar.gz, ...). The "
-                        + "leader keeps a file only if its sha256 is the one its table pins; where the table pins none, give the "
-                        + "digests their publisher lists with --sums (the format sha256sum prints). Nothing unverified is kept or "
-                        + "installed, and every machine checks the digest again before it installs.",
-                "Example: ctl slurm containers import --sums SHA256SUMS enroot_4.1.2-1_amd64.deb enroot+caps_4.1.2-1_amd64.deb "
-                        + "pyxis-0.24.0.tar.gz"})
+@Command(
+        name = "import",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Hands the files of jobs in containers (enroot's packages, pyxis's source, nvidia-container-cli's "
+                    + "packages) to the leader, for machines that reach no mirror: each machine then fetches them from the leader.",
+            "Each FILE is named as the leader's table names it (enroot_4.1.2-1_amd64.deb, pyxis-0.24.0.tar.gz, ...). The "
+                    + "leader keeps a file only if its sha256 is the one its table pins; where the table pins none, give the "
+                    + "digests their publisher lists with --sums (the format sha256sum prints). Nothing unverified is kept or "
+                    + "installed, and every machine checks the digest again before it installs.",
+            "Example: ctl slurm containers import --sums SHA256SUMS enroot_4.1.2-1_amd64.deb enroot+caps_4.1.2-1_amd64.deb "
+                    + "pyxis-0.24.0.tar.gz"
+        })
 public class ContainersImportCommand implements Callable<Integer> {
 
     /** The leader's own bound on a file (its admin API's largest body). */
@@ -50,19 +53,25 @@ public class ContainersImportCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0..*", arity = "1..*", paramLabel = "FILE", description = "The files, named as the leader's table names them.")
+    @Parameters(
+            index = "0..*",
+            arity = "1..*",
+            paramLabel = "FILE",
+            description = "The files, named as the leader's table names them.")
     List<Path> files;
 
-    @Option(names = "--sums", paramLabel = "SHA256SUMS",
-            description = "The digests their publisher lists, as sha256sum prints them: needed for a file the leader's table pins no digest for.")
+    @Option(
+            names = "--sums",
+            paramLabel = "SHA256SUMS",
+            description =
+                    "The digests their publisher lists, as sha256sum prints them: needed for a file the leader's table pins no digest for.")
     Path sums;
 
     @Override
     public Integer call() {
         Session session = Session.of(spec);
         Map<String, String> listed = sums == null ? Map.of() : readSums();
-        record Ready(Path path, String name, byte[] bytes, Optional<String> sha256) {
-        }
+        record Ready(Path path, String name, byte[] bytes, Optional<String> sha256) {}
         List<Ready> ready = new ArrayList<>();
         for (Path path : files) {
             String name = path.getFileName() == null ? "" : path.getFileName().toString();
@@ -70,12 +79,17 @@ public class ContainersImportCommand implements Callable<Integer> {
             String got = sha256(bytes);
             Optional<String> given = Optional.ofNullable(listed.get(name));
             if (sums != null && given.isEmpty()) {
-                throw new ParameterException(spec.commandLine(), "%s lists no digest for %s: nothing was sent (add its line, as "
-                        .formatted(sums, name) + "sha256sum prints it, or leave the file out)");
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "%s lists no digest for %s: nothing was sent (add its line, as ".formatted(sums, name)
+                                + "sha256sum prints it, or leave the file out)");
             }
             if (given.isPresent() && !given.get().equals(got)) {
-                throw new ParameterException(spec.commandLine(), ("%s has sha256 %s, and %s lists %s: nothing was sent (this is not "
-                        + "the file its publisher lists; fetch it again)").formatted(path, got, sums, given.get()));
+                throw new ParameterException(
+                        spec.commandLine(),
+                        ("%s has sha256 %s, and %s lists %s: nothing was sent (this is not "
+                                        + "the file its publisher lists; fetch it again)")
+                                .formatted(path, got, sums, given.get()));
             }
             ready.add(new Ready(path, name, bytes, given));
         }
@@ -83,11 +97,17 @@ public class ContainersImportCommand implements Callable<Integer> {
             List<ContainerFile> kept = new ArrayList<>();
             for (Ready r : ready) {
                 try {
-                    kept.add(leader.importContainerFile(r.name(), r.bytes(), r.sha256()).value());
+                    kept.add(leader.importContainerFile(r.name(), r.bytes(), r.sha256())
+                            .value());
                 } catch (CtlException e) {
                     if (!kept.isEmpty()) {
-                        session.err().println("the leader keeps what it was handed before: "
-                                + String.join(", ", kept.stream().map(ContainerFile::file).toList()));
+                        session.err()
+                                .println("the leader keeps what it was handed before: "
+                                        + String.join(
+                                                ", ",
+                                                kept.stream()
+                                                        .map(ContainerFile::file)
+                                                        .toList()));
                     }
                     throw e;
                 }
@@ -97,8 +117,9 @@ public class ContainersImportCommand implements Callable<Integer> {
                 return 0;
             }
             for (ContainerFile f : kept) {
-                session.out().println("imported %s %s %s (%s, %d bytes, sha256 %s)".formatted(f.name(), f.version(), f.arch(), f.file(),
-                        f.bytes(), f.sha256()));
+                session.out()
+                        .println("imported %s %s %s (%s, %d bytes, sha256 %s)"
+                                .formatted(f.name(), f.version(), f.arch(), f.file(), f.bytes(), f.sha256()));
             }
             session.out().println("every Slurm machine fetches these from the leader (ctl slurm containers status)");
             return 0;
@@ -109,12 +130,16 @@ public class ContainersImportCommand implements Callable<Integer> {
         try {
             long size = Files.size(path);
             if (size > MAX_BYTES) {
-                throw new ParameterException(spec.commandLine(), ("%s is %d bytes, over the %d MiB the leader takes: serve it from a "
-                        + "mirror (slurmlet.leader.containers.mirror); nothing was sent").formatted(path, size, MAX_BYTES >> 20));
+                throw new ParameterException(
+                        spec.commandLine(),
+                        ("%s is %d bytes, over the %d MiB the leader takes: serve it from a "
+                                        + "mirror (slurmlet.leader.containers.mirror); nothing was sent")
+                                .formatted(path, size, MAX_BYTES >> 20));
             }
             return Files.readAllBytes(path);
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "cannot read %s: %s; nothing was sent".formatted(path, IoErrors.describe(e)));
+            throw new ParameterException(
+                    spec.commandLine(), "cannot read %s: %s; nothing was sent".formatted(path, IoErrors.describe(e)));
         }
     }
 
@@ -124,7 +149,8 @@ public class ContainersImportCommand implements Callable<Integer> {
         try {
             lines = Files.readAllLines(sums, StandardCharsets.UTF_8);
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "cannot read %s: %s; nothing was sent".formatted(sums, IoErrors.describe(e)));
+            throw new ParameterException(
+                    spec.commandLine(), "cannot read %s: %s; nothing was sent".formatted(sums, IoErrors.describe(e)));
         }
         Map<String, String> listed = new LinkedHashMap<>();
         for (int i = 0; i < lines.size(); i++) {
@@ -134,8 +160,11 @@ public class ContainersImportCommand implements Callable<Integer> {
             }
             Matcher m = SUMS_LINE.matcher(line);
             if (!m.matches()) {
-                throw new ParameterException(spec.commandLine(), ("%s, line %d, is not a line sha256sum prints (64 hex digits, two "
-                        + "spaces, the file's name): nothing was sent").formatted(sums, i + 1));
+                throw new ParameterException(
+                        spec.commandLine(),
+                        ("%s, line %d, is not a line sha256sum prints (64 hex digits, two "
+                                        + "spaces, the file's name): nothing was sent")
+                                .formatted(sums, i + 1));
             }
             String name = m.group(2).substring(m.group(2).lastIndexOf('/') + 1);
             listed.put(name, m.group(1).toLowerCase(java.util.Locale.ROOT));

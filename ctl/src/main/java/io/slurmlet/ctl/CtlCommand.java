@@ -4,33 +4,38 @@ import io.quarkus.picocli.runtime.annotations.TopCommand;
 import io.vertx.core.Vertx;
 import jakarta.inject.Inject;
 import jakarta.inject.Provider;
+import java.io.InputStream;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.InputStream;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Map;
-import java.util.Optional;
-
 /**
  * {@code ctl}: the top command. Holds what every command shares (Vert.x, the environment) and
  * opens the connection to the leader for them.
  */
 @TopCommand
-@Command(name = "ctl", mixinStandardHelpOptions = true, versionProvider = CtlVersion.class,
-        description = {"Changes the settings of slurmlet's Slurm cluster and its accounts, and shows their state.",
-                "It talks to the leader's REST API."},
+@Command(
+        name = "ctl",
+        mixinStandardHelpOptions = true,
+        versionProvider = CtlVersion.class,
+        description = {
+            "Changes the settings of slurmlet's Slurm cluster and its accounts, and shows their state.",
+            "It talks to the leader's REST API."
+        },
         subcommands = {SlurmCommand.class, UsersCommand.class, CompletionCommand.class, TrainingRunCommand.class},
         footerHeading = "%nThe leader:%n",
         footer = {
-                "  --leader URL, else SLURMLET_LEADER, else leader: in /etc/slurmlet/ctl.yaml",
-                "  (or the file SLURMLET_CTL_CONFIG names), else unix:/run/slurmlet/leader.sock.",
-                "  Over TCP, the token in --token-file, else SLURMLET_TOKEN_FILE, else",
-                "  token_file: in ctl.yaml, else /var/lib/slurmlet/admin.token if readable."},
+            "  --leader URL, else SLURMLET_LEADER, else leader: in /etc/slurmlet/ctl.yaml",
+            "  (or the file SLURMLET_CTL_CONFIG names), else unix:/run/slurmlet/leader.sock.",
+            "  Over TCP, the token in --token-file, else SLURMLET_TOKEN_FILE, else",
+            "  token_file: in ctl.yaml, else /var/lib/slurmlet/admin.token if readable."
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:refused or failed", "2:bad usage"})
 public class CtlCommand implements Runnable {

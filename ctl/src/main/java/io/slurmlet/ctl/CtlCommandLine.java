@@ -3,12 +3,11 @@ package io.slurmlet.ctl;
 import io.quarkus.picocli.runtime.PicocliCommandLineFactory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 import picocli.CommandLine.UnmatchedArgumentException;
-
-import java.io.PrintWriter;
 
 /**
  * How ctl reports what goes wrong: bad usage (exit 2) is the message, a suggestion and where to
@@ -60,5 +59,4 @@ public class CtlCommandLine {
         err.flush();
         return cl.getCommandSpec().exitCodeOnExecutionException();
     }
-
 }

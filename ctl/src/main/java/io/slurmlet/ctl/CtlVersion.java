@@ -1,10 +1,9 @@
 package io.slurmlet.ctl;
 
-import picocli.CommandLine;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
+import picocli.CommandLine;
 
 /** {@code ctl --version}: the version Maven built, from {@code version.properties}. */
 public final class CtlVersion implements CommandLine.IVersionProvider {

@@ -5,7 +5,6 @@ import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.api.SettingsPreview.FileChange;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.settings.Problem;
-
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -24,8 +23,7 @@ final class DryRun {
     static final String NOTHING_STORED = "nothing was stored (dry run)";
     static final String NO_MACHINE = "no machine would change";
 
-    private DryRun() {
-    }
+    private DryRun() {}
 
     static void print(PrintWriter out, SettingsPreview preview) {
         if (preview.nodes().isEmpty()) {
@@ -34,11 +32,18 @@ final class DryRun {
         Map<List<Object>, List<String>> files = new LinkedHashMap<>();
         for (NodeChange n : preview.nodes()) {
             if (!n.rolesBefore().equals(n.rolesAfter())) {
-                out.println("%s: roles %s -> %s%s".formatted(n.node(), roles(n.rolesBefore()), roles(n.rolesAfter()),
-                        n.rolesAfter().isEmpty() ? " (its Slurm files stay; slurmlet stops none of its Slurm daemons itself)" : ""));
+                out.println("%s: roles %s -> %s%s"
+                        .formatted(
+                                n.node(),
+                                roles(n.rolesBefore()),
+                                roles(n.rolesAfter()),
+                                n.rolesAfter().isEmpty()
+                                        ? " (its Slurm files stay; slurmlet stops none of its Slurm daemons itself)"
+                                        : ""));
             }
             for (DaemonChange d : n.daemons()) {
-                out.println("%s: %s %s (%s)".formatted(n.node(), d.action().name().toLowerCase(Locale.ROOT), d.unit(), d.why()));
+                out.println("%s: %s %s (%s)"
+                        .formatted(n.node(), d.action().name().toLowerCase(Locale.ROOT), d.unit(), d.why()));
             }
             for (String action : n.actions()) {
                 out.println("%s: %s".formatted(n.node(), io.slurmlet.model.text.Text.oneLine(action)));
@@ -56,8 +61,12 @@ final class DryRun {
             String change = group.getKey().get(1).toString().toLowerCase(Locale.ROOT);
             String diff = (String) group.getKey().get(2);
             out.println();
-            out.println("%s: %s %s%s".formatted(String.join(", ", group.getValue()), change, path,
-                    diff.isEmpty() ? " (its content is not shown)" : ""));
+            out.println("%s: %s %s%s"
+                    .formatted(
+                            String.join(", ", group.getValue()),
+                            change,
+                            path,
+                            diff.isEmpty() ? " (its content is not shown)" : ""));
             out.print(diff);
         }
         if (!preview.problems().isEmpty()) {
@@ -70,7 +79,9 @@ final class DryRun {
             out.println("notes:");
             preview.notes().forEach(n -> out.println("  " + n));
         }
-        if (!files.isEmpty() || !preview.problems().isEmpty() || !preview.notes().isEmpty()) {
+        if (!files.isEmpty()
+                || !preview.problems().isEmpty()
+                || !preview.notes().isEmpty()) {
             out.println();
         }
         out.println(NOTHING_STORED);

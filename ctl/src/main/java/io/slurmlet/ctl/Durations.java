@@ -1,18 +1,16 @@
 package io.slurmlet.ctl;
 
-import picocli.CommandLine;
-
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import picocli.CommandLine;
 
 /** Durations as a person types them on ctl's line, as {@code 30s}, {@code 5m}, {@code 1h} or {@code 1h30m}. */
 final class Durations {
 
     private static final Pattern PART = Pattern.compile("(\\d{1,9})(ms|s|m|h)");
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /** @throws IllegalArgumentException with the value and how to write one */
     static Duration parse(String text) {
@@ -21,19 +19,22 @@ final class Durations {
         int end = 0;
         while (m.find() && m.start() == end) {
             long n = Long.parseLong(m.group(1));
-            total = total.plus(switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofHours(n);
-            });
+            total = total.plus(
+                    switch (m.group(2)) {
+                        case "ms" -> Duration.ofMillis(n);
+                        case "s" -> Duration.ofSeconds(n);
+                        case "m" -> Duration.ofMinutes(n);
+                        default -> Duration.ofHours(n);
+                    });
             end = m.end();
         }
         if (end == 0 || end != text.strip().length()) {
-            throw new IllegalArgumentException("'%s' is not a duration ctl takes: write it as 30s, 5m, 1h or 1h30m".formatted(text));
+            throw new IllegalArgumentException(
+                    "'%s' is not a duration ctl takes: write it as 30s, 5m, 1h or 1h30m".formatted(text));
         }
         if (total.isZero()) {
-            throw new IllegalArgumentException("'%s' waits for nothing: give a time above zero, as 30s or 5m".formatted(text));
+            throw new IllegalArgumentException(
+                    "'%s' waits for nothing: give a time above zero, as 30s or 5m".formatted(text));
         }
         return total;
     }

@@ -1,7 +1,6 @@
 package io.slurmlet.ctl;
 
 import io.slurmlet.model.users.Account;
-
 import java.io.PrintWriter;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -28,15 +27,17 @@ final class EachAccount {
         }
     }
 
-    private EachAccount() {
-    }
+    private EachAccount() {}
 
     /**
      * @param request the request for one login
      * @param say     what to print of the account the leader answered
      */
-    static int apply(Session session, List<String> logins, BiFunction<Leader, String, Leader.Answer<Account>> request,
-                     Function<Account, Said> say) {
+    static int apply(
+            Session session,
+            List<String> logins,
+            BiFunction<Leader, String, Leader.Answer<Account>> request,
+            Function<Account, Said> say) {
         PrintWriter out = session.out();
         PrintWriter err = session.err();
         boolean failed = false;

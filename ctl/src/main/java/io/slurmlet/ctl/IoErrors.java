@@ -13,8 +13,7 @@ import javax.net.ssl.SSLException;
 /** Says in a few words why an I/O operation failed, from the exception and its causes. */
 final class IoErrors {
 
-    private IoErrors() {
-    }
+    private IoErrors() {}
 
     static String describe(Throwable error) {
         for (Throwable t = error; t != null; t = t.getCause()) {
@@ -65,7 +64,8 @@ final class IoErrors {
     private static String tls(Throwable error) {
         Throwable inner = error;
         for (Throwable t = error; t != null; t = t.getCause()) {
-            if (t instanceof SSLException || t.getClass().getName().startsWith("java.security.cert")
+            if (t instanceof SSLException
+                    || t.getClass().getName().startsWith("java.security.cert")
                     || t.getClass().getName().startsWith("sun.security")) {
                 inner = t;
             }

@@ -1,6 +1,7 @@
 package io.slurmlet.ctl;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -8,22 +9,26 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.util.concurrent.Callable;
-
 /**
  * {@code ctl slurm join-token}: makes a join token and prints the line that joins a new machine
  * with it; {@code list} and {@code revoke} the tokens made.
  */
-@Command(name = "join-token", mixinStandardHelpOptions = true,
-        description = {"Makes a join token and prints the line that joins a new machine's agent to this cluster.",
-                "A token works until it expires (24 hours unless --ttl says otherwise) or is revoked;",
-                "the line holds it: show it only to whoever installs machines. It is shown this once."},
+@Command(
+        name = "join-token",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Makes a join token and prints the line that joins a new machine's agent to this cluster.",
+            "A token works until it expires (24 hours unless --ttl says otherwise) or is revoked;",
+            "the line holds it: show it only to whoever installs machines. It is shown this once."
+        },
         subcommands = {JoinTokenCommand.Create.class, JoinTokenCommand.ListTokens.class, JoinTokenCommand.Revoke.class},
         footerHeading = "%nExamples:%n",
-        footer = {"  ctl slurm join-token",
-                "  ctl slurm join-token create --ttl 2h --description 'rack 12'",
-                "  ctl slurm join-token list",
-                "  ctl slurm join-token revoke 4k2j9x0a"})
+        footer = {
+            "  ctl slurm join-token",
+            "  ctl slurm join-token create --ttl 2h --description 'rack 12'",
+            "  ctl slurm join-token list",
+            "  ctl slurm join-token revoke 4k2j9x0a"
+        })
 public class JoinTokenCommand implements Callable<Integer> {
 
     @Spec
@@ -39,7 +44,9 @@ public class JoinTokenCommand implements Callable<Integer> {
 
     /** What a new token is: how long it works, and what it is for. */
     static class NewTokenOptions {
-        @Option(names = "--ttl", paramLabel = "TIME",
+        @Option(
+                names = "--ttl",
+                paramLabel = "TIME",
                 description = "How long the token works: a number and s, m, h or d, at most 30d (default 24h).")
         String ttl;
 
@@ -51,13 +58,16 @@ public class JoinTokenCommand implements Callable<Integer> {
         Session session = Session.of(spec);
         return session.answer(leader -> leader.createJoinToken(options.ttl, options.description), (out, made) -> {
             out.println(made.command());
-            session.err().println("join token %s: works until %s (ctl slurm join-token revoke %s ends it now)"
-                    .formatted(made.id(), made.expires(), made.id()));
+            session.err()
+                    .println("join token %s: works until %s (ctl slurm join-token revoke %s ends it now)"
+                            .formatted(made.id(), made.expires(), made.id()));
             session.err().flush();
         });
     }
 
-    @Command(name = "create", mixinStandardHelpOptions = true,
+    @Command(
+            name = "create",
+            mixinStandardHelpOptions = true,
             description = {"Makes a join token and prints the line that joins a new machine with it."})
     static class Create implements Callable<Integer> {
         @Spec
@@ -72,7 +82,9 @@ public class JoinTokenCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true,
+    @Command(
+            name = "list",
+            mixinStandardHelpOptions = true,
             description = {"Shows the join tokens: id, when each expires, what it is for. Never their secrets."})
     static class ListTokens implements Callable<Integer> {
         @Spec
@@ -88,7 +100,10 @@ public class JoinTokenCommand implements Callable<Integer> {
                 }
                 Table table = new Table("ID", "EXPIRES", "STATE", "DESCRIPTION");
                 for (JsonNode t : tokens) {
-                    table.row(t.path("id").asText(), t.path("expires").asText(), t.path("expired").asBoolean() ? "expired" : "live",
+                    table.row(
+                            t.path("id").asText(),
+                            t.path("expires").asText(),
+                            t.path("expired").asBoolean() ? "expired" : "live",
                             t.path("description").asText());
                 }
                 table.print(out);
@@ -96,20 +111,29 @@ public class JoinTokenCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "revoke", mixinStandardHelpOptions = true,
-            description = {"Revokes a join token now: no machine joins with it from then on.",
-                    "Machines that joined with it keep their own credentials."})
+    @Command(
+            name = "revoke",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Revokes a join token now: no machine joins with it from then on.",
+                "Machines that joined with it keep their own credentials."
+            })
     static class Revoke implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Parameters(paramLabel = "ID", description = "The token's id, as list shows it (the part of the token before the dot).")
+        @Parameters(
+                paramLabel = "ID",
+                description = "The token's id, as list shows it (the part of the token before the dot).")
         String id;
 
         @Override
         public Integer call() {
-            return Session.of(spec).answer(leader -> leader.revokeJoinToken(id),
-                    (out, value) -> out.println("revoked join token " + id + ": no machine joins with it any more"));
+            return Session.of(spec)
+                    .answer(
+                            leader -> leader.revokeJoinToken(id),
+                            (out, value) ->
+                                    out.println("revoked join token " + id + ": no machine joins with it any more"));
         }
     }
 }

@@ -7,17 +7,16 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.JoinInfo;
+import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview;
-import io.slurmlet.model.api.JoinInfo;
-import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.users.Accounts;
 import io.vertx.core.http.HttpMethod;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
@@ -57,15 +56,13 @@ public final class Leader implements AutoCloseable {
     /**
      * An answer: the value, and the body as the leader sent it (for {@code -o json}).
      */
-    public record Answer<T>(T value, JsonNode tree, String body) {
-    }
+    public record Answer<T>(T value, JsonNode tree, String body) {}
 
     /**
      * A read-then-write: the settings read, and what the leader answered to the write; no write
      * when the settings already were as asked.
      */
-    public record Change(Answer<SettingsDocument> before, Optional<Answer<SettingsDocument>> after) {
-    }
+    public record Change(Answer<SettingsDocument> before, Optional<Answer<SettingsDocument>> after) {}
 
     private final LeaderClient client;
     private final LeaderResolver.Resolved target;
@@ -104,23 +101,29 @@ public final class Leader implements AutoCloseable {
     /** The files of jobs in containers the leader holds for machines to fetch from it; none from a leader older than import. */
     public Answer<List<io.slurmlet.model.api.ContainerFile>> containerFiles() {
         LeaderClient.Response r = client.send(HttpMethod.GET, CONTAINER_FILES, Map.of(), (String) null);
-        if (r.status() == 404 && apiError(r.body()).map(ApiError::error).orElse("").startsWith(NO_SUCH_RESOURCE)) {
+        if (r.status() == 404
+                && apiError(r.body()).map(ApiError::error).orElse("").startsWith(NO_SUCH_RESOURCE)) {
             return new Answer<>(List.of(), JSON.createArrayNode(), "[]");
         }
         if (!r.ok()) {
             throw refusal("GET " + CONTAINER_FILES, r);
         }
-        return read(r,
-                JSON.getTypeFactory().constructCollectionType(List.class, io.slurmlet.model.api.ContainerFile.class), "GET " + CONTAINER_FILES);
+        return read(
+                r,
+                JSON.getTypeFactory().constructCollectionType(List.class, io.slurmlet.model.api.ContainerFile.class),
+                "GET " + CONTAINER_FILES);
     }
 
     /**
      * Hands {@code bytes} to the leader as its table's file {@code file}; {@code sha256}: the digest
      * its publisher lists, where the leader's table pins none.
      */
-    public Answer<io.slurmlet.model.api.ContainerFile> importContainerFile(String file, byte[] bytes, Optional<String> sha256) {
-        String path = CONTAINER_FILES + "/" + segment(file) + sha256.map(s -> "?sha256=" + s).orElse("");
-        LeaderClient.Response r = client.send(HttpMethod.PUT, path, Map.of("Content-Type", "application/octet-stream"), bytes);
+    public Answer<io.slurmlet.model.api.ContainerFile> importContainerFile(
+            String file, byte[] bytes, Optional<String> sha256) {
+        String path = CONTAINER_FILES + "/" + segment(file)
+                + sha256.map(s -> "?sha256=" + s).orElse("");
+        LeaderClient.Response r =
+                client.send(HttpMethod.PUT, path, Map.of("Content-Type", "application/octet-stream"), bytes);
         if (!r.ok()) {
             throw refusal("PUT " + CONTAINER_FILES + "/" + file, r);
         }
@@ -196,8 +199,10 @@ public final class Leader implements AutoCloseable {
 
     /** Every node's lending: its phase, what it waits for, its last error, Slurm's view of it. */
     public Answer<List<NodeLending>> nodes() {
-        return read(send(HttpMethod.GET, NODES, Map.of(), null),
-                JSON.getTypeFactory().constructCollectionType(List.class, NodeLending.class), "GET " + NODES);
+        return read(
+                send(HttpMethod.GET, NODES, Map.of(), null),
+                JSON.getTypeFactory().constructCollectionType(List.class, NodeLending.class),
+                "GET " + NODES);
     }
 
     /** PATCH with an RFC 7396 merge patch; with {@code ifMatch}, only onto that revision. */
@@ -205,7 +210,10 @@ public final class Leader implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Type", MERGE_PATCH);
         ifMatch.ifPresent(rev -> headers.put("If-Match", "\"" + rev + "\""));
-        return read(send(HttpMethod.PATCH, SETTINGS, headers, patch.toString()), SettingsDocument.class, "PATCH " + SETTINGS);
+        return read(
+                send(HttpMethod.PATCH, SETTINGS, headers, patch.toString()),
+                SettingsDocument.class,
+                "PATCH " + SETTINGS);
     }
 
     /**
@@ -216,7 +224,9 @@ public final class Leader implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Type", MERGE_PATCH);
         ifMatch.ifPresent(rev -> headers.put("If-Match", "\"" + rev + "\""));
-        return read(send(HttpMethod.PATCH, SETTINGS + DRY_RUN, headers, patch.toString()), SettingsPreview.class,
+        return read(
+                send(HttpMethod.PATCH, SETTINGS + DRY_RUN, headers, patch.toString()),
+                SettingsPreview.class,
                 "PATCH " + SETTINGS + DRY_RUN);
     }
 
@@ -294,8 +304,12 @@ public final class Leader implements AutoCloseable {
     public Change change(Function<Answer<SettingsDocument>, Optional<ObjectNode>> plan) {
         return onRevisionRead("change them", before -> {
             Optional<ObjectNode> patch = plan.apply(before);
-            return patch.isEmpty() ? new Change(before, Optional.<Answer<SettingsDocument>>empty())
-                    : new Change(before, Optional.of(patch(patch.get(), OptionalLong.of(before.value().revision()))));
+            return patch.isEmpty()
+                    ? new Change(before, Optional.<Answer<SettingsDocument>>empty())
+                    : new Change(
+                            before,
+                            Optional.of(patch(
+                                    patch.get(), OptionalLong.of(before.value().revision()))));
         });
     }
 
@@ -306,13 +320,17 @@ public final class Leader implements AutoCloseable {
      * @return the settings read, and what the leader says the patch would do
      */
     public Preview preview(Function<Answer<SettingsDocument>, ObjectNode> plan) {
-        return onRevisionRead("preview the change", before -> new Preview(before,
-                previewPatch(plan.apply(before), OptionalLong.of(before.value().revision()))));
+        return onRevisionRead(
+                "preview the change",
+                before -> new Preview(
+                        before,
+                        previewPatch(
+                                plan.apply(before),
+                                OptionalLong.of(before.value().revision()))));
     }
 
     /** A dry run: the settings read, and what the leader said the change would do. */
-    public record Preview(Answer<SettingsDocument> before, Answer<SettingsPreview> preview) {
-    }
+    public record Preview(Answer<SettingsDocument> before, Answer<SettingsPreview> preview) {}
 
     /** Reads the settings and hands them to {@code attempt}; again when someone else wrote in between. */
     private <T> T onRevisionRead(String doing, Function<Answer<SettingsDocument>, T> attempt) {
@@ -325,9 +343,13 @@ public final class Leader implements AutoCloseable {
                 pause(n);
             }
         }
-        throw new CtlException(("someone else changed the settings %d times while ctl tried to %s "
-                + "(the leader is at revision %s now): run the command again").formatted(ATTEMPTS, doing,
-                last.currentRevision() == null ? "?" : last.currentRevision()), List.of(), last.responseBody(), last);
+        throw new CtlException(
+                ("someone else changed the settings %d times while ctl tried to %s "
+                                + "(the leader is at revision %s now): run the command again")
+                        .formatted(ATTEMPTS, doing, last.currentRevision() == null ? "?" : last.currentRevision()),
+                List.of(),
+                last.responseBody(),
+                last);
     }
 
     private LeaderClient.Response send(HttpMethod method, String path, Map<String, String> headers, String body) {
@@ -348,43 +370,76 @@ public final class Leader implements AutoCloseable {
             JsonNode tree = JSON.readTree(r.body());
             boolean list = type.isCollectionLikeType();
             if (tree == null || (list ? !tree.isArray() : !tree.isObject())) {
-                throw new IllegalArgumentException(r.body().isBlank() ? "an empty body" : list ? "not a JSON array" : "not a JSON object");
+                throw new IllegalArgumentException(
+                        r.body().isBlank() ? "an empty body" : list ? "not a JSON array" : "not a JSON object");
             }
             T value = JSON.readerFor(type).readValue(tree);
             return new Answer<>(value, tree, r.body());
         } catch (IOException | IllegalArgumentException e) {
-            throw new CtlException("the leader at %s answered %s with something ctl cannot read (%s): is it slurmlet's leader, of this version?"
-                    .formatted(client.address(), request,
-                    e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()), e);
+            throw new CtlException(
+                    "the leader at %s answered %s with something ctl cannot read (%s): is it slurmlet's leader, of this version?"
+                            .formatted(
+                                    client.address(),
+                                    request,
+                                    e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()),
+                    e);
         }
     }
 
     private CtlException refusal(String request, LeaderClient.Response r) {
         Optional<ApiError> error = apiError(r.body());
-        String said = error.map(ApiError::error).filter(s -> s != null && !s.isBlank()).orElseGet(() -> excerpt(r.body()));
+        String said = error.map(ApiError::error)
+                .filter(s -> s != null && !s.isBlank())
+                .orElseGet(() -> excerpt(r.body()));
         String json = error.isPresent() ? r.body() : null;
         String at = "the leader at " + client.address() + target.leaderOrigin();
         return switch (r.status()) {
             case 400 -> {
                 List<Problem> problems = error.map(ApiError::problems).orElse(List.of());
-                // With problems, the leader's sentence says the change was refused ("the settings were not changed: …").
-                yield new CtlException(problems.isEmpty() ? "the leader refused the request: " + said : said,
-                        problems.stream().map(Problem::shown).toList(), json, null);
+                // With problems, the leader's sentence says the change was refused ("the settings were not changed:
+                // …").
+                yield new CtlException(
+                        problems.isEmpty() ? "the leader refused the request: " + said : said,
+                        problems.stream().map(Problem::shown).toList(),
+                        json,
+                        null);
             }
-            case 401 -> new CtlException(client.sendsToken()
-                    ? "%s refused the token in %s%s: %s".formatted(at, target.tokenFile().orElseThrow(), tokenOrigin(), said)
-                    : ("%s wants a token, and ctl found none (no --token-file, no %s, no token_file in %s, and %s is not "
-                            + "readable here): name the leader's admin token with --token-file PATH")
-                            .formatted(at, LeaderResolver.TOKEN_FILE_ENV, LeaderResolver.DEFAULT_CONFIG, LeaderResolver.DEFAULT_TOKEN_FILE),
-                    List.of(), json, null);
-            case 409, 412 -> new Conflict(
-                    "someone else changed the settings since ctl read them%s: run the command again"
-                            .formatted(error.map(ApiError::revision).map(rev -> " (the leader is at revision " + rev + " now)").orElse("")),
-                    error.map(ApiError::revision).orElse(null), json);
-            case 404 -> new CtlException("%s has no %s (HTTP 404: %s): is it an older slurmlet-agent than ctl %s?"
-                    .formatted(at, request, said, CtlVersion.version()), List.of(), json, null);
-            default -> new CtlException("%s answered %s with HTTP %d: %s".formatted(at, request, r.status(), said),
-                    List.of(), json, null);
+            case 401 ->
+                new CtlException(
+                        client.sendsToken()
+                                ? "%s refused the token in %s%s: %s"
+                                        .formatted(at, target.tokenFile().orElseThrow(), tokenOrigin(), said)
+                                : ("%s wants a token, and ctl found none (no --token-file, no %s, no token_file in %s, and %s is not "
+                                                + "readable here): name the leader's admin token with --token-file PATH")
+                                        .formatted(
+                                                at,
+                                                LeaderResolver.TOKEN_FILE_ENV,
+                                                LeaderResolver.DEFAULT_CONFIG,
+                                                LeaderResolver.DEFAULT_TOKEN_FILE),
+                        List.of(),
+                        json,
+                        null);
+            case 409, 412 ->
+                new Conflict(
+                        "someone else changed the settings since ctl read them%s: run the command again"
+                                .formatted(error.map(ApiError::revision)
+                                        .map(rev -> " (the leader is at revision " + rev + " now)")
+                                        .orElse("")),
+                        error.map(ApiError::revision).orElse(null),
+                        json);
+            case 404 ->
+                new CtlException(
+                        "%s has no %s (HTTP 404: %s): is it an older slurmlet-agent than ctl %s?"
+                                .formatted(at, request, said, CtlVersion.version()),
+                        List.of(),
+                        json,
+                        null);
+            default ->
+                new CtlException(
+                        "%s answered %s with HTTP %d: %s".formatted(at, request, r.status(), said),
+                        List.of(),
+                        json,
+                        null);
         };
     }
 

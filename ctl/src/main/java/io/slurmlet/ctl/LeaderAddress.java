@@ -1,11 +1,10 @@
 package io.slurmlet.ctl;
 
-import picocli.CommandLine;
-
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Locale;
+import picocli.CommandLine;
 
 /**
  * Where the leader's REST API listens: {@code http://HOST:PORT}, {@code https://HOST:PORT} or its
@@ -25,7 +24,11 @@ public record LeaderAddress(Scheme scheme, String host, int port, Path socket) {
     private static final String FORMS = "write http://HOST:PORT, https://HOST:PORT or unix:/path/to.sock";
 
     /** How ctl reaches the leader. */
-    public enum Scheme { HTTP, HTTPS, UNIX }
+    public enum Scheme {
+        HTTP,
+        HTTPS,
+        UNIX
+    }
 
     public static LeaderAddress unix(Path socket) {
         return new LeaderAddress(Scheme.UNIX, "", 0, socket);
@@ -54,8 +57,8 @@ public record LeaderAddress(Scheme scheme, String host, int port, Path socket) {
                 path = path.substring(2);
             }
             if (!path.startsWith("/")) {
-                throw new IllegalArgumentException("'%s' names no absolute socket path: write unix:/run/slurmlet/leader.sock"
-                        .formatted(t));
+                throw new IllegalArgumentException(
+                        "'%s' names no absolute socket path: write unix:/run/slurmlet/leader.sock".formatted(t));
             }
             return unix(Path.of(path).normalize());
         }
@@ -79,8 +82,12 @@ public record LeaderAddress(Scheme scheme, String host, int port, Path socket) {
         if (uri.getHost() == null) {
             throw new IllegalArgumentException("'%s' names no host: %s".formatted(t, FORMS));
         }
-        if (uri.getRawUserInfo() != null || uri.getRawQuery() != null || uri.getRawFragment() != null
-                || !(uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/"))) {
+        if (uri.getRawUserInfo() != null
+                || uri.getRawQuery() != null
+                || uri.getRawFragment() != null
+                || !(uri.getRawPath() == null
+                        || uri.getRawPath().isEmpty()
+                        || uri.getRawPath().equals("/"))) {
             throw new IllegalArgumentException("'%s' has more than a host and a port: %s".formatted(t, FORMS));
         }
         String host = uri.getHost();

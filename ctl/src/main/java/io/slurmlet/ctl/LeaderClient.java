@@ -9,7 +9,6 @@ import io.vertx.core.http.HttpClientResponse;
 import io.vertx.core.http.HttpMethod;
 import io.vertx.core.http.RequestOptions;
 import io.vertx.core.net.SocketAddress;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
@@ -101,9 +100,15 @@ public final class LeaderClient implements AutoCloseable {
     private Response send(HttpMethod method, String path, Map<String, String> headers, Buffer body) {
         if (address.isSocket() && !vertx.isNativeTransportEnabled()) {
             Throwable why = vertx.unavailableNativeTransportCause();
-            throw new CtlException(("cannot reach the leader at %s%s: this ctl cannot open unix sockets here (%s); "
-                    + "use --leader http://HOST:%d").formatted(address, origin,
-                    why == null ? "Netty's native transport is off" : IoErrors.describe(why), LeaderAddress.DEFAULT_PORT), why);
+            throw new CtlException(
+                    ("cannot reach the leader at %s%s: this ctl cannot open unix sockets here (%s); "
+                                    + "use --leader http://HOST:%d")
+                            .formatted(
+                                    address,
+                                    origin,
+                                    why == null ? "Netty's native transport is off" : IoErrors.describe(why),
+                                    LeaderAddress.DEFAULT_PORT),
+                    why);
         }
         long ms = timeout.toMillis();
         RequestOptions options = new RequestOptions()
@@ -112,9 +117,13 @@ public final class LeaderClient implements AutoCloseable {
                 .setConnectTimeout(ms)
                 .setIdleTimeout(ms);
         if (address.isSocket()) {
-            options.setServer(SocketAddress.domainSocketAddress(address.socket().toString())).setHost("localhost").setPort(80);
+            options.setServer(SocketAddress.domainSocketAddress(address.socket().toString()))
+                    .setHost("localhost")
+                    .setPort(80);
         } else {
-            options.setHost(address.host()).setPort(address.port()).setSsl(address.scheme() == LeaderAddress.Scheme.HTTPS);
+            options.setHost(address.host())
+                    .setPort(address.port())
+                    .setSsl(address.scheme() == LeaderAddress.Scheme.HTTPS);
         }
         options.putHeader("Accept", "application/json").putHeader("User-Agent", USER_AGENT);
         headers.forEach(options::putHeader);
@@ -149,8 +158,10 @@ public final class LeaderClient implements AutoCloseable {
     }
 
     private CtlException noAnswer(Throwable cause) {
-        return new CtlException("no answer from the leader at %s%s within %s (is it overloaded, or is the address wrong? check --leader)"
-                .formatted(address, origin, seconds(timeout)), cause);
+        return new CtlException(
+                "no answer from the leader at %s%s within %s (is it overloaded, or is the address wrong? check --leader)"
+                        .formatted(address, origin, seconds(timeout)),
+                cause);
     }
 
     private CtlException unreachable(Throwable cause) {
@@ -165,9 +176,11 @@ public final class LeaderClient implements AutoCloseable {
         if (address.isSocket()) {
             hint = switch (why) {
                 case "no such file" -> "is slurmlet-agent running on this machine? use --leader";
-                case "permission denied" -> "the socket is root-only: run ctl as root, or use --leader http://HOST:"
-                        + LeaderAddress.DEFAULT_PORT + " with a token";
-                case "connection refused" -> "the socket is there but no agent listens on it: is slurmlet-agent running? use --leader";
+                case "permission denied" ->
+                    "the socket is root-only: run ctl as root, or use --leader http://HOST:"
+                            + LeaderAddress.DEFAULT_PORT + " with a token";
+                case "connection refused" ->
+                    "the socket is there but no agent listens on it: is slurmlet-agent running? use --leader";
                 default -> "use --leader";
             };
         } else {
@@ -177,7 +190,8 @@ public final class LeaderClient implements AutoCloseable {
                 default -> "check --leader";
             };
         }
-        return new CtlException("cannot reach the leader at %s%s: %s (%s)".formatted(address, origin, why, hint), cause);
+        return new CtlException(
+                "cannot reach the leader at %s%s: %s (%s)".formatted(address, origin, why, hint), cause);
     }
 
     private static Response toResponse(HttpClientResponse response, Buffer body) {

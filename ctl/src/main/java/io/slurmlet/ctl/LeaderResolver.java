@@ -1,10 +1,5 @@
 package io.slurmlet.ctl;
 
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.error.YAMLException;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
@@ -14,6 +9,10 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.constructor.SafeConstructor;
+import org.yaml.snakeyaml.error.YAMLException;
 
 /**
  * Finds the leader and the token for it, each from the first place that names it:
@@ -52,7 +51,9 @@ public final class LeaderResolver {
 
         /** " (from SLURMLET_LEADER)" where a variable or file named the leader; empty for a flag or default. */
         public String leaderOrigin() {
-            return leaderSource.equals("--leader") || leaderSource.equals(DEFAULT_SOURCE) ? "" : " (from " + leaderSource + ")";
+            return leaderSource.equals("--leader") || leaderSource.equals(DEFAULT_SOURCE)
+                    ? ""
+                    : " (from " + leaderSource + ")";
         }
     }
 
@@ -124,8 +125,10 @@ public final class LeaderResolver {
         } catch (NoSuchFileException e) {
             throw new CtlException("cannot read the token file %s%s: no such file".formatted(file, named));
         } catch (AccessDeniedException e) {
-            throw new CtlException(("cannot read the token file %s%s: permission denied (it is root-only: run ctl as root, "
-                    + "or copy the token to a file only you can read and name it with --token-file)").formatted(file, named));
+            throw new CtlException(
+                    ("cannot read the token file %s%s: permission denied (it is root-only: run ctl as root, "
+                                    + "or copy the token to a file only you can read and name it with --token-file)")
+                            .formatted(file, named));
         } catch (IOException e) {
             throw new CtlException("cannot read the token file %s%s: %s".formatted(file, named, IoErrors.describe(e)));
         }
@@ -135,7 +138,8 @@ public final class LeaderResolver {
         }
         if (!text.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
             throw new CtlException(("the token file %s%s holds more than one token: a token is one word of printable "
-                    + "ASCII; copy it from %s on the leader").formatted(file, named, DEFAULT_TOKEN_FILE));
+                            + "ASCII; copy it from %s on the leader")
+                    .formatted(file, named, DEFAULT_TOKEN_FILE));
         }
         return text;
     }
@@ -173,7 +177,8 @@ public final class LeaderResolver {
                 if (!mustExist) {
                     return new ConfigFile(path, Optional.empty(), Optional.empty());
                 }
-                throw new CtlException("cannot read ctl's config %s (from %s): no such file".formatted(path, CONFIG_ENV));
+                throw new CtlException(
+                        "cannot read ctl's config %s (from %s): no such file".formatted(path, CONFIG_ENV));
             } catch (IOException e) {
                 throw new CtlException("cannot read ctl's config %s: %s".formatted(path, IoErrors.describe(e)));
             }
@@ -181,14 +186,16 @@ public final class LeaderResolver {
             try {
                 root = new Yaml(new SafeConstructor(new LoaderOptions())).load(text);
             } catch (YAMLException e) {
-                throw new CtlException("ctl's config %s is not valid YAML: %s".formatted(path, e.getMessage().strip()));
+                throw new CtlException("ctl's config %s is not valid YAML: %s"
+                        .formatted(path, e.getMessage().strip()));
             }
             if (root == null) {
                 return new ConfigFile(path, Optional.empty(), Optional.empty());
             }
             if (!(root instanceof Map<?, ?> map)) {
-                throw new CtlException("ctl's config %s is not a YAML mapping: write\n  leader: http://HOST:%d\n  token_file: PATH"
-                        .formatted(path, LeaderAddress.DEFAULT_PORT));
+                throw new CtlException(
+                        "ctl's config %s is not a YAML mapping: write\n  leader: http://HOST:%d\n  token_file: PATH"
+                                .formatted(path, LeaderAddress.DEFAULT_PORT));
             }
             Map<String, String> values = new LinkedHashMap<>();
             for (Map.Entry<?, ?> e : map.entrySet()) {
@@ -202,14 +209,19 @@ public final class LeaderResolver {
                 }
                 if (!(e.getValue() instanceof String s)) {
                     throw new CtlException("ctl's config %s: %s is not a string: write %s"
-                            .formatted(path, key, key.equals("leader") ? "leader: http://HOST:" + LeaderAddress.DEFAULT_PORT
-                                    : "token_file: /path/to/admin.token"));
+                            .formatted(
+                                    path,
+                                    key,
+                                    key.equals("leader")
+                                            ? "leader: http://HOST:" + LeaderAddress.DEFAULT_PORT
+                                            : "token_file: /path/to/admin.token"));
                 }
                 if (!s.isBlank()) {
                     values.put(key, s.strip());
                 }
             }
-            return new ConfigFile(path, Optional.ofNullable(values.get("leader")), Optional.ofNullable(values.get("token_file")));
+            return new ConfigFile(
+                    path, Optional.ofNullable(values.get("leader")), Optional.ofNullable(values.get("token_file")));
         }
     }
 }

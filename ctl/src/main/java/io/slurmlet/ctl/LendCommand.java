@@ -1,5 +1,7 @@
 package io.slurmlet.ctl;
 
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -7,13 +9,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.util.List;
-import java.util.concurrent.Callable;
-
 /** {@code ctl slurm lend NODE…}: adds nodes to {@code lent}, all in one write. */
-@Command(name = "lend", mixinStandardHelpOptions = true,
-        description = {"Lends nodes to Slurm, all in one write.",
-                "Each is drained of the platform's work, then resumed in Slurm. A node already lent is left as it is."})
+@Command(
+        name = "lend",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Lends nodes to Slurm, all in one write.",
+            "Each is drained of the platform's work, then resumed in Slurm. A node already lent is left as it is."
+        })
 public class LendCommand implements Callable<Integer> {
 
     @Spec

@@ -2,7 +2,6 @@ package io.slurmlet.ctl;
 
 import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.NodeLending.Transition;
-
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.HashMap;
@@ -45,8 +44,11 @@ final class LendingWait {
         try {
             now = leader.nodes().value();
         } catch (CtlException e) {
-            throw new CtlException("nothing was changed: --wait cannot follow the nodes: " + e.getMessage(), e.details(),
-                    e.responseBody(), e);
+            throw new CtlException(
+                    "nothing was changed: --wait cannot follow the nodes: " + e.getMessage(),
+                    e.details(),
+                    e.responseBody(),
+                    e);
         }
         now.forEach(n -> w.seen(n.name()).addAll(n.transitions()));
         return w;
@@ -71,13 +73,19 @@ final class LendingWait {
                 }
                 for (Transition t : n.transitions()) {
                     if (seen(n.name()).add(t)) {
-                        progress.println("%s: %s → %s%s at %s".formatted(n.name(), t.from(), t.to(),
-                                t.why() == null || t.why().isEmpty() ? "" : " (" + t.why() + ")", NodesCommand.at(t.at())));
+                        progress.println("%s: %s → %s%s at %s"
+                                .formatted(
+                                        n.name(),
+                                        t.from(),
+                                        t.to(),
+                                        t.why() == null || t.why().isEmpty() ? "" : " (" + t.why() + ")",
+                                        NodesCommand.at(t.at())));
                     }
                 }
             }
             progress.flush();
-            List<String> notThere = nodes.stream().filter(a -> !there(now.get(key(a)), target)).toList();
+            List<String> notThere =
+                    nodes.stream().filter(a -> !there(now.get(key(a)), target)).toList();
             if (notThere.isEmpty()) {
                 progress.println("now %s: %s".formatted(NodesCommand.inWords(target), String.join(", ", nodes)));
                 progress.flush();
@@ -88,8 +96,9 @@ final class LendingWait {
                 for (String asked : notThere) {
                     err.println(inTheWay(asked, now.get(key(asked))));
                 }
-                err.println("gave up after %s (--timeout): the change is stored and the leader goes on with it; follow it with 'ctl slurm nodes'"
-                        .formatted(Durations.shown(timeout)));
+                err.println(
+                        "gave up after %s (--timeout): the change is stored and the leader goes on with it; follow it with 'ctl slurm nodes'"
+                                .formatted(Durations.shown(timeout)));
                 err.flush();
                 return 1;
             }
@@ -115,7 +124,11 @@ final class LendingWait {
         try {
             now = leader.nodes().value();
         } catch (CtlException e) {
-            throw new CtlException("the change is stored, but ctl lost the leader while waiting: " + e.getMessage(), e.details(), e.responseBody(), e);
+            throw new CtlException(
+                    "the change is stored, but ctl lost the leader while waiting: " + e.getMessage(),
+                    e.details(),
+                    e.responseBody(),
+                    e);
         }
         Map<String, NodeLending> byName = new HashMap<>();
         now.forEach(n -> byName.put(key(n.name()), n));

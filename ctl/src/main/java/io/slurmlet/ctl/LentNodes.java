@@ -2,7 +2,6 @@ package io.slurmlet.ctl;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,8 +17,7 @@ import java.util.Optional;
  */
 final class LentNodes {
 
-    private LentNodes() {
-    }
+    private LentNodes() {}
 
     static int change(Session session, List<String> nodes, boolean lend, boolean dryRun, WaitOptions wait) {
         List<String> asked = new ArrayList<>();
@@ -31,7 +29,8 @@ final class LentNodes {
         PrintWriter notes = session.json() ? session.err() : session.out();
         try (Leader leader = session.connect()) {
             if (dryRun) {
-                Leader.Preview p = leader.preview(read -> patch(next(read.value().settings().lent(), asked, lend)));
+                Leader.Preview p = leader.preview(
+                        read -> patch(next(read.value().settings().lent(), asked, lend)));
                 already(p.before().value().settings().lent(), asked, lend)
                         .forEach(n -> notes.println(n + (lend ? " is already lent" : " is not lent")));
                 notes.flush();
@@ -42,9 +41,8 @@ final class LentNodes {
                 }
                 return 0;
             }
-            LendingWait following = wait.wait
-                    ? LendingWait.before(leader, asked, lend, wait.timeout, session.pollInterval())
-                    : null;
+            LendingWait following =
+                    wait.wait ? LendingWait.before(leader, asked, lend, wait.timeout, session.pollInterval()) : null;
             Leader.Change change = leader.change(read -> {
                 List<String> lent = read.value().settings().lent();
                 List<String> next = next(lent, asked, lend);
@@ -52,20 +50,26 @@ final class LentNodes {
             });
             List<String> was = change.before().value().settings().lent();
             List<String> already = already(was, asked, lend);
-            List<String> changed = asked.stream().filter(n -> !already.contains(n)).toList();
+            List<String> changed =
+                    asked.stream().filter(n -> !already.contains(n)).toList();
 
             already.forEach(n -> notes.println(n + (lend ? " is already lent" : " is not lent")));
             if (change.after().isEmpty()) {
                 if (session.json()) {
                     session.printJson(change.before().body());
                 } else {
-                    notes.println("nothing to change (revision %d)".formatted(change.before().value().revision()));
+                    notes.println("nothing to change (revision %d)"
+                            .formatted(change.before().value().revision()));
                 }
             } else if (session.json()) {
                 session.printJson(change.after().get().body());
             } else {
-                session.out().println("%s %s (revision %d)".formatted(lend ? "lent" : "unlent", String.join(", ", changed),
-                        change.after().get().value().revision()));
+                session.out()
+                        .println("%s %s (revision %d)"
+                                .formatted(
+                                        lend ? "lent" : "unlent",
+                                        String.join(", ", changed),
+                                        change.after().get().value().revision()));
             }
             notes.flush();
             session.out().flush();

@@ -2,19 +2,22 @@ package io.slurmlet.ctl;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.model.text.Text;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.util.concurrent.Callable;
-
 /** {@code ctl slurm munge-key}: which machines hold the cluster's munge key, and rolling a new one to all of them. */
-@Command(name = "munge-key", mixinStandardHelpOptions = true,
-        description = {"The cluster's munge key, which every Slurm machine shares: which machines hold it, and a new one.",
-                "The key itself is never shown."},
+@Command(
+        name = "munge-key",
+        mixinStandardHelpOptions = true,
+        description = {
+            "The cluster's munge key, which every Slurm machine shares: which machines hold it, and a new one.",
+            "The key itself is never shown."
+        },
         subcommands = {MungeKeyCommand.Status.class, MungeKeyCommand.Rotate.class},
         footerHeading = "%nExamples:%n",
         footer = {"  ctl slurm munge-key rotate", "  ctl slurm munge-key status"})
@@ -28,9 +31,13 @@ public class MungeKeyCommand implements Runnable {
         throw new ParameterException(spec.commandLine(), "name what to do: status or rotate");
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true,
-            description = {"Shows the key's rotation (0: the cluster's first key), when machines switch to it,",
-                    "and for each machine with a Slurm role whether it holds it."})
+    @Command(
+            name = "status",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Shows the key's rotation (0: the cluster's first key), when machines switch to it,",
+                "and for each machine with a Slurm role whether it holds it."
+            })
     static class Status implements Callable<Integer> {
         @Spec
         CommandSpec spec;
@@ -41,23 +48,31 @@ public class MungeKeyCommand implements Runnable {
         }
     }
 
-    @Command(name = "rotate", mixinStandardHelpOptions = true,
-            description = {"Makes a new munge key and rolls it to every machine with a Slurm role: the leader stores it, then",
-                    "every machine writes it and restarts munged at one moment the leader picks 10 s out, so that",
-                    "machines disagree for as short a time as possible (slurmctld, slurmd and jobs keep running).",
-                    "A step launched within about a second of that moment may still be refused",
-                    "(srun: Protocol authentication error). A machine that is down then takes the key when it is",
-                    "back; until it does, Slurm refuses its messages (a batch job ending there is requeued), and",
-                    "after SlurmdTimeout it is set DOWN: bring it back, or remove it, soon.",
-                    "While jobs run it is refused, unless --under-jobs: a batch job that ends within a fraction of a",
-                    "second of the moment can have its end refused by slurmctld, and Slurm then requeues it.",
-                    "Use it after removing a machine that is not trusted (ctl slurm machines remove)."})
+    @Command(
+            name = "rotate",
+            mixinStandardHelpOptions = true,
+            description = {
+                "Makes a new munge key and rolls it to every machine with a Slurm role: the leader stores it, then",
+                "every machine writes it and restarts munged at one moment the leader picks 10 s out, so that",
+                "machines disagree for as short a time as possible (slurmctld, slurmd and jobs keep running).",
+                "A step launched within about a second of that moment may still be refused",
+                "(srun: Protocol authentication error). A machine that is down then takes the key when it is",
+                "back; until it does, Slurm refuses its messages (a batch job ending there is requeued), and",
+                "after SlurmdTimeout it is set DOWN: bring it back, or remove it, soon.",
+                "While jobs run it is refused, unless --under-jobs: a batch job that ends within a fraction of a",
+                "second of the moment can have its end refused by slurmctld, and Slurm then requeues it.",
+                "Use it after removing a machine that is not trusted (ctl slurm machines remove)."
+            })
     static class Rotate implements Callable<Integer> {
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--under-jobs", description = {"Rotate while jobs run, taking the risk that a batch job ending at the",
-                "moment of the switch is requeued by Slurm."})
+        @Option(
+                names = "--under-jobs",
+                description = {
+                    "Rotate while jobs run, taking the risk that a batch job ending at the",
+                    "moment of the switch is requeued by Slurm."
+                })
         boolean underJobs;
 
         @Override
@@ -76,9 +91,12 @@ public class MungeKeyCommand implements Runnable {
         if (rotation == 0) {
             out.println("the cluster's first munge key (never rotated)");
         } else {
-            out.println("rotation %d, asked at %s by %s; machines switch at %s".formatted(rotation,
-                    Text.oneLine(value.path("requested").asText()), Text.oneLine(value.path("by").asText()),
-                    Text.oneLine(value.path("switch_at").asText())));
+            out.println("rotation %d, asked at %s by %s; machines switch at %s"
+                    .formatted(
+                            rotation,
+                            Text.oneLine(value.path("requested").asText()),
+                            Text.oneLine(value.path("by").asText()),
+                            Text.oneLine(value.path("switch_at").asText())));
         }
         JsonNode machines = value.path("machines");
         if (machines.isEmpty()) {
@@ -90,7 +108,10 @@ public class MungeKeyCommand implements Runnable {
         for (JsonNode m : machines) {
             boolean holds = m.path("holds").asBoolean();
             holding += holds ? 1 : 0;
-            table.row(Text.oneLine(m.path("node").asText()), holds ? "yes" : "no", Text.oneLine(m.path("state").asText()));
+            table.row(
+                    Text.oneLine(m.path("node").asText()),
+                    holds ? "yes" : "no",
+                    Text.oneLine(m.path("state").asText()));
         }
         table.print(out);
         out.println("%d of %d machines hold it".formatted(holding, machines.size()));

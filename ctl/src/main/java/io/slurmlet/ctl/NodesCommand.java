@@ -1,22 +1,25 @@
 package io.slurmlet.ctl;
 
 import io.slurmlet.model.api.NodeLending;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
-
 import java.io.PrintWriter;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Spec;
 
 /** {@code ctl slurm nodes}: where each node is between the platform and Slurm, a row per node. */
-@Command(name = "nodes", mixinStandardHelpOptions = true,
-        description = {"Shows where each node is between the platform and Slurm:",
-                "its phase (platform, lending, lent, reclaiming), whether the settings lend it,",
-                "its state and jobs in Slurm, since when, what it waits for; then last errors."})
+@Command(
+        name = "nodes",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Shows where each node is between the platform and Slurm:",
+            "its phase (platform, lending, lent, reclaiming), whether the settings lend it,",
+            "its state and jobs in Slurm, since when, what it waits for; then last errors."
+        })
 public class NodesCommand implements Callable<Integer> {
 
     @Spec
@@ -44,18 +47,28 @@ public class NodesCommand implements Callable<Integer> {
         }
         Table table = new Table("NODE", "PHASE", "LENT", "SLURM", "JOBS", "SINCE", "WAITING FOR");
         for (NodeLending n : nodes) {
-            table.row(n.name(), dash(n.phase()), n.wished() ? "yes" : "no",
-                    n.slurm() == null || n.slurm().state().isEmpty() ? "-" : n.slurm().state(),
+            table.row(
+                    n.name(),
+                    dash(n.phase()),
+                    n.wished() ? "yes" : "no",
+                    n.slurm() == null || n.slurm().state().isEmpty()
+                            ? "-"
+                            : n.slurm().state(),
                     n.slurm() == null ? "-" : Integer.toString(n.slurm().jobs().size()),
-                    dash(at(n.since())), dash(n.waitingFor()));
+                    dash(at(n.since())),
+                    dash(n.waitingFor()));
         }
         table.print(out);
-        List<NodeLending> failed = nodes.stream().filter(n -> !n.lastError().isEmpty()).toList();
+        List<NodeLending> failed =
+                nodes.stream().filter(n -> !n.lastError().isEmpty()).toList();
         if (!failed.isEmpty()) {
             out.println();
             out.println("last errors:");
-            failed.forEach(n -> out.println("  %s: %s%s".formatted(n.name(), n.lastError(),
-                    n.lastErrorAt().isEmpty() ? "" : " (" + at(n.lastErrorAt()) + ")")));
+            failed.forEach(n -> out.println("  %s: %s%s"
+                    .formatted(
+                            n.name(),
+                            n.lastError(),
+                            n.lastErrorAt().isEmpty() ? "" : " (" + at(n.lastErrorAt()) + ")")));
         }
         out.flush();
     }

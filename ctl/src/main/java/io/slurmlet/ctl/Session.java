@@ -1,10 +1,9 @@
 package io.slurmlet.ctl;
 
-import picocli.CommandLine.Model.CommandSpec;
-
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
+import picocli.CommandLine.Model.CommandSpec;
 
 /**
  * What one run of a command needs: the common options (wherever on the line they came), the
@@ -66,8 +65,9 @@ public final class Session {
      * One call to the leader and its answer printed: the leader's body with {@code -o json}, else
      * what {@code human} writes of it. Returns the exit code, 0; a refusal is thrown as ctl's error.
      */
-    public <T> int answer(java.util.function.Function<Leader, Leader.Answer<T>> call,
-                          java.util.function.BiConsumer<PrintWriter, T> human) {
+    public <T> int answer(
+            java.util.function.Function<Leader, Leader.Answer<T>> call,
+            java.util.function.BiConsumer<PrintWriter, T> human) {
         try (Leader leader = connect()) {
             Leader.Answer<T> answer = call.apply(leader);
             if (json()) {

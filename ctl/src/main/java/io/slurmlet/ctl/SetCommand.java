@@ -8,14 +8,6 @@ import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.settings.SettingKey;
 import io.slurmlet.model.settings.SlurmSettings;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,22 +20,37 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code ctl slurm set KEY=VALUE…}: one merge patch with every assignment, written onto the
  * revision read so that what it prints as changed is what changed. With {@code --dry-run}, the same
  * patch is sent as a preview: what each machine would do, and nothing stored.
  */
-@Command(name = "set", mixinStandardHelpOptions = true, modelTransformer = SetCommand.KeysInHelp.class,
-        description = {"Changes settings, all in one write.",
-                "KEY=VALUE sets a key, KEY= clears it back to its default. Lists are comma-separated."})
+@Command(
+        name = "set",
+        mixinStandardHelpOptions = true,
+        modelTransformer = SetCommand.KeysInHelp.class,
+        description = {
+            "Changes settings, all in one write.",
+            "KEY=VALUE sets a key, KEY= clears it back to its default. Lists are comma-separated."
+        })
 public class SetCommand implements Callable<Integer> {
 
     /** Lists every key with what it takes under the help, one per line, from {@link SettingKey}. */
     public static class KeysInHelp implements CommandLine.IModelTransformer {
         @Override
         public CommandSpec transform(CommandSpec spec) {
-            int width = Arrays.stream(SettingKey.values()).mapToInt(k -> k.key().length() + 5).max().orElse(0);
+            int width = Arrays.stream(SettingKey.values())
+                    .mapToInt(k -> k.key().length() + 5)
+                    .max()
+                    .orElse(0);
             List<String> footer = new ArrayList<>(List.of("", "Keys:"));
             for (SettingKey key : SettingKey.values()) {
                 String takes = switch (key.kind()) {
@@ -52,12 +59,16 @@ public class SetCommand implements Callable<Integer> {
                     case LIST -> "names, comma-separated";
                     case MAP -> "a slurm.conf line of the site's own: slurm_conf.KillWait=60";
                 };
-                footer.add(("  %-" + width + "s  %s").formatted(key.kind() == SettingKey.Kind.MAP
-                        ? key.key() + ".NAME" : key.key(), takes));
+                footer.add(("  %-" + width + "s  %s")
+                        .formatted(key.kind() == SettingKey.Kind.MAP ? key.key() + ".NAME" : key.key(), takes));
             }
-            footer.addAll(List.of("", "Examples:", "  ctl slurm set enabled=true controller=head1 nodes=gpu001,gpu002",
+            footer.addAll(List.of(
+                    "",
+                    "Examples:",
+                    "  ctl slurm set enabled=true controller=head1 nodes=gpu001,gpu002",
                     "  ctl slurm set partition=batch --dry-run",
-                    "  ctl slurm set shared.nfs=nfs1:/export/shared shared.path=/shared", "  ctl slurm set shared.server=",
+                    "  ctl slurm set shared.nfs=nfs1:/export/shared shared.path=/shared",
+                    "  ctl slurm set shared.server=",
                     "  ctl slurm set slurm_conf.MaxJobCount=50000"));
             spec.usageMessage().footer(footer.toArray(String[]::new));
             return spec;
@@ -67,12 +78,17 @@ public class SetCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "KEY=VALUE", completionCandidates = SettingKeyCandidates.class,
+    @Parameters(
+            arity = "1..*",
+            paramLabel = "KEY=VALUE",
+            completionCandidates = SettingKeyCandidates.class,
             description = "A key (below) and its value.")
     List<String> assignments;
 
-    @Option(names = "--dry-run", description = "Shows what each machine would do (diffs of its files, daemons "
-            + "started, reconfigured or restarted), and stores nothing.")
+    @Option(
+            names = "--dry-run",
+            description = "Shows what each machine would do (diffs of its files, daemons "
+                    + "started, reconfigured or restarted), and stores nothing.")
     boolean dryRun;
 
     @Override
@@ -84,15 +100,16 @@ public class SetCommand implements Callable<Integer> {
             if (dryRun) {
                 return preview(session, leader, patch);
             }
-            Leader.Change change = leader.change(read -> changes(read.tree().get("settings"), patch)
-                    ? Optional.of(patch) : Optional.empty());
+            Leader.Change change = leader.change(
+                    read -> changes(read.tree().get("settings"), patch) ? Optional.of(patch) : Optional.empty());
             SettingsDocument before = change.before().value();
             PrintWriter out = session.out();
             if (change.after().isEmpty()) {
                 if (session.json()) {
                     session.printJson(change.before().body());
                 } else {
-                    out.println("nothing to change: the settings are already so (revision %d)".formatted(before.revision()));
+                    out.println("nothing to change: the settings are already so (revision %d)"
+                            .formatted(before.revision()));
                 }
                 return 0;
             }
@@ -156,11 +173,14 @@ public class SetCommand implements Callable<Integer> {
             String name = eq < 0 ? assignment : assignment.substring(0, eq);
             SettingKey key = keyOf(name);
             if (eq < 0) {
-                throw new ParameterException(spec.commandLine(),
-                        "'%s' has no value: write %s=VALUE, or %s= to clear it back to its default".formatted(name, name, name));
+                throw new ParameterException(
+                        spec.commandLine(),
+                        "'%s' has no value: write %s=VALUE, or %s= to clear it back to its default"
+                                .formatted(name, name, name));
             }
             if (values.containsKey(name)) {
-                throw new ParameterException(spec.commandLine(), "%s is given twice: give each key once".formatted(name));
+                throw new ParameterException(
+                        spec.commandLine(), "%s is given twice: give each key once".formatted(name));
             }
             try {
                 values.put(name, key.parse(assignment.substring(eq + 1)));
@@ -175,7 +195,8 @@ public class SetCommand implements Callable<Integer> {
     private SettingKey keyOf(String name) {
         if (name.startsWith(SettingKey.SLURM_CONF_PREFIX)) {
             if (name.length() == SettingKey.SLURM_CONF_PREFIX.length()) {
-                throw new ParameterException(spec.commandLine(),
+                throw new ParameterException(
+                        spec.commandLine(),
                         "slurm_conf. needs a slurm.conf key after it, as slurm_conf.MaxJobCount=50000");
             }
             return SettingKey.SLURM_CONF;
@@ -225,16 +246,21 @@ public class SetCommand implements Callable<Integer> {
 
     private ParameterException unknownKey(String typed) {
         String n = typed.strip().toLowerCase(Locale.ROOT).replace('-', '_');
-        List<String> under = Arrays.stream(SettingKey.values()).map(SettingKey::key).filter(k -> k.startsWith(n + ".")).toList();
+        List<String> under = Arrays.stream(SettingKey.values())
+                .map(SettingKey::key)
+                .filter(k -> k.startsWith(n + "."))
+                .toList();
         String hint;
         if (!under.isEmpty()) {
             hint = "'%s' is not a key itself: the keys under it are %s".formatted(typed, String.join(", ", under));
         } else {
-            hint = nearest(n).map(k -> "unknown key '%s': did you mean %s?".formatted(typed, k.key()))
+            hint = nearest(n)
+                    .map(k -> "unknown key '%s': did you mean %s?".formatted(typed, k.key()))
                     .orElse("unknown key '%s'".formatted(typed));
         }
-        return new ParameterException(spec.commandLine(), hint + "\nThe keys: " + SettingKey.all()
-                + " ('ctl slurm show' shows their values).");
+        return new ParameterException(
+                spec.commandLine(),
+                hint + "\nThe keys: " + SettingKey.all() + " ('ctl slurm show' shows their values).");
     }
 
     /** The key {@code n} is most likely a misspelling of: same but for case or dashes, its last part, or a near miss. */
@@ -244,11 +270,14 @@ public class SetCommand implements Callable<Integer> {
         if (same.isPresent()) {
             return same;
         }
-        List<SettingKey> tail = keys.stream().filter(k -> k.key().endsWith("." + n)).toList();
+        List<SettingKey> tail =
+                keys.stream().filter(k -> k.key().endsWith("." + n)).toList();
         if (tail.size() == 1) {
             return Optional.of(tail.get(0));
         }
-        List<SettingKey> prefix = keys.stream().filter(k -> n.length() >= 3 && k.key().startsWith(n)).toList();
+        List<SettingKey> prefix = keys.stream()
+                .filter(k -> n.length() >= 3 && k.key().startsWith(n))
+                .toList();
         if (prefix.size() == 1) {
             return Optional.of(prefix.get(0));
         }

@@ -1,7 +1,6 @@
 package io.slurmlet.ctl;
 
 import io.slurmlet.model.settings.SettingKey;
-
 import java.util.Arrays;
 import java.util.Iterator;
 
@@ -11,6 +10,7 @@ public class SettingKeyCandidates implements Iterable<String> {
     @Override
     public Iterator<String> iterator() {
         return Arrays.stream(SettingKey.values())
-                .map(k -> k.kind() == SettingKey.Kind.MAP ? SettingKey.SLURM_CONF_PREFIX : k.key()).iterator();
+                .map(k -> k.kind() == SettingKey.Kind.MAP ? SettingKey.SLURM_CONF_PREFIX : k.key())
+                .iterator();
     }
 }

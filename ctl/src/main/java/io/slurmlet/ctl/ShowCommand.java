@@ -2,16 +2,18 @@ package io.slurmlet.ctl;
 
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.settings.SettingKey;
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.util.concurrent.Callable;
-
 /** {@code ctl slurm show}: the settings, each key as {@code ctl slurm set} spells it. */
-@Command(name = "show", mixinStandardHelpOptions = true,
-        description = {"Shows the settings and their revision.", "Each key as 'ctl slurm set' takes it, and its value."})
+@Command(
+        name = "show",
+        mixinStandardHelpOptions = true,
+        description = {"Shows the settings and their revision.", "Each key as 'ctl slurm set' takes it, and its value."
+        })
 public class ShowCommand implements Callable<Integer> {
 
     @Spec

@@ -6,11 +6,25 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code ctl slurm}: the Slurm cluster's settings, its lent nodes, its status and its nodes' lending. */
-@Command(name = "slurm", mixinStandardHelpOptions = true,
-        description = {"The Slurm cluster slurmlet runs beside the platform.", "Its settings, the nodes lent to it, its status, where each node is."},
-        subcommands = {ShowCommand.class, SetCommand.class, LendCommand.class, UnlendCommand.class,
-                ContainersCommand.class, StatusCommand.class, NodesCommand.class, JoinTokenCommand.class, MachinesCommand.class,
-                MungeKeyCommand.class},
+@Command(
+        name = "slurm",
+        mixinStandardHelpOptions = true,
+        description = {
+            "The Slurm cluster slurmlet runs beside the platform.",
+            "Its settings, the nodes lent to it, its status, where each node is."
+        },
+        subcommands = {
+            ShowCommand.class,
+            SetCommand.class,
+            LendCommand.class,
+            UnlendCommand.class,
+            ContainersCommand.class,
+            StatusCommand.class,
+            NodesCommand.class,
+            JoinTokenCommand.class,
+            MachinesCommand.class,
+            MungeKeyCommand.class
+        },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:refused or failed", "2:bad usage"})
 public class SlurmCommand implements Runnable {
@@ -20,6 +34,8 @@ public class SlurmCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new ParameterException(spec.commandLine(), "name what to do: show, set, lend, unlend, containers, status, nodes, join-token, machines or munge-key");
+        throw new ParameterException(
+                spec.commandLine(),
+                "name what to do: show, set, lend, unlend, containers, status, nodes, join-token, machines or munge-key");
     }
 }

@@ -1,15 +1,14 @@
 package io.slurmlet.ctl;
 
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 
 /**
  * {@code --ssh-key} and {@code --ssh-key-file}, as {@code ctl users add} and {@code keys} take them.
@@ -17,11 +16,15 @@ import java.util.List;
  */
 public class SshKeyOptions {
 
-    @Option(names = "--ssh-key", paramLabel = "KEY",
+    @Option(
+            names = "--ssh-key",
+            paramLabel = "KEY",
             description = "A public key, a line as in id_ed25519.pub: 'ssh-ed25519 AAAA… comment'. Repeat it for more.")
     List<String> keys = new ArrayList<>();
 
-    @Option(names = "--ssh-key-file", paramLabel = "FILE",
+    @Option(
+            names = "--ssh-key-file",
+            paramLabel = "FILE",
             description = "A file of public keys, one a line, as id_ed25519.pub; blank and # lines are skipped. "
                     + "Repeat it for more.")
     List<Path> files = new ArrayList<>();
@@ -43,13 +46,20 @@ public class SshKeyOptions {
         for (Path file : files) {
             List<String> lines = lines(spec, file);
             if (lines.stream().anyMatch(l -> l.startsWith("-----BEGIN"))) {
-                throw new ParameterException(spec.commandLine(), ("--ssh-key-file %s holds a private key: give the public one "
-                        + "beside it (%s.pub), and keep the private key to its owner").formatted(file, file));
+                throw new ParameterException(
+                        spec.commandLine(),
+                        ("--ssh-key-file %s holds a private key: give the public one "
+                                        + "beside it (%s.pub), and keep the private key to its owner")
+                                .formatted(file, file));
             }
-            List<String> found = lines.stream().filter(l -> !l.isEmpty() && !l.startsWith("#")).toList();
+            List<String> found = lines.stream()
+                    .filter(l -> !l.isEmpty() && !l.startsWith("#"))
+                    .toList();
             if (found.isEmpty()) {
-                throw new ParameterException(spec.commandLine(), ("--ssh-key-file %s has no key: it needs a public key a line, "
-                        + "as in ~/.ssh/id_ed25519.pub").formatted(file));
+                throw new ParameterException(
+                        spec.commandLine(),
+                        ("--ssh-key-file %s has no key: it needs a public key a line, " + "as in ~/.ssh/id_ed25519.pub")
+                                .formatted(file));
             }
             all.addAll(found);
         }
@@ -61,9 +71,13 @@ public class SshKeyOptions {
             if (Files.isDirectory(file)) {
                 throw new IOException("is a directory");
             }
-            return new String(Files.readAllBytes(file), StandardCharsets.UTF_8).lines().map(String::strip).toList();
+            return new String(Files.readAllBytes(file), StandardCharsets.UTF_8)
+                    .lines()
+                    .map(String::strip)
+                    .toList();
         } catch (IOException e) {
-            throw new ParameterException(spec.commandLine(), "cannot read --ssh-key-file %s: %s".formatted(file, IoErrors.describe(e)));
+            throw new ParameterException(
+                    spec.commandLine(), "cannot read --ssh-key-file %s: %s".formatted(file, IoErrors.describe(e)));
         }
     }
 }

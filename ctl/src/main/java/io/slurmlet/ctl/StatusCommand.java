@@ -1,22 +1,26 @@
 package io.slurmlet.ctl;
 
 import io.slurmlet.model.api.SlurmStatus;
+import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.settings.Problem;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
-import io.slurmlet.model.api.StepStatus;
-
-import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.Locale;
-import java.util.List;
-import java.util.concurrent.Callable;
-
 /** {@code ctl slurm status}: the cluster as the leader sees it, a row per node. */
-@Command(name = "status", mixinStandardHelpOptions = true,
-        description = {"Shows the Slurm cluster as the leader sees it.", "Its controller; each node's roles, whether it is lent,", "and the last outcome of each reconcile step there, with the last error."})
+@Command(
+        name = "status",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Shows the Slurm cluster as the leader sees it.",
+            "Its controller; each node's roles, whether it is lent,",
+            "and the last outcome of each reconcile step there, with the last error."
+        })
 public class StatusCommand implements Callable<Integer> {
 
     @Spec
@@ -38,9 +42,12 @@ public class StatusCommand implements Callable<Integer> {
                     .row("enabled", s.enabled() ? "yes" : "no")
                     .row("controller", Table.shown(nullToEmpty(s.controller())))
                     .row("partition", Table.shown(nullToEmpty(s.partition())))
-                    .row("revision", s.plannedFrom() > 0 && s.plannedFrom() < s.revision()
-                            ? "%d (the machines' plans are still those of %d: the leader is planning)".formatted(s.revision(), s.plannedFrom())
-                            : Long.toString(s.revision()))
+                    .row(
+                            "revision",
+                            s.plannedFrom() > 0 && s.plannedFrom() < s.revision()
+                                    ? "%d (the machines' plans are still those of %d: the leader is planning)"
+                                            .formatted(s.revision(), s.plannedFrom())
+                                    : Long.toString(s.revision()))
                     .print(out);
             out.println();
             List<SlurmStatus.NodeStatus> nodes = s.nodes() == null ? List.of() : s.nodes();
@@ -55,14 +62,26 @@ public class StatusCommand implements Callable<Integer> {
                 for (SlurmStatus.NodeStatus n : nodes) {
                     List<String> roles = n.roles() == null ? List.of() : n.roles();
                     String slurm = n.slurm() == null || n.slurm().isEmpty() ? "-" : n.slurm();
-                    List<String> row = new ArrayList<>(List.of(n.name(), roles.isEmpty() ? "-" : String.join(",", roles),
-                            n.lent() ? "yes" : "no", slurm, plan(n)));
+                    List<String> row = new ArrayList<>(List.of(
+                            n.name(),
+                            roles.isEmpty() ? "-" : String.join(",", roles),
+                            n.lent() ? "yes" : "no",
+                            slurm,
+                            plan(n)));
                     for (String step : steps) {
-                        StepStatus st = n.steps().stream().filter(x -> step.equals(x.step())).findFirst().orElse(null);
+                        StepStatus st = n.steps().stream()
+                                .filter(x -> step.equals(x.step()))
+                                .findFirst()
+                                .orElse(null);
                         row.add(st == null ? "-" : st.failed() ? "FAILED" : "ok");
                         if (st != null && !st.lastError().isEmpty()) {
-                            errors.add("  %s %s%s: %s (%s)".formatted(n.name(), step, st.failed() ? "" : ", since recovered",
-                                    st.lastError(), st.lastErrorAt()));
+                            errors.add("  %s %s%s: %s (%s)"
+                                    .formatted(
+                                            n.name(),
+                                            step,
+                                            st.failed() ? "" : ", since recovered",
+                                            st.lastError(),
+                                            st.lastErrorAt()));
                         }
                     }
                     table.row(row.toArray(String[]::new));
@@ -98,7 +117,8 @@ public class StatusCommand implements Callable<Integer> {
         if (n.planPublished() <= 0) {
             return "-";
         }
-        return n.planRevision() >= n.planPublished() ? Long.toString(n.planPublished())
+        return n.planRevision() >= n.planPublished()
+                ? Long.toString(n.planPublished())
                 : "applying " + n.planPublished() + (n.planRevision() > 0 ? " (has " + n.planRevision() + ")" : "");
     }
 

@@ -1,5 +1,7 @@
 package io.slurmlet.ctl;
 
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -7,13 +9,14 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.util.List;
-import java.util.concurrent.Callable;
-
 /** {@code ctl slurm unlend NODE…}: takes nodes out of {@code lent}, all in one write. */
-@Command(name = "unlend", mixinStandardHelpOptions = true,
-        description = {"Takes nodes back from Slurm, all in one write.",
-                "Each is drained in Slurm and given back to the platform when its last job ends. A node not lent is left as it is."})
+@Command(
+        name = "unlend",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Takes nodes back from Slurm, all in one write.",
+            "Each is drained in Slurm and given back to the platform when its last job ends. A node not lent is left as it is."
+        })
 public class UnlendCommand implements Callable<Integer> {
 
     @Spec

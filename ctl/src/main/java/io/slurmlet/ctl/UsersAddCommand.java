@@ -1,20 +1,23 @@
 package io.slurmlet.ctl;
 
 import io.slurmlet.model.users.Account;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.util.List;
-import java.util.concurrent.Callable;
-
 /** {@code ctl users add EMAIL}: a new account, its login made from the e-mail, its UID the next one. */
-@Command(name = "add", mixinStandardHelpOptions = true,
-        description = {"Adds an account for a person, with SSH keys now or later ('ctl users keys').",
-                "Its login is the e-mail's part before @ (a number after it when taken); its UID the next one."})
+@Command(
+        name = "add",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Adds an account for a person, with SSH keys now or later ('ctl users keys').",
+            "Its login is the e-mail's part before @ (a number after it when taken); its UID the next one."
+        })
 public class UsersAddCommand implements Callable<Integer> {
 
     @Spec

@@ -1,6 +1,9 @@
 package io.slurmlet.ctl;
 
 import io.slurmlet.model.users.Account;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -8,14 +11,14 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.util.List;
-import java.util.concurrent.Callable;
-
 /** {@code ctl users keys LOGIN}: replaces the account's SSH keys with those given. */
-@Command(name = "keys", mixinStandardHelpOptions = true,
-        description = {"Replaces an account's SSH keys with those given: a key not given is dropped.",
-                "To lock a person out, use 'ctl users disable' instead."})
+@Command(
+        name = "keys",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Replaces an account's SSH keys with those given: a key not given is dropped.",
+            "To lock a person out, use 'ctl users disable' instead."
+        })
 public class UsersKeysCommand implements Callable<Integer> {
 
     @Spec
@@ -30,8 +33,11 @@ public class UsersKeysCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (keys.none()) {
-            throw new ParameterException(spec.commandLine(), ("give the keys with --ssh-key KEY or --ssh-key-file FILE "
-                    + "(they replace all of %s's); to lock %s out, use 'ctl users disable %s'").formatted(login, login, login));
+            throw new ParameterException(
+                    spec.commandLine(),
+                    ("give the keys with --ssh-key KEY or --ssh-key-file FILE "
+                                    + "(they replace all of %s's); to lock %s out, use 'ctl users disable %s'")
+                            .formatted(login, login, login));
         }
         Session session = Session.of(spec);
         List<String> given = keys.read(spec);
@@ -48,7 +54,8 @@ public class UsersKeysCommand implements Callable<Integer> {
             if (a.removed()) {
                 notes.println("%s was removed: it stays locked, and no key lets it in".formatted(a.login()));
             } else if (!a.enabled()) {
-                notes.println("%s is disabled: the keys let it in once 'ctl users enable %s'".formatted(a.login(), a.login()));
+                notes.println("%s is disabled: the keys let it in once 'ctl users enable %s'"
+                        .formatted(a.login(), a.login()));
             }
             notes.flush();
             return 0;

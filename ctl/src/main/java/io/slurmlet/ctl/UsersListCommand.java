@@ -2,25 +2,31 @@ package io.slurmlet.ctl;
 
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.users.Accounts;
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
-import java.util.List;
-import java.util.concurrent.Callable;
-
 /** {@code ctl users list}: a row per account; removed ones only with {@code --all}. */
-@Command(name = "list", mixinStandardHelpOptions = true,
-        description = {"Shows the accounts: login, UID, e-mail, how many SSH keys, state.",
-                "Removed ones only with --all; with -o json, every account as the leader sent them."})
+@Command(
+        name = "list",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Shows the accounts: login, UID, e-mail, how many SSH keys, state.",
+            "Removed ones only with --all; with -o json, every account as the leader sent them."
+        })
 public class UsersListCommand implements Callable<Integer> {
 
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--all", description = "Shows the removed accounts too (locked for good; their logins and UIDs are never given again).")
+    @Option(
+            names = "--all",
+            description =
+                    "Shows the removed accounts too (locked for good; their logins and UIDs are never given again).")
     boolean all;
 
     @Override
@@ -41,14 +47,21 @@ public class UsersListCommand implements Callable<Integer> {
         List<Account> shown = accounts.stream().filter(a -> all || !a.removed()).toList();
         if (shown.isEmpty()) {
             long removed = accounts.size();
-            out.println(removed == 0 ? "no accounts: add one with 'ctl users add EMAIL --ssh-key KEY'"
-                    : "no accounts but %d removed ('ctl users list --all' shows them)".formatted(removed));
+            out.println(
+                    removed == 0
+                            ? "no accounts: add one with 'ctl users add EMAIL --ssh-key KEY'"
+                            : "no accounts but %d removed ('ctl users list --all' shows them)".formatted(removed));
             out.flush();
             return;
         }
         Table table = new Table("LOGIN", "UID", "EMAIL", "KEYS", "STATE");
         for (Account a : shown) {
-            table.row(a.login(), Long.toString(a.uid()), a.email(), Integer.toString(a.sshKeys().size()), state(a));
+            table.row(
+                    a.login(),
+                    Long.toString(a.uid()),
+                    a.email(),
+                    Integer.toString(a.sshKeys().size()),
+                    state(a));
         }
         table.print(out);
     }

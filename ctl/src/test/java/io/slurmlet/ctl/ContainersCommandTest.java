@@ -1,29 +1,38 @@
 package io.slurmlet.ctl;
 
-import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.io.IOException;
-import java.nio.file.Path;
-import java.util.List;
-
 import static io.slurmlet.ctl.StubLeader.SETTINGS;
 import static io.slurmlet.ctl.StubLeader.document;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.model.settings.SlurmSettings;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 class ContainersCommandTest {
 
-    static final SlurmSettings WITH_CONTAINERS = new SlurmSettings(SETTINGS.enabled(), SETTINGS.clusterName(),
-            SETTINGS.controller(), SETTINGS.nodes(), false, SETTINGS.lent(), SETTINGS.partition(), SETTINGS.shared(),
-            SETTINGS.users(), true, SETTINGS.experimental());
+    static final SlurmSettings WITH_CONTAINERS = new SlurmSettings(
+            SETTINGS.enabled(),
+            SETTINGS.clusterName(),
+            SETTINGS.controller(),
+            SETTINGS.nodes(),
+            false,
+            SETTINGS.lent(),
+            SETTINGS.partition(),
+            SETTINGS.shared(),
+            SETTINGS.users(),
+            true,
+            SETTINGS.experimental());
 
     @TempDir
     Path dir;
+
     StubLeader leader;
     CtlRunner ctl;
 
@@ -63,18 +72,54 @@ class ContainersCommandTest {
     void statusShowsWhatEachSlurmMachineHasAndWhatLoadingPyxisWaitsFor() {
         leader.on("GET", "/v1/slurm/settings", document(8, WITH_CONTAINERS));
         var ready = new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true);
-        var status = new io.slurmlet.model.api.SlurmStatus(8, true, "lab", "c0", "gpu", List.of(
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("c0", List.of("slurmctld"), false, "24.11.5", "", 3, List.of(), ready, 0),
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("g1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(), ready, 8),
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("g2", List.of("slurmd"), true, "24.11.5", "", 3, List.of(),
-                        new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8"), 8),
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("n1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(
-                        new io.slurmlet.model.api.StepStatus("slurm", "unchanged", "slurm.conf as planned", "", "", ""),
-                        new io.slurmlet.model.api.StepStatus("containers", "failed", "failed", "", "enroot_4.1.2-1_amd64.deb from "
-                                + "http://mirror/ has sha256 0b3c…, not a51f… as the table pins: refused, nothing installed", "")), null, 0),
-                new io.slurmlet.model.api.SlurmStatus.NodeStatus("other", List.of(), false, "", "", 3, List.of(), null, 0)),
-                List.of(), List.of("containers: Slurm loads pyxis once every Slurm machine has it; waiting for g1 (nvidia-container-cli "
-                + "(it has NVIDIA GPUs)), n1 (enroot, pyxis, slurmlet's prolog)"));
+        var status = new io.slurmlet.model.api.SlurmStatus(
+                8,
+                true,
+                "lab",
+                "c0",
+                "gpu",
+                List.of(
+                        new io.slurmlet.model.api.SlurmStatus.NodeStatus(
+                                "c0", List.of("slurmctld"), false, "24.11.5", "", 3, List.of(), ready, 0),
+                        new io.slurmlet.model.api.SlurmStatus.NodeStatus(
+                                "g1", List.of("slurmd"), true, "24.11.5", "", 3, List.of(), ready, 8),
+                        new io.slurmlet.model.api.SlurmStatus.NodeStatus(
+                                "g2",
+                                List.of("slurmd"),
+                                true,
+                                "24.11.5",
+                                "",
+                                3,
+                                List.of(),
+                                new io.slurmlet.model.facts.ContainerFacts(
+                                        "4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8"),
+                                8),
+                        new io.slurmlet.model.api.SlurmStatus.NodeStatus(
+                                "n1",
+                                List.of("slurmd"),
+                                true,
+                                "24.11.5",
+                                "",
+                                3,
+                                List.of(
+                                        new io.slurmlet.model.api.StepStatus(
+                                                "slurm", "unchanged", "slurm.conf as planned", "", "", ""),
+                                        new io.slurmlet.model.api.StepStatus(
+                                                "containers",
+                                                "failed",
+                                                "failed",
+                                                "",
+                                                "enroot_4.1.2-1_amd64.deb from "
+                                                        + "http://mirror/ has sha256 0b3c…, not a51f… as the table pins: refused, nothing installed",
+                                                "")),
+                                null,
+                                0),
+                        new io.slurmlet.model.api.SlurmStatus.NodeStatus(
+                                "other", List.of(), false, "", "", 3, List.of(), null, 0)),
+                List.of(),
+                List.of(
+                        "containers: Slurm loads pyxis once every Slurm machine has it; waiting for g1 (nvidia-container-cli "
+                                + "(it has NVIDIA GPUs)), n1 (enroot, pyxis, slurmlet's prolog)"));
         leader.on("GET", "/v1/slurm/status", StubLeader.ok(StubLeader.json(status)));
         var r = ctl.run("slurm", "containers", "status");
         assertEquals(0, r.exit(), r::toString);
@@ -98,10 +143,16 @@ class ContainersCommandTest {
     @Test
     void statusListsTheFilesTheLeaderHolds() {
         leader.on("GET", "/v1/slurm/settings", document(8, SETTINGS));
-        leader.on("GET", "/v1/slurm/status", StubLeader.ok(StubLeader.json(new io.slurmlet.model.api.SlurmStatus(8, true, "lab", "c0", "gpu",
-                List.of(), List.of(), List.of()))));
-        leader.on("GET", "/v1/slurm/containers/files", StubLeader.ok(StubLeader.json(List.of(
-                new io.slurmlet.model.api.ContainerFile("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "a".repeat(64), 98132)))));
+        leader.on(
+                "GET",
+                "/v1/slurm/status",
+                StubLeader.ok(StubLeader.json(new io.slurmlet.model.api.SlurmStatus(
+                        8, true, "lab", "c0", "gpu", List.of(), List.of(), List.of()))));
+        leader.on(
+                "GET",
+                "/v1/slurm/containers/files",
+                StubLeader.ok(StubLeader.json(List.of(new io.slurmlet.model.api.ContainerFile(
+                        "enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "a".repeat(64), 98132)))));
         var r = ctl.run("slurm", "containers", "status");
         assertEquals(0, r.exit(), r::toString);
         assertTrue(r.out().contains("""
@@ -115,14 +166,23 @@ class ContainersCommandTest {
     void importSendsEachFileWithTheDigestItsSumsListAfterCheckingEveryOneHere() throws IOException {
         Path deb = java.nio.file.Files.writeString(dir.resolve("enroot_4.1.2-1_amd64.deb"), "enroot's package");
         Path tarball = java.nio.file.Files.writeString(dir.resolve("pyxis-0.24.0.tar.gz"), "pyxis's source");
-        String debSha = ContainersImportCommand.sha256("enroot's package".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        String tarSha = ContainersImportCommand.sha256("pyxis's source".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-        Path sums = java.nio.file.Files.writeString(dir.resolve("SHA256SUMS"), debSha + "  enroot_4.1.2-1_amd64.deb\n" + tarSha
-                + " *dist/pyxis-0.24.0.tar.gz\n");
-        leader.on("PUT", "/v1/slurm/containers/files/enroot_4.1.2-1_amd64.deb", StubLeader.ok(StubLeader.json(
-                new io.slurmlet.model.api.ContainerFile("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", debSha, 16))));
-        leader.on("PUT", "/v1/slurm/containers/files/pyxis-0.24.0.tar.gz", StubLeader.ok(StubLeader.json(
-                new io.slurmlet.model.api.ContainerFile("pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", tarSha, 14))));
+        String debSha =
+                ContainersImportCommand.sha256("enroot's package".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String tarSha =
+                ContainersImportCommand.sha256("pyxis's source".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Path sums = java.nio.file.Files.writeString(
+                dir.resolve("SHA256SUMS"),
+                debSha + "  enroot_4.1.2-1_amd64.deb\n" + tarSha + " *dist/pyxis-0.24.0.tar.gz\n");
+        leader.on(
+                "PUT",
+                "/v1/slurm/containers/files/enroot_4.1.2-1_amd64.deb",
+                StubLeader.ok(StubLeader.json(new io.slurmlet.model.api.ContainerFile(
+                        "enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", debSha, 16))));
+        leader.on(
+                "PUT",
+                "/v1/slurm/containers/files/pyxis-0.24.0.tar.gz",
+                StubLeader.ok(StubLeader.json(new io.slurmlet.model.api.ContainerFile(
+                        "pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", tarSha, 14))));
         var r = ctl.run("slurm", "containers", "import", "--sums", sums.toString(), deb.toString(), tarball.toString());
         assertEquals(0, r.exit(), r::toString);
         var puts = leader.requests("PUT");
@@ -141,12 +201,19 @@ class ContainersCommandTest {
         java.nio.file.Files.writeString(tarball, "a trojan");
         r = ctl.run("slurm", "containers", "import", "--sums", sums.toString(), deb.toString(), tarball.toString());
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().contains(tarball + " has sha256 " + ContainersImportCommand.sha256("a trojan".getBytes(
-                java.nio.charset.StandardCharsets.UTF_8)) + ", and " + sums + " lists " + tarSha + ": nothing was sent"), r::toString);
+        assertTrue(
+                r.err()
+                        .contains(tarball + " has sha256 "
+                                + ContainersImportCommand.sha256(
+                                        "a trojan".getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                                + ", and " + sums + " lists " + tarSha + ": nothing was sent"),
+                r::toString);
         Path other = java.nio.file.Files.writeString(dir.resolve("enroot+caps_4.1.2-1_amd64.deb"), "caps");
         r = ctl.run("slurm", "containers", "import", "--sums", sums.toString(), other.toString());
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().contains(sums + " lists no digest for enroot+caps_4.1.2-1_amd64.deb: nothing was sent"), r::toString);
+        assertTrue(
+                r.err().contains(sums + " lists no digest for enroot+caps_4.1.2-1_amd64.deb: nothing was sent"),
+                r::toString);
         assertEquals(2, leader.requests("PUT").size());
     }
 
@@ -154,14 +221,25 @@ class ContainersCommandTest {
     void importSaysWhatTheLeaderRefusedAndWhatItKeptBefore() throws IOException {
         Path deb = java.nio.file.Files.writeString(dir.resolve("enroot_4.1.2-1_amd64.deb"), "enroot's package");
         Path caps = java.nio.file.Files.writeString(dir.resolve("enroot+caps_4.1.2-1_amd64.deb"), "caps");
-        leader.on("PUT", "/v1/slurm/containers/files/enroot_4.1.2-1_amd64.deb", StubLeader.ok(StubLeader.json(
-                new io.slurmlet.model.api.ContainerFile("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "a".repeat(64), 16))));
-        leader.on("PUT", "/v1/slurm/containers/files/enroot+caps_4.1.2-1_amd64.deb", StubLeader.refused(
-                "this release's table pins no sha256 for enroot+caps_4.1.2-1_amd64.deb, and nothing unverified is installed"));
+        leader.on(
+                "PUT",
+                "/v1/slurm/containers/files/enroot_4.1.2-1_amd64.deb",
+                StubLeader.ok(StubLeader.json(new io.slurmlet.model.api.ContainerFile(
+                        "enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", "a".repeat(64), 16))));
+        leader.on(
+                "PUT",
+                "/v1/slurm/containers/files/enroot+caps_4.1.2-1_amd64.deb",
+                StubLeader.refused(
+                        "this release's table pins no sha256 for enroot+caps_4.1.2-1_amd64.deb, and nothing unverified is installed"));
         var r = ctl.run("slurm", "containers", "import", deb.toString(), caps.toString());
         assertEquals(1, r.exit(), r::toString);
-        assertTrue(r.err().contains("the leader keeps what it was handed before: enroot_4.1.2-1_amd64.deb"), r::toString);
-        assertTrue(r.err().contains("pins no sha256 for enroot+caps_4.1.2-1_amd64.deb, and nothing unverified is installed"), r::toString);
+        assertTrue(
+                r.err().contains("the leader keeps what it was handed before: enroot_4.1.2-1_amd64.deb"), r::toString);
+        assertTrue(
+                r.err()
+                        .contains(
+                                "pins no sha256 for enroot+caps_4.1.2-1_amd64.deb, and nothing unverified is installed"),
+                r::toString);
         assertNull(leader.requests("PUT").get(0).query(), "no --sums: no digest sent");
     }
 

@@ -4,5 +4,4 @@ import io.quarkus.test.junit.main.QuarkusMainIntegrationTest;
 
 /** The checks of {@link CtlMainTest}, run against the packaged program (java -jar quarkus-run.jar). */
 @QuarkusMainIntegrationTest
-class CtlMainIT extends CtlMainTest {
-}
+class CtlMainIT extends CtlMainTest {}

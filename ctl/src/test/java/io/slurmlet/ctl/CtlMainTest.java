@@ -1,5 +1,10 @@
 package io.slurmlet.ctl;
 
+import static io.slurmlet.ctl.StubLeader.SETTINGS;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.quarkus.test.junit.main.LaunchResult;
 import io.quarkus.test.junit.main.QuarkusMainLauncher;
 import io.quarkus.test.junit.main.QuarkusMainTest;
@@ -9,19 +14,13 @@ import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.net.SocketAddress;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-
-import static io.slurmlet.ctl.StubLeader.SETTINGS;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * ctl as Quarkus runs it: its own Vert.x (with the native transport application.properties asks
@@ -43,14 +42,26 @@ class CtlMainTest {
         token = CtlRunner.tokenFile(dir);
         leader = new StubLeader()
                 .on("GET", "/v1/slurm/settings", StubLeader.document(7, SETTINGS))
-                .on("PATCH", "/v1/slurm/settings", StubLeader.refused("the settings were not changed: 1 problem",
-                        new Problem("shared.path", "/etc", "shared.path \"/etc\" is the system's own directory: take one of its own, as /shared")));
+                .on(
+                        "PATCH",
+                        "/v1/slurm/settings",
+                        StubLeader.refused(
+                                "the settings were not changed: 1 problem",
+                                new Problem(
+                                        "shared.path",
+                                        "/etc",
+                                        "shared.path \"/etc\" is the system's own directory: take one of its own, as /shared")));
         vertx = Vertx.vertx(new VertxOptions().setPreferNativeTransport(true));
         socket = dir.resolve("leader.sock");
         String body = StubLeader.json(new SettingsDocument(7, SETTINGS));
         socketLeader = vertx.createHttpServer()
-                .requestHandler(req -> req.response().putHeader("Content-Type", "application/json").end(body));
-        socketLeader.listen(SocketAddress.domainSocketAddress(socket.toString())).toCompletionStage().toCompletableFuture()
+                .requestHandler(req -> req.response()
+                        .putHeader("Content-Type", "application/json")
+                        .end(body));
+        socketLeader
+                .listen(SocketAddress.domainSocketAddress(socket.toString()))
+                .toCompletionStage()
+                .toCompletableFuture()
                 .get(5, TimeUnit.SECONDS);
     }
 
@@ -69,7 +80,8 @@ class CtlMainTest {
      * turns on for its own use (ctl itself logs nothing below WARN).
      */
     static String err(LaunchResult r) {
-        return r.getErrorOutput().lines()
+        return r.getErrorOutput()
+                .lines()
                 .filter(l -> !l.matches("\\d{4}-\\d\\d-\\d\\d [0-9:,]+ INFO  \\[io\\.quarkus\\] .*"))
                 .collect(java.util.stream.Collectors.joining("\n"));
     }
@@ -98,10 +110,13 @@ class CtlMainTest {
 
     @Test
     void aRefusedChangeIsExit1WithEachProblemAndNoTrace(QuarkusMainLauncher launcher) throws IOException {
-        LaunchResult r = launcher.launch("slurm", "set", "shared.path=/etc", "--leader", leader.url(), "--token-file", token.toString());
+        LaunchResult r = launcher.launch(
+                "slurm", "set", "shared.path=/etc", "--leader", leader.url(), "--token-file", token.toString());
         assertEquals(1, r.exitCode(), () -> err(r));
-        assertEquals("the settings were not changed: 1 problem\n"
-                + "  shared.path \"/etc\" is the system's own directory: take one of its own, as /shared", err(r));
+        assertEquals(
+                "the settings were not changed: 1 problem\n"
+                        + "  shared.path \"/etc\" is the system's own directory: take one of its own, as /shared",
+                err(r));
         noToken(r);
     }
 
@@ -116,8 +131,10 @@ class CtlMainTest {
     void anUnreachableSocketNamesIt(QuarkusMainLauncher launcher) {
         LaunchResult r = launcher.launch("slurm", "status", "--leader", "unix:" + dir.resolve("nobody.sock"));
         assertEquals(1, r.exitCode(), () -> err(r));
-        assertEquals("cannot reach the leader at unix:" + dir.resolve("nobody.sock")
-                + ": no such file (is slurmlet-agent running on this machine? use --leader)", err(r));
+        assertEquals(
+                "cannot reach the leader at unix:" + dir.resolve("nobody.sock")
+                        + ": no such file (is slurmlet-agent running on this machine? use --leader)",
+                err(r));
     }
 
     @Test

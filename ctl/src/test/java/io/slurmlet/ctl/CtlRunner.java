@@ -1,9 +1,9 @@
 package io.slurmlet.ctl;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import io.vertx.core.Vertx;
 import io.vertx.core.VertxOptions;
-import picocli.CommandLine;
-
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,8 +17,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import picocli.CommandLine;
 
 /**
  * Runs ctl's command line in this JVM as {@code main} would, with its own Vert.x, environment
@@ -68,7 +67,8 @@ final class CtlRunner {
     /** A runner for the stub leader at {@code url}, with a token file in {@code dir}. */
     static CtlRunner against(String url, Path dir) {
         CtlRunner ctl = new CtlRunner();
-        ctl.always.addAll(List.of("--leader", url, "--token-file", tokenFile(dir).toString()));
+        ctl.always.addAll(
+                List.of("--leader", url, "--token-file", tokenFile(dir).toString()));
         return ctl;
     }
 

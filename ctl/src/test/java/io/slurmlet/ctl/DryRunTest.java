@@ -1,5 +1,12 @@
 package io.slurmlet.ctl;
 
+import static io.slurmlet.ctl.StubLeader.SETTINGS;
+import static io.slurmlet.ctl.StubLeader.conflict;
+import static io.slurmlet.ctl.StubLeader.document;
+import static io.slurmlet.ctl.StubLeader.ok;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsPreview.Action;
 import io.slurmlet.model.api.SettingsPreview.Change;
@@ -8,21 +15,13 @@ import io.slurmlet.model.api.SettingsPreview.FileChange;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-
-import java.io.IOException;
-import java.nio.file.Path;
-import java.util.List;
-
-import static io.slurmlet.ctl.StubLeader.SETTINGS;
-import static io.slurmlet.ctl.StubLeader.conflict;
-import static io.slurmlet.ctl.StubLeader.document;
-import static io.slurmlet.ctl.StubLeader.ok;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code --dry-run}: the same patch as a preview; what each machine would do is printed, nothing stored. */
 class DryRunTest {
@@ -36,27 +35,48 @@ class DryRunTest {
             -PartitionName=gpu Nodes=gpu[1-3] Default=YES MaxTime=INFINITE State=UP
             +PartitionName=batch Nodes=gpu[1-3] Default=YES MaxTime=INFINITE State=UP
             """;
-    static final String RECONFIGURE = "scontrol reconfigure: slurmctld reads the new files and has every slurmd read them too";
+    static final String RECONFIGURE =
+            "scontrol reconfigure: slurmctld reads the new files and has every slurmd read them too";
     static final String BY_CONTROLLER = "the controller's scontrol reconfigure has it read the new files";
 
     static SlurmSettings renamed() {
-        return new SlurmSettings(true, "slurmlet", "head1", SETTINGS.nodes(), false, SETTINGS.lent(), "batch",
-                SETTINGS.shared(), "slurmlet", false, null);
+        return new SlurmSettings(
+                true,
+                "slurmlet",
+                "head1",
+                SETTINGS.nodes(),
+                false,
+                SETTINGS.lent(),
+                "batch",
+                SETTINGS.shared(),
+                "slurmlet",
+                false,
+                null);
     }
 
     static NodeChange changed(String node, String role, DaemonChange daemon) {
-        return new NodeChange(node, List.of(role), List.of(role),
-                List.of(new FileChange("/etc/slurm/slurm.conf", Change.CHANGED, DIFF)), List.of(daemon));
+        return new NodeChange(
+                node,
+                List.of(role),
+                List.of(role),
+                List.of(new FileChange("/etc/slurm/slurm.conf", Change.CHANGED, DIFF)),
+                List.of(daemon));
     }
 
-    static final SettingsPreview RENAME = new SettingsPreview(7, true, renamed(), List.of(
-            changed("gpu1", "slurmd", new DaemonChange("slurmd", Action.RECONFIGURE, BY_CONTROLLER)),
-            changed("gpu2", "slurmd", new DaemonChange("slurmd", Action.RECONFIGURE, BY_CONTROLLER)),
-            changed("head1", "slurmctld", new DaemonChange("slurmctld", Action.RECONFIGURE, RECONFIGURE))),
-            List.of(), List.of("gpu3 has no agent yet: install slurmlet-agent there and join it"));
+    static final SettingsPreview RENAME = new SettingsPreview(
+            7,
+            true,
+            renamed(),
+            List.of(
+                    changed("gpu1", "slurmd", new DaemonChange("slurmd", Action.RECONFIGURE, BY_CONTROLLER)),
+                    changed("gpu2", "slurmd", new DaemonChange("slurmd", Action.RECONFIGURE, BY_CONTROLLER)),
+                    changed("head1", "slurmctld", new DaemonChange("slurmctld", Action.RECONFIGURE, RECONFIGURE))),
+            List.of(),
+            List.of("gpu3 has no agent yet: install slurmlet-agent there and join it"));
 
     @TempDir
     Path dir;
+
     StubLeader leader;
     CtlRunner ctl;
 
@@ -109,18 +129,44 @@ class DryRunTest {
 
     @Test
     void restartsStartsNewFilesAndRoleChangesAreSaid() {
-        SettingsPreview p = new SettingsPreview(7, true, SETTINGS, List.of(
-                new NodeChange("gpu4", List.of(), List.of("slurmd"), List.of(
-                        new FileChange("/etc/munge/munge.key", Change.CREATED, null),
-                        new FileChange("/etc/slurm/cgroup.conf", Change.CREATED, "--- /dev/null\n+++ b/etc/slurm/cgroup.conf\n@@ -0,0 +1,1 @@\n+ConstrainCores=yes\n")),
-                        List.of(new DaemonChange("munge", Action.START, "munged does not run here yet"),
-                                new DaemonChange("slurmd", Action.START, "slurmd does not run here yet"))),
-                new NodeChange("gpu3", List.of("slurmd"), List.of(), List.of(), List.of(), List.of(
-                        "unmount head1:/shared from /shared and remove its mount unit and slurmd's wait for it; systemd stops slurmd "
-                                + "with the mount (its RequiresMountsFor=)")),
-                new NodeChange("head1", List.of("slurmctld"), List.of("slurmctld"), List.of(), List.of(
-                        new DaemonChange("slurmctld", Action.RESTART, "slurm.conf changes GresTypes, which slurmctld reads only at start")))),
-                List.of(new Problem("nodes", "gpu4", "gpu4 runs Slurm 23.02.1, …")), List.of());
+        SettingsPreview p = new SettingsPreview(
+                7,
+                true,
+                SETTINGS,
+                List.of(
+                        new NodeChange(
+                                "gpu4",
+                                List.of(),
+                                List.of("slurmd"),
+                                List.of(
+                                        new FileChange("/etc/munge/munge.key", Change.CREATED, null),
+                                        new FileChange(
+                                                "/etc/slurm/cgroup.conf",
+                                                Change.CREATED,
+                                                "--- /dev/null\n+++ b/etc/slurm/cgroup.conf\n@@ -0,0 +1,1 @@\n+ConstrainCores=yes\n")),
+                                List.of(
+                                        new DaemonChange("munge", Action.START, "munged does not run here yet"),
+                                        new DaemonChange("slurmd", Action.START, "slurmd does not run here yet"))),
+                        new NodeChange(
+                                "gpu3",
+                                List.of("slurmd"),
+                                List.of(),
+                                List.of(),
+                                List.of(),
+                                List.of(
+                                        "unmount head1:/shared from /shared and remove its mount unit and slurmd's wait for it; systemd stops slurmd "
+                                                + "with the mount (its RequiresMountsFor=)")),
+                        new NodeChange(
+                                "head1",
+                                List.of("slurmctld"),
+                                List.of("slurmctld"),
+                                List.of(),
+                                List.of(new DaemonChange(
+                                        "slurmctld",
+                                        Action.RESTART,
+                                        "slurm.conf changes GresTypes, which slurmctld reads only at start")))),
+                List.of(new Problem("nodes", "gpu4", "gpu4 runs Slurm 23.02.1, …")),
+                List.of());
         leader.on("PATCH", "/v1/slurm/settings", ok(StubLeader.json(p)));
         var r = ctl.run("slurm", "set", "nodes=gpu1,gpu2,gpu4", "--dry-run");
         assertEquals(0, r.exit(), r::toString);
@@ -149,8 +195,10 @@ class DryRunTest {
 
     @Test
     void aChangeNoMachineFeelsSaysSo() {
-        leader.on("PATCH", "/v1/slurm/settings", ok(StubLeader.json(new SettingsPreview(7, false, SETTINGS, List.of(),
-                List.of(), List.of()))));
+        leader.on(
+                "PATCH",
+                "/v1/slurm/settings",
+                ok(StubLeader.json(new SettingsPreview(7, false, SETTINGS, List.of(), List.of(), List.of()))));
         var r = ctl.run("slurm", "set", "enabled=true", "--dry-run");
         assertEquals(0, r.exit(), r::toString);
         assertEquals("""
@@ -171,7 +219,8 @@ class DryRunTest {
 
     @Test
     void aRefusedPreviewFailsAsARefusedSetDoes() {
-        Problem bad = new Problem("partition", "ALL", "partition \"ALL\" is a word slurm.conf reserves: name it otherwise");
+        Problem bad =
+                new Problem("partition", "ALL", "partition \"ALL\" is a word slurm.conf reserves: name it otherwise");
         leader.on("PATCH", "/v1/slurm/settings", StubLeader.refused("the settings were not changed: 1 problem", bad));
         var r = ctl.run("slurm", "set", "partition=ALL", "--dry-run");
         assertEquals(1, r.exit(), r::toString);
@@ -185,7 +234,9 @@ class DryRunTest {
                 .on("PATCH", "/v1/slurm/settings", conflict(9), ok(StubLeader.json(RENAME)));
         var r = ctl.run("slurm", "set", "partition=batch", "--dry-run");
         assertEquals(0, r.exit(), r::toString);
-        assertEquals(List.of("\"7\"", "\"9\""), leader.requests("PATCH").stream().map(p -> p.header("If-Match")).toList());
+        assertEquals(
+                List.of("\"7\"", "\"9\""),
+                leader.requests("PATCH").stream().map(p -> p.header("If-Match")).toList());
     }
 
     @Test

@@ -1,22 +1,5 @@
 package io.slurmlet.ctl;
 
-import io.slurmlet.model.settings.Problem;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import io.vertx.core.Vertx;
-import io.vertx.core.VertxOptions;
-
-import java.io.IOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-
 import static io.slurmlet.ctl.StubLeader.SETTINGS;
 import static io.slurmlet.ctl.StubLeader.document;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -24,16 +7,37 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.model.settings.Problem;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 /** Refusals and failures: exit 1, a message that says what to do, a stack trace only with -e, never the token. */
 class FailuresTest {
 
-    static final Problem NOT_IN_NODES = new Problem("lent[1]", "gpu9", "lent[1] \"gpu9\" is not in nodes: only a node that "
-            + "runs slurmd can be lent; add it to nodes first, or set all_nodes=true");
-    static final Problem BAD_PATH = new Problem("shared.path", "/etc", "shared.path \"/etc\" is the system's own directory: "
-            + "take one of its own, as /shared");
+    static final Problem NOT_IN_NODES = new Problem(
+            "lent[1]",
+            "gpu9",
+            "lent[1] \"gpu9\" is not in nodes: only a node that "
+                    + "runs slurmd can be lent; add it to nodes first, or set all_nodes=true");
+    static final Problem BAD_PATH = new Problem(
+            "shared.path",
+            "/etc",
+            "shared.path \"/etc\" is the system's own directory: " + "take one of its own, as /shared");
 
     @TempDir
     Path dir;
+
     StubLeader leader;
     CtlRunner ctl;
 
@@ -50,24 +54,34 @@ class FailuresTest {
 
     @Test
     void aRefusedChangePrintsEachProblemOnItsOwnLineWithoutAStackTrace() {
-        leader.on("PATCH", "/v1/slurm/settings", StubLeader.refused("the settings were not changed: 2 problems", NOT_IN_NODES, BAD_PATH));
+        leader.on(
+                "PATCH",
+                "/v1/slurm/settings",
+                StubLeader.refused("the settings were not changed: 2 problems", NOT_IN_NODES, BAD_PATH));
         var r = ctl.run("slurm", "set", "lent=gpu1,gpu9", "shared.path=/etc");
         assertEquals(1, r.exit(), r::toString);
-        assertEquals(List.of(
-                "the settings were not changed: 2 problems",
-                "  " + NOT_IN_NODES.message(),
-                "  " + BAD_PATH.message()), r.errLines());
+        assertEquals(
+                List.of(
+                        "the settings were not changed: 2 problems",
+                        "  " + NOT_IN_NODES.message(),
+                        "  " + BAD_PATH.message()),
+                r.errLines());
         assertEquals("", r.out());
     }
 
     @Test
     void withErrorsARefusalAlsoPrintsTheStackTrace() {
-        leader.on("PATCH", "/v1/slurm/settings", StubLeader.refused("the settings were not changed: 1 problem", BAD_PATH));
+        leader.on(
+                "PATCH",
+                "/v1/slurm/settings",
+                StubLeader.refused("the settings were not changed: 1 problem", BAD_PATH));
         var r = ctl.run("-e", "slurm", "set", "shared.path=/etc");
         assertEquals(1, r.exit(), r::toString);
         assertEquals("the settings were not changed: 1 problem", r.errLines().get(0));
         assertEquals("  " + BAD_PATH.message(), r.errLines().get(1));
-        assertTrue(r.errLines().get(2).startsWith(CtlException.class.getName() + ": the settings were not changed"), r::toString);
+        assertTrue(
+                r.errLines().get(2).startsWith(CtlException.class.getName() + ": the settings were not changed"),
+                r::toString);
         assertTrue(r.err().contains("\tat io.slurmlet.ctl."), r::toString);
     }
 
@@ -83,7 +97,10 @@ class FailuresTest {
 
     @Test
     void malformedInputIsTheLeadersOneSentence() {
-        leader.on("PATCH", "/v1/slurm/settings", StubLeader.status(400, "{\"error\":\"the body is not valid JSON (line 1, column 2)\"}"));
+        leader.on(
+                "PATCH",
+                "/v1/slurm/settings",
+                StubLeader.status(400, "{\"error\":\"the body is not valid JSON (line 1, column 2)\"}"));
         var r = ctl.run("slurm", "containers", "on");
         assertEquals(1, r.exit(), r::toString);
         assertEquals("the leader refused the request: the body is not valid JSON (line 1, column 2)\n", r.err());
@@ -94,8 +111,10 @@ class FailuresTest {
         leader.on("GET", "/v1/slurm/settings", StubLeader.status(401, "{\"error\":\"missing or wrong token\"}"));
         var r = ctl.run("slurm", "show");
         assertEquals(1, r.exit(), r::toString);
-        assertEquals("the leader at %s refused the token in %s (from --token-file): missing or wrong token\n"
-                .formatted(leader.url(), dir.resolve("admin.token")), r.err());
+        assertEquals(
+                "the leader at %s refused the token in %s (from --token-file): missing or wrong token\n"
+                        .formatted(leader.url(), dir.resolve("admin.token")),
+                r.err());
         r = ctl.run("slurm", "show", "-e");
         assertTrue(r.err().contains("\tat "), "a trace, still without the token");
     }
@@ -106,7 +125,9 @@ class FailuresTest {
         var r = ctl.runExactly("slurm", "show", "--leader", leader.url());
         assertEquals(1, r.exit(), r::toString);
         assertNull(leader.requests.get(0).header("Authorization"));
-        assertTrue(r.err().startsWith("the leader at " + leader.url() + " wants a token, and ctl found none"), r::toString);
+        assertTrue(
+                r.err().startsWith("the leader at " + leader.url() + " wants a token, and ctl found none"),
+                r::toString);
         assertTrue(r.err().contains("--token-file PATH"), r::toString);
     }
 
@@ -119,8 +140,11 @@ class FailuresTest {
         CtlRunner down = CtlRunner.against("http://127.0.0.1:" + port, dir);
         var r = down.run("slurm", "show");
         assertEquals(1, r.exit(), r::toString);
-        assertEquals("cannot reach the leader at http://127.0.0.1:%d: connection refused (is slurmlet-agent running there, "
-                .formatted(port) + "and is it the leader? check --leader)\n", r.err());
+        assertEquals(
+                "cannot reach the leader at http://127.0.0.1:%d: connection refused (is slurmlet-agent running there, "
+                                .formatted(port)
+                        + "and is it the leader? check --leader)\n",
+                r.err());
         assertEquals("", r.out());
     }
 
@@ -129,8 +153,10 @@ class FailuresTest {
         Path socket = dir.resolve("leader.sock");
         var r = new CtlRunner().runExactly("slurm", "status", "--leader", "unix:" + socket);
         assertEquals(1, r.exit(), r::toString);
-        assertEquals("cannot reach the leader at unix:" + socket + ": no such file (is slurmlet-agent running on this machine? "
-                + "use --leader)\n", r.err());
+        assertEquals(
+                "cannot reach the leader at unix:" + socket
+                        + ": no such file (is slurmlet-agent running on this machine? " + "use --leader)\n",
+                r.err());
     }
 
     @Test
@@ -141,8 +167,11 @@ class FailuresTest {
             ctl.vertx = plain;
             var r = ctl.runExactly("slurm", "show", "--leader", "unix:" + dir.resolve("leader.sock"));
             assertEquals(1, r.exit(), r::toString);
-            assertTrue(r.err().startsWith("cannot reach the leader at unix:" + dir.resolve("leader.sock")
-                    + ": this ctl cannot open unix sockets here ("), r::toString);
+            assertTrue(
+                    r.err()
+                            .startsWith("cannot reach the leader at unix:" + dir.resolve("leader.sock")
+                                    + ": this ctl cannot open unix sockets here ("),
+                    r::toString);
             assertTrue(r.err().endsWith("; use --leader http://HOST:7817\n"), r::toString);
         } finally {
             plain.close();
@@ -151,14 +180,28 @@ class FailuresTest {
 
     @Test
     void httpsSpeaksTlsAndSaysWhenTheOtherSideDoesNot() throws Exception {
-        var plainHttp = CtlRunner.VERTX.createHttpServer().requestHandler(req -> req.response().end("{}"));
-        int port = plainHttp.listen(0, "127.0.0.1").toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS).actualPort();
+        var plainHttp = CtlRunner.VERTX
+                .createHttpServer()
+                .requestHandler(req -> req.response().end("{}"));
+        int port = plainHttp
+                .listen(0, "127.0.0.1")
+                .toCompletionStage()
+                .toCompletableFuture()
+                .get(5, TimeUnit.SECONDS)
+                .actualPort();
         try {
-            var r = ctl.runExactly("slurm", "show", "--leader", "https://127.0.0.1:" + port, "--token-file",
+            var r = ctl.runExactly(
+                    "slurm",
+                    "show",
+                    "--leader",
+                    "https://127.0.0.1:" + port,
+                    "--token-file",
                     CtlRunner.tokenFile(dir).toString());
             assertEquals(1, r.exit(), r::toString);
-            assertEquals("cannot reach the leader at https://127.0.0.1:" + port + ": TLS failed: the other side does not "
-                    + "speak TLS (does it take http:// rather than https://?) (check --leader)\n", r.err());
+            assertEquals(
+                    "cannot reach the leader at https://127.0.0.1:" + port + ": TLS failed: the other side does not "
+                            + "speak TLS (does it take http:// rather than https://?) (check --leader)\n",
+                    r.err());
         } finally {
             plainHttp.close();
         }
@@ -170,7 +213,10 @@ class FailuresTest {
         fromEnv.env.put(LeaderResolver.LEADER_ENV, "unix:" + dir.resolve("leader.sock"));
         var r = fromEnv.runExactly("slurm", "show");
         assertEquals(1, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("cannot reach the leader at unix:" + dir.resolve("leader.sock") + " (from SLURMLET_LEADER): no such file"),
+        assertTrue(
+                r.err()
+                        .startsWith("cannot reach the leader at unix:" + dir.resolve("leader.sock")
+                                + " (from SLURMLET_LEADER): no such file"),
                 r::toString);
     }
 
@@ -185,11 +231,16 @@ class FailuresTest {
 
     @Test
     void aServerErrorSaysWhatTheLeaderSaid() {
-        leader.on("GET", "/v1/slurm/status", StubLeader.status(500, "{\"error\":\"the state directory is not writable\"}"));
+        leader.on(
+                "GET",
+                "/v1/slurm/status",
+                StubLeader.status(500, "{\"error\":\"the state directory is not writable\"}"));
         var r = ctl.run("slurm", "status");
         assertEquals(1, r.exit(), r::toString);
-        assertEquals("the leader at " + leader.url() + " answered GET /v1/slurm/status with HTTP 500: the state directory is not "
-                + "writable\n", r.err());
+        assertEquals(
+                "the leader at " + leader.url()
+                        + " answered GET /v1/slurm/status with HTTP 500: the state directory is not " + "writable\n",
+                r.err());
     }
 
     @Test
@@ -197,8 +248,11 @@ class FailuresTest {
         leader.on("GET", "/v1/slurm/settings", StubLeader.ok("<html>hello</html>"));
         var r = ctl.run("slurm", "show");
         assertEquals(1, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("the leader at " + leader.url() + " answered GET /v1/slurm/settings with something ctl "
-                + "cannot read"), r::toString);
+        assertTrue(
+                r.err()
+                        .startsWith("the leader at " + leader.url()
+                                + " answered GET /v1/slurm/settings with something ctl " + "cannot read"),
+                r::toString);
         assertFalse(r.err().contains("\tat "), r::toString);
     }
 
@@ -215,7 +269,9 @@ class FailuresTest {
     void aBadLeaderFlagIsBadUsage() {
         var r = ctl.runExactly("slurm", "show", "--leader", "head1:7817");
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("Invalid value for option '--leader': 'head1:7817' is not an address ctl takes"), r::toString);
+        assertTrue(
+                r.err().startsWith("Invalid value for option '--leader': 'head1:7817' is not an address ctl takes"),
+                r::toString);
         assertTrue(r.err().contains("did you mean http://head1:7817?"), r::toString);
     }
 

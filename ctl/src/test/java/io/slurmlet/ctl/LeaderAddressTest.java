@@ -1,27 +1,26 @@
 package io.slurmlet.ctl;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-
-import java.nio.file.Path;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
 class LeaderAddressTest {
 
     @ParameterizedTest
     @CsvSource({
-            "http://head1:7817,         http://head1:7817",
-            "http://head1,              http://head1:7817",
-            "http://head1:7817/,        http://head1:7817",
-            "HTTPS://head1.example:443, https://head1.example:443",
-            "http://[::1]:9000,         http://[::1]:9000",
-            "unix:/run/slurmlet/leader.sock,   unix:/run/slurmlet/leader.sock",
-            "unix:///run/slurmlet/leader.sock, unix:/run/slurmlet/leader.sock",
+        "http://head1:7817,         http://head1:7817",
+        "http://head1,              http://head1:7817",
+        "http://head1:7817/,        http://head1:7817",
+        "HTTPS://head1.example:443, https://head1.example:443",
+        "http://[::1]:9000,         http://[::1]:9000",
+        "unix:/run/slurmlet/leader.sock,   unix:/run/slurmlet/leader.sock",
+        "unix:///run/slurmlet/leader.sock, unix:/run/slurmlet/leader.sock",
     })
     void readsWhatPeopleType(String typed, String shown) {
         assertEquals(shown, LeaderAddress.parse(typed).toString());
@@ -49,14 +48,16 @@ class LeaderAddressTest {
     }
 
     @ParameterizedTest
-    @CsvSource(delimiter = '|', value = {
-            "unix:run/leader.sock       | names no absolute socket path",
-            "http://head1:7817/v1       | has more than a host and a port",
-            "http://admin@head1:7817    | has more than a host and a port",
-            "ftp://head1                | is not an address ctl takes",
-            "http://                    | is not a URL",
-            "http://:7817               | names no host",
-    })
+    @CsvSource(
+            delimiter = '|',
+            value = {
+                "unix:run/leader.sock       | names no absolute socket path",
+                "http://head1:7817/v1       | has more than a host and a port",
+                "http://admin@head1:7817    | has more than a host and a port",
+                "ftp://head1                | is not an address ctl takes",
+                "http://                    | is not a URL",
+                "http://:7817               | names no host",
+            })
     void refusesWhatItCannotUseSayingWhy(String typed, String why) {
         var e = assertThrows(IllegalArgumentException.class, () -> LeaderAddress.parse(typed));
         assertTrue(e.getMessage().contains(why), e.getMessage());
@@ -65,6 +66,7 @@ class LeaderAddressTest {
     @Test
     void anEmptyAddressIsRefused() {
         var e = assertThrows(IllegalArgumentException.class, () -> LeaderAddress.parse("  "));
-        assertTrue(e.getMessage().contains("http://HOST:PORT, https://HOST:PORT or unix:/path/to.sock"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("http://HOST:PORT, https://HOST:PORT or unix:/path/to.sock"), e.getMessage());
     }
 }

@@ -1,14 +1,15 @@
 package io.slurmlet.ctl;
 
+import static io.slurmlet.ctl.StubLeader.SETTINGS;
+import static io.slurmlet.ctl.StubLeader.document;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.NodeLending.Transition;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SlurmNodeState;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -16,12 +17,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-
-import static io.slurmlet.ctl.StubLeader.SETTINGS;
-import static io.slurmlet.ctl.StubLeader.document;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * lend and unlend with --wait: the change is stored as without it, then each new transition of the
@@ -35,10 +34,15 @@ class LendWaitTest {
             new Transition("platform", "lending", "2026-11-29T10:00:00Z", "lent in the settings"),
             new Transition("lending", "lent", "2026-11-29T10:00:05Z", "no drain hook: free at once"),
             new Transition("lent", "reclaiming", "2026-11-29T11:00:00Z", "unlent in the settings"),
-            new Transition("reclaiming", "platform", "2026-11-29T11:00:04Z", "no job left; no release hook: the platform's again"));
+            new Transition(
+                    "reclaiming",
+                    "platform",
+                    "2026-11-29T11:00:04Z",
+                    "no job left; no release hook: the platform's again"));
 
     @TempDir
     Path dir;
+
     StubLeader leader;
     CtlRunner ctl;
 
@@ -56,14 +60,38 @@ class LendWaitTest {
     @Test
     void lendWaitPrintsEachNewTransitionUntilTheNodeIsLent() {
         leader.on("PATCH", "/v1/slurm/settings", document(8, SETTINGS.withLent(List.of("gpu1", "gpu2"))))
-                .on("GET", NODES,
+                .on(
+                        "GET",
+                        NODES,
                         nodes(gpu2("platform", false, "", PAST)),
                         nodes(gpu2("platform", true, "", PAST)),
-                        nodes(gpu2("lending", true, "the platform's drain hook runs", then(PAST,
-                                new Transition("platform", "lending", "2026-11-30T04:00:01.250Z", "lent in the settings")))),
-                        nodes(gpu2("lent", true, "", then(PAST,
-                                new Transition("platform", "lending", "2026-11-30T04:00:01.250Z", "lent in the settings"),
-                                new Transition("lending", "lent", "2026-11-30T04:00:09Z", "the drain hook says the platform has freed it")))));
+                        nodes(gpu2(
+                                "lending",
+                                true,
+                                "the platform's drain hook runs",
+                                then(
+                                        PAST,
+                                        new Transition(
+                                                "platform",
+                                                "lending",
+                                                "2026-11-30T04:00:01.250Z",
+                                                "lent in the settings")))),
+                        nodes(gpu2(
+                                "lent",
+                                true,
+                                "",
+                                then(
+                                        PAST,
+                                        new Transition(
+                                                "platform",
+                                                "lending",
+                                                "2026-11-30T04:00:01.250Z",
+                                                "lent in the settings"),
+                                        new Transition(
+                                                "lending",
+                                                "lent",
+                                                "2026-11-30T04:00:09Z",
+                                                "the drain hook says the platform has freed it")))));
         var r = ctl.run("slurm", "lend", "gpu2", "--wait");
         assertEquals(0, r.exit(), r::toString);
         assertEquals("""
@@ -73,14 +101,26 @@ class LendWaitTest {
                 now lent: gpu2
                 """, r.out());
         assertEquals("", r.err());
-        List<String> order = leader.requests.stream().map(q -> q.method() + " " + q.path()).toList();
-        assertEquals(List.of("GET " + NODES, "GET /v1/slurm/settings", "PATCH /v1/slurm/settings",
-                "GET " + NODES, "GET " + NODES, "GET " + NODES), order, "the nodes are read before the change, then until it is done");
+        List<String> order =
+                leader.requests.stream().map(q -> q.method() + " " + q.path()).toList();
+        assertEquals(
+                List.of(
+                        "GET " + NODES,
+                        "GET /v1/slurm/settings",
+                        "PATCH /v1/slurm/settings",
+                        "GET " + NODES,
+                        "GET " + NODES,
+                        "GET " + NODES),
+                order,
+                "the nodes are read before the change, then until it is done");
     }
 
     @Test
     void aNodeAlreadyThereEndsTheWaitAtOnce() {
-        leader.on("GET", NODES, nodes(new NodeLending("gpu1", "lent", true, "2026-11-30T04:00:00Z", "", "", "", "", null, List.of())));
+        leader.on(
+                "GET",
+                NODES,
+                nodes(new NodeLending("gpu1", "lent", true, "2026-11-30T04:00:00Z", "", "", "", "", null, List.of())));
         var r = ctl.run("slurm", "lend", "GPU1", "--wait");
         assertEquals(0, r.exit(), r::toString);
         assertEquals("GPU1 is already lent\nnothing to change (revision 7)\nnow lent: GPU1\n", r.out());
@@ -91,12 +131,34 @@ class LendWaitTest {
         leader.on("GET", "/v1/slurm/settings", document(7, SETTINGS.withLent(List.of("gpu1", "gpu2"))))
                 .on("PATCH", "/v1/slurm/settings", document(8, SETTINGS.withLent(List.of())));
         Transition gpu1Back = new Transition("lent", "reclaiming", "2026-11-30T05:00:00Z", "unlent in the settings");
-        leader.on("GET", NODES,
+        leader.on(
+                "GET",
+                NODES,
                 nodes(lentNode("gpu1", List.of()), lentNode("gpu2", List.of())),
-                nodes(new NodeLending("gpu1", "reclaiming", false, "2026-11-30T05:00:00Z", "job 1234 of alice still running", "", "", "",
-                                new SlurmNodeState("gpu1", "MIXED+DRAIN", "slurmlet: reclaiming", List.of("1234 of alice")), List.of(gpu1Back)),
-                        new NodeLending("gpu2", "lent", false, "2026-11-29T10:00:00Z", "", "the release hook failed: exit 3",
-                                "2026-11-30T05:00:02Z", "", null, List.of())));
+                nodes(
+                        new NodeLending(
+                                "gpu1",
+                                "reclaiming",
+                                false,
+                                "2026-11-30T05:00:00Z",
+                                "job 1234 of alice still running",
+                                "",
+                                "",
+                                "",
+                                new SlurmNodeState(
+                                        "gpu1", "MIXED+DRAIN", "slurmlet: reclaiming", List.of("1234 of alice")),
+                                List.of(gpu1Back)),
+                        new NodeLending(
+                                "gpu2",
+                                "lent",
+                                false,
+                                "2026-11-29T10:00:00Z",
+                                "",
+                                "the release hook failed: exit 3",
+                                "2026-11-30T05:00:02Z",
+                                "",
+                                null,
+                                List.of())));
         long began = System.nanoTime();
         var r = ctl.run("slurm", "unlend", "gpu1", "gpu2", "--wait", "--timeout", "300ms");
         long tookMillis = (System.nanoTime() - began) / 1_000_000;
@@ -116,24 +178,40 @@ class LendWaitTest {
     @Test
     void aLeaderLostDuringTheWaitIsSaid() throws Exception {
         leader.on("PATCH", "/v1/slurm/settings", document(8, SETTINGS.withLent(List.of("gpu1", "gpu2"))))
-                .on("GET", NODES, nodes(gpu2("platform", false, "", List.of())), nodes(gpu2("lending", true, "", List.of())));
-        CompletableFuture<CtlRunner.Result> run = CompletableFuture.supplyAsync(() -> ctl.run("slurm", "lend", "gpu2", "--wait"));
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
-                .until(() -> leader.requests("GET").stream().filter(q -> q.path().equals(NODES)).count() >= 3);
+                .on(
+                        "GET",
+                        NODES,
+                        nodes(gpu2("platform", false, "", List.of())),
+                        nodes(gpu2("lending", true, "", List.of())));
+        CompletableFuture<CtlRunner.Result> run =
+                CompletableFuture.supplyAsync(() -> ctl.run("slurm", "lend", "gpu2", "--wait"));
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
+                .until(() -> leader.requests("GET").stream()
+                                .filter(q -> q.path().equals(NODES))
+                                .count()
+                        >= 3);
         leader.close();
         var r = run.get(10, TimeUnit.SECONDS);
         assertEquals(1, r.exit(), r::toString);
         assertEquals("lent gpu2 (revision 8)\n", r.out());
-        assertTrue(r.err().startsWith("the change is stored, but ctl lost the leader while waiting: cannot reach the leader at "
-                + leader.url()), r::toString);
+        assertTrue(
+                r.err()
+                        .startsWith(
+                                "the change is stored, but ctl lost the leader while waiting: cannot reach the leader at "
+                                        + leader.url()),
+                r::toString);
     }
 
     @Test
     void aLeaderWithoutNodesFailsTheWaitBeforeAnythingIsStored() {
         var r = ctl.run("slurm", "lend", "gpu2", "--wait");
         assertEquals(1, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("nothing was changed: --wait cannot follow the nodes: the leader at " + leader.url()
-                + " has no GET /v1/slurm/nodes (HTTP 404"), r::toString);
+        assertTrue(
+                r.err()
+                        .startsWith("nothing was changed: --wait cannot follow the nodes: the leader at " + leader.url()
+                                + " has no GET /v1/slurm/nodes (HTTP 404"),
+                r::toString);
         assertEquals(List.of(), leader.requests("PATCH"));
     }
 
@@ -141,20 +219,33 @@ class LendWaitTest {
     void withJsonStdoutHoldsOnlyTheLeadersAnswer() {
         SettingsDocument after = new SettingsDocument(8, SETTINGS.withLent(List.of("gpu1", "gpu2")));
         leader.on("PATCH", "/v1/slurm/settings", document(8, after.settings()))
-                .on("GET", NODES, nodes(gpu2("platform", false, "", List.of())), nodes(gpu2("lent", true, "",
-                        List.of(new Transition("lending", "lent", "2026-11-30T04:00:09Z", "no drain hook: free at once")))));
+                .on(
+                        "GET",
+                        NODES,
+                        nodes(gpu2("platform", false, "", List.of())),
+                        nodes(gpu2(
+                                "lent",
+                                true,
+                                "",
+                                List.of(new Transition(
+                                        "lending", "lent", "2026-11-30T04:00:09Z", "no drain hook: free at once")))));
         var r = ctl.run("slurm", "lend", "gpu2", "--wait", "-o", "json");
         assertEquals(0, r.exit(), r::toString);
         assertEquals(StubLeader.json(after) + "\n", r.out());
-        assertEquals("gpu2: lending → lent (no drain hook: free at once) at 2026-11-30T04:00:09Z\nnow lent: gpu2\n", r.err());
+        assertEquals(
+                "gpu2: lending → lent (no drain hook: free at once) at 2026-11-30T04:00:09Z\nnow lent: gpu2\n",
+                r.err());
     }
 
     @Test
     void aBadTimeoutIsBadUsage() {
         var r = ctl.run("slurm", "unlend", "gpu1", "--wait", "--timeout", "10x");
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("Invalid value for option '--timeout': '10x' is not a duration ctl takes: "
-                + "write it as 30s, 5m, 1h or 1h30m\n"), r::toString);
+        assertTrue(
+                r.err()
+                        .startsWith("Invalid value for option '--timeout': '10x' is not a duration ctl takes: "
+                                + "write it as 30s, 5m, 1h or 1h30m\n"),
+                r::toString);
         assertTrue(r.err().contains("See 'ctl slurm unlend --help'."), r::toString);
         assertEquals(List.of(), leader.requests);
     }
@@ -163,7 +254,9 @@ class LendWaitTest {
     void waitWithDryRunIsBadUsage() {
         var r = ctl.run("slurm", "lend", "gpu2", "--wait", "--dry-run");
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("--wait follows a stored change, and --dry-run stores none: give one of them\n"), r::toString);
+        assertTrue(
+                r.err().startsWith("--wait follows a stored change, and --dry-run stores none: give one of them\n"),
+                r::toString);
         assertEquals(List.of(), leader.requests);
     }
 
@@ -171,7 +264,8 @@ class LendWaitTest {
     void timeoutWithoutWaitIsBadUsage() {
         var r = ctl.run("slurm", "lend", "gpu2", "--timeout", "5m");
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("--timeout is how long --wait waits: add --wait, or drop --timeout\n"), r::toString);
+        assertTrue(
+                r.err().startsWith("--timeout is how long --wait waits: add --wait, or drop --timeout\n"), r::toString);
         assertEquals(List.of(), leader.requests);
     }
 
@@ -180,13 +274,31 @@ class LendWaitTest {
     }
 
     private static NodeLending gpu2(String phase, boolean wished, String waitingFor, List<Transition> transitions) {
-        return new NodeLending("gpu2", phase, wished, "2026-11-30T04:00:00Z", waitingFor, "", "", "",
-                new SlurmNodeState("gpu2", "IDLE+DRAIN", "slurmlet: on the platform", List.of()), transitions);
+        return new NodeLending(
+                "gpu2",
+                phase,
+                wished,
+                "2026-11-30T04:00:00Z",
+                waitingFor,
+                "",
+                "",
+                "",
+                new SlurmNodeState("gpu2", "IDLE+DRAIN", "slurmlet: on the platform", List.of()),
+                transitions);
     }
 
     private static NodeLending lentNode(String name, List<Transition> transitions) {
-        return new NodeLending(name, "lent", true, "2026-11-29T10:00:00Z", "", "", "", "",
-                new SlurmNodeState(name, "MIXED", "", List.of("1234 of alice")), transitions);
+        return new NodeLending(
+                name,
+                "lent",
+                true,
+                "2026-11-29T10:00:00Z",
+                "",
+                "",
+                "",
+                "",
+                new SlurmNodeState(name, "MIXED", "", List.of("1234 of alice")),
+                transitions);
     }
 
     private static List<Transition> then(List<Transition> past, Transition... next) {

@@ -1,18 +1,17 @@
 package io.slurmlet.ctl;
 
-import io.slurmlet.model.api.ApiError;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-
 import static io.slurmlet.ctl.StubLeader.json;
 import static io.slurmlet.ctl.StubLeader.ok;
 import static io.slurmlet.ctl.StubLeader.status;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.model.api.ApiError;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** {@code ctl slurm munge-key rotate} and {@code status} against a stub leader. */
 class MungeKeyCommandTest {
@@ -26,6 +25,7 @@ class MungeKeyCommandTest {
 
     @TempDir
     Path dir;
+
     StubLeader leader;
     CtlRunner ctl;
 
@@ -75,14 +75,21 @@ class MungeKeyCommandTest {
                 1 of 2 machines hold it
                 """, r.out());
         leader.on("GET", "/v1/slurm/munge-key", ok("{\"rotation\": 0, \"machines\": [], \"notes\": []}"));
-        assertEquals("the cluster's first munge key (never rotated)\nno machine has a Slurm role yet\n",
+        assertEquals(
+                "the cluster's first munge key (never rotated)\nno machine has a Slurm role yet\n",
                 ctl.run("slurm", "munge-key", "status").out());
     }
 
     @Test
     void aRefusalIsPrintedWithoutAStackTraceAndExitsOne() {
-        leader.on("POST", "/v1/slurm/munge-key/rotate", status(409, json(ApiError.of(
-                "this leader keeps the cluster's secrets in etcd, sealed, and slurmlet does not rotate the munge key there yet: nothing was changed"))));
+        leader.on(
+                "POST",
+                "/v1/slurm/munge-key/rotate",
+                status(
+                        409,
+                        json(
+                                ApiError.of(
+                                        "this leader keeps the cluster's secrets in etcd, sealed, and slurmlet does not rotate the munge key there yet: nothing was changed"))));
         var r = ctl.run("slurm", "munge-key", "rotate");
         assertEquals(1, r.exit(), r::toString);
         assertTrue(r.err().contains("does not rotate the munge key there yet: nothing was changed"), r::toString);
@@ -95,9 +102,16 @@ class MungeKeyCommandTest {
         var r = ctl.run("slurm", "munge-key", "rotate", "--under-jobs");
         assertEquals(0, r.exit(), r::toString);
         assertEquals("under_jobs=true", leader.requests("POST").get(0).query());
-        leader.on("POST", "/v1/slurm/munge-key/rotate", status(409, json(ApiError.of("1 job runs (17 of alice): a batch job that ends "
-                + "within a fraction of a second of the switch can have its end refused by slurmctld, and Slurm then requeues it; "
-                + "rotate once squeue shows none, or say so with --under-jobs (under_jobs=true) to take that risk; nothing was changed"))));
+        leader.on(
+                "POST",
+                "/v1/slurm/munge-key/rotate",
+                status(
+                        409,
+                        json(
+                                ApiError.of(
+                                        "1 job runs (17 of alice): a batch job that ends "
+                                                + "within a fraction of a second of the switch can have its end refused by slurmctld, and Slurm then requeues it; "
+                                                + "rotate once squeue shows none, or say so with --under-jobs (under_jobs=true) to take that risk; nothing was changed"))));
         r = ctl.run("slurm", "munge-key", "rotate");
         assertEquals(1, r.exit(), r::toString);
         assertEquals(null, leader.requests("POST").get(1).query(), "without --under-jobs, nothing asks for it");

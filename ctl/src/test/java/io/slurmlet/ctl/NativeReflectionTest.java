@@ -1,16 +1,15 @@
 package io.slurmlet.ctl;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.model.JsonTypes;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * A native ctl reads with Jackson only the classes registered for reflection, and it reads every
@@ -24,19 +23,29 @@ class NativeReflectionTest {
     @Test
     void everyJsonTypeOfTheModelIsRegistered() throws Exception {
         Set<Class<?>> model = JsonTypes.ofModel();
-        assertTrue(model.containsAll(Set.of(SlurmSettings.class, NodePlan.class, Role.class)), "the walk found the model: " + model);
-        assertEquals(List.of(), unregistered(model),
+        assertTrue(
+                model.containsAll(Set.of(SlurmSettings.class, NodePlan.class, Role.class)),
+                "the walk found the model: " + model);
+        assertEquals(
+                List.of(),
+                unregistered(model),
                 "add these to the targets of io.slurmlet.ctl.NativeReflection: a native ctl cannot read them otherwise");
     }
 
     @Test
     void everyJsonTypeOfCtlIsRegistered() throws Exception {
-        assertEquals(List.of(), unregistered(JsonTypes.annotatedUnder(CTL, NativeReflection.class)),
+        assertEquals(
+                List.of(),
+                unregistered(JsonTypes.annotatedUnder(CTL, NativeReflection.class)),
                 "annotate these with @RegisterForReflection: a native ctl cannot read them otherwise");
     }
 
     private static List<String> unregistered(Set<Class<?>> types) throws Exception {
         Set<Class<?>> registered = JsonTypes.registeredUnder(CTL, NativeReflection.class);
-        return types.stream().filter(t -> !registered.contains(t)).map(Class::getName).sorted().toList();
+        return types.stream()
+                .filter(t -> !registered.contains(t))
+                .map(Class::getName)
+                .sorted()
+                .toList();
     }
 }

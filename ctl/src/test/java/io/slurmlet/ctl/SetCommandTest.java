@@ -1,32 +1,42 @@
 package io.slurmlet.ctl;
 
-import io.slurmlet.model.settings.Experimental;
-import io.slurmlet.model.settings.SettingKey;
-import io.slurmlet.model.settings.SharedStorage;
-import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.io.IOException;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
-
 import static io.slurmlet.ctl.StubLeader.SETTINGS;
 import static io.slurmlet.ctl.StubLeader.conflict;
 import static io.slurmlet.ctl.StubLeader.document;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.model.settings.Experimental;
+import io.slurmlet.model.settings.SettingKey;
+import io.slurmlet.model.settings.SharedStorage;
+import io.slurmlet.model.settings.SlurmSettings;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 class SetCommandTest {
 
-    static final SlurmSettings CHANGED = new SlurmSettings(true, "slurmlet", "head2", List.of("gpu1", "gpu2"), false,
-            List.of("gpu1"), "gpu", new SharedStorage("/data", "", ""), "slurmlet", false, new Experimental(true));
+    static final SlurmSettings CHANGED = new SlurmSettings(
+            true,
+            "slurmlet",
+            "head2",
+            List.of("gpu1", "gpu2"),
+            false,
+            List.of("gpu1"),
+            "gpu",
+            new SharedStorage("/data", "", ""),
+            "slurmlet",
+            false,
+            new Experimental(true));
 
     @TempDir
     Path dir;
+
     StubLeader leader;
     CtlRunner ctl;
 
@@ -45,20 +55,32 @@ class SetCommandTest {
 
     @Test
     void sendsOneMergePatchWithNestedObjectsOntoTheRevisionRead() {
-        var r = ctl.run("slurm", "set", "controller=head2", "shared.path=/data", "nodes=gpu1, gpu2",
+        var r = ctl.run(
+                "slurm",
+                "set",
+                "controller=head2",
+                "shared.path=/data",
+                "nodes=gpu1, gpu2",
                 "experimental.enable_async_reply=yes");
         assertEquals(0, r.exit(), r::toString);
         var patches = leader.requests("PATCH");
         assertEquals(1, patches.size());
-        assertEquals("{\"controller\":\"head2\",\"shared\":{\"path\":\"/data\"},\"nodes\":[\"gpu1\",\"gpu2\"],"
-                + "\"experimental\":{\"enable_async_reply\":true}}", patches.get(0).body());
+        assertEquals(
+                "{\"controller\":\"head2\",\"shared\":{\"path\":\"/data\"},\"nodes\":[\"gpu1\",\"gpu2\"],"
+                        + "\"experimental\":{\"enable_async_reply\":true}}",
+                patches.get(0).body());
         assertEquals("application/merge-patch+json", patches.get(0).header("Content-Type"));
         assertEquals("\"7\"", patches.get(0).header("If-Match"));
     }
 
     @Test
     void printsTheNewRevisionAndWhatChanged() {
-        var r = ctl.run("slurm", "set", "controller=head2", "shared.path=/data", "nodes=gpu1,gpu2",
+        var r = ctl.run(
+                "slurm",
+                "set",
+                "controller=head2",
+                "shared.path=/data",
+                "nodes=gpu1,gpu2",
                 "experimental.enable_async_reply=true");
         assertEquals("""
                 revision 8 (was 7)
@@ -72,12 +94,28 @@ class SetCommandTest {
 
     @Test
     void siteSlurmConfLinesAreSetAndClearedOneByOne() {
-        leader.on("PATCH", "/v1/slurm/settings", document(8, new SlurmSettings(true, null, "head1", SETTINGS.nodes(),
-                false, SETTINGS.lent(), null, SETTINGS.shared(), "slurmlet", false, null,
-                java.util.Map.of("MaxJobCount", "50000"))));
+        leader.on(
+                "PATCH",
+                "/v1/slurm/settings",
+                document(
+                        8,
+                        new SlurmSettings(
+                                true,
+                                null,
+                                "head1",
+                                SETTINGS.nodes(),
+                                false,
+                                SETTINGS.lent(),
+                                null,
+                                SETTINGS.shared(),
+                                "slurmlet",
+                                false,
+                                null,
+                                java.util.Map.of("MaxJobCount", "50000"))));
         var r = ctl.run("slurm", "set", "slurm_conf.MaxJobCount=50000", "slurm_conf.KillWait=");
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("{\"slurm_conf\":{\"MaxJobCount\":\"50000\",\"KillWait\":null}}",
+        assertEquals(
+                "{\"slurm_conf\":{\"MaxJobCount\":\"50000\",\"KillWait\":null}}",
                 leader.requests("PATCH").get(0).body());
         assertTrue(r.out().contains("slurm_conf.MaxJobCount  (empty)  ->  50000"), r::toString);
     }
@@ -86,18 +124,36 @@ class SetCommandTest {
     void slurmConfWithoutANameIsBadUsage() {
         var r = ctl.run("slurm", "set", "slurm_conf.=1");
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("slurm_conf. needs a slurm.conf key after it, as slurm_conf.MaxJobCount=50000"),
+        assertTrue(
+                r.err().startsWith("slurm_conf. needs a slurm.conf key after it, as slurm_conf.MaxJobCount=50000"),
                 r::toString);
         assertEquals(2, ctl.run("slurm", "set", "slurm_conf=x").exit());
     }
 
     @Test
     void anEmptyValueSendsNullToClearTheKey() {
-        leader.on("PATCH", "/v1/slurm/settings", document(8, new SlurmSettings(true, null, "head1", SETTINGS.nodes(), false,
-                SETTINGS.lent(), null, SharedStorage.NONE, "slurmlet", false, null)));
+        leader.on(
+                "PATCH",
+                "/v1/slurm/settings",
+                document(
+                        8,
+                        new SlurmSettings(
+                                true,
+                                null,
+                                "head1",
+                                SETTINGS.nodes(),
+                                false,
+                                SETTINGS.lent(),
+                                null,
+                                SharedStorage.NONE,
+                                "slurmlet",
+                                false,
+                                null)));
         var r = ctl.run("slurm", "set", "shared.path=", "users=");
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("{\"shared\":{\"path\":null},\"users\":null}", leader.requests("PATCH").get(0).body());
+        assertEquals(
+                "{\"shared\":{\"path\":null},\"users\":null}",
+                leader.requests("PATCH").get(0).body());
         assertTrue(r.out().contains("shared.path  /shared  ->  (empty)"), r::toString);
     }
 
@@ -113,8 +169,11 @@ class SetCommandTest {
     void anUnknownKeyIsBadUsageWithTheNearKeyAndTheList() {
         var r = ctl.run("slurm", "set", "enabeld=true");
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("unknown key 'enabeld': did you mean enabled?", r.errLines().get(0));
-        assertEquals("The keys: " + SettingKey.all() + " ('ctl slurm show' shows their values).", r.errLines().get(1));
+        assertEquals(
+                "unknown key 'enabeld': did you mean enabled?", r.errLines().get(0));
+        assertEquals(
+                "The keys: " + SettingKey.all() + " ('ctl slurm show' shows their values).",
+                r.errLines().get(1));
         assertTrue(r.err().contains("See 'ctl slurm set --help'."), r::toString);
         assertEquals(List.of(), leader.requests, "nothing is asked of the leader");
     }
@@ -123,7 +182,8 @@ class SetCommandTest {
     void aGroupIsNotAKey() {
         var r = ctl.run("slurm", "set", "shared=/data");
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("'shared' is not a key itself: the keys under it are shared.path, shared.nfs, shared.server",
+        assertEquals(
+                "'shared' is not a key itself: the keys under it are shared.path, shared.nfs, shared.server",
                 r.errLines().get(0));
     }
 
@@ -131,7 +191,9 @@ class SetCommandTest {
     void aBadBooleanIsBadUsageSayingWhatItTakes() {
         var r = ctl.run("slurm", "set", "enabled=maybe");
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("enabled=maybe is not true or false: write enabled=true or enabled=false", r.errLines().get(0));
+        assertEquals(
+                "enabled=maybe is not true or false: write enabled=true or enabled=false",
+                r.errLines().get(0));
         assertEquals(List.of(), leader.requests);
     }
 
@@ -139,7 +201,9 @@ class SetCommandTest {
     void aKeyWithoutAValueOrGivenTwiceIsBadUsage() {
         var r = ctl.run("slurm", "set", "enabled");
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("'enabled' has no value: write enabled=VALUE, or enabled= to clear it back to its default", r.errLines().get(0));
+        assertEquals(
+                "'enabled' has no value: write enabled=VALUE, or enabled= to clear it back to its default",
+                r.errLines().get(0));
         r = ctl.run("slurm", "set", "nodes=a", "nodes=b");
         assertEquals(2, r.exit(), r::toString);
         assertEquals("nodes is given twice: give each key once", r.errLines().get(0));
@@ -156,7 +220,9 @@ class SetCommandTest {
         var r = ctl.run("slurm", "set", "controller=head2");
         assertEquals(0, r.exit(), r::toString);
         var patches = leader.requests("PATCH");
-        assertEquals(List.of("\"7\"", "\"9\""), patches.stream().map(p -> p.header("If-Match")).toList());
+        assertEquals(
+                List.of("\"7\"", "\"9\""),
+                patches.stream().map(p -> p.header("If-Match")).toList());
         assertTrue(r.out().startsWith("revision 10 (was 9)"), r::toString);
     }
 

@@ -1,21 +1,21 @@
 package io.slurmlet.ctl;
 
+import static io.slurmlet.ctl.StubLeader.SETTINGS;
+import static io.slurmlet.ctl.StubLeader.document;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.io.IOException;
+import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.file.Path;
-
-import static io.slurmlet.ctl.StubLeader.SETTINGS;
-import static io.slurmlet.ctl.StubLeader.document;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 class ShowCommandTest {
 
     @TempDir
     Path dir;
+
     StubLeader leader;
     CtlRunner ctl;
 
@@ -74,7 +74,11 @@ class ShowCommandTest {
         var last = ctl.runExactly("slurm", "show", "--leader", leader.url(), "--token-file", token, "--output=json");
         assertEquals(0, last.exit(), last::toString);
         assertEquals(json, last.out());
-        assertEquals(3, leader.requests.stream().filter(r -> ("Bearer " + CtlRunner.TOKEN).equals(r.header("Authorization"))).count());
+        assertEquals(
+                3,
+                leader.requests.stream()
+                        .filter(r -> ("Bearer " + CtlRunner.TOKEN).equals(r.header("Authorization")))
+                        .count());
     }
 
     @Test

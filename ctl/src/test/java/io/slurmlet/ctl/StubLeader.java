@@ -10,7 +10,6 @@ import io.slurmlet.model.settings.Experimental;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SharedStorage;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -35,8 +34,18 @@ final class StubLeader implements AutoCloseable {
     static final ObjectMapper JSON = new ObjectMapper();
 
     /** Settings as a small cluster has them: three nodes, one lent. */
-    static final SlurmSettings SETTINGS = new SlurmSettings(true, "slurmlet", "head1", List.of("gpu1", "gpu2", "gpu3"), false,
-            List.of("gpu1"), "gpu", new SharedStorage("/shared", "", ""), "slurmlet", false, Experimental.NONE);
+    static final SlurmSettings SETTINGS = new SlurmSettings(
+            true,
+            "slurmlet",
+            "head1",
+            List.of("gpu1", "gpu2", "gpu3"),
+            false,
+            List.of("gpu1"),
+            "gpu",
+            new SharedStorage("/shared", "", ""),
+            "slurmlet",
+            false,
+            Experimental.NONE);
 
     /** One request; {@code query} is the URI's query, null for none. */
     record Request(String method, String path, String query, Map<String, String> headers, String body) {
@@ -61,7 +70,8 @@ final class StubLeader implements AutoCloseable {
 
     /** 200 with a SettingsDocument and its ETag. */
     static Reply document(long revision, SlurmSettings settings) {
-        return new Reply(200, json(new SettingsDocument(revision, settings)), Map.of("ETag", "\"" + revision + "\""), 0);
+        return new Reply(
+                200, json(new SettingsDocument(revision, settings)), Map.of("ETag", "\"" + revision + "\""), 0);
     }
 
     static Reply refused(String error, Problem... problems) {

@@ -1,10 +1,10 @@
 package io.slurmlet.ctl;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 /** {@code ctl training-run}, the launcher's training run: the whole of 'slurm show', with no leader anywhere. */
 class TrainingRunTest {

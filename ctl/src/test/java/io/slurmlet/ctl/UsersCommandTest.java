@@ -1,19 +1,5 @@
 package io.slurmlet.ctl;
 
-import io.slurmlet.model.api.ApiError;
-import io.slurmlet.model.settings.Problem;
-import io.slurmlet.model.users.Account;
-import io.slurmlet.model.users.Accounts;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-
 import static io.slurmlet.ctl.StubLeader.json;
 import static io.slurmlet.ctl.StubLeader.ok;
 import static io.slurmlet.ctl.StubLeader.status;
@@ -21,11 +7,26 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.users.Account;
+import io.slurmlet.model.users.Accounts;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 /** {@code ctl users …} against a stub leader: what each sends, prints and exits with. */
 class UsersCommandTest {
 
-    static final String KEY_A = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK4Xi5LLCHxppqy3+UW6CTqBOeVZ+SJPWTNEi9r72JlX alice@laptop";
-    static final String KEY_B = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM+GMaGs7d0T2EkLdEmOl1kJ+gMaWPZrjsYeat3Jd4/P alice@desk";
+    static final String KEY_A =
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIK4Xi5LLCHxppqy3+UW6CTqBOeVZ+SJPWTNEi9r72JlX alice@laptop";
+    static final String KEY_B =
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM+GMaGs7d0T2EkLdEmOl1kJ+gMaWPZrjsYeat3Jd4/P alice@desk";
     static final Account ALICE = new Account("alice@example.org", "alice", 200000, 200000, List.of(KEY_A), true, false);
     static final Account BOB = new Account("bob@example.org", "bob", 200001, 200001, List.of(), false, false);
     static final Account CAROL = new Account("carol@example.org", "carol", 200002, 200002, List.of(), false, true);
@@ -34,6 +35,7 @@ class UsersCommandTest {
 
     @TempDir
     Path dir;
+
     StubLeader leader;
     CtlRunner ctl;
 
@@ -87,17 +89,28 @@ class UsersCommandTest {
     @Test
     void anEmptyListSaysHowToAdd() {
         leader.on("GET", "/v1/users", ok(json(Accounts.EMPTY)));
-        assertEquals("no accounts: add one with 'ctl users add EMAIL --ssh-key KEY'\n", ctl.run("users", "list").out());
+        assertEquals(
+                "no accounts: add one with 'ctl users add EMAIL --ssh-key KEY'\n",
+                ctl.run("users", "list").out());
         leader.on("GET", "/v1/users", ok(json(new Accounts(2, 200001, List.of(CAROL)))));
-        assertEquals("no accounts but 1 removed ('ctl users list --all' shows them)\n", ctl.run("users", "list").out());
+        assertEquals(
+                "no accounts but 1 removed ('ctl users list --all' shows them)\n",
+                ctl.run("users", "list").out());
     }
 
     @Test
     void anOlderLeaderWithoutAccountsIsSaidSo() {
-        leader.on("GET", "/v1/users", status(404, json(ApiError.of("no such resource: the API's paths are under /v1/slurm"))));
+        leader.on(
+                "GET",
+                "/v1/users",
+                status(404, json(ApiError.of("no such resource: the API's paths are under /v1/slurm"))));
         var r = ctl.run("users", "list");
         assertEquals(1, r.exit(), r::toString);
-        assertTrue(r.err().startsWith("the leader at " + leader.url() + " has no GET /v1/users (HTTP 404: no such resource"), r::toString);
+        assertTrue(
+                r.err()
+                        .startsWith(
+                                "the leader at " + leader.url() + " has no GET /v1/users (HTTP 404: no such resource"),
+                r::toString);
         assertTrue(r.err().contains("is it an older slurmlet-agent than ctl"), r::toString);
     }
 
@@ -109,7 +122,8 @@ class UsersCommandTest {
         Path pub = Files.writeString(dir.resolve("alice.pub"), "# alice's desk\n\n  " + KEY_B + "  \n");
         var r = ctl.run("users", "add", "alice@example.org", "--ssh-key", KEY_A, "--ssh-key-file", pub.toString());
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("{\"email\":\"alice@example.org\",\"ssh_keys\":[" + json(KEY_A) + "," + json(KEY_B) + "]}",
+        assertEquals(
+                "{\"email\":\"alice@example.org\",\"ssh_keys\":[" + json(KEY_A) + "," + json(KEY_B) + "]}",
                 leader.requests("POST").get(0).body());
         assertEquals("application/json", leader.requests("POST").get(0).header("Content-Type"));
         assertEquals("added alice (uid 200000) for alice@example.org\n", r.out());
@@ -121,7 +135,9 @@ class UsersCommandTest {
         leader.on("POST", "/v1/users", status(201, json(ALICE.withKeys(List.of()))));
         var r = ctl.run("users", "add", "alice@example.org");
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("{\"email\":\"alice@example.org\",\"ssh_keys\":[]}", leader.requests("POST").get(0).body());
+        assertEquals(
+                "{\"email\":\"alice@example.org\",\"ssh_keys\":[]}",
+                leader.requests("POST").get(0).body());
         assertEquals("""
                 added alice (uid 200000) for alice@example.org
                 alice has no SSH key yet: ctl users keys alice --ssh-key …
@@ -141,39 +157,53 @@ class UsersCommandTest {
         Path missing = dir.resolve("missing.pub");
         var r = ctl.run("users", "add", "alice@example.org", "--ssh-key-file", missing.toString());
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("cannot read --ssh-key-file " + missing + ": no such file", r.errLines().get(0));
+        assertEquals(
+                "cannot read --ssh-key-file " + missing + ": no such file",
+                r.errLines().get(0));
         assertTrue(r.err().contains("See 'ctl users add --help'."), r::toString);
         r = ctl.run("users", "add", "alice@example.org", "--ssh-key-file", dir.toString());
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("cannot read --ssh-key-file " + dir + ": is a directory", r.errLines().get(0));
+        assertEquals(
+                "cannot read --ssh-key-file " + dir + ": is a directory",
+                r.errLines().get(0));
         assertEquals(List.of(), leader.requests, "nothing is asked of the leader");
     }
 
     @Test
     void aPrivateKeyFileOrOneWithoutKeysIsBadUsage() throws IOException {
-        Path secret = Files.writeString(dir.resolve("id_ed25519"),
+        Path secret = Files.writeString(
+                dir.resolve("id_ed25519"),
                 "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n");
         var r = ctl.run("users", "add", "alice@example.org", "--ssh-key-file", secret.toString());
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("--ssh-key-file " + secret + " holds a private key: give the public one beside it (" + secret
-                + ".pub), and keep the private key to its owner", r.errLines().get(0));
+        assertEquals(
+                "--ssh-key-file " + secret + " holds a private key: give the public one beside it (" + secret
+                        + ".pub), and keep the private key to its owner",
+                r.errLines().get(0));
         assertFalse(r.err().contains("b3Blbn"), "the key is not printed");
         Path empty = Files.writeString(dir.resolve("empty.pub"), "# nothing yet\n\n");
         r = ctl.run("users", "add", "alice@example.org", "--ssh-key-file", empty.toString());
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("--ssh-key-file " + empty + " has no key: it needs a public key a line, as in ~/.ssh/id_ed25519.pub",
+        assertEquals(
+                "--ssh-key-file " + empty + " has no key: it needs a public key a line, as in ~/.ssh/id_ed25519.pub",
                 r.errLines().get(0));
         assertEquals(List.of(), leader.requests);
     }
 
     @Test
     void aRefusedAddPrintsEveryProblemOnItsOwnLine() {
-        Problem email = new Problem("email", "alice", "email \"alice\" is not an e-mail address: give one as name@example.org");
-        Problem key = new Problem("ssh_keys[0]", "ssh-ed25519 x", "ssh_keys[0] is not an SSH public key: give a line as in id_ed25519.pub");
+        Problem email =
+                new Problem("email", "alice", "email \"alice\" is not an e-mail address: give one as name@example.org");
+        Problem key = new Problem(
+                "ssh_keys[0]",
+                "ssh-ed25519 x",
+                "ssh_keys[0] is not an SSH public key: give a line as in id_ed25519.pub");
         leader.on("POST", "/v1/users", StubLeader.refused("the accounts were not changed: 2 problems", email, key));
         var r = ctl.run("users", "add", "alice", "--ssh-key", "ssh-ed25519 x");
         assertEquals(1, r.exit(), r::toString);
-        assertEquals(List.of("the accounts were not changed: 2 problems", "  " + email.message(), "  " + key.message()), r.errLines());
+        assertEquals(
+                List.of("the accounts were not changed: 2 problems", "  " + email.message(), "  " + key.message()),
+                r.errLines());
         assertEquals("", r.out());
     }
 
@@ -184,7 +214,9 @@ class UsersCommandTest {
         leader.on("PUT", "/v1/users/alice@example.org/ssh_keys", ok(json(ALICE.withKeys(List.of(KEY_A, KEY_B)))));
         var r = ctl.run("users", "keys", "alice@example.org", "--ssh-key", KEY_A, "--ssh-key", KEY_B);
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("{\"ssh_keys\":[" + json(KEY_A) + "," + json(KEY_B) + "]}", leader.requests("PUT").get(0).body());
+        assertEquals(
+                "{\"ssh_keys\":[" + json(KEY_A) + "," + json(KEY_B) + "]}",
+                leader.requests("PUT").get(0).body());
         assertEquals("alice has 2 SSH keys now\n", r.out());
     }
 
@@ -202,8 +234,10 @@ class UsersCommandTest {
     void keysWithoutAKeyIsBadUsage() {
         var r = ctl.run("users", "keys", "alice");
         assertEquals(2, r.exit(), r::toString);
-        assertEquals("give the keys with --ssh-key KEY or --ssh-key-file FILE (they replace all of alice's); to lock alice out, "
-                + "use 'ctl users disable alice'", r.errLines().get(0));
+        assertEquals(
+                "give the keys with --ssh-key KEY or --ssh-key-file FILE (they replace all of alice's); to lock alice out, "
+                        + "use 'ctl users disable alice'",
+                r.errLines().get(0));
         assertEquals(List.of(), leader.requests);
     }
 
@@ -228,7 +262,8 @@ class UsersCommandTest {
                 disabled bob (uid 200001): locked on every machine, files kept
                 """, r.out());
         assertEquals(NO_NOBODY + "\n", r.err());
-        assertEquals(List.of("/v1/users/alice/disable", "/v1/users/nobody/disable", "/v1/users/bob/disable"),
+        assertEquals(
+                List.of("/v1/users/alice/disable", "/v1/users/nobody/disable", "/v1/users/bob/disable"),
                 leader.requests("POST").stream().map(StubLeader.Request::path).toList());
     }
 
@@ -299,7 +334,9 @@ class UsersCommandTest {
         Path file = Files.writeString(dir.resolve("accounts.json"), "{\n  \"accounts\": " + accounts + "\n}\n");
         var r = ctl.run("users", "import", file.toString());
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("{\"accounts\":" + accounts + "}", leader.requests("POST").get(0).body());
+        assertEquals(
+                "{\"accounts\":" + accounts + "}",
+                leader.requests("POST").get(0).body());
         assertEquals("application/json", leader.requests("POST").get(0).header("Content-Type"));
         assertEquals("imported: 2 accounts (revision 5)\n", r.out());
     }
@@ -311,7 +348,9 @@ class UsersCommandTest {
         Path file = Files.writeString(dir.resolve("accounts.json"), accounts);
         var r = ctl.run("users", "import", file.toString());
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("{\"accounts\":" + accounts + "}", leader.requests("POST").get(0).body());
+        assertEquals(
+                "{\"accounts\":" + accounts + "}",
+                leader.requests("POST").get(0).body());
         assertEquals("imported: 1 account (revision 5)\n", r.out());
     }
 
@@ -321,21 +360,32 @@ class UsersCommandTest {
         ctl.stdin = "[{\"email\":\"alice@example.org\"}]";
         var r = ctl.run("users", "import", "-", "-o", "json");
         assertEquals(0, r.exit(), r::toString);
-        assertEquals("{\"accounts\":[{\"email\":\"alice@example.org\"}]}", leader.requests("POST").get(0).body());
+        assertEquals(
+                "{\"accounts\":[{\"email\":\"alice@example.org\"}]}",
+                leader.requests("POST").get(0).body());
         assertEquals(json(ALL) + "\n", r.out());
     }
 
     @Test
     void aRefusedImportPrintsEveryProblemAndExits1() throws IOException {
-        Problem twice = new Problem("accounts[1].email", "alice@example.org",
+        Problem twice = new Problem(
+                "accounts[1].email",
+                "alice@example.org",
                 "[1] email alice@example.org is missing or given twice in the file: give each person once");
-        Problem key = new Problem("accounts[2].ssh_keys[0]", "x",
+        Problem key = new Problem(
+                "accounts[2].ssh_keys[0]",
+                "x",
                 "[2] ssh_keys[0] is not an SSH public key: give a line as in id_ed25519.pub");
-        leader.on("POST", "/v1/users/import", StubLeader.refused("the accounts were not changed: 2 problems", twice, key));
+        leader.on(
+                "POST",
+                "/v1/users/import",
+                StubLeader.refused("the accounts were not changed: 2 problems", twice, key));
         Path file = Files.writeString(dir.resolve("accounts.json"), "[{\"email\":\"alice@example.org\"}]");
         var r = ctl.run("users", "import", file.toString());
         assertEquals(1, r.exit(), r::toString);
-        assertEquals(List.of("the accounts were not changed: 2 problems", "  " + twice.message(), "  " + key.message()), r.errLines());
+        assertEquals(
+                List.of("the accounts were not changed: 2 problems", "  " + twice.message(), "  " + key.message()),
+                r.errLines());
         assertEquals("", r.out());
     }
 
@@ -349,13 +399,17 @@ class UsersCommandTest {
         Path broken = Files.writeString(dir.resolve("broken.json"), "{\"accounts\": [\n  {\"email\": }\n]}");
         r = ctl.run("users", "import", broken.toString());
         assertEquals(2, r.exit(), r::toString);
-        assertTrue(r.errLines().get(0).startsWith(broken + " is not JSON at line 2, column 13 (Unexpected character ('}'"), r::toString);
+        assertTrue(
+                r.errLines().get(0).startsWith(broken + " is not JSON at line 2, column 13 (Unexpected character ('}'"),
+                r::toString);
         assertTrue(r.errLines().get(0).endsWith("): " + UsersImportCommand.SHAPE), r::toString);
 
         Path other = Files.writeString(dir.resolve("other.json"), "{\"users\": []}");
         r = ctl.run("users", "import", other.toString());
         assertEquals(2, r.exit(), r::toString);
-        assertEquals(other + " has no accounts: " + UsersImportCommand.SHAPE, r.errLines().get(0));
+        assertEquals(
+                other + " has no accounts: " + UsersImportCommand.SHAPE,
+                r.errLines().get(0));
         assertEquals(List.of(), leader.requests);
     }
 }

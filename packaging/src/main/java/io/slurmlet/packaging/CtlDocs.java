@@ -1,14 +1,13 @@
 package io.slurmlet.packaging;
 
 import io.slurmlet.ctl.CtlCommand;
-import picocli.AutoComplete;
-import picocli.CommandLine;
-import picocli.codegen.docgen.manpage.ManPageGenerator;
-
 import java.lang.reflect.Constructor;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import picocli.AutoComplete;
+import picocli.CommandLine;
+import picocli.codegen.docgen.manpage.ManPageGenerator;
 
 /**
  * What the packages ship about ctl, made from its picocli model at build time so that it never
@@ -20,8 +19,7 @@ import java.nio.file.Path;
  */
 public final class CtlDocs {
 
-    private CtlDocs() {
-    }
+    private CtlDocs() {}
 
     /** {@code CtlDocs ADOC_DIR COMPLETION_FILE}. */
     public static void main(String[] args) throws Exception {
@@ -31,8 +29,7 @@ public final class CtlDocs {
         CommandLine ctl = new CommandLine(CtlCommand.class, new ModelOnly());
         Path adoc = Path.of(args[0]);
         Files.createDirectories(adoc);
-        int status = ManPageGenerator.generateManPage(adoc.toFile(), null, new boolean[0], true,
-                ctl.getCommandSpec());
+        int status = ManPageGenerator.generateManPage(adoc.toFile(), null, new boolean[0], true, ctl.getCommandSpec());
         if (status != 0) {
             throw new IllegalStateException("picocli's man page generator exited with " + status);
         }

@@ -2,7 +2,6 @@ package io.slurmlet.model;
 
 import io.slurmlet.model.settings.SettingKey;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Executable;
@@ -36,17 +35,22 @@ public final class JsonTypes {
     static final String REGISTER_FOR_REFLECTION = "io.quarkus.runtime.annotations.RegisterForReflection";
 
     /** The shared model's types that are never JSON: the keys {@code ctl slurm set} takes, their kinds, a plan's JSON in pieces, a parsed SSH key. */
-    public static final Set<Class<?>> NOT_JSON = Set.of(SettingKey.class, SettingKey.Kind.class, io.slurmlet.model.plan.PlanJson.class,
+    public static final Set<Class<?>> NOT_JSON = Set.of(
+            SettingKey.class,
+            SettingKey.Kind.class,
+            io.slurmlet.model.plan.PlanJson.class,
             io.slurmlet.model.users.SshPublicKey.class);
 
-    private JsonTypes() {
-    }
+    private JsonTypes() {}
 
     /** Every record and enum of the shared model, and every class of it with Jackson annotations, but {@link #NOT_JSON}. */
     public static Set<Class<?>> ofModel() throws Exception {
         Set<Class<?>> found = new LinkedHashSet<>();
         for (Class<?> c : classesUnder("io.slurmlet.model", SlurmSettings.class)) {
-            if (!c.isAnonymousClass() && !c.isSynthetic() && !NOT_JSON.contains(c) && (c.isRecord() || c.isEnum() || annotated(c))) {
+            if (!c.isAnonymousClass()
+                    && !c.isSynthetic()
+                    && !NOT_JSON.contains(c)
+                    && (c.isRecord() || c.isEnum() || annotated(c))) {
                 found.add(c);
                 found.addAll(serializers(c));
             }
@@ -57,11 +61,13 @@ public final class JsonTypes {
     /** The serializer and deserializer a class names for itself ({@code @JsonSerialize(using = …)}): Jackson makes them by reflection. */
     static List<Class<?>> serializers(Class<?> c) {
         List<Class<?>> own = new ArrayList<>();
-        com.fasterxml.jackson.databind.annotation.JsonSerialize ser = c.getAnnotation(com.fasterxml.jackson.databind.annotation.JsonSerialize.class);
+        com.fasterxml.jackson.databind.annotation.JsonSerialize ser =
+                c.getAnnotation(com.fasterxml.jackson.databind.annotation.JsonSerialize.class);
         if (ser != null && ser.using() != com.fasterxml.jackson.databind.JsonSerializer.None.class) {
             own.add(ser.using());
         }
-        com.fasterxml.jackson.databind.annotation.JsonDeserialize de = c.getAnnotation(com.fasterxml.jackson.databind.annotation.JsonDeserialize.class);
+        com.fasterxml.jackson.databind.annotation.JsonDeserialize de =
+                c.getAnnotation(com.fasterxml.jackson.databind.annotation.JsonDeserialize.class);
         if (de != null && de.using() != com.fasterxml.jackson.databind.JsonDeserializer.None.class) {
             own.add(de.using());
         }
@@ -109,8 +115,10 @@ public final class JsonTypes {
                 if (!r.annotationType().getName().equals(REGISTER_FOR_REFLECTION)) {
                     continue;
                 }
-                Class<?>[] targets = (Class<?>[]) r.annotationType().getMethod("targets").invoke(r);
-                String[] names = (String[]) r.annotationType().getMethod("classNames").invoke(r);
+                Class<?>[] targets =
+                        (Class<?>[]) r.annotationType().getMethod("targets").invoke(r);
+                String[] names =
+                        (String[]) r.annotationType().getMethod("classNames").invoke(r);
                 if (targets.length == 0 && names.length == 0) {
                     registered.add(c);
                 }
@@ -127,17 +135,21 @@ public final class JsonTypes {
     static boolean annotated(Class<?> c) {
         List<AnnotatedElement> elements = new ArrayList<>(List.of(c));
         elements.addAll(List.of(c.getDeclaredFields()));
-        for (Executable e : Stream.concat(Arrays.stream(c.getDeclaredMethods()), Arrays.stream(c.getDeclaredConstructors())).toList()) {
+        for (Executable e : Stream.concat(
+                        Arrays.stream(c.getDeclaredMethods()), Arrays.stream(c.getDeclaredConstructors()))
+                .toList()) {
             elements.add(e);
             elements.addAll(List.of(e.getParameters()));
         }
-        return elements.stream().flatMap(e -> Arrays.stream(e.getDeclaredAnnotations()))
+        return elements.stream()
+                .flatMap(e -> Arrays.stream(e.getDeclaredAnnotations()))
                 .anyMatch(a -> a.annotationType().getPackageName().equals("com.fasterxml.jackson.annotation"));
     }
 
     /** Every class under {@code pkg} in the build folder or jar that {@code anyOfThem} was loaded from. */
     static List<Class<?>> classesUnder(String pkg, Class<?> anyOfThem) throws Exception {
-        Path source = Path.of(anyOfThem.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path source = Path.of(
+                anyOfThem.getProtectionDomain().getCodeSource().getLocation().toURI());
         try (FileSystem jar = Files.isDirectory(source) ? null : FileSystems.newFileSystem(source)) {
             Path root = jar == null ? source : jar.getPath("/");
             List<Class<?>> classes = new ArrayList<>();
@@ -145,8 +157,11 @@ public final class JsonTypes {
                 for (Path file : (Iterable<Path>) files::iterator) {
                     String name = root.relativize(file).toString();
                     if (name.endsWith(".class") && !name.endsWith("package-info.class")) {
-                        classes.add(Class.forName(name.substring(0, name.length() - ".class".length()).replace('/', '.'),
-                                false, anyOfThem.getClassLoader()));
+                        classes.add(Class.forName(
+                                name.substring(0, name.length() - ".class".length())
+                                        .replace('/', '.'),
+                                false,
+                                anyOfThem.getClassLoader()));
                     }
                 }
             }

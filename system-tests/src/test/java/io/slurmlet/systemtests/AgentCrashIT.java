@@ -1,20 +1,19 @@
 package io.slurmlet.systemtests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * kill -9 of the leader in the middle of a stream of writes, many times over: the store is always
@@ -26,7 +25,7 @@ class AgentCrashIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A change the leader acknowledged (200) or was sent and got no answer yet. */
-    private record Write(long revision, String clusterName) { }
+    private record Write(long revision, String clusterName) {}
 
     @Test
     void noAcknowledgedChangeIsLostToKillNine(@TempDir Path tmp) throws Exception {
@@ -41,8 +40,10 @@ class AgentCrashIT {
                 long revision = stored.get("revision").asLong();
                 String name = stored.at("/settings/cluster_name").asText();
                 // What survived the last kill: the last acknowledged write, or the one in flight after it.
-                assertTrue(revision == lastAcked.revision() || revision == lastAcked.revision() + 1,
-                        "round %d: revision %d after the kill, last acknowledged %d".formatted(round, revision, lastAcked.revision()));
+                assertTrue(
+                        revision == lastAcked.revision() || revision == lastAcked.revision() + 1,
+                        "round %d: revision %d after the kill, last acknowledged %d"
+                                .formatted(round, revision, lastAcked.revision()));
                 if (revision == lastAcked.revision()) {
                     assertEquals(lastAcked.clusterName(), name, "round " + round + ": the acknowledged value");
                 } else {
@@ -50,7 +51,8 @@ class AgentCrashIT {
                     inFlightKept++;
                 }
                 try (var files = Files.list(state)) {
-                    assertTrue(files.noneMatch(p -> p.getFileName().toString().contains(".tmp-")),
+                    assertTrue(
+                            files.noneMatch(p -> p.getFileName().toString().contains(".tmp-")),
                             "temporary files were left after the restart");
                 }
                 lastAcked = new Write(revision, name);
@@ -63,8 +65,12 @@ class AgentCrashIT {
                     while (!stop.get()) {
                         String next = "c" + (rev + 1);
                         try {
-                            HttpResponse<String> r = agent.call("PATCH", "/v1/slurm/settings",
-                                    "{\"cluster_name\": \"" + next + "\"}", "If-Match", "\"" + rev + "\"");
+                            HttpResponse<String> r = agent.call(
+                                    "PATCH",
+                                    "/v1/slurm/settings",
+                                    "{\"cluster_name\": \"" + next + "\"}",
+                                    "If-Match",
+                                    "\"" + rev + "\"");
                             if (r.statusCode() != 200) {
                                 failure.set(new AssertionError("write answered " + r.statusCode() + ": " + r.body()));
                                 return;
@@ -92,7 +98,8 @@ class AgentCrashIT {
             JsonNode stored = get(agent);
             assertTrue(stored.get("revision").asLong() >= lastAcked.revision());
         }
-        System.out.printf("AgentCrashIT: %d kills, %d acknowledged writes, %d in-flight writes found stored%n",
+        System.out.printf(
+                "AgentCrashIT: %d kills, %d acknowledged writes, %d in-flight writes found stored%n",
                 KILLS, acked, inFlightKept);
         assertTrue(acked > KILLS, "too few writes were acknowledged to prove anything: " + acked);
     }

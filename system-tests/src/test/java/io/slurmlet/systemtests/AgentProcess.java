@@ -21,11 +21,13 @@ import java.util.concurrent.TimeUnit;
  */
 final class AgentProcess implements AutoCloseable {
 
-    static final Path ROOT = Path.of(System.getProperty("slurmlet.root", "..")).toAbsolutePath().normalize();
+    static final Path ROOT =
+            Path.of(System.getProperty("slurmlet.root", "..")).toAbsolutePath().normalize();
     static final Path AGENT = Installed.bin("slurmlet-agent");
     static final Path CTL = Installed.bin("ctl");
 
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     final Path stateDir;
     final int port;
@@ -60,15 +62,17 @@ final class AgentProcess implements AutoCloseable {
         ProcessBuilder pb = new ProcessBuilder(AGENT.toString())
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()));
-        pb.environment().putAll(Map.of(
-                "SLURMLET_STATE_DIR", stateDir.toString(),
-                "QUARKUS_HTTP_PORT", Integer.toString(port),
-                "QUARKUS_HTTP_DOMAIN_SOCKET", socket.toString(),
-                "QUARKUS_CONFIG_LOCATIONS", stateDir.resolve("agent.yaml").toString(),
-                // The leader alone: its node role would manage this very machine.
-                "SLURMLET_NODE_ENABLED", "false",
-                "SLURMLET_LEADER_AGENT_HOST", "127.0.0.1",
-                "SLURMLET_LEADER_AGENT_PORT", "0"));
+        pb.environment()
+                .putAll(Map.of(
+                        "SLURMLET_STATE_DIR", stateDir.toString(),
+                        "QUARKUS_HTTP_PORT", Integer.toString(port),
+                        "QUARKUS_HTTP_DOMAIN_SOCKET", socket.toString(),
+                        "QUARKUS_CONFIG_LOCATIONS",
+                                stateDir.resolve("agent.yaml").toString(),
+                        // The leader alone: its node role would manage this very machine.
+                        "SLURMLET_NODE_ENABLED", "false",
+                        "SLURMLET_LEADER_AGENT_HOST", "127.0.0.1",
+                        "SLURMLET_LEADER_AGENT_PORT", "0"));
         pb.environment().putAll(env);
         process = pb.start();
         return this;
@@ -81,8 +85,11 @@ final class AgentProcess implements AutoCloseable {
                 throw new IllegalStateException("the agent exited with " + process.exitValue() + ":\n" + logText());
             }
             try {
-                HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(uri("/q/health/ready"))
-                        .timeout(Duration.ofSeconds(2)).build(), HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = HTTP.send(
+                        HttpRequest.newBuilder(uri("/q/health/ready"))
+                                .timeout(Duration.ofSeconds(2))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
                     return;
                 }
@@ -129,9 +136,12 @@ final class AgentProcess implements AutoCloseable {
     /** One API call with the admin token. */
     HttpResponse<String> call(String method, String path, String body, String... headers)
             throws IOException, InterruptedException {
-        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path)).timeout(Duration.ofSeconds(10))
+        HttpRequest.Builder b = HttpRequest.newBuilder(uri(path))
+                .timeout(Duration.ofSeconds(10))
                 .header("Authorization", "Bearer " + token())
-                .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         if (body != null) {
             b.header("Content-Type", "application/merge-patch+json");
         }

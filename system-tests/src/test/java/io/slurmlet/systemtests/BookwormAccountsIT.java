@@ -5,5 +5,4 @@ package io.slurmlet.systemtests;
  * runs: part of bookworm's core, what differs by version (the reconfigure/restart table's rows, the
  * PAM path, lending, NFS, users). Alone: {@code -Dit.test=BookwormAccountsIT}.
  */
-class BookwormAccountsIT extends ClusterAccountsIT {
-}
+class BookwormAccountsIT extends ClusterAccountsIT {}

@@ -1,20 +1,18 @@
 package io.slurmlet.systemtests;
 
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The cluster's accounts on the local cluster: one account the same user on every machine with
@@ -29,13 +27,17 @@ class ClusterAccountsIT extends ClusterTest {
     @Order(12)
     void anAccountIsTheSameUserOnEveryMachineWithItsKeysAndADisabledOneIsLocked() throws Exception {
         // The baseline has users=slurmlet and n0's export on /shared: the homes live there.
-        String added = api("POST", "/v1/users", "{\"email\": \"alice@example.org\", \"ssh_keys\": [\"" + ALICE_KEY + "\"]}");
+        String added =
+                api("POST", "/v1/users", "{\"email\": \"alice@example.org\", \"ssh_keys\": [\"" + ALICE_KEY + "\"]}");
         assertTrue(added.startsWith("HTTP/1.0 201"), added);
         String uid = null;
         for (String node : NODES) {
             await(Duration.ofSeconds(60), "alice on " + node, () -> {
                 try {
-                    return on(node, "stat", "-c", "%a %U %G", ALICE_HOME + "/.ssh/authorized_keys").out().strip().equals("600 alice alice");
+                    return on(node, "stat", "-c", "%a %U %G", ALICE_HOME + "/.ssh/authorized_keys")
+                            .out()
+                            .strip()
+                            .equals("600 alice alice");
                 } catch (Exception e) {
                     return false;
                 }
@@ -46,8 +48,11 @@ class ClusterAccountsIT extends ClusterTest {
             assertEquals(uid, passwd[2], node + ": the same UID on every machine");
             assertEquals(uid, passwd[3], node + ": a group of the same number");
             assertEquals(ALICE_HOME, passwd[5]);
-            assertEquals(ALICE_KEY, ok(node, "cat", ALICE_HOME + "/.ssh/authorized_keys").strip());
-            assertEquals("700 alice", ok(node, "stat", "-c", "%a %U", ALICE_HOME).strip());
+            assertEquals(
+                    ALICE_KEY,
+                    ok(node, "cat", ALICE_HOME + "/.ssh/authorized_keys").strip());
+            assertEquals(
+                    "700 alice", ok(node, "stat", "-c", "%a %U", ALICE_HOME).strip());
         }
         assertTrue(api("POST", "/v1/users/alice/disable", "").startsWith("HTTP/1.0 200"));
         await(Duration.ofSeconds(60), "alice locked on n1", () -> {
@@ -57,7 +62,10 @@ class ClusterAccountsIT extends ClusterTest {
                 return false;
             }
         });
-        assertEquals(ALICE_KEY, ok("n1", "cat", ALICE_HOME + "/.ssh/authorized_keys").strip(), "a disabled account's files are kept");
+        assertEquals(
+                ALICE_KEY,
+                ok("n1", "cat", ALICE_HOME + "/.ssh/authorized_keys").strip(),
+                "a disabled account's files are kept");
     }
 
     @Test
@@ -67,20 +75,33 @@ class ClusterAccountsIT extends ClusterTest {
         Path key = RUN.resolve("alice_key");
         java.nio.file.Files.deleteIfExists(key);
         java.nio.file.Files.deleteIfExists(Path.of(key + ".pub"));
-        Proc.Result made = Proc.run(List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@it", "-f", key.toString()), Map.of(), 30);
+        Proc.Result made = Proc.run(
+                List.of("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "alice@it", "-f", key.toString()),
+                Map.of(),
+                30);
         assertEquals(0, made.exit(), made.toString());
         String pub = java.nio.file.Files.readString(Path.of(key + ".pub")).strip();
-        ok("n0", "sh", "-c", "umask 077 && printf '%s\\n' \"$0\" >/root/alice_key", java.nio.file.Files.readString(key).strip());
+        ok(
+                "n0",
+                "sh",
+                "-c",
+                "umask 077 && printf '%s\\n' \"$0\" >/root/alice_key",
+                java.nio.file.Files.readString(key).strip());
         assertTrue(api("POST", "/v1/users/alice/enable", "").startsWith("HTTP/1.0 200"));
-        assertTrue(api("PUT", "/v1/users/alice/ssh_keys", "{\"ssh_keys\": [\"" + pub + "\"]}").startsWith("HTTP/1.0 200"));
+        assertTrue(api("PUT", "/v1/users/alice/ssh_keys", "{\"ssh_keys\": [\"" + pub + "\"]}")
+                .startsWith("HTTP/1.0 200"));
         for (String node : NODES) {
             ok(node, "systemctl", "start", "ssh");
         }
         await(Duration.ofSeconds(60), "pam_slurm_adopt on n2 and alice's new key everywhere", () -> {
             try {
                 return ok("n2", "cat", "/etc/pam.d/sshd").contains("pam_slurm_adopt.so action_adopt_failure=deny")
-                        && ok("n2", "cat", ALICE_HOME + "/.ssh/authorized_keys").strip().equals(pub)
-                        && ok("n0", "cat", ALICE_HOME + "/.ssh/authorized_keys").strip().equals(pub);
+                        && ok("n2", "cat", ALICE_HOME + "/.ssh/authorized_keys")
+                                .strip()
+                                .equals(pub)
+                        && ok("n0", "cat", ALICE_HOME + "/.ssh/authorized_keys")
+                                .strip()
+                                .equals(pub);
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -91,8 +112,21 @@ class ClusterAccountsIT extends ClusterTest {
         Proc.Result refused = ssh("alice@n2", "hostname");
         assertTrue(refused.exit() != 0, "no job of alice's on n2: " + refused);
 
-        String job = ok("n0", "runuser", "-u", "alice", "--", "sbatch", "--parsable", "-w", "n2", "-o", "/tmp/alice-%j.out",
-                "--wrap", "sleep 120").strip();
+        String job = ok(
+                        "n0",
+                        "runuser",
+                        "-u",
+                        "alice",
+                        "--",
+                        "sbatch",
+                        "--parsable",
+                        "-w",
+                        "n2",
+                        "-o",
+                        "/tmp/alice-%j.out",
+                        "--wrap",
+                        "sleep 120")
+                .strip();
         await(Duration.ofSeconds(30), "alice's job runs", () -> jobState(job).equals("RUNNING"));
         Proc.Result in = ssh("alice@n2", "cat", "/proc/self/cgroup");
         assertEquals(0, in.exit(), in.toString());
@@ -100,7 +134,8 @@ class ClusterAccountsIT extends ClusterTest {
         List<String> session = new ArrayList<>(cluster("exec", "n0"));
         session.addAll(SSH);
         session.addAll(List.of("alice@n2", "sleep", "300"));
-        ProcessBuilder pb = new ProcessBuilder(session).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
+        ProcessBuilder pb =
+                new ProcessBuilder(session).redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         pb.environment().putAll(ENV);
         Process open = pb.start();
         await(Duration.ofSeconds(20), "alice's session runs on n2", () -> {
@@ -115,11 +150,31 @@ class ClusterAccountsIT extends ClusterTest {
         await(Duration.ofSeconds(30), "alice's job ends", () -> jobState(job).isEmpty());
         assertTrue(ssh("alice@n2", "hostname").exit() != 0, "after scancel alice is out again");
 
-        ok("n0", "sh", "-c", "test -f /root/.ssh/id_ed25519 || ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519");
+        ok(
+                "n0",
+                "sh",
+                "-c",
+                "test -f /root/.ssh/id_ed25519 || ssh-keygen -q -t ed25519 -N '' -f /root/.ssh/id_ed25519");
         String rootPub = ok("n0", "cat", "/root/.ssh/id_ed25519.pub").strip();
-        ok("n2", "sh", "-c", "mkdir -p -m 0700 /root/.ssh && printf '%s\\n' \"$0\" >>/root/.ssh/authorized_keys", rootPub);
-        Proc.Result root = on("n0", "ssh", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes",
-                "-o", "LogLevel=ERROR", "root@n2", "hostname");
+        ok(
+                "n2",
+                "sh",
+                "-c",
+                "mkdir -p -m 0700 /root/.ssh && printf '%s\\n' \"$0\" >>/root/.ssh/authorized_keys",
+                rootPub);
+        Proc.Result root = on(
+                "n0",
+                "ssh",
+                "-o",
+                "StrictHostKeyChecking=no",
+                "-o",
+                "UserKnownHostsFile=/dev/null",
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "LogLevel=ERROR",
+                "root@n2",
+                "hostname");
         assertEquals("n2", root.out().strip(), "root still gets in: " + root);
     }
 
@@ -130,18 +185,27 @@ class ClusterAccountsIT extends ClusterTest {
         for (String node : List.of("n1", "n2", "n3")) {
             await(Duration.ofSeconds(60), "/shared mounted from n0 on " + node, () -> {
                 try {
-                    return on(node, "findmnt", "-n", "-o", "SOURCE", "/shared").out().strip().equals("n0:/shared");
+                    return on(node, "findmnt", "-n", "-o", "SOURCE", "/shared")
+                            .out()
+                            .strip()
+                            .equals("n0:/shared");
                 } catch (Exception e) {
                     return false;
                 }
             });
-            assertEquals("[Unit]\nRequiresMountsFor=/shared", ok(node, "sed", "1d",
-                    "/etc/systemd/system/slurmd.service.d/slurmlet-storage.conf").strip(), "slurmd waits for the storage");
+            assertEquals(
+                    "[Unit]\nRequiresMountsFor=/shared",
+                    ok(node, "sed", "1d", "/etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")
+                            .strip(),
+                    "slurmd waits for the storage");
         }
         // bob's account is the baseline's (made once shared storage was there), as the heartbeat jobs' writer.
         await(Duration.ofSeconds(60), "bob's home on the shared storage", () -> {
             try {
-                return on("n3", "stat", "-c", "%U %a", "/shared/home/bob").out().strip().equals("bob 700");
+                return on("n3", "stat", "-c", "%U %a", "/shared/home/bob")
+                        .out()
+                        .strip()
+                        .equals("bob 700");
             } catch (Exception e) {
                 return false;
             }
@@ -154,17 +218,35 @@ class ClusterAccountsIT extends ClusterTest {
                 return false;
             }
         });
-        String job = ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", "n1", "-o", "/dev/null",
-                "--wrap", "echo written on $(hostname) > /shared/home/bob/from-job").strip();
+        String job = ok(
+                        "n0",
+                        "runuser",
+                        "-u",
+                        "bob",
+                        "--",
+                        "sbatch",
+                        "--parsable",
+                        "-w",
+                        "n1",
+                        "-o",
+                        "/dev/null",
+                        "--wrap",
+                        "echo written on $(hostname) > /shared/home/bob/from-job")
+                .strip();
         await(Duration.ofSeconds(30), "bob's job " + job + " wrote its file", () -> {
             try {
-                return on("n2", "cat", "/shared/home/bob/from-job").out().strip().equals("written on n1");
+                return on("n2", "cat", "/shared/home/bob/from-job")
+                        .out()
+                        .strip()
+                        .equals("written on n1");
             } catch (Exception e) {
                 return false;
             }
         });
         String uid = ok("n0", "id", "-u", "bob").strip();
-        assertEquals(uid, ok("n2", "stat", "-c", "%u", "/shared/home/bob/from-job").strip(), "seen on n2 with bob's uid");
-        assertEquals(uid, ok("n0", "stat", "-c", "%u", "/shared/home/bob/from-job").strip(), "and on the server");
+        assertEquals(
+                uid, ok("n2", "stat", "-c", "%u", "/shared/home/bob/from-job").strip(), "seen on n2 with bob's uid");
+        assertEquals(
+                uid, ok("n0", "stat", "-c", "%u", "/shared/home/bob/from-job").strip(), "and on the server");
     }
 }

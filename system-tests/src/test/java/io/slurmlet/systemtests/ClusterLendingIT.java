@@ -1,17 +1,16 @@
 package io.slurmlet.systemtests;
 
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Lending on the local cluster, with the site's platform hooks on the leader: unlending under a
@@ -25,14 +24,28 @@ class ClusterLendingIT extends ClusterTest {
     @Order(8)
     void unlendingDuringAJobDrainsTheNodeLetsTheJobFinishAndReleasesItOnce() throws Exception {
         ok("n0", "sh", "-c", ": >/var/log/platform-hook.log");
-        String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/lent-job.out", "--wrap", "sleep 6; echo finished").strip();
-        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        String job = ok(
+                        "n0",
+                        "sbatch",
+                        "--parsable",
+                        "-w",
+                        "n1",
+                        "-o",
+                        "/tmp/lent-job.out",
+                        "--wrap",
+                        "sleep 6; echo finished")
+                .strip();
+        await(
+                Duration.ofSeconds(20),
+                "job " + job + " runs",
+                () -> jobState(job).equals("RUNNING"));
         ok("n0", "ctl", "slurm", "unlend", "n1");
         awaitPhase("n1", "RECLAIMING", Duration.ofSeconds(10));
         awaitSinfo("n1", "batch|draining|slurmlet: reclaiming for the platform");
         await(Duration.ofSeconds(10), "the leader says n1 waits for job " + job, () -> {
             try {
-                return ("job " + job + " of root still running").equals(lending("n1").get("waiting_for"));
+                return ("job " + job + " of root still running")
+                        .equals(lending("n1").get("waiting_for"));
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -68,7 +81,8 @@ class ClusterLendingIT extends ClusterTest {
         awaitPhase("n2", "LENT", Duration.ofSeconds(30));
         Thread.sleep(3_000);
         assertEquals("batch|drained|admin: bad dimm", sinfo().get("n2"), "slurmlet never lifts a drain it did not set");
-        assertTrue(String.valueOf(lending("n2").get("waiting_for")).contains("drained in Slurm by someone else (\"admin: bad dimm\")"));
+        assertTrue(String.valueOf(lending("n2").get("waiting_for"))
+                .contains("drained in Slurm by someone else (\"admin: bad dimm\")"));
         ok("n0", "scontrol", "update", "nodename=n2", "state=resume");
         awaitSinfo("n2", idleAfterADrain("batch", "admin: bad dimm"));
     }
@@ -87,29 +101,38 @@ class ClusterLendingIT extends ClusterTest {
             }
         });
         String job = heartbeatJob("n1", "leave", 15);
-        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        await(
+                Duration.ofSeconds(20),
+                "job " + job + " runs",
+                () -> jobState(job).equals("RUNNING"));
         String slurmd = pid("n1", "slurmd");
 
         ok("n0", "ctl", "slurm", "set", "nodes=n2,n3", "lent=n2");
         awaitPhase("n1", "RECLAIMING", Duration.ofSeconds(10));
         await(Duration.ofSeconds(10), "the leader says n1 waits for job " + job + ", then leaves", () -> {
             try {
-                return ("job " + job + " of bob still running, then it leaves Slurm").equals(lending("n1").get("waiting_for"));
+                return ("job " + job + " of bob still running, then it leaves Slurm")
+                        .equals(lending("n1").get("waiting_for"));
             } catch (Exception | AssertionError e) {
                 return false;
             }
         });
         awaitSinfo("n1", "batch|draining|slurmlet: reclaiming for the platform");
         assertTrue(slurmConfNodes().contains("n1"), "slurm.conf keeps n1 while its job runs");
-        assertEquals("n0:/shared", ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip(), "and n1 its mount");
+        assertEquals(
+                "n0:/shared",
+                ok("n1", "findmnt", "-n", "-o", "SOURCE", "/shared").strip(),
+                "and n1 its mount");
         assertEquals("RUNNING", jobState(job));
         assertEquals(slurmd, pid("n1", "slurmd"), "n1's slurmd untouched");
         // A job waiting in the queue that names n1 (-x n1; n3 is the platform's, so it waits) holds n1 in Slurm too:
         // Slurm fails a job whose named node leaves slurm.conf.
-        String queued = ok("n0", "sbatch", "--parsable", "-x", "n1", "-w", "n3", "-o", "/dev/null", "--wrap", "true").strip();
+        String queued = ok("n0", "sbatch", "--parsable", "-x", "n1", "-w", "n3", "-o", "/dev/null", "--wrap", "true")
+                .strip();
         await(Duration.ofSeconds(60), "job " + job + " ends and n1 waits for the queued job " + queued, () -> {
             try {
-                return String.valueOf(lending("n1").get("waiting_for")).startsWith("job " + queued + " of root in the queue names this node");
+                return String.valueOf(lending("n1").get("waiting_for"))
+                        .startsWith("job " + queued + " of root in the queue names this node");
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -131,7 +154,12 @@ class ClusterLendingIT extends ClusterTest {
         assertTrue(longestGap("leave") < 1.0, "the job's writes to /shared never stopped for a second");
         assertEquals("", slurmctldFatals(since));
         assertEquals("active", ok("n0", "systemctl", "is-active", "slurmctld").strip());
-        assertEquals(List.of("n2"), Arrays.stream(ok("n0", "srun", "-w", "n2", "-t", "1", "hostname").strip().split("\n")).toList());
+        assertEquals(
+                List.of("n2"),
+                Arrays.stream(ok("n0", "srun", "-w", "n2", "-t", "1", "hostname")
+                                .strip()
+                                .split("\n"))
+                        .toList());
     }
 
     @Test
@@ -140,7 +168,10 @@ class ClusterLendingIT extends ClusterTest {
         Instant since = Instant.now();
         awaitPhase("n2", "LENT", Duration.ofSeconds(30));
         String job = heartbeatJob("n2", "disable", 12);
-        await(Duration.ofSeconds(20), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        await(
+                Duration.ofSeconds(20),
+                "job " + job + " runs",
+                () -> jobState(job).equals("RUNNING"));
         String slurmctld = pid("n0", "slurmctld");
         String slurmd = pid("n2", "slurmd");
 
@@ -148,7 +179,9 @@ class ClusterLendingIT extends ClusterTest {
         awaitPhase("n2", "RECLAIMING", Duration.ofSeconds(10));
         awaitSinfo("n2", "batch|draining|slurmlet: reclaiming for the platform");
         assertEquals("RUNNING", jobState(job));
-        assertEquals("n0:/shared", ok("n2", "findmnt", "-n", "-o", "SOURCE", "/shared").strip());
+        assertEquals(
+                "n0:/shared",
+                ok("n2", "findmnt", "-n", "-o", "SOURCE", "/shared").strip());
 
         awaitPhase("n2", "PLATFORM", Duration.ofSeconds(60));
         assertEquals("finished", ok("n0", "cat", "/shared/home/bob/disable.out").strip(), "the job ran to its end");
@@ -164,7 +197,10 @@ class ClusterLendingIT extends ClusterTest {
         awaitPhase("n2", "LENT", Duration.ofSeconds(30));
         await(Duration.ofSeconds(30), "n2 runs jobs again", () -> {
             try {
-                return on("n0", "srun", "-w", "n2", "-t", "1", "hostname").out().strip().equals("n2");
+                return on("n0", "srun", "-w", "n2", "-t", "1", "hostname")
+                        .out()
+                        .strip()
+                        .equals("n2");
             } catch (Exception e) {
                 return false;
             }

@@ -1,11 +1,11 @@
 package io.slurmlet.systemtests;
 
-import io.slurmlet.model.api.SettingsJson;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.model.api.SettingsJson;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -13,11 +13,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The live-change matrix's rows of the reconfigure/restart table on the local cluster: each change
@@ -37,7 +36,16 @@ class ClusterLiveChangeIT extends ClusterTest {
         // re-executes itself on one and its PID changes (system-tests/slurm/FINDINGS.md).
         Map<String, String> invocations = new LinkedHashMap<>();
         for (String node : NODES) {
-            invocations.put(node, ok(node, "systemctl", "show", "-p", "InvocationID", "--value", node.equals("n0") ? "slurmctld" : "slurmd"));
+            invocations.put(
+                    node,
+                    ok(
+                            node,
+                            "systemctl",
+                            "show",
+                            "-p",
+                            "InvocationID",
+                            "--value",
+                            node.equals("n0") ? "slurmctld" : "slurmd"));
         }
         Instant change = Instant.now();
         // From the baseline's batch to gpu; the next cell's baseline renames it back, a reconfigure again.
@@ -52,8 +60,17 @@ class ClusterLiveChangeIT extends ClusterTest {
         awaitPassesAfter(change);
         for (String node : NODES) {
             assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("PartitionName=gpu"), node);
-            assertEquals(invocations.get(node), ok(node, "systemctl", "show", "-p", "InvocationID", "--value",
-                    node.equals("n0") ? "slurmctld" : "slurmd"), node + ": no daemon restarted");
+            assertEquals(
+                    invocations.get(node),
+                    ok(
+                            node,
+                            "systemctl",
+                            "show",
+                            "-p",
+                            "InvocationID",
+                            "--value",
+                            node.equals("n0") ? "slurmctld" : "slurmd"),
+                    node + ": no daemon restarted");
         }
         assertTrue(ok("n0", "journalctl", "-u", "slurmlet-agent", "--no-pager").contains("scontrol reconfigure"));
         assertEquals(List.of("n1", "n2"), hostnamesOfATwoNodeJob("-p", "gpu"));
@@ -67,7 +84,9 @@ class ClusterLiveChangeIT extends ClusterTest {
         ok("n0", "ctl", "slurm", "set", "nodes=n2,n3", "lent=n2");
         await(Duration.ofSeconds(90), "n1 out of slurm.conf and sinfo", () -> {
             try {
-                return !slurmConfNodes().contains("n1") && !sinfo().containsKey("n1") && "PLATFORM".equals(lending("n1").get("phase"));
+                return !slurmConfNodes().contains("n1")
+                        && !sinfo().containsKey("n1")
+                        && "PLATFORM".equals(lending("n1").get("phase"));
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -79,8 +98,12 @@ class ClusterLiveChangeIT extends ClusterTest {
     @Test
     @Order(19)
     void aSiteKeyAddedUnderJobsTakesAReconfigureAndHurtsNoJob() throws Exception {
-        underJobs("site-key", List.of("n1", "n2"), List.of("n1", "n2"),
-                (before, after) -> assertEquals(before, after, "a reconfigure: no daemon restarted"), "slurm_conf.MaxJobCount=20000");
+        underJobs(
+                "site-key",
+                List.of("n1", "n2"),
+                List.of("n1", "n2"),
+                (before, after) -> assertEquals(before, after, "a reconfigure: no daemon restarted"),
+                "slurm_conf.MaxJobCount=20000");
         assertTrue(ok("n0", "scontrol", "show", "config").contains("MaxJobCount             = 20000"));
     }
 
@@ -124,14 +147,22 @@ class ClusterLiveChangeIT extends ClusterTest {
      */
     @Test
     @Order(27)
-    void aSiteKeyThatNeedsARestartUnderJobsRestartsEveryDaemonOnceAndAPluginTheControllerLacksIsRefused() throws Exception {
+    void aSiteKeyThatNeedsARestartUnderJobsRestartsEveryDaemonOnceAndAPluginTheControllerLacksIsRefused()
+            throws Exception {
         String conf = ok("n1", "cat", "/etc/slurm/slurm.conf");
         Proc.Result typo = on("n0", "ctl", "slurm", "set", "slurm_conf.SwitchType=switch/bogus");
         assertFalse(typo.exit() == 0, typo.toString());
-        assertTrue(typo.toString().contains("SwitchType names the plugin switch/bogus, which the controller n0 (Slurm "), typo.toString());
+        assertTrue(
+                typo.toString().contains("SwitchType names the plugin switch/bogus, which the controller n0 (Slurm "),
+                typo.toString());
         assertTrue(typo.toString().contains("does not have (no switch_bogus.so in its plugin folder"), typo.toString());
         assertEquals(conf, ok("n1", "cat", "/etc/slurm/slurm.conf"), "nothing written");
-        underJobs("site-key-restart", List.of("n1", "n2"), List.of("n1", "n2"), EVERY_DAEMON_RESTARTED, "slurm_conf.SwitchType=switch/none");
+        underJobs(
+                "site-key-restart",
+                List.of("n1", "n2"),
+                List.of("n1", "n2"),
+                EVERY_DAEMON_RESTARTED,
+                "slurm_conf.SwitchType=switch/none");
         for (String node : List.of("n0", "n1", "n2")) {
             assertTrue(ok(node, "cat", "/etc/slurm/slurm.conf").contains("\nSwitchType=switch/none\n"), node);
         }
@@ -156,39 +187,66 @@ class ClusterLiveChangeIT extends ClusterTest {
         Map<String, String> slurm = new LinkedHashMap<>();
         for (String node : NODES) {
             keys.put(node, ok(node, "md5sum", "/etc/munge/munge.key").split(" ")[0]);
-            munged.put(node, ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "munge").strip());
-            slurm.put(node, ok(node, "sh", "-c", "for u in slurmctld slurmd; do echo \"$u $(systemctl show -p InvocationID --value $u)\"; done"));
+            munged.put(
+                    node,
+                    ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "munge")
+                            .strip());
+            slurm.put(
+                    node,
+                    ok(
+                            node,
+                            "sh",
+                            "-c",
+                            "for u in slurmctld slurmd; do echo \"$u $(systemctl show -p InvocationID --value $u)\"; done"));
         }
         List<String> jobs = new ArrayList<>();
         for (String node : lent) {
             jobs.add(sleepJob(node, 120));
         }
-        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        await(
+                Duration.ofSeconds(30),
+                cell + ": " + jobs + " run",
+                () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         Instant asked = Instant.now();
-        // The leader hears of new jobs within seconds (the controller's jobs watch); a rename's dry run says when it has.
+        // The leader hears of new jobs within seconds (the controller's jobs watch); a rename's dry run says when it
+        // has.
         await(Duration.ofSeconds(15), cell + ": the leader knows the jobs " + jobs, () -> {
             try {
-                return on("n0", "ctl", "slurm", "set", "partition=renamed", "--dry-run").exit() != 0;
+                return on("n0", "ctl", "slurm", "set", "partition=renamed", "--dry-run")
+                                .exit()
+                        != 0;
             } catch (Exception e) {
                 return false;
             }
         });
         Proc.Result refused = on("n0", "ctl", "slurm", "munge-key", "rotate");
-        assertTrue(refused.exit() == 1 && refused.err().contains("or say so with --under-jobs"),
+        assertTrue(
+                refused.exit() == 1 && refused.err().contains("or say so with --under-jobs"),
                 cell + ": while jobs run, a rotation is refused unless asked under them: " + refused);
         Proc.Result rotated = on("n0", "ctl", "-o", "json", "slurm", "munge-key", "rotate", "--under-jobs");
         assertEquals(0, rotated.exit(), cell + ": " + rotated);
         var answer = SettingsJson.STRICT.readTree(rotated.out());
         Instant switchAt = Instant.parse(answer.path("switch_at").asText());
-        // A batch job on each lent node that ends at the moment itself, where a machine still on the old key loses its end.
+        // A batch job on each lent node that ends at the moment itself, where a machine still on the old key loses its
+        // end.
         List<String> atTheSwitch = new ArrayList<>();
         for (String node : lent) {
-            atTheSwitch.add(ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap",
-                    "sleep $(awk -v a=%d.%03d -v n=$(date +%%s.%%N) 'BEGIN { d = a - n; print (d > 0 ? d : 0) }'); exit 0"
-                            .formatted(switchAt.getEpochSecond(), switchAt.getNano() / 1_000_000)).strip());
+            atTheSwitch.add(ok(
+                            "n0",
+                            "sbatch",
+                            "--parsable",
+                            "-w",
+                            node,
+                            "-o",
+                            "/dev/null",
+                            "--wrap",
+                            "sleep $(awk -v a=%d.%03d -v n=$(date +%%s.%%N) 'BEGIN { d = a - n; print (d > 0 ? d : 0) }'); exit 0"
+                                    .formatted(switchAt.getEpochSecond(), switchAt.getNano() / 1_000_000))
+                    .strip());
         }
-        System.out.printf("ClusterIT %s %s: rotation %d asked at %s, every machine switches at %s; jobs %s, ending then %s%n", SUITE, cell,
-                answer.path("rotation").asLong(), asked, switchAt, jobs, atTheSwitch);
+        System.out.printf(
+                "ClusterIT %s %s: rotation %d asked at %s, every machine switches at %s; jobs %s, ending then %s%n",
+                SUITE, cell, answer.path("rotation").asLong(), asked, switchAt, jobs, atTheSwitch);
         await(Duration.ofSeconds(60), cell + ": every machine holds a new key, the same", () -> {
             try {
                 Set<String> now = new java.util.HashSet<>();
@@ -208,47 +266,88 @@ class ClusterLiveChangeIT extends ClusterTest {
             try {
                 var st = SettingsJson.STRICT.readTree(ok("n0", "ctl", "-o", "json", "slurm", "munge-key", "status"));
                 return st.path("machines").size() == NODES.size()
-                        && java.util.stream.StreamSupport.stream(st.path("machines").spliterator(), false).allMatch(m -> m.path("holds").asBoolean());
+                        && java.util.stream.StreamSupport.stream(
+                                        st.path("machines").spliterator(), false)
+                                .allMatch(m -> m.path("holds").asBoolean());
             } catch (Exception | AssertionError e) {
                 return false;
             }
         });
         for (String node : NODES) {
-            String starts = ok(node, "sh", "-c", "journalctl -u munge -o short-unix --no-pager --since @%d | grep 'Started munge' || true"
-                    .formatted(asked.getEpochSecond()));
-            assertEquals(1, starts.strip().lines().count(), cell + ": munged restarted once on " + node + ":\n" + starts);
-            double at = Double.parseDouble(starts.strip().substring(0, starts.strip().indexOf(' ')));
-            System.out.printf("ClusterIT %s %s: %s's munged started %+.3f s from the moment%n", SUITE, cell, node,
-                    at - switchAt.toEpochMilli() / 1000.0);
-            assertTrue(Math.abs(at - switchAt.toEpochMilli() / 1000.0) < 2.0, cell + ": " + node + " switched at the moment, not " + at);
-            assertNotEquals(munged.get(node), ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "munge").strip(), cell);
-            assertEquals(slurm.get(node), ok(node, "sh", "-c",
-                    "for u in slurmctld slurmd; do echo \"$u $(systemctl show -p InvocationID --value $u)\"; done"),
+            String starts = ok(
+                    node,
+                    "sh",
+                    "-c",
+                    "journalctl -u munge -o short-unix --no-pager --since @%d | grep 'Started munge' || true"
+                            .formatted(asked.getEpochSecond()));
+            assertEquals(
+                    1, starts.strip().lines().count(), cell + ": munged restarted once on " + node + ":\n" + starts);
+            double at = Double.parseDouble(
+                    starts.strip().substring(0, starts.strip().indexOf(' ')));
+            System.out.printf(
+                    "ClusterIT %s %s: %s's munged started %+.3f s from the moment%n",
+                    SUITE, cell, node, at - switchAt.toEpochMilli() / 1000.0);
+            assertTrue(
+                    Math.abs(at - switchAt.toEpochMilli() / 1000.0) < 2.0,
+                    cell + ": " + node + " switched at the moment, not " + at);
+            assertNotEquals(
+                    munged.get(node),
+                    ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "munge")
+                            .strip(),
+                    cell);
+            assertEquals(
+                    slurm.get(node),
+                    ok(
+                            node,
+                            "sh",
+                            "-c",
+                            "for u in slurmctld slurmd; do echo \"$u $(systemctl show -p InvocationID --value $u)\"; done"),
                     cell + ": slurmctld and slurmd are not restarted on " + node);
-            String key64 = ok(node, "base64", "-w0", "/etc/munge/munge.key").strip().substring(0, 24);
-            assertFalse(ok(node, "journalctl", "-u", "slurmlet-agent", "--no-pager", "--since", "@" + asked.getEpochSecond()).contains(key64),
+            String key64 =
+                    ok(node, "base64", "-w0", "/etc/munge/munge.key").strip().substring(0, 24);
+            assertFalse(
+                    ok(
+                                    node,
+                                    "journalctl",
+                                    "-u",
+                                    "slurmlet-agent",
+                                    "--no-pager",
+                                    "--since",
+                                    "@" + asked.getEpochSecond())
+                            .contains(key64),
                     cell + ": " + node + "'s agent logged no part of the key");
         }
         finish(cell, jobs);
         for (String job : jobs) {
-            await(Duration.ofSeconds(90), cell + ": job " + job + " ends", () -> jobState(job).isEmpty());
+            await(
+                    Duration.ofSeconds(90),
+                    cell + ": job " + job + " ends",
+                    () -> jobState(job).isEmpty());
             String shown = ok("n0", "scontrol", "show", "job", job);
-            assertTrue(shown.contains("JobState=COMPLETED") && shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "),
+            assertTrue(
+                    shown.contains("JobState=COMPLETED")
+                            && shown.contains(" ExitCode=0:0")
+                            && shown.contains(" Restarts=0 "),
                     cell + ": job " + job + " ran through the switch untouched\n" + shown);
         }
-        // A job whose end crosses the switch (its end signed with one key, checked with the other) can have it refused, and
-        // Slurm then requeues it: the risk --under-jobs takes (FINDINGS). What these did is printed, for FINDINGS, not asserted.
+        // A job whose end crosses the switch (its end signed with one key, checked with the other) can have it refused,
+        // and
+        // Slurm then requeues it: the risk --under-jobs takes (FINDINGS). What these did is printed, for FINDINGS, not
+        // asserted.
         Thread.sleep(5_000);
         for (String job : atTheSwitch) {
             java.util.regex.Matcher m = java.util.regex.Pattern.compile("JobState=(\\S+).* Restarts=(\\d+)")
                     .matcher(on("n0", "scontrol", "-o", "show", "job", job).out());
-            System.out.printf("ClusterIT %s %s: job %s, made to end at the switch: %s%n", SUITE, cell, job,
-                    m.find() ? m.group(1) + " Restarts=" + m.group(2) : "gone");
+            System.out.printf(
+                    "ClusterIT %s %s: job %s, made to end at the switch: %s%n",
+                    SUITE, cell, job, m.find() ? m.group(1) + " Restarts=" + m.group(2) : "gone");
             on("n0", "scancel", job);
         }
         await(Duration.ofSeconds(60), cell + ": jobs run afterwards", () -> {
             try {
-                return on("n0", "srun", "-N" + lent.size(), "-w", String.join(",", lent), "-t", "1", "true").exit() == 0;
+                return on("n0", "srun", "-N" + lent.size(), "-w", String.join(",", lent), "-t", "1", "true")
+                                .exit()
+                        == 0;
             } catch (Exception e) {
                 return false;
             }

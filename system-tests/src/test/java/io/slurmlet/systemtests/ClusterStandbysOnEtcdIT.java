@@ -1,21 +1,20 @@
 package io.slurmlet.systemtests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SlurmStatus;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * The leader on etcd, on the local cluster: a three-member etcd on n0, n1 and n2, n0's file store
@@ -53,45 +52,82 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
     @Order(31)
     void onEtcdAStandbyTakesOverFromAKilledLeaderUnderJobsAndLendingAndTheOldLeaderFollows() throws Exception {
         String cell = "etcd-failover";
-        Proc.Result etcd = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/etcd/etcd-cluster").toString(), "up",
-                "n0", "n1", "n2"), ENV, 300);
+        Proc.Result etcd = Proc.run(
+                List.of(
+                        AgentProcess.ROOT
+                                .resolve("system-tests/cluster/etcd/etcd-cluster")
+                                .toString(),
+                        "up",
+                        "n0",
+                        "n1",
+                        "n2"),
+                ENV,
+                300);
         assertEquals(0, etcd.exit(), etcd.toString());
-        String slurmctld = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip();
-        // The leader's own lines of n0's agent.yaml (the platform's hooks of cell 7, the containers table of cell 28), and the
+        String slurmctld = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld")
+                .strip();
+        // The leader's own lines of n0's agent.yaml (the platform's hooks of cell 7, the containers table of cell 28),
+        // and the
         // files they name, for every leader-eligible agent: whichever leads runs the hooks and plans with the table.
         StringBuilder own = new StringBuilder();
         boolean in = false;
         for (String line : ok("n0", "cat", "/etc/slurmlet/agent.yaml").lines().toList()) {
             in = line.equals("  leader:") || in && (line.startsWith("    ") || line.isBlank());
-            if (in && line.startsWith("    ") && !line.startsWith("    enabled:") && !line.startsWith("    advertise:")) {
+            if (in
+                    && line.startsWith("    ")
+                    && !line.startsWith("    enabled:")
+                    && !line.startsWith("    advertise:")) {
                 own.append(line).append('\n');
             }
         }
-        assertTrue(own.toString().contains("    platform:") && own.toString().contains("    containers:"), own.toString());
+        assertTrue(
+                own.toString().contains("    platform:") && own.toString().contains("    containers:"), own.toString());
         String table = ok("n0", "cat", "/etc/slurmlet/containers-table.json");
         for (String node : List.of("n1", "n2")) {
             ok(node, "sh", "-c", "printf '%s' \"$0\" >/etc/slurmlet/containers-table.json", table);
-            // The hook's log is the platform's memory (it answers busy for a node's first three drains): the same everywhere.
-            ok(node, "sh", "-c", "printf '%s' \"$0\" >/usr/local/bin/platform-hook && chmod 0755 /usr/local/bin/platform-hook"
-                    + " && printf '%s' \"$1\" >/var/log/platform-hook.log", HOOK, hookLog());
+            // The hook's log is the platform's memory (it answers busy for a node's first three drains): the same
+            // everywhere.
+            ok(
+                    node,
+                    "sh",
+                    "-c",
+                    "printf '%s' \"$0\" >/usr/local/bin/platform-hook && chmod 0755 /usr/local/bin/platform-hook"
+                            + " && printf '%s' \"$1\" >/var/log/platform-hook.log",
+                    HOOK,
+                    hookLog());
         }
 
         // n0's file store into etcd, its agent stopped meanwhile (Slurm runs on); then n1 and n2 leader-eligible too.
-        ok("n0", "sh", "-c", "systemctl stop slurmlet-agent && " + leaderEligibleYaml("n0", own.toString())
-                + " && slurmlet-agent store-move && systemctl start slurmlet-agent");
+        ok(
+                "n0",
+                "sh",
+                "-c",
+                "systemctl stop slurmlet-agent && " + leaderEligibleYaml("n0", own.toString())
+                        + " && slurmlet-agent store-move && systemctl start slurmlet-agent");
         await(Duration.ofSeconds(60), "n0 leads on etcd", () -> {
             try {
-                return "n0".equals(electedLeader("n1")) && on("n0", "ctl", "slurm", "show").exit() == 0;
+                return "n0".equals(electedLeader("n1"))
+                        && on("n0", "ctl", "slurm", "show").exit() == 0;
             } catch (Exception e) {
                 return false;
             }
         });
         for (String node : List.of("n1", "n2")) {
-            // Joined already: the join's values go, and the node role follows whichever agent leads; its credential stays.
-            ok(node, "sh", "-c", "rm -f /etc/slurmlet/join.env && " + leaderEligibleYaml(node, own.toString()) + " && systemctl restart slurmlet-agent");
+            // Joined already: the join's values go, and the node role follows whichever agent leads; its credential
+            // stays.
+            ok(
+                    node,
+                    "sh",
+                    "-c",
+                    "rm -f /etc/slurmlet/join.env && " + leaderEligibleYaml(node, own.toString())
+                            + " && systemctl restart slurmlet-agent");
         }
-        ok("n3", "sh", "-c", "sed -i 's|^    leader: .*|    leader: https://n0:7818,https://n1:7818,https://n2:7818|' "
-                + "/etc/slurmlet/agent.yaml && systemctl restart slurmlet-agent");
+        ok(
+                "n3",
+                "sh",
+                "-c",
+                "sed -i 's|^    leader: .*|    leader: https://n0:7818,https://n1:7818,https://n2:7818|' "
+                        + "/etc/slurmlet/agent.yaml && systemctl restart slurmlet-agent");
         Instant converted = Instant.now();
         awaitPassesAfter(converted);
         for (String node : List.of("n1", "n2")) {
@@ -108,21 +144,32 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
             storm.awaitMore(cell + ": before the kill", 4, Duration.ofSeconds(60));
             String old = electedLeader("n1");
             assertTrue(ELIGIBLE.contains(old), old);
-            ok(old, "sh", "-c", "mkdir -p /run/systemd/system/slurmlet-agent.service.d && printf '[Service]\\nRestart=no\\n' "
-                    + ">/run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
-                    + "&& systemctl kill --signal=KILL slurmlet-agent");
+            ok(
+                    old,
+                    "sh",
+                    "-c",
+                    "mkdir -p /run/systemd/system/slurmlet-agent.service.d && printf '[Service]\\nRestart=no\\n' "
+                            + ">/run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
+                            + "&& systemctl kill --signal=KILL slurmlet-agent");
             Failover failover = awaitAnotherLeader(cell, old, old.equals("n2") ? "n1" : "n2", System.nanoTime());
             storm.awaitMore(cell + ": through the new leader " + failover.leader(), 4, Duration.ofSeconds(90));
             storm.close();
-            System.out.printf("ClusterIT %s etcd: %s's agent killed, %s elected after %.2f s and answering ctl after %.2f s%n", SUITE, old,
-                    failover.leader(), failover.elected(), failover.answers());
-            assertTrue(failover.elected() < 10.0, cell + ": a new leader within 10 s of the kill, not " + failover.elected());
+            System.out.printf(
+                    "ClusterIT %s etcd: %s's agent killed, %s elected after %.2f s and answering ctl after %.2f s%n",
+                    SUITE, old, failover.leader(), failover.elected(), failover.answers());
+            assertTrue(
+                    failover.elected() < 10.0,
+                    cell + ": a new leader within 10 s of the kill, not " + failover.elected());
 
             // The killed agent, started again, stands by; its machine follows the new leader. (n0's agent is also the
             // controller's: until it is back, no lend or unlend reaches Slurm's node states.)
             Instant back = Instant.now();
-            ok(old, "sh", "-c", "rm -f /run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
-                    + "&& systemctl start slurmlet-agent");
+            ok(
+                    old,
+                    "sh",
+                    "-c",
+                    "rm -f /run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
+                            + "&& systemctl start slurmlet-agent");
             awaitPassesAfter(back, old);
             assertEquals(failover.leader(), electedLeader(old), cell + ": the old leader follows");
             afterTheStorm(cell, failover.leader(), storm, from, lentBefore, slurmctld, jobs, since);
@@ -142,9 +189,11 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
      */
     @Test
     @Order(32)
-    void onEtcdALeaderCutOffStopsBeforeAnotherLeadsAndALostLeadersMachineIsReplacedUnderJobsWritesAndLending() throws Exception {
+    void onEtcdALeaderCutOffStopsBeforeAnotherLeadsAndALostLeadersMachineIsReplacedUnderJobsWritesAndLending()
+            throws Exception {
         String cell = "etcd-partition";
-        String slurmctld = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip();
+        String slurmctld = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld")
+                .strip();
         // n2 is neither Slurm's controller nor runs the jobs: the machine cut off, then lost.
         leadOn("n2");
         Instant since = Instant.now();
@@ -159,12 +208,19 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
             Failover partition = awaitAnotherLeader(cell, "n2", "n0", cut);
             double stopped = loggedAt("n2", "no longer leads the cluster", cutAt);
             double took = loggedAt(partition.leader(), "leads the cluster (etcd lease", cutAt);
-            System.out.printf("ClusterIT %s %s: n2 cut off; it stopped leading %.2f s before %s led, which was elected %.2f s after the cut "
-                    + "and answered ctl after %.2f s%n", SUITE, cell, took - stopped, partition.leader(), partition.elected(), partition.answers());
-            assertTrue(stopped < took, cell + ": n2's agent stopped leading (at " + stopped + ") before " + partition.leader()
-                    + "'s led (at " + took + ")");
-            assertTrue(partition.elected() < 10.0, cell + ": a new leader within 10 s of the cut, not " + partition.elected());
-            storm.awaitMore(cell + ": through " + partition.leader() + " while n2 is cut off", 4, Duration.ofSeconds(90));
+            System.out.printf(
+                    "ClusterIT %s %s: n2 cut off; it stopped leading %.2f s before %s led, which was elected %.2f s after the cut "
+                            + "and answered ctl after %.2f s%n",
+                    SUITE, cell, took - stopped, partition.leader(), partition.elected(), partition.answers());
+            assertTrue(
+                    stopped < took,
+                    cell + ": n2's agent stopped leading (at " + stopped + ") before " + partition.leader()
+                            + "'s led (at " + took + ")");
+            assertTrue(
+                    partition.elected() < 10.0,
+                    cell + ": a new leader within 10 s of the cut, not " + partition.elected());
+            storm.awaitMore(
+                    cell + ": through " + partition.leader() + " while n2 is cut off", 4, Duration.ofSeconds(90));
             backAndFollowing(cell, "mend", storm, partition.leader());
 
             leadOn("n2");
@@ -173,9 +229,12 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
             long lost = System.nanoTime();
             machine("crash", "n2");
             Failover crash = awaitAnotherLeader(cell, "n2", "n0", lost);
-            System.out.printf("ClusterIT %s %s: n2's machine lost; %s elected after %.2f s and answering ctl after %.2f s%n", SUITE, cell,
-                    crash.leader(), crash.elected(), crash.answers());
-            assertTrue(crash.elected() < 10.0, cell + ": a new leader within 10 s of the machine's loss, not " + crash.elected());
+            System.out.printf(
+                    "ClusterIT %s %s: n2's machine lost; %s elected after %.2f s and answering ctl after %.2f s%n",
+                    SUITE, cell, crash.leader(), crash.elected(), crash.answers());
+            assertTrue(
+                    crash.elected() < 10.0,
+                    cell + ": a new leader within 10 s of the machine's loss, not " + crash.elected());
             storm.awaitMore(cell + ": through " + crash.leader() + " while n2 is down", 4, Duration.ofSeconds(90));
             backAndFollowing(cell, "boot", storm, crash.leader());
             storm.close();
@@ -209,10 +268,22 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
 
     /** The leader the election's record in etcd names, asked of {@code node}'s etcd member; "" when none. */
     static String electedLeader(String node) throws Exception {
-        Proc.Result r = on(node, "etcdctl", "--endpoints", "https://" + node + ":2379", "--cacert", "/etc/slurmlet/etcd/ca.crt",
-                "--cert", "/etc/slurmlet/etcd/client.crt", "--key", "/etc/slurmlet/etcd/client.key", "get", "/slurmlet/_leader",
+        Proc.Result r = on(
+                node,
+                "etcdctl",
+                "--endpoints",
+                "https://" + node + ":2379",
+                "--cacert",
+                "/etc/slurmlet/etcd/ca.crt",
+                "--cert",
+                "/etc/slurmlet/etcd/client.crt",
+                "--key",
+                "/etc/slurmlet/etcd/client.key",
+                "get",
+                "/slurmlet/_leader",
                 "--print-value-only");
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\"name\":\"([a-z0-9]+)\"").matcher(r.out());
+        java.util.regex.Matcher m =
+                java.util.regex.Pattern.compile("\"name\":\"([a-z0-9]+)\"").matcher(r.out());
         return r.exit() == 0 && m.find() ? m.group(1) : "";
     }
 
@@ -226,64 +297,74 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
      * what was acknowledged, for the checks after a failover.
      */
     static final class Storm implements AutoCloseable {
-        final java.util.concurrent.atomic.AtomicReference<String> acked = new java.util.concurrent.atomic.AtomicReference<>("");
+        final java.util.concurrent.atomic.AtomicReference<String> acked =
+                new java.util.concurrent.atomic.AtomicReference<>("");
         final java.util.concurrent.atomic.AtomicInteger lends = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
         /** The last MaxJobCount a `ctl slurm set` acknowledged, and the last one sent (acknowledged or not). */
         final java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+
         final java.util.concurrent.atomic.AtomicLong sent = new java.util.concurrent.atomic.AtomicLong();
         final java.util.concurrent.atomic.AtomicInteger writes = new java.util.concurrent.atomic.AtomicInteger();
         final java.util.concurrent.atomic.AtomicInteger writesRefused = new java.util.concurrent.atomic.AtomicInteger();
-        private final java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
-        private final java.util.concurrent.atomic.AtomicBoolean paused = new java.util.concurrent.atomic.AtomicBoolean();
+        private final java.util.concurrent.atomic.AtomicBoolean running =
+                new java.util.concurrent.atomic.AtomicBoolean(true);
+        private final java.util.concurrent.atomic.AtomicBoolean paused =
+                new java.util.concurrent.atomic.AtomicBoolean();
         private final List<Thread> threads = new ArrayList<>();
 
         Storm(String lendVia, String writeVia) {
-            threads.add(new Thread(() -> {
-                boolean lend = true;
-                while (running.get()) {
-                    try {
-                        if (!paused.get()) {
-                            Proc.Result r = on(lendVia, "ctl", "slurm", lend ? "lend" : "unlend", "n3");
-                            if (r.exit() == 0) {
-                                acked.set(lend ? "lend" : "unlend");
-                                if (lend) {
-                                    lends.incrementAndGet();
+            threads.add(new Thread(
+                    () -> {
+                        boolean lend = true;
+                        while (running.get()) {
+                            try {
+                                if (!paused.get()) {
+                                    Proc.Result r = on(lendVia, "ctl", "slurm", lend ? "lend" : "unlend", "n3");
+                                    if (r.exit() == 0) {
+                                        acked.set(lend ? "lend" : "unlend");
+                                        if (lend) {
+                                            lends.incrementAndGet();
+                                        }
+                                        calls.incrementAndGet();
+                                        lend = !lend;
+                                    } else {
+                                        refused.incrementAndGet();
+                                    }
                                 }
-                                calls.incrementAndGet();
-                                lend = !lend;
-                            } else {
-                                refused.incrementAndGet();
+                                Thread.sleep(200);
+                            } catch (Exception e) {
+                                return;
                             }
                         }
-                        Thread.sleep(200);
-                    } catch (Exception e) {
-                        return;
-                    }
-                }
-            }, "lend-storm"));
+                    },
+                    "lend-storm"));
             if (writeVia != null) {
-                threads.add(new Thread(() -> {
-                    long next = 20001;
-                    while (running.get()) {
-                        try {
-                            if (!paused.get()) {
-                                sent.set(next);
-                                if (on(writeVia, "ctl", "slurm", "set", "slurm_conf.MaxJobCount=" + next).exit() == 0) {
-                                    written.set(next);
-                                    writes.incrementAndGet();
-                                } else {
-                                    writesRefused.incrementAndGet();
+                threads.add(new Thread(
+                        () -> {
+                            long next = 20001;
+                            while (running.get()) {
+                                try {
+                                    if (!paused.get()) {
+                                        sent.set(next);
+                                        if (on(writeVia, "ctl", "slurm", "set", "slurm_conf.MaxJobCount=" + next)
+                                                        .exit()
+                                                == 0) {
+                                            written.set(next);
+                                            writes.incrementAndGet();
+                                        } else {
+                                            writesRefused.incrementAndGet();
+                                        }
+                                        next++;
+                                    }
+                                    Thread.sleep(2000);
+                                } catch (Exception e) {
+                                    return;
                                 }
-                                next++;
                             }
-                            Thread.sleep(2000);
-                        } catch (Exception e) {
-                            return;
-                        }
-                    }
-                }, "set-storm"));
+                        },
+                        "set-storm"));
             }
             threads.forEach(Thread::start);
         }
@@ -293,8 +374,11 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
             int callsNow = calls.get();
             int writesNow = writes.get();
             boolean writing = threads.size() > 1;
-            await(within, () -> what + ": " + more + " more lends and unlends" + (writing ? " and a write" : "") + " acknowledged; "
-                    + this, () -> calls.get() >= callsNow + more && (!writing || writes.get() > writesNow));
+            await(
+                    within,
+                    () -> what + ": " + more + " more lends and unlends" + (writing ? " and a write" : "")
+                            + " acknowledged; " + this,
+                    () -> calls.get() >= callsNow + more && (!writing || writes.get() > writesNow));
         }
 
         /** No call is begun until {@link #resume()} (one under way ends first). */
@@ -318,28 +402,40 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
         @Override
         public String toString() {
             return ("%d lends and %d unlends acknowledged (%d refused or unanswered), the last a%s; MaxJobCount writes: %d acknowledged "
-                    + "(%d refused or unanswered), the last %d (last sent %d)").formatted(lends.get(), calls.get() - lends.get(), refused.get(),
-                    acked.get().equals("lend") ? " lend" : "n unlend", writes.get(), writesRefused.get(), written.get(), sent.get());
+                            + "(%d refused or unanswered), the last %d (last sent %d)")
+                    .formatted(
+                            lends.get(),
+                            calls.get() - lends.get(),
+                            refused.get(),
+                            acked.get().equals("lend") ? " lend" : "n unlend",
+                            writes.get(),
+                            writesRefused.get(),
+                            written.get(),
+                            sent.get());
         }
     }
 
     /** A heartbeat job on /shared and a sleep on n1 for at most {@code seconds}, once both run and the heartbeat beats. */
     static List<String> runningOnN1(String cell, int seconds) throws Exception {
         List<String> jobs = List.of(heartbeatJob("n1", cell + "-n1", seconds), sleepJob("n1", seconds));
-        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        await(
+                Duration.ofSeconds(30),
+                cell + ": " + jobs + " run",
+                () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         awaitBeats(cell + "-n1");
         return jobs;
     }
 
     /** Who leads after a failover, and the seconds from the loss until it was elected and until it answered ctl. */
-    record Failover(String leader, double elected, double answers) { }
+    record Failover(String leader, double elected, double answers) {}
 
     /**
      * Until an agent other than {@code old} is elected (asked of {@code asker}'s etcd member) and
      * answers ctl: its name, and the seconds from {@code lostAt} (System.nanoTime) to each.
      */
     static Failover awaitAnotherLeader(String cell, String old, String asker, long lostAt) throws InterruptedException {
-        java.util.concurrent.atomic.AtomicReference<String> next = new java.util.concurrent.atomic.AtomicReference<>("");
+        java.util.concurrent.atomic.AtomicReference<String> next =
+                new java.util.concurrent.atomic.AtomicReference<>("");
         await(Duration.ofSeconds(30), cell + ": the election names another leader than " + old, () -> {
             try {
                 String now = electedLeader(asker);
@@ -374,7 +470,8 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
         }
         await(Duration.ofSeconds(30), node + " leads", () -> {
             try {
-                return node.equals(electedLeader(node)) && on(node, "ctl", "slurm", "show").exit() == 0;
+                return node.equals(electedLeader(node))
+                        && on(node, "ctl", "slurm", "show").exit() == 0;
             } catch (Exception e) {
                 return false;
             }
@@ -393,10 +490,25 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
 
     /** When {@code node}'s agent first logged a line with {@code text} at or after {@code since}: seconds of the clock every machine here shares. */
     static double loggedAt(String node, String text, Instant since) throws Exception {
-        String journal = ok(node, "journalctl", "-u", "slurmlet-agent", "-o", "short-unix", "--no-pager", "--since", "@" + since.getEpochSecond());
-        return journal.lines().filter(l -> l.contains(text)).findFirst().map(l -> Double.parseDouble(l.substring(0, l.indexOf(' '))))
-                .orElseThrow(() -> new AssertionError(node + "'s agent logged no \"" + text + "\" since " + since + ":\n"
-                        + journal.lines().skip(Math.max(0, journal.lines().count() - 30)).collect(java.util.stream.Collectors.joining("\n"))));
+        String journal = ok(
+                node,
+                "journalctl",
+                "-u",
+                "slurmlet-agent",
+                "-o",
+                "short-unix",
+                "--no-pager",
+                "--since",
+                "@" + since.getEpochSecond());
+        return journal.lines()
+                .filter(l -> l.contains(text))
+                .findFirst()
+                .map(l -> Double.parseDouble(l.substring(0, l.indexOf(' '))))
+                .orElseThrow(() ->
+                        new AssertionError(node + "'s agent logged no \"" + text + "\" since " + since + ":\n"
+                                + journal.lines()
+                                        .skip(Math.max(0, journal.lines().count() - 30))
+                                        .collect(java.util.stream.Collectors.joining("\n"))));
     }
 
     /**
@@ -410,60 +522,87 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
      * the last one ran, the same {@code {run}}), and the last word a drain exactly when n3
      * ends lent ({@code lentBefore}: whether it was when the storm began). Returns whether it ends lent.
      */
-    static boolean assertStormHeld(String cell, String leader, Storm storm, double from, boolean lentBefore) throws Exception {
+    static boolean assertStormHeld(String cell, String leader, Storm storm, double from, boolean lentBefore)
+            throws Exception {
         boolean lent = storm.acked.get().equals("lend");
         java.util.concurrent.atomic.AtomicReference<String> n3 = new java.util.concurrent.atomic.AtomicReference<>("");
-        await(Duration.ofSeconds(60), () -> cell + ": n3 " + (lent ? "lent" : "given back") + " as the last acknowledged call said; "
-                + "last seen: " + n3.get(), () -> {
-            try {
-                String lendingNow = apiOn(leader, "GET", "/v1/slurm/nodes", "");
-                n3.set(lendingNow.substring(lendingNow.indexOf("\r\n\r\n") + 4) + " sinfo " + sinfo().get("n3"));
-                String answer = apiOn(leader, "GET", "/v1/slurm/status", "");
-                SlurmStatus s = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SlurmStatus.class);
-                String state = sinfo().getOrDefault("n3", "");
-                return s.nodes().stream().anyMatch(n -> n.name().equals("n3") && n.lent() == lent)
-                        && (lent ? !state.contains("drain") : state.contains("slurmlet: not lent"));
-            } catch (Exception | AssertionError e) {
-                return false;
-            }
-        });
+        await(
+                Duration.ofSeconds(60),
+                () -> cell + ": n3 " + (lent ? "lent" : "given back") + " as the last acknowledged call said; "
+                        + "last seen: " + n3.get(),
+                () -> {
+                    try {
+                        String lendingNow = apiOn(leader, "GET", "/v1/slurm/nodes", "");
+                        n3.set(lendingNow.substring(lendingNow.indexOf("\r\n\r\n") + 4) + " sinfo "
+                                + sinfo().get("n3"));
+                        String answer = apiOn(leader, "GET", "/v1/slurm/status", "");
+                        SlurmStatus s = SettingsJson.STRICT.readValue(
+                                answer.substring(answer.indexOf("\r\n\r\n") + 4), SlurmStatus.class);
+                        String state = sinfo().getOrDefault("n3", "");
+                        return s.nodes().stream().anyMatch(n -> n.name().equals("n3") && n.lent() == lent)
+                                && (lent ? !state.contains("drain") : state.contains("slurmlet: not lent"));
+                    } catch (Exception | AssertionError e) {
+                        return false;
+                    }
+                });
         if (storm.sent.get() > 0) {
-            java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>("");
-            await(Duration.ofSeconds(60), () -> cell + ": MaxJobCount " + storm.written.get() + " (the last acknowledged) or "
-                    + storm.sent.get() + " (sent after it) in the settings and in slurmctld; seen: " + seen.get(), () -> {
-                try {
-                    String settings = ok(leader, "ctl", "slurm", "show");
-                    String conf = ok("n0", "scontrol", "show", "config");
-                    java.util.regex.Matcher set = java.util.regex.Pattern.compile("slurm_conf.MaxJobCount\\s+(\\d+)").matcher(settings);
-                    java.util.regex.Matcher running = java.util.regex.Pattern.compile("MaxJobCount\\s*=\\s*(\\d+)").matcher(conf);
-                    String value = set.find() ? set.group(1) : "";
-                    seen.set("settings " + value + ", slurmctld " + (running.find() ? running.group(1) : ""));
-                    List<String> allowed = List.of(String.valueOf(storm.written.get()), String.valueOf(storm.sent.get()));
-                    return allowed.contains(value) && seen.get().endsWith("slurmctld " + value);
-                } catch (Exception | AssertionError e) {
-                    return false;
-                }
-            });
+            java.util.concurrent.atomic.AtomicReference<String> seen =
+                    new java.util.concurrent.atomic.AtomicReference<>("");
+            await(
+                    Duration.ofSeconds(60),
+                    () -> cell + ": MaxJobCount " + storm.written.get() + " (the last acknowledged) or "
+                            + storm.sent.get() + " (sent after it) in the settings and in slurmctld; seen: "
+                            + seen.get(),
+                    () -> {
+                        try {
+                            String settings = ok(leader, "ctl", "slurm", "show");
+                            String conf = ok("n0", "scontrol", "show", "config");
+                            java.util.regex.Matcher set = java.util.regex.Pattern.compile(
+                                            "slurm_conf.MaxJobCount\\s+(\\d+)")
+                                    .matcher(settings);
+                            java.util.regex.Matcher running = java.util.regex.Pattern.compile(
+                                            "MaxJobCount\\s*=\\s*(\\d+)")
+                                    .matcher(conf);
+                            String value = set.find() ? set.group(1) : "";
+                            seen.set("settings " + value + ", slurmctld " + (running.find() ? running.group(1) : ""));
+                            List<String> allowed =
+                                    List.of(String.valueOf(storm.written.get()), String.valueOf(storm.sent.get()));
+                            return allowed.contains(value) && seen.get().endsWith("slurmctld " + value);
+                        } catch (Exception | AssertionError e) {
+                            return false;
+                        }
+                    });
         }
         String answer = apiOn(leader, "GET", "/v1/slurm/nodes", "");
-        List<io.slurmlet.model.api.NodeLending> book = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4),
-                new com.fasterxml.jackson.core.type.TypeReference<List<io.slurmlet.model.api.NodeLending>>() { });
-        List<io.slurmlet.model.api.NodeLending.Transition> moves = book.stream().filter(n -> n.name().equals("n3")).findFirst()
-                .orElseThrow().transitions();
+        List<io.slurmlet.model.api.NodeLending> book = SettingsJson.STRICT.readValue(
+                answer.substring(answer.indexOf("\r\n\r\n") + 4),
+                new com.fasterxml.jackson.core.type.TypeReference<List<io.slurmlet.model.api.NodeLending>>() {});
+        List<io.slurmlet.model.api.NodeLending.Transition> moves = book.stream()
+                .filter(n -> n.name().equals("n3"))
+                .findFirst()
+                .orElseThrow()
+                .transitions();
         for (int i = 0; i < moves.size(); i++) {
             var move = moves.get(i);
             if (!move.to().equals("lent")) {
                 continue;
             }
-            boolean freed = move.from().equals("lending") && move.why().equals("the drain hook says the platform has freed it");
-            boolean wasLent = move.from().equals("reclaiming") && i > 0 && moves.get(i - 1).from().equals("lent");
-            assertTrue(freed || wasLent || i == 0 && move.from().equals("reclaiming"), cell + ": n3 lent without the platform's "
-                    + "drain hook having freed it: " + move + " in " + moves);
+            boolean freed =
+                    move.from().equals("lending") && move.why().equals("the drain hook says the platform has freed it");
+            boolean wasLent = move.from().equals("reclaiming")
+                    && i > 0
+                    && moves.get(i - 1).from().equals("lent");
+            assertTrue(
+                    freed || wasLent || i == 0 && move.from().equals("reclaiming"),
+                    cell + ": n3 lent without the platform's " + "drain hook having freed it: " + move + " in "
+                            + moves);
         }
         // The hooks' runs of every leader-eligible machine, in the order the shared clock gives.
         List<String[]> runs = new ArrayList<>();
         for (String node : ELIGIBLE) {
-            for (String line : ok(node, "sh", "-c", "cat /var/log/platform-hook.times 2>/dev/null || true").lines().toList()) {
+            for (String line : ok(node, "sh", "-c", "cat /var/log/platform-hook.times 2>/dev/null || true")
+                    .lines()
+                    .toList()) {
                 String[] f = line.split(" ");
                 if (f.length == 4 && f[2].equals("n3") && Double.parseDouble(f[0]) >= from) {
                     runs.add(new String[] {f[0], f[1], node, f[3]});
@@ -471,25 +610,35 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
             }
         }
         runs.sort(java.util.Comparator.comparingDouble(r -> Double.parseDouble(r[0])));
-        String told = runs.stream().map(r -> r[1] + "@" + r[2] + "(" + r[3] + ")").collect(java.util.stream.Collectors.joining(" "));
+        String told = runs.stream()
+                .map(r -> r[1] + "@" + r[2] + "(" + r[3] + ")")
+                .collect(java.util.stream.Collectors.joining(" "));
         long drains = runs.stream().filter(r -> r[1].equals("drain")).count();
         long releases = runs.stream().filter(r -> r[1].equals("release")).count();
-        System.out.printf("ClusterIT %s %s: %s; the hooks ran drain %d times and release %d times: %s%n", SUITE, cell, storm, drains,
-                releases, told);
+        System.out.printf(
+                "ClusterIT %s %s: %s; the hooks ran drain %d times and release %d times: %s%n",
+                SUITE, cell, storm, drains, releases, told);
         boolean given = lentBefore;
         String[] last = null;
         for (String[] r : runs) {
             boolean drain = r[1].equals("drain");
-            // A leader that stopped (or was cut off) while a hook ran, or before its end was on record, has the next leader
+            // A leader that stopped (or was cut off) while a hook ran, or before its end was on record, has the next
+            // leader
             // run it again (docs/lending.md): the same transition's run, {run} the same, on another machine.
             boolean again = last != null && last[1].equals(r[1]) && last[3].equals(r[3]) && !last[2].equals(r[2]);
-            assertTrue(drain != given || again, cell + ": the platform was told " + r[1] + " n3 " + (drain ? "again while it had given it"
-                    : "with nothing given") + " (not a new leader's run again of the same transition's hook): hooks in order: " + told);
+            assertTrue(
+                    drain != given || again,
+                    cell + ": the platform was told " + r[1] + " n3 "
+                            + (drain ? "again while it had given it" : "with nothing given")
+                            + " (not a new leader's run again of the same transition's hook): hooks in order: " + told);
             given = drain;
             last = r;
         }
-        assertEquals(lent, given, cell + ": n3 ends " + (lent ? "lent" : "given back") + ", and the hooks' last word says "
-                + (given ? "drained" : "released") + ": " + told);
+        assertEquals(
+                lent,
+                given,
+                cell + ": n3 ends " + (lent ? "lent" : "given back") + ", and the hooks' last word says "
+                        + (given ? "drained" : "released") + ": " + told);
         return lent;
     }
 
@@ -504,38 +653,66 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
         machine(how, "n2");
         storm.pause();
         awaitPassesAfter(back, "n2");
-        // Its own etcd member answers once its peers reach it again (about 20 s after a cut: FINDINGS), and names the leader
-        // n0's does. On bookworm's etcd 3.4, before the members had pre-vote on (etcd-cluster), the member coming back once set
-        // off an election of etcd's own, the leader elected meanwhile could not renew in time, and n2's agent, standing by, was
+        // Its own etcd member answers once its peers reach it again (about 20 s after a cut: FINDINGS), and names the
+        // leader
+        // n0's does. On bookworm's etcd 3.4, before the members had pre-vote on (etcd-cluster), the member coming back
+        // once set
+        // off an election of etcd's own, the leader elected meanwhile could not renew in time, and n2's agent, standing
+        // by, was
         // elected again: safe (one leader at a time), so allowed, and said.
-        java.util.concurrent.atomic.AtomicReference<String> named = new java.util.concurrent.atomic.AtomicReference<>("");
-        await(Duration.ofSeconds(60), () -> cell + ": n2, back (" + how + "), names from its own etcd member the leader n0's names; "
-                + "it said: " + named.get(), () -> {
-            try {
-                named.set(electedLeader("n2") + " (n0's: " + electedLeader("n0") + ")");
-                return !electedLeader("n2").isEmpty() && electedLeader("n2").equals(electedLeader("n0"));
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        java.util.concurrent.atomic.AtomicReference<String> named =
+                new java.util.concurrent.atomic.AtomicReference<>("");
+        await(
+                Duration.ofSeconds(60),
+                () -> cell + ": n2, back (" + how + "), names from its own etcd member the leader n0's names; "
+                        + "it said: " + named.get(),
+                () -> {
+                    try {
+                        named.set(electedLeader("n2") + " (n0's: " + electedLeader("n0") + ")");
+                        return !electedLeader("n2").isEmpty()
+                                && electedLeader("n2").equals(electedLeader("n0"));
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
         if (!electedLeader("n0").equals(leader)) {
-            System.out.printf("ClusterIT %s %s: after n2 came back (%s), %s leads, not %s, elected while it was away%n", SUITE, cell, how,
-                    electedLeader("n0"), leader);
+            System.out.printf(
+                    "ClusterIT %s %s: after n2 came back (%s), %s leads, not %s, elected while it was away%n",
+                    SUITE, cell, how, electedLeader("n0"), leader);
         }
     }
 
     /** nspawn-cluster's {@code how} (cut, mend, crash, boot) of {@code node}, which must succeed. */
     static void machine(String how, String node) throws Exception {
-        Proc.Result r = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/nspawn-cluster").toString(), how,
-                RUN.resolve("machines").toString(), node), Map.of(), 180);
+        Proc.Result r = Proc.run(
+                List.of(
+                        AgentProcess.ROOT
+                                .resolve("system-tests/cluster/nspawn-cluster")
+                                .toString(),
+                        how,
+                        RUN.resolve("machines").toString(),
+                        node),
+                Map.of(),
+                180);
         assertEquals(0, r.exit(), r.toString());
     }
 
     /** After a storm and its failovers: what it acknowledged holds ({@link #assertStormHeld}), slurmctld ran on, no job was disturbed. */
-    static void afterTheStorm(String cell, String leader, Storm storm, double from, boolean lentBefore, String slurmctld, List<String> jobs,
-                              Instant since) throws Exception {
+    static void afterTheStorm(
+            String cell,
+            String leader,
+            Storm storm,
+            double from,
+            boolean lentBefore,
+            String slurmctld,
+            List<String> jobs,
+            Instant since)
+            throws Exception {
         boolean lent = assertStormHeld(cell, leader, storm, from, lentBefore);
-        assertEquals(slurmctld, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
+        assertEquals(
+                slurmctld,
+                ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld")
+                        .strip(),
                 cell + ": losing the slurmlet leader never restarts slurmctld");
         List<String> lentAfter = new ArrayList<>(List.of("n1"));
         if (lent) {

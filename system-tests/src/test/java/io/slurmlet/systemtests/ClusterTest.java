@@ -1,13 +1,13 @@
 package io.slurmlet.systemtests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.TestInfo;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,10 +21,9 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.function.BooleanSupplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * The local cluster of README's first command ({@code dev/cluster up}), shared by the {@code Cluster*IT}
@@ -51,15 +50,20 @@ abstract class ClusterTest {
     static String SUITE;
     /** The cluster's folder, one per suite: /var/tmp/slurmlet-it-cluster-SUITE. */
     static Path RUN;
+
     static Map<String, String> ENV;
     static final List<String> NODES = List.of("n0", "n1", "n2", "n3");
     static final List<String> SUITES = List.of("trixie", "bookworm", "forky");
 
     @BeforeAll
     static void up(TestInfo test) throws Exception {
-        assertEquals("0", Proc.run(List.of("id", "-u"), Map.of(), 10).out().strip(),
+        assertEquals(
+                "0",
+                Proc.run(List.of("id", "-u"), Map.of(), 10).out().strip(),
                 "the local cluster boots containers: run the system tests as root, as CI does");
-        SUITE = test.getTestClass().filter(c -> c.getSimpleName().startsWith("Bookworm")).map(c -> "bookworm")
+        SUITE = test.getTestClass()
+                .filter(c -> c.getSimpleName().startsWith("Bookworm"))
+                .map(c -> "bookworm")
                 .orElse(System.getProperty("slurmlet.cluster.suite", "trixie"));
         RUN = runOf(SUITE);
         ENV = Map.of("SLURMLET_CLUSTER_DIR", RUN.toString(), "SLURMLET_CLUSTER_SUITE", SUITE);
@@ -67,7 +71,10 @@ abstract class ClusterTest {
         for (String other : SUITES) {
             Path dir = runOf(other);
             if (!other.equals(SUITE) && Files.exists(dir.resolve("machines"))) {
-                Proc.Result r = Proc.run(cluster("down"), Map.of("SLURMLET_CLUSTER_DIR", dir.toString(), "SLURMLET_CLUSTER_SUITE", other), 180);
+                Proc.Result r = Proc.run(
+                        cluster("down"),
+                        Map.of("SLURMLET_CLUSTER_DIR", dir.toString(), "SLURMLET_CLUSTER_SUITE", other),
+                        180);
                 assertEquals(0, r.exit(), "taking the " + other + " test cluster down: " + r);
             }
         }
@@ -85,7 +92,10 @@ abstract class ClusterTest {
 
     /** Whether this suite's cluster is up from an earlier class: its machines there and the leader answering. */
     static boolean answers() throws IOException, InterruptedException {
-        return Files.exists(RUN.resolve("machines")) && Proc.run(cluster("exec", "n0", "ctl", "slurm", "show"), ENV, 60).exit() == 0;
+        return Files.exists(RUN.resolve("machines"))
+                && Proc.run(cluster("exec", "n0", "ctl", "slurm", "show"), ENV, 60)
+                                .exit()
+                        == 0;
     }
 
     /**
@@ -97,14 +107,24 @@ abstract class ClusterTest {
         if (Boolean.getBoolean("slurmlet.keep.cluster")) {
             return;
         }
-        String prefix = Proc.run(List.of(AgentProcess.ROOT.resolve("system-tests/cluster/nspawn-cluster").toString(),
-                "prefix", RUN.resolve("machines").toString()), Map.of(), 10).out().strip();
+        String prefix = Proc.run(
+                        List.of(
+                                AgentProcess.ROOT
+                                        .resolve("system-tests/cluster/nspawn-cluster")
+                                        .toString(),
+                                "prefix",
+                                RUN.resolve("machines").toString()),
+                        Map.of(),
+                        10)
+                .out()
+                .strip();
         Proc.Result r = Proc.run(cluster("down"), ENV, 180);
         assertEquals(0, r.exit(), r.toString());
         assertFalse(prefix.isEmpty());
         String netns = Proc.run(List.of("ip", "netns", "list"), Map.of(), 10).out();
         assertFalse(netns.contains(prefix), "down leaves no network namespace: " + netns);
-        String mounts = Proc.run(List.of("cat", "/proc/self/mountinfo"), Map.of(), 10).out();
+        String mounts =
+                Proc.run(List.of("cat", "/proc/self/mountinfo"), Map.of(), 10).out();
         assertFalse(mounts.contains(prefix), "down leaves no mount");
     }
 
@@ -142,7 +162,9 @@ abstract class ClusterTest {
     static Map<String, String> settingsNow() throws Exception {
         String answer = api("GET", "/v1/slurm/settings", "");
         assertTrue(answer.startsWith("HTTP/1.0 200"), answer);
-        SlurmSettings s = SettingsJson.STRICT.readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SettingsDocument.class).settings();
+        SlurmSettings s = SettingsJson.STRICT
+                .readValue(answer.substring(answer.indexOf("\r\n\r\n") + 4), SettingsDocument.class)
+                .settings();
         Map<String, String> now = new LinkedHashMap<>();
         now.put("enabled", String.valueOf(s.enabled()));
         now.put("controller", String.valueOf(s.controller()));
@@ -171,7 +193,11 @@ abstract class ClusterTest {
         List<String> did = new ArrayList<>();
         // An agent a cell stopped (the leader's, to see jobs run without it) and did not get to start again.
         for (String node : NODES) {
-            if (ok(node, "sh", "-c", "systemctl is-active --quiet slurmlet-agent || { systemctl start slurmlet-agent; echo started; }")
+            if (ok(
+                            node,
+                            "sh",
+                            "-c",
+                            "systemctl is-active --quiet slurmlet-agent || { systemctl start slurmlet-agent; echo started; }")
                     .contains("started")) {
                 did.add(node + ": started its agent");
             }
@@ -200,8 +226,13 @@ abstract class ClusterTest {
             did.add("cancelled jobs " + queued.replace('\n', ' '));
         }
         for (String node : List.of("n1", "n2", "n3")) {
-            String mended = ok(node, "sh", "-c", ("if [ -e %s ]; then rm %s; systemctl daemon-reload; echo failpoint; fi; "
-                    + "if [ \"$(systemctl is-enabled slurmd)\" = masked ]; then systemctl unmask slurmd; echo unmasked; fi").formatted(FAILPOINT, FAILPOINT))
+            String mended = ok(
+                            node,
+                            "sh",
+                            "-c",
+                            ("if [ -e %s ]; then rm %s; systemctl daemon-reload; echo failpoint; fi; "
+                                            + "if [ \"$(systemctl is-enabled slurmd)\" = masked ]; then systemctl unmask slurmd; echo unmasked; fi")
+                                    .formatted(FAILPOINT, FAILPOINT))
                     .strip();
             if (!mended.isEmpty()) {
                 did.add(node + ": " + mended.replace('\n', ' '));
@@ -240,7 +271,10 @@ abstract class ClusterTest {
             });
             await(Duration.ofSeconds(60), "bob's home on the shared storage", () -> {
                 try {
-                    return on("n0", "stat", "-c", "%U", "/shared/home/bob").out().strip().equals("bob")
+                    return on("n0", "stat", "-c", "%U", "/shared/home/bob")
+                                    .out()
+                                    .strip()
+                                    .equals("bob")
                             && on("n0", "id", "-u", "bob").exit() == 0;
                 } catch (Exception e) {
                     return false;
@@ -249,14 +283,21 @@ abstract class ClusterTest {
         }
         awaitSettled(status().revision());
         if (!did.isEmpty()) {
-            System.out.printf("ClusterIT %s: the baseline back in %.1f s: %s%n", SUITE, (System.nanoTime() - start) / 1e9, String.join("; ", did));
+            System.out.printf(
+                    "ClusterIT %s: the baseline back in %.1f s: %s%n",
+                    SUITE, (System.nanoTime() - start) / 1e9, String.join("; ", did));
         }
     }
 
     /** The site's platform hooks ({@link #HOOK}) in the leader's agent.yaml, and the leader started again with them. */
     static void installHooks() throws Exception {
-        ok("n0", "sh", "-c", "printf '%s' \"$0\" >/usr/local/bin/platform-hook && chmod 0755 /usr/local/bin/platform-hook"
-                + " && : >/var/log/platform-hook.log", HOOK);
+        ok(
+                "n0",
+                "sh",
+                "-c",
+                "printf '%s' \"$0\" >/usr/local/bin/platform-hook && chmod 0755 /usr/local/bin/platform-hook"
+                        + " && : >/var/log/platform-hook.log",
+                HOOK);
         ok("n0", "sh", "-c", """
                 cat >/etc/slurmlet/agent.yaml <<'YAML'
                 slurmlet:
@@ -280,7 +321,8 @@ abstract class ClusterTest {
     }
 
     static List<String> cluster(String... args) {
-        List<String> command = new ArrayList<>(List.of(AgentProcess.ROOT.resolve("dev/cluster").toString()));
+        List<String> command =
+                new ArrayList<>(List.of(AgentProcess.ROOT.resolve("dev/cluster").toString()));
         command.addAll(Arrays.asList(args));
         return command;
     }
@@ -293,7 +335,9 @@ abstract class ClusterTest {
         double took = (System.nanoTime() - start) / 1e9;
         if (took >= 5) {
             String line = String.join(" ", command);
-            System.out.printf("ClusterIT %s: %.1f s for %s: %s%n", SUITE, took, node, line.length() > 160 ? line.substring(0, 160) + "…" : line);
+            System.out.printf(
+                    "ClusterIT %s: %.1f s for %s: %s%n",
+                    SUITE, took, node, line.length() > 160 ? line.substring(0, 160) + "…" : line);
         }
         return r;
     }
@@ -307,7 +351,8 @@ abstract class ClusterTest {
     /** node → state and reason, from sinfo's fields (not its symbols). */
     static Map<String, String> sinfo() throws IOException, InterruptedException {
         Map<String, String> nodes = new LinkedHashMap<>();
-        for (String line : ok("n0", "sinfo", "-h", "-N", "-o", "%N|%R|%T|%E").strip().split("\n")) {
+        for (String line :
+                ok("n0", "sinfo", "-h", "-N", "-o", "%N|%R|%T|%E").strip().split("\n")) {
             String[] f = line.split("\\|", 2);
             nodes.put(f[0], f[1]);
         }
@@ -316,8 +361,12 @@ abstract class ClusterTest {
 
     /** What must not change when nothing changed: each file's mtime (ns) and each daemon's PID. */
     static String snapshot(String node) throws IOException, InterruptedException {
-        return ok(node, "sh", "-c", "find /etc/slurm /etc/munge/munge.key -maxdepth 1 -type f -printf '%p %T@\\n' | sort; "
-                + "for u in munge slurmctld slurmd; do echo \"$u $(systemctl show -p MainPID --value $u)\"; done");
+        return ok(
+                node,
+                "sh",
+                "-c",
+                "find /etc/slurm /etc/munge/munge.key -maxdepth 1 -type f -printf '%p %T@\\n' | sort; "
+                        + "for u in munge slurmctld slurmd; do echo \"$u $(systemctl show -p MainPID --value $u)\"; done");
     }
 
     static Map<String, String> snapshots() throws IOException, InterruptedException {
@@ -346,22 +395,38 @@ abstract class ClusterTest {
     /** Waits until the agents of {@code nodes} (all: none named) have posted a pass the leader received after {@code since}. */
     static void awaitPassesAfter(Instant since, String... nodes) throws Exception {
         List<String> which = nodes.length == 0 ? NODES : List.of(nodes);
-        java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>("nothing");
-        await(Duration.ofSeconds(90), () -> which + " report a pass after " + since + "; status said last: " + seen.get(), () -> {
-            try {
-                SlurmStatus s = status();
-                seen.set(s.nodes().stream().map(n -> n.name() + " reported " + n.reported() + " steps " + n.steps().stream()
-                        .map(st -> st.step() + (st.failed() ? " FAILED " + st.lastError() : "")).toList()).toList().toString());
-                return s.nodes().stream().filter(n -> which.contains(n.name())).count() == which.size()
-                        && s.nodes().stream().filter(n -> which.contains(n.name())).allMatch(n ->
-                        !n.reported().isEmpty() && Instant.parse(n.reported()).isAfter(since)
-                                && n.steps().stream().map(st -> st.step()).collect(java.util.stream.Collectors.toSet())
-                                .equals(stepsOf(n.name()))
-                                && n.steps().stream().noneMatch(st -> st.failed()));
-            } catch (Exception | AssertionError e) {
-                return false;
-            }
-        });
+        java.util.concurrent.atomic.AtomicReference<String> seen =
+                new java.util.concurrent.atomic.AtomicReference<>("nothing");
+        await(
+                Duration.ofSeconds(90),
+                () -> which + " report a pass after " + since + "; status said last: " + seen.get(),
+                () -> {
+                    try {
+                        SlurmStatus s = status();
+                        seen.set(s.nodes().stream()
+                                .map(n -> n.name() + " reported " + n.reported() + " steps "
+                                        + n.steps().stream()
+                                                .map(st -> st.step() + (st.failed() ? " FAILED " + st.lastError() : ""))
+                                                .toList())
+                                .toList()
+                                .toString());
+                        return s.nodes().stream()
+                                                .filter(n -> which.contains(n.name()))
+                                                .count()
+                                        == which.size()
+                                && s.nodes().stream()
+                                        .filter(n -> which.contains(n.name()))
+                                        .allMatch(n -> !n.reported().isEmpty()
+                                                && Instant.parse(n.reported()).isAfter(since)
+                                                && n.steps().stream()
+                                                        .map(st -> st.step())
+                                                        .collect(java.util.stream.Collectors.toSet())
+                                                        .equals(stepsOf(n.name()))
+                                                && n.steps().stream().noneMatch(st -> st.failed()));
+                    } catch (Exception | AssertionError e) {
+                        return false;
+                    }
+                });
     }
 
     /**
@@ -373,10 +438,17 @@ abstract class ClusterTest {
         await(Duration.ofSeconds(90), "every machine applied its plan of settings revision " + revision, () -> {
             try {
                 SlurmStatus s = status();
-                return s.plannedFrom() >= revision && s.settled()
-                        && s.nodes().stream().map(n -> n.name()).collect(java.util.stream.Collectors.toSet()).containsAll(NODES)
-                        && s.nodes().stream().allMatch(n -> n.steps().stream().map(st -> st.step())
-                        .collect(java.util.stream.Collectors.toSet()).equals(stepsOf(n.name())));
+                return s.plannedFrom() >= revision
+                        && s.settled()
+                        && s.nodes().stream()
+                                .map(n -> n.name())
+                                .collect(java.util.stream.Collectors.toSet())
+                                .containsAll(NODES)
+                        && s.nodes().stream()
+                                .allMatch(n -> n.steps().stream()
+                                        .map(st -> st.step())
+                                        .collect(java.util.stream.Collectors.toSet())
+                                        .equals(stepsOf(n.name())));
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -388,7 +460,8 @@ abstract class ClusterTest {
     }
 
     /** {@link #await}, with the failure's words made when it fails (what the condition saw last). */
-    static void await(Duration limit, java.util.function.Supplier<String> said, BooleanSupplier condition) throws InterruptedException {
+    static void await(Duration limit, java.util.function.Supplier<String> said, BooleanSupplier condition)
+            throws InterruptedException {
         String what = said.get();
         long start = System.nanoTime();
         Instant end = Instant.now().plus(limit);
@@ -401,7 +474,9 @@ abstract class ClusterTest {
         double waited = (System.nanoTime() - start) / 1e9;
         if (waited >= 3) {
             // Where a cell's time goes, for CI's time: every wait of 3 s or more, in the failsafe report's output.
-            System.out.printf("ClusterIT %s: %.1f s until %s%n", SUITE, waited, what.length() > 160 ? what.substring(0, 160) + "…" : what);
+            System.out.printf(
+                    "ClusterIT %s: %.1f s until %s%n",
+                    SUITE, waited, what.length() > 160 ? what.substring(0, 160) + "…" : what);
         }
     }
 
@@ -409,7 +484,9 @@ abstract class ClusterTest {
         List<String> command = new ArrayList<>(List.of("srun", "-N2", "-t", "1"));
         command.addAll(Arrays.asList(options));
         command.add("hostname");
-        return Arrays.stream(ok("n0", command.toArray(String[]::new)).strip().split("\n")).sorted().toList();
+        return Arrays.stream(ok("n0", command.toArray(String[]::new)).strip().split("\n"))
+                .sorted()
+                .toList();
     }
 
     /** Each machine's plan revisions as status says them: applied/published. */
@@ -430,7 +507,8 @@ abstract class ClusterTest {
     static void awaitTaken(Duration limit, String... args) throws InterruptedException {
         List<String> command = new ArrayList<>(List.of("ctl", "slurm", "set"));
         command.addAll(Arrays.asList(args));
-        java.util.concurrent.atomic.AtomicReference<String> last = new java.util.concurrent.atomic.AtomicReference<>("");
+        java.util.concurrent.atomic.AtomicReference<String> last =
+                new java.util.concurrent.atomic.AtomicReference<>("");
         try {
             await(limit, String.join(" ", command) + " is taken", () -> {
                 try {
@@ -448,8 +526,16 @@ abstract class ClusterTest {
     }
 
     /** The states of a job that has ended (scontrol keeps it for MinJobAge, 300 s). */
-    static final Set<String> ENDED = Set.of("COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
-            "DEADLINE", "OUT_OF_MEMORY");
+    static final Set<String> ENDED = Set.of(
+            "COMPLETED",
+            "CANCELLED",
+            "FAILED",
+            "TIMEOUT",
+            "NODE_FAIL",
+            "PREEMPTED",
+            "BOOT_FAIL",
+            "DEADLINE",
+            "OUT_OF_MEMORY");
 
     /**
      * The job's state as slurmctld has it (PENDING, RUNNING, COMPLETING…), empty once it has ended or is
@@ -461,7 +547,8 @@ abstract class ClusterTest {
             if (r.exit() != 0) {
                 return r.err().contains("Invalid job id") ? "" : "unknown";
             }
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("(?:^| )JobState=(\\S+)").matcher(r.out());
+            java.util.regex.Matcher m =
+                    java.util.regex.Pattern.compile("(?:^| )JobState=(\\S+)").matcher(r.out());
             return !m.find() ? "unknown" : ENDED.contains(m.group(1)) ? "" : m.group(1);
         } catch (IOException | InterruptedException e) {
             return "unknown";
@@ -475,7 +562,9 @@ abstract class ClusterTest {
         return STEPS.computeIfAbsent(node, n -> {
             try {
                 String answer = health(n);
-                var checks = SettingsJson.STRICT.readTree(answer.substring(answer.indexOf("\r\n\r\n") + 4)).get("checks");
+                var checks = SettingsJson.STRICT
+                        .readTree(answer.substring(answer.indexOf("\r\n\r\n") + 4))
+                        .get("checks");
                 Set<String> steps = new java.util.TreeSet<>();
                 checks.forEach(c -> {
                     if (c.get("name").asText().startsWith("step ")) {
@@ -491,7 +580,12 @@ abstract class ClusterTest {
 
     /** The readiness answer of the agent on {@code node}: the HTTP status line, then the body. */
     static String health(String node) throws IOException, InterruptedException {
-        return on(node, "bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/7817 && printf 'GET /q/health/ready HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3").out();
+        return on(
+                        node,
+                        "bash",
+                        "-c",
+                        "exec 3<>/dev/tcp/127.0.0.1/7817 && printf 'GET /q/health/ready HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3")
+                .out();
     }
 
     /** The platform's hooks of the site, as a test stands them in: drain answers busy three times a node, then free. */
@@ -583,7 +677,8 @@ abstract class ClusterTest {
     /** alice's account (the one {@code ClusterAccountsIT} makes first), made where it is not there yet, and on every machine. */
     static void ensureAlice() throws Exception {
         if (!api("GET", "/v1/users", "").contains("\"alice\"")) {
-            String added = api("POST", "/v1/users", "{\"email\": \"alice@example.org\", \"ssh_keys\": [\"" + ALICE_KEY + "\"]}");
+            String added = api(
+                    "POST", "/v1/users", "{\"email\": \"alice@example.org\", \"ssh_keys\": [\"" + ALICE_KEY + "\"]}");
             assertTrue(added.startsWith("HTTP/1.0 201"), added);
         }
         for (String node : NODES) {
@@ -597,17 +692,31 @@ abstract class ClusterTest {
         }
     }
 
-    static final String ALICE_KEY = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
+    static final String ALICE_KEY =
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
 
     static final String FAILPOINT = "/etc/systemd/system/slurmlet-agent.service.d/failpoint.conf";
 
     /** systemd's monotonic time of the unit's last start, in microseconds. */
     static long activeSince(String node, String unit) throws Exception {
-        return Long.parseLong(ok(node, "systemctl", "show", "-p", "ActiveEnterTimestampMonotonic", "--value", unit).strip());
+        return Long.parseLong(ok(node, "systemctl", "show", "-p", "ActiveEnterTimestampMonotonic", "--value", unit)
+                .strip());
     }
 
-    static final List<String> SSH = List.of("ssh", "-i", "/root/alice_key", "-o", "StrictHostKeyChecking=no", "-o",
-            "UserKnownHostsFile=/dev/null", "-o", "BatchMode=yes", "-o", "ConnectTimeout=10", "-o", "LogLevel=ERROR");
+    static final List<String> SSH = List.of(
+            "ssh",
+            "-i",
+            "/root/alice_key",
+            "-o",
+            "StrictHostKeyChecking=no",
+            "-o",
+            "UserKnownHostsFile=/dev/null",
+            "-o",
+            "BatchMode=yes",
+            "-o",
+            "ConnectTimeout=10",
+            "-o",
+            "LogLevel=ERROR");
 
     static Proc.Result ssh(String target, String... command) throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>(SSH);
@@ -631,15 +740,37 @@ abstract class ClusterTest {
     static String heartbeatJob(String node, String name, int seconds) throws Exception {
         String beats = "/shared/home/bob/" + name + ".beats";
         String loop = ("f=$(mktemp -u); mkfifo $f; exec 3<>$f; rm $f; trap \"i=%d\" USR1; "
-                + "for ((i = 0; i < %d; i++)); do printf \"%%s\\n\" \"$EPOCHREALTIME\" >> %s; read -t 0.1 -u 3; done; echo finished")
+                        + "for ((i = 0; i < %d; i++)); do printf \"%%s\\n\" \"$EPOCHREALTIME\" >> %s; read -t 0.1 -u 3; done; echo finished")
                 .formatted(seconds * 10, seconds * 10, beats);
-        return ok("n0", "runuser", "-u", "bob", "--", "sbatch", "--parsable", "-w", node, "-o", "/shared/home/bob/" + name + ".out",
-                "--wrap", "exec bash -c '" + loop + "'").strip();
+        return ok(
+                        "n0",
+                        "runuser",
+                        "-u",
+                        "bob",
+                        "--",
+                        "sbatch",
+                        "--parsable",
+                        "-w",
+                        node,
+                        "-o",
+                        "/shared/home/bob/" + name + ".out",
+                        "--wrap",
+                        "exec bash -c '" + loop + "'")
+                .strip();
     }
 
     /** root's job on {@code node} that uses no /shared: a sleep of {@code seconds}, or until it gets USR1 ({@link #finish}). */
     static String sleepJob(String node, int seconds) throws Exception {
-        return ok("n0", "sbatch", "--parsable", "-w", node, "-o", "/dev/null", "--wrap", "trap 'exit 0' USR1; sleep %d & wait".formatted(seconds))
+        return ok(
+                        "n0",
+                        "sbatch",
+                        "--parsable",
+                        "-w",
+                        node,
+                        "-o",
+                        "/dev/null",
+                        "--wrap",
+                        "trap 'exit 0' USR1; sleep %d & wait".formatted(seconds))
                 .strip();
     }
 
@@ -652,7 +783,8 @@ abstract class ClusterTest {
         await(Duration.ofSeconds(60), cell + ": every slurmd is active again", () -> {
             try {
                 for (String node : List.of("n1", "n2", "n3")) {
-                    String state = on(node, "systemctl", "is-active", "slurmd").out().strip();
+                    String state =
+                            on(node, "systemctl", "is-active", "slurmd").out().strip();
                     if (!state.equals("active") && !state.equals("inactive")) {
                         return false;
                     }
@@ -666,7 +798,10 @@ abstract class ClusterTest {
         for (String job : jobs) {
             await(Duration.ofSeconds(30), cell + ": job " + job + " told to finish", () -> {
                 try {
-                    return jobState(job).isEmpty() || on("n0", "scancel", "--batch", "--signal=USR1", job).exit() == 0;
+                    return jobState(job).isEmpty()
+                            || on("n0", "scancel", "--batch", "--signal=USR1", job)
+                                            .exit()
+                                    == 0;
                 } catch (Exception e) {
                     return false;
                 }
@@ -693,7 +828,10 @@ abstract class ClusterTest {
     /** A {@link #heartbeatJob} on {@code node}, once slurmctld shows it running and its script beats. */
     static String beatingJob(String node, String name, int seconds) throws Exception {
         String job = heartbeatJob(node, name, seconds);
-        await(Duration.ofSeconds(30), "job " + job + " runs", () -> jobState(job).equals("RUNNING"));
+        await(
+                Duration.ofSeconds(30),
+                "job " + job + " runs",
+                () -> jobState(job).equals("RUNNING"));
         awaitBeats(name);
         return job;
     }
@@ -716,8 +854,10 @@ abstract class ClusterTest {
         /** When it began, against the times of what the test did, for a failure's message. */
         String against(Map<String, Instant> events) {
             StringBuilder said = new StringBuilder("%.2f s from %s".formatted(seconds, instant(after)));
-            events.entrySet().stream().sorted(Map.Entry.comparingByValue()).forEach(e -> said.append("; %s at %s (%+.2f s)"
-                    .formatted(e.getKey(), e.getValue(), e.getValue().toEpochMilli() / 1000.0 - after)));
+            events.entrySet().stream()
+                    .sorted(Map.Entry.comparingByValue())
+                    .forEach(e -> said.append("; %s at %s (%+.2f s)"
+                            .formatted(e.getKey(), e.getValue(), e.getValue().toEpochMilli() / 1000.0 - after)));
             return said.toString();
         }
 
@@ -727,8 +867,11 @@ abstract class ClusterTest {
     }
 
     static Gap gap(String name) throws Exception {
-        double[] t = Arrays.stream(ok(beatsAt[0], "cat", beatsAt[1] + name + ".beats").strip().split("\n"))
-                .mapToDouble(Double::parseDouble).toArray();
+        double[] t = Arrays.stream(ok(beatsAt[0], "cat", beatsAt[1] + name + ".beats")
+                        .strip()
+                        .split("\n"))
+                .mapToDouble(Double::parseDouble)
+                .toArray();
         assertTrue(t.length > 20, "the job beat " + t.length + " times");
         Gap longest = new Gap(0, t[0]);
         for (int i = 1; i < t.length; i++) {
@@ -744,7 +887,9 @@ abstract class ClusterTest {
         await(Duration.ofSeconds(30), what, () -> {
             try {
                 String now = pid(node, unit);
-                return !now.equals("0") && !now.equals(was) && ok(node, "systemctl", "is-active", unit).strip().equals("active");
+                return !now.equals("0")
+                        && !now.equals(was)
+                        && ok(node, "systemctl", "is-active", unit).strip().equals("active");
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -756,7 +901,12 @@ abstract class ClusterTest {
     }
 
     static String slurmctldFatals(Instant since) throws Exception {
-        return ok("n0", "sh", "-c", "journalctl -u slurmctld -o cat --since @%d | grep -i fatal || true".formatted(since.getEpochSecond()))
+        return ok(
+                        "n0",
+                        "sh",
+                        "-c",
+                        "journalctl -u slurmctld -o cat --since @%d | grep -i fatal || true"
+                                .formatted(since.getEpochSecond()))
                 .strip();
     }
 
@@ -768,10 +918,11 @@ abstract class ClusterTest {
      * fatal; jobs run afterwards on {@code lentAfter}.
      */
     static void underJobs(String cell, List<String> lent, List<String> lentAfter, String... change) throws Exception {
-        underJobs(cell, lent, lentAfter, (before, after) -> { }, change);
+        underJobs(cell, lent, lentAfter, (before, after) -> {}, change);
     }
 
-    static void underJobs(String cell, List<String> lent, List<String> lentAfter, Settled settled, String... change) throws Exception {
+    static void underJobs(String cell, List<String> lent, List<String> lentAfter, Settled settled, String... change)
+            throws Exception {
         underJobs(cell, lent, lentAfter, settled, 20, change);
     }
 
@@ -791,7 +942,8 @@ abstract class ClusterTest {
             java.util.regex.Pattern.compile("(?m)^(n\\d+): (start|restart|reconfigure|stop) (slurmctld|slurmd) \\(");
 
     /** The controller's reconfigure owed after its restart (22.05, a node set changed): an action line of its own. */
-    private static final java.util.regex.Pattern DRY_RUN_RECONFIGURE = java.util.regex.Pattern.compile("(?m)^(n\\d+): scontrol reconfigure$");
+    private static final java.util.regex.Pattern DRY_RUN_RECONFIGURE =
+            java.util.regex.Pattern.compile("(?m)^(n\\d+): scontrol reconfigure$");
 
     /**
      * What a dry run's output says each daemon will do, as "n1 restart slurmd"; a slurmd's
@@ -812,13 +964,23 @@ abstract class ClusterTest {
         return planned;
     }
 
-    private static final java.util.regex.Pattern JOURNAL_DAEMON = java.util.regex.Pattern.compile("^(started|restarted|stopped) (slurmctld|slurmd)\\b");
+    private static final java.util.regex.Pattern JOURNAL_DAEMON =
+            java.util.regex.Pattern.compile("^(started|restarted|stopped) (slurmctld|slurmd)\\b");
 
     /** What the agents said their slurm step did to the daemons since {@code since}, from their journals, as {@link #dryRunDaemons}. */
     static Set<String> daemonsActed(Instant since) throws Exception {
         Set<String> acted = new TreeSet<>();
         for (String node : NODES) {
-            String journal = ok(node, "journalctl", "-u", "slurmlet-agent", "--since", "@" + since.getEpochSecond(), "--no-pager", "-o", "cat");
+            String journal = ok(
+                    node,
+                    "journalctl",
+                    "-u",
+                    "slurmlet-agent",
+                    "--since",
+                    "@" + since.getEpochSecond(),
+                    "--no-pager",
+                    "-o",
+                    "cat");
             for (String line : journal.split("\n")) {
                 int at = line.indexOf("] slurm: ");
                 if (at < 0) {
@@ -842,7 +1004,8 @@ abstract class ClusterTest {
      * actions (an outcome is logged once its whole step is done); on a timeout, says what they did hold
      * and each agent's last slurm step lines.
      */
-    static void awaitActed(Duration limit, String what, Instant since, java.util.Collection<String> expected) throws Exception {
+    static void awaitActed(Duration limit, String what, Instant since, java.util.Collection<String> expected)
+            throws Exception {
         try {
             await(limit, what + " " + expected, () -> {
                 try {
@@ -854,9 +1017,15 @@ abstract class ClusterTest {
         } catch (AssertionError e) {
             StringBuilder journals = new StringBuilder();
             for (String node : NODES) {
-                journals.append('\n').append(node).append(":\n").append(ok(node, "sh", "-c",
-                        "journalctl -u slurmlet-agent -o short-iso --no-pager --since @%d | grep -E ' (slurm|storage|munge|packages|users|pam|daemons)( failed)?: |SystemdServices\\]' | tail -16 || true"
-                                .formatted(since.getEpochSecond() - 120)));
+                journals.append('\n')
+                        .append(node)
+                        .append(":\n")
+                        .append(ok(
+                                node,
+                                "sh",
+                                "-c",
+                                "journalctl -u slurmlet-agent -o short-iso --no-pager --since @%d | grep -E ' (slurm|storage|munge|packages|users|pam|daemons)( failed)?: |SystemdServices\\]' | tail -16 || true"
+                                        .formatted(since.getEpochSecond() - 120)));
             }
             throw new AssertionError(e.getMessage() + "; the journals hold " + daemonsActed(since) + journals, e);
         }
@@ -865,9 +1034,15 @@ abstract class ClusterTest {
     /** slurmctld's systemd invocation on n0 and slurmd's on n1 to n3: another one is a restart, a reconfigure keeps it. */
     static Map<String, String> invocations() throws Exception {
         Map<String, String> ids = new LinkedHashMap<>();
-        ids.put("slurmctld", ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip());
+        ids.put(
+                "slurmctld",
+                ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld")
+                        .strip());
         for (String node : List.of("n1", "n2", "n3")) {
-            ids.put(node, ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "slurmd").strip());
+            ids.put(
+                    node,
+                    ok(node, "systemctl", "show", "-p", "InvocationID", "--value", "slurmd")
+                            .strip());
         }
         return ids;
     }
@@ -885,6 +1060,7 @@ abstract class ClusterTest {
         private volatile boolean stopped;
         /** Set once the change is written: before it, the settings a cell changes may leave a machine out of the status. */
         volatile boolean everyMachineListed;
+
         private final Thread thread = new Thread(this::run, "cluster-health-watch");
 
         HealthWatch() {
@@ -900,7 +1076,8 @@ abstract class ClusterTest {
                         answers.incrementAndGet();
                         if (!answer.startsWith("HTTP/1.0 200")) {
                             String flat = answer.replace("\r\n", " ").replace('\n', ' ');
-                            untrue.add(Instant.now() + " " + node + ": " + flat.substring(0, Math.min(flat.length(), 800)));
+                            untrue.add(Instant.now() + " " + node + ": "
+                                    + flat.substring(0, Math.min(flat.length(), 800)));
                         }
                     } catch (IOException | RuntimeException e) {
                         untrue.add(Instant.now() + " " + node + ": not asked: " + e);
@@ -911,12 +1088,17 @@ abstract class ClusterTest {
                 try {
                     SlurmStatus status = status();
                     statuses.incrementAndGet();
-                    List<String> listed = status.nodes().stream().map(SlurmStatus.NodeStatus::name).toList();
+                    List<String> listed = status.nodes().stream()
+                            .map(SlurmStatus.NodeStatus::name)
+                            .toList();
                     if (everyMachineListed && !listed.containsAll(NODES)) {
                         untrue.add(Instant.now() + " status lists " + listed);
                     }
-                    status.nodes().forEach(n -> n.steps().stream().filter(st -> st.failed())
-                            .forEach(st -> untrue.add(Instant.now() + " status: " + n.name() + " step " + st.step() + " failed: " + st)));
+                    status.nodes()
+                            .forEach(n -> n.steps().stream()
+                                    .filter(st -> st.failed())
+                                    .forEach(st -> untrue.add(Instant.now() + " status: " + n.name() + " step "
+                                            + st.step() + " failed: " + st)));
                 } catch (IOException | RuntimeException | AssertionError e) {
                     untrue.add(Instant.now() + " status: not asked: " + e);
                 } catch (InterruptedException e) {
@@ -942,7 +1124,8 @@ abstract class ClusterTest {
      * @param settled checked once the change settled, with the daemons' invocations from before the change
      * @param seconds how long the jobs run
      */
-    static void underJobs(String cell, List<String> lent, List<String> lentAfter, Settled settled, int seconds, String... change)
+    static void underJobs(
+            String cell, List<String> lent, List<String> lentAfter, Settled settled, int seconds, String... change)
             throws Exception {
         Instant since = Instant.now();
         List<String> jobs = new ArrayList<>();
@@ -950,7 +1133,10 @@ abstract class ClusterTest {
             jobs.add(heartbeatJob(node, cell + "-" + node, seconds));
             jobs.add(sleepJob(node, seconds));
         }
-        await(Duration.ofSeconds(30), cell + ": " + jobs + " run", () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        await(
+                Duration.ofSeconds(30),
+                cell + ": " + jobs + " run",
+                () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
         for (String node : lent) {
             awaitBeats(cell + "-" + node);
         }
@@ -972,22 +1158,40 @@ abstract class ClusterTest {
             // before the pass that restarts: what the dry run said is waited for, then compared exactly.
             awaitActed(Duration.ofSeconds(60), cell + ": the agents did what the dry run said", changed, planned);
             // For the matrix's table: what the change did to the daemons, and when every agent had done it.
-            System.out.printf("ClusterIT %s matrix: %s (%s) under %d jobs: %s; settled in %.1f s%n", SUITE, cell, String.join(" ", change),
-                    jobs.size(), planned.isEmpty() ? "no daemon action" : String.join(", ", planned), (System.nanoTime() - set) / 1e9);
+            System.out.printf(
+                    "ClusterIT %s matrix: %s (%s) under %d jobs: %s; settled in %.1f s%n",
+                    SUITE,
+                    cell,
+                    String.join(" ", change),
+                    jobs.size(),
+                    planned.isEmpty() ? "no daemon action" : String.join(", ", planned),
+                    (System.nanoTime() - set) / 1e9);
             settleChecks(cell, planned, before, invocations(), changed, settled);
         } finally {
             health.close();
         }
-        assertTrue(health.answers.get() >= NODES.size() && health.statuses.get() >= 1, cell + ": health and status were asked");
-        assertEquals(List.of(), health.untrue, cell + ": every agent's readiness was 200, and status true, at every look while the change "
-                + "settled (" + health.statuses.get() + " looks at status)");
+        assertTrue(
+                health.answers.get() >= NODES.size() && health.statuses.get() >= 1,
+                cell + ": health and status were asked");
+        assertEquals(
+                List.of(),
+                health.untrue,
+                cell + ": every agent's readiness was 200, and status true, at every look while the change "
+                        + "settled (" + health.statuses.get() + " looks at status)");
         restartEveryDaemonAndAwait(cell, jobs, lent, lentAfter, since);
     }
 
     /** What a cell checks once its change settled: the daemons acted as the dry run said, and restarted only where it said so. */
-    private static void settleChecks(String cell, Set<String> planned, Map<String, String> before, Map<String, String> after,
-                                     Instant changed, Settled settled) throws Exception {
-        assertEquals(planned, daemonsActed(changed), cell + ": what the dry run said the daemons would do, the agents did");
+    private static void settleChecks(
+            String cell,
+            Set<String> planned,
+            Map<String, String> before,
+            Map<String, String> after,
+            Instant changed,
+            Settled settled)
+            throws Exception {
+        assertEquals(
+                planned, daemonsActed(changed), cell + ": what the dry run said the daemons would do, the agents did");
         Set<String> restarted = new TreeSet<>();
         before.forEach((daemon, id) -> {
             if (!id.equals(after.get(daemon))) {
@@ -995,20 +1199,25 @@ abstract class ClusterTest {
             }
         });
         // A start (a node back in Slurm, whose old slurmd was retired) is a new invocation too.
-        assertEquals(planned.stream().filter(d -> (d.contains(" restart ") || d.contains(" start "))
-                        && (d.startsWith("n0 ") ? d.endsWith("slurmctld") : d.endsWith("slurmd")))
-                .map(d -> d.replace(" start ", " restart ")).collect(java.util.stream.Collectors.toCollection(TreeSet::new)), restarted,
+        assertEquals(
+                planned.stream()
+                        .filter(d -> (d.contains(" restart ") || d.contains(" start "))
+                                && (d.startsWith("n0 ") ? d.endsWith("slurmctld") : d.endsWith("slurmd")))
+                        .map(d -> d.replace(" start ", " restart "))
+                        .collect(java.util.stream.Collectors.toCollection(TreeSet::new)),
+                restarted,
                 cell + ": a daemon was restarted where the dry run (the version's table) said so, and nowhere else");
         settled.check(before, after);
     }
 
     /** The extra restart of slurmctld and every slurmd, then every job of the cell ends well and jobs run afterwards. */
-    static void restartEveryDaemonAndAwait(String cell, List<String> jobs, List<String> lent, List<String> lentAfter, Instant since)
-            throws Exception {
+    static void restartEveryDaemonAndAwait(
+            String cell, List<String> jobs, List<String> lent, List<String> lentAfter, Instant since) throws Exception {
         Instant extra = Instant.now();
         ok("n0", "systemctl", "restart", "slurmctld");
         for (String node : List.of("n1", "n2", "n3")) {
-            // try-restart, as a reboot would start only what is enabled: a slurmd slurmlet retired (a machine out of the
+            // try-restart, as a reboot would start only what is enabled: a slurmd slurmlet retired (a machine out of
+            // the
             // nodes) stays stopped.
             ok(node, "systemctl", "try-restart", "slurmd");
         }
@@ -1022,21 +1231,39 @@ abstract class ClusterTest {
                 }
             });
             String shown = ok("n0", "scontrol", "show", "job", job);
-            assertTrue(shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "), cell + ": job " + job + "\n" + shown);
+            assertTrue(
+                    shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "),
+                    cell + ": job " + job + "\n" + shown);
         }
         for (String node : lent) {
-            assertEquals("finished", ok(beatsAt[0], "cat", beatsAt[1] + cell + "-" + node + ".out").strip(), cell + " on " + node);
+            assertEquals(
+                    "finished",
+                    ok(beatsAt[0], "cat", beatsAt[1] + cell + "-" + node + ".out")
+                            .strip(),
+                    cell + " on " + node);
             Gap gap = gap(cell + "-" + node);
-            assertTrue(gap.seconds() < 1.0, cell + ": the job on " + node + " wrote to /shared without a stop of a second; the longest: "
-                    + gap.against(lastChange.isAfter(since)
-                            ? Map.of("the jobs started", since, "the change", lastChange, "the extra restart", extra)
-                            : Map.of("the jobs started", since, "the extra restart", extra)) + "; load: "
-                    + ok("n0", "cat", "/proc/loadavg").strip());
+            assertTrue(
+                    gap.seconds() < 1.0,
+                    cell + ": the job on " + node + " wrote to /shared without a stop of a second; the longest: "
+                            + gap.against(
+                                    lastChange.isAfter(since)
+                                            ? Map.of(
+                                                    "the jobs started",
+                                                    since,
+                                                    "the change",
+                                                    lastChange,
+                                                    "the extra restart",
+                                                    extra)
+                                            : Map.of("the jobs started", since, "the extra restart", extra))
+                            + "; load: "
+                            + ok("n0", "cat", "/proc/loadavg").strip());
         }
         assertEquals("", slurmctldFatals(since), cell);
         await(Duration.ofSeconds(60), cell + ": jobs run afterwards", () -> {
             try {
-                return on("n0", "srun", "-N" + lentAfter.size(), "-w", String.join(",", lentAfter), "-t", "1", "true").exit() == 0;
+                return on("n0", "srun", "-N" + lentAfter.size(), "-w", String.join(",", lentAfter), "-t", "1", "true")
+                                .exit()
+                        == 0;
             } catch (Exception e) {
                 return false;
             }
@@ -1044,14 +1271,18 @@ abstract class ClusterTest {
     }
 
     static String unitState(String node, String unit) throws Exception {
-        return on(node, "systemctl", "is-active", unit).out().strip() + "/" + on(node, "systemctl", "is-enabled", unit).out().strip();
+        return on(node, "systemctl", "is-active", unit).out().strip() + "/"
+                + on(node, "systemctl", "is-enabled", unit).out().strip();
     }
 
     /** The machines whose /shared is mounted from {@code source}, of {@code nodes}. */
     static List<String> mounting(String source, List<String> nodes) throws Exception {
         List<String> them = new ArrayList<>();
         for (String node : nodes) {
-            if (on(node, "findmnt", "-n", "-o", "SOURCE", "/shared").out().strip().equals(source)) {
+            if (on(node, "findmnt", "-n", "-o", "SOURCE", "/shared")
+                    .out()
+                    .strip()
+                    .equals(source)) {
                 them.add(node);
             }
         }
@@ -1061,6 +1292,8 @@ abstract class ClusterTest {
     static double median(double[] values) {
         double[] sorted = values.clone();
         Arrays.sort(sorted);
-        return sorted.length % 2 == 1 ? sorted[sorted.length / 2] : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        return sorted.length % 2 == 1
+                ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
 }

@@ -1,21 +1,20 @@
 package io.slurmlet.systemtests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An admin's session: the packaged agent started as a real process on a fresh state directory,
@@ -131,8 +130,15 @@ class CtlIT {
     void overTcpTheTokenIsNeededAndNeverPrinted() throws Exception {
         String token = agent.token();
         Ctl tcp = new Ctl(Map.of("SLURMLET_CTL_CONFIG", config()));
-        Proc.Result ok = tcp.run("--leader", agent.leaderUrl(), "--token-file", agent.tokenFile().toString(),
-                "slurm", "show", "-o", "json");
+        Proc.Result ok = tcp.run(
+                "--leader",
+                agent.leaderUrl(),
+                "--token-file",
+                agent.tokenFile().toString(),
+                "slurm",
+                "show",
+                "-o",
+                "json");
         assertEquals(0, ok.exit(), ok.toString());
         JsonNode doc = JSON.readTree(ok.out());
         assertEquals(3, doc.get("revision").asLong());
@@ -153,7 +159,8 @@ class CtlIT {
     @Order(8)
     void anUnreachableLeaderIsNamed() throws Exception {
         Path socket = tmp.resolve("nobody.sock");
-        Proc.Result r = new Ctl(Map.of("SLURMLET_LEADER", "unix:" + socket, "SLURMLET_CTL_CONFIG", config())).run("slurm", "show");
+        Proc.Result r = new Ctl(Map.of("SLURMLET_LEADER", "unix:" + socket, "SLURMLET_CTL_CONFIG", config()))
+                .run("slurm", "show");
         assertEquals(1, r.exit(), r.toString());
         assertTrue(r.err().startsWith("cannot reach the leader at unix:" + socket), r.toString());
         assertFalse(r.err().contains("\tat "), "no stack trace without -e");
@@ -171,6 +178,8 @@ class CtlIT {
     }
 
     private static long revision() throws Exception {
-        return JSON.readTree(agent.call("GET", "/v1/slurm/settings", null).body()).get("revision").asLong();
+        return JSON.readTree(agent.call("GET", "/v1/slurm/settings", null).body())
+                .get("revision")
+                .asLong();
     }
 }

@@ -1,5 +1,7 @@
 package io.slurmlet.systemtests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,13 +10,10 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-
 /** slurmlet's DEB as the packaging module built it, and a newer build of it for upgrades. */
 final class Debs {
 
-    private Debs() {
-    }
+    private Debs() {}
 
     /** The newest file in packaging/target matching {@code glob}. */
     static Path newest(String glob) throws IOException {
@@ -25,8 +24,10 @@ final class Debs {
                 dir.forEach(found::add);
             }
         }
-        return found.stream().max(Comparator.comparing(p -> p.toFile().lastModified()))
-                .orElseThrow(() -> new AssertionError("no " + glob + " in " + target + ": build the project first (./mvnw package)"));
+        return found.stream()
+                .max(Comparator.comparing(p -> p.toFile().lastModified()))
+                .orElseThrow(() -> new AssertionError(
+                        "no " + glob + " in " + target + ": build the project first (./mvnw package)"));
     }
 
     static String version(Path deb) throws IOException, InterruptedException {
@@ -45,14 +46,20 @@ final class Debs {
         Proc.deleteTree(work);
         host(List.of("dpkg-deb", "-R", deb.toString(), work.toString()));
         Path control = work.resolve("DEBIAN/control");
-        Files.writeString(control, Files.readString(control).replace("Version: " + version + "\n", "Version: " + newer + "\n"));
+        Files.writeString(
+                control, Files.readString(control).replace("Version: " + version + "\n", "Version: " + newer + "\n"));
         Path launcher = work.resolve("usr/lib/slurmlet/bin/slurmlet-java");
         Files.writeString(launcher, Files.readString(launcher) + "# the newer build\n");
         Path unit = work.resolve("usr/lib/systemd/system/slurmlet-agent.service");
-        Files.writeString(unit, Files.readString(unit).replace("[Service]\n", "[Service]\nEnvironment=SLURMLET_TEST_BUILD=newer\n"));
-        String sums = host(List.of("sh", "-c", "cd " + work + " && md5sums=$(cat DEBIAN/md5sums) && "
-                + "echo \"$md5sums\" | grep -v -e ' usr/lib/slurmlet/bin/slurmlet-java$' -e ' usr/lib/systemd/system/slurmlet-agent.service$'; "
-                + "md5sum usr/lib/slurmlet/bin/slurmlet-java usr/lib/systemd/system/slurmlet-agent.service"));
+        Files.writeString(
+                unit,
+                Files.readString(unit).replace("[Service]\n", "[Service]\nEnvironment=SLURMLET_TEST_BUILD=newer\n"));
+        String sums = host(List.of(
+                "sh",
+                "-c",
+                "cd " + work + " && md5sums=$(cat DEBIAN/md5sums) && "
+                        + "echo \"$md5sums\" | grep -v -e ' usr/lib/slurmlet/bin/slurmlet-java$' -e ' usr/lib/systemd/system/slurmlet-agent.service$'; "
+                        + "md5sum usr/lib/slurmlet/bin/slurmlet-java usr/lib/systemd/system/slurmlet-agent.service"));
         Files.writeString(work.resolve("DEBIAN/md5sums"), sums);
         Files.createDirectories(outDir);
         Path out = outDir.resolve("slurmlet_" + newer + "_all.deb");

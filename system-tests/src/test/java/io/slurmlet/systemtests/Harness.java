@@ -11,8 +11,7 @@ final class Harness {
 
     static final Path DIR = AgentProcess.ROOT.resolve("system-tests/slurm");
 
-    private Harness() {
-    }
+    private Harness() {}
 
     static Proc.Result run(int timeoutSeconds, String script, String... args) throws IOException, InterruptedException {
         List<String> command = new ArrayList<>();

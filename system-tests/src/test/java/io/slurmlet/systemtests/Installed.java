@@ -17,8 +17,7 @@ final class Installed {
 
     private static Path root;
 
-    private Installed() {
-    }
+    private Installed() {}
 
     /** The unpacked root (its {@code usr/lib/slurmlet} is what {@code /usr/lib/slurmlet} would be). */
     static synchronized Path root() {
@@ -34,12 +33,14 @@ final class Installed {
                     Path tmp = Files.createTempDirectory(dir.getParent(), dir.getFileName() + ".tmp-");
                     try {
                         Debs.host(List.of("dpkg-deb", "-x", deb.toString(), tmp.toString()));
-                        if (Files.exists(dir) && !Files.isRegularFile(dir.resolve("usr/lib/slurmlet/bin/slurmlet-java"))) {
+                        if (Files.exists(dir)
+                                && !Files.isRegularFile(dir.resolve("usr/lib/slurmlet/bin/slurmlet-java"))) {
                             Proc.deleteTree(dir); // a partial one of an older harness that unpacked in place
                         }
                         Files.move(tmp, dir, StandardCopyOption.ATOMIC_MOVE);
                     } catch (FileSystemException e) {
-                        // rename(2) onto the other JVM's folder: "Directory not empty", not always DirectoryNotEmptyException
+                        // rename(2) onto the other JVM's folder: "Directory not empty", not always
+                        // DirectoryNotEmptyException
                         if (!Files.isRegularFile(dir.resolve("usr/lib/slurmlet/bin/slurmlet-java"))) {
                             throw e;
                         }

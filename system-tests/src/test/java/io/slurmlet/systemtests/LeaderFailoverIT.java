@@ -1,10 +1,10 @@
 package io.slurmlet.systemtests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.http.HttpResponse;
@@ -19,9 +19,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three leader-eligible agents (the installed DEB's launcher, as a site runs them) on a real
@@ -36,7 +35,7 @@ class LeaderFailoverIT {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** A write the leader acknowledged. */
-    private record Write(long revision, String clusterName) { }
+    private record Write(long revision, String clusterName) {}
 
     @Test
     void aStandbyLeadsWithinTheAimAfterEachKillNineAndNoAcknowledgedWriteIsLost(@TempDir Path tmp) throws Exception {
@@ -67,7 +66,8 @@ class LeaderFailoverIT {
                 AgentProcess old = current.get();
                 long killed = System.nanoTime();
                 old.kill9();
-                List<AgentProcess> others = agents.stream().filter(a -> a != old).toList();
+                List<AgentProcess> others =
+                        agents.stream().filter(a -> a != old).toList();
                 AgentProcess next = awaitLeader(others, Duration.ofSeconds(30));
                 double took = (System.nanoTime() - killed) / 1e9;
                 failovers.add(took);
@@ -79,9 +79,14 @@ class LeaderFailoverIT {
                     JsonNode stored = JSON.readTree(settings(next, token).body());
                     long revision = stored.get("revision").asLong();
                     Write last = acked.get();
-                    assertTrue(revision >= last.revision(), "round %d: revision %d, last acknowledged %d".formatted(round, revision, last.revision()));
+                    assertTrue(
+                            revision >= last.revision(),
+                            "round %d: revision %d, last acknowledged %d".formatted(round, revision, last.revision()));
                     if (revision == last.revision()) {
-                        assertEquals(last.clusterName(), stored.at("/settings/cluster_name").asText(), "round " + round);
+                        assertEquals(
+                                last.clusterName(),
+                                stored.at("/settings/cluster_name").asText(),
+                                "round " + round);
                     }
                 }
                 // systemd starts the killed agent again: it stands by, and hands an admin's requests to the new leader.
@@ -91,8 +96,13 @@ class LeaderFailoverIT {
                 String leaderName = "a" + agents.indexOf(next);
                 HttpResponse<String> standby = awaitForwarded(again, token, Duration.ofSeconds(10));
                 assertEquals(200, standby.statusCode(), standby.body());
-                assertEquals(leaderName, standby.headers().firstValue("Slurmlet-Leader").orElse(""), standby.headers().toString());
-                assertEquals("a" + index, standby.headers().firstValue("Slurmlet-Forwarded-By").orElse(""));
+                assertEquals(
+                        leaderName,
+                        standby.headers().firstValue("Slurmlet-Leader").orElse(""),
+                        standby.headers().toString());
+                assertEquals(
+                        "a" + index,
+                        standby.headers().firstValue("Slurmlet-Forwarded-By").orElse(""));
                 if (round == 0) {
                     standbyServesCtlAndWrites(again, next, token, acked, pause);
                 }
@@ -103,9 +113,14 @@ class LeaderFailoverIT {
             writer.interrupt();
             writer.join(10_000);
             List<Double> sorted = failovers.stream().sorted().toList();
-            System.out.printf("LeaderFailoverIT: %d SIGKILLs of the leader (etcd lease 5 s): a standby led after median %.2f s, max %.2f s "
-                            + "(each: %s); %d writes acknowledged, none lost%n", KILLS, (sorted.get(4) + sorted.get(5)) / 2,
-                    sorted.get(sorted.size() - 1), failovers.stream().map(d -> "%.2f".formatted(d)).toList(), writes.get());
+            System.out.printf(
+                    "LeaderFailoverIT: %d SIGKILLs of the leader (etcd lease 5 s): a standby led after median %.2f s, max %.2f s "
+                            + "(each: %s); %d writes acknowledged, none lost%n",
+                    KILLS,
+                    (sorted.get(4) + sorted.get(5)) / 2,
+                    sorted.get(sorted.size() - 1),
+                    failovers.stream().map(d -> "%.2f".formatted(d)).toList(),
+                    writes.get());
             assertTrue(writes.get() > KILLS, "too few writes were acknowledged to prove anything: " + writes.get());
         } finally {
             for (AgentProcess a : agents) {
@@ -140,19 +155,40 @@ class LeaderFailoverIT {
             }
             Thread.sleep(3000);
             assertTrue(agent.alive(), "standing by, not exited:\n" + agent.logText());
-            HttpResponse<String> live = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(agent.uri("/q/health/live")).build(),
-                    HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> live = java.net.http.HttpClient.newHttpClient()
+                    .send(
+                            java.net.http.HttpRequest.newBuilder(agent.uri("/q/health/live"))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
             assertEquals(200, live.statusCode(), live.body());
             Path own = Files.createDirectories(tmp.resolve("etcd"));
-            Process etcd = new ProcessBuilder("/usr/bin/etcd", "--name", "m0", "--data-dir", own.resolve("data").toString(),
-                    "--listen-client-urls", endpoints.get(0), "--advertise-client-urls", endpoints.get(0),
-                    "--listen-peer-urls", "http://127.0.0.1:" + peer, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
-                    "--initial-cluster", "m0=http://127.0.0.1:" + peer, "--log-level", "warn")
-                    .redirectErrorStream(true).redirectOutput(own.resolve("etcd.log").toFile()).start();
+            Process etcd = new ProcessBuilder(
+                            "/usr/bin/etcd",
+                            "--name",
+                            "m0",
+                            "--data-dir",
+                            own.resolve("data").toString(),
+                            "--listen-client-urls",
+                            endpoints.get(0),
+                            "--advertise-client-urls",
+                            endpoints.get(0),
+                            "--listen-peer-urls",
+                            "http://127.0.0.1:" + peer,
+                            "--initial-advertise-peer-urls",
+                            "http://127.0.0.1:" + peer,
+                            "--initial-cluster",
+                            "m0=http://127.0.0.1:" + peer,
+                            "--log-level",
+                            "warn")
+                    .redirectErrorStream(true)
+                    .redirectOutput(own.resolve("etcd.log").toFile())
+                    .start();
             try {
                 long led = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                 while (!agent.logText().contains("leads the cluster")) {
-                    assertTrue(agent.alive() && System.nanoTime() < led, "not elected within 60 s of etcd's start:\n" + agent.logText());
+                    assertTrue(
+                            agent.alive() && System.nanoTime() < led,
+                            "not elected within 60 s of etcd's start:\n" + agent.logText());
                     Thread.sleep(200);
                 }
                 HttpResponse<String> now = null;
@@ -161,8 +197,12 @@ class LeaderFailoverIT {
                     Thread.sleep(200);
                     now = java.nio.file.Files.exists(agent.tokenFile()) ? settings(agent, agent.token()) : null;
                 }
-                HttpResponse<String> written = agent.call("PATCH", "/v1/slurm/settings", "{\"cluster_name\": \"late\"}",
-                        "If-Match", now.headers().firstValue("ETag").orElseThrow());
+                HttpResponse<String> written = agent.call(
+                        "PATCH",
+                        "/v1/slurm/settings",
+                        "{\"cluster_name\": \"late\"}",
+                        "If-Match",
+                        now.headers().firstValue("ETag").orElseThrow());
                 assertEquals(200, written.statusCode(), written.body());
             } finally {
                 etcd.destroyForcibly();
@@ -192,8 +232,12 @@ class LeaderFailoverIT {
     }
 
     /** Changes cluster_name again and again on whichever agent leads, each write naming the revision it read. */
-    private static void write(AtomicReference<AgentProcess> current, AtomicReference<Write> acked, AtomicInteger writes,
-                              AtomicReference<Throwable> failure, Object pause) {
+    private static void write(
+            AtomicReference<AgentProcess> current,
+            AtomicReference<Write> acked,
+            AtomicInteger writes,
+            AtomicReference<Throwable> failure,
+            Object pause) {
         while (!Thread.currentThread().isInterrupted()) {
             synchronized (pause) {
                 AgentProcess leader = current.get();
@@ -205,10 +249,15 @@ class LeaderFailoverIT {
                     }
                     long revision = JSON.readTree(now.body()).get("revision").asLong();
                     String next = "c" + (revision + 1);
-                    HttpResponse<String> r = leader.call("PATCH", "/v1/slurm/settings", "{\"cluster_name\": \"" + next + "\"}",
-                            "If-Match", "\"" + revision + "\"");
+                    HttpResponse<String> r = leader.call(
+                            "PATCH",
+                            "/v1/slurm/settings",
+                            "{\"cluster_name\": \"" + next + "\"}",
+                            "If-Match",
+                            "\"" + revision + "\"");
                     if (r.statusCode() == 200) {
-                        acked.set(new Write(JSON.readTree(r.body()).get("revision").asLong(), next));
+                        acked.set(new Write(
+                                JSON.readTree(r.body()).get("revision").asLong(), next));
                         writes.incrementAndGet();
                     } else if (r.statusCode() != 503 && r.statusCode() != 412) {
                         failure.set(new AssertionError("a write answered " + r.statusCode() + ": " + r.body()));
@@ -228,9 +277,15 @@ class LeaderFailoverIT {
         }
     }
 
-    private static HttpResponse<String> settings(AgentProcess agent, String token) throws IOException, InterruptedException {
-        return java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(agent.uri("/v1/slurm/settings"))
-                .timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
+    private static HttpResponse<String> settings(AgentProcess agent, String token)
+            throws IOException, InterruptedException {
+        return java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(agent.uri("/v1/slurm/settings"))
+                                .timeout(Duration.ofSeconds(5))
+                                .header("Authorization", "Bearer " + token)
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
     }
 
     /**
@@ -238,40 +293,69 @@ class LeaderFailoverIT {
      * token through its TCP port, are answered by the leader: the write is the leader's, under the
      * writer's If-Match rule. A wrong token through the standby is refused there (the API's answer).
      */
-    private static void standbyServesCtlAndWrites(AgentProcess standby, AgentProcess leader, String token, AtomicReference<Write> acked,
-                                                  Object pause) throws Exception {
-        Proc.Result shown = Proc.run(List.of(AgentProcess.CTL.toString(), "--leader", "unix:" + standby.socket, "slurm", "show"), Map.of(), 60);
+    private static void standbyServesCtlAndWrites(
+            AgentProcess standby, AgentProcess leader, String token, AtomicReference<Write> acked, Object pause)
+            throws Exception {
+        Proc.Result shown = Proc.run(
+                List.of(AgentProcess.CTL.toString(), "--leader", "unix:" + standby.socket, "slurm", "show"),
+                Map.of(),
+                60);
         assertEquals(0, shown.exit(), shown.toString());
         assertTrue(shown.out().contains("cluster_name"), shown.out());
         synchronized (pause) {
-            long revision = JSON.readTree(settings(leader, token).body()).get("revision").asLong();
+            long revision = JSON.readTree(settings(leader, token).body())
+                    .get("revision")
+                    .asLong();
             String name = "through-" + standby.stateDir.getFileName();
-            HttpResponse<String> r = standby.call("PATCH", "/v1/slurm/settings", "{\"cluster_name\": \"" + name + "\"}",
-                    "If-Match", "\"" + revision + "\"");
+            HttpResponse<String> r = standby.call(
+                    "PATCH",
+                    "/v1/slurm/settings",
+                    "{\"cluster_name\": \"" + name + "\"}",
+                    "If-Match",
+                    "\"" + revision + "\"");
             assertEquals(200, r.statusCode(), r.body());
             long written = JSON.readTree(r.body()).get("revision").asLong();
             acked.set(new Write(written, name));
             JsonNode onLeader = JSON.readTree(settings(leader, token).body());
             assertEquals(written, onLeader.get("revision").asLong());
             assertEquals(name, onLeader.at("/settings/cluster_name").asText());
-            Proc.Result set = Proc.run(List.of(AgentProcess.CTL.toString(), "--leader", "unix:" + standby.socket, "slurm", "set",
-                    "cluster_name=" + name + "-ctl"), Map.of(), 60);
+            Proc.Result set = Proc.run(
+                    List.of(
+                            AgentProcess.CTL.toString(),
+                            "--leader",
+                            "unix:" + standby.socket,
+                            "slurm",
+                            "set",
+                            "cluster_name=" + name + "-ctl"),
+                    Map.of(),
+                    60);
             assertEquals(0, set.exit(), set.toString());
             JsonNode after = JSON.readTree(settings(leader, token).body());
             acked.set(new Write(after.get("revision").asLong(), name + "-ctl"));
-            assertEquals(name + "-ctl", after.at("/settings/cluster_name").asText(), "ctl's set on the standby is the leader's");
+            assertEquals(
+                    name + "-ctl",
+                    after.at("/settings/cluster_name").asText(),
+                    "ctl's set on the standby is the leader's");
         }
-        assertTrue(leader.logText().contains("PATCH /v1/slurm/settings handed on by the standby at "), "the leader logs who asked");
-        HttpResponse<String> wrong = java.net.http.HttpClient.newHttpClient().send(java.net.http.HttpRequest.newBuilder(
-                standby.uri("/v1/slurm/settings")).timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer not-the-token").build(),
-                HttpResponse.BodyHandlers.ofString());
+        assertTrue(
+                leader.logText().contains("PATCH /v1/slurm/settings handed on by the standby at "),
+                "the leader logs who asked");
+        HttpResponse<String> wrong = java.net.http.HttpClient.newHttpClient()
+                .send(
+                        java.net.http.HttpRequest.newBuilder(standby.uri("/v1/slurm/settings"))
+                                .timeout(Duration.ofSeconds(5))
+                                .header("Authorization", "Bearer not-the-token")
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertTrue(wrong.headers().firstValue("Slurmlet-Forwarded-By").isEmpty(), "a wrong token is not handed on");
         assertEquals(503, wrong.statusCode(), wrong.body());
-        System.out.printf("LeaderFailoverIT: ctl on a standby (its socket) and a write with the token through it were the leader's%n");
+        System.out.printf(
+                "LeaderFailoverIT: ctl on a standby (its socket) and a write with the token through it were the leader's%n");
     }
 
     /** The standby's answer once it hands requests on (it reads the leader's record every half second). */
-    private static HttpResponse<String> awaitForwarded(AgentProcess standby, String token, Duration within) throws Exception {
+    private static HttpResponse<String> awaitForwarded(AgentProcess standby, String token, Duration within)
+            throws Exception {
         long until = System.nanoTime() + within.toNanos();
         HttpResponse<String> last = null;
         while (System.nanoTime() < until) {
@@ -281,8 +365,8 @@ class LeaderFailoverIT {
             }
             Thread.sleep(50);
         }
-        throw new AssertionError("the standby did not hand requests to the leader within " + within + ": " + last.statusCode() + " "
-                + last.body());
+        throw new AssertionError("the standby did not hand requests to the leader within " + within + ": "
+                + last.statusCode() + " " + last.body());
     }
 
     /** The one agent whose settings API answers 200 itself (a standby hands requests on, saying so); two at once fail the test. */
@@ -296,7 +380,8 @@ class LeaderFailoverIT {
                 }
                 try {
                     HttpResponse<String> r = settings(a, a.token());
-                    if (r.statusCode() == 200 && r.headers().firstValue("Slurmlet-Forwarded-By").isEmpty()) {
+                    if (r.statusCode() == 200
+                            && r.headers().firstValue("Slurmlet-Forwarded-By").isEmpty()) {
                         leading.add(a);
                     }
                 } catch (IOException e) {
@@ -309,7 +394,8 @@ class LeaderFailoverIT {
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("no agent leads after " + within + ":\n" + agents.get(0).logText());
+        throw new AssertionError(
+                "no agent leads after " + within + ":\n" + agents.get(0).logText());
     }
 
     /** {@code members} etcd members on loopback, one cluster; returns once each answers. */
@@ -326,16 +412,39 @@ class LeaderFailoverIT {
             String client = "http://127.0.0.1:" + clients.get(i);
             String peer = peers.get(i).substring(peers.get(i).indexOf('=') + 1);
             endpoints.add(client);
-            started.add(new ProcessBuilder("/usr/bin/etcd", "--name", "m" + i, "--data-dir", own.resolve("data").toString(),
-                    "--listen-client-urls", client, "--advertise-client-urls", client, "--listen-peer-urls", peer,
-                    "--initial-advertise-peer-urls", peer, "--initial-cluster", String.join(",", peers), "--log-level", "warn")
-                    .redirectErrorStream(true).redirectOutput(own.resolve("etcd.log").toFile()).start());
+            started.add(new ProcessBuilder(
+                            "/usr/bin/etcd",
+                            "--name",
+                            "m" + i,
+                            "--data-dir",
+                            own.resolve("data").toString(),
+                            "--listen-client-urls",
+                            client,
+                            "--advertise-client-urls",
+                            client,
+                            "--listen-peer-urls",
+                            peer,
+                            "--initial-advertise-peer-urls",
+                            peer,
+                            "--initial-cluster",
+                            String.join(",", peers),
+                            "--log-level",
+                            "warn")
+                    .redirectErrorStream(true)
+                    .redirectOutput(own.resolve("etcd.log").toFile())
+                    .start());
         }
         long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         for (String client : endpoints) {
-            while (new ProcessBuilder("etcdctl", "--endpoints", client, "endpoint", "health").redirectErrorStream(true)
-                    .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor() != 0) {
-                assertTrue(System.nanoTime() < until, "etcd did not start: " + Files.readString(dir.resolve("m0/etcd.log")));
+            while (new ProcessBuilder("etcdctl", "--endpoints", client, "endpoint", "health")
+                            .redirectErrorStream(true)
+                            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                            .start()
+                            .waitFor()
+                    != 0) {
+                assertTrue(
+                        System.nanoTime() < until,
+                        "etcd did not start: " + Files.readString(dir.resolve("m0/etcd.log")));
                 Thread.sleep(200);
             }
         }

@@ -20,11 +20,11 @@ final class Proc {
         }
     }
 
-    private Proc() {
-    }
+    private Proc() {}
 
     /** Runs {@code command} with stdin closed and {@code env} added (a null value removes a variable). */
-    static Result run(List<String> command, Map<String, String> env, int timeoutSeconds) throws IOException, InterruptedException {
+    static Result run(List<String> command, Map<String, String> env, int timeoutSeconds)
+            throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder(command);
         env.forEach((k, v) -> {
             if (v == null) {

@@ -1,24 +1,23 @@
 package io.slurmlet.systemtests;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SlurmStatus;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.MethodOrderer;
-import org.junit.jupiter.api.Order;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.TestMethodOrder;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 
 /**
  * Version skew on a real cluster ({@code dev/cluster up --suite trixie --node n3=bookworm}): the
@@ -36,7 +35,10 @@ class SkewIT {
 
     @BeforeAll
     static void up() throws Exception {
-        assertEquals("0", Proc.run(List.of("id", "-u"), Map.of(), 10).out().strip(), "run the system tests as root, as CI does");
+        assertEquals(
+                "0",
+                Proc.run(List.of("id", "-u"), Map.of(), 10).out().strip(),
+                "run the system tests as root, as CI does");
         Proc.run(cluster("down"), ENV, 120);
         Proc.Result r = Proc.run(cluster("up", "--suite", "trixie", "--node", "n3=bookworm"), ENV, 900);
         assertEquals(0, r.exit(), r.toString());
@@ -50,7 +52,8 @@ class SkewIT {
     }
 
     static List<String> cluster(String... args) {
-        List<String> command = new ArrayList<>(List.of(AgentProcess.ROOT.resolve("dev/cluster").toString()));
+        List<String> command =
+                new ArrayList<>(List.of(AgentProcess.ROOT.resolve("dev/cluster").toString()));
         command.addAll(Arrays.asList(args));
         return command;
     }
@@ -65,25 +68,36 @@ class SkewIT {
 
     @Test
     @Order(1)
-    void anOlderSlurmThanTheControllerTakesIsReportedWithBothVersionsAndTheFixAndNothingElseIsDisturbed() throws Exception {
-        SlurmStatus status = SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
+    void anOlderSlurmThanTheControllerTakesIsReportedWithBothVersionsAndTheFixAndNothingElseIsDisturbed()
+            throws Exception {
+        SlurmStatus status =
+                SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
         String problems = status.problems().toString();
-        assertTrue(problems.contains("n3 has Slurm 22.05.8") && problems.contains("the controller n0's 24.11.5")
-                && problems.contains("upgrade Slurm on n3 to 23.02 or later"), problems);
+        assertTrue(
+                problems.contains("n3 has Slurm 22.05.8")
+                        && problems.contains("the controller n0's 24.11.5")
+                        && problems.contains("upgrade Slurm on n3 to 23.02 or later"),
+                problems);
         assertEquals(1, status.problems().size(), problems);
 
-        assertEquals("22.05.8", ok("n3", "dpkg-query", "-W", "-f=${Version}", "slurmd").replaceFirst("-.*", ""));
+        assertEquals(
+                "22.05.8",
+                ok("n3", "dpkg-query", "-W", "-f=${Version}", "slurmd").replaceFirst("-.*", ""));
         Proc.Result slurmd = Proc.run(cluster("exec", "n3", "systemctl", "is-active", "slurmd"), ENV, 30);
         assertEquals("inactive", slurmd.out().strip(), "n3's slurmd is not started: " + slurmd);
         assertEquals("active", ok("n3", "systemctl", "is-active", "munge").strip(), "the rest of n3's machine is kept");
 
-        List<String> sinfo = List.of(ok("n0", "sinfo", "-h", "-N", "-o", "%N|%T|%E").strip().split("\n"));
+        List<String> sinfo =
+                List.of(ok("n0", "sinfo", "-h", "-N", "-o", "%N|%T|%E").strip().split("\n"));
         // 24.11 keeps a reason after a resume: a node slurmlet drained for a moment while it
         // started may show "slurmlet: lent" (ClusterTest.idleAfterADrain).
         for (String node : List.of("n1", "n2")) {
-            assertTrue(sinfo.contains(node + "|idle|none") || sinfo.contains(node + "|idle|slurmlet: lent"), sinfo::toString);
+            assertTrue(
+                    sinfo.contains(node + "|idle|none") || sinfo.contains(node + "|idle|slurmlet: lent"),
+                    sinfo::toString);
         }
-        List<String> hosts = new ArrayList<>(List.of(ok("n0", "srun", "-N2", "-t", "1", "hostname").strip().split("\n")));
+        List<String> hosts = new ArrayList<>(
+                List.of(ok("n0", "srun", "-N2", "-t", "1", "hostname").strip().split("\n")));
         hosts.sort(null);
         assertEquals(List.of("n1", "n2"), hosts, "the nodes of the controller's version run jobs");
         assertFalse(ok("n0", "systemctl", "is-active", "slurmctld").isBlank());
@@ -92,22 +106,38 @@ class SkewIT {
     @Test
     @Order(2)
     void afterTheOldNodeIsUpgradedTheClusterConvergesWithNoManualStepAndTheRunningJobIsUntouched() throws Exception {
-        String controller = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip();
+        String controller = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld")
+                .strip();
         // The job runs until the test lets it end: however long n3's reimage takes, it is still running.
         ok("n1", "rm", "-f", "/var/tmp/skew-done");
-        String job = ok("n0", "sbatch", "--parsable", "-w", "n1", "-o", "/tmp/skew-job.out", "--wrap",
-                "while [ ! -e /var/tmp/skew-done ]; do sleep 0.2; done; echo finished").strip();
-        ClusterTest.await(Duration.ofSeconds(20), "job " + job + " runs", () -> state(job).equals("RUNNING"));
+        String job = ok(
+                        "n0",
+                        "sbatch",
+                        "--parsable",
+                        "-w",
+                        "n1",
+                        "-o",
+                        "/tmp/skew-job.out",
+                        "--wrap",
+                        "while [ ! -e /var/tmp/skew-done ]; do sleep 0.2; done; echo finished")
+                .strip();
+        ClusterTest.await(
+                Duration.ofSeconds(20), "job " + job + " runs", () -> state(job).equals("RUNNING"));
 
         Proc.Result reimage = Proc.run(cluster("reimage", "n3", "trixie"), ENV, 600);
         assertEquals(0, reimage.exit(), reimage.toString());
-        assertEquals("24.11.5", ok("n3", "dpkg-query", "-W", "-f=${Version}", "slurmd").replaceFirst("-.*", ""));
+        assertEquals(
+                "24.11.5",
+                ok("n3", "dpkg-query", "-W", "-f=${Version}", "slurmd").replaceFirst("-.*", ""));
 
         ClusterTest.await(Duration.ofSeconds(90), "the leader reports no problem and n3 in Slurm", () -> {
             try {
-                SlurmStatus status = SettingsJson.STRICT.readValue(ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
+                SlurmStatus status = SettingsJson.STRICT.readValue(
+                        ok("n0", "ctl", "slurm", "status", "-o", "json"), SlurmStatus.class);
                 return status.problems().isEmpty()
-                        && ok("n0", "sinfo", "-h", "-N", "-n", "n3", "-o", "%N|%T|%E").strip().equals("n3|drained|slurmlet: not lent");
+                        && ok("n0", "sinfo", "-h", "-N", "-n", "n3", "-o", "%N|%T|%E")
+                                .strip()
+                                .equals("n3|drained|slurmlet: not lent");
             } catch (Exception | AssertionError e) {
                 return false;
             }
@@ -118,7 +148,8 @@ class SkewIT {
         ok("n0", "ctl", "slurm", "lend", "n3");
         ClusterTest.await(Duration.ofSeconds(60), "n3 lent and idle", () -> {
             try {
-                String n3 = ok("n0", "sinfo", "-h", "-N", "-n", "n3", "-o", "%T|%E").strip();
+                String n3 =
+                        ok("n0", "sinfo", "-h", "-N", "-n", "n3", "-o", "%T|%E").strip();
                 return n3.equals("idle|none") || n3.equals("idle|slurmlet: lent");
             } catch (Exception | AssertionError e) {
                 return false;
@@ -128,16 +159,22 @@ class SkewIT {
 
         assertEquals("RUNNING", state(job), "the job on n1 runs on through n3's lend");
         ok("n1", "touch", "/var/tmp/skew-done");
-        ClusterTest.await(Duration.ofSeconds(40), "job " + job + " ends", () -> state(job).equals("COMPLETED"));
+        ClusterTest.await(
+                Duration.ofSeconds(40), "job " + job + " ends", () -> state(job).equals("COMPLETED"));
         assertEquals("finished", ok("n1", "cat", "/tmp/skew-job.out").strip());
-        assertEquals(controller, ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld").strip(),
+        assertEquals(
+                controller,
+                ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld")
+                        .strip(),
                 "slurmctld was not restarted");
     }
 
     static String state(String job) {
         try {
             String squeue = ok("n0", "squeue", "-h", "-j", job, "-o", "%T").strip();
-            return squeue.isEmpty() ? ok("n0", "scontrol", "show", "job", job).replaceAll("(?s).*JobState=(\\S+).*", "$1") : squeue;
+            return squeue.isEmpty()
+                    ? ok("n0", "scontrol", "show", "job", job).replaceAll("(?s).*JobState=(\\S+).*", "$1")
+                    : squeue;
         } catch (Exception | AssertionError e) {
             return "unknown: " + e.getMessage();
         }

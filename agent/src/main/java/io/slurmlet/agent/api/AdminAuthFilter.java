@@ -38,17 +38,27 @@ public class AdminAuthFilter {
             return null;
         }
         if (!config.isLeader()) {
-            return error(Response.Status.NOT_FOUND,
+            return error(
+                    Response.Status.NOT_FOUND,
                     "this agent is not the leader: run ctl against the leader's address (--leader)");
         }
         if (!startup.serving()) {
-            // Leader-eligible and standing by (or elected a moment ago, still opening): the admin token is the cluster's, not yet this machine's.
-            String why = leadership.get().leads() ? "this agent was just elected and is opening the cluster's state: try again in a second"
-                    : leadership.get().leader()
-                    .map(l -> "this agent stands by: the leader is " + l + "; run ctl against the leader (--leader, or on its machine)")
-                    .orElse("this agent stands by and no agent leads the cluster yet (the election runs in etcd): try again in a few seconds");
-            return Response.status(Response.Status.SERVICE_UNAVAILABLE).header(HttpHeaders.RETRY_AFTER, "1")
-                    .type(MediaType.APPLICATION_JSON_TYPE).entity(ApiError.of(why)).build();
+            // Leader-eligible and standing by (or elected a moment ago, still opening): the admin token is the
+            // cluster's, not yet this machine's.
+            String why = leadership.get().leads()
+                    ? "this agent was just elected and is opening the cluster's state: try again in a second"
+                    : leadership
+                            .get()
+                            .leader()
+                            .map(l -> "this agent stands by: the leader is " + l
+                                    + "; run ctl against the leader (--leader, or on its machine)")
+                            .orElse(
+                                    "this agent stands by and no agent leads the cluster yet (the election runs in etcd): try again in a few seconds");
+            return Response.status(Response.Status.SERVICE_UNAVAILABLE)
+                    .header(HttpHeaders.RETRY_AFTER, "1")
+                    .type(MediaType.APPLICATION_JSON_TYPE)
+                    .entity(ApiError.of(why))
+                    .build();
         }
         if (http.localAddress() != null && http.localAddress().isDomainSocket()) {
             return null;
@@ -59,7 +69,8 @@ public class AdminAuthFilter {
                     + "leader's " + token.get().file() + ", or use ctl on the leader's machine");
         }
         if (!header.startsWith(BEARER) || !token.get().matches(header.substring(BEARER.length()))) {
-            return unauthorized("the admin token is wrong: copy it again from the leader's " + token.get().file());
+            return unauthorized("the admin token is wrong: copy it again from the leader's "
+                    + token.get().file());
         }
         return null;
     }
@@ -73,6 +84,9 @@ public class AdminAuthFilter {
     }
 
     private static Response error(Response.Status status, String message) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(ApiError.of(message)).build();
+        return Response.status(status)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(ApiError.of(message))
+                .build();
     }
 }

@@ -1,14 +1,14 @@
 package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.config.AgentConfig;
-import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.leader.FactsLimit;
 import io.slurmlet.agent.leader.Inventory;
-import io.slurmlet.agent.trust.JoinTokens;
 import io.slurmlet.agent.leader.NodeReports;
-import io.slurmlet.agent.trust.Pki;
-import io.slurmlet.agent.leader.lending.LendingEngine;
 import io.slurmlet.agent.leader.PlanPublisher;
+import io.slurmlet.agent.leader.lending.LendingEngine;
+import io.slurmlet.agent.trust.AgentCredentials;
+import io.slurmlet.agent.trust.JoinTokens;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.JoinReply;
 import io.slurmlet.model.api.NodeReport;
@@ -16,7 +16,6 @@ import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PlanDigest;
-import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.text.Text;
@@ -27,8 +26,6 @@ import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
@@ -36,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jboss.logging.Logger;
 
 /**
  * The leader's channel for agents: TLS only, with the leader's certificate from the cluster CA, on
@@ -51,15 +49,18 @@ public final class AgentChannel implements AutoCloseable {
     private static final String NODE = "slurmlet.node";
     /** The credential a call presented, asked again where its write is made (never logged). */
     private static final String CREDENTIAL = "slurmlet.credential";
+
     private static final String TOKEN = "slurmlet.join-token";
     /** The standby that handed a request on, as its certificate names it. */
     private static final String STANDBY = "slurmlet.standby";
+
     private static final Duration LONGEST_POLL = Duration.ofSeconds(120);
     static final int MOST_RECONNECTS = 100_000;
     /** A join sends {"node": NAME}: a name is at most 63 characters. */
     static final int JOIN_BODY_BYTES = 4096;
     /** What a refused request may still send, read and dropped, before its connection is closed. */
     static final int LINGER_BYTES = 65_536;
+
     static final Duration LINGER = Duration.ofSeconds(2);
 
     private final Pki pki;
@@ -83,9 +84,17 @@ public final class AgentChannel implements AutoCloseable {
     /** Longer would keep a machine's real change (Slurm upgraded) out of the plans too long. */
     static final Duration LONGEST_FACTS_CHANGE_INTERVAL = Duration.ofHours(1);
 
-    public AgentChannel(Pki pki, JoinTokens joinTokens, AgentCredentials credentials, Inventory inventory,
-                        PlanPublisher plans, NodeReports reports, Duration pollWait, LendingEngine lending,
-                        io.slurmlet.agent.leader.ContainerFiles containerFiles, java.nio.file.Path adminSocket) {
+    public AgentChannel(
+            Pki pki,
+            JoinTokens joinTokens,
+            AgentCredentials credentials,
+            Inventory inventory,
+            PlanPublisher plans,
+            NodeReports reports,
+            Duration pollWait,
+            LendingEngine lending,
+            io.slurmlet.agent.leader.ContainerFiles containerFiles,
+            java.nio.file.Path adminSocket) {
         this.adminSocket = adminSocket;
         this.lending = lending;
         this.containerFiles = containerFiles;
@@ -102,35 +111,52 @@ public final class AgentChannel implements AutoCloseable {
     public int start(Vertx vertx, AgentConfig config) throws Exception {
         reconnectRate = config.leader().reconnectRate();
         if (reconnectRate < 1 || reconnectRate > MOST_RECONNECTS) {
-            throw new IllegalStateException(("slurmlet.leader.reconnect-rate is %d: give the machines a second this leader takes back "
-                    + "after it was away, 1 to %d (200, the default, spreads 10,000 machines over 50 s)").formatted(reconnectRate, MOST_RECONNECTS));
+            throw new IllegalStateException(
+                    ("slurmlet.leader.reconnect-rate is %d: give the machines a second this leader takes back "
+                                    + "after it was away, 1 to %d (200, the default, spreads 10,000 machines over 50 s)")
+                            .formatted(reconnectRate, MOST_RECONNECTS));
         }
         factsLimit = factsLimit(config.leader().factsChangeInterval());
         Router router = Router.router(vertx);
         // Nothing before the token or credential is checked costs memory: a body is read only after
         // it, and a join's body is a name.
-        router.get("/v1/join/ca").handler(ctx -> ctx.response().putHeader("Content-Type", "application/x-pem-file").end(pki.caPem()));
+        router.get("/v1/join/ca")
+                .handler(ctx -> ctx.response()
+                        .putHeader("Content-Type", "application/x-pem-file")
+                        .end(pki.caPem()));
         // (Routes of their own: Vert.x puts a body handler before any other on one route.)
         router.post("/v1/join").handler(this::checkJoinToken);
         router.post("/v1/join").handler(BodyHandler.create(false).setBodyLimit(JOIN_BODY_BYTES));
         router.post("/v1/join").blockingHandler(this::join, false);
-        // An admin's request a standby hands on (StandbyForwarder): the standby's certificate, then this leader's own API.
+        // An admin's request a standby hands on (StandbyForwarder): the standby's certificate, then this leader's own
+        // API.
         // Only where standbys can be, on etcd: on the file store nothing hands requests on, and the path is not served.
         boolean standbys = config.leader().store().kind() == AgentConfig.StoreConfig.Kind.ETCD;
         if (standbys) {
             router.route(ADMIN_FORWARD + "/*").handler(this::checkStandby);
-            router.route(ADMIN_FORWARD + "/*").handler(BodyHandler.create(false).setBodyLimit(StandbyForwarder.BODY_BYTES));
+            router.route(ADMIN_FORWARD + "/*")
+                    .handler(BodyHandler.create(false).setBodyLimit(StandbyForwarder.BODY_BYTES));
             router.route(ADMIN_FORWARD + "/*").handler(this::toAdminApi);
         }
-        admin = vertx.createHttpClient(new io.vertx.core.http.HttpClientOptions().setMaxPoolSize(8).setIdleTimeout(60));
+        admin = vertx.createHttpClient(
+                new io.vertx.core.http.HttpClientOptions().setMaxPoolSize(8).setIdleTimeout(60));
         router.route("/v1/agent/*").handler(this::authenticate);
-        router.route("/v1/agent/*").handler(BodyHandler.create(false).setBodyLimit(config.leader().maxBodyBytes()));
+        router.route("/v1/agent/*")
+                .handler(BodyHandler.create(false).setBodyLimit(config.leader().maxBodyBytes()));
         router.put("/v1/agent/facts").blockingHandler(this::facts, false);
         router.get("/v1/agent/plan").handler(this::plan);
         router.put("/v1/agent/status").handler(this::status);
-        fileTransfers = new ContainerFileTransfers(containerFiles, config.leader().containers().partTimeout());
-        router.get(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES + ":sha256/:file").handler(this::containerFile);
-        router.route().last().handler(ctx -> error(ctx, 404, "no %s %s on the agents' channel".formatted(ctx.request().method(), ctx.normalizedPath())));
+        fileTransfers = new ContainerFileTransfers(
+                containerFiles, config.leader().containers().partTimeout());
+        router.get(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES + ":sha256/:file")
+                .handler(this::containerFile);
+        router.route()
+                .last()
+                .handler(ctx -> error(
+                        ctx,
+                        404,
+                        "no %s %s on the agents' channel"
+                                .formatted(ctx.request().method(), ctx.normalizedPath())));
         router.route().failureHandler(this::failure);
         HttpServerOptions options = new HttpServerOptions()
                 .setHost(config.leader().agentHost())
@@ -139,37 +165,52 @@ public final class AgentChannel implements AutoCloseable {
                 .setKeyCertOptions(new PemKeyCertOptions()
                         .setCertPath(pki.leaderCertificateFile().toString())
                         .setKeyPath(pki.leaderKeyFile().toString()))
-                .setSslHandshakeTimeout(config.leader().agentHeaderTimeout().toMillis()).setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
+                .setSslHandshakeTimeout(config.leader().agentHeaderTimeout().toMillis())
+                .setSslHandshakeTimeoutUnit(TimeUnit.MILLISECONDS)
                 // Above the longest poll, so a held poll is never cut; a connection silent longer is closed.
-                .setIdleTimeout((int) LONGEST_POLL.plusSeconds(30).toSeconds()).setIdleTimeoutUnit(TimeUnit.SECONDS)
-                .setMaxInitialLineLength(4096).setMaxHeaderSize(8192).setMaxChunkSize(8192)
-                .setCompressionSupported(false).setDecompressionSupported(false);
+                .setIdleTimeout((int) LONGEST_POLL.plusSeconds(30).toSeconds())
+                .setIdleTimeoutUnit(TimeUnit.SECONDS)
+                .setMaxInitialLineLength(4096)
+                .setMaxHeaderSize(8192)
+                .setMaxChunkSize(8192)
+                .setCompressionSupported(false)
+                .setDecompressionSupported(false);
         options.setSslEngineOptions(tlsEngine());
         if (standbys) {
-            // A standby shows its own credential, a client certificate of the cluster's CA; agents show none (asked, not required).
+            // A standby shows its own credential, a client certificate of the cluster's CA; agents show none (asked,
+            // not required).
             options.setClientAuth(io.vertx.core.http.ClientAuth.REQUEST)
-                    .setTrustOptions(new io.vertx.core.net.PemTrustOptions().addCertPath(pki.caFile().toString()));
+                    .setTrustOptions(new io.vertx.core.net.PemTrustOptions()
+                            .addCertPath(pki.caFile().toString()));
         }
         CIPHER_SUITES.forEach(options::addEnabledCipherSuite);
-        connections = new ConnectionLimits(config.leader().agentConnectionsPerPeer(), config.leader().agentConnections(),
+        connections = new ConnectionLimits(
+                config.leader().agentConnectionsPerPeer(),
+                config.leader().agentConnections(),
                 config.leader().agentHeaderTimeout());
-        server = connections.server(vertx, options)
-                .requestHandler(request -> {
-                    connections.requested(request);
-                    BrokenBodies.answer(request, false);
-                    router.handle(request);
-                });
+        server = connections.server(vertx, options).requestHandler(request -> {
+            connections.requested(request);
+            BrokenBodies.answer(request, false);
+            router.handle(request);
+        });
         server.listen().toCompletionStage().toCompletableFuture().get(30, TimeUnit.SECONDS);
-        LOG.infof("agents' channel on https://%s:%d, CA %s, TLS by %s", config.leader().agentHost(), server.actualPort(), pki.caHash(),
-                options.getSslEngineOptions() instanceof io.vertx.core.net.OpenSSLEngineOptions ? "BoringSSL" : "the JDK");
+        LOG.infof(
+                "agents' channel on https://%s:%d, CA %s, TLS by %s",
+                config.leader().agentHost(),
+                server.actualPort(),
+                pki.caHash(),
+                options.getSslEngineOptions() instanceof io.vertx.core.net.OpenSSLEngineOptions
+                        ? "BoringSSL"
+                        : "the JDK");
         return server.actualPort();
     }
 
     static FactsLimit factsLimit(Duration interval) {
         if (interval.isNegative() || interval.compareTo(LONGEST_FACTS_CHANGE_INTERVAL) > 0) {
-            throw new IllegalStateException(("slurmlet.leader.facts-change-interval is %d s: give how often a machine's facts may "
-                    + "change, 0s to 1h (10s, the default, takes 3 changes at once, then one every 10 s; 0s takes every change)")
-                    .formatted(interval.toSeconds()));
+            throw new IllegalStateException(
+                    ("slurmlet.leader.facts-change-interval is %d s: give how often a machine's facts may "
+                                    + "change, 0s to 1h (10s, the default, takes 3 changes at once, then one every 10 s; 0s takes every change)")
+                            .formatted(interval.toSeconds()));
         }
         return new FactsLimit(interval);
     }
@@ -180,8 +221,12 @@ public final class AgentChannel implements AutoCloseable {
      * certificate); BoringSSL also took CBC suites by default, and its choices are not the JDK's
      * {@code jdk.tls.*} settings. Every client of the channel (the agents' JDK, Python's ssl) has these.
      */
-    static final java.util.List<String> CIPHER_SUITES = java.util.List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
-            "TLS_CHACHA20_POLY1305_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+    static final java.util.List<String> CIPHER_SUITES = java.util.List.of(
+            "TLS_AES_128_GCM_SHA256",
+            "TLS_AES_256_GCM_SHA384",
+            "TLS_CHACHA20_POLY1305_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+            "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
             "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256");
 
     /**
@@ -195,7 +240,8 @@ public final class AgentChannel implements AutoCloseable {
             LOG.debugf("the agents' channel's TLS by BoringSSL (%s)", io.netty.handler.ssl.OpenSsl.versionString());
             return new io.vertx.core.net.OpenSSLEngineOptions().setSessionCacheEnabled(true);
         }
-        LOG.infof("the agents' channel's TLS by the JDK: BoringSSL does not load here (%s)",
+        LOG.infof(
+                "the agents' channel's TLS by the JDK: BoringSSL does not load here (%s)",
                 String.valueOf(io.netty.handler.ssl.OpenSsl.unavailabilityCause()));
         return new io.vertx.core.net.JdkSSLEngineOptions();
     }
@@ -222,10 +268,13 @@ public final class AgentChannel implements AutoCloseable {
             // no certificate: not a standby
         }
         if (standby.isEmpty()) {
-            LOG.infof("an admin request handed on from %s was refused: no standby's certificate of the cluster's CA",
+            LOG.infof(
+                    "an admin request handed on from %s was refused: no standby's certificate of the cluster's CA",
                     ctx.request().remoteAddress());
-            refuseUnread(ctx, "only a standby hands admin requests on here, with a certificate of its own from the cluster's CA "
-                    + "(it makes one from the CA it takes from etcd); run ctl on the leader, or on a standby");
+            refuseUnread(
+                    ctx,
+                    "only a standby hands admin requests on here, with a certificate of its own from the cluster's CA "
+                            + "(it makes one from the CA it takes from etcd); run ctl on the leader, or on a standby");
             return;
         }
         ctx.put(STANDBY, standby.get());
@@ -240,55 +289,84 @@ public final class AgentChannel implements AutoCloseable {
         // The path as the router matched it (dot segments resolved), so nothing but the admin API's /v1/ is reached.
         String path = ctx.normalizedPath();
         if (adminSocket == null) {
-            error(ctx, 503, "this leader serves no unix socket (quarkus.http.domain-socket-enabled=false), which requests handed on "
-                    + "by a standby go to: enable it, or run ctl on the leader's machine");
+            error(
+                    ctx,
+                    503,
+                    "this leader serves no unix socket (quarkus.http.domain-socket-enabled=false), which requests handed on "
+                            + "by a standby go to: enable it, or run ctl on the leader's machine");
             return;
         }
         String lower = path.toLowerCase(java.util.Locale.ROOT);
-        if (!path.startsWith(ADMIN_FORWARD + "/v1/") || lower.contains("%2e") || lower.contains("%2f") || lower.contains("%5c")) {
+        if (!path.startsWith(ADMIN_FORWARD + "/v1/")
+                || lower.contains("%2e")
+                || lower.contains("%2f")
+                || lower.contains("%5c")) {
             error(ctx, 404, "no admin API path after " + ADMIN_FORWARD + ": " + Text.quote(path));
             return;
         }
         String query = ctx.request().query();
         String uri = path.substring(ADMIN_FORWARD.length()) + (query == null ? "" : "?" + query);
-        io.vertx.core.http.RequestOptions options = new io.vertx.core.http.RequestOptions().setMethod(ctx.request().method())
-                .setServer(io.vertx.core.net.SocketAddress.domainSocketAddress(adminSocket.toString())).setHost("localhost").setPort(80)
-                .setURI(uri).setTimeout(60_000)
-                // Who asked, for the leader's log (a socket request is root's otherwise): only this channel sets it there.
-                .putHeader(FORWARDED_FOR, "the standby " + ctx.<String>get(STANDBY) + " at " + ctx.request().remoteAddress());
+        io.vertx.core.http.RequestOptions options = new io.vertx.core.http.RequestOptions()
+                .setMethod(ctx.request().method())
+                .setServer(io.vertx.core.net.SocketAddress.domainSocketAddress(adminSocket.toString()))
+                .setHost("localhost")
+                .setPort(80)
+                .setURI(uri)
+                .setTimeout(60_000)
+                // Who asked, for the leader's log (a socket request is root's otherwise): only this channel sets it
+                // there.
+                .putHeader(
+                        FORWARDED_FOR,
+                        "the standby " + ctx.<String>get(STANDBY) + " at "
+                                + ctx.request().remoteAddress());
         for (String h : StandbyForwarder.HANDED_ON) {
             String v = ctx.request().getHeader(h);
             if (v != null) {
                 options.putHeader(h, v);
             }
         }
-        io.vertx.core.buffer.Buffer body = ctx.body().buffer() == null ? io.vertx.core.buffer.Buffer.buffer() : ctx.body().buffer();
-        admin.request(options).compose(request -> request.send(body)).compose(response -> response.body().map(answer -> {
-            var out = ctx.response().setStatusCode(response.statusCode());
-            for (String h : StandbyForwarder.HANDED_BACK) {
-                String v = response.getHeader(h);
-                if (v != null) {
-                    out.putHeader(h, v);
-                }
-            }
-            out.end(answer);
-            return null;
-        })).onFailure(e -> {
-            LOG.warnf("an admin request handed on (%s %s) failed on this leader's own API: %s", ctx.request().method(), uri, e.getMessage());
-            error(ctx, 503, "the leader could not answer the request handed on: " + e.getMessage());
-        });
-        LOG.infof("%s %s handed on by the standby at %s, with the admin token", ctx.request().method(), path.substring(ADMIN_FORWARD.length()),
+        io.vertx.core.buffer.Buffer body = ctx.body().buffer() == null
+                ? io.vertx.core.buffer.Buffer.buffer()
+                : ctx.body().buffer();
+        admin.request(options)
+                .compose(request -> request.send(body))
+                .compose(response -> response.body().map(answer -> {
+                    var out = ctx.response().setStatusCode(response.statusCode());
+                    for (String h : StandbyForwarder.HANDED_BACK) {
+                        String v = response.getHeader(h);
+                        if (v != null) {
+                            out.putHeader(h, v);
+                        }
+                    }
+                    out.end(answer);
+                    return null;
+                }))
+                .onFailure(e -> {
+                    LOG.warnf(
+                            "an admin request handed on (%s %s) failed on this leader's own API: %s",
+                            ctx.request().method(), uri, e.getMessage());
+                    error(ctx, 503, "the leader could not answer the request handed on: " + e.getMessage());
+                });
+        LOG.infof(
+                "%s %s handed on by the standby at %s, with the admin token",
+                ctx.request().method(),
+                path.substring(ADMIN_FORWARD.length()),
                 ctx.request().remoteAddress());
     }
 
     private void checkJoinToken(RoutingContext ctx) {
         String header = ctx.request().getHeader("Authorization");
         var token = header != null && header.startsWith(BEARER)
-                ? joinTokens.match(header.substring(BEARER.length())) : java.util.Optional.<JoinTokens.Entry>empty();
+                ? joinTokens.match(header.substring(BEARER.length()))
+                : java.util.Optional.<JoinTokens.Entry>empty();
         if (token.isEmpty()) {
-            LOG.infof("a join from %s was refused: no live join token", ctx.request().remoteAddress());
-            refuseUnread(ctx, "the join token is missing, wrong, expired or revoked: run 'ctl slurm join-token' on the leader "
-                    + "and use the line it prints");
+            LOG.infof(
+                    "a join from %s was refused: no live join token",
+                    ctx.request().remoteAddress());
+            refuseUnread(
+                    ctx,
+                    "the join token is missing, wrong, expired or revoked: run 'ctl slurm join-token' on the leader "
+                            + "and use the line it prints");
             return;
         }
         ctx.put(TOKEN, token.get().id());
@@ -319,8 +397,12 @@ public final class AgentChannel implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-        ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").putHeader("Connection", "close")
-                .end(io.vertx.core.buffer.Buffer.buffer(body)).onComplete(done -> {
+        ctx.response()
+                .setStatusCode(status)
+                .putHeader("Content-Type", "application/json")
+                .putHeader("Connection", "close")
+                .end(io.vertx.core.buffer.Buffer.buffer(body))
+                .onComplete(done -> {
                     if (request.isEnded()) {
                         connection.close();
                         return;
@@ -352,7 +434,10 @@ public final class AgentChannel implements AutoCloseable {
         }
         var problem = SlurmSettings.nodeNameProblem("node", name);
         if (problem.isPresent()) {
-            error(ctx, 400, new ApiError("the join was refused: " + problem.get().message(), List.of(problem.get()), null));
+            error(
+                    ctx,
+                    400,
+                    new ApiError("the join was refused: " + problem.get().message(), List.of(problem.get()), null));
             return;
         }
         try {
@@ -362,21 +447,44 @@ public final class AgentChannel implements AutoCloseable {
             var credential = credentials.issueUnlessJoined(name, ctx.get(TOKEN));
             if (credential.isEmpty()) {
                 String taken = credentials.joinedAs(name).orElse(name);
-                LOG.warnf("a join as %s from %s with join token %s was refused: %s has joined already",
+                LOG.warnf(
+                        "a join as %s from %s with join token %s was refused: %s has joined already",
                         name, ctx.request().remoteAddress(), ctx.get(TOKEN), taken);
-                error(ctx, 409, new ApiError(("%s has joined already: a second machine cannot take its name. If this is that "
-                        + "machine reinstalled, remove the old one on the leader and allow its name again first: "
-                        + "ctl slurm machines remove %s; ctl slurm machines allow %s").formatted(taken, taken, taken),
-                        List.of(new Problem("node", name, "node %s has joined already".formatted(name))), null));
+                error(
+                        ctx,
+                        409,
+                        new ApiError(
+                                ("%s has joined already: a second machine cannot take its name. If this is that "
+                                                + "machine reinstalled, remove the old one on the leader and allow its name again first: "
+                                                + "ctl slurm machines remove %s; ctl slurm machines allow %s")
+                                        .formatted(taken, taken, taken),
+                                List.of(new Problem("node", name, "node %s has joined already".formatted(name))),
+                                null));
                 return;
             }
-            LOG.infof("%s joined from %s with join token %s", name, ctx.request().remoteAddress(), ctx.get(TOKEN));
+            LOG.infof(
+                    "%s joined from %s with join token %s", name, ctx.request().remoteAddress(), ctx.get(TOKEN));
             json(ctx, 200, new JoinReply(name, credential.get()));
         } catch (AgentCredentials.NameRemoved e) {
-            LOG.warnf("a join as %s from %s with join token %s was refused: %s was removed at %s by %s and is not allowed again",
-                    name, ctx.request().remoteAddress(), ctx.get(TOKEN), e.node(), e.removal().removed(), e.removal().by());
-            error(ctx, 403, new ApiError(e.getMessage(), List.of(new Problem("node", name,
-                    "node %s was removed: ctl slurm machines allow %s lets it join again".formatted(name, e.node()))), null));
+            LOG.warnf(
+                    "a join as %s from %s with join token %s was refused: %s was removed at %s by %s and is not allowed again",
+                    name,
+                    ctx.request().remoteAddress(),
+                    ctx.get(TOKEN),
+                    e.node(),
+                    e.removal().removed(),
+                    e.removal().by());
+            error(
+                    ctx,
+                    403,
+                    new ApiError(
+                            e.getMessage(),
+                            List.of(new Problem(
+                                    "node",
+                                    name,
+                                    "node %s was removed: ctl slurm machines allow %s lets it join again"
+                                            .formatted(name, e.node()))),
+                            null));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -385,10 +493,13 @@ public final class AgentChannel implements AutoCloseable {
     private void authenticate(RoutingContext ctx) {
         String header = ctx.request().getHeader("Authorization");
         var node = header != null && header.startsWith(BEARER)
-                ? credentials.nodeOf(header.substring(BEARER.length())) : java.util.Optional.<String>empty();
+                ? credentials.nodeOf(header.substring(BEARER.length()))
+                : java.util.Optional.<String>empty();
         if (node.isEmpty()) {
-            refuseUnread(ctx, "this machine's credential is missing or no longer valid: join it again with the line "
-                    + "'ctl slurm join-token' prints on the leader");
+            refuseUnread(
+                    ctx,
+                    "this machine's credential is missing or no longer valid: join it again with the line "
+                            + "'ctl slurm join-token' prints on the leader");
             return;
         }
         ctx.put(NODE, node.get());
@@ -410,10 +521,15 @@ public final class AgentChannel implements AutoCloseable {
     /** The answer to a report whose machine was removed while it was on the way: nothing of it was kept. */
     private static void removedMeanwhile(RoutingContext ctx, String what) {
         String node = ctx.get(NODE);
-        LOG.infof("%s's %s was refused: its credential was revoked (the machine removed) while the report was on the way", node, what);
-        error(ctx, 401, ("this machine's credential was revoked while its %s was on the way (ctl slurm machines remove %s): nothing "
-                + "of it was kept; if it is to join again, an admin allows it on the leader first: ctl slurm machines allow %s")
-                .formatted(what, node, node));
+        LOG.infof(
+                "%s's %s was refused: its credential was revoked (the machine removed) while the report was on the way",
+                node, what);
+        error(
+                ctx,
+                401,
+                ("this machine's credential was revoked while its %s was on the way (ctl slurm machines remove %s): nothing "
+                                + "of it was kept; if it is to join again, an admin allows it on the leader first: ctl slurm machines allow %s")
+                        .formatted(what, node, node));
     }
 
     private void facts(RoutingContext ctx) {
@@ -447,12 +563,21 @@ public final class AgentChannel implements AutoCloseable {
     private void changingTooOften(RoutingContext ctx, String node) {
         Duration wait = factsLimit.refused(node);
         ctx.response().putHeader("Retry-After", Long.toString(FactsLimit.seconds(wait)));
-        error(ctx, 429, new ApiError(("%s's facts change more often than the leader takes them (%d changes at once, then one every "
-                + "%s: slurmlet.leader.facts-change-interval): this report was not stored, and this machine reports its facts again "
-                + "after Retry-After. If they keep changing, something on %s changes what it reports (its address, a package) back "
-                + "and forth: a machine's facts change only when it is set up or changed").formatted(node, FactsLimit.BURST,
-                factsLimit.every(), node), List.of(new Problem("facts", node,
-                "changed more often than one every %s after %d at once".formatted(factsLimit.every(), FactsLimit.BURST))), null));
+        error(
+                ctx,
+                429,
+                new ApiError(
+                        ("%s's facts change more often than the leader takes them (%d changes at once, then one every "
+                                        + "%s: slurmlet.leader.facts-change-interval): this report was not stored, and this machine reports its facts again "
+                                        + "after Retry-After. If they keep changing, something on %s changes what it reports (its address, a package) back "
+                                        + "and forth: a machine's facts change only when it is set up or changed")
+                                .formatted(node, FactsLimit.BURST, factsLimit.every(), node),
+                        List.of(new Problem(
+                                "facts",
+                                node,
+                                "changed more often than one every %s after %d at once"
+                                        .formatted(factsLimit.every(), FactsLimit.BURST))),
+                        null));
     }
 
     private void plan(RoutingContext ctx) {
@@ -461,7 +586,8 @@ public final class AgentChannel implements AutoCloseable {
         Duration wait;
         try {
             held = Long.parseLong(ctx.request().getParam("after", "0"));
-            wait = Duration.ofSeconds(Long.parseLong(ctx.request().getParam("wait", Long.toString(pollWait.toSeconds()))));
+            wait = Duration.ofSeconds(
+                    Long.parseLong(ctx.request().getParam("wait", Long.toString(pollWait.toSeconds()))));
         } catch (NumberFormatException e) {
             error(ctx, 400, "after and wait are whole numbers: the plan revision held, and seconds to wait");
             return;
@@ -471,7 +597,10 @@ public final class AgentChannel implements AutoCloseable {
         }
         String digest = ctx.request().getParam("digest");
         if (digest != null && !PlanDigest.FORM.matcher(digest).matches()) {
-            error(ctx, 400, "digest is the sha256 of the plan held, 64 lower-case hex digits; leave it out to be sent the plan again");
+            error(
+                    ctx,
+                    400,
+                    "digest is the sha256 of the plan held, 64 lower-case hex digits; leave it out to be sent the plan again");
             return;
         }
         AtomicBoolean answered = new AtomicBoolean();
@@ -504,7 +633,10 @@ public final class AgentChannel implements AutoCloseable {
         timer[0] = vertx.setTimer(Math.max(1, wait.toMillis()), t -> {
             if (answered.compareAndSet(false, true)) {
                 cancel.run();
-                ctx.response().setStatusCode(204).putHeader(RECONNECT_WINDOW, reconnectWindow()).end();
+                ctx.response()
+                        .setStatusCode(204)
+                        .putHeader(RECONNECT_WINDOW, reconnectWindow())
+                        .end();
             }
         });
         // The response's, not the connection's: ConnectionLimits holds the connection's close handler.
@@ -534,12 +666,28 @@ public final class AgentChannel implements AutoCloseable {
         String node = ctx.get(NODE);
         NodeReport report = SettingsJson.read(bytes(ctx), NodeReport.class);
         // What a machine reports is shown by ctl and logged: each text one line, as a terminal shows it.
-        boolean kept = reports.put(new NodeReport(node, report.planRevision(),
-                report.steps().stream().map(st -> new io.slurmlet.model.api.StepStatus(Text.oneLine(st.step()), Text.oneLine(st.state()),
-                        Text.oneLine(st.detail()), Text.oneLine(st.at()), Text.oneLine(st.lastError()), Text.oneLine(st.lastErrorAt()))).toList(),
-                report.slurmNodes().stream().map(n -> new io.slurmlet.model.api.SlurmNodeState(Text.oneLine(n.name()), Text.oneLine(n.state()),
-                        Text.oneLine(n.reason()), n.jobs().stream().map(Text::oneLine).toList())).toList(),
-                report.observed()), stillJoined(ctx));
+        boolean kept = reports.put(
+                new NodeReport(
+                        node,
+                        report.planRevision(),
+                        report.steps().stream()
+                                .map(st -> new io.slurmlet.model.api.StepStatus(
+                                        Text.oneLine(st.step()),
+                                        Text.oneLine(st.state()),
+                                        Text.oneLine(st.detail()),
+                                        Text.oneLine(st.at()),
+                                        Text.oneLine(st.lastError()),
+                                        Text.oneLine(st.lastErrorAt())))
+                                .toList(),
+                        report.slurmNodes().stream()
+                                .map(n -> new io.slurmlet.model.api.SlurmNodeState(
+                                        Text.oneLine(n.name()),
+                                        Text.oneLine(n.state()),
+                                        Text.oneLine(n.reason()),
+                                        n.jobs().stream().map(Text::oneLine).toList()))
+                                .toList(),
+                        report.observed()),
+                stillJoined(ctx));
         if (!kept) {
             removedMeanwhile(ctx, "status report");
             return;
@@ -569,18 +717,26 @@ public final class AgentChannel implements AutoCloseable {
         if (cause instanceof SettingsJson.BadJson bad) {
             error(ctx, 400, bad.getMessage());
         } else if (ctx.statusCode() == 413) {
-            closeAfter(ctx, 400, ApiError.of(ctx.normalizedPath().equals("/v1/join")
-                    ? "a join's body is {\"node\": \"NAME\"}, not more than %d bytes".formatted(JOIN_BODY_BYTES)
-                    : "the request body is larger than slurmlet.leader.max-body-bytes allows"));
+            closeAfter(
+                    ctx,
+                    400,
+                    ApiError.of(
+                            ctx.normalizedPath().equals("/v1/join")
+                                    ? "a join's body is {\"node\": \"NAME\"}, not more than %d bytes"
+                                            .formatted(JOIN_BODY_BYTES)
+                                    : "the request body is larger than slurmlet.leader.max-body-bytes allows"));
         } else {
-            LOG.errorf(cause, "the agents' channel failed on %s %s", ctx.request().method(), ctx.normalizedPath());
+            LOG.errorf(
+                    cause, "the agents' channel failed on %s %s", ctx.request().method(), ctx.normalizedPath());
             error(ctx, 500, "the leader failed to answer: its log says why");
         }
     }
 
     static ApiError refusal(List<Problem> problems) {
-        return new ApiError("the facts were not stored: %d problem%s"
-                .formatted(problems.size(), problems.size() == 1 ? "" : "s"), problems, null);
+        return new ApiError(
+                "the facts were not stored: %d problem%s".formatted(problems.size(), problems.size() == 1 ? "" : "s"),
+                problems,
+                null);
     }
 
     /** {@code reported} under the name of the machine that sent it. */
@@ -614,7 +770,10 @@ public final class AgentChannel implements AutoCloseable {
     /** {@code json}, already JSON. */
     private static void json(RoutingContext ctx, int status, byte[] json) {
         if (!ctx.response().ended()) {
-            ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(json));
+            ctx.response()
+                    .setStatusCode(status)
+                    .putHeader("Content-Type", "application/json")
+                    .end(io.vertx.core.buffer.Buffer.buffer(json));
         }
     }
 
@@ -622,12 +781,16 @@ public final class AgentChannel implements AutoCloseable {
      * A plan's answer, made once for every poll waiting for it, sent from its pieces as they are: the
      * texts every plan carries alike are not copied into each answer.
      */
-    private static io.vertx.core.Future<Void> json(RoutingContext ctx, int status, io.slurmlet.model.plan.PlanJson json) {
+    private static io.vertx.core.Future<Void> json(
+            RoutingContext ctx, int status, io.slurmlet.model.plan.PlanJson json) {
         if (ctx.response().ended()) {
             return io.vertx.core.Future.failedFuture("answered already");
         }
-        return ctx.response().setStatusCode(status).putHeader("Content-Type", "application/json").end(io.vertx.core.buffer.Buffer.buffer(
-                io.netty.buffer.Unpooled.wrappedBuffer(json.parts().toArray(byte[][]::new))));
+        return ctx.response()
+                .setStatusCode(status)
+                .putHeader("Content-Type", "application/json")
+                .end(io.vertx.core.buffer.Buffer.buffer(
+                        io.netty.buffer.Unpooled.wrappedBuffer(json.parts().toArray(byte[][]::new))));
     }
 
     /**
@@ -643,7 +806,8 @@ public final class AgentChannel implements AutoCloseable {
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
-                LOG.debugf("the agents' channel did not close within 5 s (%s): Vert.x closes what is left", e.toString());
+                LOG.debugf(
+                        "the agents' channel did not close within 5 s (%s): Vert.x closes what is left", e.toString());
             }
         }
         if (admin != null) {

@@ -18,9 +18,6 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
 
-import java.net.InetAddress;
-import java.util.List;
-
 /** On the leader: opens the {@link AgentChannel} once the leader's state is open, and closes it at shutdown. */
 @ApplicationScoped
 public class AgentChannelServer implements LeaderChannel {
@@ -52,10 +49,14 @@ public class AgentChannelServer implements LeaderChannel {
     @Inject
     Instance<io.slurmlet.agent.leader.ContainerFiles> containerFiles;
 
-    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.domain-socket", defaultValue = "/run/slurmlet/leader.sock")
+    @org.eclipse.microprofile.config.inject.ConfigProperty(
+            name = "quarkus.http.domain-socket",
+            defaultValue = "/run/slurmlet/leader.sock")
     String adminSocket;
 
-    @org.eclipse.microprofile.config.inject.ConfigProperty(name = "quarkus.http.domain-socket-enabled", defaultValue = "false")
+    @org.eclipse.microprofile.config.inject.ConfigProperty(
+            name = "quarkus.http.domain-socket-enabled",
+            defaultValue = "false")
     boolean adminSocketEnabled;
 
     private volatile AgentChannel channel;
@@ -64,8 +65,16 @@ public class AgentChannelServer implements LeaderChannel {
     /** Once this agent leads (at start with the file store; once elected with etcd), after the leader's state opened. */
     void start(@Observes io.slurmlet.agent.leader.LeaderStartup.Leading leading) throws Exception {
         Vertx vertx = leading.vertx();
-        channel = new AgentChannel(pki.get(), joinTokens.get(), credentials.get(), inventory.get(), plans.get(),
-                reports.get(), config.node().pollWait(), lending.get(), containerFiles.get(),
+        channel = new AgentChannel(
+                pki.get(),
+                joinTokens.get(),
+                credentials.get(),
+                inventory.get(),
+                plans.get(),
+                reports.get(),
+                config.node().pollWait(),
+                lending.get(),
+                containerFiles.get(),
                 adminSocketEnabled ? java.nio.file.Path.of(adminSocket) : null);
         agentPort = channel.start(vertx, config);
     }

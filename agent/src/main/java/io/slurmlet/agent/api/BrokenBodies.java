@@ -46,15 +46,23 @@ public class BrokenBodies {
             if (request.isEnded() || response.headWritten() || response.ended() || response.closed()) {
                 return;
             }
-            String why = Text.oneLine(failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage());
-            LOG.logf(logged ? Logger.Level.INFO : Logger.Level.DEBUG, "the body of %s %s from %s could not be read: %s",
-                    request.method(), Text.oneLine(request.path()), request.remoteAddress(), why);
+            String why = Text.oneLine(
+                    failure.getMessage() == null ? failure.getClass().getSimpleName() : failure.getMessage());
+            LOG.logf(
+                    logged ? Logger.Level.INFO : Logger.Level.DEBUG,
+                    "the body of %s %s from %s could not be read: %s",
+                    request.method(),
+                    Text.oneLine(request.path()),
+                    request.remoteAddress(),
+                    why);
             try {
                 response.setStatusCode(400)
                         .putHeader(HttpHeaders.CONTENT_TYPE, "application/json")
                         .putHeader(HttpHeaders.CONNECTION, "close")
-                        .end(Buffer.buffer(SettingsJson.pretty(ApiError.of(("the request's body could not be read (%s): send "
-                                + "it whole, with a Content-Length or valid chunks; nothing was changed").formatted(why)))));
+                        .end(Buffer.buffer(
+                                SettingsJson.pretty(ApiError.of(("the request's body could not be read (%s): send "
+                                                + "it whole, with a Content-Length or valid chunks; nothing was changed")
+                                        .formatted(why)))));
                 // Vert.x holds writes made while it reads until the read ends, and the connection is
                 // closed before that: the answer is flushed now, or it is dropped with the connection.
                 if (request.connection() instanceof ConnectionBase connection) {

@@ -7,14 +7,13 @@ import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServerRequest;
-import org.jboss.logging.Logger;
-
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jboss.logging.Logger;
 
 /**
  * What the agents' channel gives a connection before anything on it is authenticated, from the
@@ -54,7 +53,8 @@ final class ConnectionLimits {
      */
     boolean accepted(Channel channel) {
         String peer = channel.remoteAddress() instanceof InetSocketAddress a && a.getAddress() != null
-                ? a.getAddress().getHostAddress() : "unknown";
+                ? a.getAddress().getHostAddress()
+                : "unknown";
         int fromPeer;
         boolean allowed;
         synchronized (this) {
@@ -67,9 +67,11 @@ final class ConnectionLimits {
         }
         if (!allowed) {
             long n = refused.incrementAndGet();
-            warn("the agents' channel closed a new connection from %s before its TLS handshake: %d open from there (at most %d, "
-                    + "slurmlet.leader.agent-connections-per-peer), %d in all (at most %d, slurmlet.leader.agent-connections); "
-                    + "%d closed so far", peer, fromPeer, perPeer, open(), total, n);
+            warn(
+                    "the agents' channel closed a new connection from %s before its TLS handshake: %d open from there (at most %d, "
+                            + "slurmlet.leader.agent-connections-per-peer), %d in all (at most %d, slurmlet.leader.agent-connections); "
+                            + "%d closed so far",
+                    peer, fromPeer, perPeer, open(), total, n);
             channel.close();
             return false;
         }
@@ -97,7 +99,8 @@ final class ConnectionLimits {
         return new io.vertx.core.http.impl.HttpServerImpl((io.vertx.core.impl.VertxInternal) vertx, options) {
             @Override
             protected java.util.function.BiConsumer<Channel, io.vertx.core.net.impl.SslChannelProvider> childHandler(
-                    io.vertx.core.impl.ContextInternal context, io.vertx.core.net.SocketAddress address,
+                    io.vertx.core.impl.ContextInternal context,
+                    io.vertx.core.net.SocketAddress address,
                     io.netty.handler.traffic.GlobalTrafficShapingHandler shaping) {
                 var vertxs = super.childHandler(context, address, shaping);
                 return (channel, ssl) -> {
@@ -154,11 +157,15 @@ final class ConnectionLimits {
 
         void start() {
             if (running == null) {
-                running = channel.eventLoop().schedule(() -> {
-                    running = null;
-                    timedOut.incrementAndGet();
-                    channel.close();
-                }, headerTimeout.toNanos(), TimeUnit.NANOSECONDS);
+                running = channel.eventLoop()
+                        .schedule(
+                                () -> {
+                                    running = null;
+                                    timedOut.incrementAndGet();
+                                    channel.close();
+                                },
+                                headerTimeout.toNanos(),
+                                TimeUnit.NANOSECONDS);
             }
         }
 

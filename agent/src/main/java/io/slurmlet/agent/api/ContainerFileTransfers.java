@@ -6,14 +6,13 @@ import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
-import org.jboss.logging.Logger;
-
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.jboss.logging.Logger;
 
 /**
  * The leader sending the files of jobs in containers it holds to joined machines, on the agents'
@@ -47,8 +46,10 @@ final class ContainerFileTransfers {
      */
     ContainerFileTransfers(ContainerFiles files, Duration partTimeout) {
         if (partTimeout.toMillis() < 1) {
-            throw new IllegalStateException(("slurmlet.leader.containers.part-timeout is %s: give how long a part of a file (512 KiB) "
-                    + "may take to go out to a machine, as 60s (the default)").formatted(partTimeout));
+            throw new IllegalStateException(
+                    ("slurmlet.leader.containers.part-timeout is %s: give how long a part of a file (512 KiB) "
+                                    + "may take to go out to a machine, as 60s (the default)")
+                            .formatted(partTimeout));
         }
         this.files = files;
         this.partTimeout = partTimeout;
@@ -61,15 +62,22 @@ final class ContainerFileTransfers {
         if (!sending.add(node)) {
             LOG.infof("%s asked for %s while a file is still going to it: told to come back", node, file);
             ctx.response().putHeader("Retry-After", RETRY_AFTER);
-            AgentChannel.error(ctx, 429, ("the leader sends each machine one file at a time, and one is still going to %s: fetch "
-                    + "them one after another (this machine's next pass fetches %s again)").formatted(node, file));
+            AgentChannel.error(
+                    ctx,
+                    429,
+                    ("the leader sends each machine one file at a time, and one is still going to %s: fetch "
+                                    + "them one after another (this machine's next pass fetches %s again)")
+                            .formatted(node, file));
             return;
         }
         if (!slots.tryAcquire()) {
             sending.remove(node);
             ctx.response().putHeader("Retry-After", RETRY_AFTER);
-            AgentChannel.error(ctx, 503, "the leader sends %d files at a time and is busy: this machine's next pass fetches %s again"
-                    .formatted(TRANSFERS, file));
+            AgentChannel.error(
+                    ctx,
+                    503,
+                    "the leader sends %d files at a time and is busy: this machine's next pass fetches %s again"
+                            .formatted(TRANSFERS, file));
             return;
         }
         new Transfer(ctx, node, sha256, file).start();
@@ -99,7 +107,8 @@ final class ContainerFileTransfers {
         void start() {
             // The machine gone (or its connection closed under it): its turn is free at once.
             response.closeHandler(v -> over("the connection closed before the file went out"));
-            context.<Optional<ContainerFiles.Held>>executeBlocking(() -> files.open(sha256).filter(h -> h.file().file().equals(file)), false)
+            context.<Optional<ContainerFiles.Held>>executeBlocking(
+                            () -> files.open(sha256).filter(h -> h.file().file().equals(file)), false)
                     .onComplete(found -> {
                         if (over.get()) {
                             return;
@@ -107,8 +116,12 @@ final class ContainerFileTransfers {
                         if (found.failed()) {
                             failed(found.cause());
                         } else if (found.result().isEmpty()) {
-                            AgentChannel.error(ctx, 404, ("the leader holds no %s with sha256 %s: the plan that named it is older than "
-                                    + "the leader's files; the next plan names where to fetch it").formatted(Text.quote(file), Text.quote(sha256)));
+                            AgentChannel.error(
+                                    ctx,
+                                    404,
+                                    ("the leader holds no %s with sha256 %s: the plan that named it is older than "
+                                                    + "the leader's files; the next plan names where to fetch it")
+                                            .formatted(Text.quote(file), Text.quote(sha256)));
                             over(null);
                         } else {
                             held = found.result().get();
@@ -145,9 +158,17 @@ final class ContainerFileTransfers {
                 if (index == 0) {
                     head(); // only now: a first part that cannot be read is answered 500, as JSON
                 }
-                long watch = ctx.vertx().setTimer(Math.max(1, partTimeout.toMillis()), t -> cut(("part %d of its %d (%d KiB each) did "
-                        + "not go out within %d ms (slurmlet.leader.containers.part-timeout): the machine reads slower than that, or "
-                        + "not at all").formatted(index + 1, held.parts(), ContainerFiles.PART_BYTES >> 10, partTimeout.toMillis())));
+                long watch = ctx.vertx()
+                        .setTimer(
+                                Math.max(1, partTimeout.toMillis()),
+                                t -> cut(("part %d of its %d (%d KiB each) did "
+                                                + "not go out within %d ms (slurmlet.leader.containers.part-timeout): the machine reads slower than that, or "
+                                                + "not at all")
+                                        .formatted(
+                                                index + 1,
+                                                held.parts(),
+                                                ContainerFiles.PART_BYTES >> 10,
+                                                partTimeout.toMillis())));
                 timer = watch;
                 response.write(Buffer.buffer(read.result())).onComplete(sent -> {
                     ctx.vertx().cancelTimer(watch);
@@ -163,7 +184,8 @@ final class ContainerFileTransfers {
         }
 
         private void head() {
-            response.setStatusCode(200).putHeader("Content-Type", "application/octet-stream")
+            response.setStatusCode(200)
+                    .putHeader("Content-Type", "application/octet-stream")
                     .putHeader("Content-Length", Long.toString(held.file().bytes()));
         }
 

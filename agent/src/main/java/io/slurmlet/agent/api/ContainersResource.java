@@ -14,7 +14,6 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.List;
@@ -45,9 +44,12 @@ public class ContainersResource {
     @PUT
     @Path("/{file}")
     @Consumes(MediaType.APPLICATION_OCTET_STREAM)
-    public Response put(@PathParam("file") String file, @QueryParam("sha256") String sha256, InputStream body) throws IOException {
+    public Response put(@PathParam("file") String file, @QueryParam("sha256") String sha256, InputStream body)
+            throws IOException {
         try {
-            return Response.ok(files.put(table, file, Optional.ofNullable(sha256).filter(s -> !s.isEmpty()), body)).build();
+            return Response.ok(
+                            files.put(table, file, Optional.ofNullable(sha256).filter(s -> !s.isEmpty()), body))
+                    .build();
         } catch (ContainerFiles.Refused e) {
             return SettingsResource.error(400, ApiError.of(e.getMessage()));
         }

@@ -46,8 +46,10 @@ public class ErrorMappers {
     @ServerExceptionMapper
     public Response storage(io.slurmlet.agent.store.StorageException e) {
         LOG.error("could not store a change", e);
-        return SettingsResource.error(500, ApiError.of(
-                "the leader could not store the change (%s); nothing was changed".formatted(e.getMessage())));
+        return SettingsResource.error(
+                500,
+                ApiError.of(
+                        "the leader could not store the change (%s); nothing was changed".formatted(e.getMessage())));
     }
 
     /**
@@ -64,14 +66,18 @@ public class ErrorMappers {
             root = root.getCause();
         }
         LOG.infof("a request's body could not be read: %s", root.getMessage());
-        return SettingsResource.error(400, ApiError.of(
-                "the request's body could not be read (%s); nothing was changed".formatted(root.getMessage())));
+        return SettingsResource.error(
+                400,
+                ApiError.of(
+                        "the request's body could not be read (%s); nothing was changed".formatted(root.getMessage())));
     }
 
     @ServerExceptionMapper
     public Response unexpected(Exception e) {
         LOG.error("request failed", e);
-        return SettingsResource.error(500, ApiError.of(
-                "the leader failed to handle this request (%s); its log has the details".formatted(e.getClass().getSimpleName())));
+        return SettingsResource.error(
+                500,
+                ApiError.of("the leader failed to handle this request (%s); its log has the details"
+                        .formatted(e.getClass().getSimpleName())));
     }
 }

@@ -3,8 +3,6 @@ package io.slurmlet.agent.api;
 import io.quarkus.vertx.http.DomainSocketServerStart;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.ObservesAsync;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,6 +10,7 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Set;
+import org.jboss.logging.Logger;
 
 /**
  * The leader's unix socket lets root on this machine in without a token, so only root may reach
@@ -33,7 +32,8 @@ public class LeaderSocket {
         Path dir = socket.toAbsolutePath().getParent();
         Set<PosixFilePermission> dirMode = Files.getPosixFilePermissions(dir);
         if (dirMode.stream().anyMatch(OPEN_TO_OTHERS::contains)) {
-            LOG.warnf("the leader's socket %s is in %s, which others can enter (%s): make that folder 0700",
+            LOG.warnf(
+                    "the leader's socket %s is in %s, which others can enter (%s): make that folder 0700",
                     socket, dir, PosixFilePermissions.toString(dirMode));
         }
     }

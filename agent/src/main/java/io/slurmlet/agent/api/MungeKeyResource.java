@@ -22,7 +22,6 @@ import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.Context;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -47,8 +46,10 @@ public class MungeKeyResource {
      * @param state in words: holds it, switches at its moment, has not switched, has not reported
      */
     @RegisterForReflection
-    public record Machine(@JsonProperty("node") String node, @JsonProperty("holds") boolean holds, @JsonProperty("state") String state) {
-    }
+    public record Machine(
+            @JsonProperty("node") String node,
+            @JsonProperty("holds") boolean holds,
+            @JsonProperty("state") String state) {}
 
     /**
      * The cluster's key as rotated, and where each machine with a Slurm role is.
@@ -59,10 +60,13 @@ public class MungeKeyResource {
      */
     @RegisterForReflection
     @JsonInclude(JsonInclude.Include.NON_NULL)
-    public record KeyState(@JsonProperty("rotation") long rotation, @JsonProperty("switch_at") String switchAt,
-                           @JsonProperty("requested") String requested, @JsonProperty("by") String by,
-                           @JsonProperty("machines") List<Machine> machines, @JsonProperty("notes") List<String> notes) {
-    }
+    public record KeyState(
+            @JsonProperty("rotation") long rotation,
+            @JsonProperty("switch_at") String switchAt,
+            @JsonProperty("requested") String requested,
+            @JsonProperty("by") String by,
+            @JsonProperty("machines") List<Machine> machines,
+            @JsonProperty("notes") List<String> notes) {}
 
     @Inject
     MungeKeys keys;
@@ -83,7 +87,8 @@ public class MungeKeyResource {
 
     @POST
     @Path("/rotate")
-    public Response rotate(@Context HttpServerRequest http, @QueryParam("under_jobs") boolean underJobs) throws IOException {
+    public Response rotate(@Context HttpServerRequest http, @QueryParam("under_jobs") boolean underJobs)
+            throws IOException {
         List<String> running = reports.jobsRunning(store.current().settings().controller());
         if (!underJobs && !running.isEmpty()) {
             return SettingsResource.error(409, ApiError.of(underJobsRefused(running)));
@@ -94,12 +99,19 @@ public class MungeKeyResource {
                 seen.put(node, o.munge());
             }
         });
-        List<String> older = olderAgents(planned().stream().map(p -> p.plan().node()).toList(), seen);
+        List<String> older =
+                olderAgents(planned().stream().map(p -> p.plan().node()).toList(), seen);
         if (!older.isEmpty()) {
-            return SettingsResource.error(409, ApiError.of(("the agent%s of %s %s older than munge key rotations: %s would refuse the plan "
-                    + "that carries the new key and keep the old one, which the other machines no longer accept; upgrade slurmlet there "
-                    + "first; nothing was changed").formatted(older.size() == 1 ? "" : "s", String.join(", ", older),
-                    older.size() == 1 ? "is" : "are", older.size() == 1 ? "it" : "they")));
+            return SettingsResource.error(
+                    409,
+                    ApiError.of(("the agent%s of %s %s older than munge key rotations: %s would refuse the plan "
+                                    + "that carries the new key and keep the old one, which the other machines no longer accept; upgrade slurmlet there "
+                                    + "first; nothing was changed")
+                            .formatted(
+                                    older.size() == 1 ? "" : "s",
+                                    String.join(", ", older),
+                                    older.size() == 1 ? "is" : "are",
+                                    older.size() == 1 ? "it" : "they")));
         }
         MungeKeys.Rotation r;
         try {
@@ -110,7 +122,8 @@ public class MungeKeyResource {
         publisher.nudge();
         List<String> notes = List.of(
                 ("rotation %d: a new munge key is stored on the leader; every machine with a Slurm role writes it and restarts "
-                        + "munged at %s, together (slurmctld, slurmd and jobs keep running)").formatted(r.rotation(), r.switchAt()),
+                                + "munged at %s, together (slurmctld, slurmd and jobs keep running)")
+                        .formatted(r.rotation(), r.switchAt()),
                 "a machine that is down or cut off then takes the new key as soon as it has its plan again; until it does, "
                         + "Slurm refuses its messages: its jobs keep running, but a batch job that ends there has its end refused and "
                         + "is requeued",
@@ -127,9 +140,14 @@ public class MungeKeyResource {
     static String underJobsRefused(List<String> running) {
         int shown = Math.min(running.size(), 5);
         return ("%d job%s run%s (%s%s): a batch job that ends within a fraction of a second of the switch can have its end refused "
-                + "by slurmctld, and Slurm then requeues it; rotate once squeue shows none, or say so with --under-jobs "
-                + "(under_jobs=true) to take that risk; nothing was changed").formatted(running.size(), running.size() == 1 ? "" : "s",
-                running.size() == 1 ? "s" : "", String.join(", ", running.subList(0, shown)), running.size() > shown ? ", …" : "");
+                        + "by slurmctld, and Slurm then requeues it; rotate once squeue shows none, or say so with --under-jobs "
+                        + "(under_jobs=true) to take that risk; nothing was changed")
+                .formatted(
+                        running.size(),
+                        running.size() == 1 ? "" : "s",
+                        running.size() == 1 ? "s" : "",
+                        String.join(", ", running.subList(0, shown)),
+                        running.size() > shown ? ", …" : "");
     }
 
     private KeyState state(List<String> notes) {
@@ -138,11 +156,22 @@ public class MungeKeyResource {
         Map<String, Observed> seen = reports.observed();
         List<Machine> machines = new ArrayList<>();
         for (PublishedPlan p : planned()) {
-            MungeSeen m = Optional.ofNullable(seen.get(p.plan().node())).map(Observed::munge).orElse(null);
-            machines.add(machine(p.plan().node(), key, m, p.plan().mungeKey().map(k -> k.rotation() == key.rotation()).orElse(false)));
+            MungeSeen m = Optional.ofNullable(seen.get(p.plan().node()))
+                    .map(Observed::munge)
+                    .orElse(null);
+            machines.add(machine(
+                    p.plan().node(),
+                    key,
+                    m,
+                    p.plan().mungeKey().map(k -> k.rotation() == key.rotation()).orElse(false)));
         }
-        return new KeyState(key.rotation(), last.map(r -> r.switchAt().toString()).orElse(null),
-                last.map(r -> r.requested().toString()).orElse(null), last.map(MungeKeys.Rotation::by).orElse(null), machines, notes);
+        return new KeyState(
+                key.rotation(),
+                last.map(r -> r.switchAt().toString()).orElse(null),
+                last.map(r -> r.requested().toString()).orElse(null),
+                last.map(MungeKeys.Rotation::by).orElse(null),
+                machines,
+                notes);
     }
 
     /**
@@ -150,13 +179,20 @@ public class MungeKeyResource {
      * cluster's key but say of no rotation (an agent since rotations always does where the key matches).
      */
     static List<String> olderAgents(List<String> planned, Map<String, MungeSeen> seen) {
-        return planned.stream().filter(n -> seen.get(n) != null && seen.get(n).matches() && seen.get(n).rotation() == null).sorted().toList();
+        return planned.stream()
+                .filter(n -> seen.get(n) != null
+                        && seen.get(n).matches()
+                        && seen.get(n).rotation() == null)
+                .sorted()
+                .toList();
     }
 
     /** The machines whose plans carry a key (those with a Slurm role), by name. */
     private List<PublishedPlan> planned() {
-        return publisher.book().all().values().stream().filter(p -> p.plan().mungeKey().isPresent())
-                .sorted(java.util.Comparator.comparing(p -> p.plan().node())).toList();
+        return publisher.book().all().values().stream()
+                .filter(p -> p.plan().mungeKey().isPresent())
+                .sorted(java.util.Comparator.comparing(p -> p.plan().node()))
+                .toList();
     }
 
     /** @param planned whether the machine's published plan carries the current key already */
@@ -166,14 +202,22 @@ public class MungeKeyResource {
         }
         boolean holds = seen.matches() && seen.rotation() != null && seen.rotation() == key.rotation();
         if (holds) {
-            return new Machine(node, true, key.rotation() == 0 ? "holds the cluster's first key" : "holds rotation %d's key".formatted(key.rotation()));
+            return new Machine(
+                    node,
+                    true,
+                    key.rotation() == 0
+                            ? "holds the cluster's first key"
+                            : "holds rotation %d's key".formatted(key.rotation()));
         }
         if (!planned) {
             return new Machine(node, false, "its plan does not carry the new key yet");
         }
         String at = key.switchAt().map(t -> " (due at " + t + ")").orElse("");
-        return new Machine(node, false, seen.rotation() != null
-                ? "still holds rotation %d's key%s".formatted(seen.rotation(), at)
-                : "has not reported holding the new key%s".formatted(at));
+        return new Machine(
+                node,
+                false,
+                seen.rotation() != null
+                        ? "still holds rotation %d's key%s".formatted(seen.rotation(), at)
+                        : "has not reported holding the new key%s".formatted(at));
     }
 }

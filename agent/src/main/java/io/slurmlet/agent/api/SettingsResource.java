@@ -4,18 +4,18 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
-import io.slurmlet.agent.leader.lending.LendingBook;
-import io.slurmlet.agent.leader.plan.Planner;
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.SettingsStore.Result;
+import io.slurmlet.agent.leader.lending.LendingBook;
+import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.leader.plan.Preview;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
-import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsJson.BadJson;
+import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
 import jakarta.inject.Inject;
@@ -28,13 +28,12 @@ import jakarta.ws.rs.POST;
 import jakarta.ws.rs.PUT;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.PathParam;
-import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.EntityTag;
 import jakarta.ws.rs.core.HttpHeaders;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +58,7 @@ public class SettingsResource {
     static final String MERGE_PATCH_JSON = "application/merge-patch+json";
     /** The query parameter that asks for a preview instead of a write. */
     static final String DRY_RUN = "dry_run";
+
     private static final Pattern REVISION_TAG = Pattern.compile("(?:W/)?\"?(\\d{1,18})\"?");
 
     @Inject
@@ -100,14 +100,17 @@ public class SettingsResource {
     @PUT
     @Path("/settings")
     @Consumes(MediaType.APPLICATION_JSON)
-    public Response put(@HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, @QueryParam(DRY_RUN) String dryRun,
-                        byte[] body) throws IOException {
+    public Response put(
+            @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, @QueryParam(DRY_RUN) String dryRun, byte[] body)
+            throws IOException {
         boolean preview = dryRun(dryRun);
         OptionalLong expected = revision(ifMatch);
         if (ifMatch == null) {
-            return error(428, ApiError.of("a PUT replaces every setting, so it must say which revision it read: "
-                    + "send \"If-Match\" with the ETag of GET /v1/slurm/settings, as If-Match: \"%d\""
-                    .formatted(store.current().revision())));
+            return error(
+                    428,
+                    ApiError.of("a PUT replaces every setting, so it must say which revision it read: "
+                            + "send \"If-Match\" with the ETag of GET /v1/slurm/settings, as If-Match: \"%d\""
+                                    .formatted(store.current().revision())));
         }
         SlurmSettings replacement = SettingsJson.toSettings(SettingsJson.readObject(limit(body)));
         return write(expected, current -> replacement, preview);
@@ -116,31 +119,44 @@ public class SettingsResource {
     @PATCH
     @Path("/settings")
     @Consumes({MERGE_PATCH_JSON, MediaType.APPLICATION_JSON})
-    public Response patch(@HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, @QueryParam(DRY_RUN) String dryRun,
-                          byte[] body) throws IOException {
+    public Response patch(
+            @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch, @QueryParam(DRY_RUN) String dryRun, byte[] body)
+            throws IOException {
         boolean preview = dryRun(dryRun);
         OptionalLong expected = revision(ifMatch);
         JsonNode patch = SettingsJson.readObject(limit(body));
-        return write(expected, current ->
-                SettingsJson.toSettings(SettingsJson.mergePatch(SettingsJson.STRICT.valueToTree(current), patch)), preview);
+        return write(
+                expected,
+                current -> SettingsJson.toSettings(
+                        SettingsJson.mergePatch(SettingsJson.STRICT.valueToTree(current), patch)),
+                preview);
     }
 
     @POST
     @Path("/lent/{node}")
-    public Response lend(@PathParam("node") String node, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
-                         @QueryParam(DRY_RUN) String dryRun) throws IOException {
+    public Response lend(
+            @PathParam("node") String node,
+            @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
+            @QueryParam(DRY_RUN) String dryRun)
+            throws IOException {
         boolean preview = dryRun(dryRun);
-        return write(revision(ifMatch), changeLent(lent -> {
-            if (!lent.contains(node)) {
-                lent.add(node);
-            }
-        }), preview);
+        return write(
+                revision(ifMatch),
+                changeLent(lent -> {
+                    if (!lent.contains(node)) {
+                        lent.add(node);
+                    }
+                }),
+                preview);
     }
 
     @DELETE
     @Path("/lent/{node}")
-    public Response unlend(@PathParam("node") String node, @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
-                           @QueryParam(DRY_RUN) String dryRun) throws IOException {
+    public Response unlend(
+            @PathParam("node") String node,
+            @HeaderParam(HttpHeaders.IF_MATCH) String ifMatch,
+            @QueryParam(DRY_RUN) String dryRun)
+            throws IOException {
         boolean preview = dryRun(dryRun);
         return write(revision(ifMatch), changeLent(lent -> lent.remove(node)), preview);
     }
@@ -149,7 +165,8 @@ public class SettingsResource {
      * The one way every write goes: {@code change} stored, or, for a dry run, judged by the same
      * rules and shown as what each machine would do, with nothing stored.
      */
-    private Response write(OptionalLong expected, UnaryOperator<SlurmSettings> change, boolean dryRun) throws IOException {
+    private Response write(OptionalLong expected, UnaryOperator<SlurmSettings> change, boolean dryRun)
+            throws IOException {
         SlurmSettings current = store.current().settings();
         SlurmSettings next;
         try {
@@ -167,8 +184,10 @@ public class SettingsResource {
             if (next.check().isEmpty()) { // else the store refuses it, and says why
                 // The plans of both settings, made once for every check that compares them.
                 java.util.Set<Long> classes = lending.memoryClasses();
-                Planner.Plans was = reviews.of(current, machines, Planner.Lent.asWished(current, underWay, known, machines, classes));
-                Planner.Plans will = reviews.of(next, machines, Planner.Lent.asWished(next, underWay, known, machines, classes));
+                Planner.Plans was = reviews.of(
+                        current, machines, Planner.Lent.asWished(current, underWay, known, machines, classes));
+                Planner.Plans will =
+                        reviews.of(next, machines, Planner.Lent.asWished(next, underWay, known, machines, classes));
                 hurts.addAll(whatTheControllerCannotRun(was, will));
                 hurts.addAll(exportsUnderJobs(current, next, was, will));
                 will.nodes().forEach((name, plan) -> {
@@ -179,11 +198,19 @@ public class SettingsResource {
             }
             if (next.containers() && !current.containers()) {
                 // Accepted only where it can take effect: every machine must be able to fetch pinned files.
-                artifacts.unusable(gpuMachines, heldFiles()).ifPresent(why -> hurts.add(new Problem("containers", "true",
-                        "containers=true cannot take effect: " + why + "; nothing is stored")));
+                artifacts
+                        .unusable(gpuMachines, heldFiles())
+                        .ifPresent(why -> hurts.add(new Problem(
+                                "containers",
+                                "true",
+                                "containers=true cannot take effect: " + why + "; nothing is stored")));
             }
-            hurts.addAll(whatWouldEndJobs(current, next, !current.enabled()
-                    && !Planner.leaving(current, underWay, known, machines).isEmpty()));
+            hurts.addAll(whatWouldEndJobs(
+                    current,
+                    next,
+                    !current.enabled()
+                            && !Planner.leaving(current, underWay, known, machines)
+                                    .isEmpty()));
             if (!hurts.isEmpty()) {
                 return answer(new Result.Refused(hurts));
             }
@@ -197,10 +224,21 @@ public class SettingsResource {
         }
         Result judged = store.dryRun(expected, change);
         if (judged instanceof Result.WouldStore would) {
-            SettingsPreview preview = Preview.of(would.current(), would.next(), new Preview.Cluster(inventory.all(),
-                    observed(would.current().settings()), reports.slurmNodes(), lending.underWay(), known(would.current().settings()),
-                    accounts.current().accounts(), lending.memoryClasses(), plans.artifacts()));
-            return Response.ok(preview).tag(new EntityTag(Long.toString(would.current().revision()))).build();
+            SettingsPreview preview = Preview.of(
+                    would.current(),
+                    would.next(),
+                    new Preview.Cluster(
+                            inventory.all(),
+                            observed(would.current().settings()),
+                            reports.slurmNodes(),
+                            lending.underWay(),
+                            known(would.current().settings()),
+                            accounts.current().accounts(),
+                            lending.memoryClasses(),
+                            plans.artifacts()));
+            return Response.ok(preview)
+                    .tag(new EntityTag(Long.toString(would.current().revision())))
+                    .build();
         }
         return answer(judged);
     }
@@ -225,34 +263,62 @@ public class SettingsResource {
         List<io.slurmlet.model.observed.QueuedJob> queued = reports.jobsQueued(current.controller());
         if (!next.controller().equals(current.controller()) && (!jobs.isEmpty() || !queued.isEmpty())) {
             // The jobs live in the old slurmctld's state: a new one, elsewhere, knows none of them.
-            problems.add(new Problem("controller", next.controller(), ("moving slurmctld from %s to %s would lose %s: the new "
-                    + "controller starts with none of them; move it once squeue shows none (%s)").formatted(current.controller(),
-                    next.controller().isEmpty() ? "nowhere" : next.controller(),
-                    jobsAnd(count(jobs, "it runs", false), count(queued.stream().map(Object::toString).toList(), "waiting in its queue",
-                            queued.size() >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST)),
-                    queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
+            problems.add(new Problem(
+                    "controller",
+                    next.controller(),
+                    ("moving slurmctld from %s to %s would lose %s: the new "
+                                    + "controller starts with none of them; move it once squeue shows none (%s)")
+                            .formatted(
+                                    current.controller(),
+                                    next.controller().isEmpty() ? "nowhere" : next.controller(),
+                                    jobsAnd(
+                                            count(jobs, "it runs", false),
+                                            count(
+                                                    queued.stream()
+                                                            .map(Object::toString)
+                                                            .toList(),
+                                                    "waiting in its queue",
+                                                    queued.size()
+                                                            >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST)),
+                                    queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
         }
         String was = current.partition(); // never empty: SlurmSettings gives the default
         String now = next.partition();
         // Its memory classes' partitions are renamed with it.
         List<String> waitingThere = queued.stream()
-                .filter(j -> j.partitions().stream().anyMatch(p -> io.slurmlet.agent.slurm.conf.MemoryClasses.isOrBelongsTo(p, was)))
-                .map(Object::toString).toList();
+                .filter(j -> j.partitions().stream()
+                        .anyMatch(p -> io.slurmlet.agent.slurm.conf.MemoryClasses.isOrBelongsTo(p, was)))
+                .map(Object::toString)
+                .toList();
         if (was.equals(now) || jobs.isEmpty() && waitingThere.isEmpty()) {
             return problems;
         }
-        // Slurm 22.05 and 24.11 fail a queued job naming the partition even where it names another too (25.11 drops the name then).
-        problems.add(new Problem("partition", now, ("renaming the partition %s to %s would end %s: Slurm ends the jobs of a "
-                + "partition that leaves slurm.conf; rename it once squeue shows none (%s)").formatted(was, now,
-                jobsAnd(count(jobs, "running in it", false), count(waitingThere, "waiting for it",
-                        queued.size() >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST)),
-                waitingThere.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
+        // Slurm 22.05 and 24.11 fail a queued job naming the partition even where it names another too (25.11 drops the
+        // name then).
+        problems.add(new Problem(
+                "partition",
+                now,
+                ("renaming the partition %s to %s would end %s: Slurm ends the jobs of a "
+                                + "partition that leaves slurm.conf; rename it once squeue shows none (%s)")
+                        .formatted(
+                                was,
+                                now,
+                                jobsAnd(
+                                        count(jobs, "running in it", false),
+                                        count(
+                                                waitingThere,
+                                                "waiting for it",
+                                                queued.size()
+                                                        >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST)),
+                                waitingThere.isEmpty()
+                                        ? "ctl slurm unlend the nodes to let them drain"
+                                        : WAITING_FIX)));
         return problems;
     }
 
     /** What to do about jobs that wait: once nodes are unlent they can never run. */
-    private static final String WAITING_FIX = "let the waiting jobs run, or scancel them; ctl slurm unlend the nodes to let the "
-            + "running ones drain";
+    private static final String WAITING_FIX =
+            "let the waiting jobs run, or scancel them; ctl slurm unlend the nodes to let the " + "running ones drain";
 
     /**
      * {@code the 2 jobs running in it (17 of alice, 18 of bob)}, the first five named; empty for none.
@@ -265,7 +331,8 @@ public class SettingsResource {
             return "";
         }
         String listed = String.join(", ", jobs.size() > 5 ? jobs.subList(0, 5) : jobs) + (jobs.size() > 5 ? ", …" : "");
-        return "%s %d job%s %s (%s)".formatted(partial ? "at least" : "the", jobs.size(), jobs.size() == 1 ? "" : "s", where, listed);
+        return "%s %d job%s %s (%s)"
+                .formatted(partial ? "at least" : "the", jobs.size(), jobs.size() == 1 ? "" : "s", where, listed);
     }
 
     private static String jobsAnd(String running, String queued) {
@@ -289,10 +356,14 @@ public class SettingsResource {
     private Map<String, io.slurmlet.model.observed.Observed> observed(SlurmSettings current) {
         Map<String, io.slurmlet.model.observed.Observed> seen = new java.util.TreeMap<>(reports.observed());
         for (String node : inventory.all().keySet()) {
-            io.slurmlet.model.observed.Observed own = seen.getOrDefault(node, io.slurmlet.model.observed.Observed.NOTHING);
+            io.slurmlet.model.observed.Observed own =
+                    seen.getOrDefault(node, io.slurmlet.model.observed.Observed.NOTHING);
             java.util.Set<String> jobs = new java.util.TreeSet<>(own.jobs());
             reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j.split(" ")[0]));
-            seen.put(node, own.withJobs(jobs.stream().filter(j -> j.matches("[0-9]{1,12}")).toList()));
+            seen.put(
+                    node,
+                    own.withJobs(
+                            jobs.stream().filter(j -> j.matches("[0-9]{1,12}")).toList()));
         }
         return seen;
     }
@@ -307,7 +378,8 @@ public class SettingsResource {
         List<Problem> now = was.problems();
         return will.problems().stream()
                 .filter(p -> p.key().startsWith("slurm_conf.") || p.key().startsWith("experimental."))
-                .filter(p -> !now.contains(p)).toList();
+                .filter(p -> !now.contains(p))
+                .toList();
     }
 
     /**
@@ -318,7 +390,8 @@ public class SettingsResource {
      * export, so the change is refused. The jobs are those each machine reported of itself (its agent
      * looks every 2 s and says when they change) and those the controller's agent last saw there.
      */
-    private List<Problem> exportsUnderJobs(SlurmSettings current, SlurmSettings next, Planner.Plans was, Planner.Plans will) {
+    private List<Problem> exportsUnderJobs(
+            SlurmSettings current, SlurmSettings next, Planner.Plans was, Planner.Plans will) {
         Map<String, io.slurmlet.model.observed.Observed> seen = reports.observed();
         List<Problem> problems = new ArrayList<>();
         Map<String, List<String>> controllerSaw = null; // read once, where a client's export is cut
@@ -328,14 +401,19 @@ public class SettingsResource {
             }
             NodePlan after = will.nodes().get(server.node());
             // A set: a list's contains for each of 10,000 clients would be quadratic.
-            java.util.Set<String> stillServed = after != null && after.storage() instanceof StoragePlan.Export e
-                    && e.path().equals(export.path()) ? new java.util.HashSet<>(e.clients()) : java.util.Set.of();
+            java.util.Set<String> stillServed = after != null
+                            && after.storage() instanceof StoragePlan.Export e
+                            && e.path().equals(export.path())
+                    ? new java.util.HashSet<>(e.clients())
+                    : java.util.Set.of();
             String source = server.node() + ":" + export.path();
             java.util.Set<String> jobs = new java.util.TreeSet<>();
             List<String> cut = new ArrayList<>();
             for (NodePlan client : was.nodes().values()) {
                 String node = client.node();
-                if (!(client.storage() instanceof StoragePlan.Mount m && m.source().equals(source)) || stillServed.contains(node)) {
+                if (!(client.storage() instanceof StoragePlan.Mount m
+                                && m.source().equals(source))
+                        || stillServed.contains(node)) {
                     continue;
                 }
                 int before = jobs.size();
@@ -343,7 +421,8 @@ public class SettingsResource {
                 if (own != null) {
                     own.jobs().forEach(j -> jobs.add(j + " on " + node));
                 }
-                // Both looks count: the controller knows a job before its slurmstepd starts; the machine's own may be older.
+                // Both looks count: the controller knows a job before its slurmstepd starts; the machine's own may be
+                // older.
                 if (controllerSaw == null) {
                     controllerSaw = reports.jobsReportedByNode(current.controller());
                 }
@@ -363,22 +442,37 @@ public class SettingsResource {
             if (!next.enabled()) {
                 key = "enabled";
                 value = "false";
-            } else if (next.shared() == null || next.shared().path() == null || next.shared().path().isEmpty()
+            } else if (next.shared() == null
+                    || next.shared().path() == null
+                    || next.shared().path().isEmpty()
                     || !next.shared().path().replaceAll("/+$", "").equals(export.path())) {
                 key = "shared.path";
-                value = next.shared() == null || next.shared().path() == null ? "" : next.shared().path();
-            } else if (!stillServed.isEmpty() || server.node().equals(next.shared().server())) {
+                value = next.shared() == null || next.shared().path() == null
+                        ? ""
+                        : next.shared().path();
+            } else if (!stillServed.isEmpty()
+                    || server.node().equals(next.shared().server())) {
                 key = "nodes";
                 value = String.join(",", next.nodes());
             } else {
                 key = "shared.server";
                 value = next.shared().server() == null ? "" : next.shared().server();
             }
-            problems.add(new Problem(key, value, ("%s would stop exporting %s to %s while %d job%s that may use it still run%s (%s): "
-                    + "the jobs' files would go from under them; make the change once they have ended (ctl slurm unlend the nodes "
-                    + "to let them drain)").formatted(server.node(), export.path(), String.join(", ", cut), listed.size(),
-                    listed.size() == 1 ? "" : "s", listed.size() == 1 ? "s" : "",
-                    String.join(", ", listed.size() > 5 ? listed.subList(0, 5) : listed) + (listed.size() > 5 ? ", …" : ""))));
+            problems.add(new Problem(
+                    key,
+                    value,
+                    ("%s would stop exporting %s to %s while %d job%s that may use it still run%s (%s): "
+                                    + "the jobs' files would go from under them; make the change once they have ended (ctl slurm unlend the nodes "
+                                    + "to let them drain)")
+                            .formatted(
+                                    server.node(),
+                                    export.path(),
+                                    String.join(", ", cut),
+                                    listed.size(),
+                                    listed.size() == 1 ? "" : "s",
+                                    listed.size() == 1 ? "s" : "",
+                                    String.join(", ", listed.size() > 5 ? listed.subList(0, 5) : listed)
+                                            + (listed.size() > 5 ? ", …" : ""))));
         }
         return problems;
     }
@@ -398,9 +492,13 @@ public class SettingsResource {
         if (size <= max) {
             return List.of();
         }
-        return List.of(new Problem("settings", Integer.toString(size), ("the settings would be %d bytes as JSON, over the %d this API "
-                + "reads, so they could not be sent back with a PUT: keep slurm_conf and the lists shorter, or raise "
-                + "slurmlet.leader.max-body-bytes").formatted(size, max)));
+        return List.of(new Problem(
+                "settings",
+                Integer.toString(size),
+                ("the settings would be %d bytes as JSON, over the %d this API "
+                                + "reads, so they could not be sent back with a PUT: keep slurm_conf and the lists shorter, or raise "
+                                + "slurmlet.leader.max-body-bytes")
+                        .formatted(size, max)));
     }
 
     /** The files the leader holds for containers; none where its store cannot say (the check then asks for a mirror). */
@@ -421,7 +519,7 @@ public class SettingsResource {
             return true;
         }
         throw new BadJson("dry_run \"%s\" is not true or false: send ?dry_run=true to see what the change would do, "
-                .formatted(value.length() > 40 ? value.substring(0, 40) + "…" : value)
+                        .formatted(value.length() > 40 ? value.substring(0, 40) + "…" : value)
                 + "or leave it out to make the change");
     }
 
@@ -440,8 +538,8 @@ public class SettingsResource {
     /** {@code body}, unless it is over {@code max} bytes (slurmlet.leader.max-body-bytes): then 400, naming {@code what} to send. */
     static byte[] limit(byte[] body, int max, String what) {
         if (body != null && body.length > max) {
-            throw new BadJson("the body is %d bytes, over the %d this API reads: send only %s"
-                    .formatted(body.length, max, what));
+            throw new BadJson(
+                    "the body is %d bytes, over the %d this API reads: send only %s".formatted(body.length, max, what));
         }
         return body == null ? new byte[0] : body;
     }
@@ -453,8 +551,12 @@ public class SettingsResource {
         }
         Matcher m = REVISION_TAG.matcher(ifMatch.strip());
         if (!m.matches()) {
-            throw new BadJson("If-Match %s is not a revision: send the ETag of GET /v1/slurm/settings, as If-Match: \"7\""
-                    .formatted(ifMatch.strip().length() > 40 ? "header" : "\"" + ifMatch.strip().replace("\"", "") + "\""));
+            throw new BadJson(
+                    "If-Match %s is not a revision: send the ETag of GET /v1/slurm/settings, as If-Match: \"7\""
+                            .formatted(
+                                    ifMatch.strip().length() > 40
+                                            ? "header"
+                                            : "\"" + ifMatch.strip().replace("\"", "") + "\""));
         }
         return OptionalLong.of(Long.parseLong(m.group(1)));
     }
@@ -464,20 +566,35 @@ public class SettingsResource {
             return ok(a.document());
         }
         if (result instanceof Result.Conflict c) {
-            return error(409, new ApiError(("the settings changed since revision %d, which this change was based on; "
-                    + "they are at revision %d now: read them again and redo the change").formatted(
-                    c.expected(), c.current().revision()), List.of(), c.current().revision()));
+            return error(
+                    409,
+                    new ApiError(
+                            ("the settings changed since revision %d, which this change was based on; "
+                                            + "they are at revision %d now: read them again and redo the change")
+                                    .formatted(c.expected(), c.current().revision()),
+                            List.of(),
+                            c.current().revision()));
         }
         Result.Refused r = (Result.Refused) result;
-        return error(400, new ApiError("the settings were not changed: %d problem%s".formatted(
-                r.problems().size(), r.problems().size() == 1 ? "" : "s"), r.problems(), null));
+        return error(
+                400,
+                new ApiError(
+                        "the settings were not changed: %d problem%s"
+                                .formatted(r.problems().size(), r.problems().size() == 1 ? "" : "s"),
+                        r.problems(),
+                        null));
     }
 
     private static Response ok(SettingsDocument doc) {
-        return Response.ok(doc).tag(new EntityTag(Long.toString(doc.revision()))).build();
+        return Response.ok(doc)
+                .tag(new EntityTag(Long.toString(doc.revision())))
+                .build();
     }
 
     static Response error(int status, ApiError error) {
-        return Response.status(status).type(MediaType.APPLICATION_JSON_TYPE).entity(error).build();
+        return Response.status(status)
+                .type(MediaType.APPLICATION_JSON_TYPE)
+                .entity(error)
+                .build();
     }
 }

@@ -37,7 +37,8 @@ public class SettingsStoreHealth implements HealthCheck {
         var named = HealthCheckResponse.named("settings-store").up();
         // A standby is well while it can reach the store it would lead from, and says who leads.
         var b = config.isLeader() && !startup.serving()
-                ? named.withData("role", leadership.leads() ? "elected, opening" : "standby").withData("leader", leadership.leader().orElse("(none yet)"))
+                ? named.withData("role", leadership.leads() ? "elected, opening" : "standby")
+                        .withData("leader", leadership.leader().orElse("(none yet)"))
                 : named.withData("revision", store.get().current().revision());
         kept.unreachable().ifPresent(why -> b.down().withData("store", why));
         return b.build();

@@ -18,13 +18,12 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import org.jboss.logging.Logger;
-
 import java.net.URI;
-import java.security.MessageDigest;
 import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.List;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * A leader-eligible agent that stands by hands every admin request it gets to the agent that
@@ -47,6 +46,7 @@ public class StandbyForwarder {
     static final List<String> HANDED_ON = List.of("Content-Type", "Accept", "If-Match");
     /** The answer headers handed back. */
     static final List<String> HANDED_BACK = List.of("Content-Type", "ETag", "Retry-After", "WWW-Authenticate");
+
     static final int BODY_BYTES = 8 << 20;
     private static final Logger LOG = Logger.getLogger(StandbyForwarder.class);
     private static final String BEARER = "Bearer ";
@@ -67,8 +67,8 @@ public class StandbyForwarder {
      * The cluster's CA and admin token, and a client that trusts that CA and shows this standby's own
      * credential (a certificate the CA makes for it, {@link #CREDENTIAL_LIFE}), made again before it ends.
      */
-    private record Keys(io.slurmlet.agent.trust.LeaderRole.ClusterKeys keys, HttpClient client, java.time.Instant renew) {
-    }
+    private record Keys(
+            io.slurmlet.agent.trust.LeaderRole.ClusterKeys keys, HttpClient client, java.time.Instant renew) {}
 
     /** How long a standby's credential for handing requests on is valid; made again an hour before its end. */
     static final java.time.Duration CREDENTIAL_LIFE = java.time.Duration.ofDays(1);
@@ -84,11 +84,13 @@ public class StandbyForwarder {
     }
 
     private void maybeForward(RoutingContext ctx) {
-        // Not its own record: an agent started again right after it lost the lead may still read it until the lease lapses.
+        // Not its own record: an agent started again right after it lost the lead may still read it until the lease
+        // lapses.
         String self = config.node().machineName();
-        Optional<EtcdElection.Record> leader = leadership.get() instanceof EtcdElection election && !startup.serving() && !election.leads()
-                ? election.seenOther(self)
-                : Optional.empty();
+        Optional<EtcdElection.Record> leader =
+                leadership.get() instanceof EtcdElection election && !startup.serving() && !election.leads()
+                        ? election.seenOther(self)
+                        : Optional.empty();
         if (leader.isEmpty()) {
             ctx.next();
             return;
@@ -97,15 +99,20 @@ public class StandbyForwarder {
         vertx.executeBlocking(this::keys, false).onComplete(found -> {
             if (found.failed() || found.result() == null) {
                 if (found.failed()) {
-                    LOG.warnf("cannot read the cluster's secrets to hand a request to the leader: %s", found.cause().getMessage());
+                    LOG.warnf(
+                            "cannot read the cluster's secrets to hand a request to the leader: %s",
+                            found.cause().getMessage());
                 }
                 ctx.request().resume();
                 ctx.next(); // the API says this agent stands by
                 return;
             }
             Keys k = found.result();
-            boolean socket = ctx.request().localAddress() != null && ctx.request().localAddress().isDomainSocket();
-            if (!socket && !bearerMatches(ctx.request().getHeader("Authorization"), k.keys().adminToken())) {
+            boolean socket = ctx.request().localAddress() != null
+                    && ctx.request().localAddress().isDomainSocket();
+            if (!socket
+                    && !bearerMatches(
+                            ctx.request().getHeader("Authorization"), k.keys().adminToken())) {
                 ctx.request().resume();
                 ctx.next(); // without the cluster's token: nothing is handed on, the API answers
                 return;
@@ -124,22 +131,30 @@ public class StandbyForwarder {
             return null;
         }
         var own = found.get().standby(config.node().machineName(), CREDENTIAL_LIFE);
-        HttpClient client = vertx.createHttpClient(new HttpClientOptions().setSsl(true)
-                .setTrustOptions(new PemTrustOptions().addCertValue(Buffer.buffer(found.get().caPem())))
-                .setKeyCertOptions(new io.vertx.core.net.PemKeyCertOptions().addKeyValue(Buffer.buffer(own.keyPem()))
+        HttpClient client = vertx.createHttpClient(new HttpClientOptions()
+                .setSsl(true)
+                .setTrustOptions(new PemTrustOptions()
+                        .addCertValue(Buffer.buffer(found.get().caPem())))
+                .setKeyCertOptions(new io.vertx.core.net.PemKeyCertOptions()
+                        .addKeyValue(Buffer.buffer(own.keyPem()))
                         .addCertValue(Buffer.buffer(own.certificatePem())))
-                .setConnectTimeout(5_000).setIdleTimeout(60).setMaxPoolSize(8));
+                .setConnectTimeout(5_000)
+                .setIdleTimeout(60)
+                .setMaxPoolSize(8));
         if (now != null) {
             now.client().close();
         }
-        keys = new Keys(found.get(), client, own.certificate().getNotAfter().toInstant().minus(java.time.Duration.ofHours(1)));
+        keys = new Keys(
+                found.get(), client, own.certificate().getNotAfter().toInstant().minus(java.time.Duration.ofHours(1)));
         return keys;
     }
 
     private static boolean bearerMatches(String header, String token) {
-        return header != null && header.startsWith(BEARER)
-                && MessageDigest.isEqual(header.substring(BEARER.length()).strip().getBytes(StandardCharsets.US_ASCII),
-                token.getBytes(StandardCharsets.US_ASCII));
+        return header != null
+                && header.startsWith(BEARER)
+                && MessageDigest.isEqual(
+                        header.substring(BEARER.length()).strip().getBytes(StandardCharsets.US_ASCII),
+                        token.getBytes(StandardCharsets.US_ASCII));
     }
 
     /** A body over {@link #BODY_BYTES}: refused here, not handed on. */
@@ -154,19 +169,32 @@ public class StandbyForwarder {
         try {
             URI base = URI.create(leader.agents());
             if (base.getPort() <= 0) {
-                answer(ctx, 503, self, ("this agent stands by, and the leader %s's record names no port for its agents' channel (%s): "
-                        + "set slurmlet.leader.agent-port (7818) on every leader-eligible agent").formatted(leader.name(), leader.agents()));
+                answer(
+                        ctx,
+                        503,
+                        self,
+                        ("this agent stands by, and the leader %s's record names no port for its agents' channel (%s): "
+                                        + "set slurmlet.leader.agent-port (7818) on every leader-eligible agent")
+                                .formatted(leader.name(), leader.agents()));
                 return;
             }
             if (ctx.request().isEnded() && !ctx.body().available()) {
-                answer(ctx, 503, self, "this agent stands by and lost the request's body before handing it to the leader " + leader.name()
-                        + ": send it again");
+                answer(
+                        ctx,
+                        503,
+                        self,
+                        "this agent stands by and lost the request's body before handing it to the leader "
+                                + leader.name() + ": send it again");
                 return;
             }
             String query = ctx.request().query();
-            RequestOptions options = new RequestOptions().setMethod(ctx.request().method())
-                    .setHost(base.getHost()).setPort(base.getPort()).setSsl(true)
-                    .setURI(AgentChannel.ADMIN_FORWARD + ctx.normalizedPath() + (query == null ? "" : "?" + query)).setTimeout(60_000);
+            RequestOptions options = new RequestOptions()
+                    .setMethod(ctx.request().method())
+                    .setHost(base.getHost())
+                    .setPort(base.getPort())
+                    .setSsl(true)
+                    .setURI(AgentChannel.ADMIN_FORWARD + ctx.normalizedPath() + (query == null ? "" : "?" + query))
+                    .setTimeout(60_000);
             for (String h : HANDED_ON) {
                 String v = ctx.request().getHeader(h);
                 if (v != null) {
@@ -174,29 +202,36 @@ public class StandbyForwarder {
                 }
             }
             io.vertx.core.Future<Buffer> read = ctx.body().available()
-                    ? io.vertx.core.Future.succeededFuture(ctx.body().buffer() == null ? Buffer.buffer() : ctx.body().buffer())
+                    ? io.vertx.core.Future.succeededFuture(
+                            ctx.body().buffer() == null
+                                    ? Buffer.buffer()
+                                    : ctx.body().buffer())
                     : ctx.request().body();
             read.compose(body -> {
-                if (body.length() > BODY_BYTES) {
-                    return io.vertx.core.Future.failedFuture(new TooLarge(body.length()));
-                }
-                return k.client().request(options).compose(request -> request.send(body))
-                        .compose(response -> response.body().map(answer -> {
-                            var out = ctx.response().setStatusCode(response.statusCode());
-                            for (String h : HANDED_BACK) {
-                                String v = response.getHeader(h);
-                                if (v != null) {
-                                    out.putHeader(h, v);
-                                }
-                            }
-                            if (response.statusCode() == 401) {
-                                keys = null; // the leader took not this credential: read the secrets and make it again next time
-                            }
-                            out.putHeader(FORWARDED_BY, self).putHeader(LEADER, leader.name());
-                            out.end(answer);
-                            return null;
-                        }));
-            }).onFailure(e -> failed(ctx, leader, self, e));
+                        if (body.length() > BODY_BYTES) {
+                            return io.vertx.core.Future.failedFuture(new TooLarge(body.length()));
+                        }
+                        return k.client()
+                                .request(options)
+                                .compose(request -> request.send(body))
+                                .compose(response -> response.body().map(answer -> {
+                                    var out = ctx.response().setStatusCode(response.statusCode());
+                                    for (String h : HANDED_BACK) {
+                                        String v = response.getHeader(h);
+                                        if (v != null) {
+                                            out.putHeader(h, v);
+                                        }
+                                    }
+                                    if (response.statusCode() == 401) {
+                                        keys = null; // the leader took not this credential: read the secrets and make
+                                        // it again next time
+                                    }
+                                    out.putHeader(FORWARDED_BY, self).putHeader(LEADER, leader.name());
+                                    out.end(answer);
+                                    return null;
+                                }));
+                    })
+                    .onFailure(e -> failed(ctx, leader, self, e));
             ctx.request().resume();
         } catch (RuntimeException e) {
             ctx.request().resume();
@@ -209,23 +244,38 @@ public class StandbyForwarder {
             return;
         }
         String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-        LOG.infof("handing %s %s to the leader %s failed: %s", ctx.request().method(), ctx.normalizedPath(), leader, why);
+        LOG.infof(
+                "handing %s %s to the leader %s failed: %s", ctx.request().method(), ctx.normalizedPath(), leader, why);
         if (e instanceof TooLarge) {
             answer(ctx, 413, self, why + ": nothing was handed to the leader " + leader.name());
         } else if (e instanceof javax.net.ssl.SSLException || e.getCause() instanceof javax.net.ssl.SSLException) {
             keys = null;
-            answer(ctx, 503, self, ("this agent stands by, and TLS with the leader %s (%s) failed (%s): its certificate is not the "
-                    + "cluster CA's that etcd holds; is it of this cluster?").formatted(leader.name(), leader.agents(), why));
+            answer(
+                    ctx,
+                    503,
+                    self,
+                    ("this agent stands by, and TLS with the leader %s (%s) failed (%s): its certificate is not the "
+                                    + "cluster CA's that etcd holds; is it of this cluster?")
+                            .formatted(leader.name(), leader.agents(), why));
         } else {
-            answer(ctx, 503, self, ("this agent stands by and hands requests to the leader %s (%s), which did not answer (%s): try "
-                    + "again in a few seconds; another agent leads once its lease lapses").formatted(leader.name(), leader.agents(), why));
+            answer(
+                    ctx,
+                    503,
+                    self,
+                    ("this agent stands by and hands requests to the leader %s (%s), which did not answer (%s): try "
+                                    + "again in a few seconds; another agent leads once its lease lapses")
+                            .formatted(leader.name(), leader.agents(), why));
         }
     }
 
     private static void answer(RoutingContext ctx, int status, String self, String message) {
         try {
-            ctx.response().setStatusCode(status).putHeader("Retry-After", "1").putHeader("Content-Type", "application/json")
-                    .putHeader(FORWARDED_BY, self).end(Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(ApiError.of(message))));
+            ctx.response()
+                    .setStatusCode(status)
+                    .putHeader("Retry-After", "1")
+                    .putHeader("Content-Type", "application/json")
+                    .putHeader(FORWARDED_BY, self)
+                    .end(Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(ApiError.of(message))));
         } catch (java.io.IOException json) {
             ctx.response().setStatusCode(status).end();
         }

@@ -3,20 +3,19 @@ package io.slurmlet.agent.api;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;
+import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.plan.Planner;
-import io.slurmlet.model.facts.NodeFacts;
-import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.SlurmStatus.NodeStatus;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
-import io.slurmlet.agent.leader.lending.LendingBook;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.GET;
 import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
-
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -48,7 +47,8 @@ public class StatusResource {
 
     @GET
     public SlurmStatus status() {
-        // Read before the machines' plans: the book holds plans from at least this revision then (published, then noted).
+        // Read before the machines' plans: the book holds plans from at least this revision then (published, then
+        // noted).
         long plannedFrom = this.plans.plannedFrom();
         SettingsDocument doc = store.current();
         Map<String, NodeFacts> facts = inventory.all();
@@ -56,14 +56,16 @@ public class StatusResource {
         Set<String> underWay = lending.underWay();
         Set<String> known = lending.knownToSlurm();
         Set<String> leaving = Planner.leaving(doc.settings(), underWay, known, facts);
-        SlurmSettings s = Planner.inSlurm(doc.settings(), leaving).withNodes(List.copyOf(new java.util.TreeSet<>(facts.keySet())));
+        SlurmSettings s = Planner.inSlurm(doc.settings(), leaving)
+                .withNodes(List.copyOf(new java.util.TreeSet<>(facts.keySet())));
         Set<String> names = new LinkedHashSet<>();
         if (!s.controller().isEmpty()) {
             names.add(s.controller());
         }
         names.addAll(s.nodes());
         Set<String> slurmd = Set.copyOf(s.nodes());
-        Set<String> lent = new java.util.HashSet<>(doc.settings().withNodes(List.copyOf(facts.keySet())).lentNodes());
+        Set<String> lent = new java.util.HashSet<>(
+                doc.settings().withNodes(List.copyOf(facts.keySet())).lentNodes());
         lent.removeAll(leaving);
         List<NodeStatus> nodes = new ArrayList<>();
         for (String name : names) {
@@ -76,16 +78,33 @@ public class StatusResource {
             }
             NodeFacts f = facts.get(name);
             var report = reports.get(name);
-            nodes.add(new NodeStatus(name, roles, lent.contains(name), f == null ? "" : f.slurmVersion(),
-                    report.map(r -> r.at().toString()).orElse(""), report.map(r -> r.report().planRevision()).orElse(0L),
-                    report.map(r -> r.report().steps()).orElse(List.of()), f == null ? null : f.containers(), f == null ? 0 : f.gpuCount(),
+            nodes.add(new NodeStatus(
+                    name,
+                    roles,
+                    lent.contains(name),
+                    f == null ? "" : f.slurmVersion(),
+                    report.map(r -> r.at().toString()).orElse(""),
+                    report.map(r -> r.report().planRevision()).orElse(0L),
+                    report.map(r -> r.report().steps()).orElse(List.of()),
+                    f == null ? null : f.containers(),
+                    f == null ? 0 : f.gpuCount(),
                     this.plans.book().get(name).map(p -> p.revision()).orElse(0L)));
         }
-        Planner.Plans plans = Planner.review(doc.settings(), facts,
+        Planner.Plans plans = Planner.review(
+                doc.settings(),
+                facts,
                 Planner.Lent.asWished(doc.settings(), underWay, known, facts, lending.memoryClasses()));
         List<Problem> problems = new ArrayList<>(doc.settings().check());
         problems.addAll(plans.problems());
-        return new SlurmStatus(doc.revision(), doc.settings().enabled(), s.clusterName(), s.controller(), s.partition(), nodes,
-                problems, plans.notes(), plannedFrom);
+        return new SlurmStatus(
+                doc.revision(),
+                doc.settings().enabled(),
+                s.clusterName(),
+                s.controller(),
+                s.partition(),
+                nodes,
+                problems,
+                plans.notes(),
+                plannedFrom);
     }
 }

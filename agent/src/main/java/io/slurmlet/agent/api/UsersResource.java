@@ -19,7 +19,6 @@ import jakarta.ws.rs.PathParam;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
-
 import java.io.IOException;
 import java.util.List;
 
@@ -34,19 +33,23 @@ public class UsersResource {
 
     /** A new account. */
     @RegisterForReflection
-    public record NewAccount(@JsonProperty("email") String email, @JsonProperty("ssh_keys") List<String> sshKeys) { }
+    public record NewAccount(
+            @JsonProperty("email") String email,
+            @JsonProperty("ssh_keys") List<String> sshKeys) {}
 
     /** An account's keys. */
     @RegisterForReflection
-    public record Keys(@JsonProperty("ssh_keys") List<String> sshKeys) { }
+    public record Keys(@JsonProperty("ssh_keys") List<String> sshKeys) {}
 
     /** An import: every account a site's file or sync command names. */
     @RegisterForReflection
-    public record Import(@JsonProperty("accounts") List<ImportedAccount> accounts) { }
+    public record Import(@JsonProperty("accounts") List<ImportedAccount> accounts) {}
 
     @RegisterForReflection
-    public record ImportedAccount(@JsonProperty("email") String email, @JsonProperty("ssh_keys") List<String> sshKeys,
-                                  @JsonProperty("enabled") Boolean enabled) { }
+    public record ImportedAccount(
+            @JsonProperty("email") String email,
+            @JsonProperty("ssh_keys") List<String> sshKeys,
+            @JsonProperty("enabled") Boolean enabled) {}
 
     @Inject
     AccountsStore store;
@@ -67,7 +70,8 @@ public class UsersResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response add(byte[] body) throws IOException {
         NewAccount a = SettingsJson.toValue(SettingsJson.readObject(limit(body, "the account")), NewAccount.class);
-        return answer(store.add(a.email() == null ? "" : a.email(), a.sshKeys() == null ? List.of() : a.sshKeys()), 201);
+        return answer(
+                store.add(a.email() == null ? "" : a.email(), a.sshKeys() == null ? List.of() : a.sshKeys()), 201);
     }
 
     @POST
@@ -101,20 +105,32 @@ public class UsersResource {
     @Consumes(MediaType.APPLICATION_JSON)
     public Response importAll(byte[] body) throws IOException {
         Import i = SettingsJson.toValue(SettingsJson.readObject(limit(body, "the accounts")), Import.class);
-        List<AccountsStore.Imported> entries = (i.accounts() == null ? List.<ImportedAccount>of() : i.accounts()).stream()
-                .map(a -> new AccountsStore.Imported(a.email(), a.sshKeys(), a.enabled() == null || a.enabled())).toList();
+        List<AccountsStore.Imported> entries = (i.accounts() == null ? List.<ImportedAccount>of() : i.accounts())
+                .stream()
+                        .map(a ->
+                                new AccountsStore.Imported(a.email(), a.sshKeys(), a.enabled() == null || a.enabled()))
+                        .toList();
         return answer(store.importAll(entries), 200);
     }
 
     private static Response answer(Result result, int okStatus) {
         if (result instanceof Result.Stored s) {
-            return Response.status(okStatus).entity(s.account().<Object>map(a -> a).orElse(s.accounts())).build();
+            return Response.status(okStatus)
+                    .entity(s.account().<Object>map(a -> a).orElse(s.accounts()))
+                    .build();
         }
         if (result instanceof Result.Refused r) {
-            return SettingsResource.error(400, new ApiError("the accounts were not changed: %d problem%s"
-                    .formatted(r.problems().size(), r.problems().size() == 1 ? "" : "s"), r.problems(), null));
+            return SettingsResource.error(
+                    400,
+                    new ApiError(
+                            "the accounts were not changed: %d problem%s"
+                                    .formatted(r.problems().size(), r.problems().size() == 1 ? "" : "s"),
+                            r.problems(),
+                            null));
         }
-        return SettingsResource.error(404, ApiError.of("no account has the login or e-mail %s: 'ctl users list' shows them"
-                .formatted(((Result.NotFound) result).login())));
+        return SettingsResource.error(
+                404,
+                ApiError.of("no account has the login or e-mail %s: 'ctl users list' shows them"
+                        .formatted(((Result.NotFound) result).login())));
     }
 }

@@ -2,7 +2,6 @@ package io.slurmlet.agent.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -47,7 +46,9 @@ public interface AgentConfig {
         default String machineName() {
             return name().orElseGet(() -> {
                 try {
-                    return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname")).strip().split("\\.")[0];
+                    return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname"))
+                            .strip()
+                            .split("\\.")[0];
                 } catch (java.io.IOException e) {
                     return System.getenv().getOrDefault("HOSTNAME", "localhost").split("\\.")[0];
                 }
@@ -225,7 +226,10 @@ public interface AgentConfig {
 
         Etcd etcd();
 
-        enum Kind { FILE, ETCD }
+        enum Kind {
+            FILE,
+            ETCD
+        }
     }
 
     /** An etcd cluster: its members' client URLs, the CA that signed their certificates, and this agent's certificate. */

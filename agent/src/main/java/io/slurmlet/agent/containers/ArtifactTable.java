@@ -3,7 +3,6 @@ package io.slurmlet.agent.containers;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.Artifact;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -28,6 +27,7 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
     public static final List<String> NEEDED = List.of("enroot", "enroot+caps", "pyxis");
     /** What machines with NVIDIA GPUs need besides: nvidia-container-cli, which enroot's hook runs. */
     public static final List<String> NEEDED_WITH_GPUS = List.of("libnvidia-container1", "libnvidia-container-tools");
+
     static final String RELEASE_TABLE = "/containers/artifacts.json";
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(ArtifactTable.class);
 
@@ -38,15 +38,20 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
      * files fetched up to {@link Fetcher#CEILING}, but containers are not turned on with it).
      */
     @io.quarkus.runtime.annotations.RegisterForReflection
-    public record Entry(@JsonProperty("name") String name, @JsonProperty("version") String version, @JsonProperty("arch") String arch,
-                        @JsonProperty("format") String format, @JsonProperty("file") String file, @JsonProperty("sha256") String sha256,
-                        @JsonProperty("bytes") Long bytes) {
-    }
+    public record Entry(
+            @JsonProperty("name") String name,
+            @JsonProperty("version") String version,
+            @JsonProperty("arch") String arch,
+            @JsonProperty("format") String format,
+            @JsonProperty("file") String file,
+            @JsonProperty("sha256") String sha256,
+            @JsonProperty("bytes") Long bytes) {}
 
     @io.quarkus.runtime.annotations.RegisterForReflection
-    private record Json(@JsonProperty("release") String release, @JsonProperty("note") String note,
-                        @JsonProperty("artifacts") List<Entry> artifacts) {
-    }
+    private record Json(
+            @JsonProperty("release") String release,
+            @JsonProperty("note") String note,
+            @JsonProperty("artifacts") List<Entry> artifacts) {}
 
     public ArtifactTable {
         entries = List.copyOf(entries);
@@ -75,21 +80,30 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
                 json = read(in, source);
             }
         }
-        ArtifactTable loaded = new ArtifactTable(source, json.artifacts() == null ? List.of() : json.artifacts(),
+        ArtifactTable loaded = new ArtifactTable(
+                source,
+                json.artifacts() == null ? List.of() : json.artifacts(),
                 mirror.map(String::strip).orElse(""));
         loaded.check(table.isEmpty());
         List<String> unsized = loaded.unsized(loaded.entries);
         if (!unsized.isEmpty()) {
-            LOG.warnf(("the artifact table %s pins no size for %s (a table written before sizes): each is fetched up to %d bytes and "
-                    + "refused after only by its digest, and containers cannot be turned on with it: give each row its \"bytes\", "
-                    + "the file's size as stat -c %%s FILE prints it"), source, String.join(", ", unsized), Fetcher.CEILING);
+            LOG.warnf(
+                    ("the artifact table %s pins no size for %s (a table written before sizes): each is fetched up to %d bytes and "
+                            + "refused after only by its digest, and containers cannot be turned on with it: give each row its \"bytes\", "
+                            + "the file's size as stat -c %%s FILE prints it"),
+                    source,
+                    String.join(", ", unsized),
+                    Fetcher.CEILING);
         }
         return loaded;
     }
 
     /** The files of {@code rows} that pin a digest and no size. */
     private List<String> unsized(List<Entry> rows) {
-        return rows.stream().filter(e -> e.sha256() != null && e.bytes() == null).map(Entry::file).toList();
+        return rows.stream()
+                .filter(e -> e.sha256() != null && e.bytes() == null)
+                .map(Entry::file)
+                .toList();
     }
 
     private static Json read(InputStream in, String source) throws IOException {
@@ -114,13 +128,17 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
                 throw new IOException("the artifact table %s, row %d: %s".formatted(source, i, bad.getMessage()));
             }
             if (e.bytes() != null && e.bytes() > Fetcher.CEILING) {
-                throw new IOException(("the artifact table %s, row %d: bytes is %d, more than the %d any machine fetches of a file: "
-                        + "give the size of %s in bytes, as stat -c %%s prints it (a file this large is no package of enroot, pyxis "
-                        + "or nvidia-container-cli)").formatted(source, i, e.bytes(), Fetcher.CEILING, e.file()));
+                throw new IOException(
+                        ("the artifact table %s, row %d: bytes is %d, more than the %d any machine fetches of a file: "
+                                        + "give the size of %s in bytes, as stat -c %%s prints it (a file this large is no package of enroot, pyxis "
+                                        + "or nvidia-container-cli)")
+                                .formatted(source, i, e.bytes(), Fetcher.CEILING, e.file()));
             }
             if (release && e.sha256() != null && e.bytes() == null) {
-                throw new IOException(("the artifact table %s, row %d: %s pins a sha256 and no bytes: a release pins both "
-                        + "(give the row \"bytes\", the file's size as stat -c %%s prints it)").formatted(source, i, e.file()));
+                throw new IOException(
+                        ("the artifact table %s, row %d: %s pins a sha256 and no bytes: a release pins both "
+                                        + "(give the row \"bytes\", the file's size as stat -c %%s prints it)")
+                                .formatted(source, i, e.file()));
             }
         }
         if (!mirror.isEmpty()) {
@@ -128,7 +146,8 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
                 artifact(new Entry("mirror", "0", "all", "source", "x", null, null), "0".repeat(64), mirror, null);
             } catch (IllegalArgumentException bad) {
                 throw new IOException(("slurmlet.leader.containers.mirror %s is not an http or https URL of a folder "
-                        + "(http://mirror.example.org/slurmlet/)").formatted(io.slurmlet.model.text.Text.quote(mirror)));
+                                + "(http://mirror.example.org/slurmlet/)")
+                        .formatted(io.slurmlet.model.text.Text.quote(mirror)));
             }
         }
     }
@@ -151,7 +170,11 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
         for (Entry e : entries) {
             Optional<io.slurmlet.model.api.ContainerFile> kept = heldFor(e, held);
             if (kept.isPresent()) {
-                pinned.add(artifact(e, kept.get().sha256(), leader + LEADER_FILES + kept.get().sha256() + "/", kept.get().bytes()));
+                pinned.add(artifact(
+                        e,
+                        kept.get().sha256(),
+                        leader + LEADER_FILES + kept.get().sha256() + "/",
+                        kept.get().bytes()));
             } else if (e.sha256() != null && !mirror.isEmpty()) {
                 pinned.add(artifact(e, e.sha256(), mirror, e.bytes()));
             }
@@ -163,8 +186,12 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
     public static final String LEADER_FILES = "/v1/agent/containers/files/";
 
     /** The file of row {@code e} the leader holds: the row's name, with the row's digest where it pins one. */
-    private static Optional<io.slurmlet.model.api.ContainerFile> heldFor(Entry e, List<io.slurmlet.model.api.ContainerFile> held) {
-        return held.stream().filter(h -> h.file().equals(e.file()) && (e.sha256() == null || e.sha256().equals(h.sha256()))).findFirst();
+    private static Optional<io.slurmlet.model.api.ContainerFile> heldFor(
+            Entry e, List<io.slurmlet.model.api.ContainerFile> held) {
+        return held.stream()
+                .filter(h -> h.file().equals(e.file())
+                        && (e.sha256() == null || e.sha256().equals(h.sha256())))
+                .findFirst();
     }
 
     /**
@@ -178,36 +205,55 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
      */
     public Optional<String> unusable(List<String> gpuMachines, List<io.slurmlet.model.api.ContainerFile> held) {
         List<String> why = new ArrayList<>();
-        java.util.function.Predicate<String> heldName = n -> entries.stream().anyMatch(e -> e.name().equals(n) && heldFor(e, held).isPresent());
+        java.util.function.Predicate<String> heldName = n -> entries.stream()
+                .anyMatch(e -> e.name().equals(n) && heldFor(e, held).isPresent());
         List<String> needed = new ArrayList<>(NEEDED);
         if (!gpuMachines.isEmpty()) {
             needed.addAll(NEEDED_WITH_GPUS);
         }
         if (mirror.isEmpty() && !needed.stream().allMatch(heldName)) {
             why.add(("no mirror is configured to fetch enroot and pyxis from, and the leader holds no %s: set "
-                    + "slurmlet.leader.containers.mirror in the leader's /etc/slurmlet/agent.yaml to the URL that serves the table's "
-                    + "files, or hand the files to the leader (ctl slurm containers import FILE...)")
-                    .formatted(String.join(", ", needed.stream().filter(heldName.negate()).toList())));
+                            + "slurmlet.leader.containers.mirror in the leader's /etc/slurmlet/agent.yaml to the URL that serves the table's "
+                            + "files, or hand the files to the leader (ctl slurm containers import FILE...)")
+                    .formatted(String.join(
+                            ", ", needed.stream().filter(heldName.negate()).toList())));
         }
-        List<String> unpinned = NEEDED.stream().filter(heldName.negate())
-                .filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null)).toList();
+        List<String> unpinned = NEEDED.stream()
+                .filter(heldName.negate())
+                .filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null))
+                .toList();
         if (!unpinned.isEmpty()) {
-            why.add(("%s has no sha256 for %s, and nothing unverified is installed: give a table with the digests of the files "
-                    + "your mirror serves (slurmlet.leader.containers.table), or hand the files to the leader with the digests "
-                    + "their publisher lists (ctl slurm containers import --sums SHA256SUMS FILE...)").formatted(source, String.join(", ", unpinned)));
+            why.add(
+                    ("%s has no sha256 for %s, and nothing unverified is installed: give a table with the digests of the files "
+                                    + "your mirror serves (slurmlet.leader.containers.table), or hand the files to the leader with the digests "
+                                    + "their publisher lists (ctl slurm containers import --sums SHA256SUMS FILE...)")
+                            .formatted(source, String.join(", ", unpinned)));
         }
-        List<String> forGpus = gpuMachines.isEmpty() ? List.of() : NEEDED_WITH_GPUS.stream().filter(heldName.negate())
-                .filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null)).toList();
-        List<String> unsized = unsized(entries.stream().filter(e -> needed.contains(e.name()) && !heldName.test(e.name())).toList());
+        List<String> forGpus = gpuMachines.isEmpty()
+                ? List.of()
+                : NEEDED_WITH_GPUS.stream()
+                        .filter(heldName.negate())
+                        .filter(n -> entries.stream().noneMatch(e -> e.name().equals(n) && e.sha256() != null))
+                        .toList();
+        List<String> unsized = unsized(entries.stream()
+                .filter(e -> needed.contains(e.name()) && !heldName.test(e.name()))
+                .toList());
         if (!unsized.isEmpty()) {
-            why.add(("%s pins no size for %s, and a machine takes no file of a size not pinned: give each row its \"bytes\", the "
-                    + "file's size as stat -c %%s FILE prints it (slurmlet.leader.containers.table)").formatted(source, String.join(", ", unsized)));
+            why.add(
+                    ("%s pins no size for %s, and a machine takes no file of a size not pinned: give each row its \"bytes\", the "
+                                    + "file's size as stat -c %%s FILE prints it (slurmlet.leader.containers.table)")
+                            .formatted(source, String.join(", ", unsized)));
         }
         if (!forGpus.isEmpty()) {
-            why.add(("%s %s NVIDIA GPUs, where containers need nvidia-container-cli, and %s has no sha256 for %s: add them, with "
-                    + "the digests of the files your mirror serves (slurmlet.leader.containers.table), or import them "
-                    + "(ctl slurm containers import --sums SHA256SUMS FILE...)").formatted(
-                    String.join(", ", gpuMachines), gpuMachines.size() == 1 ? "has" : "have", source, String.join(", ", forGpus)));
+            why.add(
+                    ("%s %s NVIDIA GPUs, where containers need nvidia-container-cli, and %s has no sha256 for %s: add them, with "
+                                    + "the digests of the files your mirror serves (slurmlet.leader.containers.table), or import them "
+                                    + "(ctl slurm containers import --sums SHA256SUMS FILE...)")
+                            .formatted(
+                                    String.join(", ", gpuMachines),
+                                    gpuMachines.size() == 1 ? "has" : "have",
+                                    source,
+                                    String.join(", ", forGpus)));
         }
         return why.isEmpty() ? Optional.empty() : Optional.of(String.join("; and ", why));
     }

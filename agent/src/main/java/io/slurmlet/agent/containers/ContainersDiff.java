@@ -7,7 +7,6 @@ import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.plan.Artifact;
 import io.slurmlet.model.plan.ContainersPlan;
 import io.slurmlet.model.plan.NodePlan;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,19 +33,25 @@ public final class ContainersDiff {
     public static final String PYXIS_STAMP = "/usr/local/lib/slurmlet/pyxis.json";
 
     /** The folders {@link #TMPFILES} makes (again at boot): root's, 0755, so no user can make (or take) another's folder in them. */
-    static final List<String> USER_FOLDERS = List.of("/run/enroot", "/run/pyxis", "/var/lib/enroot", "/var/lib/enroot/data",
-            "/var/lib/enroot/cache");
+    static final List<String> USER_FOLDERS =
+            List.of("/run/enroot", "/run/pyxis", "/var/lib/enroot", "/var/lib/enroot/data", "/var/lib/enroot/cache");
     /**
      * Every folder the step keeps, root's and 0755: those of {@link #USER_FOLDERS}, and those its files
      * go in, which every user must be able to read (srun loads pyxis as the user; enroot reads its
      * settings as the user), made before any file is written into them.
      */
-    public static final List<String> FOLDERS = java.util.stream.Stream.concat(USER_FOLDERS.stream(), java.util.stream.Stream.of(
-            "/etc/enroot", "/etc/enroot/enroot.conf.d", "/etc/enroot/mounts.d", "/etc/enroot/environ.d", "/usr/local/lib/slurm",
-            "/usr/local/lib/slurmlet")).toList();
+    public static final List<String> FOLDERS = java.util.stream.Stream.concat(
+                    USER_FOLDERS.stream(),
+                    java.util.stream.Stream.of(
+                            "/etc/enroot",
+                            "/etc/enroot/enroot.conf.d",
+                            "/etc/enroot/mounts.d",
+                            "/etc/enroot/environ.d",
+                            "/usr/local/lib/slurm",
+                            "/usr/local/lib/slurmlet"))
+            .toList();
 
-    private ContainersDiff() {
-    }
+    private ContainersDiff() {}
 
     /**
      * What the plan wants here.
@@ -57,7 +62,8 @@ public final class ContainersDiff {
      * @param absent    the files slurmlet writes only on other machines (the GPU line where there are GPUs)
      * @param gpus      whether the machine has NVIDIA GPUs: nvidia-container-cli is installed too
      */
-    public record Wanted(boolean install, List<Artifact> artifacts, Map<String, Kept> files, List<String> absent, boolean gpus) {
+    public record Wanted(
+            boolean install, List<Artifact> artifacts, Map<String, Kept> files, List<String> absent, boolean gpus) {
         public Wanted {
             artifacts = List.copyOf(artifacts);
             files = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(files));
@@ -91,8 +97,16 @@ public final class ContainersDiff {
      * @param files       each kept file's sha256, mode and owner by path ({@code HEX rw-r--r-- root:root}), "" where absent
      * @param folders     the folders of {@link #FOLDERS} that are not root's 0755 folders
      */
-    public record Seen(String arch, String format, Map<String, String> enroot, String slurm, String headers, Optional<Stamp> pyxis,
-                       String pyxisSha256, Map<String, String> files, List<String> folders) {
+    public record Seen(
+            String arch,
+            String format,
+            Map<String, String> enroot,
+            String slurm,
+            String headers,
+            Optional<Stamp> pyxis,
+            String pyxisSha256,
+            Map<String, String> files,
+            List<String> folders) {
         public Seen {
             enroot = Map.copyOf(enroot);
             files = Map.copyOf(files);
@@ -109,10 +123,18 @@ public final class ContainersDiff {
      * @param sha256       the plugin's digest when it was installed
      */
     @io.quarkus.runtime.annotations.RegisterForReflection
-    public record Stamp(@com.fasterxml.jackson.annotation.JsonProperty("pyxis") String pyxis,
-                        @com.fasterxml.jackson.annotation.JsonProperty("slurm") String slurm,
-                        @com.fasterxml.jackson.annotation.JsonProperty("source_sha256") String sourceSha256,
-                        @com.fasterxml.jackson.annotation.JsonProperty("sha256") String sha256) {
+    public record Stamp(
+            @com.fasterxml.jackson.annotation.JsonProperty("pyxis")
+            String pyxis,
+
+            @com.fasterxml.jackson.annotation.JsonProperty("slurm")
+            String slurm,
+
+            @com.fasterxml.jackson.annotation.JsonProperty("source_sha256")
+            String sourceSha256,
+
+            @com.fasterxml.jackson.annotation.JsonProperty("sha256")
+            String sha256) {
 
         /**
          * The stamp in {@code json}; empty where it cannot be read or lacks a field: no stamp, so the
@@ -121,8 +143,13 @@ public final class ContainersDiff {
         public static Optional<Stamp> parse(byte[] json) {
             try {
                 Stamp read = io.slurmlet.model.api.SettingsJson.lenient().readValue(json, Stamp.class);
-                return read == null || read.pyxis() == null || read.slurm() == null || read.sourceSha256() == null || read.sha256() == null
-                        ? Optional.empty() : Optional.of(read);
+                return read == null
+                                || read.pyxis() == null
+                                || read.slurm() == null
+                                || read.sourceSha256() == null
+                                || read.sha256() == null
+                        ? Optional.empty()
+                        : Optional.of(read);
             } catch (java.io.IOException e) {
                 return Optional.empty();
             }
@@ -134,9 +161,8 @@ public final class ContainersDiff {
     /** enroot's two packages. */
     static final List<String> ENROOT = List.of("enroot", "enroot+caps");
 
-    sealed interface ContainersAction extends Action permits MakeFolders, WriteFile, RemoveFile, CheckArtifacts, InstallEnroot, InstallNvidiaCli,
-            BuildPyxis {
-    }
+    sealed interface ContainersAction extends Action
+            permits MakeFolders, WriteFile, RemoveFile, CheckArtifacts, InstallEnroot, InstallNvidiaCli, BuildPyxis {}
 
     /** The folders of {@link #FOLDERS} that are missing or not root's 0755 ones, made so (install -d). */
     record MakeFolders(List<String> folders) implements ContainersAction {
@@ -179,14 +205,16 @@ public final class ContainersDiff {
         }
 
         public String did() {
-            return "checked " + String.join(", ", artifacts.stream().map(Artifact::file).toList());
+            return "checked "
+                    + String.join(", ", artifacts.stream().map(Artifact::file).toList());
         }
     }
 
     /** enroot's packages, fetched, checked against their digests, installed together. */
     record InstallEnroot(List<Artifact> packages, String was) implements ContainersAction {
         public String will() {
-            return "install enroot %s (%s)%s".formatted(packages.get(0).version(), listed(packages), was.isEmpty() ? "" : ", over " + was);
+            return "install enroot %s (%s)%s"
+                    .formatted(packages.get(0).version(), listed(packages), was.isEmpty() ? "" : ", over " + was);
         }
 
         public String did() {
@@ -200,29 +228,35 @@ public final class ContainersDiff {
      */
     record InstallNvidiaCli(List<Artifact> packages, String was) implements ContainersAction {
         public String will() {
-            return "install nvidia-container-cli %s (%s)%s".formatted(packages.get(0).version(), listed(packages),
-                    was.isEmpty() ? "" : ", over " + was);
+            return "install nvidia-container-cli %s (%s)%s"
+                    .formatted(packages.get(0).version(), listed(packages), was.isEmpty() ? "" : ", over " + was);
         }
 
         public String did() {
-            return "installed nvidia-container-cli %s (%s)".formatted(packages.get(0).version(), listed(packages));
+            return "installed nvidia-container-cli %s (%s)"
+                    .formatted(packages.get(0).version(), listed(packages));
         }
     }
 
     /** pyxis's source, fetched, checked, built against this machine's Slurm and installed where plugstack.conf names it. */
     record BuildPyxis(Artifact source, String slurm, String why) implements ContainersAction {
         public String will() {
-            return "build pyxis %s for Slurm %s (%s) and install it at %s: %s".formatted(source.version(), slurm, listed(List.of(source)),
-                    ContainerFacts.PYXIS_PLUGIN, why);
+            return "build pyxis %s for Slurm %s (%s) and install it at %s: %s"
+                    .formatted(source.version(), slurm, listed(List.of(source)), ContainerFacts.PYXIS_PLUGIN, why);
         }
 
         public String did() {
-            return "built pyxis %s for Slurm %s into %s".formatted(source.version(), slurm, ContainerFacts.PYXIS_PLUGIN);
+            return "built pyxis %s for Slurm %s into %s"
+                    .formatted(source.version(), slurm, ContainerFacts.PYXIS_PLUGIN);
         }
     }
 
     private static String listed(List<Artifact> artifacts) {
-        return String.join(", ", artifacts.stream().map(a -> a.file() + " sha256 " + a.shortDigest()).toList());
+        return String.join(
+                ", ",
+                artifacts.stream()
+                        .map(a -> a.file() + " sha256 " + a.shortDigest())
+                        .toList());
     }
 
     /** What {@code plan} wants here. Pure. */
@@ -264,13 +298,18 @@ public final class ContainersDiff {
         if (!seen.folders().isEmpty()) {
             // The folders come first: the tmpfiles file that makes them is written first too.
             if (!wanted.files().get(TMPFILES).seen().equals(seen.files().getOrDefault(TMPFILES, ""))) {
-                actions.add(new WriteFile(TMPFILES, wanted.files().get(TMPFILES), !seen.files().getOrDefault(TMPFILES, "").isEmpty()));
+                actions.add(new WriteFile(
+                        TMPFILES,
+                        wanted.files().get(TMPFILES),
+                        !seen.files().getOrDefault(TMPFILES, "").isEmpty()));
             }
             actions.add(new MakeFolders(seen.folders()));
         }
         wanted.files().forEach((path, kept) -> {
             String now = seen.files().getOrDefault(path, "");
-            if (!kept.seen().equals(now) && actions.stream().noneMatch(a -> a instanceof WriteFile w && w.path().equals(path))) {
+            if (!kept.seen().equals(now)
+                    && actions.stream()
+                            .noneMatch(a -> a instanceof WriteFile w && w.path().equals(path))) {
                 actions.add(new WriteFile(path, kept, !now.isEmpty()));
             }
         });
@@ -282,38 +321,57 @@ public final class ContainersDiff {
         List<String> blocked = new ArrayList<>();
         List<Artifact> enroot = ofMachine(wanted.artifacts(), ENROOT, seen);
         if (enroot.size() < 2) {
-            blocked.add("the artifact table has no enroot and enroot+caps for %s %s: add them to the leader's table (slurmlet.leader.containers.table)"
-                    .formatted(seen.arch(), seen.format()));
+            blocked.add(
+                    "the artifact table has no enroot and enroot+caps for %s %s: add them to the leader's table (slurmlet.leader.containers.table)"
+                            .formatted(seen.arch(), seen.format()));
         } else {
             notInstalled(enroot, seen).ifPresent(was -> actions.add(new InstallEnroot(enroot, was)));
         }
         List<Artifact> nvidia = wanted.gpus() ? ofMachine(wanted.artifacts(), NVIDIA, seen) : List.of();
         if (wanted.gpus() && nvidia.size() < 2) {
-            blocked.add(("this machine has NVIDIA GPUs, and containers there need nvidia-container-cli: the artifact table has no "
-                    + "libnvidia-container1 and libnvidia-container-tools for %s %s: add them to the leader's table "
-                    + "(slurmlet.leader.containers.table)").formatted(seen.arch(), seen.format()));
+            blocked.add(
+                    ("this machine has NVIDIA GPUs, and containers there need nvidia-container-cli: the artifact table has no "
+                                    + "libnvidia-container1 and libnvidia-container-tools for %s %s: add them to the leader's table "
+                                    + "(slurmlet.leader.containers.table)")
+                            .formatted(seen.arch(), seen.format()));
         } else if (wanted.gpus()) {
             notInstalled(nvidia, seen).ifPresent(was -> actions.add(new InstallNvidiaCli(nvidia, was)));
         }
-        List<Artifact> pyxis = wanted.artifacts().stream().filter(a -> a.name().equals("pyxis") && a.format().equals("source")).toList();
+        List<Artifact> pyxis = wanted.artifacts().stream()
+                .filter(a -> a.name().equals("pyxis") && a.format().equals("source"))
+                .toList();
         if (pyxis.isEmpty()) {
-            blocked.add("the artifact table has no pyxis source: add it to the leader's table (slurmlet.leader.containers.table)");
+            blocked.add(
+                    "the artifact table has no pyxis source: add it to the leader's table (slurmlet.leader.containers.table)");
         } else if (seen.slurm().isEmpty()) {
-            blocked.add("pyxis is built against this machine's Slurm, which is not installed yet (the packages step installs it)");
+            blocked.add(
+                    "pyxis is built against this machine's Slurm, which is not installed yet (the packages step installs it)");
         } else if (seen.headers().isEmpty()) {
-            blocked.add("pyxis is built against Slurm's headers (libslurm-dev, or slurm-devel), which are not installed yet (the packages "
-                    + "step installs them)");
+            blocked.add(
+                    "pyxis is built against Slurm's headers (libslurm-dev, or slurm-devel), which are not installed yet (the packages "
+                            + "step installs them)");
         } else if (!ContainerFacts.release(seen.headers()).equals(ContainerFacts.release(seen.slurm()))) {
             // Slurm refuses a plugin of another release: every job would fail once plugstack.conf names it.
-            blocked.add(("Slurm's headers here are %s and its commands %s: a pyxis built against them would not load; install the "
-                    + "headers of the installed Slurm (libslurm-dev %s)").formatted(seen.headers(), seen.slurm(), seen.slurm()));
+            blocked.add(
+                    ("Slurm's headers here are %s and its commands %s: a pyxis built against them would not load; install the "
+                                    + "headers of the installed Slurm (libslurm-dev %s)")
+                            .formatted(seen.headers(), seen.slurm(), seen.slurm()));
         } else {
-            pyxisWhy(pyxis.get(0), seen).ifPresent(why -> actions.add(new BuildPyxis(pyxis.get(0), seen.headers(), why)));
+            pyxisWhy(pyxis.get(0), seen)
+                    .ifPresent(why -> actions.add(new BuildPyxis(pyxis.get(0), seen.headers(), why)));
         }
         checkFirst(actions);
-        Diff diff = Diff.of(actions, "enroot %s and pyxis %s for Slurm %s installed%s".formatted(
-                enroot.isEmpty() ? "?" : enroot.get(0).version(), pyxis.isEmpty() ? "?" : pyxis.get(0).version(), seen.headers(),
-                nvidia.isEmpty() ? "" : ", nvidia-container-cli " + nvidia.get(0).version()));
+        Diff diff = Diff.of(
+                actions,
+                "enroot %s and pyxis %s for Slurm %s installed%s"
+                        .formatted(
+                                enroot.isEmpty() ? "?" : enroot.get(0).version(),
+                                pyxis.isEmpty() ? "?" : pyxis.get(0).version(),
+                                seen.headers(),
+                                nvidia.isEmpty()
+                                        ? ""
+                                        : ", nvidia-container-cli "
+                                                + nvidia.get(0).version()));
         return blocked.isEmpty() ? diff : diff.blockedBy(String.join("; ", blocked));
     }
 
@@ -324,8 +382,11 @@ public final class ContainersDiff {
         int fetching = 0;
         for (int i = 0; i < actions.size(); i++) {
             ContainersAction a = actions.get(i);
-            List<Artifact> of = a instanceof InstallEnroot e ? e.packages() : a instanceof InstallNvidiaCli n ? n.packages()
-                    : a instanceof BuildPyxis b ? List.of(b.source()) : List.of();
+            List<Artifact> of = a instanceof InstallEnroot e
+                    ? e.packages()
+                    : a instanceof InstallNvidiaCli n
+                            ? n.packages()
+                            : a instanceof BuildPyxis b ? List.of(b.source()) : List.of();
             if (!of.isEmpty()) {
                 first = first < 0 ? i : first;
                 fetching++;
@@ -345,8 +406,12 @@ public final class ContainersDiff {
         if (packages.stream().allMatch(a -> installed(a, seen.enroot().getOrDefault(a.name(), "")))) {
             return Optional.empty();
         }
-        return Optional.of(String.join(", ", packages.stream().filter(a -> !seen.enroot().getOrDefault(a.name(), "").isEmpty())
-                .map(a -> a.name() + " " + seen.enroot().get(a.name())).toList()));
+        return Optional.of(String.join(
+                ", ",
+                packages.stream()
+                        .filter(a -> !seen.enroot().getOrDefault(a.name(), "").isEmpty())
+                        .map(a -> a.name() + " " + seen.enroot().get(a.name()))
+                        .toList()));
     }
 
     /** Why pyxis is built again, or empty where the installed one is the pinned source's, for this Slurm, unaltered. */
@@ -362,7 +427,8 @@ public final class ContainersDiff {
             return Optional.of("the installed one was built for Slurm " + stamp.slurm());
         }
         if (!stamp.sha256().equals(seen.pyxisSha256())) {
-            return Optional.of("the installed plugin is not the one slurmlet built (its sha256 is " + seen.pyxisSha256().substring(0, 12) + ")");
+            return Optional.of("the installed plugin is not the one slurmlet built (its sha256 is "
+                    + seen.pyxisSha256().substring(0, 12) + ")");
         }
         return Optional.empty();
     }
@@ -371,8 +437,12 @@ public final class ContainersDiff {
     static List<Artifact> ofMachine(List<Artifact> artifacts, List<String> names, Seen seen) {
         List<Artifact> mine = new ArrayList<>();
         for (String name : names) {
-            artifacts.stream().filter(a -> a.name().equals(name) && a.arch().equals(seen.arch()) && a.format().equals(seen.format()))
-                    .findFirst().ifPresent(mine::add);
+            artifacts.stream()
+                    .filter(a -> a.name().equals(name)
+                            && a.arch().equals(seen.arch())
+                            && a.format().equals(seen.format()))
+                    .findFirst()
+                    .ifPresent(mine::add);
         }
         return mine;
     }
@@ -383,8 +453,9 @@ public final class ContainersDiff {
     }
 
     static String tmpfiles() {
-        StringBuilder text = new StringBuilder("# written by slurmlet: the folders enroot and pyxis keep each user's folders in, root's and\n"
-                + "# 0755 so that no user can make or take another's; slurmlet's Slurm prolog makes each job's user theirs.\n");
+        StringBuilder text = new StringBuilder(
+                "# written by slurmlet: the folders enroot and pyxis keep each user's folders in, root's and\n"
+                        + "# 0755 so that no user can make or take another's; slurmlet's Slurm prolog makes each job's user theirs.\n");
         for (String folder : USER_FOLDERS) {
             text.append("d ").append(folder).append(" 0755 root root -\n");
         }
@@ -403,8 +474,8 @@ public final class ContainersDiff {
     }
 
     static String mounts(String sharedPath) {
-        return "# written by slurmlet: the shared storage, at the same path in every container\n"
-                + sharedPath + " " + sharedPath + " none x-create=dir,bind,rw,nosuid,nodev,private 0 -1\n";
+        return "# written by slurmlet: the shared storage, at the same path in every container\n" + sharedPath + " "
+                + sharedPath + " none x-create=dir,bind,rw,nosuid,nodev,private 0 -1\n";
     }
 
     static String noGpus() {

@@ -10,7 +10,6 @@ import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.plan.Artifact;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -66,9 +65,18 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
      * {@link Fetcher#CEILING}), over HTTP from the mirror or, those the leader holds, from the leader
      * this machine follows.
      */
-    public static ContainersStep onMachine(Files files, Commands commands, Path root, Path stateDir, Fetcher.FromLeader leader) {
-        return new ContainersStep(files, commands, Fetcher.of(stateDir.resolve("containers").resolve("artifacts"), Fetcher.CEILING,
-                Duration.ofMinutes(10), leader), root, stateDir);
+    public static ContainersStep onMachine(
+            Files files, Commands commands, Path root, Path stateDir, Fetcher.FromLeader leader) {
+        return new ContainersStep(
+                files,
+                commands,
+                Fetcher.of(
+                        stateDir.resolve("containers").resolve("artifacts"),
+                        Fetcher.CEILING,
+                        Duration.ofMinutes(10),
+                        leader),
+                root,
+                stateDir);
     }
 
     @Override
@@ -86,42 +94,57 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
             deb = false; // no dpkg: an RPM machine
         }
         String format = deb ? "deb" : "rpm";
-        String arch = (deb ? commands.runChecked(List.of("dpkg", "--print-architecture"), QUERY)
-                : commands.runChecked(List.of("rpm", "--eval", "%{_arch}"), QUERY)).stdout().strip();
+        String arch = (deb
+                        ? commands.runChecked(List.of("dpkg", "--print-architecture"), QUERY)
+                        : commands.runChecked(List.of("rpm", "--eval", "%{_arch}"), QUERY))
+                .stdout()
+                .strip();
         Map<String, String> enroot = installed(deb, wanted.gpus());
         Map<String, String> seen = new HashMap<>();
         Set<String> paths = new LinkedHashSet<>(wanted.files().keySet());
         paths.addAll(wanted.absent());
         for (String path : paths) {
-            seen.put(path, files.stat(at(path)).map(f -> ManagedFiles.sha256(f.content()) + " " + f.mode() + " " + f.owner() + ":" + f.group())
-                    .orElse(""));
+            seen.put(
+                    path,
+                    files.stat(at(path))
+                            .map(f -> ManagedFiles.sha256(f.content()) + " " + f.mode() + " " + f.owner() + ":"
+                                    + f.group())
+                            .orElse(""));
         }
-        Optional<ContainersDiff.Stamp> stamp = files.stat(at(ContainersDiff.PYXIS_STAMP))
-                .flatMap(f -> ContainersDiff.Stamp.parse(f.content()));
-        String plugin = files.stat(at(ContainerFacts.PYXIS_PLUGIN)).map(f -> ManagedFiles.sha256(f.content())).orElse("");
-        return new ContainersDiff.Seen(arch, format, enroot, slurmVersion(), headers(), stamp, plugin, seen, wrongFolders());
+        Optional<ContainersDiff.Stamp> stamp =
+                files.stat(at(ContainersDiff.PYXIS_STAMP)).flatMap(f -> ContainersDiff.Stamp.parse(f.content()));
+        String plugin = files.stat(at(ContainerFacts.PYXIS_PLUGIN))
+                .map(f -> ManagedFiles.sha256(f.content()))
+                .orElse("");
+        return new ContainersDiff.Seen(
+                arch, format, enroot, slurmVersion(), headers(), stamp, plugin, seen, wrongFolders());
     }
 
     static final String SLURM_VERSION_H = "/usr/include/slurm/slurm_version.h";
     /** As Slurm's headers say their version: {@code #define SLURM_VERSION_NUMBER 0x180b05} is 24.11.5. */
-    private static final java.util.regex.Pattern VERSION_NUMBER =
-            java.util.regex.Pattern.compile("(?m)^#define\\s+SLURM_VERSION_NUMBER\\s+0x([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})\\s*$");
+    private static final java.util.regex.Pattern VERSION_NUMBER = java.util.regex.Pattern.compile(
+            "(?m)^#define\\s+SLURM_VERSION_NUMBER\\s+0x([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})\\s*$");
 
     /** The version of the Slurm headers installed (what pyxis is built against), as 24.11.5; "" where there are none. */
     private String headers() throws IOException {
-        return files.stat(at(SLURM_VERSION_H)).map(f -> VERSION_NUMBER.matcher(new String(f.content(), StandardCharsets.UTF_8)))
+        return files.stat(at(SLURM_VERSION_H))
+                .map(f -> VERSION_NUMBER.matcher(new String(f.content(), StandardCharsets.UTF_8)))
                 .filter(java.util.regex.Matcher::find)
-                .map(m -> "%d.%02d.%d".formatted(Integer.parseInt(m.group(1), 16), Integer.parseInt(m.group(2), 16),
-                        Integer.parseInt(m.group(3), 16)))
+                .map(m -> "%d.%02d.%d"
+                        .formatted(
+                                Integer.parseInt(m.group(1), 16),
+                                Integer.parseInt(m.group(2), 16),
+                                Integer.parseInt(m.group(3), 16)))
                 .orElse("");
     }
 
     /** The installed versions of enroot's packages, and of nvidia-container-cli's where the plan wants them. */
     private Map<String, String> installed(boolean deb, boolean gpus) throws SystemException {
         Map<String, String> versions = new HashMap<>();
-        List<String> argv = new ArrayList<>(deb
-                ? List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n")
-                : List.of("rpm", "-q", "--qf", "%{NAME} installed %{VERSION}-%{RELEASE}\\n"));
+        List<String> argv = new ArrayList<>(
+                deb
+                        ? List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n")
+                        : List.of("rpm", "-q", "--qf", "%{NAME} installed %{VERSION}-%{RELEASE}\\n"));
         argv.addAll(ContainersDiff.ENROOT);
         if (gpus) {
             argv.addAll(ContainersDiff.NVIDIA);
@@ -167,8 +190,10 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
                 wrong.add(folder);
                 continue;
             }
-            PosixFileAttributes a = java.nio.file.Files.readAttributes(p, PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
-            if (!PosixFilePermissions.toString(a.permissions()).equals("rwxr-xr-x") || !a.owner().getName().equals("root")) {
+            PosixFileAttributes a = java.nio.file.Files.readAttributes(
+                    p, PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            if (!PosixFilePermissions.toString(a.permissions()).equals("rwxr-xr-x")
+                    || !a.owner().getName().equals("root")) {
                 wrong.add(folder);
             }
         }
@@ -179,10 +204,26 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
     protected void act(ContainersDiff.Wanted wanted, Action action) throws IOException, SystemException {
         if (action instanceof ContainersDiff.MakeFolders make) {
             for (String folder : make.folders()) {
-                commands.runChecked(List.of("install", "-d", "-m", "0755", "-o", "root", "-g", "root", at(folder).toString()), QUERY);
+                commands.runChecked(
+                        List.of(
+                                "install",
+                                "-d",
+                                "-m",
+                                "0755",
+                                "-o",
+                                "root",
+                                "-g",
+                                "root",
+                                at(folder).toString()),
+                        QUERY);
             }
         } else if (action instanceof ContainersDiff.WriteFile write) {
-            files.write(at(write.path()), write.file().content().getBytes(StandardCharsets.UTF_8), write.file().mode(), "root", "root");
+            files.write(
+                    at(write.path()),
+                    write.file().content().getBytes(StandardCharsets.UTF_8),
+                    write.file().mode(),
+                    "root",
+                    "root");
         } else if (action instanceof ContainersDiff.RemoveFile remove) {
             files.delete(at(remove.path()));
         } else if (action instanceof ContainersDiff.CheckArtifacts check) {
@@ -213,10 +254,19 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
      * {@code format}, deb or rpm) with what they depend on, keeping any configuration an admin changed.
      */
     public static List<String> installing(String format, List<String> paths) {
-        List<String> argv = new ArrayList<>(format.equals("deb")
-                ? List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", "--no-install-recommends",
-                "-o", "Dpkg::Options::=--force-confold")
-                : List.of("dnf", "install", "-y", "--setopt=install_weak_deps=False"));
+        List<String> argv = new ArrayList<>(
+                format.equals("deb")
+                        ? List.of(
+                                "env",
+                                "DEBIAN_FRONTEND=noninteractive",
+                                "apt-get",
+                                "install",
+                                "-y",
+                                "-q",
+                                "--no-install-recommends",
+                                "-o",
+                                "Dpkg::Options::=--force-confold")
+                        : List.of("dnf", "install", "-y", "--setopt=install_weak_deps=False"));
         argv.addAll(paths);
         return argv;
     }
@@ -229,8 +279,18 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
      * bytes do not depend on the folder.
      */
     public static List<List<String>> buildingPyxis(String tarball, String dir) {
-        return List.of(List.of("tar", "-xzf", tarball, "-C", dir, "--no-same-owner", "--strip-components=1"),
-                List.of("env", "CFLAGS=-ffile-prefix-map=" + dir + "=.", "nice", "-n", "19", "make", "-C", dir, "spank_pyxis.so"));
+        return List.of(
+                List.of("tar", "-xzf", tarball, "-C", dir, "--no-same-owner", "--strip-components=1"),
+                List.of(
+                        "env",
+                        "CFLAGS=-ffile-prefix-map=" + dir + "=.",
+                        "nice",
+                        "-n",
+                        "19",
+                        "make",
+                        "-C",
+                        dir,
+                        "spank_pyxis.so"));
     }
 
     /**
@@ -247,8 +307,14 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
             commands.runChecked(steps.get(1), BUILD);
             byte[] plugin = java.nio.file.Files.readAllBytes(dir.resolve("spank_pyxis.so"));
             files.write(at(ContainerFacts.PYXIS_PLUGIN), plugin, "rw-r--r--", "root", "root");
-            ContainersDiff.Stamp stamp = new ContainersDiff.Stamp(source.version(), slurm, source.sha256(), ManagedFiles.sha256(plugin));
-            files.write(at(ContainersDiff.PYXIS_STAMP), SettingsJson.lenient().writeValueAsBytes(stamp), "rw-r--r--", "root", "root");
+            ContainersDiff.Stamp stamp =
+                    new ContainersDiff.Stamp(source.version(), slurm, source.sha256(), ManagedFiles.sha256(plugin));
+            files.write(
+                    at(ContainersDiff.PYXIS_STAMP),
+                    SettingsJson.lenient().writeValueAsBytes(stamp),
+                    "rw-r--r--",
+                    "root",
+                    "root");
         } finally {
             commands.run(List.of("rm", "-rf", "--one-file-system", dir.toString()), QUERY);
         }

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.containers;
 
 import io.slurmlet.model.plan.Artifact;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -51,12 +50,15 @@ public interface Fetcher {
      * leader that planned, which may have handed over since), any other over HTTP(S) from the mirror.
      */
     static Fetcher of(Path cache, long ceiling, Duration timeout, FromLeader leader) {
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10))
-                .followRedirects(HttpClient.Redirect.NORMAL).build();
+        HttpClient client = HttpClient.newBuilder()
+                .connectTimeout(Duration.ofSeconds(10))
+                .followRedirects(HttpClient.Redirect.NORMAL)
+                .build();
         return artifact -> {
             io.slurmlet.agent.system.AtomicFile.ensurePrivateDirectory(cache);
             Path file = cache.resolve(artifact.sha256() + "-" + artifact.file());
-            if (Files.isRegularFile(file) && (artifact.bytes() == null || Files.size(file) == artifact.bytes())
+            if (Files.isRegularFile(file)
+                    && (artifact.bytes() == null || Files.size(file) == artifact.bytes())
                     && sha256(file).equals(artifact.sha256())) {
                 return file;
             }
@@ -64,19 +66,32 @@ public interface Fetcher {
             boolean fromLeader = path.startsWith(ArtifactTable.LEADER_FILES);
             String from = fromLeader ? "the leader" : artifact.url();
             if (artifact.bytes() != null && artifact.bytes() > ceiling) {
-                throw new IOException(("%s: the leader's plan pins %d bytes, more than the %d this machine takes of any file: nothing "
-                        + "fetched (give the table the file's own size, as stat -c %%s prints it)").formatted(artifact.file(),
-                        artifact.bytes(), ceiling));
+                throw new IOException(
+                        ("%s: the leader's plan pins %d bytes, more than the %d this machine takes of any file: nothing "
+                                        + "fetched (give the table the file's own size, as stat -c %%s prints it)")
+                                .formatted(artifact.file(), artifact.bytes(), ceiling));
             }
             Path part = Files.createTempFile(cache, ".fetch-", ".part");
             try {
-                copy(fromLeader ? () -> leader.open(path, timeout) : () -> open(client, artifact, timeout), artifact, fromLeader, part,
-                        ceiling, timeout);
+                copy(
+                        fromLeader ? () -> leader.open(path, timeout) : () -> open(client, artifact, timeout),
+                        artifact,
+                        fromLeader,
+                        part,
+                        ceiling,
+                        timeout);
                 String got = sha256(part);
                 if (!got.equals(artifact.sha256())) {
-                    throw new IOException(("%s from %s has sha256 %s, and the leader's table pins %s: refused, nothing installed "
-                            + "(%s serves another file than the table names: put the right one there, or the table's digest "
-                            + "right)").formatted(artifact.file(), from, got, artifact.sha256(), fromLeader ? "the leader" : "the mirror"));
+                    throw new IOException(
+                            ("%s from %s has sha256 %s, and the leader's table pins %s: refused, nothing installed "
+                                            + "(%s serves another file than the table names: put the right one there, or the table's digest "
+                                            + "right)")
+                                    .formatted(
+                                            artifact.file(),
+                                            from,
+                                            got,
+                                            artifact.sha256(),
+                                            fromLeader ? "the leader" : "the mirror"));
                 }
                 Files.move(part, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
                 return file;
@@ -93,19 +108,29 @@ public interface Fetcher {
     }
 
     /** The mirror's answer to a GET of the artifact's URL, within {@code timeout}. */
-    private static InputStream open(HttpClient client, Artifact artifact, Duration timeout) throws IOException, InterruptedException {
+    private static InputStream open(HttpClient client, Artifact artifact, Duration timeout)
+            throws IOException, InterruptedException {
         HttpResponse<InputStream> response;
         try {
-            response = client.sendAsync(HttpRequest.newBuilder(URI.create(artifact.url())).timeout(timeout).GET().build(),
-                    HttpResponse.BodyHandlers.ofInputStream()).get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+            response = client.sendAsync(
+                            HttpRequest.newBuilder(URI.create(artifact.url()))
+                                    .timeout(timeout)
+                                    .GET()
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofInputStream())
+                    .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.TimeoutException e) {
-            throw new IOException("%s did not answer within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()), e);
+            throw new IOException(
+                    "%s did not answer within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()),
+                    e);
         } catch (java.util.concurrent.ExecutionException e) {
-            throw new IOException("cannot fetch %s (%s): nothing installed".formatted(artifact.url(), e.getCause()), e.getCause());
+            throw new IOException(
+                    "cannot fetch %s (%s): nothing installed".formatted(artifact.url(), e.getCause()), e.getCause());
         }
         if (response.statusCode() != 200) {
             response.body().close();
-            throw new IOException("%s answered HTTP %d: nothing installed".formatted(artifact.url(), response.statusCode()));
+            throw new IOException(
+                    "%s answered HTTP %d: nothing installed".formatted(artifact.url(), response.statusCode()));
         }
         return response.body();
     }
@@ -116,7 +141,8 @@ public interface Fetcher {
      * pass for ever; the stream is closed under the reader then), and exactly the size the artifact
      * pins: never a byte read past the first one over it (or over {@code ceiling} where it pins none).
      */
-    private static void copy(Opener opener, Artifact artifact, boolean fromLeader, Path part, long ceiling, Duration timeout)
+    private static void copy(
+            Opener opener, Artifact artifact, boolean fromLeader, Path part, long ceiling, Duration timeout)
             throws IOException {
         String from = fromLeader ? "the leader" : artifact.url();
         String serves = fromLeader ? "the leader" : "the mirror";
@@ -131,47 +157,57 @@ public interface Fetcher {
         }
         java.util.concurrent.atomic.AtomicBoolean late = new java.util.concurrent.atomic.AtomicBoolean();
         java.util.Timer watchdog = new java.util.Timer("slurmlet-fetch-deadline", true);
-        watchdog.schedule(new java.util.TimerTask() {
-            @Override
-            public void run() {
-                late.set(true);
-                try {
-                    in.close();
-                } catch (IOException e) {
-                    // closing is all that is asked: the reader sees the stream end
-                }
-            }
-        }, Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-        try (in; OutputStream out = Files.newOutputStream(part)) {
+        watchdog.schedule(
+                new java.util.TimerTask() {
+                    @Override
+                    public void run() {
+                        late.set(true);
+                        try {
+                            in.close();
+                        } catch (IOException e) {
+                            // closing is all that is asked: the reader sees the stream end
+                        }
+                    }
+                },
+                Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+        try (in;
+                OutputStream out = Files.newOutputStream(part)) {
             byte[] buffer = new byte[64 * 1024];
             long total = 0;
             // Never asked for more than one byte past the most taken: a source that sends on is read no further.
             for (int n; (n = in.read(buffer, 0, (int) Math.min(buffer.length, most + 1 - total))) > 0; ) {
                 total += n;
                 if (total > most) {
-                    throw new IOException(artifact.bytes() == null
-                            ? "%s sends over %d bytes, more than this machine takes of any file: nothing installed".formatted(from, most)
-                            : ("%s from %s sends more than the %d bytes the leader's table pins: cut at byte %d, refused, nothing "
-                            + "installed (%s serves another file than the table names: put the right one there, or the table's "
-                            + "bytes right)").formatted(artifact.file(), from, most, total, serves));
+                    throw new IOException(
+                            artifact.bytes() == null
+                                    ? "%s sends over %d bytes, more than this machine takes of any file: nothing installed"
+                                            .formatted(from, most)
+                                    : ("%s from %s sends more than the %d bytes the leader's table pins: cut at byte %d, refused, nothing "
+                                                    + "installed (%s serves another file than the table names: put the right one there, or the table's "
+                                                    + "bytes right)")
+                                            .formatted(artifact.file(), from, most, total, serves));
                 }
                 out.write(buffer, 0, n);
             }
             if (artifact.bytes() != null && total < most && !late.get()) {
-                throw new IOException(("%s from %s is %d bytes, and the leader's table pins %d: refused, nothing installed (%s serves "
-                        + "another file than the table names, or sent it short: put the right one there, or the table's bytes right)")
-                        .formatted(artifact.file(), from, total, most, serves));
+                throw new IOException(
+                        ("%s from %s is %d bytes, and the leader's table pins %d: refused, nothing installed (%s serves "
+                                        + "another file than the table names, or sent it short: put the right one there, or the table's bytes right)")
+                                .formatted(artifact.file(), from, total, most, serves));
             }
         } catch (IOException e) {
             if (late.get()) {
-                throw new IOException("%s did not send the file within %d s: nothing installed".formatted(from, timeout.toSeconds()), e);
+                throw new IOException(
+                        "%s did not send the file within %d s: nothing installed".formatted(from, timeout.toSeconds()),
+                        e);
             }
             throw e;
         } finally {
             watchdog.cancel();
         }
         if (late.get()) {
-            throw new IOException("%s did not send the file within %d s: nothing installed".formatted(from, timeout.toSeconds()));
+            throw new IOException(
+                    "%s did not send the file within %d s: nothing installed".formatted(from, timeout.toSeconds()));
         }
     }
 

@@ -58,7 +58,9 @@ public record CpuTopology(int cpus, int sockets, int coresPerSocket, int threads
             }
             int colon = line.indexOf(':');
             if (colon > 0) {
-                block.putIfAbsent(line.substring(0, colon).strip(), line.substring(colon + 1).strip());
+                block.putIfAbsent(
+                        line.substring(0, colon).strip(),
+                        line.substring(colon + 1).strip());
             }
         }
         return cpus;
@@ -69,7 +71,8 @@ public record CpuTopology(int cpus, int sockets, int coresPerSocket, int threads
         if (processor.isEmpty()) {
             return java.util.Optional.empty();
         }
-        return java.util.Optional.of(new Cpu(processor.getAsInt(), number(kv.get("physical id")), number(kv.get("core id"))));
+        return java.util.Optional.of(
+                new Cpu(processor.getAsInt(), number(kv.get("physical id")), number(kv.get("core id"))));
     }
 
     /** The number {@code text} holds ({@code "0\n"} as sysfs prints it); empty when it holds none. */

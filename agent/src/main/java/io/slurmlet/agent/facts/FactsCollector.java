@@ -6,7 +6,6 @@ import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
-
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -32,7 +31,11 @@ public final class FactsCollector {
     public static final List<String> SLURMD_CONFIG = List.of("slurmd", "-C");
     public static final List<String> SLURMD_VERSION = List.of("slurmd", "-V");
     /** The first two bytes of slurmctld's saved state: the protocol version of the release that wrote it. */
-    public static final List<String> SAVED_STATE = List.of("od", "-An", "-tu1", "-N2",
+    public static final List<String> SAVED_STATE = List.of(
+            "od",
+            "-An",
+            "-tu1",
+            "-N2",
             io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + "/assoc_usage");
     /** What apt would install of slurmctld: asked only where slurmctld saved state. */
     public static final List<String> APT_POLICY = List.of("apt-cache", "policy", "slurmctld");
@@ -79,8 +82,20 @@ public final class FactsCollector {
         String version = slurmd.installed() ? slurmVersion(warnings) : "";
         List<NodeFacts.Gpus> gpus = gpus(warnings);
         String os = os(warnings);
-        NodeFacts facts = new NodeFacts(nodeName, "", hw.cpus(), hw.boards(), hw.sockets(), hw.coresPerSocket(),
-                hw.threadsPerCore(), hw.memoryMiB(), gpus, os, version, 0, "");
+        NodeFacts facts = new NodeFacts(
+                nodeName,
+                "",
+                hw.cpus(),
+                hw.boards(),
+                hw.sockets(),
+                hw.coresPerSocket(),
+                hw.threadsPerCore(),
+                hw.memoryMiB(),
+                gpus,
+                os,
+                version,
+                0,
+                "");
         if (controllerInstalled()) {
             facts = facts.withSlurmPlugins(plugins(warnings));
         }
@@ -92,8 +107,7 @@ public final class FactsCollector {
         return new Collected(facts, warnings);
     }
 
-    private record SlurmdAnswer(boolean installed, Optional<NodeFacts> facts) {
-    }
+    private record SlurmdAnswer(boolean installed, Optional<NodeFacts> facts) {}
 
     private SlurmdAnswer slurmdConfig(String nodeName, List<String> warnings) {
         String instead = "; CPUs and memory were read from /proc and /sys instead";
@@ -132,13 +146,24 @@ public final class FactsCollector {
         } catch (UncheckedIOException e) {
             warnings.add(e.getMessage() + "; memory is reported as 0 MiB");
         }
-        return new NodeFacts(nodeName, "", topology.cpus(), 1, topology.sockets(), topology.coresPerSocket(),
-                topology.threadsPerCore(), memory, List.of(), "", "");
+        return new NodeFacts(
+                nodeName,
+                "",
+                topology.cpus(),
+                1,
+                topology.sockets(),
+                topology.coresPerSocket(),
+                topology.threadsPerCore(),
+                memory,
+                List.of(),
+                "",
+                "");
     }
 
     private CpuTopology topology(List<String> warnings) {
         try {
-            List<CpuTopology.Cpu> cpus = files.read(CPUINFO).map(CpuTopology::parseCpuinfo).orElse(List.of());
+            List<CpuTopology.Cpu> cpus =
+                    files.read(CPUINFO).map(CpuTopology::parseCpuinfo).orElse(List.of());
             if (cpus.isEmpty()) {
                 cpus = sysfsCpus();
             }
@@ -148,7 +173,8 @@ public final class FactsCollector {
                         + " CPUs the agent may use, on one socket");
                 return CpuTopology.flat(n);
             }
-            return CpuTopology.of(cpus.stream().map(c -> c.placed() ? c : fromSysfs(c)).toList());
+            return CpuTopology.of(
+                    cpus.stream().map(c -> c.placed() ? c : fromSysfs(c)).toList());
         } catch (UncheckedIOException e) {
             int n = Runtime.getRuntime().availableProcessors();
             warnings.add(e.getMessage() + "; reporting the " + n + " CPUs the agent may use, on one socket");
@@ -170,9 +196,13 @@ public final class FactsCollector {
     /** {@code cpu} with the ids of {@code /sys/devices/system/cpu/cpuN/topology}, where they are. */
     private CpuTopology.Cpu fromSysfs(CpuTopology.Cpu cpu) {
         Path dir = SYS_CPUS.resolve("cpu" + cpu.processor()).resolve("topology");
-        var pkg = cpu.packageId().isPresent() ? cpu.packageId()
-                : files.read(dir.resolve("physical_package_id")).map(CpuTopology::number).orElse(java.util.OptionalInt.empty());
-        var core = cpu.coreId().isPresent() ? cpu.coreId()
+        var pkg = cpu.packageId().isPresent()
+                ? cpu.packageId()
+                : files.read(dir.resolve("physical_package_id"))
+                        .map(CpuTopology::number)
+                        .orElse(java.util.OptionalInt.empty());
+        var core = cpu.coreId().isPresent()
+                ? cpu.coreId()
                 : files.read(dir.resolve("core_id")).map(CpuTopology::number).orElse(java.util.OptionalInt.empty());
         return new CpuTopology.Cpu(cpu.processor(), pkg, core);
     }
@@ -182,8 +212,12 @@ public final class FactsCollector {
      * ({@code /usr/lib/x86_64-linux-gnu/slurm-wlm}): RPM's and a source build's. The first holding
      * auth_munge.so, which every Slurm slurmlet runs has, is Slurm's PluginDir.
      */
-    static final List<Path> PLUGIN_DIRS = List.of(Path.of("/usr/lib64/slurm"), Path.of("/usr/lib/slurm"),
-            Path.of("/usr/local/lib/slurm"), Path.of("/usr/local/lib64/slurm"));
+    static final List<Path> PLUGIN_DIRS = List.of(
+            Path.of("/usr/lib64/slurm"),
+            Path.of("/usr/lib/slurm"),
+            Path.of("/usr/local/lib/slurm"),
+            Path.of("/usr/local/lib64/slurm"));
+
     private static final Pattern MULTIARCH = Pattern.compile("[a-z0-9_]+-linux-[a-z0-9_]+");
     private static final Pattern PLUGIN_FILE = Pattern.compile("([a-z][a-z0-9_]{0,63})\\.so");
 
@@ -193,7 +227,9 @@ public final class FactsCollector {
      * leader of thousands of nodes holds no list of a hundred names for each.
      */
     static final Path ENROOT = Path.of("/usr/bin/enroot");
-    private static final Pattern ENROOT_VERSION = Pattern.compile("(?m)^export ENROOT_VERSION=\"([0-9A-Za-z.+~_-]{1,64})\"$");
+
+    private static final Pattern ENROOT_VERSION =
+            Pattern.compile("(?m)^export ENROOT_VERSION=\"([0-9A-Za-z.+~_-]{1,64})\"$");
 
     /**
      * What the machine has for jobs in containers: enroot's version (from its script), the pyxis the
@@ -203,29 +239,44 @@ public final class FactsCollector {
      */
     private io.slurmlet.model.facts.ContainerFacts containers() {
         try {
-            String enroot = files.read(ENROOT).map(ENROOT_VERSION::matcher).filter(java.util.regex.Matcher::find).map(m -> m.group(1))
+            String enroot = files.read(ENROOT)
+                    .map(ENROOT_VERSION::matcher)
+                    .filter(java.util.regex.Matcher::find)
+                    .map(m -> m.group(1))
                     .orElse("");
             String plugin = files.bytes(Path.of(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN))
-                    .map(io.slurmlet.agent.reconcile.ManagedFiles::sha256).orElse("");
+                    .map(io.slurmlet.agent.reconcile.ManagedFiles::sha256)
+                    .orElse("");
             Optional<String> text = files.read(Path.of(io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP));
-            // A stamp without its plugin, or one that cannot be read, is no pyxis: the containers step builds it again. A plugin
-            // that is not the one its stamp records is reported with its own digest (the two differ for a moment while the
-            // containers step installs a new build, plugin then stamp: the leader is not made to take pyxis out for that);
+            // A stamp without its plugin, or one that cannot be read, is no pyxis: the containers step builds it again.
+            // A plugin
+            // that is not the one its stamp records is reported with its own digest (the two differ for a moment while
+            // the
+            // containers step installs a new build, plugin then stamp: the leader is not made to take pyxis out for
+            // that);
             // the slurm step does not load such a plugin, and the containers step builds it again.
             Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = text.isPresent() && !plugin.isEmpty()
-                    ? io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(text.get().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                    ? io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(
+                            text.get().getBytes(java.nio.charset.StandardCharsets.UTF_8))
                     : Optional.empty();
             boolean prolog = files.read(Path.of(io.slurmlet.model.facts.ContainerFacts.PROLOG))
-                    .filter(script -> script.contains("written by slurmlet")).isPresent();
-            return new io.slurmlet.model.facts.ContainerFacts(enroot, stamp.map(st -> st.pyxis()).orElse(""),
-                    stamp.map(st -> st.slurm()).orElse(""), stamp.isPresent() ? plugin : "", prolog, nvidiaCli());
+                    .filter(script -> script.contains("written by slurmlet"))
+                    .isPresent();
+            return new io.slurmlet.model.facts.ContainerFacts(
+                    enroot,
+                    stamp.map(st -> st.pyxis()).orElse(""),
+                    stamp.map(st -> st.slurm()).orElse(""),
+                    stamp.isPresent() ? plugin : "",
+                    prolog,
+                    nvidiaCli());
         } catch (UncheckedIOException e) {
             return io.slurmlet.model.facts.ContainerFacts.NONE;
         }
     }
 
     static final Path NVIDIA_CLI = Path.of("/usr/bin/nvidia-container-cli");
-    private static final Pattern NVIDIA_CLI_VERSION = Pattern.compile("(?m)^cli-version: ([0-9A-Za-z.+~_-]{1,64})\\s*$");
+    private static final Pattern NVIDIA_CLI_VERSION =
+            Pattern.compile("(?m)^cli-version: ([0-9A-Za-z.+~_-]{1,64})\\s*$");
 
     /**
      * nvidia-container-cli's version, as its {@code --version} says it ({@code cli-version: 1.17.8}),
@@ -263,24 +314,33 @@ public final class FactsCollector {
     private List<String> plugins(List<String> warnings) {
         try {
             List<Path> dirs = new ArrayList<>();
-            files.list(Path.of("/usr/lib")).stream().filter(d -> MULTIARCH.matcher(d.getFileName().toString()).matches())
+            files.list(Path.of("/usr/lib")).stream()
+                    .filter(d -> MULTIARCH.matcher(d.getFileName().toString()).matches())
                     .forEach(d -> dirs.add(d.resolve("slurm-wlm")));
             dirs.addAll(PLUGIN_DIRS);
             for (Path dir : dirs) {
-                List<String> names = files.list(dir).stream().map(f -> PLUGIN_FILE.matcher(f.getFileName().toString()))
-                        .filter(Matcher::matches).map(m -> m.group(1)).sorted().toList();
+                List<String> names = files.list(dir).stream()
+                        .map(f -> PLUGIN_FILE.matcher(f.getFileName().toString()))
+                        .filter(Matcher::matches)
+                        .map(m -> m.group(1))
+                        .sorted()
+                        .toList();
                 if (names.contains("auth_munge")) {
                     if (names.size() > FactsCheck.MAX_PLUGINS) {
-                        // A list cut short would make a kind look partly missing: none is reported, and nothing is checked.
-                        warnings.add(("%s holds %d plugins, more than the %d reported: none is reported, and a site's plugin "
-                                + "names are not checked").formatted(dir, names.size(), FactsCheck.MAX_PLUGINS));
+                        // A list cut short would make a kind look partly missing: none is reported, and nothing is
+                        // checked.
+                        warnings.add(
+                                ("%s holds %d plugins, more than the %d reported: none is reported, and a site's plugin "
+                                                + "names are not checked")
+                                        .formatted(dir, names.size(), FactsCheck.MAX_PLUGINS));
                         return List.of();
                     }
                     return names;
                 }
             }
         } catch (UncheckedIOException e) {
-            warnings.add(e.getMessage() + "; the Slurm plugins installed are not reported, and a site's plugin names are not checked");
+            warnings.add(e.getMessage()
+                    + "; the Slurm plugins installed are not reported, and a site's plugin names are not checked");
         }
         return List.of();
     }
@@ -298,7 +358,10 @@ public final class FactsCollector {
         try {
             Commands.Result r = commands.run(SAVED_STATE, deadline);
             String[] bytes = r.stdout().strip().split("\\s+");
-            if (!r.succeeded() || bytes.length != 2 || !bytes[0].matches("[0-9]{1,3}") || !bytes[1].matches("[0-9]{1,3}")) {
+            if (!r.succeeded()
+                    || bytes.length != 2
+                    || !bytes[0].matches("[0-9]{1,3}")
+                    || !bytes[1].matches("[0-9]{1,3}")) {
                 return 0;
             }
             return (Integer.parseInt(bytes[0]) << 8) | Integer.parseInt(bytes[1]);
@@ -328,7 +391,9 @@ public final class FactsCollector {
                 return "";
             }
             // As the leader reads versions: 24.11.5, whatever the package's epoch and revision.
-            return SlurmVersion.parse(candidate.replaceFirst("^[0-9]+:", "")).map(SlurmVersion::toString).orElse("");
+            return SlurmVersion.parse(candidate.replaceFirst("^[0-9]+:", ""))
+                    .map(SlurmVersion::toString)
+                    .orElse("");
         } catch (CommandFailed e) {
             return "";
         }
@@ -337,7 +402,8 @@ public final class FactsCollector {
     private String slurmVersion(List<String> warnings) {
         try {
             Commands.Result r = commands.runChecked(SLURMD_VERSION, deadline);
-            Optional<SlurmVersion> v = SlurmVersion.parse(r.stdout().strip().lines().findFirst().orElse(""));
+            Optional<SlurmVersion> v =
+                    SlurmVersion.parse(r.stdout().strip().lines().findFirst().orElse(""));
             if (v.isEmpty()) {
                 warnings.add("`slurmd -V` printed no version (it printed: " + CommandFailed.firstLines(r.stdout())
                         + "); the installed Slurm version is not reported");

@@ -9,8 +9,7 @@ public final class MemInfo {
 
     private static final Pattern MEM_TOTAL = Pattern.compile("(?m)^MemTotal:\\s*(\\d+)\\s*kB\\s*$");
 
-    private MemInfo() {
-    }
+    private MemInfo() {}
 
     /** {@code MemTotal} in MiB (rounded down, as slurmd's RealMemory); empty when it is not there. */
     public static OptionalLong totalMiB(String meminfo) {

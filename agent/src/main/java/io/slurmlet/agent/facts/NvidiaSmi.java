@@ -3,7 +3,6 @@ package io.slurmlet.agent.facts;
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.model.facts.NodeFacts;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,8 +31,7 @@ public final class NvidiaSmi {
         }
     }
 
-    private NvidiaSmi() {
-    }
+    private NvidiaSmi() {}
 
     /** The GPUs named in {@code csv}, one entry per distinct model, in first-seen order. */
     public static List<NodeFacts.Gpus> parse(String csv) {
@@ -57,18 +55,22 @@ public final class NvidiaSmi {
         if (!result.succeeded() || looksLikeFailure(result.stdout())) {
             String why = CommandFailed.exited(QUERY, result).getMessage();
             if (result.succeeded()) {
-                why = "`%s` printed an error instead of GPU names: %s".formatted(
-                        CommandFailed.commandLine(QUERY), CommandFailed.firstLines(result.stdout()));
+                why = "`%s` printed an error instead of GPU names: %s"
+                        .formatted(CommandFailed.commandLine(QUERY), CommandFailed.firstLines(result.stdout()));
             }
-            return new Listing(List.of(), Optional.of(why + "; this machine's GPUs are not counted: "
-                    + "check the NVIDIA driver (run nvidia-smi by hand) and restart the agent or wait for its next look"));
+            return new Listing(
+                    List.of(),
+                    Optional.of(
+                            why + "; this machine's GPUs are not counted: "
+                                    + "check the NVIDIA driver (run nvidia-smi by hand) and restart the agent or wait for its next look"));
         }
         return new Listing(parse(result.stdout()), Optional.empty());
     }
 
     /** nvidia-smi's error sentences, in case one comes with status 0. */
     private static boolean looksLikeFailure(String stdout) {
-        return stdout.contains("NVIDIA-SMI has failed") || stdout.contains("No devices were found")
+        return stdout.contains("NVIDIA-SMI has failed")
+                || stdout.contains("No devices were found")
                 || stdout.contains("Unable to determine the device handle");
     }
 }

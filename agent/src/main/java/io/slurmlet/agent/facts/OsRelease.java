@@ -11,8 +11,7 @@ import java.util.Map;
  */
 public final class OsRelease {
 
-    private OsRelease() {
-    }
+    private OsRelease() {}
 
     /** Every {@code KEY=value} of {@code text}, unquoted; comments and malformed lines skipped. */
     public static Map<String, String> parse(String text) {

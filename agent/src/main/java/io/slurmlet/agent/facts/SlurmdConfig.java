@@ -1,7 +1,6 @@
 package io.slurmlet.agent.facts;
 
 import io.slurmlet.model.facts.NodeFacts;
-
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,8 +13,7 @@ import java.util.Optional;
  */
 public final class SlurmdConfig {
 
-    private SlurmdConfig() {
-    }
+    private SlurmdConfig() {}
 
     /**
      * The facts of the machine that {@code output} describes, under {@code name} (the node's name
@@ -40,7 +38,8 @@ public final class SlurmdConfig {
                 int cores = Integer.parseInt(kv.getOrDefault("CoresPerSocket", "1"));
                 int threads = Integer.parseInt(kv.getOrDefault("ThreadsPerCore", "1"));
                 long memory = Long.parseLong(kv.get("RealMemory"));
-                return Optional.of(new NodeFacts(name, "", cpus, boards, sockets, cores, threads, memory, List.of(), "", ""));
+                return Optional.of(
+                        new NodeFacts(name, "", cpus, boards, sockets, cores, threads, memory, List.of(), "", ""));
             } catch (NumberFormatException | NullPointerException e) {
                 return Optional.empty();
             }

@@ -1,14 +1,12 @@
 package io.slurmlet.agent.leader;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.agent.store.Document;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Store;
-
-import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.users.Accounts;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,11 +26,11 @@ public final class AccountsStore {
 
     /** What became of a change. */
     public sealed interface Result {
-        record Stored(Accounts accounts, Optional<Account> account) implements Result { }
+        record Stored(Accounts accounts, Optional<Account> account) implements Result {}
 
-        record Refused(List<Problem> problems) implements Result { }
+        record Refused(List<Problem> problems) implements Result {}
 
-        record NotFound(String login) implements Result { }
+        record NotFound(String login) implements Result {}
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -41,7 +39,7 @@ public final class AccountsStore {
     }
 
     /** One account of an import. */
-    public record Imported(String email, List<String> sshKeys, boolean enabled) { }
+    public record Imported(String email, List<String> sshKeys, boolean enabled) {}
 
     private final Document<Accounts> file;
     /** Guarded by this: set under the lock its write to the store is made with, so a watcher reading it sees the change. */
@@ -53,9 +51,14 @@ public final class AccountsStore {
     }
 
     public static AccountsStore open(Store store) throws IOException {
-        Document<Accounts> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
-        return new AccountsStore(file, file.read(() -> Accounts.EMPTY, "the accounts", "restore it from a backup; slurmlet never "
-                + "starts over with no accounts, which would give their UIDs to others"));
+        Document<Accounts> file = Document.in(store, FILE_NAME, new TypeReference<>() {});
+        return new AccountsStore(
+                file,
+                file.read(
+                        () -> Accounts.EMPTY,
+                        "the accounts",
+                        "restore it from a backup; slurmlet never "
+                                + "starts over with no accounts, which would give their UIDs to others"));
     }
 
     public synchronized Accounts current() {
@@ -88,7 +91,10 @@ public final class AccountsStore {
                 return new Result.NotFound(login);
             }
             List<Problem> problems = all.keyProblems(keys, a.get().login());
-            return problems.isEmpty() ? replaced(all, a.get().withKeys(keys.stream().map(String::strip).toList()))
+            return problems.isEmpty()
+                    ? replaced(
+                            all,
+                            a.get().withKeys(keys.stream().map(String::strip).toList()))
                     : new Result.Refused(problems);
         });
     }
@@ -115,8 +121,12 @@ public final class AccountsStore {
                 Imported e = entries.get(i);
                 String at = "[" + i + "] ";
                 if (e.email() == null || !seen.add(e.email().strip().toLowerCase(java.util.Locale.ROOT))) {
-                    problems.add(new Problem("accounts[" + i + "].email", String.valueOf(e.email()),
-                            at + "email %s is missing or given twice in the file: give each person once".formatted(e.email())));
+                    problems.add(new Problem(
+                            "accounts[" + i + "].email",
+                            String.valueOf(e.email()),
+                            at
+                                    + "email %s is missing or given twice in the file: give each person once"
+                                            .formatted(e.email())));
                     continue;
                 }
                 Optional<Account> known = next.find(e.email());
@@ -127,7 +137,9 @@ public final class AccountsStore {
                     String index = "accounts[" + i + "].";
                     kp.forEach(p -> problems.add(new Problem(index + p.key(), p.value(), at + p.message())));
                     if (kp.isEmpty() && !known.get().removed()) {
-                        next = ((Result.Stored) replaced(next, known.get().withKeys(keys).withEnabled(e.enabled()))).accounts();
+                        next = ((Result.Stored) replaced(
+                                        next, known.get().withKeys(keys).withEnabled(e.enabled())))
+                                .accounts();
                     }
                 } else {
                     List<Problem> ep = new ArrayList<>(next.emailProblems(e.email()));
@@ -135,7 +147,8 @@ public final class AccountsStore {
                     String index = "accounts[" + i + "].";
                     ep.forEach(p -> problems.add(new Problem(index + p.key(), p.value(), at + p.message())));
                     if (ep.isEmpty()) {
-                        next = ((Result.Stored) added(next, e.email().strip(), keys, e.enabled(), new HashSet<>())).accounts();
+                        next = ((Result.Stored) added(next, e.email().strip(), keys, e.enabled(), new HashSet<>()))
+                                .accounts();
                     }
                 }
             }
@@ -151,14 +164,16 @@ public final class AccountsStore {
     }
 
     private Result update(String login, UnaryOperator<Account> edit) throws IOException {
-        return change(all -> all.find(login).<Result>map(a -> replaced(all, edit.apply(a))).orElse(new Result.NotFound(login)));
+        return change(all ->
+                all.find(login).<Result>map(a -> replaced(all, edit.apply(a))).orElse(new Result.NotFound(login)));
     }
 
     private static Result added(Accounts all, String email, List<String> keys, boolean enabled, Set<String> taken) {
         String login = all.loginFor(email, taken).orElseThrow();
         long uid = all.nextUid();
         List<Account> next = new ArrayList<>(all.accounts());
-        Account made = new Account(email, login, uid, uid, keys.stream().map(String::strip).toList(), enabled, false);
+        Account made = new Account(
+                email, login, uid, uid, keys.stream().map(String::strip).toList(), enabled, false);
         next.add(made);
         return new Result.Stored(new Accounts(all.revision(), uid + 1, next), Optional.of(made));
     }
@@ -176,8 +191,12 @@ public final class AccountsStore {
         synchronized (this) {
             Accounts now = current;
             result = edit.apply(now);
-            if (result instanceof Result.Stored stored && !stored.accounts().accounts().equals(now.accounts())) {
-                Accounts written = new Accounts(now.revision() + 1, stored.accounts().nextUid(), stored.accounts().accounts());
+            if (result instanceof Result.Stored stored
+                    && !stored.accounts().accounts().equals(now.accounts())) {
+                Accounts written = new Accounts(
+                        now.revision() + 1,
+                        stored.accounts().nextUid(),
+                        stored.accounts().accounts());
                 file.write(written);
                 current = written;
                 result = new Result.Stored(written, stored.account());

@@ -4,12 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.model.api.SettingsJson;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import org.jboss.logging.Logger;
 
 /**
  * For sites whose platform owns the accounts: the leader runs the site's command every interval;
@@ -42,24 +41,33 @@ public final class AccountsSync {
             JsonNode root = SettingsJson.STRICT.readTree(r.stdout());
             JsonNode list = root.isArray() ? root : root.path("accounts");
             if (!list.isArray()) {
-                said = "the accounts sync %s printed no accounts array: print {\"accounts\": [...]} or [...]".formatted(String.join(" ", argv));
+                said = "the accounts sync %s printed no accounts array: print {\"accounts\": [...]} or [...]"
+                        .formatted(String.join(" ", argv));
             } else {
                 List<AccountsStore.Imported> entries = new ArrayList<>();
                 for (JsonNode a : list) {
                     List<String> keys = new ArrayList<>();
                     a.path("ssh_keys").forEach(k -> keys.add(k.asText()));
-                    entries.add(new AccountsStore.Imported(a.path("email").asText(null), keys, a.path("enabled").asBoolean(true)));
+                    entries.add(new AccountsStore.Imported(
+                            a.path("email").asText(null),
+                            keys,
+                            a.path("enabled").asBoolean(true)));
                 }
                 AccountsStore.Result result = store.sync(entries);
                 said = result instanceof AccountsStore.Result.Refused refused
-                        ? "the accounts sync was refused, nothing changed: " + String.join("; ",
-                        refused.problems().stream().map(p -> p.message()).toList())
+                        ? "the accounts sync was refused, nothing changed: "
+                                + String.join(
+                                        "; ",
+                                        refused.problems().stream()
+                                                .map(p -> p.message())
+                                                .toList())
                         : "accounts synced: %d from %s".formatted(entries.size(), String.join(" ", argv));
             }
         } catch (CommandFailed e) {
             said = "the accounts sync failed, nothing changed: " + e.getMessage();
         } catch (IOException e) {
-            said = "the accounts sync printed no JSON (%s), nothing changed".formatted(e.getMessage().split("\n")[0]);
+            said = "the accounts sync printed no JSON (%s), nothing changed"
+                    .formatted(e.getMessage().split("\n")[0]);
         }
         if (!said.equals(last)) {
             if (said.startsWith("accounts synced")) {

@@ -6,8 +6,6 @@ import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.ContainerFile;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.text.Text;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.security.MessageDigest;
@@ -18,6 +16,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jboss.logging.Logger;
 
 /**
  * The files of the artifact table an admin handed to the leader ({@code ctl slurm containers
@@ -33,6 +32,7 @@ public final class ContainerFiles {
 
     /** The manifests: {@code container-files/ID}, ID the first 56 hex digits of the file's sha256. */
     public static final String FOLDER = "container-files";
+
     static final String PARTS = "container-parts";
     /** A part's size: under etcd's default request limit (1.5 MiB) with room for the transaction. */
     public static final int PART_BYTES = 512 * 1024;
@@ -41,6 +41,7 @@ public final class ContainerFiles {
      * over any package or source tarball of the table (NVIDIA's libnvidia-container1 is about 1 MB).
      */
     public static final long MAX_BYTES = 8L << 20;
+
     private static final Pattern SHA256 = Pattern.compile("[0-9a-f]{64}");
     private static final Logger LOG = Logger.getLogger(ContainerFiles.class);
 
@@ -53,7 +54,9 @@ public final class ContainerFiles {
 
     /** What the store keeps of a file besides its parts. */
     @io.quarkus.runtime.annotations.RegisterForReflection
-    record Manifest(@JsonProperty("file") ContainerFile file, @JsonProperty("part_bytes") int partBytes) {
+    record Manifest(
+            @JsonProperty("file") ContainerFile file,
+            @JsonProperty("part_bytes") int partBytes) {
         int parts() {
             return (int) ((file.bytes() + partBytes - 1) / partBytes);
         }
@@ -79,9 +82,13 @@ public final class ContainerFiles {
         List<ContainerFile> files = new ArrayList<>();
         for (var entry : store.list(FOLDER).entrySet()) {
             try {
-                files.add(SettingsJson.STRICT.readValue(entry.getValue().value(), Manifest.class).file());
+                files.add(SettingsJson.STRICT
+                        .readValue(entry.getValue().value(), Manifest.class)
+                        .file());
             } catch (IOException e) {
-                LOG.warnf("%s is not a file's manifest (%s): left out; import the file again", store.where(entry.getKey()), e.getMessage());
+                LOG.warnf(
+                        "%s is not a file's manifest (%s): left out; import the file again",
+                        store.where(entry.getKey()), e.getMessage());
             }
         }
         files.sort(Comparator.comparing(ContainerFile::file));
@@ -97,24 +104,38 @@ public final class ContainerFiles {
      */
     public synchronized ContainerFile put(ArtifactTable table, String file, Optional<String> admins, InputStream in)
             throws Refused, IOException {
-        ArtifactTable.Entry row = table.entries().stream().filter(e -> e.file().equals(file)).findFirst()
-                .orElseThrow(() -> new Refused("%s is not a file of %s: its files are %s".formatted(Text.quote(file), table.source(),
-                        String.join(", ", table.entries().stream().map(ArtifactTable.Entry::file).toList()))));
+        ArtifactTable.Entry row = table.entries().stream()
+                .filter(e -> e.file().equals(file))
+                .findFirst()
+                .orElseThrow(() -> new Refused("%s is not a file of %s: its files are %s"
+                        .formatted(
+                                Text.quote(file),
+                                table.source(),
+                                String.join(
+                                        ", ",
+                                        table.entries().stream()
+                                                .map(ArtifactTable.Entry::file)
+                                                .toList()))));
         if (admins.isPresent() && !SHA256.matcher(admins.get()).matches()) {
             throw new Refused("sha256 %s for %s is not 64 lower-case hex digits (as sha256sum prints them)"
                     .formatted(Text.quote(admins.get()), file));
         }
         if (row.sha256() != null && admins.isPresent() && !admins.get().equals(row.sha256())) {
-            throw new Refused(("%s pins sha256 %s for %s, and the digest given is %s: nothing kept (the table's pin is what every "
-                    + "machine checks; give the file it pins)").formatted(table.source(), row.sha256(), file, admins.get()));
+            throw new Refused(
+                    ("%s pins sha256 %s for %s, and the digest given is %s: nothing kept (the table's pin is what every "
+                                    + "machine checks; give the file it pins)")
+                            .formatted(table.source(), row.sha256(), file, admins.get()));
         }
-        String expected = row.sha256() != null ? row.sha256() : admins.orElseThrow(() -> new Refused((
-                "%s pins no sha256 for %s, and nothing unverified is installed: give the digest its publisher lists "
-                        + "(ctl slurm containers import --sums SHA256SUMS %s), or a table with it (slurmlet.leader.containers.table)")
-                .formatted(table.source(), file, file)));
+        String expected = row.sha256() != null
+                ? row.sha256()
+                : admins.orElseThrow(() -> new Refused(
+                        ("%s pins no sha256 for %s, and nothing unverified is installed: give the digest its publisher lists "
+                                        + "(ctl slurm containers import --sums SHA256SUMS %s), or a table with it (slurmlet.leader.containers.table)")
+                                .formatted(table.source(), file, file)));
         if (row.bytes() != null && row.bytes() > MAX_BYTES) {
             throw new Refused(("%s pins %d bytes for %s, over the %d MiB the leader takes: serve it from a mirror "
-                    + "(slurmlet.leader.containers.mirror); nothing kept").formatted(table.source(), row.bytes(), file, MAX_BYTES >> 20));
+                            + "(slurmlet.leader.containers.mirror); nothing kept")
+                    .formatted(table.source(), row.bytes(), file, MAX_BYTES >> 20));
         }
         // Read no further than a byte past the size the row pins, or past the most the leader takes.
         long most = row.bytes() != null ? row.bytes() : MAX_BYTES;
@@ -129,13 +150,15 @@ public final class ContainerFiles {
             for (int filled; (filled = in.readNBytes(part, 0, (int) Math.min(PART_BYTES, most + 1 - total))) > 0; ) {
                 total += filled;
                 if (total > most && row.bytes() != null) {
-                    throw new Refused(("%s is more than the %d bytes %s pins for it: nothing kept (this is not the file the table "
-                            + "names; fetch it again from its publisher, or give the table its size, as stat -c %%s prints it)")
-                            .formatted(file, most, table.source()));
+                    throw new Refused(
+                            ("%s is more than the %d bytes %s pins for it: nothing kept (this is not the file the table "
+                                            + "names; fetch it again from its publisher, or give the table its size, as stat -c %%s prints it)")
+                                    .formatted(file, most, table.source()));
                 }
                 if (total > most) {
-                    throw new Refused("%s is over %d MiB, more than the leader takes: serve it from a mirror (slurmlet.leader.containers.mirror); nothing kept"
-                            .formatted(file, MAX_BYTES >> 20));
+                    throw new Refused(
+                            "%s is over %d MiB, more than the leader takes: serve it from a mirror (slurmlet.leader.containers.mirror); nothing kept"
+                                    .formatted(file, MAX_BYTES >> 20));
                 }
                 digest.update(part, 0, filled);
                 if (!held) {
@@ -143,15 +166,23 @@ public final class ContainerFiles {
                 }
             }
             if (row.bytes() != null && total < most) {
-                throw new Refused(("%s is %d bytes, and %s pins %d: nothing kept (this is not the file the table names, or it was "
-                        + "cut short; fetch it again from its publisher, or give the table its size, as stat -c %%s prints it)")
-                        .formatted(file, total, table.source(), most));
+                throw new Refused(
+                        ("%s is %d bytes, and %s pins %d: nothing kept (this is not the file the table names, or it was "
+                                        + "cut short; fetch it again from its publisher, or give the table its size, as stat -c %%s prints it)")
+                                .formatted(file, total, table.source(), most));
             }
             String got = HexFormat.of().formatHex(digest.digest());
             if (!got.equals(expected)) {
-                throw new Refused(("%s has sha256 %s, and %s: nothing kept (this is not the file %s; fetch it again from its "
-                        + "publisher)").formatted(file, got, row.sha256() != null ? "the leader's table pins " + expected
-                        : "the digest given is " + expected, row.sha256() != null ? "the table pins" : "the digest names"));
+                throw new Refused(
+                        ("%s has sha256 %s, and %s: nothing kept (this is not the file %s; fetch it again from its "
+                                        + "publisher)")
+                                .formatted(
+                                        file,
+                                        got,
+                                        row.sha256() != null
+                                                ? "the leader's table pins " + expected
+                                                : "the digest given is " + expected,
+                                        row.sha256() != null ? "the table pins" : "the digest names"));
             }
         } catch (Refused | IOException | RuntimeException e) {
             for (int i = 0; i < parts; i++) {
@@ -159,14 +190,16 @@ public final class ContainerFiles {
             }
             throw e;
         }
-        ContainerFile kept = new ContainerFile(row.name(), row.version(), row.arch(), row.format(), row.file(), expected, total);
+        ContainerFile kept =
+                new ContainerFile(row.name(), row.version(), row.arch(), row.format(), row.file(), expected, total);
         if (held) {
             return kept;
         }
         write(FOLDER + "/" + id, SettingsJson.STRICT.writeValueAsBytes(new Manifest(kept, PART_BYTES)));
         replaced(kept);
-        LOG.infof("keeping %s %s (%s, %d bytes, sha256 %s) for every machine to fetch from the leader", row.name(), row.version(),
-                row.file(), total, expected);
+        LOG.infof(
+                "keeping %s %s (%s, %d bytes, sha256 %s) for every machine to fetch from the leader",
+                row.name(), row.version(), row.file(), total, expected);
         return kept;
     }
 
@@ -187,8 +220,7 @@ public final class ContainerFiles {
     }
 
     /** A file the leader holds, to be read a part at a time ({@link #part}): what it is, and how many parts it has. */
-    public record Held(ContainerFile file, int parts) {
-    }
+    public record Held(ContainerFile file, int parts) {}
 
     /** The file with digest {@code sha256}, to be read a part at a time; empty if the leader holds none. */
     public Optional<Held> open(String sha256) throws IOException {
@@ -224,7 +256,9 @@ public final class ContainerFiles {
         try {
             m = SettingsJson.STRICT.readValue(doc.get().value(), Manifest.class);
         } catch (IOException e) {
-            LOG.warnf("%s is not a file's manifest (%s): import the file again", store.where(FOLDER + "/" + sha256.substring(0, 56)), e.getMessage());
+            LOG.warnf(
+                    "%s is not a file's manifest (%s): import the file again",
+                    store.where(FOLDER + "/" + sha256.substring(0, 56)), e.getMessage());
             return Optional.empty();
         }
         return m.file().sha256().equals(sha256) ? Optional.of(m) : Optional.empty();
@@ -262,7 +296,9 @@ public final class ContainerFiles {
                 for (int i = 0; i < m.parts(); i++) {
                     delete(partKey(id, i));
                 }
-                LOG.infof("%s with sha256 %s is replaced by the one imported now (sha256 %s)", kept.file(), m.file().sha256(), kept.sha256());
+                LOG.infof(
+                        "%s with sha256 %s is replaced by the one imported now (sha256 %s)",
+                        kept.file(), m.file().sha256(), kept.sha256());
             }
         }
     }
@@ -279,7 +315,8 @@ public final class ContainerFiles {
                 return;
             }
             if (attempt == 3) {
-                throw new IOException("%s kept changing while the leader wrote it: import the file again".formatted(store.where(key)));
+                throw new IOException("%s kept changing while the leader wrote it: import the file again"
+                        .formatted(store.where(key)));
             }
         }
     }
@@ -291,7 +328,8 @@ public final class ContainerFiles {
                 store.delete(key, kept.get().version());
             }
         } catch (IOException e) {
-            LOG.warnf("could not remove %s of a refused import (%s): it is never served, and the next import of that file replaces it",
+            LOG.warnf(
+                    "could not remove %s of a refused import (%s): it is never served, and the next import of that file replaces it",
                     store.where(key), e.getMessage());
         }
     }

@@ -1,11 +1,10 @@
 package io.slurmlet.agent.leader;
 
-import org.jboss.logging.Logger;
-
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
+import org.jboss.logging.Logger;
 
 /**
  * How often the leader takes a change of each machine's facts: {@link #BURST} changes at once (a
@@ -21,6 +20,7 @@ public final class FactsLimit {
 
     /** How many changes a machine's facts may make at once before they are taken one an interval. */
     public static final int BURST = 3;
+
     private static final Logger LOG = Logger.getLogger(FactsLimit.class);
     private static final long LOG_EVERY_NANOS = Duration.ofMinutes(1).toNanos();
     /** A limit that takes every change. */
@@ -34,7 +34,7 @@ public final class FactsLimit {
      * @param logged  when its last refusal was logged ({@code nanoTime})
      * @param refused refusals since the last one logged
      */
-    private record Account(long due, long logged, long refused) { }
+    private record Account(long due, long logged, long refused) {}
 
     private final long interval;
     private final LongSupplier nanoTime;
@@ -82,8 +82,11 @@ public final class FactsLimit {
             return;
         }
         long now = nanoTime.getAsLong();
-        accounts.compute(node, (n, a) -> a == null ? new Account(now + interval, now - LOG_EVERY_NANOS, 0)
-                : new Account((a.due() - now > 0 ? a.due() : now) + interval, a.logged(), a.refused()));
+        accounts.compute(
+                node,
+                (n, a) -> a == null
+                        ? new Account(now + interval, now - LOG_EVERY_NANOS, 0)
+                        : new Account((a.due() - now > 0 ? a.due() : now) + interval, a.logged(), a.refused()));
     }
 
     /**
@@ -103,11 +106,12 @@ public final class FactsLimit {
         });
         Duration wait = wait(node);
         if (toLog[0] > 0) {
-            warn.accept(("%s's facts change more often than the leader takes them (%d changes at once, then one every %s: "
-                    + "slurmlet.leader.facts-change-interval): a report that changes them is refused for %d s more (%d refused "
-                    + "since this machine's last line like this one, which come at most once a minute); is something on %s "
-                    + "changing what it reports (its address, a package) back and forth?")
-                    .formatted(node, BURST, every(), seconds(wait), toLog[0], node));
+            warn.accept(
+                    ("%s's facts change more often than the leader takes them (%d changes at once, then one every %s: "
+                                    + "slurmlet.leader.facts-change-interval): a report that changes them is refused for %d s more (%d refused "
+                                    + "since this machine's last line like this one, which come at most once a minute); is something on %s "
+                                    + "changing what it reports (its address, a package) back and forth?")
+                            .formatted(node, BURST, every(), seconds(wait), toLog[0], node));
         }
         return wait;
     }

@@ -1,24 +1,22 @@
 package io.slurmlet.agent.leader;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Folder;
 import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
-
-import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.text.Text;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import org.jboss.logging.Logger;
 
 /**
  * What every agent reported about its machine, by node name: what the planner makes plans from.
@@ -32,12 +30,14 @@ public final class Inventory {
     public static final String FOLDER = "inventory";
     /** Where slurmlet 0.1 kept every machine's facts in one document; moved into {@link #FOLDER} at open. */
     public static final String FILE_NAME = "inventory.json";
+
     private static final Logger LOG = Logger.getLogger(Inventory.class);
 
     /** The machines' documents; a machine's write holds {@link #locks}' entry. */
     private final Folder<NodeFacts> folder;
     /** Guarded by {@code this}. */
     private final Map<String, NodeFacts> facts;
+
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** What {@link #all} hands out until the next change; guarded by {@code this}. */
     private Map<String, NodeFacts> snapshot;
@@ -46,7 +46,8 @@ public final class Inventory {
      * machine's file once it is durable, before the report has put the facts here, so a look at
      * the inventory waits for the reports under way and sees every change it may have heard of.
      */
-    private final java.util.concurrent.locks.ReadWriteLock gate = new java.util.concurrent.locks.ReentrantReadWriteLock();
+    private final java.util.concurrent.locks.ReadWriteLock gate =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
 
     private Inventory(Folder<NodeFacts> folder, Map<String, NodeFacts> facts) {
         this.folder = folder;
@@ -75,16 +76,22 @@ public final class Inventory {
         Folder<NodeFacts> folder = new Folder<>(store, FOLDER, NodeFacts.class);
         moveOldDocument(store, folder);
         Map<String, NodeFacts> kept = new TreeMap<>();
-        folder.readAll("the facts", "remove that file, and the machine reports them again").forEach((node, read) -> {
-            List<Problem> problems = read.name().equals(node) ? FactsCheck.problems(node, read)
-                    : List.of(new Problem("name", read.name(), "the facts in %s name another machine".formatted(folder.where(node))));
-            if (problems.isEmpty()) {
-                kept.put(node, read);
-            } else {
-                LOG.warnf("%s: the facts kept for %s are left out until it reports again: %s", folder.where(node),
-                        Text.quote(node), problems);
-            }
-        });
+        folder.readAll("the facts", "remove that file, and the machine reports them again")
+                .forEach((node, read) -> {
+                    List<Problem> problems = read.name().equals(node)
+                            ? FactsCheck.problems(node, read)
+                            : List.of(new Problem(
+                                    "name",
+                                    read.name(),
+                                    "the facts in %s name another machine".formatted(folder.where(node))));
+                    if (problems.isEmpty()) {
+                        kept.put(node, read);
+                    } else {
+                        LOG.warnf(
+                                "%s: the facts kept for %s are left out until it reports again: %s",
+                                folder.where(node), Text.quote(node), problems);
+                    }
+                });
         return new Inventory(folder, kept);
     }
 
@@ -95,10 +102,12 @@ public final class Inventory {
         }
         Map<String, NodeFacts> facts;
         try {
-            facts = SettingsJson.STRICT.readValue(old.get().value(), new TypeReference<Map<String, NodeFacts>>() { });
+            facts = SettingsJson.STRICT.readValue(old.get().value(), new TypeReference<Map<String, NodeFacts>>() {});
         } catch (IOException e) {
-            throw new IOException("cannot read the node inventory in %s (%s): remove it and the agents report again"
-                    .formatted(store.where(FILE_NAME), e.getMessage().split("\n")[0]), e);
+            throw new IOException(
+                    "cannot read the node inventory in %s (%s): remove it and the agents report again"
+                            .formatted(store.where(FILE_NAME), e.getMessage().split("\n")[0]),
+                    e);
         }
         int moved = 0;
         for (var entry : facts.entrySet()) {
@@ -106,16 +115,20 @@ public final class Inventory {
                 folder.moveIn(entry.getKey(), entry.getValue());
                 moved++;
             } catch (IllegalArgumentException e) {
-                LOG.warnf("%s: the facts kept for %s are left out (not a name a machine can have); it reports again",
+                LOG.warnf(
+                        "%s: the facts kept for %s are left out (not a name a machine can have); it reports again",
                         store.where(FILE_NAME), Text.quote(entry.getKey()));
             }
         }
         if (!store.delete(FILE_NAME, old.get().version())) {
-            throw new StorageException("%s changed while its machines were moved into %s: restart the agent"
-                    .formatted(store.where(FILE_NAME), folder.where()), null);
+            throw new StorageException(
+                    "%s changed while its machines were moved into %s: restart the agent"
+                            .formatted(store.where(FILE_NAME), folder.where()),
+                    null);
         }
-        LOG.infof("moved the facts of %d machines from %s into one file a machine in %s", moved, store.where(FILE_NAME),
-                folder.where());
+        LOG.infof(
+                "moved the facts of %d machines from %s into one file a machine in %s",
+                moved, store.where(FILE_NAME), folder.where());
     }
 
     /** Every machine's facts, by name, with every report whose file is written. */
@@ -167,7 +180,8 @@ public final class Inventory {
      * nor the first of a machine whose facts are not held (new, or removed and allowed again), which
      * is not counted either.
      */
-    public Stored report(NodeFacts reported, java.util.function.BooleanSupplier stillJoined, FactsLimit limit) throws IOException {
+    public Stored report(NodeFacts reported, java.util.function.BooleanSupplier stillJoined, FactsLimit limit)
+            throws IOException {
         String node = reported.name();
         synchronized (lock(node)) {
             if (!stillJoined.getAsBoolean()) {

@@ -5,8 +5,6 @@ import io.slurmlet.agent.store.SealedSecrets;
 import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.trust.TokenFile;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -19,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import org.jboss.logging.Logger;
 
 /**
  * The cluster's secrets, which every leader must hold the same of: the CA's certificate and key (every
@@ -35,6 +34,7 @@ public final class LeaderSecrets {
 
     /** The store's own key that holds them, sealed. */
     static final String KEY = SealedSecrets.KEY;
+
     private static final Logger LOG = Logger.getLogger(LeaderSecrets.class);
     private static final Set<PosixFilePermission> PRIVATE = PosixFilePermissions.fromString("rw-------");
 
@@ -86,8 +86,9 @@ public final class LeaderSecrets {
             for (Map.Entry<String, Path> file : files.entrySet()) {
                 byte[] value = held.get(file.getKey());
                 if (value == null) {
-                    throw new IOException("the cluster's secrets in %s lack %s: they were written by another program; restore them from a backup"
-                            .formatted(where, file.getKey()));
+                    throw new IOException(
+                            "the cluster's secrets in %s lack %s: they were written by another program; restore them from a backup"
+                                    .formatted(where, file.getKey()));
                 }
                 take(file.getKey(), file.getValue(), value);
             }
@@ -95,11 +96,14 @@ public final class LeaderSecrets {
         }
         if (stateHeld) {
             // Moved there by a store-move that left the secrets in its folder, or _secrets lost: whatever this machine
-            // holds may be another CA (one it made at an earlier start), and a new CA and munge key cut off every machine.
-            throw new IOException(("the store holds a cluster's state but not its secrets (%s), and this leader does not put its own "
-                    + "there: run 'slurmlet-agent store-move' again on the machine the state was moved from (with the same "
-                    + "slurmlet.leader.store.etcd.secrets-key-file; it puts that folder's CA, munge key and admin token there, "
-                    + "sealed), or restore %s from a backup of etcd").formatted(where, KEY));
+            // holds may be another CA (one it made at an earlier start), and a new CA and munge key cut off every
+            // machine.
+            throw new IOException(
+                    ("the store holds a cluster's state but not its secrets (%s), and this leader does not put its own "
+                                    + "there: run 'slurmlet-agent store-move' again on the machine the state was moved from (with the same "
+                                    + "slurmlet.leader.store.etcd.secrets-key-file; it puts that folder's CA, munge key and admin token there, "
+                                    + "sealed), or restore %s from a backup of etcd")
+                            .formatted(where, KEY));
         }
         makeOwn.run();
         Map<String, byte[]> own = new LinkedHashMap<>();
@@ -107,10 +111,13 @@ public final class LeaderSecrets {
             own.put(file.getKey(), Files.readAllBytes(file.getValue()));
         }
         if (!store.createReserved(KEY, seal.seal(own, where))) {
-            throw new IOException("the cluster's secrets appeared in %s while this leader was putting its own there: it starts again to take them"
-                    .formatted(where));
+            throw new IOException(
+                    "the cluster's secrets appeared in %s while this leader was putting its own there: it starts again to take them"
+                            .formatted(where));
         }
-        LOG.infof("put this leader's CA, munge key and admin token into %s, sealed with the key file (every leader after it takes them)", where);
+        LOG.infof(
+                "put this leader's CA, munge key and admin token into %s, sealed with the key file (every leader after it takes them)",
+                where);
     }
 
     /**
@@ -139,9 +146,14 @@ public final class LeaderSecrets {
             Files.deleteIfExists(file.resolveSibling("leader.crt"));
             Files.deleteIfExists(file.resolveSibling("leader.key"));
         }
-        AtomicFile.write(file, value, name.equals("munge.key") ? PosixFilePermissions.fromString("r--------") : PRIVATE);
-        LOG.infof(now == null ? "took the cluster's %s from the store into %s" : "replaced %s in %s with the cluster's, from the store",
-                name, file);
+        AtomicFile.write(
+                file, value, name.equals("munge.key") ? PosixFilePermissions.fromString("r--------") : PRIVATE);
+        LOG.infof(
+                now == null
+                        ? "took the cluster's %s from the store into %s"
+                        : "replaced %s in %s with the cluster's, from the store",
+                name,
+                file);
     }
 
     /** An action on files. */

@@ -1,15 +1,15 @@
 package io.slurmlet.agent.leader;
 
 import io.quarkus.runtime.Quarkus;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.EtcdStore;
 import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.store.SealedSecrets;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.agent.trust.TokenFile;
-import io.quarkus.runtime.ShutdownEvent;
-import io.quarkus.runtime.StartupEvent;
-import io.slurmlet.agent.config.AgentConfig;
 import io.vertx.core.Vertx;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -18,10 +18,9 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.util.List;
+import org.jboss.logging.Logger;
 
 /**
  * On the leader only: opens the settings (so a state directory that cannot be read stops the agent
@@ -37,8 +36,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
     private static final Logger LOG = Logger.getLogger(LeaderStartup.class);
 
     /** This agent leads from now on: what serves the agents opens. */
-    public record Leading(Vertx vertx) {
-    }
+    public record Leading(Vertx vertx) {}
 
     @Inject
     AgentConfig config;
@@ -67,6 +65,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
     private volatile boolean started;
     /** Set once this agent leads and has opened what it serves: until then its API and readiness say it stands by. */
     private volatile boolean serving;
+
     private volatile Thread campaign;
 
     /** Before the agents' channel (api.AgentChannelServer) opens on what this opened. */
@@ -78,22 +77,26 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
             lead(vertx);
             return;
         }
-        LOG.infof("leader-eligible: standing by until this agent is elected (etcd lease of %d s)",
+        LOG.infof(
+                "leader-eligible: standing by until this agent is elected (etcd lease of %d s)",
                 config.leader().store().etcd().lease().toSeconds());
-        campaign = new Thread(() -> {
-            try {
-                if (election.campaign()) {
-                    lead(vertx);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (RuntimeException | Error e) {
-                // A leader that cannot open its state must not stand there elected: another leads once this exits.
-                LOG.fatalf(e, "this agent was elected and cannot lead: %s", e.getMessage());
-                election.close();
-                Quarkus.asyncExit(1);
-            }
-        }, "slurmlet-campaign");
+        campaign = new Thread(
+                () -> {
+                    try {
+                        if (election.campaign()) {
+                            lead(vertx);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (RuntimeException | Error e) {
+                        // A leader that cannot open its state must not stand there elected: another leads once this
+                        // exits.
+                        LOG.fatalf(e, "this agent was elected and cannot lead: %s", e.getMessage());
+                        election.close();
+                        Quarkus.asyncExit(1);
+                    }
+                },
+                "slurmlet-campaign");
         campaign.setDaemon(true);
         campaign.start();
     }
@@ -107,9 +110,11 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
         started = true;
         lending.get().start();
         config.leader().accountsSync().filter(a -> !a.isEmpty()).ifPresent(argv -> {
-            AccountsSync sync = new AccountsSync(new io.slurmlet.agent.system.linux.LinuxCommands(), argv, accounts.get());
+            AccountsSync sync =
+                    new AccountsSync(new io.slurmlet.agent.system.linux.LinuxCommands(), argv, accounts.get());
             vertx.executeBlocking(() -> sync.run());
-            vertx.setPeriodic(Math.max(1000, config.leader().accountsSyncEvery().toMillis()),
+            vertx.setPeriodic(
+                    Math.max(1000, config.leader().accountsSyncEvery().toMillis()),
                     id -> vertx.executeBlocking(() -> sync.run()));
         });
         leading.fire(new Leading(vertx));
@@ -129,8 +134,12 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
     /** The cluster's CA, munge key and admin token into the state folder from etcd, or this machine's into etcd (a new cluster's first leader). */
     private void takeSecrets(EtcdStore etcd) {
         try {
-            LeaderSecrets.whenElected(etcd, config.leader().store().etcd().secretsKeyFile().orElseThrow(), config.stateDir(),
-                    LeaderState.adminTokenFile(config), config.leader().advertise().orElse(List.of()));
+            LeaderSecrets.whenElected(
+                    etcd,
+                    config.leader().store().etcd().secretsKeyFile().orElseThrow(),
+                    config.stateDir(),
+                    LeaderState.adminTokenFile(config),
+                    config.leader().advertise().orElse(List.of()));
         } catch (IOException e) {
             throw new java.io.UncheckedIOException(e.getMessage(), e);
         }
@@ -146,9 +155,14 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
             return java.util.Optional.empty();
         }
         var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
-        var secrets = new LeaderSecrets(SealedSecrets.readKeyFile(file), SealedSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
-        return secrets.peek(etcd, etcd.where(LeaderSecrets.KEY)).map(held -> new ClusterKeys(held.get("ca.crt"), held.get("ca.key"),
-                new String(held.get("admin.token"), java.nio.charset.StandardCharsets.UTF_8).strip()));
+        var secrets = new LeaderSecrets(
+                SealedSecrets.readKeyFile(file),
+                SealedSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
+        return secrets.peek(etcd, etcd.where(LeaderSecrets.KEY))
+                .map(held -> new ClusterKeys(
+                        held.get("ca.crt"),
+                        held.get("ca.key"),
+                        new String(held.get("admin.token"), java.nio.charset.StandardCharsets.UTF_8).strip()));
     }
 
     /** After the agents' channel closed (api.AgentChannelServer). */

@@ -1,28 +1,25 @@
 package io.slurmlet.agent.leader;
 
+import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.lending.Hooks;
+import io.slurmlet.agent.leader.lending.LendingBook;
+import io.slurmlet.agent.leader.lending.LendingEngine;
 import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.EtcdStore;
-import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.store.Store;
-import io.slurmlet.agent.trust.Pki;
+import io.slurmlet.agent.system.linux.LinuxCommands;
 import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.trust.JoinTokens;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.trust.TokenFile;
-
-import io.slurmlet.agent.config.AgentConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
-import io.slurmlet.agent.leader.lending.Hooks;
-import io.slurmlet.agent.leader.lending.LendingBook;
-import io.slurmlet.agent.leader.lending.LendingEngine;
-import io.slurmlet.agent.system.linux.LinuxCommands;
-
-import java.time.Clock;
-
 import java.io.IOException;
+import java.time.Clock;
 import java.util.List;
 
 /**
@@ -49,18 +46,24 @@ public class LeaderState {
             return FileStore.open(config.stateDir());
         }
         AgentConfig.Etcd etcd = store.etcd();
-        if (etcd.lease().compareTo(java.time.Duration.ofSeconds(2)) < 0 || etcd.lease().compareTo(java.time.Duration.ofSeconds(60)) > 0) {
-            throw new IllegalStateException(("slurmlet.leader.store.etcd.lease is %s: give 2s to 60s (5s, the default, has a standby "
-                    + "lead within about 6 s of the leader's death)").formatted(etcd.lease()));
+        if (etcd.lease().compareTo(java.time.Duration.ofSeconds(2)) < 0
+                || etcd.lease().compareTo(java.time.Duration.ofSeconds(60)) > 0) {
+            throw new IllegalStateException(
+                    ("slurmlet.leader.store.etcd.lease is %s: give 2s to 60s (5s, the default, has a standby "
+                                    + "lead within about 6 s of the leader's death)")
+                            .formatted(etcd.lease()));
         }
         if (etcd.secretsKeyFile().isEmpty()) {
-            throw new IllegalStateException("slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.secrets-key-file is not set: "
-                    + "make one key file with 'openssl rand -hex 32 > /etc/slurmlet/etcd/secrets.key; chmod 600 /etc/slurmlet/etcd/secrets.key', "
-                    + "copy it to every leader-eligible machine and name it there (it seals the cluster's CA, munge key and admin token in etcd)");
+            throw new IllegalStateException(
+                    "slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.secrets-key-file is not set: "
+                            + "make one key file with 'openssl rand -hex 32 > /etc/slurmlet/etcd/secrets.key; chmod 600 /etc/slurmlet/etcd/secrets.key', "
+                            + "copy it to every leader-eligible machine and name it there (it seals the cluster's CA, munge key and admin token in etcd)");
         }
         List<String> endpoints = EtcdStore.endpoints(etcd);
-        // Opened even while etcd does not answer: the agent stands by, its election asking again, and its machine's part goes on.
-        return EtcdStore.connect(endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout(), false);
+        // Opened even while etcd does not answer: the agent stands by, its election asking again, and its machine's
+        // part goes on.
+        return EtcdStore.connect(
+                endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout(), false);
     }
 
     /**
@@ -76,7 +79,10 @@ public class LeaderState {
         }
         String name = config.node().machineName();
         String host = config.leader().advertisedHost();
-        var self = new EtcdElection.Record(name, "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + config.leader().agentPort());
+        var self = new EtcdElection.Record(
+                name,
+                "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":"
+                        + config.leader().agentPort());
         return etcd.election(self, config.leader().store().etcd().lease(), why -> {
             LOG.fatalf("this agent stops: it lost the lead (%s); systemd starts it again, and it stands by", why);
             io.quarkus.runtime.Quarkus.asyncExit(EXIT_LOST_LEAD);
@@ -85,6 +91,7 @@ public class LeaderState {
 
     /** The exit code of an agent that lost the lead (systemd's Restart=on-failure starts it again). */
     public static final int EXIT_LOST_LEAD = 75;
+
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(LeaderState.class);
 
     void closeLeadership(@Disposes Leadership leadership) {
@@ -136,20 +143,37 @@ public class LeaderState {
 
     @Produces
     @Singleton
-    PlanPublisher planPublisher(AgentConfig config, Store store, SettingsStore settings, Inventory inventory, LendingBook lending,
-                                AccountsStore accounts, ContainerFiles containerFiles, MungeKeys mungeKeys) throws IOException {
+    PlanPublisher planPublisher(
+            AgentConfig config,
+            Store store,
+            SettingsStore settings,
+            Inventory inventory,
+            LendingBook lending,
+            AccountsStore accounts,
+            ContainerFiles containerFiles,
+            MungeKeys mungeKeys)
+            throws IOException {
         io.slurmlet.agent.containers.ArtifactTable table = artifacts(config);
         String host = config.leader().advertisedHost();
         // The host a person reads in a plan; an agent asks whichever leader it follows for the path.
-        String leader = "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":" + config.leader().agentPort();
-        return new PlanPublisher(store, settings, inventory, mungeKeys::current,
-                io.slurmlet.agent.leader.plan.PlanBook.open(store), lending, accounts, () -> table.pinned(containerFiles.held(), leader));
+        String leader = "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":"
+                + config.leader().agentPort();
+        return new PlanPublisher(
+                store,
+                settings,
+                inventory,
+                mungeKeys::current,
+                io.slurmlet.agent.leader.plan.PlanBook.open(store),
+                lending,
+                accounts,
+                () -> table.pinned(containerFiles.held(), leader));
     }
 
     @Produces
     @Singleton
     MungeKeys mungeKeys(AgentConfig config, Store store) throws IOException {
-        return store instanceof EtcdStore ? MungeKeys.onEtcd(config.stateDir(), Clock.systemUTC())
+        return store instanceof EtcdStore
+                ? MungeKeys.onEtcd(config.stateDir(), Clock.systemUTC())
                 : MungeKeys.open(config.stateDir(), Clock.systemUTC());
     }
 
@@ -166,7 +190,9 @@ public class LeaderState {
     @Produces
     @Singleton
     io.slurmlet.agent.containers.ArtifactTable artifacts(AgentConfig config) throws IOException {
-        return io.slurmlet.agent.containers.ArtifactTable.load(config.leader().containers().table(), config.leader().containers().mirror());
+        return io.slurmlet.agent.containers.ArtifactTable.load(
+                config.leader().containers().table(),
+                config.leader().containers().mirror());
     }
 
     void closePlanPublisher(@Disposes PlanPublisher publisher) {
@@ -187,12 +213,24 @@ public class LeaderState {
 
     @Produces
     @Singleton
-    LendingEngine lendingEngine(AgentConfig config, Store store, LendingBook book, SettingsStore settings, Inventory inventory,
-                                NodeReports reports, Leadership leadership) {
+    LendingEngine lendingEngine(
+            AgentConfig config,
+            Store store,
+            LendingBook book,
+            SettingsStore settings,
+            Inventory inventory,
+            NodeReports reports,
+            Leadership leadership) {
         AgentConfig.Platform platform = config.leader().platform();
-        LendingEngine engine = new LendingEngine(book, settings, inventory, reports,
-                new Hooks(new LinuxCommands(), platform.drain(), platform.release(), platform.hookDeadline(), leadership),
-                platform.busyRetry(), Clock.systemUTC());
+        LendingEngine engine = new LendingEngine(
+                book,
+                settings,
+                inventory,
+                reports,
+                new Hooks(
+                        new LinuxCommands(), platform.drain(), platform.release(), platform.hookDeadline(), leadership),
+                platform.busyRetry(),
+                Clock.systemUTC());
         store.watch(key -> {
             if (key.equals(SettingsStore.FILE_NAME)) {
                 engine.wake();
@@ -204,7 +242,9 @@ public class LeaderState {
     @Produces
     @Singleton
     Pki pki(AgentConfig config) throws IOException {
-        return Pki.open(config.stateDir().resolve(Pki.DIR), Pki.localNames(config.leader().advertise().orElse(List.of())));
+        return Pki.open(
+                config.stateDir().resolve(Pki.DIR),
+                Pki.localNames(config.leader().advertise().orElse(List.of())));
     }
 
     @Produces

@@ -5,8 +5,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.model.plan.MungeKey;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -18,6 +16,7 @@ import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Base64;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * The cluster's munge key on the leader, and its rotations. The key is {@code munge.key} in the
@@ -36,6 +35,7 @@ public final class MungeKeys {
     public static final String ROTATION_FILE = "munge-rotation.json";
     /** How far out a rotation's moment is: long enough for every agent's long poll to bring its plan. */
     public static final Duration LEAD = Duration.ofSeconds(10);
+
     private static final Logger LOG = Logger.getLogger(MungeKeys.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -47,8 +47,7 @@ public final class MungeKeys {
     }
 
     /** A rotation, as answered: never the key. */
-    public record Rotation(long rotation, Instant switchAt, Instant requested, String by) {
-    }
+    public record Rotation(long rotation, Instant switchAt, Instant requested, String by) {}
 
     private final Path stateDir;
     private final Clock clock;
@@ -92,23 +91,33 @@ public final class MungeKeys {
         Rotation r;
         try {
             j = JSON.readTree(text);
-            r = new Rotation(j.path("rotation").asLong(), Instant.parse(j.path("switch_at").asText()),
-                    Instant.parse(j.path("requested").asText()), j.path("by").asText());
-            rotated = MungeKey.of(Base64.getDecoder().decode(j.path("key").asText())).rotated(r.rotation(), Optional.of(r.switchAt()));
+            r = new Rotation(
+                    j.path("rotation").asLong(),
+                    Instant.parse(j.path("switch_at").asText()),
+                    Instant.parse(j.path("requested").asText()),
+                    j.path("by").asText());
+            rotated = MungeKey.of(Base64.getDecoder().decode(j.path("key").asText()))
+                    .rotated(r.rotation(), Optional.of(r.switchAt()));
         } catch (IOException | IllegalArgumentException | DateTimeParseException e) {
             // Never the text: it holds the key.
-            throw new IOException(("the cluster's last munge key rotation in %s is not readable (%s): restore it from a backup, "
-                    + "or remove it to go back to the key in %s").formatted(file, e.getClass().getSimpleName(),
-                    stateDir.resolve(PlanPublisher.MUNGE_KEY_FILE)), null);
+            throw new IOException(
+                    ("the cluster's last munge key rotation in %s is not readable (%s): restore it from a backup, "
+                                    + "or remove it to go back to the key in %s")
+                            .formatted(
+                                    file, e.getClass().getSimpleName(), stateDir.resolve(PlanPublisher.MUNGE_KEY_FILE)),
+                    null);
         }
         if (r.rotation() < 1) {
-            throw new IOException("the cluster's last munge key rotation in %s has no rotation number: restore it from a backup".formatted(file));
+            throw new IOException(
+                    "the cluster's last munge key rotation in %s has no rotation number: restore it from a backup"
+                            .formatted(file));
         }
         if (!key.sameKey(rotated.bytes())) {
             // The leader stopped between the rotation's two writes: the rotation is the cluster's key.
             writeKey(stateDir, rotated);
-            LOG.infof("wrote rotation %d's munge key to %s (the leader had stopped before it did)", r.rotation(),
-                    stateDir.resolve(PlanPublisher.MUNGE_KEY_FILE));
+            LOG.infof(
+                    "wrote rotation %d's munge key to %s (the leader had stopped before it did)",
+                    r.rotation(), stateDir.resolve(PlanPublisher.MUNGE_KEY_FILE));
         }
         return new MungeKeys(stateDir, clock, rotates, rotated, Optional.of(r));
     }
@@ -130,8 +139,9 @@ public final class MungeKeys {
      */
     public synchronized Rotation rotate(String by) throws IOException {
         if (!rotates) {
-            throw new NotHere("this leader keeps the cluster's secrets in etcd, sealed, and slurmlet does not rotate the munge key "
-                    + "there yet: nothing was changed");
+            throw new NotHere(
+                    "this leader keeps the cluster's secrets in etcd, sealed, and slurmlet does not rotate the munge key "
+                            + "there yet: nothing was changed");
         }
         Instant now = clock.instant();
         Rotation r = new Rotation(current.rotation() + 1, now.plus(LEAD), now, by);
@@ -143,15 +153,23 @@ public final class MungeKeys {
         j.put("by", r.by());
         j.put("key", Base64.getEncoder().encodeToString(made.bytes()));
         AtomicFile.ensurePrivateDirectory(stateDir);
-        AtomicFile.write(stateDir.resolve(ROTATION_FILE), JSON.writeValueAsBytes(j), PosixFilePermissions.fromString("r--------"));
+        AtomicFile.write(
+                stateDir.resolve(ROTATION_FILE),
+                JSON.writeValueAsBytes(j),
+                PosixFilePermissions.fromString("r--------"));
         writeKey(stateDir, made);
         current = made;
         last = Optional.of(r);
-        LOG.infof("munge key rotation %d asked by %s: every machine switches to the new key at %s", r.rotation(), by, r.switchAt());
+        LOG.infof(
+                "munge key rotation %d asked by %s: every machine switches to the new key at %s",
+                r.rotation(), by, r.switchAt());
         return r;
     }
 
     private static void writeKey(Path stateDir, MungeKey key) throws IOException {
-        AtomicFile.write(stateDir.resolve(PlanPublisher.MUNGE_KEY_FILE), key.bytes(), PosixFilePermissions.fromString("r--------"));
+        AtomicFile.write(
+                stateDir.resolve(PlanPublisher.MUNGE_KEY_FILE),
+                key.bytes(),
+                PosixFilePermissions.fromString("r--------"));
     }
 }

@@ -2,7 +2,6 @@ package io.slurmlet.agent.leader;
 
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.StepStatus;
-
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +17,7 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class NodeReports {
 
     /** A report as received. */
-    public record Received(NodeReport report, Instant at) { }
+    public record Received(NodeReport report, Instant at) {}
 
     private final Map<String, Received> reports = new ConcurrentHashMap<>();
 
@@ -52,11 +51,20 @@ public final class NodeReports {
         List<StepStatus> steps = new ArrayList<>();
         for (StepStatus st : now.report().steps()) {
             StepStatus was = old.get(st.step());
-            steps.add(st.lastError().isEmpty() && was != null && !was.lastError().isEmpty()
-                    ? new StepStatus(st.step(), st.state(), st.detail(), st.at(), was.lastError(), was.lastErrorAt()) : st);
+            steps.add(
+                    st.lastError().isEmpty() && was != null && !was.lastError().isEmpty()
+                            ? new StepStatus(
+                                    st.step(), st.state(), st.detail(), st.at(), was.lastError(), was.lastErrorAt())
+                            : st);
         }
-        return new Received(new NodeReport(now.report().node(), now.report().planRevision(), steps,
-                now.report().slurmNodes(), now.report().observed()), now.at());
+        return new Received(
+                new NodeReport(
+                        now.report().node(),
+                        now.report().planRevision(),
+                        steps,
+                        now.report().slurmNodes(),
+                        now.report().observed()),
+                now.at());
     }
 
     /**
@@ -69,8 +77,10 @@ public final class NodeReports {
             return Map.of();
         }
         Map<String, java.util.LinkedHashSet<String>> byNode = new java.util.HashMap<>();
-        get(controller).stream().flatMap(r -> r.report().slurmNodes().stream())
-                .forEach(n -> byNode.computeIfAbsent(n.name(), k -> new java.util.LinkedHashSet<>()).addAll(n.jobs()));
+        get(controller).stream()
+                .flatMap(r -> r.report().slurmNodes().stream())
+                .forEach(n -> byNode.computeIfAbsent(n.name(), k -> new java.util.LinkedHashSet<>())
+                        .addAll(n.jobs()));
         Map<String, List<String>> jobs = new java.util.HashMap<>();
         byNode.forEach((node, ids) -> jobs.put(node, List.copyOf(ids)));
         return jobs;
@@ -84,8 +94,13 @@ public final class NodeReports {
         if (controller == null) {
             return List.of();
         }
-        return get(controller).stream().flatMap(r -> r.report().slurmNodes().stream()).filter(n -> onNode.test(n.name()))
-                .map(io.slurmlet.model.api.SlurmNodeState::jobs).flatMap(List::stream).distinct().toList();
+        return get(controller).stream()
+                .flatMap(r -> r.report().slurmNodes().stream())
+                .filter(n -> onNode.test(n.name()))
+                .map(io.slurmlet.model.api.SlurmNodeState::jobs)
+                .flatMap(List::stream)
+                .distinct()
+                .toList();
     }
 
     /**
@@ -96,8 +111,11 @@ public final class NodeReports {
      */
     public List<String> jobsRunning(String controller) {
         List<String> jobs = new ArrayList<>(jobsReportedBy(controller, node -> true));
-        Instant controllerAt = controller == null ? Instant.MIN : get(controller).map(Received::at).orElse(Instant.MIN);
-        java.util.Set<String> ids = new java.util.HashSet<>(jobs.stream().map(j -> j.split(" ")[0]).toList());
+        Instant controllerAt = controller == null
+                ? Instant.MIN
+                : get(controller).map(Received::at).orElse(Instant.MIN);
+        java.util.Set<String> ids =
+                new java.util.HashSet<>(jobs.stream().map(j -> j.split(" ")[0]).toList());
         new java.util.TreeMap<>(reports).forEach((node, r) -> {
             if (r.at().isAfter(controllerAt)) {
                 r.report().observed().jobs().stream().filter(ids::add).forEach(jobs::add);
@@ -111,7 +129,10 @@ public final class NodeReports {
         if (controller == null) {
             return List.of();
         }
-        return get(controller).map(r -> r.report().observed().queued()).filter(java.util.Objects::nonNull).orElse(List.of());
+        return get(controller)
+                .map(r -> r.report().observed().queued())
+                .filter(java.util.Objects::nonNull)
+                .orElse(List.of());
     }
 
     /** The nodes {@code controller}'s agent last showed slurmctld holding a record of. */

@@ -3,19 +3,16 @@ package io.slurmlet.agent.leader;
 import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.plan.PlanBook;
 import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.agent.store.Store;
 import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.model.plan.MungeKey;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
-import io.slurmlet.agent.store.Store;
+import org.jboss.logging.Logger;
 
 /**
  * The leader's one controller loop: plans every machine again whenever anything it plans from
@@ -31,6 +28,7 @@ public final class PlanPublisher implements AutoCloseable {
     public static final String MUNGE_KEY_FILE = "munge.key";
     /** The store's keys plans are made from, beside the machines' facts; a change of any other (plans, tokens) is not a reason to plan. */
     static final Set<String> PLANNED_FROM = Set.of(SettingsStore.FILE_NAME, AccountsStore.FILE_NAME);
+
     private static final Logger LOG = Logger.getLogger(PlanPublisher.class);
     private static final long MAX_BACKOFF_MS = 10_000;
 
@@ -46,13 +44,20 @@ public final class PlanPublisher implements AutoCloseable {
     private final Object signal = new Object();
     /** Set by a change, cleared by the loop as it begins a replan; guarded by {@link #signal}. */
     private boolean dirty;
+
     private volatile boolean stopped;
     /** The settings' revision the last plans that were published were made from. */
     private volatile long plannedFrom;
 
     /** Publishes the first plans at once (a failure is retried by the loop), then watches {@code store}; no files of containers. */
-    public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
-                         LendingBook lending, AccountsStore accounts) {
+    public PlanPublisher(
+            Store store,
+            SettingsStore settings,
+            Inventory inventory,
+            MungeKey mungeKey,
+            PlanBook book,
+            LendingBook lending,
+            AccountsStore accounts) {
         this(store, settings, inventory, mungeKey, book, lending, accounts, java.util.List::of);
     }
 
@@ -63,14 +68,28 @@ public final class PlanPublisher implements AutoCloseable {
     }
 
     /** @param artifacts the pinned files of jobs in containers, with their URLs, read at each plan (a file the leader is handed changes them) */
-    public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, MungeKey mungeKey, PlanBook book,
-                         LendingBook lending, AccountsStore accounts, Artifacts artifacts) {
+    public PlanPublisher(
+            Store store,
+            SettingsStore settings,
+            Inventory inventory,
+            MungeKey mungeKey,
+            PlanBook book,
+            LendingBook lending,
+            AccountsStore accounts,
+            Artifacts artifacts) {
         this(store, settings, inventory, () -> mungeKey, book, lending, accounts, artifacts);
     }
 
     /** @param mungeKey the cluster's munge key as each plan is made ({@link MungeKeys#current}: a rotation changes it, then nudges) */
-    public PlanPublisher(Store store, SettingsStore settings, Inventory inventory, java.util.function.Supplier<MungeKey> mungeKey,
-                         PlanBook book, LendingBook lending, AccountsStore accounts, Artifacts artifacts) {
+    public PlanPublisher(
+            Store store,
+            SettingsStore settings,
+            Inventory inventory,
+            java.util.function.Supplier<MungeKey> mungeKey,
+            PlanBook book,
+            LendingBook lending,
+            AccountsStore accounts,
+            Artifacts artifacts) {
         this.artifacts = artifacts;
         this.settings = settings;
         this.inventory = inventory;
@@ -80,7 +99,10 @@ public final class PlanPublisher implements AutoCloseable {
         this.accounts = accounts;
         // Watched first: a change made while the first plans are made is planned again.
         this.unwatch = store.watch(key -> {
-            if (PLANNED_FROM.contains(key) || LendingBook.holds(key) || Inventory.holds(key) || ContainerFiles.holds(key)) {
+            if (PLANNED_FROM.contains(key)
+                    || LendingBook.holds(key)
+                    || Inventory.holds(key)
+                    || ContainerFiles.holds(key)) {
                 nudge();
             }
         });
@@ -104,8 +126,11 @@ public final class PlanPublisher implements AutoCloseable {
             LOG.infof("made the cluster's munge key in %s", file);
             return made;
         } catch (IllegalArgumentException e) {
-            throw new IOException("the cluster's munge key in %s is not usable (%s): restore it from a backup; "
-                    .formatted(file, e.getMessage()) + "a new key stops every machine's munge until all have it", e);
+            throw new IOException(
+                    "the cluster's munge key in %s is not usable (%s): restore it from a backup; "
+                                    .formatted(file, e.getMessage())
+                            + "a new key stops every machine's munge until all have it",
+                    e);
         }
     }
 
@@ -188,7 +213,13 @@ public final class PlanPublisher implements AutoCloseable {
         } catch (IOException e) {
             throw new java.io.UncheckedIOException("reading the files the leader holds for containers", e);
         }
-        Planner.Plans plans = withArtifacts(Planner.plan(s, machines, mungeKey.get(), lending.lent(s, machines), accounts.current().accounts()),
+        Planner.Plans plans = withArtifacts(
+                Planner.plan(
+                        s,
+                        machines,
+                        mungeKey.get(),
+                        lending.lent(s, machines),
+                        accounts.current().accounts()),
                 pinned);
         try {
             // Kept before any machine can be sent a slurm.conf with them: no later plan may drop one.
@@ -201,9 +232,11 @@ public final class PlanPublisher implements AutoCloseable {
         plannedFrom = doc.revision();
         if (changed > 0) {
             long done = System.nanoTime();
-            // How long a change takes to reach the machines, on the leader's side: what bench/README's figures break down.
-            LOG.infof("published new plans for %d machine%s (planned in %d ms, published in %d ms)", changed, changed == 1 ? "" : "s",
-                    (planned - t0) / 1_000_000, (done - planned) / 1_000_000);
+            // How long a change takes to reach the machines, on the leader's side: what bench/README's figures break
+            // down.
+            LOG.infof(
+                    "published new plans for %d machine%s (planned in %d ms, published in %d ms)",
+                    changed, changed == 1 ? "" : "s", (planned - t0) / 1_000_000, (done - planned) / 1_000_000);
         }
     }
 
@@ -227,8 +260,12 @@ public final class PlanPublisher implements AutoCloseable {
         java.util.Map<String, io.slurmlet.model.plan.NodePlan> nodes = new java.util.TreeMap<>();
         plans.nodes().forEach((name, plan) -> {
             io.slurmlet.model.plan.ContainersPlan c = plan.containers();
-            nodes.put(name, c.install() ? plan.withContainers(new io.slurmlet.model.plan.ContainersPlan(true, artifacts, c.sharedPath(), c.gpus()))
-                    : plan);
+            nodes.put(
+                    name,
+                    c.install()
+                            ? plan.withContainers(new io.slurmlet.model.plan.ContainersPlan(
+                                    true, artifacts, c.sharedPath(), c.gpus()))
+                            : plan);
         });
         return new Planner.Plans(nodes, plans.problems(), plans.notes(), plans.memoryClasses());
     }

@@ -1,21 +1,18 @@
 package io.slurmlet.agent.leader;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.agent.store.Document;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Store;
-
-import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.jboss.logging.Logger;
-
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.function.UnaryOperator;
+import org.jboss.logging.Logger;
 
 /**
  * The leader's settings, durable and revisioned. Every accepted change raises the revision by one
@@ -49,9 +46,13 @@ public final class SettingsStore {
      * when there are none yet. An unreadable file is an error, never a silent reset.
      */
     public static SettingsStore open(Store store) throws IOException {
-        Document<SettingsDocument> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
-        return new SettingsStore(file, file.read(() -> new SettingsDocument(0, SlurmSettings.DEFAULTS), "the stored settings",
-                "restore the file from a backup; slurmlet never starts over from empty settings on its own"));
+        Document<SettingsDocument> file = Document.in(store, FILE_NAME, new TypeReference<>() {});
+        return new SettingsStore(
+                file,
+                file.read(
+                        () -> new SettingsDocument(0, SlurmSettings.DEFAULTS),
+                        "the stored settings",
+                        "restore the file from a backup; slurmlet never starts over from empty settings on its own"));
     }
 
     public synchronized SettingsDocument current() {
@@ -66,16 +67,16 @@ public final class SettingsStore {
     /** What became of a change. */
     public sealed interface Result {
         /** Stored and durable. */
-        record Accepted(SettingsDocument document, boolean changed) implements Result { }
+        record Accepted(SettingsDocument document, boolean changed) implements Result {}
 
         /** The change named a revision that is no longer current. */
-        record Conflict(long expected, SettingsDocument current) implements Result { }
+        record Conflict(long expected, SettingsDocument current) implements Result {}
 
         /** The settings the change would make have problems; nothing was stored. */
-        record Refused(List<Problem> problems) implements Result { }
+        record Refused(List<Problem> problems) implements Result {}
 
         /** A dry run's answer: the change would be accepted, making {@code next} of {@code current}; nothing was stored. */
-        record WouldStore(SettingsDocument current, SlurmSettings next) implements Result { }
+        record WouldStore(SettingsDocument current, SlurmSettings next) implements Result {}
     }
 
     /**

@@ -7,7 +7,6 @@ import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -29,8 +28,7 @@ public final class MungeDiff {
     public static final String KEY_FILE = "/etc/munge/munge.key";
     public static final String UNIT = "munge";
 
-    private MungeDiff() {
-    }
+    private MungeDiff() {}
 
     /**
      * @param role whether the machine has a Slurm role (and the plan the key)
@@ -65,8 +63,8 @@ public final class MungeDiff {
         List<MungeAction> a = new ArrayList<>();
         if (!seen.matches()) {
             // Only a machine that holds a key (the one before) waits for the moment every machine switches.
-            Optional<java.time.Instant> at = seen.key() ? wanted.key().flatMap(MungeKey::switchAt).filter(now::isBefore)
-                    : Optional.empty();
+            Optional<java.time.Instant> at =
+                    seen.key() ? wanted.key().flatMap(MungeKey::switchAt).filter(now::isBefore) : Optional.empty();
             a.add(new WriteKey(seen.key(), at));
         } else if (!seen.owned()) {
             a.add(new OwnKey());
@@ -82,8 +80,7 @@ public final class MungeDiff {
         return Diff.of(a, "the key matches and munge runs");
     }
 
-    sealed interface MungeAction extends Action permits WriteKey, OwnKey, Enable, Start, Restart {
-    }
+    sealed interface MungeAction extends Action permits WriteKey, OwnKey, Enable, Start, Restart {}
 
     /**
      * @param replaces whether another key is there now (the one before a rotation, or another cluster's)
@@ -95,17 +92,19 @@ public final class MungeDiff {
         }
 
         public String will() {
-            return "write the cluster's key to " + KEY_FILE + at.map(t -> " at " + t + ", when every machine switches").orElse("");
+            return "write the cluster's key to " + KEY_FILE
+                    + at.map(t -> " at " + t + ", when every machine switches").orElse("");
         }
 
         public String did() {
-            return "wrote the cluster's key to " + KEY_FILE + at.map(t -> " at " + t + ", when every machine switched").orElse("");
+            return "wrote the cluster's key to " + KEY_FILE
+                    + at.map(t -> " at " + t + ", when every machine switched").orElse("");
         }
 
         @Override
         public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
-            return List.of(new SettingsPreview.FileChange(KEY_FILE,
-                    replaces ? SettingsPreview.Change.CHANGED : SettingsPreview.Change.CREATED, null));
+            return List.of(new SettingsPreview.FileChange(
+                    KEY_FILE, replaces ? SettingsPreview.Change.CHANGED : SettingsPreview.Change.CREATED, null));
         }
 
         @Override
@@ -165,7 +164,8 @@ public final class MungeDiff {
 
         @Override
         public Optional<DaemonChange> daemon() {
-            return Optional.of(new DaemonChange(UNIT, SettingsPreview.Action.RESTART, "a new munge key, which munged reads only at start"));
+            return Optional.of(new DaemonChange(
+                    UNIT, SettingsPreview.Action.RESTART, "a new munge key, which munged reads only at start"));
         }
     }
 }

@@ -1,15 +1,12 @@
 package io.slurmlet.agent.munge;
 
-import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Action;
-import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
-import io.slurmlet.model.observed.MungeSeen;
-import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
-
+import io.slurmlet.model.observed.MungeSeen;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -52,7 +49,9 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
 
     public MungeStep(Files files, Services services, Path root, Clock clock, Sleeper sleeper) {
         // On the machine, only a plan that holds the key has munge kept: a preview's plans never hold it.
-        super("munge", plan -> new MungeDiff.Wanted(plan.mungeKey().isPresent(), plan.mungeKey()),
+        super(
+                "munge",
+                plan -> new MungeDiff.Wanted(plan.mungeKey().isPresent(), plan.mungeKey()),
                 (wanted, seen) -> MungeDiff.diff(wanted, seen, clock.instant()));
         this.files = files;
         this.services = services;
@@ -72,10 +71,19 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
         } catch (IOException e) {
             throw new IOException("cannot read %s: %s".formatted(KEY_FILE, e.getMessage()), e);
         }
-        boolean matches = now.isPresent() && wanted.key().isPresent() && MessageDigest.isEqual(now.get().content(), wanted.key().get().bytes());
-        boolean owned = now.isPresent() && MODE.equals(now.get().mode()) && "munge".equals(now.get().owner())
+        boolean matches = now.isPresent()
+                && wanted.key().isPresent()
+                && MessageDigest.isEqual(now.get().content(), wanted.key().get().bytes());
+        boolean owned = now.isPresent()
+                && MODE.equals(now.get().mode())
+                && "munge".equals(now.get().owner())
                 && "munge".equals(now.get().group());
-        return new MungeSeen(now.isPresent(), matches, owned, services.isEnabled(UNIT), services.isActive(UNIT),
+        return new MungeSeen(
+                now.isPresent(),
+                matches,
+                owned,
+                services.isEnabled(UNIT),
+                services.isActive(UNIT),
                 matches ? wanted.key().get().rotation() : null);
     }
 
@@ -93,7 +101,8 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new IOException("stopped while waiting for %s, when every machine switches munge keys".formatted(at), e);
+            throw new IOException(
+                    "stopped while waiting for %s, when every machine switches munge keys".formatted(at), e);
         }
     }
 
@@ -103,10 +112,23 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
             if (w.at().isPresent()) {
                 waitFor(w.at().get());
             }
-            files.write(keyFile, wanted.key().orElseThrow(() -> new IOException("the plan holds no key")).bytes(), MODE, "munge", "munge");
+            files.write(
+                    keyFile,
+                    wanted.key()
+                            .orElseThrow(() -> new IOException("the plan holds no key"))
+                            .bytes(),
+                    MODE,
+                    "munge",
+                    "munge");
         } else if (action instanceof MungeDiff.OwnKey) {
-            files.write(keyFile, files.stat(keyFile).orElseThrow(() -> new IOException(KEY_FILE + " is gone")).content(), MODE,
-                    "munge", "munge");
+            files.write(
+                    keyFile,
+                    files.stat(keyFile)
+                            .orElseThrow(() -> new IOException(KEY_FILE + " is gone"))
+                            .content(),
+                    MODE,
+                    "munge",
+                    "munge");
         } else if (action instanceof MungeDiff.Enable) {
             services.enable(UNIT);
         } else if (action instanceof MungeDiff.Start) {

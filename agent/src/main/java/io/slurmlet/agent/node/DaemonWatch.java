@@ -3,8 +3,6 @@ package io.slurmlet.agent.node;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
-import org.jboss.logging.Logger;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -14,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
+import org.jboss.logging.Logger;
 
 /**
  * Looks every second at the daemons the applied plan runs here (munge, slurmctld, slurmd), with one
@@ -37,11 +36,12 @@ final class DaemonWatch extends Worker {
     static final Duration LAST_TRY = Duration.ofSeconds(30);
     /** Starts in a row that systemd made and the daemon did not outlive, after which it is left down. */
     static final int MOST_TRIES = 5;
+
     private static final Logger LOG = Logger.getLogger(DaemonWatch.class);
 
     /** A daemon that is down: since when, what systemd said, how often it was started again, when next. */
-    record Down(String unit, String said, Instant since, int tries, Instant next, String lastTry, int exitedAfterStart) {
-    }
+    record Down(
+            String unit, String said, Instant since, int tries, Instant next, String lastTry, int exitedAfterStart) {}
 
     private final Services services;
     private final Supplier<List<String>> wanted;
@@ -52,19 +52,24 @@ final class DaemonWatch extends Worker {
     private final Map<String, Down> down = new LinkedHashMap<>();
     /** Daemons systemd started again by their own Restart= (NRestarts above 0): how often, and when this watch first saw the last. */
     private final Map<String, Restarted> restarted = new LinkedHashMap<>();
+
     private Outcome last;
 
     /** A daemon that systemd started again by its Restart= since it was last started by hand or by slurmlet. */
-    record Restarted(int times, Instant seen) {
-    }
+    record Restarted(int times, Instant seen) {}
 
     /**
      * @param wanted the daemons the applied plan runs (none before a plan is applied)
      * @param busy   whether a step that starts and restarts them runs now (it may be doing so itself)
      * @param record where each new verdict goes (the step book, which status and health read)
      */
-    DaemonWatch(Services services, Supplier<List<String>> wanted, java.util.function.BooleanSupplier busy, Consumer<Outcome> record,
-                Clock clock, Duration every) {
+    DaemonWatch(
+            Services services,
+            Supplier<List<String>> wanted,
+            java.util.function.BooleanSupplier busy,
+            Consumer<Outcome> record,
+            Clock clock,
+            Duration every) {
         super("slurmlet-daemon-watch");
         this.services = services;
         this.wanted = wanted;
@@ -105,13 +110,20 @@ final class DaemonWatch extends Worker {
                 }
                 if (d == null) {
                     d = new Down(unit, state.said(), now, 0, now.plus(FIRST_TRY), "", 0);
-                    LOG.warnf("%s is down: systemd says %s; %s", unit, state.said(), state.crashed()
-                            ? "starting it again in %d s".formatted(FIRST_TRY.toSeconds()) : state.restarting()
-                            ? "systemd starts it again itself (Restart=)" : "stopped, not crashed: left to the next pass");
+                    LOG.warnf(
+                            "%s is down: systemd says %s; %s",
+                            unit,
+                            state.said(),
+                            state.crashed()
+                                    ? "starting it again in %d s".formatted(FIRST_TRY.toSeconds())
+                                    : state.restarting()
+                                            ? "systemd starts it again itself (Restart=)"
+                                            : "stopped, not crashed: left to the next pass");
                 } else {
                     d = new Down(unit, state.said(), d.since(), d.tries(), d.next(), d.lastTry(), d.exitedAfterStart());
                 }
-                // Only a crash is undone: a daemon someone stopped is said, and left to the next pass; none while a step restarts them.
+                // Only a crash is undone: a daemon someone stopped is said, and left to the next pass; none while a
+                // step restarts them.
                 if (state.crashed() && d.exitedAfterStart() < MOST_TRIES && !stepAtWork && !now.isBefore(d.next())) {
                     String tried = "";
                     try {
@@ -120,26 +132,50 @@ final class DaemonWatch extends Worker {
                         tried = e.getMessage();
                     }
                     Duration wait = FIRST_TRY.multipliedBy(1L << Math.min(d.tries() + 1, 5));
-                    // A start systemd made counts; seen up at a later look, the daemon leaves this map and the count with it.
-                    d = new Down(unit, state.said(), d.since(), d.tries() + 1, now.plus(wait.compareTo(LAST_TRY) > 0 ? LAST_TRY : wait),
-                            tried, d.exitedAfterStart() + (tried.isEmpty() ? 1 : 0));
+                    // A start systemd made counts; seen up at a later look, the daemon leaves this map and the count
+                    // with it.
+                    d = new Down(
+                            unit,
+                            state.said(),
+                            d.since(),
+                            d.tries() + 1,
+                            now.plus(wait.compareTo(LAST_TRY) > 0 ? LAST_TRY : wait),
+                            tried,
+                            d.exitedAfterStart() + (tried.isEmpty() ? 1 : 0));
                 }
                 down.put(unit, d);
             }
             if (down.isEmpty()) {
-                List<String> up = units.stream().filter(u -> !restarting.contains(u)).toList();
+                List<String> up =
+                        units.stream().filter(u -> !restarting.contains(u)).toList();
                 String running = up.isEmpty() ? "" : String.join(", ", up) + (up.size() == 1 ? " runs" : " run");
-                String beingRestarted = restarting.isEmpty() ? "" : String.join(", ", restarting) + (restarting.size() == 1 ? " is" : " are")
-                        + " being restarted by this machine's pass";
-                verdict = Outcome.unchanged(NAME, units.isEmpty() ? "no daemon to keep here yet"
-                        : running + (running.isEmpty() || beingRestarted.isEmpty() ? "" : "; ") + beingRestarted + restartsSaid());
+                String beingRestarted = restarting.isEmpty()
+                        ? ""
+                        : String.join(", ", restarting) + (restarting.size() == 1 ? " is" : " are")
+                                + " being restarted by this machine's pass";
+                verdict = Outcome.unchanged(
+                        NAME,
+                        units.isEmpty()
+                                ? "no daemon to keep here yet"
+                                : running
+                                        + (running.isEmpty() || beingRestarted.isEmpty() ? "" : "; ")
+                                        + beingRestarted
+                                        + restartsSaid());
             } else {
                 List<String> said = new ArrayList<>();
                 for (Down d : down.values()) {
-                    said.add("%s is down since %s (systemd: %s); started again %d time%s%s%s".formatted(d.unit(), d.since(), d.said(),
-                            d.tries(), d.tries() == 1 ? "" : "s", d.lastTry().isEmpty() ? "" : ", the last failed: " + d.lastTry(),
-                            d.exitedAfterStart() < MOST_TRIES ? "" : "; left down, as it exited after each start (journalctl -u %s says why)"
-                                    .formatted(d.unit())));
+                    said.add("%s is down since %s (systemd: %s); started again %d time%s%s%s"
+                            .formatted(
+                                    d.unit(),
+                                    d.since(),
+                                    d.said(),
+                                    d.tries(),
+                                    d.tries() == 1 ? "" : "s",
+                                    d.lastTry().isEmpty() ? "" : ", the last failed: " + d.lastTry(),
+                                    d.exitedAfterStart() < MOST_TRIES
+                                            ? ""
+                                            : "; left down, as it exited after each start (journalctl -u %s says why)"
+                                                    .formatted(d.unit())));
                 }
                 verdict = Outcome.failed(NAME, String.join("; ", said) + restartsSaid());
             }
@@ -165,15 +201,19 @@ final class DaemonWatch extends Worker {
             restarted.remove(unit);
         } else if (before == null || times != before.times()) {
             restarted.put(unit, new Restarted(times, now));
-            LOG.warnf("%s ended and was started again by systemd (its Restart=): %d time%s since it was last started by hand or by"
-                    + " slurmlet (journalctl -u %s says why it ended)", unit, times, times == 1 ? "" : "s", unit);
+            LOG.warnf(
+                    "%s ended and was started again by systemd (its Restart=): %d time%s since it was last started by hand or by"
+                            + " slurmlet (journalctl -u %s says why it ended)",
+                    unit, times, times == 1 ? "" : "s", unit);
         }
     }
 
     private String restartsSaid() {
         List<String> said = new ArrayList<>();
-        restarted.forEach((unit, r) -> said.add(("; systemd started %s again after it ended %d time%s (the last seen at %s; journalctl -u %s"
-                + " says why)").formatted(unit, r.times(), r.times() == 1 ? "" : "s", r.seen(), unit)));
+        restarted.forEach((unit, r) ->
+                said.add(("; systemd started %s again after it ended %d time%s (the last seen at %s; journalctl -u %s"
+                                + " says why)")
+                        .formatted(unit, r.times(), r.times() == 1 ? "" : "s", r.seen(), unit)));
         return String.join("", said);
     }
 

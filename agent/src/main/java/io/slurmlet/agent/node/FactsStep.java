@@ -7,7 +7,6 @@ import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +63,9 @@ final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Col
             }
             throw unreached;
         }
-        return caveat.isEmpty() ? outcome : new Outcome(outcome.step(), outcome.kind(), outcome.detail() + "; " + caveat);
+        return caveat.isEmpty()
+                ? outcome
+                : new Outcome(outcome.step(), outcome.kind(), outcome.detail() + "; " + caveat);
     }
 
     /** A plan the leader sent on this link: the facts it was made from are the leader's newest word (a plan of format 2 says none). */
@@ -119,16 +120,23 @@ final class FactsStep extends Reconciler<Optional<NodeFacts>, FactsCollector.Col
                 String why = e.getMessage();
                 if (e.status() == 400 && why.contains("unknown key \"containers\"") && sent.containers() != null) {
                     sent = sent.withContainers(null);
-                    unsaid.add("takes no report of enroot and pyxis (upgrade the leader): it cannot have Slurm load pyxis");
-                } else if (e.status() == 400 && why.contains("unknown key \"slurm_plugins\"") && !sent.slurmPlugins().isEmpty()) {
+                    unsaid.add(
+                            "takes no report of enroot and pyxis (upgrade the leader): it cannot have Slurm load pyxis");
+                } else if (e.status() == 400
+                        && why.contains("unknown key \"slurm_plugins\"")
+                        && !sent.slurmPlugins().isEmpty()) {
                     sent = sent.withSlurmPlugins(List.of());
-                    unsaid.add("takes no list of Slurm plugins (upgrade the leader): it cannot check a site's plugin names against "
-                            + "this machine's");
-                } else if (e.status() == 400 && why.contains("unknown key \"slurmctld_")
-                        && (sent.slurmctldState() != 0 || !sent.slurmctldCandidate().isEmpty())) {
+                    unsaid.add(
+                            "takes no list of Slurm plugins (upgrade the leader): it cannot check a site's plugin names against "
+                                    + "this machine's");
+                } else if (e.status() == 400
+                        && why.contains("unknown key \"slurmctld_")
+                        && (sent.slurmctldState() != 0
+                                || !sent.slurmctldCandidate().isEmpty())) {
                     sent = sent.withSlurmctldState(0).withSlurmctldCandidate("");
-                    unsaid.add("takes no saved-state facts (upgrade the leader): it cannot tell whether this controller's slurmctld "
-                            + "could start");
+                    unsaid.add(
+                            "takes no saved-state facts (upgrade the leader): it cannot tell whether this controller's slurmctld "
+                                    + "could start");
                 } else {
                     throw e;
                 }

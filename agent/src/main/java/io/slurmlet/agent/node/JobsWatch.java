@@ -2,7 +2,6 @@ package io.slurmlet.agent.node;
 
 import io.slurmlet.agent.slurm.LocalJobs;
 import io.slurmlet.agent.system.HostFiles;
-
 import java.time.Duration;
 import java.util.List;
 

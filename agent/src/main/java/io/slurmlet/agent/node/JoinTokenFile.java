@@ -25,12 +25,15 @@ public final class JoinTokenFile {
     /** A join token as the leader makes them; anything else in the file is a mistake, said as such. */
     static final Pattern TOKEN = Pattern.compile("[A-Za-z0-9_.-]{32,256}");
 
-    private static final Set<PosixFilePermission> OTHERS = EnumSet.of(PosixFilePermission.GROUP_READ, PosixFilePermission.GROUP_WRITE,
-            PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_READ, PosixFilePermission.OTHERS_WRITE,
+    private static final Set<PosixFilePermission> OTHERS = EnumSet.of(
+            PosixFilePermission.GROUP_READ,
+            PosixFilePermission.GROUP_WRITE,
+            PosixFilePermission.GROUP_EXECUTE,
+            PosixFilePermission.OTHERS_READ,
+            PosixFilePermission.OTHERS_WRITE,
             PosixFilePermission.OTHERS_EXECUTE);
 
-    private JoinTokenFile() {
-    }
+    private JoinTokenFile() {}
 
     /**
      * The token in {@code file}; empty where there is no such file. Refused: a file that is not a
@@ -45,20 +48,27 @@ public final class JoinTokenFile {
             return Optional.empty();
         }
         if (!a.isRegularFile()) {
-            throw new IOException("%s is not a plain file: write the join token there with slurmlet-agent join".formatted(file));
+            throw new IOException(
+                    "%s is not a plain file: write the join token there with slurmlet-agent join".formatted(file));
         }
         Object owner = Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
         long me = agentUid();
         if (((Number) owner).longValue() != me || a.permissions().stream().anyMatch(OTHERS::contains)) {
-            throw new IOException(("%s is readable by others than the agent's user (owner uid %s, mode %s): a join token others "
-                    + "could read is no longer secret; revoke it (ctl slurm join-token revoke ID on the leader) and join with a new one, "
-                    + "which slurmlet-agent join writes root-only").formatted(file, owner,
-                    java.nio.file.attribute.PosixFilePermissions.toString(a.permissions())));
+            throw new IOException(
+                    ("%s is readable by others than the agent's user (owner uid %s, mode %s): a join token others "
+                                    + "could read is no longer secret; revoke it (ctl slurm join-token revoke ID on the leader) and join with a new one, "
+                                    + "which slurmlet-agent join writes root-only")
+                            .formatted(
+                                    file,
+                                    owner,
+                                    java.nio.file.attribute.PosixFilePermissions.toString(a.permissions())));
         }
         String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
         if (!TOKEN.matcher(text).matches()) {
-            throw new IOException("%s does not hold a join token (32 or more of A-Z a-z 0-9 _ - .): copy the line 'ctl slurm join-token' "
-                    .formatted(file) + "prints on the leader again");
+            throw new IOException(
+                    "%s does not hold a join token (32 or more of A-Z a-z 0-9 _ - .): copy the line 'ctl slurm join-token' "
+                                    .formatted(file)
+                            + "prints on the leader again");
         }
         return Optional.of(text);
     }

@@ -3,7 +3,6 @@ package io.slurmlet.agent.node;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PublishedPlan;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
@@ -27,7 +26,8 @@ public interface Leader {
      * told what it is ({@link io.slurmlet.model.plan.PlanDigest}) does not send it again under
      * another revision after it started anew.
      */
-    default Optional<PublishedPlan> poll(Optional<PublishedPlan> held, Duration wait) throws IOException, InterruptedException {
+    default Optional<PublishedPlan> poll(Optional<PublishedPlan> held, Duration wait)
+            throws IOException, InterruptedException {
         return poll(held.map(PublishedPlan::revision).orElse(0L), wait);
     }
 

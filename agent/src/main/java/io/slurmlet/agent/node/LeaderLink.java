@@ -8,12 +8,6 @@ import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PlanDigest;
 import io.slurmlet.model.plan.PublishedPlan;
-
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLEngine;
-import javax.net.ssl.TrustManager;
-import javax.net.ssl.TrustManagerFactory;
-import javax.net.ssl.X509ExtendedTrustManager;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.URI;
@@ -28,6 +22,11 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLEngine;
+import javax.net.ssl.TrustManager;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * An agent's side of the leader's agents' channel: TLS to a leader whose certificate the cluster CA
@@ -66,9 +65,11 @@ public final class LeaderLink implements Leader {
 
     /** Every leader-eligible agent's channel, as known at each call; {@link #at} is the one that answered last. */
     private final java.util.function.Supplier<List<URI>> bases;
+
     private volatile int at;
     /** Whether {@link #bases} follows an election: a call then ends once its leader is no longer named. */
     private final boolean followsElection;
+
     private final HttpClient client;
     private final String credential;
     /** The window the leader's last plan answer gave ({@link #reconnectWindow()}). */
@@ -82,7 +83,8 @@ public final class LeaderLink implements Leader {
      * A link to whichever of {@code bases} leads: a call that cannot reach one (a standby opens no
      * agents' channel; a leader that died) goes to the next, each tried once per call.
      */
-    public LeaderLink(List<URI> bases, X509Certificate ca, String credential) throws GeneralSecurityException, IOException {
+    public LeaderLink(List<URI> bases, X509Certificate ca, String credential)
+            throws GeneralSecurityException, IOException {
         this(fixed(bases), false, ca, credential);
     }
 
@@ -106,7 +108,11 @@ public final class LeaderLink implements Leader {
         this(bases, true, ca, credential);
     }
 
-    private LeaderLink(java.util.function.Supplier<List<URI>> bases, boolean followsElection, X509Certificate ca, String credential)
+    private LeaderLink(
+            java.util.function.Supplier<List<URI>> bases,
+            boolean followsElection,
+            X509Certificate ca,
+            String credential)
             throws GeneralSecurityException, IOException {
         this.bases = bases;
         this.followsElection = followsElection;
@@ -116,19 +122,24 @@ public final class LeaderLink implements Leader {
 
     /** The leader's addresses as agent.yaml gives them: one URL, or several separated by commas (every leader-eligible agent's). */
     public static List<URI> addresses(String configured) {
-        return java.util.Arrays.stream(configured.split(",")).map(String::strip).filter(a -> !a.isEmpty()).map(URI::create).toList();
+        return java.util.Arrays.stream(configured.split(","))
+                .map(String::strip)
+                .filter(a -> !a.isEmpty())
+                .map(URI::create)
+                .toList();
     }
 
     /** An answer, and the address that gave it. */
-    private record Answered<T>(URI base, HttpResponse<T> response) {
-    }
+    private record Answered<T>(URI base, HttpResponse<T> response) {}
 
     /** One exchange with the leader that answered last, else each other in turn; the last failure when none could be reached. */
-    private Answered<byte[]> call(java.util.function.Function<URI, HttpRequest> request) throws IOException, InterruptedException {
+    private Answered<byte[]> call(java.util.function.Function<URI, HttpRequest> request)
+            throws IOException, InterruptedException {
         return call(request, HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    private <T> Answered<T> call(java.util.function.Function<URI, HttpRequest> request, HttpResponse.BodyHandler<T> body)
+    private <T> Answered<T> call(
+            java.util.function.Function<URI, HttpRequest> request, HttpResponse.BodyHandler<T> body)
             throws IOException, InterruptedException {
         List<URI> now = bases.get();
         if (now.isEmpty()) {
@@ -140,7 +151,11 @@ public final class LeaderLink implements Leader {
             int i = (first + tried) % now.size();
             try {
                 URI base = now.get(i);
-                HttpResponse<T> r = exchange(client, base, request.apply(base), body,
+                HttpResponse<T> r = exchange(
+                        client,
+                        base,
+                        request.apply(base),
+                        body,
                         followsElection ? () -> bases.get().contains(base) : null);
                 if (i != at) {
                     at = i;
@@ -159,8 +174,8 @@ public final class LeaderLink implements Leader {
      */
     @Override
     public java.io.InputStream open(String path, Duration timeout) throws IOException, InterruptedException {
-        Answered<java.io.InputStream> answered = call(base -> request(base, path).timeout(timeout).GET().build(),
-                HttpResponse.BodyHandlers.ofInputStream());
+        Answered<java.io.InputStream> answered = call(
+                base -> request(base, path).timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
         HttpResponse<java.io.InputStream> response = answered.response();
         if (response.statusCode() != 200) {
             byte[] said;
@@ -172,7 +187,6 @@ public final class LeaderLink implements Leader {
         return response.body();
     }
 
-
     /**
      * Fetches the leader's CA and keeps it only if its pin matches {@code caHash}: what a new
      * machine does before it trusts anything the leader says.
@@ -180,22 +194,31 @@ public final class LeaderLink implements Leader {
     public static X509Certificate fetchPinnedCa(URI base, String caHash) throws IOException, InterruptedException {
         try {
             HttpClient open = client(trustingAnything());
-            HttpResponse<byte[]> response = exchange(open, base, HttpRequest.newBuilder(base.resolve("/v1/join/ca")).timeout(CALL).GET().build(),
+            HttpResponse<byte[]> response = exchange(
+                    open,
+                    base,
+                    HttpRequest.newBuilder(base.resolve("/v1/join/ca"))
+                            .timeout(CALL)
+                            .GET()
+                            .build(),
                     HttpResponse.BodyHandlers.ofByteArray());
             if (response.statusCode() != 200) {
-                throw new IOException("the leader at %s answered %d for its CA: is that the leader's agents' port (7818)?"
-                        .formatted(base, response.statusCode()));
+                throw new IOException(
+                        "the leader at %s answered %d for its CA: is that the leader's agents' port (7818)?"
+                                .formatted(base, response.statusCode()));
             }
             X509Certificate ca = Pki.parseCertificate(response.body());
             String found = Pki.caHash(ca);
             if (!found.equalsIgnoreCase(caHash.strip())) {
                 throw new IOException(("the leader at %s shows a CA whose pin is %s, not %s (slurmlet.node.ca-hash): "
-                        + "copy the line 'ctl slurm join-token' prints on the leader again; if it is the same, "
-                        + "something between this machine and the leader is not the leader").formatted(base, found, caHash));
+                                + "copy the line 'ctl slurm join-token' prints on the leader again; if it is the same, "
+                                + "something between this machine and the leader is not the leader")
+                        .formatted(base, found, caHash));
             }
             return ca;
         } catch (GeneralSecurityException e) {
-            throw new IOException("the leader at %s sent no usable CA certificate: %s".formatted(base, e.getMessage()), e);
+            throw new IOException(
+                    "the leader at %s sent no usable CA certificate: %s".formatted(base, e.getMessage()), e);
         }
     }
 
@@ -203,12 +226,17 @@ public final class LeaderLink implements Leader {
     public static JoinReply join(URI base, X509Certificate ca, String joinToken, String node)
             throws IOException, InterruptedException, GeneralSecurityException {
         HttpClient client = client(trusting(ca));
-        HttpResponse<byte[]> response = exchange(client, base, HttpRequest.newBuilder(base.resolve("/v1/join"))
-                .timeout(CALL)
-                .header("Authorization", "Bearer " + joinToken.strip())
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(Map.of("node", node))))
-                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> response = exchange(
+                client,
+                base,
+                HttpRequest.newBuilder(base.resolve("/v1/join"))
+                        .timeout(CALL)
+                        .header("Authorization", "Bearer " + joinToken.strip())
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(
+                                SettingsJson.STRICT.writeValueAsBytes(Map.of("node", node))))
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
         checked(base, "/v1/join", response);
         return SettingsJson.STRICT.readValue(response.body(), JoinReply.class);
     }
@@ -220,17 +248,24 @@ public final class LeaderLink implements Leader {
      * role joins, holding the cluster's secrets but no credential of its machine's yet. Valid 10
      * minutes; the leader logs it as made by this standby.
      */
-    public static String joinTokenFromLeader(URI base, X509Certificate ca, io.slurmlet.agent.trust.Pki.StandbyCredential standby, String node)
+    public static String joinTokenFromLeader(
+            URI base, X509Certificate ca, io.slurmlet.agent.trust.Pki.StandbyCredential standby, String node)
             throws IOException, InterruptedException, GeneralSecurityException {
         String path = io.slurmlet.agent.trust.LeaderChannel.ADMIN_FORWARD + "/v1/join-tokens";
-        HttpResponse<byte[]> response = exchange(client(showing(ca, standby)), base, HttpRequest.newBuilder(base.resolve(path))
-                .timeout(CALL)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(Map.of("ttl", "10m",
-                        "description", "the node role of leader-eligible " + node))))
-                .build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> response = exchange(
+                client(showing(ca, standby)),
+                base,
+                HttpRequest.newBuilder(base.resolve(path))
+                        .timeout(CALL)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(SettingsJson.STRICT.writeValueAsBytes(
+                                Map.of("ttl", "10m", "description", "the node role of leader-eligible " + node))))
+                        .build(),
+                HttpResponse.BodyHandlers.ofByteArray());
         checked(base, path, response);
-        String token = SettingsJson.STRICT.readValue(response.body(), io.slurmlet.model.api.JoinInfo.class).token();
+        String token = SettingsJson.STRICT
+                .readValue(response.body(), io.slurmlet.model.api.JoinInfo.class)
+                .token();
         if (token == null || token.isBlank()) {
             throw new IOException("the leader at %s made a join token but its answer holds none".formatted(base));
         }
@@ -257,15 +292,25 @@ public final class LeaderLink implements Leader {
     }
 
     @Override
-    public Optional<PublishedPlan> poll(Optional<PublishedPlan> held, Duration wait) throws IOException, InterruptedException {
-        return held.isEmpty() ? poll(0, "", wait) : poll(held.get().revision(), "&digest=" + PlanDigest.of(held.get().plan()), wait);
+    public Optional<PublishedPlan> poll(Optional<PublishedPlan> held, Duration wait)
+            throws IOException, InterruptedException {
+        return held.isEmpty()
+                ? poll(0, "", wait)
+                : poll(
+                        held.get().revision(),
+                        "&digest=" + PlanDigest.of(held.get().plan()),
+                        wait);
     }
 
-    private Optional<PublishedPlan> poll(long held, String digest, Duration wait) throws IOException, InterruptedException {
+    private Optional<PublishedPlan> poll(long held, String digest, Duration wait)
+            throws IOException, InterruptedException {
         String path = "/v1/agent/plan?after=" + held + "&wait=" + wait.toSeconds() + digest;
-        Answered<byte[]> answered = call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
+        Answered<byte[]> answered =
+                call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
         HttpResponse<byte[]> response = answered.response();
-        response.headers().firstValue(io.slurmlet.agent.trust.LeaderChannel.RECONNECT_WINDOW).ifPresent(w -> reconnectWindow = window(w));
+        response.headers()
+                .firstValue(io.slurmlet.agent.trust.LeaderChannel.RECONNECT_WINDOW)
+                .ifPresent(w -> reconnectWindow = window(w));
         if (response.statusCode() == 204) {
             return Optional.empty();
         }
@@ -293,8 +338,11 @@ public final class LeaderLink implements Leader {
 
     private void send(String path, String method, Object body) throws IOException, InterruptedException {
         byte[] json = SettingsJson.STRICT.writeValueAsBytes(body);
-        Answered<byte[]> answered = call(base -> request(base, path).timeout(CALL).header("Content-Type", "application/json")
-                .method(method, HttpRequest.BodyPublishers.ofByteArray(json)).build());
+        Answered<byte[]> answered = call(base -> request(base, path)
+                .timeout(CALL)
+                .header("Content-Type", "application/json")
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(json))
+                .build());
         checked(answered.base(), path, answered.response());
     }
 
@@ -303,7 +351,8 @@ public final class LeaderLink implements Leader {
     }
 
     /** One request; a leader that cannot be reached is said so, with the address and the reason. */
-    private static <T> HttpResponse<T> exchange(HttpClient client, URI base, HttpRequest request, HttpResponse.BodyHandler<T> body)
+    private static <T> HttpResponse<T> exchange(
+            HttpClient client, URI base, HttpRequest request, HttpResponse.BodyHandler<T> body)
             throws IOException, InterruptedException {
         return exchange(client, base, request, body, null);
     }
@@ -312,26 +361,45 @@ public final class LeaderLink implements Leader {
     public static final Duration LOOK = Duration.ofMillis(250);
 
     /** {@link #exchange(HttpClient, URI, HttpRequest, HttpResponse.BodyHandler)}, given up once {@code named} (if given) is false. */
-    private static <T> HttpResponse<T> exchange(HttpClient client, URI base, HttpRequest request, HttpResponse.BodyHandler<T> body,
-                                                java.util.function.BooleanSupplier named) throws IOException, InterruptedException {
+    private static <T> HttpResponse<T> exchange(
+            HttpClient client,
+            URI base,
+            HttpRequest request,
+            HttpResponse.BodyHandler<T> body,
+            java.util.function.BooleanSupplier named)
+            throws IOException, InterruptedException {
         try {
-            return named == null ? client.send(request, body) : whileNamed(client.sendAsync(request, body), base, named);
+            return named == null
+                    ? client.send(request, body)
+                    : whileNamed(client.sendAsync(request, body), base, named);
         } catch (java.net.ConnectException e) {
-            throw new IOException("cannot reach the leader at %s: connection refused (is slurmlet-agent running there, "
-                    .formatted(base) + "and is port " + base.getPort() + " open to this machine?)", e);
+            throw new IOException(
+                    "cannot reach the leader at %s: connection refused (is slurmlet-agent running there, "
+                                    .formatted(base)
+                            + "and is port " + base.getPort() + " open to this machine?)",
+                    e);
         } catch (java.net.http.HttpTimeoutException e) {
             throw new IOException("the leader at %s did not answer in time".formatted(base), e);
         } catch (javax.net.ssl.SSLException e) {
-            throw new IOException("TLS with the leader at %s failed: %s (a leader whose certificate the pinned CA did not sign "
-                    .formatted(base, e.getMessage()) + "is refused)", e);
+            throw new IOException(
+                    "TLS with the leader at %s failed: %s (a leader whose certificate the pinned CA did not sign "
+                                    .formatted(base, e.getMessage())
+                            + "is refused)",
+                    e);
         } catch (IOException e) {
-            throw new IOException("the exchange with the leader at %s failed: %s".formatted(base,
-                    e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()), e);
+            throw new IOException(
+                    "the exchange with the leader at %s failed: %s"
+                            .formatted(
+                                    base, e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage()),
+                    e);
         }
     }
 
-    private static <T> HttpResponse<T> whileNamed(java.util.concurrent.CompletableFuture<HttpResponse<T>> answer, URI base,
-                                                  java.util.function.BooleanSupplier named) throws IOException, InterruptedException {
+    private static <T> HttpResponse<T> whileNamed(
+            java.util.concurrent.CompletableFuture<HttpResponse<T>> answer,
+            URI base,
+            java.util.function.BooleanSupplier named)
+            throws IOException, InterruptedException {
         try {
             while (true) {
                 try {
@@ -355,7 +423,11 @@ public final class LeaderLink implements Leader {
     }
 
     private static void checked(URI base, String path, HttpResponse<byte[]> response) throws Refused {
-        checked(base, path, response.statusCode(), response.body(),
+        checked(
+                base,
+                path,
+                response.statusCode(),
+                response.body(),
                 response.headers().firstValue("Retry-After").flatMap(LeaderLink::retryAfter));
     }
 
@@ -372,7 +444,8 @@ public final class LeaderLink implements Leader {
         return d.isZero() ? Optional.empty() : Optional.of(d);
     }
 
-    private static void checked(URI base, String path, int status, byte[] body, Optional<Duration> retryAfter) throws Refused {
+    private static void checked(URI base, String path, int status, byte[] body, Optional<Duration> retryAfter)
+            throws Refused {
         if (status / 100 == 2) {
             return;
         }
@@ -382,12 +455,18 @@ public final class LeaderLink implements Leader {
         } catch (IOException e) {
             message = new String(body, StandardCharsets.UTF_8).strip();
         }
-        throw new Refused(status, "the leader at %s refused %s (%d): %s"
-                .formatted(base, path.replaceAll("\\?.*", ""), status, message), retryAfter);
+        throw new Refused(
+                status,
+                "the leader at %s refused %s (%d): %s".formatted(base, path.replaceAll("\\?.*", ""), status, message),
+                retryAfter);
     }
 
     private static HttpClient client(SSLContext ssl) {
-        return HttpClient.newBuilder().sslContext(ssl).connectTimeout(CONNECT).version(HttpClient.Version.HTTP_1_1).build();
+        return HttpClient.newBuilder()
+                .sslContext(ssl)
+                .connectTimeout(CONNECT)
+                .version(HttpClient.Version.HTTP_1_1)
+                .build();
     }
 
     /** TLS that trusts the cluster's CA {@code ca} alone. */
@@ -412,9 +491,10 @@ public final class LeaderLink implements Leader {
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
         char[] none = new char[0];
-        keys.setKeyEntry("slurmlet-standby", standby.key(), none, new java.security.cert.Certificate[]{standby.certificate()});
-        javax.net.ssl.KeyManagerFactory keyFactory = javax.net.ssl.KeyManagerFactory.getInstance(
-                javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        keys.setKeyEntry(
+                "slurmlet-standby", standby.key(), none, new java.security.cert.Certificate[] {standby.certificate()});
+        javax.net.ssl.KeyManagerFactory keyFactory =
+                javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
         keyFactory.init(keys, none);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(keyFactory.getKeyManagers(), trustManagers(ca), null);
@@ -424,30 +504,35 @@ public final class LeaderLink implements Leader {
     /** Only for fetching the CA, which is then checked against the pin before anything is trusted. */
     private static SSLContext trustingAnything() throws GeneralSecurityException {
         SSLContext context = SSLContext.getInstance("TLS");
-        context.init(null, new TrustManager[]{new X509ExtendedTrustManager() {
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) { }
+        context.init(
+                null,
+                new TrustManager[] {
+                    new X509ExtendedTrustManager() {
+                        @Override
+                        public void checkClientTrusted(X509Certificate[] chain, String authType, Socket socket) {}
 
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) { }
+                        @Override
+                        public void checkServerTrusted(X509Certificate[] chain, String authType, Socket socket) {}
 
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) { }
+                        @Override
+                        public void checkClientTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
 
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) { }
+                        @Override
+                        public void checkServerTrusted(X509Certificate[] chain, String authType, SSLEngine engine) {}
 
-            @Override
-            public void checkClientTrusted(X509Certificate[] chain, String authType) { }
+                        @Override
+                        public void checkClientTrusted(X509Certificate[] chain, String authType) {}
 
-            @Override
-            public void checkServerTrusted(X509Certificate[] chain, String authType) { }
+                        @Override
+                        public void checkServerTrusted(X509Certificate[] chain, String authType) {}
 
-            @Override
-            public X509Certificate[] getAcceptedIssuers() {
-                return new X509Certificate[0];
-            }
-        }}, null);
+                        @Override
+                        public X509Certificate[] getAcceptedIssuers() {
+                            return new X509Certificate[0];
+                        }
+                    }
+                },
+                null);
         return context;
     }
 

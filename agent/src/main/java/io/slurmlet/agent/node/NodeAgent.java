@@ -3,10 +3,10 @@ package io.slurmlet.agent.node;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
-import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.api.StepStatus;
@@ -16,8 +16,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
@@ -26,6 +24,7 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * The node role, on every machine: its parts wired and started. The {@link PlanPoller} joins the
@@ -46,9 +45,14 @@ public class NodeAgent {
      * retires (a pass stopping it is no daemon down).
      */
     static List<String> watched(StepRunner runner) {
-        List<String> retiring = runner.plan().map(p -> p.plan().slurm().retired()).orElse(List.of());
-        return runner.applied().map(p -> p.plan().slurm().services().stream().filter(DAEMONS::contains)
-                .filter(unit -> !retiring.contains(unit)).toList()).orElse(List.of());
+        List<String> retiring =
+                runner.plan().map(p -> p.plan().slurm().retired()).orElse(List.of());
+        return runner.applied()
+                .map(p -> p.plan().slurm().services().stream()
+                        .filter(DAEMONS::contains)
+                        .filter(unit -> !retiring.contains(unit))
+                        .toList())
+                .orElse(List.of());
     }
     /** The steps that start and restart them: the watch starts none while one of these runs. */
     static final java.util.Set<String> STARTS_DAEMONS = java.util.Set.of("munge", "slurm");
@@ -159,17 +163,30 @@ public class NodeAgent {
         }
         runner = new StepRunner(wiring.steps(), book, config.node().resync(), () -> poster.changed());
         poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
-        jobs = new JobsWatch(wiring.hostFiles(), () -> {
-            poster.changed();
-            runner.jobsChanged();
-        }, Duration.ofSeconds(2));
-        io.slurmlet.agent.slurm.SlurmStep slurm = wiring.steps().stream().filter(io.slurmlet.agent.slurm.SlurmStep.class::isInstance)
-                .map(io.slurmlet.agent.slurm.SlurmStep.class::cast).findFirst().orElse(null);
-        // A slurm step held back by a plugin the plan requires and the machine lacks has not made the daemons the plan's.
-        daemons = new DaemonWatch(wiring.services(), () -> slurm != null && slurm.waitsForPlugins() ? List.of() : watched(runner), () -> STARTS_DAEMONS.contains(runner.running()), outcome -> {
+        jobs = new JobsWatch(
+                wiring.hostFiles(),
+                () -> {
+                    poster.changed();
+                    runner.jobsChanged();
+                },
+                Duration.ofSeconds(2));
+        io.slurmlet.agent.slurm.SlurmStep slurm = wiring.steps().stream()
+                .filter(io.slurmlet.agent.slurm.SlurmStep.class::isInstance)
+                .map(io.slurmlet.agent.slurm.SlurmStep.class::cast)
+                .findFirst()
+                .orElse(null);
+        // A slurm step held back by a plugin the plan requires and the machine lacks has not made the daemons the
+        // plan's.
+        daemons = new DaemonWatch(
+                wiring.services(),
+                () -> slurm != null && slurm.waitsForPlugins() ? List.of() : watched(runner),
+                () -> STARTS_DAEMONS.contains(runner.running()),
+                outcome -> {
                     book.record(outcome);
                     poster.changed();
-                }, java.time.Clock.systemUTC(), Duration.ofSeconds(1));
+                },
+                java.time.Clock.systemUTC(),
+                Duration.ofSeconds(1));
         PlanPoller.Connector connector = new PlanPoller.Connector() {
             @Override
             public Leader connect() throws IOException, InterruptedException, GeneralSecurityException {
@@ -181,7 +198,15 @@ public class NodeAgent {
                 state.forgetCredential();
             }
         };
-        poller = new PlanPoller(connector, state, wiring.facts(), book, runner, poster, nodeStatesWatch(wiring), config.node().pollWait(),
+        poller = new PlanPoller(
+                connector,
+                state,
+                wiring.facts(),
+                book,
+                runner,
+                poster,
+                nodeStatesWatch(wiring),
+                config.node().pollWait(),
                 Duration.ofSeconds(1));
         if (stopping) {
             return;
@@ -200,7 +225,8 @@ public class NodeAgent {
             try {
                 return NodeState.open(config.stateDir());
             } catch (IOException e) {
-                String problem = "the node role cannot open its state in %s (%s)".formatted(config.stateDir(), e.getMessage());
+                String problem =
+                        "the node role cannot open its state in %s (%s)".formatted(config.stateDir(), e.getMessage());
                 if (!problem.equals(last)) {
                     LOG.warn(problem);
                     last = problem;
@@ -210,7 +236,9 @@ public class NodeAgent {
                 } catch (InterruptedException interrupted) {
                     return null;
                 }
-                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(10)) > 0 ? Duration.ofSeconds(10) : backoff.multipliedBy(2);
+                backoff = backoff.multipliedBy(2).compareTo(Duration.ofSeconds(10)) > 0
+                        ? Duration.ofSeconds(10)
+                        : backoff.multipliedBy(2);
             }
         }
         return null;
@@ -219,7 +247,11 @@ public class NodeAgent {
     /** What the leader is told: every step's last outcome, what the steps saw, Slurm's node states; nothing before the first pass. */
     private Optional<NodeReport> report(NodeWiring wiring) {
         Optional<PublishedPlan> plan = runner.applied();
-        return plan.map(p -> new NodeReport(p.plan().node(), p.revision(), book.all(), wiring.nodeStates().nodes(),
+        return plan.map(p -> new NodeReport(
+                p.plan().node(),
+                p.revision(),
+                book.all(),
+                wiring.nodeStates().nodes(),
                 wiring.observed(jobs == null ? List.of() : jobs.jobs())));
     }
 
@@ -236,9 +268,12 @@ public class NodeAgent {
 
             @Override
             public boolean watching(PublishedPlan plan) {
-                return plan.plan().reclaiming() || !wiring.nodeStates().asPlanned(plan.plan())
-                        || wiring.nodeStates().nodes().stream().anyMatch(n -> !n.jobs().isEmpty())
-                        || !plan.plan().nodeStates().isEmpty() && !lastLook.isAfter(java.time.Instant.now().minus(IDLE_LOOK));
+                return plan.plan().reclaiming()
+                        || !wiring.nodeStates().asPlanned(plan.plan())
+                        || wiring.nodeStates().nodes().stream()
+                                .anyMatch(n -> !n.jobs().isEmpty())
+                        || !plan.plan().nodeStates().isEmpty()
+                                && !lastLook.isAfter(java.time.Instant.now().minus(IDLE_LOOK));
             }
 
             @Override
@@ -258,7 +293,8 @@ public class NodeAgent {
                     var queuedBefore = wiring.nodeStates().queued();
                     outcome = wiring.nodeStates().apply(plan.plan());
                     after = wiring.nodeStates().nodes();
-                    queueChanged = !java.util.Objects.equals(queuedBefore, wiring.nodeStates().queued());
+                    queueChanged = !java.util.Objects.equals(
+                            queuedBefore, wiring.nodeStates().queued());
                 }
                 book.record(outcome);
                 if (outcome.kind() == Outcome.Kind.CHANGED) {
@@ -272,7 +308,8 @@ public class NodeAgent {
     }
 
     /** A joined link: from the state on disk, by joining with the token, or on the leader's own machine in-process. */
-    private LeaderLink connect(String name, NodeState state) throws IOException, InterruptedException, GeneralSecurityException {
+    private LeaderLink connect(String name, NodeState state)
+            throws IOException, InterruptedException, GeneralSecurityException {
         List<URI> bases;
         boolean ownLeader = config.isLeader() && config.node().leader().isEmpty();
         if (ownLeader && leadership.get() instanceof io.slurmlet.agent.store.EtcdElection election) {
@@ -285,14 +322,18 @@ public class NodeAgent {
             }
             bases = List.of(URI.create("https://127.0.0.1:" + port));
         } else {
-            // One leader's address, or every leader-eligible agent's (comma-separated): the link follows whichever leads.
-            bases = LeaderLink.addresses(config.node().leader().orElseThrow(() -> new IOException(
-                    "this machine has no leader to join: set slurmlet.node.leader, slurmlet.node.join-token and "
-                            + "slurmlet.node.ca-hash (ctl slurm join-token on the leader prints them)")));
+            // One leader's address, or every leader-eligible agent's (comma-separated): the link follows whichever
+            // leads.
+            bases = LeaderLink.addresses(config.node()
+                    .leader()
+                    .orElseThrow(() -> new IOException(
+                            "this machine has no leader to join: set slurmlet.node.leader, slurmlet.node.join-token and "
+                                    + "slurmlet.node.ca-hash (ctl slurm join-token on the leader prints them)")));
         }
         Optional<NodeState.Joined> joined = state.joined();
         if (joined.isPresent()) {
-            // A token left from before (a join.env of an older version, moved by the launcher) is not needed here either.
+            // A token left from before (a join.env of an older version, moved by the launcher) is not needed here
+            // either.
             forgetJoinToken(config.node().joinTokenFile(), true);
             return new LeaderLink(bases, joined.get().ca(), joined.get().credential());
         }
@@ -303,11 +344,15 @@ public class NodeAgent {
         } else {
             Path tokenFile = config.node().joinTokenFile();
             Optional<String> fromFile = JoinTokenFile.read(tokenFile);
-            String token = fromFile.or(() -> config.node().joinToken()).orElseThrow(() -> new IOException(
-                    "this machine has not joined yet and has no join token: run the line 'ctl slurm join-token' prints on the leader "
-                            + "(it writes %s), or set slurmlet.node.join-token".formatted(tokenFile)));
-            String hash = config.node().caHash().orElseThrow(() -> new IOException(
-                    "this machine has not joined yet and no CA pin is set: set slurmlet.node.ca-hash (ctl slurm join-token on the leader prints it)"));
+            String token = fromFile.or(() -> config.node().joinToken())
+                    .orElseThrow(() -> new IOException(
+                            "this machine has not joined yet and has no join token: run the line 'ctl slurm join-token' prints on the leader "
+                                    + "(it writes %s), or set slurmlet.node.join-token".formatted(tokenFile)));
+            String hash = config.node()
+                    .caHash()
+                    .orElseThrow(
+                            () -> new IOException(
+                                    "this machine has not joined yet and no CA pin is set: set slurmlet.node.ca-hash (ctl slurm join-token on the leader prints it)"));
             IOException unreachable = null;
             for (URI base : bases) {
                 // Joining works through whichever leads; a standby opens no agents' channel.
@@ -341,14 +386,17 @@ public class NodeAgent {
     private void forgetJoinToken(Path tokenFile, boolean fromFile) {
         try {
             if (fromFile && JoinTokenFile.forget(tokenFile)) {
-                LOG.infof("the join token is removed from this machine (%s): it holds its own credential now", tokenFile);
+                LOG.infof(
+                        "the join token is removed from this machine (%s): it holds its own credential now", tokenFile);
             }
         } catch (IOException e) {
-            LOG.warnf("the join token could not be removed from %s (%s): remove it by hand, the machine has joined", tokenFile,
-                    e.getMessage());
+            LOG.warnf(
+                    "the join token could not be removed from %s (%s): remove it by hand, the machine has joined",
+                    tokenFile, e.getMessage());
         }
         if (config.node().joinToken().isPresent()) {
-            LOG.warn("this machine has joined: remove slurmlet.node.join-token from agent.yaml, it is no longer needed here");
+            LOG.warn(
+                    "this machine has joined: remove slurmlet.node.join-token from agent.yaml, it is no longer needed here");
         }
     }
 
@@ -358,11 +406,15 @@ public class NodeAgent {
      * election names ({@link io.slurmlet.agent.store.EtcdElection#seenOther}), unless it has no port;
      * none while no leader is known.
      */
-    static List<URI> leaderEligibleBases(boolean serving, int ownPort, Optional<io.slurmlet.agent.store.EtcdElection.Record> other) {
+    static List<URI> leaderEligibleBases(
+            boolean serving, int ownPort, Optional<io.slurmlet.agent.store.EtcdElection.Record> other) {
         if (serving && ownPort != 0) {
             return List.of(URI.create("https://127.0.0.1:" + ownPort));
         }
-        return other.map(r -> URI.create(r.agents())).filter(u -> u.getPort() > 0).map(List::of).orElse(List.of());
+        return other.map(r -> URI.create(r.agents()))
+                .filter(u -> u.getPort() > 0)
+                .map(List::of)
+                .orElse(List.of());
     }
 
     /**
@@ -375,8 +427,8 @@ public class NodeAgent {
      */
     private LeaderLink leaderEligible(String name, NodeState state, io.slurmlet.agent.store.EtcdElection election)
             throws IOException, InterruptedException, GeneralSecurityException {
-        java.util.function.Supplier<List<URI>> bases = () -> leaderEligibleBases(startup.get().serving(), leader.get().agentPort(),
-                election.seenOther(name));
+        java.util.function.Supplier<List<URI>> bases =
+                () -> leaderEligibleBases(startup.get().serving(), leader.get().agentPort(), election.seenOther(name));
         if (state.joined().isEmpty()) {
             if (startup.get().serving() && leader.get().agentPort() != 0) {
                 String credential = credentials.get().issue(name);
@@ -385,19 +437,26 @@ public class NodeAgent {
             } else {
                 List<URI> now = bases.get();
                 if (now.isEmpty()) {
-                    throw new IOException("no leader is known yet: this leader-eligible machine joins once the election names one");
+                    throw new IOException(
+                            "no leader is known yet: this leader-eligible machine joins once the election names one");
                 }
-                var keys = startup.get().clusterKeys().orElseThrow(() -> new IOException(
-                        "the cluster's secrets are not in etcd yet (the first leader seals them there): this machine joins once they are"));
+                var keys = startup.get()
+                        .clusterKeys()
+                        .orElseThrow(
+                                () -> new IOException(
+                                        "the cluster's secrets are not in etcd yet (the first leader seals them there): this machine joins once they are"));
                 X509Certificate ca = Pki.parseCertificate(keys.caPem());
-                String token = LeaderLink.joinTokenFromLeader(now.get(0), ca, keys.standby(name, Duration.ofMinutes(10)), name);
-                state.saveJoined(ca, LeaderLink.join(now.get(0), ca, token, name).credential());
-                LOG.infof("%s joined the leader at %s from its standby agent, with a join token it asked for with its own "
-                        + "standby credential of the cluster's CA", name, now.get(0));
+                String token = LeaderLink.joinTokenFromLeader(
+                        now.get(0), ca, keys.standby(name, Duration.ofMinutes(10)), name);
+                state.saveJoined(
+                        ca, LeaderLink.join(now.get(0), ca, token, name).credential());
+                LOG.infof(
+                        "%s joined the leader at %s from its standby agent, with a join token it asked for with its own "
+                                + "standby credential of the cluster's CA",
+                        name, now.get(0));
             }
         }
         NodeState.Joined joined = state.joined().orElseThrow();
         return new LeaderLink(bases, joined.ca(), joined.credential());
     }
-
 }

@@ -1,10 +1,9 @@
 package io.slurmlet.agent.node;
 
-import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PublishedPlan;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,7 +37,7 @@ public final class NodeState {
     public static NodeState open(Path stateDir) throws IOException {
         Path dir = stateDir.resolve(DIR);
         AtomicFile.ensurePrivateDirectory(dir);
-        for (String name : new String[]{CA, CREDENTIAL, PLAN, WINDOW}) {
+        for (String name : new String[] {CA, CREDENTIAL, PLAN, WINDOW}) {
             AtomicFile.removeLeftovers(dir.resolve(name));
         }
         return new NodeState(dir);
@@ -48,25 +47,35 @@ public final class NodeState {
     public Optional<Joined> joined() throws IOException {
         try {
             X509Certificate ca = Pki.readCertificate(dir.resolve(CA));
-            String credential = Files.readString(dir.resolve(CREDENTIAL), StandardCharsets.US_ASCII).strip();
+            String credential = Files.readString(dir.resolve(CREDENTIAL), StandardCharsets.US_ASCII)
+                    .strip();
             return credential.isEmpty() ? Optional.empty() : Optional.of(new Joined(ca, credential));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (GeneralSecurityException e) {
-            throw new IOException("the pinned CA in %s cannot be read (%s): remove %s and join this machine again"
-                    .formatted(dir.resolve(CA), e.getMessage(), dir), e);
+            throw new IOException(
+                    "the pinned CA in %s cannot be read (%s): remove %s and join this machine again"
+                            .formatted(dir.resolve(CA), e.getMessage(), dir),
+                    e);
         }
     }
 
     public void saveJoined(X509Certificate ca, String credential) throws IOException {
         try {
-            AtomicFile.write(dir.resolve(CA), ("-----BEGIN CERTIFICATE-----\n"
-                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII)).encodeToString(ca.getEncoded())
-                    + "\n-----END CERTIFICATE-----\n").getBytes(StandardCharsets.US_ASCII), PosixFilePermissions.fromString("rw-r--r--"));
+            AtomicFile.write(
+                    dir.resolve(CA),
+                    ("-----BEGIN CERTIFICATE-----\n"
+                                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                                            .encodeToString(ca.getEncoded())
+                                    + "\n-----END CERTIFICATE-----\n")
+                            .getBytes(StandardCharsets.US_ASCII),
+                    PosixFilePermissions.fromString("rw-r--r--"));
         } catch (GeneralSecurityException e) {
             throw new IOException(e);
         }
-        AtomicFile.write(dir.resolve(CREDENTIAL), (credential + "\n").getBytes(StandardCharsets.US_ASCII),
+        AtomicFile.write(
+                dir.resolve(CREDENTIAL),
+                (credential + "\n").getBytes(StandardCharsets.US_ASCII),
                 PosixFilePermissions.fromString("rw-------"));
     }
 
@@ -78,7 +87,8 @@ public final class NodeState {
     /** The last plan this machine was given; empty before the first. */
     public Optional<PublishedPlan> plan() throws IOException {
         try {
-            return Optional.of(SettingsJson.STRICT.readValue(Files.readAllBytes(dir.resolve(PLAN)), PublishedPlan.class));
+            return Optional.of(
+                    SettingsJson.STRICT.readValue(Files.readAllBytes(dir.resolve(PLAN)), PublishedPlan.class));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
@@ -89,7 +99,10 @@ public final class NodeState {
     }
 
     public void savePlan(PublishedPlan plan) throws IOException {
-        AtomicFile.write(dir.resolve(PLAN), SettingsJson.STRICT.writeValueAsBytes(plan), PosixFilePermissions.fromString("rw-------"));
+        AtomicFile.write(
+                dir.resolve(PLAN),
+                SettingsJson.STRICT.writeValueAsBytes(plan),
+                PosixFilePermissions.fromString("rw-------"));
     }
 
     /**
@@ -106,7 +119,9 @@ public final class NodeState {
     }
 
     public void saveReconnectWindow(java.time.Duration window) throws IOException {
-        AtomicFile.write(dir.resolve(WINDOW), (window.toSeconds() + "\n").getBytes(StandardCharsets.US_ASCII),
+        AtomicFile.write(
+                dir.resolve(WINDOW),
+                (window.toSeconds() + "\n").getBytes(StandardCharsets.US_ASCII),
                 PosixFilePermissions.fromString("rw-------"));
     }
 

@@ -5,11 +5,11 @@ import io.slurmlet.agent.facts.FactsCollector;
 import io.slurmlet.agent.munge.MungeStep;
 import io.slurmlet.agent.packages.PackagesStep;
 import io.slurmlet.agent.pam.PamStep;
+import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.slurm.NodeStatesStep;
 import io.slurmlet.agent.slurm.SlurmStep;
 import io.slurmlet.agent.storage.StorageStep;
-import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.HostFiles;
@@ -22,10 +22,8 @@ import io.slurmlet.agent.system.linux.LinuxFiles;
 import io.slurmlet.agent.system.linux.LinuxHostFiles;
 import io.slurmlet.agent.system.linux.LinuxUsers;
 import io.slurmlet.agent.system.linux.SystemdServices;
-
-import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.model.observed.Observed;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,15 +39,22 @@ import java.util.Optional;
  * @param hostFiles  the machine's own files, where the jobs watch reads which jobs run here
  * @param services   systemd, where the daemon watch looks
  */
-record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, HostFiles hostFiles, Services services) {
+record NodeWiring(
+        FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, HostFiles hostFiles, Services services) {
 
     /** The ports a machine's steps act through. */
-    record Ports(Commands commands, Files files, HostFiles hostFiles, Services services, Users users, Packages packages) {
+    record Ports(
+            Commands commands, Files files, HostFiles hostFiles, Services services, Users users, Packages packages) {
 
         /** This machine's: systemctl, dpkg or rpm, the real file system. */
         static Ports linux() {
             Commands commands = new LinuxCommands();
-            return new Ports(commands, new LinuxFiles(), new LinuxHostFiles(), new SystemdServices(commands), new LinuxUsers(commands),
+            return new Ports(
+                    commands,
+                    new LinuxFiles(),
+                    new LinuxHostFiles(),
+                    new SystemdServices(commands),
+                    new LinuxUsers(commands),
                     DnfPackages.forMachine(commands));
         }
     }
@@ -60,23 +65,36 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
      * @param adminGroup the group that gets in by ssh without a job
      * @param leader     the leader this machine follows, for the files of jobs in containers it holds
      */
-    static NodeWiring of(Ports p, String node, Path root, Path stateDir, Optional<String> adminGroup,
-                         io.slurmlet.agent.containers.Fetcher.FromLeader leader) {
+    static NodeWiring of(
+            Ports p,
+            String node,
+            Path root,
+            Path stateDir,
+            Optional<String> adminGroup,
+            io.slurmlet.agent.containers.Fetcher.FromLeader leader) {
         NodeStatesStep nodeStates = new NodeStatesStep(p.commands());
         FactsCollector collector = new FactsCollector(p.commands(), p.hostFiles());
-        return new NodeWiring(new FactsStep(collector::collect, node), List.of(
-                new PackagesStep(p.packages()),
-                new MungeStep(p.files(), p.services(), root),
-                new StorageStep(p.files(), p.hostFiles(), p.services(), p.commands(), root),
-                new UsersStep(p.users(), root),
-                new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir, p.hostFiles()),
-                new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
-                io.slurmlet.agent.containers.ContainersStep.onMachine(p.files(), p.commands(), root, stateDir, leader),
-                nodeStates), nodeStates, p.hostFiles(), p.services());
+        return new NodeWiring(
+                new FactsStep(collector::collect, node),
+                List.of(
+                        new PackagesStep(p.packages()),
+                        new MungeStep(p.files(), p.services(), root),
+                        new StorageStep(p.files(), p.hostFiles(), p.services(), p.commands(), root),
+                        new UsersStep(p.users(), root),
+                        new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir, p.hostFiles()),
+                        new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
+                        io.slurmlet.agent.containers.ContainersStep.onMachine(
+                                p.files(), p.commands(), root, stateDir, leader),
+                        nodeStates),
+                nodeStates,
+                p.hostFiles(),
+                p.services());
     }
 
-    static NodeWiring of(Ports p, AgentConfig config, String node, io.slurmlet.agent.containers.Fetcher.FromLeader leader) {
-        return of(p, node, config.node().root(), config.stateDir(), config.node().adminGroup(), leader);
+    static NodeWiring of(
+            Ports p, AgentConfig config, String node, io.slurmlet.agent.containers.Fetcher.FromLeader leader) {
+        return of(
+                p, node, config.node().root(), config.stateDir(), config.node().adminGroup(), leader);
     }
 
     /**
@@ -84,9 +102,20 @@ record NodeWiring(FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, 
      * yet is null), and the jobs that run here now.
      */
     Observed observed(List<String> jobs) {
-        SlurmStep slurm = steps.stream().filter(SlurmStep.class::isInstance).map(SlurmStep.class::cast).findFirst().orElseThrow();
-        return new Observed(seen(MungeStep.class), seen(StorageStep.class), seen(PamStep.class), jobs, seen(UsersStep.class),
-                seen(PackagesStep.class), slurm.reported().orElse(null), nodeStates.queued());
+        SlurmStep slurm = steps.stream()
+                .filter(SlurmStep.class::isInstance)
+                .map(SlurmStep.class::cast)
+                .findFirst()
+                .orElseThrow();
+        return new Observed(
+                seen(MungeStep.class),
+                seen(StorageStep.class),
+                seen(PamStep.class),
+                jobs,
+                seen(UsersStep.class),
+                seen(PackagesStep.class),
+                slurm.reported().orElse(null),
+                nodeStates.queued());
     }
 
     private <A> A seen(Class<? extends Reconciler<?, A>> type) {

@@ -1,12 +1,11 @@
 package io.slurmlet.agent.node;
 
 import io.slurmlet.model.plan.PublishedPlan;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * The node role's side of the leader: joins once, reports the machine's facts, long-polls its plan
@@ -70,11 +69,20 @@ final class PlanPoller {
     private Duration kept;
     /** Whether the last call to the leader failed: the next failure is not the first after losing it. */
     private boolean away;
+
     private volatile boolean stopping;
     private final java.util.random.RandomGenerator random;
 
-    PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
-               NodeStatesWatch watch, Duration pollWait, Duration firstBackoff) {
+    PlanPoller(
+            Connector connector,
+            NodeState state,
+            FactsStep facts,
+            StepBook book,
+            StepRunner runner,
+            StatusPoster poster,
+            NodeStatesWatch watch,
+            Duration pollWait,
+            Duration firstBackoff) {
         this(connector, state, facts, book, runner, poster, watch, pollWait, firstBackoff, null);
     }
 
@@ -83,8 +91,17 @@ final class PlanPoller {
      *               polling thread's own {@code ThreadLocalRandom}, asked for where it is used (one
      *               taken on another thread would draw from a seed every machine shares)
      */
-    PlanPoller(Connector connector, NodeState state, FactsStep facts, StepBook book, StepRunner runner, StatusPoster poster,
-               NodeStatesWatch watch, Duration pollWait, Duration firstBackoff, java.util.random.RandomGenerator random) {
+    PlanPoller(
+            Connector connector,
+            NodeState state,
+            FactsStep facts,
+            StepBook book,
+            StepRunner runner,
+            StatusPoster poster,
+            NodeStatesWatch watch,
+            Duration pollWait,
+            Duration firstBackoff,
+            java.util.random.RandomGenerator random) {
         this.random = random;
         this.connector = connector;
         this.state = state;
@@ -136,8 +153,11 @@ final class PlanPoller {
                 if (watching && watch.look(plan.get())) {
                     poster.changed();
                 }
-                Optional<PublishedPlan> next = link.poll(plan,
-                        watching ? RECLAIM_WATCH : plan.map(p -> watch.idleWait(p, pollWait)).orElse(pollWait));
+                Optional<PublishedPlan> next = link.poll(
+                        plan,
+                        watching
+                                ? RECLAIM_WATCH
+                                : plan.map(p -> watch.idleWait(p, pollWait)).orElse(pollWait));
                 if (next.isPresent()) {
                     // Another revision is applied at once, even with the same content (a leader
                     // that was not told this plan's digest numbers it anew): applying it again
@@ -146,7 +166,9 @@ final class PlanPoller {
                     state.savePlan(next.get());
                     Optional<PublishedPlan> applied = runner.applied();
                     runner.offer(next.get());
-                    if (applied.isPresent() && onlyNodeStatesChange(applied.get(), next.get()) && watch.look(next.get())) {
+                    if (applied.isPresent()
+                            && onlyNodeStatesChange(applied.get(), next.get())
+                            && watch.look(next.get())) {
                         // A lend: the node is resumed now, not after the pass's other steps.
                         poster.changed();
                     }
@@ -188,7 +210,8 @@ final class PlanPoller {
         try {
             return state.reconnectWindow();
         } catch (IOException e) {
-            LOG.warnf("the leader's last reconnection window cannot be read (%s): none until it answers", e.getMessage());
+            LOG.warnf(
+                    "the leader's last reconnection window cannot be read (%s): none until it answers", e.getMessage());
             return Duration.ZERO;
         }
     }
@@ -203,15 +226,18 @@ final class PlanPoller {
             state.saveReconnectWindow(given);
             kept = given;
         } catch (IOException e) {
-            LOG.warnf("the leader's reconnection window of %d s cannot be kept (%s): an agent started while the leader is away "
-                    + "calls it after its backoff alone", given.toSeconds(), e.getMessage());
+            LOG.warnf(
+                    "the leader's reconnection window of %d s cannot be kept (%s): an agent started while the leader is away "
+                            + "calls it after its backoff alone",
+                    given.toSeconds(), e.getMessage());
         }
     }
 
     /** Whether {@code next} differs from the plan applied last in Slurm's node states and in nothing else. */
     static boolean onlyNodeStatesChange(PublishedPlan applied, PublishedPlan next) {
         return !applied.plan().nodeStates().equals(next.plan().nodeStates())
-                && applied.plan().equals(next.plan().withNodeStates(applied.plan().nodeStates()));
+                && applied.plan()
+                        .equals(next.plan().withNodeStates(applied.plan().nodeStates()));
     }
 
     private void offerPlanOnDisk() {
@@ -245,7 +271,12 @@ final class PlanPoller {
         boolean lost = !away;
         away = true;
         try {
-            Thread.sleep(wait(lost, backoff, window, random != null ? random : java.util.concurrent.ThreadLocalRandom.current()).toMillis());
+            Thread.sleep(wait(
+                            lost,
+                            backoff,
+                            window,
+                            random != null ? random : java.util.concurrent.ThreadLocalRandom.current())
+                    .toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             stopping = true;

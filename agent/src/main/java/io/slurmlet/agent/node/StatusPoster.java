@@ -1,12 +1,11 @@
 package io.slurmlet.agent.node;
 
 import io.slurmlet.model.api.NodeReport;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.jboss.logging.Logger;
 
 /**
  * Posts the machine's status to the leader on a thread of its own: after a pass, after the reclaim
@@ -58,7 +57,8 @@ final class StatusPoster extends Worker {
                     wait = retry;
                 } else {
                     // Many machines lose the same leader at once: they call again apart, less and less often.
-                    Thread.sleep(wait.toMillis() + java.util.concurrent.ThreadLocalRandom.current().nextLong(1 + wait.toMillis()));
+                    Thread.sleep(wait.toMillis()
+                            + java.util.concurrent.ThreadLocalRandom.current().nextLong(1 + wait.toMillis()));
                     wait = wait.multipliedBy(2).compareTo(LONGEST) > 0 ? LONGEST : wait.multipliedBy(2);
                     changed();
                 }
@@ -88,7 +88,11 @@ final class StatusPoster extends Worker {
             to.get().postStatus(now.get());
             return true;
         } catch (LeaderLink.Refused e) {
-            NodeReport older = new NodeReport(now.get().node(), now.get().planRevision(), now.get().steps(), now.get().slurmNodes(),
+            NodeReport older = new NodeReport(
+                    now.get().node(),
+                    now.get().planRevision(),
+                    now.get().steps(),
+                    now.get().slurmNodes(),
                     now.get().observed().withoutLaterSections());
             if (e.status() != 400 || !e.getMessage().contains("unknown key") || older.equals(now.get())) {
                 LOG.debugf("the status was refused (%s): sent again soon", e.getMessage());
@@ -99,8 +103,9 @@ final class StatusPoster extends Worker {
                 to.get().postStatus(older);
                 if (!olderLeaderSaid) {
                     olderLeaderSaid = true;
-                    LOG.warnf("the leader is older than this agent and takes no users, packages or slurm sections in its status "
-                            + "(upgrade the leader): its dry runs take this machine to hold its plan for them");
+                    LOG.warnf(
+                            "the leader is older than this agent and takes no users, packages or slurm sections in its status "
+                                    + "(upgrade the leader): its dry runs take this machine to hold its plan for them");
                 }
                 return true;
             } catch (IOException | RuntimeException again) {

@@ -2,7 +2,6 @@ package io.slurmlet.agent.node;
 
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.model.api.StepStatus;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
@@ -35,7 +34,10 @@ public final class StepBook {
 
     /** Every step that ran, in the order the steps run. */
     List<StepStatus> all() {
-        return names.stream().map(statuses::get).filter(java.util.Objects::nonNull).toList();
+        return names.stream()
+                .map(statuses::get)
+                .filter(java.util.Objects::nonNull)
+                .toList();
     }
 
     void record(Outcome outcome) {
@@ -47,7 +49,14 @@ public final class StepBook {
             lastError = outcome.detail();
             lastErrorAt = now;
         }
-        statuses.put(outcome.step(), new StepStatus(outcome.step(), outcome.kind().name().toLowerCase(Locale.ROOT),
-                outcome.detail(), now, lastError, lastErrorAt));
+        statuses.put(
+                outcome.step(),
+                new StepStatus(
+                        outcome.step(),
+                        outcome.kind().name().toLowerCase(Locale.ROOT),
+                        outcome.detail(),
+                        now,
+                        lastError,
+                        lastErrorAt));
     }
 }

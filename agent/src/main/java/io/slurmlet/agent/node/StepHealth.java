@@ -36,10 +36,13 @@ public class StepHealth {
         if (status.isEmpty()) {
             return b.up().withData("state", "pending").build();
         }
-        b.status(!status.get().failed()).withData("state", status.get().state()).withData("detail", status.get().detail())
+        b.status(!status.get().failed())
+                .withData("state", status.get().state())
+                .withData("detail", status.get().detail())
                 .withData("at", status.get().at());
         if (!status.get().lastError().isEmpty()) {
-            b.withData("last_error", status.get().lastError()).withData("last_error_at", status.get().lastErrorAt());
+            b.withData("last_error", status.get().lastError())
+                    .withData("last_error_at", status.get().lastErrorAt());
         }
         return b.build();
     }

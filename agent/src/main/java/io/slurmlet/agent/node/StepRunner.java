@@ -4,14 +4,13 @@ import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.PublishedPlan;
-import org.jboss.logging.Logger;
-
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * Applies the plan through the steps, on a thread of its own, so that a long step (a 15-minute
@@ -158,14 +157,18 @@ final class StepRunner extends Worker {
             switch (outcome.kind()) {
                 case CHANGED -> LOG.infof("%s: %s", outcome.step(), outcome.detail());
                 case FAILED -> LOG.warnf("%s failed: %s", outcome.step(), outcome.detail());
-                default -> { }
+                default -> {}
             }
         }
     }
 
     private void logPass(PublishedPlan plan, List<String> changed, long millis) {
         if (passes == 0 || !changed.isEmpty()) {
-            LOG.infof("pass %d of plan %d in %d ms: %s", passes + 1, plan.revision(), millis,
+            LOG.infof(
+                    "pass %d of plan %d in %d ms: %s",
+                    passes + 1,
+                    plan.revision(),
+                    millis,
                     changed.isEmpty() ? "nothing to change" : String.join(", ", changed));
         } else {
             LOG.debugf("pass %d of plan %d in %d ms: nothing to change", passes + 1, plan.revision(), millis);
@@ -215,7 +218,9 @@ final class StepRunner extends Worker {
             if (due.isPresent()) {
                 return due.get();
             }
-            long millis = offered == null ? 0 : Math.max(1, Duration.between(now, nextPassAt()).toMillis());
+            long millis = offered == null
+                    ? 0
+                    : Math.max(1, Duration.between(now, nextPassAt()).toMillis());
             wait(millis);
         }
         return null;

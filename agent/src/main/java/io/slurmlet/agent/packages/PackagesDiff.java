@@ -4,7 +4,6 @@ import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.model.observed.PackagesSeen;
 import io.slurmlet.model.plan.NodePlan;
-
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -21,11 +20,22 @@ public final class PackagesDiff {
      * Every package a plan of slurmlet's can name, in Debian's and in EPEL's names: the step looks
      * at these as well, so a dry run that gives a machine a role says what that would install.
      */
-    public static final List<String> KNOWN = List.of("munge", "slurm-client", "slurmctld", "slurmd", "libpam-slurm-adopt",
-            "nfs-ganesha", "nfs-ganesha-vfs", "nfs-common", "slurm", "slurm-slurmctld", "slurm-slurmd", "slurm-pam_slurm", "nfs-utils");
+    public static final List<String> KNOWN = List.of(
+            "munge",
+            "slurm-client",
+            "slurmctld",
+            "slurmd",
+            "libpam-slurm-adopt",
+            "nfs-ganesha",
+            "nfs-ganesha-vfs",
+            "nfs-common",
+            "slurm",
+            "slurm-slurmctld",
+            "slurm-slurmd",
+            "slurm-pam_slurm",
+            "nfs-utils");
 
-    private PackagesDiff() {
-    }
+    private PackagesDiff() {}
 
     /** @param packages what the machine needs, in its package manager's names */
     public record Wanted(List<String> packages) {
@@ -56,8 +66,10 @@ public final class PackagesDiff {
             return Diff.of(List.of(), "no packages to have");
         }
         Set<String> installed = new HashSet<>(seen.installed());
-        List<String> missing = wanted.packages().stream().filter(p -> !installed.contains(p)).toList();
-        return Diff.of(missing.isEmpty() ? List.of() : List.of(new Install(missing)),
+        List<String> missing =
+                wanted.packages().stream().filter(p -> !installed.contains(p)).toList();
+        return Diff.of(
+                missing.isEmpty() ? List.of() : List.of(new Install(missing)),
                 "installed: " + String.join(", ", wanted.packages()));
     }
 

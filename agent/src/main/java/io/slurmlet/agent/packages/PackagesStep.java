@@ -5,7 +5,6 @@ import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.observed.PackagesSeen;
-
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -28,7 +27,8 @@ public final class PackagesStep extends Reconciler<PackagesDiff.Wanted, Packages
     public PackagesSeen observe(PackagesDiff.Wanted wanted) throws SystemException {
         List<String> looked = wanted.looked();
         Set<String> missing = new HashSet<>(packages.missing(looked));
-        return new PackagesSeen(looked.stream().filter(p -> !missing.contains(p)).toList(),
+        return new PackagesSeen(
+                looked.stream().filter(p -> !missing.contains(p)).toList(),
                 looked.stream().filter(missing::contains).toList());
     }
 

@@ -1,15 +1,12 @@
 package io.slurmlet.agent.pam;
 
-import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Action;
-import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
-import io.slurmlet.model.observed.PamSeen;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
-import io.slurmlet.model.plan.NodePlan;
-
+import io.slurmlet.model.observed.PamSeen;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -35,8 +32,14 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
     static final String BEGIN = "# BEGIN slurmlet";
     static final String END = "# END slurmlet";
     /** Where distributions put pam_slurm_adopt.so (Debian's package: /usr/lib/security). */
-    static final List<String> MODULE_DIRS = List.of("/usr/lib/security", "/lib/security", "/usr/lib64/security", "/lib64/security",
-            "/usr/lib/x86_64-linux-gnu/security", "/lib/x86_64-linux-gnu/security", "/usr/lib/aarch64-linux-gnu/security");
+    static final List<String> MODULE_DIRS = List.of(
+            "/usr/lib/security",
+            "/lib/security",
+            "/usr/lib64/security",
+            "/lib64/security",
+            "/usr/lib/x86_64-linux-gnu/security",
+            "/lib/x86_64-linux-gnu/security",
+            "/usr/lib/aarch64-linux-gnu/security");
 
     private final Files files;
     private final Services services;
@@ -51,16 +54,17 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
      * @param adminGroup a group whose members get in without a job, beside root
      */
     public PamStep(Files files, Services services, Path root, Path stateDir, Optional<String> adminGroup) {
-        super("pam", plan -> PamDiff.desired(plan, stateDir.resolve("pam").resolve("sshd.orig").toString()), PamDiff::diff);
+        super(
+                "pam",
+                plan -> PamDiff.desired(
+                        plan, stateDir.resolve("pam").resolve("sshd.orig").toString()),
+                PamDiff::diff);
         this.files = files;
         this.services = services;
         this.root = root;
         this.backup = stateDir.resolve("pam").resolve("sshd.orig");
         this.adminGroup = adminGroup.filter(g -> !g.isBlank());
     }
-
-
-
 
     /** sshd's PAM file now and as slurmlet would write it here, the original kept or not, the module, slurmd's slurm.conf. */
     @Override
@@ -73,15 +77,24 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
         if (module.isPresent() && now.isPresent() && (kept.isPresent() || !ours)) {
             wantedSshd = ManagedFiles.sha256(rendered(kept.orElse(now.get()), module.get()));
         }
-        String problem = adminGroup.isPresent() && !GROUP.matcher(adminGroup.get()).matches()
-                // A line break or a colon would give access.conf a rule of its own.
-                ? ("slurmlet.node.admin-group %s is not a group name (a-z, 0-9, _ and -, starting with a letter or _, at most 32): "
-                + "set the group's name in /etc/slurmlet/agent.yaml; sshd's PAM stack is left as it is")
-                .formatted(io.slurmlet.model.text.Text.quote(adminGroup.get()))
-                : "";
-        return new PamSeen(kept.isPresent(), digest(now), ours, wantedSshd, module.orElse(""), digest(files.stat(at(ACCESS))),
-                problem.isEmpty() ? ManagedFiles.sha256(access()) : "", digest(files.stat(at(Path.of("/etc/slurm/slurm.conf")))),
-                services.isActive("slurmd"), problem);
+        String problem =
+                adminGroup.isPresent() && !GROUP.matcher(adminGroup.get()).matches()
+                        // A line break or a colon would give access.conf a rule of its own.
+                        ? ("slurmlet.node.admin-group %s is not a group name (a-z, 0-9, _ and -, starting with a letter or _, at most 32): "
+                                        + "set the group's name in /etc/slurmlet/agent.yaml; sshd's PAM stack is left as it is")
+                                .formatted(io.slurmlet.model.text.Text.quote(adminGroup.get()))
+                        : "";
+        return new PamSeen(
+                kept.isPresent(),
+                digest(now),
+                ours,
+                wantedSshd,
+                module.orElse(""),
+                digest(files.stat(at(ACCESS))),
+                problem.isEmpty() ? ManagedFiles.sha256(access()) : "",
+                digest(files.stat(at(Path.of("/etc/slurm/slurm.conf")))),
+                services.isActive("slurmd"),
+                problem);
     }
 
     @Override
@@ -133,18 +146,22 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
             }
         }
         List<String> out = new ArrayList<>();
-        out.add("# Changed by slurmlet (users = \"slurmlet\"): pam_slurm_adopt lets a user in only while a job of theirs");
+        out.add(
+                "# Changed by slurmlet (users = \"slurmlet\"): pam_slurm_adopt lets a user in only while a job of theirs");
         out.add("# runs here. The original is kept by the agent and comes back when users is set to \"\".");
         for (int i = 0; i < lines.size(); i++) {
             String l = lines.get(i).strip();
             String[] w = l.split("\\s+");
             boolean debianInclude = l.equals("@include common-session");
-            boolean rhelInclude = w.length >= 3 && (w[0].equals("session") || w[0].equals("-session"))
+            boolean rhelInclude = w.length >= 3
+                    && (w[0].equals("session") || w[0].equals("-session"))
                     && (w[1].equals("include") || w[1].equals("substack"));
             if (debianInclude || rhelInclude) {
                 String file = debianInclude ? "common-session" : w[2];
                 out.add(BEGIN + ": the session lines of " + file + ", without pam_systemd");
-                included.apply(file).stream().filter(s -> !s.contains("pam_systemd.so")).forEach(out::add);
+                included.apply(file).stream()
+                        .filter(s -> !s.contains("pam_systemd.so"))
+                        .forEach(out::add);
                 out.add(END);
             } else {
                 out.add(lines.get(i));
@@ -164,7 +181,8 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
         try {
             Optional<Files.Stat> s = files.stat(at(Path.of("/etc/pam.d").resolve(file)));
             List<String> lines = new ArrayList<>();
-            for (String l : new String(s.map(Files.Stat::content).orElse(new byte[0]), StandardCharsets.UTF_8).split("\n")) {
+            for (String l :
+                    new String(s.map(Files.Stat::content).orElse(new byte[0]), StandardCharsets.UTF_8).split("\n")) {
                 String t = l.strip();
                 if (t.startsWith("session") || t.startsWith("-session")) {
                     lines.add(l);

@@ -1,10 +1,9 @@
 package io.slurmlet.agent.reconcile;
 
-import org.jboss.logging.Logger;
-
 import java.util.Arrays;
 import java.util.Set;
 import java.util.stream.Collectors;
+import org.jboss.logging.Logger;
 
 /**
  * Named points between two actions where a crash test holds the agent, so that it can be killed
@@ -20,12 +19,15 @@ public final class Failpoints {
     /** After a step wrote its files and before it restarts the daemons that read them. */
     public static final String FILES_WRITTEN = "slurm.files-written";
 
-    private Failpoints() {
-    }
+    private Failpoints() {}
 
     static Set<String> parse(String names) {
-        return names == null ? Set.of()
-                : Arrays.stream(names.split(",")).map(String::strip).filter(n -> !n.isEmpty()).collect(Collectors.toUnmodifiableSet());
+        return names == null
+                ? Set.of()
+                : Arrays.stream(names.split(","))
+                        .map(String::strip)
+                        .filter(n -> !n.isEmpty())
+                        .collect(Collectors.toUnmodifiableSet());
     }
 
     /**

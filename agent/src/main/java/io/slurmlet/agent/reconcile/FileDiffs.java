@@ -2,7 +2,6 @@ package io.slurmlet.agent.reconcile;
 
 import com.github.difflib.DiffUtils;
 import com.github.difflib.UnifiedDiffUtils;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -20,7 +19,8 @@ public final class FileDiffs {
 
     /** {@link #unified}, made once per path, content before and after. */
     public String of(String path, String before, String after) {
-        return made.computeIfAbsent(List.of(path, before == null ? "\0" : before, after), k -> unified(path, before, after));
+        return made.computeIfAbsent(
+                List.of(path, before == null ? "\0" : before, after), k -> unified(path, before, after));
     }
 
     /**
@@ -35,8 +35,8 @@ public final class FileDiffs {
     public static String unified(String path, String before, String after) {
         List<String> a = before == null ? List.of() : lines(before);
         List<String> b = lines(after);
-        List<String> unified = UnifiedDiffUtils.generateUnifiedDiff(before == null ? "/dev/null" : "a" + path,
-                "b" + path, a, DiffUtils.diff(a, b), CONTEXT);
+        List<String> unified = UnifiedDiffUtils.generateUnifiedDiff(
+                before == null ? "/dev/null" : "a" + path, "b" + path, a, DiffUtils.diff(a, b), CONTEXT);
         StringBuilder text = new StringBuilder();
         unified.forEach(line -> text.append(line).append('\n'));
         return text.toString();

@@ -2,7 +2,6 @@ package io.slurmlet.agent.reconcile;
 
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.model.plan.ManagedFile;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -12,28 +11,35 @@ import java.util.Optional;
 /** What every step that keeps a whole file does: compare content, mode, owner and group with the plan's, and write it whole. */
 public final class ManagedFiles {
 
-    private ManagedFiles() {
-    }
+    private ManagedFiles() {}
 
     /** Whether the file as it is now is exactly as wanted: content, mode, owner and group. */
-    public static boolean holds(Optional<Files.Stat> now, byte[] content, String permissions, String owner, String group) {
-        return now.isPresent() && Arrays.equals(now.get().content(), content) && permissions.equals(now.get().mode())
-                && owner.equals(now.get().owner()) && group.equals(now.get().group());
+    public static boolean holds(
+            Optional<Files.Stat> now, byte[] content, String permissions, String owner, String group) {
+        return now.isPresent()
+                && Arrays.equals(now.get().content(), content)
+                && permissions.equals(now.get().mode())
+                && owner.equals(now.get().owner())
+                && group.equals(now.get().group());
     }
 
     public static boolean holds(Optional<Files.Stat> now, ManagedFile file) {
-        return holds(now, file.content().getBytes(StandardCharsets.UTF_8), file.permissions(), file.owner(), file.group());
+        return holds(
+                now, file.content().getBytes(StandardCharsets.UTF_8), file.permissions(), file.owner(), file.group());
     }
 
     /** Writes {@code file} whole at {@code at} (atomically, through the port). */
     public static void write(Files files, Path at, ManagedFile file) throws IOException {
-        files.write(at, file.content().getBytes(StandardCharsets.UTF_8), file.permissions(), file.owner(), file.group());
+        files.write(
+                at, file.content().getBytes(StandardCharsets.UTF_8), file.permissions(), file.owner(), file.group());
     }
 
     /** The sha256 of {@code content} in hex: how a machine reports a file it keeps, never by its content. */
     public static String sha256(byte[] content) {
         try {
-            return java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(content));
+            return java.util.HexFormat.of()
+                    .formatHex(
+                            java.security.MessageDigest.getInstance("SHA-256").digest(content));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

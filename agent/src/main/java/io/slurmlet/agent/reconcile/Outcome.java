@@ -10,7 +10,11 @@ package io.slurmlet.agent.reconcile;
  */
 public record Outcome(String step, Kind kind, String detail) {
 
-    public enum Kind { UNCHANGED, CHANGED, FAILED }
+    public enum Kind {
+        UNCHANGED,
+        CHANGED,
+        FAILED
+    }
 
     public static Outcome unchanged(String step, String detail) {
         return new Outcome(step, Kind.UNCHANGED, detail);

@@ -2,7 +2,6 @@ package io.slurmlet.agent.reconcile;
 
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.plan.NodePlan;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
@@ -30,7 +29,10 @@ public abstract class Reconciler<D, A> implements Step {
      * @param desired what the plan wants of this concern (pure)
      * @param diff    the actions from what the machine holds to that (pure)
      */
-    protected Reconciler(String name, java.util.function.Function<NodePlan, D> desired, java.util.function.BiFunction<D, A, Diff> diff) {
+    protected Reconciler(
+            String name,
+            java.util.function.Function<NodePlan, D> desired,
+            java.util.function.BiFunction<D, A, Diff> diff) {
         this.name = name;
         this.desired = desired;
         this.diff = diff;
@@ -103,7 +105,12 @@ public abstract class Reconciler<D, A> implements Step {
      * is added to {@code alone} and the next is done), and so does one that is {@link Held} (its
      * sentence is added to {@code held}, and the failure returned is empty).
      */
-    private Optional<Outcome> doAll(D desired, List<Action> actions, List<Action> did, List<String> done, List<String> held,
+    private Optional<Outcome> doAll(
+            D desired,
+            List<Action> actions,
+            List<Action> did,
+            List<String> done,
+            List<String> held,
             List<String> alone) {
         try {
             for (Action action : actions) {
@@ -169,7 +176,8 @@ public abstract class Reconciler<D, A> implements Step {
         if (failed.isEmpty() && !did.isEmpty() && looksAgainAfterActing()) {
             // What is reported is the machine as this pass left it.
             refresh(desired);
-            List<Action> more = held.isEmpty() && seen.isPresent() ? then(desired, seen.get(), List.copyOf(did)) : List.of();
+            List<Action> more =
+                    held.isEmpty() && seen.isPresent() ? then(desired, seen.get(), List.copyOf(did)) : List.of();
             failed = doAll(desired, more, did, done, held, alone);
             if (failed.isEmpty() && !more.isEmpty()) {
                 refresh(desired);
@@ -183,7 +191,9 @@ public abstract class Reconciler<D, A> implements Step {
         }
         diff.blocked().ifPresent(alone::add);
         if (!alone.isEmpty()) {
-            return Outcome.failed(name(), String.join("; ", alone) + (done.isEmpty() ? "" : " (done: " + String.join("; ", done) + ")"));
+            return Outcome.failed(
+                    name(),
+                    String.join("; ", alone) + (done.isEmpty() ? "" : " (done: " + String.join("; ", done) + ")"));
         }
         if (done.isEmpty()) {
             return Outcome.unchanged(name(), waits.isEmpty() ? diff.settled() : String.join("; ", waits));

@@ -19,10 +19,10 @@ public final class HostList {
 
     /** A name's trailing number, up to 18 digits (longer ones are left as plain names). */
     private static final Pattern NUMBERED = Pattern.compile("(.*?)(\\d{1,18})");
+
     private static final Pattern RANGE = Pattern.compile("(\\d+)(?:-(\\d+))?");
 
-    private HostList() {
-    }
+    private HostList() {}
 
     /** The shortest host list of {@code names} in Slurm's notation; each name once, in a stable order. */
     public static String compress(Collection<String> names) {
@@ -165,7 +165,9 @@ public final class HostList {
     public static boolean rises(String a, String b) {
         Matcher ma = NUMBERED.matcher(a);
         Matcher mb = NUMBERED.matcher(b);
-        return ma.matches() && mb.matches() && ma.group(1).equals(mb.group(1))
+        return ma.matches()
+                && mb.matches()
+                && ma.group(1).equals(mb.group(1))
                 && Long.parseLong(mb.group(2)) > Long.parseLong(ma.group(2));
     }
 

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.slurm;
 
 import io.slurmlet.agent.system.HostFiles;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -21,8 +20,7 @@ public final class LocalJobs {
     private static final Pattern ROOT = Pattern.compile("(?m)^Uid:\\s+0\\s");
     private static final Pattern PID = Pattern.compile("\\d+");
 
-    private LocalJobs() {
-    }
+    private LocalJobs() {}
 
     /** The ids of the jobs with a step here, in order; a process that ends while it is read is left out. */
     public static List<String> running(HostFiles host) {

@@ -3,9 +3,8 @@ package io.slurmlet.agent.slurm;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.model.api.SlurmNodeState;
-import io.slurmlet.model.plan.NodeWish;
 import io.slurmlet.model.plan.NodePlan;
-
+import io.slurmlet.model.plan.NodeWish;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,8 +31,7 @@ public final class NodeStatesDiff {
     /** The reason a lent node shows where Slurm keeps the drain's reason after a resume (24.11). */
     public static final String LENT = "slurmlet: lent";
 
-    private NodeStatesDiff() {
-    }
+    private NodeStatesDiff() {}
 
     /** @param wishes each node's wish, by name; empty where this is not the controller */
     public record Wanted(Map<String, NodeWish> wishes) {
@@ -48,9 +46,12 @@ public final class NodeStatesDiff {
 
     /** What slurmctld shows where {@code wanted} was applied: each node idle, or drained with its reason (for a preview without a report). */
     public static List<SlurmNodeState> assumed(Wanted wanted) {
-        return new TreeMap<>(wanted.wishes()).entrySet().stream().map(w -> w.getValue() instanceof NodeWish.Drain d
-                ? new SlurmNodeState(w.getKey(), "IDLE+DRAIN", d.reason(), List.of())
-                : new SlurmNodeState(w.getKey(), "IDLE", "", List.of())).toList();
+        return new TreeMap<>(wanted.wishes())
+                .entrySet().stream()
+                        .map(w -> w.getValue() instanceof NodeWish.Drain d
+                                ? new SlurmNodeState(w.getKey(), "IDLE+DRAIN", d.reason(), List.of())
+                                : new SlurmNodeState(w.getKey(), "IDLE", "", List.of()))
+                        .toList();
     }
 
     /** From what slurmctld shows ({@code seen}, every node it knows) to the wishes. Pure. */
@@ -120,8 +121,11 @@ public final class NodeStatesDiff {
 
     /** Not drained, yet still showing a drain reason of slurmlet's other than {@link #LENT}. */
     static boolean staleReason(SlurmNodeState s) {
-        return !s.drained() && s.reason().startsWith(SlurmNodeState.OUR_PREFIX) && !s.reason().equals(LENT)
-                && !s.state().contains("DOWN") && !s.state().contains("FAIL");
+        return !s.drained()
+                && s.reason().startsWith(SlurmNodeState.OUR_PREFIX)
+                && !s.reason().equals(LENT)
+                && !s.state().contains("DOWN")
+                && !s.state().contains("FAIL");
     }
 
     private static Map<String, SlurmNodeState> byName(List<SlurmNodeState> seen) {
@@ -194,8 +198,8 @@ public final class NodeStatesDiff {
         }
 
         public String did() {
-            return "%s: the drain's reason, which this Slurm keeps after a resume, replaced by \"%s\"".formatted(HostList.compress(nodes),
-                    LENT);
+            return "%s: the drain's reason, which this Slurm keeps after a resume, replaced by \"%s\""
+                    .formatted(HostList.compress(nodes), LENT);
         }
     }
 }

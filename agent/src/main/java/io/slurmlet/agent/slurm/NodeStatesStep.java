@@ -9,7 +9,6 @@ import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.observed.QueuedJob;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.NodeWish;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -32,21 +31,34 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     static final Duration DEADLINE = Duration.ofSeconds(30);
     /** The reason a lent node shows where Slurm keeps the drain's reason after a resume (24.11). */
     static final String LENT = NodeStatesDiff.LENT;
+
     static final List<String> SHOW_NODES = List.of("scontrol", "-o", "show", "node");
     /** The jobs on nodes, by node, and those queued (pending), each with the partitions it was submitted to. */
-    static final List<String> JOBS = List.of("squeue", "-h", "-a", "-t", "RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED,PENDING",
-            "-o", "%i|%u|%N|%T|%P|%n|%x");
+    static final List<String> JOBS = List.of(
+            "squeue",
+            "-h",
+            "-a",
+            "-t",
+            "RUNNING,COMPLETING,SUSPENDED,CONFIGURING,STOPPED,PENDING",
+            "-o",
+            "%i|%u|%N|%T|%P|%n|%x");
+
     private static final Pattern STATE = Pattern.compile("(?:^| )State=(\\S+)");
     private static final Pattern REASON = Pattern.compile("(?:^| )Reason=(.*?)(?= [A-Z][A-Za-z]*=|$)");
     private static final Pattern REASON_SUFFIX = Pattern.compile("\\s*\\[[^\\]]*@[^\\]]*\\]$");
     /** When a reason was set, from its suffix ({@code [root@2026-12-04T22:59:13]}). */
-    private static final Pattern REASON_TIME = Pattern.compile("\\[[^\\]@]*@(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d)\\]$");
-    private static final Pattern SLURMD_START = Pattern.compile("(?:^| )SlurmdStartTime=(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d)");
+    private static final Pattern REASON_TIME =
+            Pattern.compile("\\[[^\\]@]*@(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d)\\]$");
+
+    private static final Pattern SLURMD_START =
+            Pattern.compile("(?:^| )SlurmdStartTime=(\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d)");
     /** slurmctld's own drain for a registration that reported fewer GPUs (or other GRES) than slurm.conf gives the node. */
-    private static final Pattern GRES_LOW = Pattern.compile("gres/\\S+ count reported lower than configured \\(\\d+ < \\d+\\)");
+    private static final Pattern GRES_LOW =
+            Pattern.compile("gres/\\S+ count reported lower than configured \\(\\d+ < \\d+\\)");
     /** What such a drain, from before the slurmd that now runs, is shown as: slurmlet's, so the lending undoes it. */
-    static final String GRES_LOW_BEFORE_RESTART = SlurmNodeState.OUR_PREFIX + " slurmctld drained it for a GRES count its slurmd "
-            + "reported before it was restarted with its new gres.conf: ";
+    static final String GRES_LOW_BEFORE_RESTART =
+            SlurmNodeState.OUR_PREFIX + " slurmctld drained it for a GRES count its slurmd "
+                    + "reported before it was restarted with its new gres.conf: ";
 
     /** How long a slurmctld that is starting again (its restart, or its own re-exec on reconfigure from 23.11 on) is asked again. */
     static final Duration RESTARTING = Duration.ofSeconds(15);
@@ -69,7 +81,8 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     }
 
     /** The states of {@link #JOBS} that hold nodes; any other it prints is a pending job's (with a flag: REQUEUE_HOLD and the like). */
-    private static final java.util.Set<String> ON_NODES = java.util.Set.of("RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED");
+    private static final java.util.Set<String> ON_NODES =
+            java.util.Set.of("RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED");
 
     /** Whether a line of {@link #JOBS}, split, is a job on nodes (a line without the state field is taken as one). */
     private static boolean onNodes(String[] f) {
@@ -91,17 +104,21 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
             }
             String user = QueuedJob.NAME.matcher(f[1].strip()).matches() ? f[1].strip() : "?";
             List<String> partitions = java.util.Arrays.stream(f[4].strip().split(","))
-                    .filter(p -> QueuedJob.NAME.matcher(p).matches()).toList();
+                    .filter(p -> QueuedJob.NAME.matcher(p).matches())
+                    .toList();
             List<String> named = new ArrayList<>();
             for (int i = 5; i < f.length; i++) {
                 String hosts = f[i].strip();
-                if (!hosts.isEmpty() && !hosts.equals("(null)") && QueuedJob.NAME.matcher(hosts).matches()) {
+                if (!hosts.isEmpty()
+                        && !hosts.equals("(null)")
+                        && QueuedJob.NAME.matcher(hosts).matches()) {
                     named.add(hosts);
                 }
             }
             jobs.add(new QueuedJob(f[0].strip(), user, partitions, named));
         }
-        jobs.sort(java.util.Comparator.comparingLong((QueuedJob j) -> Long.parseLong(j.id().split("[_+]", 2)[0]))
+        jobs.sort(java.util.Comparator.comparingLong(
+                        (QueuedJob j) -> Long.parseLong(j.id().split("[_+]", 2)[0]))
                 .thenComparing(QueuedJob::id));
         return List.copyOf(jobs.subList(0, Math.min(jobs.size(), QueuedJob.REPORTED_AT_MOST)));
     }
@@ -138,11 +155,15 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
         }
         for (var wanted : plan.nodeStates().entrySet()) {
             SlurmNodeState s = byName.get(wanted.getKey());
-            if (s == null || s.drainedBySomeoneElse() || s.state().contains("DOWN") || s.state().contains("FAIL")
+            if (s == null
+                    || s.drainedBySomeoneElse()
+                    || s.state().contains("DOWN")
+                    || s.state().contains("FAIL")
                     || s.state().contains("NOT_RESPONDING")) {
                 continue;
             }
-            boolean ok = wanted.getValue() instanceof NodeWish.Drain wish ? s.drained() && s.reason().equals(wish.reason())
+            boolean ok = wanted.getValue() instanceof NodeWish.Drain wish
+                    ? s.drained() && s.reason().equals(wish.reason())
                     : !s.drained() && !NodeStatesDiff.staleReason(s);
             if (!ok) {
                 return false;
@@ -225,8 +246,13 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
             if (gresDrainFromBeforeItsSlurmd(line, said, why, words)) {
                 why = GRES_LOW_BEFORE_RESTART + why;
             }
-            states.put(name, new SlurmNodeState(name, words, why.equals("(null)") ? "" : why,
-                    List.copyOf(new TreeSet<>(jobs.getOrDefault(name, List.of())))));
+            states.put(
+                    name,
+                    new SlurmNodeState(
+                            name,
+                            words,
+                            why.equals("(null)") ? "" : why,
+                            List.copyOf(new TreeSet<>(jobs.getOrDefault(name, List.of())))));
         }
         return List.copyOf(states.values());
     }
@@ -241,7 +267,8 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
      * Not when the slurmd that runs reported the low count (a GPU really missing, a driver gone).
      */
     static boolean gresDrainFromBeforeItsSlurmd(String line, String said, String why, String state) {
-        if (!GRES_LOW.matcher(why).matches() || state.contains("INVAL")) { // INVAL (22.05), INVALID_REG (later): its last registration
+        if (!GRES_LOW.matcher(why).matches()
+                || state.contains("INVAL")) { // INVAL (22.05), INVALID_REG (later): its last registration
             return false;
         }
         Matcher set = REASON_TIME.matcher(said);

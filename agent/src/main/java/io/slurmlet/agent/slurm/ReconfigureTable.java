@@ -42,15 +42,20 @@ public final class ReconfigureTable {
 
     /** Per measured release, the changes a reconfigure does not take; every other change it takes. */
     static final Map<String, Map<Change, Need>> MEASURED = Map.of(
-            "22.05", Map.of(Change.NODE_SET, Need.SLURMCTLD_RESTART, Change.SELECT_TYPE_PARAMETERS, Need.SLURMCTLD_RESTART),
+            "22.05",
+                    Map.of(
+                            Change.NODE_SET,
+                            Need.SLURMCTLD_RESTART,
+                            Change.SELECT_TYPE_PARAMETERS,
+                            Need.SLURMCTLD_RESTART),
             "24.11", Map.of(),
             "26.05", Map.of());
 
-    private static final Pattern GENERATOR = Pattern.compile("written by slurmlet, with its generator for Slurm (\\d+\\.\\d+)\\.");
+    private static final Pattern GENERATOR =
+            Pattern.compile("written by slurmlet, with its generator for Slurm (\\d+\\.\\d+)\\.");
     private static final Pattern NODE_NAME = Pattern.compile("(?m)^NodeName=(\\S+)");
 
-    private ReconfigureTable() {
-    }
+    private ReconfigureTable() {}
 
     /** What {@code change} needs on a cluster whose files were written for {@code release}. */
     public static Need need(SlurmVersion release, Change change) {
@@ -69,6 +74,10 @@ public final class ReconfigureTable {
 
     /** The nodes a slurm.conf's NodeName lines name, each host list expanded, in order. */
     public static List<String> nodeNames(String slurmConf) {
-        return NODE_NAME.matcher(slurmConf).results().flatMap(r -> HostList.expand(r.group(1)).stream()).toList();
+        return NODE_NAME
+                .matcher(slurmConf)
+                .results()
+                .flatMap(r -> HostList.expand(r.group(1)).stream())
+                .toList();
     }
 }

@@ -17,12 +17,12 @@ import java.util.Optional;
 public final class SavedState {
 
     /** Slurm's major releases in order, from the one whose protocol major is {@link #FIRST_PROTOCOL}. */
-    static final List<String> RELEASES = List.of("20.02", "20.11", "21.08", "22.05", "23.02", "23.11", "24.05", "24.11",
-            "25.05", "25.11", "26.05", "26.11");
+    static final List<String> RELEASES = List.of(
+            "20.02", "20.11", "21.08", "22.05", "23.02", "23.11", "24.05", "24.11", "25.05", "25.11", "26.05", "26.11");
+
     static final int FIRST_PROTOCOL = 35;
 
-    private SavedState() {
-    }
+    private SavedState() {}
 
     /** How many releases back the release at {@code index} reads state from. */
     private static int reach(int index) {
@@ -44,7 +44,7 @@ public final class SavedState {
      * @param step   the releases to go through, oldest first, each the latest that reads the one before's state
      *               (as {@code 23.11}, or {@code 21.08, then 23.02} for a longer way)
      */
-    public record Gap(String wrote, boolean newer, String oldest, String step) { }
+    public record Gap(String wrote, boolean newer, String oldest, String step) {}
 
     /** Why {@code daemon} cannot start from state saved with {@code protocol}; empty when it can, or nothing (known) is saved. */
     public static Optional<Gap> gap(SlurmVersion daemon, int protocol) {
@@ -86,14 +86,23 @@ public final class SavedState {
      * @param where the state's folder, for the message
      */
     public static Optional<String> cannotStart(SlurmVersion daemon, int protocol, String where) {
-        return gap(daemon, protocol).map(g -> g.newer()
-                ? ("slurmctld's saved state in %s was written by Slurm %s, newer than the installed %s, which cannot read it: "
-                + "install %s or later again").formatted(where, g.wrote(), daemon.release(), g.wrote())
-                : ("slurmctld's saved state in %s was written by Slurm %s, and the installed %s reads only the state of %s or "
-                + "later, so slurmctld would exit at its start: slurmlet does not start it. Upgrade in steps: install Slurm %s on "
-                + "this machine, starting slurmctld once on each (it saves its state anew), then %s; or move %s aside to start afresh, "
-                + "which loses every queued and running job").formatted(where, g.wrote(), daemon.release(), g.oldest(), g.step(),
-                daemon.release(), where));
+        return gap(daemon, protocol)
+                .map(g -> g.newer()
+                        ? ("slurmctld's saved state in %s was written by Slurm %s, newer than the installed %s, which cannot read it: "
+                                        + "install %s or later again")
+                                .formatted(where, g.wrote(), daemon.release(), g.wrote())
+                        : ("slurmctld's saved state in %s was written by Slurm %s, and the installed %s reads only the state of %s or "
+                                        + "later, so slurmctld would exit at its start: slurmlet does not start it. Upgrade in steps: install Slurm %s on "
+                                        + "this machine, starting slurmctld once on each (it saves its state anew), then %s; or move %s aside to start afresh, "
+                                        + "which loses every queued and running job")
+                                .formatted(
+                                        where,
+                                        g.wrote(),
+                                        daemon.release(),
+                                        g.oldest(),
+                                        g.step(),
+                                        daemon.release(),
+                                        where));
     }
 
     /**
@@ -101,9 +110,12 @@ public final class SavedState {
      * state saved with {@code protocol}; empty when it could.
      */
     public static Optional<String> beforeUpgradeTo(SlurmVersion next, int protocol, String where) {
-        return gap(next, protocol).filter(g -> !g.newer()).map(g -> ("the package manager would upgrade slurmctld to %s, which reads "
-                + "only the state of %s or later, and the state in %s was written by %s: before that upgrade, go through Slurm %s "
-                + "(install it and start slurmctld once on each), or keep slurmctld back (apt-mark hold slurmctld); slurmlet would not start "
-                + "%s on this state").formatted(next.release(), g.oldest(), where, g.wrote(), g.step(), next.release()));
+        return gap(next, protocol)
+                .filter(g -> !g.newer())
+                .map(g -> ("the package manager would upgrade slurmctld to %s, which reads "
+                                + "only the state of %s or later, and the state in %s was written by %s: before that upgrade, go through Slurm %s "
+                                + "(install it and start slurmctld once on each), or keep slurmctld back (apt-mark hold slurmctld); slurmlet would not start "
+                                + "%s on this state")
+                        .formatted(next.release(), g.oldest(), where, g.wrote(), g.step(), next.release()));
     }
 }

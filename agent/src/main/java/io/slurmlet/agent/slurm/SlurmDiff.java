@@ -8,7 +8,6 @@ import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -36,9 +35,23 @@ public final class SlurmDiff {
      * 24.11 and 26.05 (new steps get them); they stay here until a restart is shown needless for the
      * jobs already running too. A change of the node set is {@link ReconfigureTable}'s alone.
      */
-    static final Set<String> RESTART_KEYS = Set.of("authtype", "credtype", "slurmctldhost", "controlmachine",
-            "slurmctldport", "slurmdport", "selecttype", "selecttypeparameters", "proctracktype", "taskplugin",
-            "prologflags", "statesavelocation", "slurmdspooldir", "slurmuser", "grestypes", "switchtype");
+    static final Set<String> RESTART_KEYS = Set.of(
+            "authtype",
+            "credtype",
+            "slurmctldhost",
+            "controlmachine",
+            "slurmctldport",
+            "slurmdport",
+            "selecttype",
+            "selecttypeparameters",
+            "proctracktype",
+            "taskplugin",
+            "prologflags",
+            "statesavelocation",
+            "slurmdspooldir",
+            "slurmuser",
+            "grestypes",
+            "switchtype");
 
     static final String SLURM_CONF = "/etc/slurm/slurm.conf";
     static final String GRES_CONF = "/etc/slurm/gres.conf";
@@ -83,8 +96,7 @@ public final class SlurmDiff {
             RestartSec=1s
             """;
 
-    private SlurmDiff() {
-    }
+    private SlurmDiff() {}
 
     /**
      * A restart or the controller's reconfigure owed and not known to be done, one line of the owed
@@ -100,17 +112,20 @@ public final class SlurmDiff {
         }
 
         String line() {
-            return "%s %s %s %s".formatted(change.unit(), change.action(), invocation.isEmpty() ? "-" : invocation, change.why());
+            return "%s %s %s %s"
+                    .formatted(change.unit(), change.action(), invocation.isEmpty() ? "-" : invocation, change.why());
         }
 
         static Optional<Owed> parse(String line) {
             String[] f = line.split(" ", 4);
             try {
                 SettingsPreview.Action action = SettingsPreview.Action.valueOf(f[1]);
-                if (action != SettingsPreview.Action.RESTART && action != SettingsPreview.Action.RECONFIGURE || !f[2].matches("-|[0-9a-f]{32}")) {
+                if (action != SettingsPreview.Action.RESTART && action != SettingsPreview.Action.RECONFIGURE
+                        || !f[2].matches("-|[0-9a-f]{32}")) {
                     return Optional.empty();
                 }
-                return Optional.of(new Owed(new DaemonChange(f[0], action, f.length > 3 ? f[3] : ""), f[2].equals("-") ? "" : f[2]));
+                return Optional.of(new Owed(
+                        new DaemonChange(f[0], action, f.length > 3 ? f[3] : ""), f[2].equals("-") ? "" : f[2]));
             } catch (RuntimeException e) {
                 return Optional.empty();
             }
@@ -127,8 +142,13 @@ public final class SlurmDiff {
      * @param node     the machine's name as Slurm's node (its restarts of slurmd wait for its jobs' launches)
      * @param retired  the daemons of a role the machine no longer has: stopped and disabled once no job needs them
      */
-    public record Wanted(boolean role, List<ManagedFile> files, List<String> services, boolean controls, String node,
-                         List<String> retired) {
+    public record Wanted(
+            boolean role,
+            List<ManagedFile> files,
+            List<String> services,
+            boolean controls,
+            String node,
+            List<String> retired) {
 
         public Wanted {
             retired = List.copyOf(retired);
@@ -158,8 +178,11 @@ public final class SlurmDiff {
      * as slurmctld writes it (no newline, 0644, SlurmUser's), and a rename never leaves a slurmctld
      * that cannot start again. It is written only where it exists: slurmctld writes it at its first start.
      */
-    static final String CLUSTER_NAME_FILE = io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + "/clustername";
-    private static final java.util.regex.Pattern CLUSTER_NAME = java.util.regex.Pattern.compile("(?m)^ClusterName=(\\S+)$");
+    static final String CLUSTER_NAME_FILE =
+            io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + "/clustername";
+
+    private static final java.util.regex.Pattern CLUSTER_NAME =
+            java.util.regex.Pattern.compile("(?m)^ClusterName=(\\S+)$");
 
     public static Wanted desired(NodePlan plan) {
         List<ManagedFile> files = plan.slurm().files();
@@ -169,7 +192,13 @@ public final class SlurmDiff {
             files = new ArrayList<>(files);
             files.add(new ManagedFile(CLUSTER_NAME_FILE, name.group(1), "0644", "slurm", "slurm", false));
         }
-        return new Wanted(!plan.roles().isEmpty(), files, plan.slurm().services(), controls, plan.node(), plan.slurm().retired());
+        return new Wanted(
+                !plan.roles().isEmpty(),
+                files,
+                plan.slurm().services(),
+                controls,
+                plan.node(),
+                plan.slurm().retired());
     }
 
     /** How slurmlet's own Slurm files begin: a retired daemon is stopped only where it runs from them, never a site's own. */
@@ -189,8 +218,8 @@ public final class SlurmDiff {
         return m.find() ? Optional.of(m.group(1)) : Optional.empty();
     }
 
-    private static final java.util.regex.Pattern CONTROLLER_HOST = java.util.regex.Pattern.compile(
-            "(?mi)^\\s*(?:SlurmctldHost|ControlMachine)\\s*=\\s*([^\\s(#]+)");
+    private static final java.util.regex.Pattern CONTROLLER_HOST =
+            java.util.regex.Pattern.compile("(?mi)^\\s*(?:SlurmctldHost|ControlMachine)\\s*=\\s*([^\\s(#]+)");
 
     /**
      * A file as it is on the machine.
@@ -200,7 +229,10 @@ public final class SlurmDiff {
     public record FileNow(String content, String mode, String owner, String group) {
 
         boolean holds(ManagedFile f) {
-            return content.equals(f.content()) && mode.equals(f.permissions()) && owner.equals(f.owner()) && group.equals(f.group());
+            return content.equals(f.content())
+                    && mode.equals(f.permissions())
+                    && owner.equals(f.owner())
+                    && group.equals(f.group());
         }
 
         @Override
@@ -226,9 +258,16 @@ public final class SlurmDiff {
      * @param missingPlugins the plugins the wanted plugstack.conf requires that this machine does not have
      * @param dropIns   each of the plan's daemons' {@link #restartDropIn}, by unit, as it is where it exists
      */
-    public record Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
-                       Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers, Set<String> missingPlugins,
-                       Map<String, FileNow> dropIns) {
+    public record Seen(
+            Map<String, FileNow> files,
+            Set<String> running,
+            Set<String> enabled,
+            Map<String, Owed> owed,
+            boolean owedStale,
+            Map<String, List<String>> partitionJobs,
+            Map<String, List<String>> leftovers,
+            Set<String> missingPlugins,
+            Map<String, FileNow> dropIns) {
         public Seen {
             missingPlugins = Set.copyOf(missingPlugins);
             dropIns = Map.copyOf(dropIns);
@@ -240,20 +279,33 @@ public final class SlurmDiff {
             leftovers = java.util.Collections.unmodifiableMap(new TreeMap<>(leftovers));
         }
 
-        public Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
-                    Map<String, List<String>> partitionJobs) {
+        public Seen(
+                Map<String, FileNow> files,
+                Set<String> running,
+                Set<String> enabled,
+                Map<String, Owed> owed,
+                boolean owedStale,
+                Map<String, List<String>> partitionJobs) {
             this(files, running, enabled, owed, owedStale, partitionJobs, Map.of());
         }
 
-        public Seen(Map<String, FileNow> files, Set<String> running, Set<String> enabled, Map<String, Owed> owed, boolean owedStale,
-                    Map<String, List<String>> partitionJobs, Map<String, List<String>> leftovers) {
+        public Seen(
+                Map<String, FileNow> files,
+                Set<String> running,
+                Set<String> enabled,
+                Map<String, Owed> owed,
+                boolean owedStale,
+                Map<String, List<String>> partitionJobs,
+                Map<String, List<String>> leftovers) {
             this(files, running, enabled, owed, owedStale, partitionJobs, leftovers, Set.of(), Map.of());
         }
     }
 
     /** Where Slurm reads its SPANK plugins from, slurmd and every command alike. */
     public static final String PLUGSTACK = "/etc/slurm/plugstack.conf";
-    private static final java.util.regex.Pattern REQUIRED_PLUGIN = java.util.regex.Pattern.compile("(?m)^required\\s+(/\\S+)");
+
+    private static final java.util.regex.Pattern REQUIRED_PLUGIN =
+            java.util.regex.Pattern.compile("(?m)^required\\s+(/\\S+)");
 
     /** The plugins {@code plugstack} (plugstack.conf's text) requires: a job fails, and slurmd does not start, without one. */
     public static List<String> requiredPlugins(String plugstack) {
@@ -265,7 +317,8 @@ public final class SlurmDiff {
         return paths;
     }
 
-    private static final java.util.regex.Pattern PARTITION = java.util.regex.Pattern.compile("(?m)^PartitionName=(\\S+)");
+    private static final java.util.regex.Pattern PARTITION =
+            java.util.regex.Pattern.compile("(?m)^PartitionName=(\\S+)");
 
     /**
      * The partitions the controller's slurm.conf holds now ({@code seen}) that {@code wanted}'s
@@ -286,8 +339,8 @@ public final class SlurmDiff {
         return now != null && SUBMITS_TO_ALL.matcher(now.content()).find();
     }
 
-    private static final java.util.regex.Pattern SUBMITS_TO_ALL = java.util.regex.Pattern.compile(
-            "(?mi)^\\s*JobSubmitPlugins\\s*=\\s*\"?[^#\\n]*\\ball_partitions\\b");
+    private static final java.util.regex.Pattern SUBMITS_TO_ALL =
+            java.util.regex.Pattern.compile("(?mi)^\\s*JobSubmitPlugins\\s*=\\s*\"?[^#\\n]*\\ball_partitions\\b");
 
     private static Set<String> partitions(String slurmConf) {
         Set<String> names = new TreeSet<>();
@@ -305,9 +358,18 @@ public final class SlurmDiff {
      */
     public static Seen assumed(Wanted wanted, Wanted next) {
         Map<String, FileNow> files = new LinkedHashMap<>();
-        wanted.files().forEach(f -> files.put(f.path(), new FileNow(f.content(), f.permissions(), f.owner(), f.group())));
+        wanted.files()
+                .forEach(f -> files.put(f.path(), new FileNow(f.content(), f.permissions(), f.owner(), f.group())));
         Set<String> daemons = new HashSet<>(wanted.daemons());
-        return new Seen(files, daemons, daemons, Map.of(), false, Map.of(), freeLeftovers(next, daemons, daemons), Set.of(),
+        return new Seen(
+                files,
+                daemons,
+                daemons,
+                Map.of(),
+                false,
+                Map.of(),
+                freeLeftovers(next, daemons, daemons),
+                Set.of(),
                 ourDropIns(wanted));
     }
 
@@ -326,7 +388,9 @@ public final class SlurmDiff {
     /** Each daemon {@code next} retires that runs or is enabled, with no job said to need it. */
     private static Map<String, List<String>> freeLeftovers(Wanted next, Set<String> running, Set<String> enabled) {
         Map<String, List<String>> leftovers = new TreeMap<>();
-        next.retired().stream().filter(u -> running.contains(u) || enabled.contains(u)).forEach(u -> leftovers.put(u, List.of()));
+        next.retired().stream()
+                .filter(u -> running.contains(u) || enabled.contains(u))
+                .forEach(u -> leftovers.put(u, List.of()));
         return leftovers;
     }
 
@@ -345,16 +409,25 @@ public final class SlurmDiff {
             boolean hidden = secret.contains(e.getKey());
             boolean shortLine = f.content().length() <= io.slurmlet.model.observed.SlurmSeen.TEXT_MAX
                     && f.content().chars().allMatch(c -> c >= 0x20 && c < 0x7f);
-            files.add(new io.slurmlet.model.observed.SlurmSeen.File(e.getKey(), hidden ? "" : ManagedFiles.sha256(f.content()),
-                    hidden || !shortLine ? "" : f.content(), f.mode(), f.owner(), f.group()));
+            files.add(new io.slurmlet.model.observed.SlurmSeen.File(
+                    e.getKey(),
+                    hidden ? "" : ManagedFiles.sha256(f.content()),
+                    hidden || !shortLine ? "" : f.content(),
+                    f.mode(),
+                    f.owner(),
+                    f.group()));
         }
         for (var e : new TreeMap<>(seen.dropIns()).entrySet()) {
             FileNow f = e.getValue();
-            files.add(new io.slurmlet.model.observed.SlurmSeen.File(restartDropIn(e.getKey()), ManagedFiles.sha256(f.content()), "",
-                    f.mode(), f.owner(), f.group()));
+            files.add(new io.slurmlet.model.observed.SlurmSeen.File(
+                    restartDropIn(e.getKey()), ManagedFiles.sha256(f.content()), "", f.mode(), f.owner(), f.group()));
         }
-        return new io.slurmlet.model.observed.SlurmSeen(files, new TreeSet<>(seen.running()).stream().toList(),
-                new TreeSet<>(seen.enabled()).stream().toList(), seen.owed().values().stream().map(Owed::line).toList(), seen.owedStale());
+        return new io.slurmlet.model.observed.SlurmSeen(
+                files,
+                new TreeSet<>(seen.running()).stream().toList(),
+                new TreeSet<>(seen.enabled()).stream().toList(),
+                seen.owed().values().stream().map(Owed::line).toList(),
+                seen.owedStale());
     }
 
     /**
@@ -368,36 +441,66 @@ public final class SlurmDiff {
         Map<String, List<String>> known = new LinkedHashMap<>();
         Map<String, String> was = before.contents();
         for (Wanted w : List.of(before, after)) {
-            w.files().forEach(f -> known.computeIfAbsent(f.path(), p -> new ArrayList<>()).add(f.content()));
+            w.files()
+                    .forEach(f -> known.computeIfAbsent(f.path(), p -> new ArrayList<>())
+                            .add(f.content()));
         }
         Map<String, FileNow> files = new LinkedHashMap<>();
         List<String> unknown = new ArrayList<>();
         Map<String, FileNow> dropIns = new LinkedHashMap<>();
         for (io.slurmlet.model.observed.SlurmSeen.File f : report.files()) {
-            Optional<String> daemon = DAEMONS.stream().filter(u -> restartDropIn(u).equals(f.path())).findFirst();
+            Optional<String> daemon = DAEMONS.stream()
+                    .filter(u -> restartDropIn(u).equals(f.path()))
+                    .findFirst();
             if (daemon.isPresent()) {
                 // Not one of the plan's files: ours, or another text (written again); an older agent reports none.
-                dropIns.put(daemon.get(), new FileNow(ManagedFiles.sha256(RESTART_DROP_IN).equals(f.digest()) ? RESTART_DROP_IN : "",
-                        f.mode(), f.owner(), f.group()));
+                dropIns.put(
+                        daemon.get(),
+                        new FileNow(
+                                ManagedFiles.sha256(RESTART_DROP_IN).equals(f.digest()) ? RESTART_DROP_IN : "",
+                                f.mode(),
+                                f.owner(),
+                                f.group()));
                 continue;
             }
             List<String> candidates = known.getOrDefault(f.path(), List.of());
-            Optional<String> content = !f.text().isEmpty() && ManagedFiles.sha256(f.text()).equals(f.digest()) ? Optional.of(f.text())
-                    : candidates.stream().filter(c -> f.digest().isEmpty() || ManagedFiles.sha256(c).equals(f.digest())).findFirst();
+            Optional<String> content =
+                    !f.text().isEmpty() && ManagedFiles.sha256(f.text()).equals(f.digest())
+                            ? Optional.of(f.text())
+                            : candidates.stream()
+                                    .filter(c -> f.digest().isEmpty()
+                                            || ManagedFiles.sha256(c).equals(f.digest()))
+                                    .findFirst();
             if (content.isEmpty()) {
                 unknown.add(f.path());
             }
             // Unknown: taken to hold its plan of before; where that had none (a machine given a role back), the new
             // one, so that nothing is claimed of what its daemons do for a file nobody knows.
-            files.put(f.path(), new FileNow(content.orElse(was.getOrDefault(f.path(), after.contents().getOrDefault(f.path(), ""))),
-                    f.mode(), f.owner(), f.group()));
+            files.put(
+                    f.path(),
+                    new FileNow(
+                            content.orElse(
+                                    was.getOrDefault(f.path(), after.contents().getOrDefault(f.path(), ""))),
+                            f.mode(),
+                            f.owner(),
+                            f.group()));
         }
         Map<String, Owed> owed = new LinkedHashMap<>();
         report.owed().stream().map(Owed::parse).flatMap(Optional::stream).forEach(o -> owed.put(o.key(), o));
         // A daemon the new plan retires that the machine reports running or enabled: taken to be slurmlet's and free to
-        // go (the leader refuses a controller move while its slurmctld holds jobs); the agent looks again before it stops it.
-        return new Reported(new Seen(files, Set.copyOf(report.running()), Set.copyOf(report.enabled()), owed, report.owedStale(),
-                Map.of(), freeLeftovers(after, Set.copyOf(report.running()), Set.copyOf(report.enabled())), Set.of(), dropIns),
+        // go (the leader refuses a controller move while its slurmctld holds jobs); the agent looks again before it
+        // stops it.
+        return new Reported(
+                new Seen(
+                        files,
+                        Set.copyOf(report.running()),
+                        Set.copyOf(report.enabled()),
+                        owed,
+                        report.owedStale(),
+                        Map.of(),
+                        freeLeftovers(after, Set.copyOf(report.running()), Set.copyOf(report.enabled())),
+                        Set.of(),
+                        dropIns),
                 List.copyOf(unknown));
     }
 
@@ -406,8 +509,7 @@ public final class SlurmDiff {
      *
      * @param unknown the files whose content the report did not let the leader know
      */
-    public record Reported(Seen seen, List<String> unknown) {
-    }
+    public record Reported(Seen seen, List<String> unknown) {}
 
     /**
      * The owed restarts recorded (before the files), the files, the daemons' invocations noted,
@@ -422,33 +524,48 @@ public final class SlurmDiff {
             if (!plan.retired().contains(unit)) {
                 continue;
             }
-            String why = unit.equals("slurmctld") ? "this machine is not the controller" : "this machine is not a node of Slurm";
+            String why = unit.equals("slurmctld")
+                    ? "this machine is not the controller"
+                    : "this machine is not a node of Slurm";
             if (leftover.getValue().isEmpty()) {
-                retire.add(new Retire(new DaemonChange(unit, SettingsPreview.Action.STOP, why), seen.running().contains(unit),
+                retire.add(new Retire(
+                        new DaemonChange(unit, SettingsPreview.Action.STOP, why),
+                        seen.running().contains(unit),
                         seen.enabled().contains(unit)));
             } else {
-                kept.add("%s stops here once no job needs it (%s): %s".formatted(unit, String.join(", ", leftover.getValue()), why));
+                kept.add("%s stops here once no job needs it (%s): %s"
+                        .formatted(unit, String.join(", ", leftover.getValue()), why));
                 oldControllerKept |= unit.equals("slurmctld");
             }
         }
         if (plan.files().isEmpty() || oldControllerKept) {
-            // An old slurmctld that still holds jobs keeps this machine's files as they are: squeue here asks it, and no
+            // An old slurmctld that still holds jobs keeps this machine's files as they are: squeue here asks it, and
+            // no
             // other, only while slurm.conf still names this machine the controller.
-            Diff left = Diff.of(List.copyOf(retire), plan.files().isEmpty() ? (plan.role()
-                    ? "Slurm's files wait for the controller's Slurm version" : "no Slurm role here")
-                    : "Slurm's files wait for the old slurmctld here to stop");
+            Diff left = Diff.of(
+                    List.copyOf(retire),
+                    plan.files().isEmpty()
+                            ? (plan.role()
+                                    ? "Slurm's files wait for the controller's Slurm version"
+                                    : "no Slurm role here")
+                            : "Slurm's files wait for the old slurmctld here to stop");
             return kept.isEmpty() ? left : left.waitingFor(kept);
         }
         if (!seen.missingPlugins().isEmpty()) {
             // A plan made from facts older than the machine (a reimaged one, one whose pyxis was removed): with that
             // plugstack.conf slurmd would not start and every job here would fail. The files stay as they are until the
-            // plugin is here (the containers step builds it) or the leader, told by this machine's facts, leaves it out.
-            kept.add(("Slurm's files and daemons here wait: plugstack.conf is to require %s, which this machine does not have "
-                    + "as its Slurm loads it (slurmd would not start with it, and every job here would fail); they follow once it "
-                    + "is here or the leader's plan leaves it out").formatted(String.join(", ", new TreeSet<>(seen.missingPlugins()))));
-            return Diff.of(List.copyOf(retire), "Slurm's files wait for a plugin plugstack.conf requires").waitingFor(kept);
+            // plugin is here (the containers step builds it) or the leader, told by this machine's facts, leaves it
+            // out.
+            kept.add(
+                    ("Slurm's files and daemons here wait: plugstack.conf is to require %s, which this machine does not have "
+                                    + "as its Slurm loads it (slurmd would not start with it, and every job here would fail); they follow once it "
+                                    + "is here or the leader's plan leaves it out")
+                            .formatted(String.join(", ", new TreeSet<>(seen.missingPlugins()))));
+            return Diff.of(List.copyOf(retire), "Slurm's files wait for a plugin plugstack.conf requires")
+                    .waitingFor(kept);
         }
-        // The cluster's name in slurmctld's state is kept only once slurmctld wrote it (at its first start it writes its
+        // The cluster's name in slurmctld's state is kept only once slurmctld wrote it (at its first start it writes
+        // its
         // own), and only its name: 24.11 and later keep the cluster's id after it ("slurmlet|1605"), which stays.
         List<ManagedFile> files = new ArrayList<>();
         for (ManagedFile f : plan.files()) {
@@ -457,8 +574,13 @@ public final class SlurmDiff {
                 files.add(f);
             } else if (now != null) {
                 int bar = now.content().indexOf('|');
-                files.add(new ManagedFile(f.path(), f.content() + (bar < 0 ? "" : now.content().substring(bar)), f.mode(), f.owner(),
-                        f.group(), false));
+                files.add(new ManagedFile(
+                        f.path(),
+                        f.content() + (bar < 0 ? "" : now.content().substring(bar)),
+                        f.mode(),
+                        f.owner(),
+                        f.group(),
+                        false));
             }
         }
         List<String> held = new ArrayList<>();
@@ -466,13 +588,18 @@ public final class SlurmDiff {
             // The controller keeps its slurm.conf until the partitions it would drop hold no job: slurmctld reads
             // only that one for partitions (the compute nodes' copies do not matter to it).
             FileNow now = seen.files().get(SLURM_CONF);
-            files.replaceAll(f -> f.path().equals(SLURM_CONF) ? new ManagedFile(f.path(), now.content(), f.mode(), f.owner(), f.group(),
-                    f.secret()) : f);
-            seen.partitionJobs().forEach((partition, jobs) -> held.add(("the partition %s leaves slurm.conf here once no job is in it "
-                    + "(%s): Slurm ends the jobs of a partition that goes").formatted(partition, String.join(", ", jobs))));
+            files.replaceAll(f -> f.path().equals(SLURM_CONF)
+                    ? new ManagedFile(f.path(), now.content(), f.mode(), f.owner(), f.group(), f.secret())
+                    : f);
+            seen.partitionJobs()
+                    .forEach((partition, jobs) ->
+                            held.add(("the partition %s leaves slurm.conf here once no job is in it "
+                                            + "(%s): Slurm ends the jobs of a partition that goes")
+                                    .formatted(partition, String.join(", ", jobs))));
         }
         Wanted wanted = new Wanted(plan.role(), files, plan.services(), plan.controls(), plan.node(), plan.retired());
-        // The daemons act on a change of content only; a file whose mode or owner alone differs is written again, nothing more.
+        // The daemons act on a change of content only; a file whose mode or owner alone differs is written again,
+        // nothing more.
         Map<String, String> written = new TreeMap<>();
         Set<String> rewritten = new HashSet<>();
         for (ManagedFile f : wanted.files()) {
@@ -486,20 +613,31 @@ public final class SlurmDiff {
         Map<String, Owed> owed = new LinkedHashMap<>(seen.owed());
         Map<String, DaemonChange> effects = new LinkedHashMap<>();
         owed.values().forEach(o -> effects.merge(o.change().unit(), o.change(), SlurmDiff::covering));
-        effects(written, wanted.contents(), wanted.services(), seen.running()).forEach(e -> effects.merge(e.unit(), e, SlurmDiff::covering));
+        effects(written, wanted.contents(), wanted.services(), seen.running())
+                .forEach(e -> effects.merge(e.unit(), e, SlurmDiff::covering));
         for (DaemonChange e : effects.values()) {
             if (e.action() == SettingsPreview.Action.RESTART
-                    || e.action() == SettingsPreview.Action.RECONFIGURE && e.unit().equals("slurmctld") && wanted.controls()) {
+                    || e.action() == SettingsPreview.Action.RECONFIGURE
+                            && e.unit().equals("slurmctld")
+                            && wanted.controls()) {
                 owed.putIfAbsent(e.unit() + " " + e.action(), new Owed(e, ""));
             }
         }
         String nodeSet = nodeSetChangeNeedingRestart(written, wanted.contents());
-        if (wanted.controls() && nodeSet != null && effects.containsKey("slurmctld")
+        if (wanted.controls()
+                && nodeSet != null
+                && effects.containsKey("slurmctld")
                 && effects.get("slurmctld").action() == SettingsPreview.Action.RESTART) {
             // The slurmds still hold the old node set after slurmctld's restart: the reconfigure a
             // later release does in one, owed from now on as well.
-            owed.putIfAbsent("slurmctld RECONFIGURE", new Owed(new DaemonChange("slurmctld", SettingsPreview.Action.RECONFIGURE,
-                    "every slurmd reads the new node set"), ""));
+            owed.putIfAbsent(
+                    "slurmctld RECONFIGURE",
+                    new Owed(
+                            new DaemonChange(
+                                    "slurmctld",
+                                    SettingsPreview.Action.RECONFIGURE,
+                                    "every slurmd reads the new node set"),
+                            ""));
         }
         List<SlurmAction> a = new ArrayList<>(retire);
         if (!owed.equals(seen.owed()) || seen.owedStale()) {
@@ -517,7 +655,9 @@ public final class SlurmDiff {
         if (!writes.isEmpty()) {
             a.add(new WriteFiles(writes, before));
         }
-        if (owed.values().stream().anyMatch(o -> o.change().action() == SettingsPreview.Action.RESTART && o.invocation().isEmpty())) {
+        if (owed.values().stream()
+                .anyMatch(o -> o.change().action() == SettingsPreview.Action.RESTART
+                        && o.invocation().isEmpty())) {
             a.add(new NoteInvocations());
         }
         if (!writes.isEmpty()) {
@@ -551,17 +691,29 @@ public final class SlurmDiff {
         if (wanted.controls() && reconfigure != null) {
             // Shown as slurmctld's own line unless slurmctld's Reconfigured already shows it (after its restart on
             // 22.05 for a changed node set, or owed from a pass that failed, it is a daemon action of its own).
-            a.add(new Reconfigure(reconfigure.change(),
-                    a.stream().noneMatch(x -> x instanceof Reconfigured r && r.change().unit().equals("slurmctld"))));
+            a.add(new Reconfigure(
+                    reconfigure.change(),
+                    a.stream()
+                            .noneMatch(x -> x instanceof Reconfigured r
+                                    && r.change().unit().equals("slurmctld"))));
         }
         held.addAll(kept);
         Diff diff = Diff.of(a, "Slurm's files match and its daemons run");
         return held.isEmpty() ? diff : diff.waitingFor(held);
     }
 
-    sealed interface SlurmAction extends Action permits Retire, RecordOwed, WriteFiles, NoteInvocations, FilesWritten, RestartDropIns,
-            Enable, Start, Restart, Reconfigured, Reconfigure {
-    }
+    sealed interface SlurmAction extends Action
+            permits Retire,
+                    RecordOwed,
+                    WriteFiles,
+                    NoteInvocations,
+                    FilesWritten,
+                    RestartDropIns,
+                    Enable,
+                    Start,
+                    Restart,
+                    Reconfigured,
+                    Reconfigure {}
 
     /**
      * Each unit's {@link #restartDropIn} written, then one {@code systemctl daemon-reload}: no daemon is restarted for it.
@@ -575,24 +727,35 @@ public final class SlurmDiff {
 
         @Override
         public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
-            return before.entrySet().stream().map(e -> new SettingsPreview.FileChange(restartDropIn(e.getKey()),
-                    e.getValue().isEmpty() ? SettingsPreview.Change.CREATED : SettingsPreview.Change.CHANGED,
-                    diffs.of(restartDropIn(e.getKey()), e.getValue().orElse(null), RESTART_DROP_IN))).toList();
+            return before.entrySet().stream()
+                    .map(e -> new SettingsPreview.FileChange(
+                            restartDropIn(e.getKey()),
+                            e.getValue().isEmpty() ? SettingsPreview.Change.CREATED : SettingsPreview.Change.CHANGED,
+                            diffs.of(restartDropIn(e.getKey()), e.getValue().orElse(null), RESTART_DROP_IN)))
+                    .toList();
         }
 
         public String will() {
-            return "have systemd start %s again should %s crash (%s, then systemctl daemon-reload)".formatted(String.join(" and ", units()),
-                    units().size() == 1 ? "it" : "one", String.join(", ", units().stream().map(SlurmDiff::restartDropIn).toList()));
+            return "have systemd start %s again should %s crash (%s, then systemctl daemon-reload)"
+                    .formatted(
+                            String.join(" and ", units()),
+                            units().size() == 1 ? "it" : "one",
+                            String.join(
+                                    ", ",
+                                    units().stream()
+                                            .map(SlurmDiff::restartDropIn)
+                                            .toList()));
         }
 
         public String did() {
-            return "systemd starts %s again should %s crash (Restart=on-failure)".formatted(String.join(" and ", units()),
-                    units().size() == 1 ? "it" : "one");
+            return "systemd starts %s again should %s crash (Restart=on-failure)"
+                    .formatted(String.join(" and ", units()), units().size() == 1 ? "it" : "one");
         }
 
         @Override
         public String failed(String error) {
-            return "cannot have systemd start %s again after a crash: %s".formatted(String.join(" and ", units()), error);
+            return "cannot have systemd start %s again after a crash: %s"
+                    .formatted(String.join(" and ", units()), error);
         }
     }
 
@@ -644,19 +807,32 @@ public final class SlurmDiff {
      */
     record WriteFiles(List<ManagedFile> files, Map<String, Optional<String>> before) implements SlurmAction {
         public String will() {
-            return "write " + String.join(", ", files.stream().map(ManagedFile::path).toList());
+            return "write "
+                    + String.join(", ", files.stream().map(ManagedFile::path).toList());
         }
 
         public String did() {
-            return "wrote " + String.join(", ", new TreeSet<>(files.stream().map(f -> f.path()).toList()).stream()
-                    .map(p -> Path.of(p).getFileName().toString()).toList());
+            return "wrote "
+                    + String.join(
+                            ", ",
+                            new TreeSet<>(files.stream().map(f -> f.path()).toList())
+                                    .stream()
+                                            .map(p -> Path.of(p).getFileName().toString())
+                                            .toList());
         }
 
         @Override
         public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
-            return files.stream().map(f -> new SettingsPreview.FileChange(f.path(),
-                    before.get(f.path()).isEmpty() ? SettingsPreview.Change.CREATED : SettingsPreview.Change.CHANGED,
-                    f.secret() ? null : diffs.of(f.path(), before.get(f.path()).orElse(null), f.content()))).toList();
+            return files.stream()
+                    .map(f -> new SettingsPreview.FileChange(
+                            f.path(),
+                            before.get(f.path()).isEmpty()
+                                    ? SettingsPreview.Change.CREATED
+                                    : SettingsPreview.Change.CHANGED,
+                            f.secret()
+                                    ? null
+                                    : diffs.of(f.path(), before.get(f.path()).orElse(null), f.content())))
+                    .toList();
         }
 
         @Override
@@ -791,13 +967,14 @@ public final class SlurmDiff {
      * @param running  the units of slurmctld and slurmd that run now
      * @return an action for each daemon that gets one, in the order of {@code services}
      */
-    public static List<DaemonChange> effects(Map<String, String> written, Map<String, String> files,
-                                             List<String> services, Set<String> running) {
+    public static List<DaemonChange> effects(
+            Map<String, String> written, Map<String, String> files, List<String> services, Set<String> running) {
         if (files.isEmpty()) {
             return List.of();
         }
         List<String> restartKeys = written.containsKey(SLURM_CONF)
-                ? restartKeys(written.get(SLURM_CONF), files.getOrDefault(SLURM_CONF, "")) : List.of();
+                ? restartKeys(written.get(SLURM_CONF), files.getOrDefault(SLURM_CONF, ""))
+                : List.of();
         List<String> slurmdOnly = new ArrayList<>();
         for (String file : List.of(GRES_CONF, CGROUP_CONF)) {
             if (written.containsKey(file)) {
@@ -817,16 +994,23 @@ public final class SlurmDiff {
             } else if (written.isEmpty()) {
                 continue;
             } else if (!restartKeys.isEmpty()) {
-                effects.add(new DaemonChange(unit, SettingsPreview.Action.RESTART, keys + ", which " + unit + " reads only at start"));
+                effects.add(new DaemonChange(
+                        unit, SettingsPreview.Action.RESTART, keys + ", which " + unit + " reads only at start"));
             } else if (controller && nodeSet != null) {
                 effects.add(new DaemonChange(unit, SettingsPreview.Action.RESTART, nodeSet));
             } else if (!controller && !slurmdOnly.isEmpty()) {
-                effects.add(new DaemonChange(unit, SettingsPreview.Action.RESTART, "%s change%s, which slurmd reads only at start"
-                        .formatted(String.join(" and ", slurmdOnly), slurmdOnly.size() == 1 ? "s" : "")));
+                effects.add(new DaemonChange(
+                        unit,
+                        SettingsPreview.Action.RESTART,
+                        "%s change%s, which slurmd reads only at start"
+                                .formatted(String.join(" and ", slurmdOnly), slurmdOnly.size() == 1 ? "s" : "")));
             } else {
-                effects.add(new DaemonChange(unit, SettingsPreview.Action.RECONFIGURE, controller
-                        ? "scontrol reconfigure: slurmctld reads the new files and has every slurmd read them too"
-                        : "the controller's scontrol reconfigure has it read the new files"));
+                effects.add(new DaemonChange(
+                        unit,
+                        SettingsPreview.Action.RECONFIGURE,
+                        controller
+                                ? "scontrol reconfigure: slurmctld reads the new files and has every slurmd read them too"
+                                : "the controller's scontrol reconfigure has it read the new files"));
             }
         }
         return effects;
@@ -847,12 +1031,15 @@ public final class SlurmDiff {
         Set<String> was = new TreeSet<>(ReconfigureTable.nodeNames(old));
         Set<String> now = new TreeSet<>(ReconfigureTable.nodeNames(next));
         var release = ReconfigureTable.releaseOf(next);
-        if (was.equals(now) || release.isEmpty()
-                || ReconfigureTable.need(release.get(), ReconfigureTable.Change.NODE_SET) != ReconfigureTable.Need.SLURMCTLD_RESTART) {
+        if (was.equals(now)
+                || release.isEmpty()
+                || ReconfigureTable.need(release.get(), ReconfigureTable.Change.NODE_SET)
+                        != ReconfigureTable.Need.SLURMCTLD_RESTART) {
             return null;
         }
         return ("slurm.conf adds or removes NodeName lines, which slurmctld %s takes only at a restart (a reconfigure "
-                + "would end it); then a reconfigure has every slurmd read them").formatted(release.get().release());
+                        + "would end it); then a reconfigure has every slurmd read them")
+                .formatted(release.get().release());
     }
 
     /** The action that does both {@code a} and {@code b}: a start reads everything, a restart all a reconfigure does. */
@@ -898,7 +1085,9 @@ public final class SlurmDiff {
             if (eq > 0 && !line.startsWith("#")) {
                 String key = line.substring(0, eq).strip();
                 if (RESTART_KEYS.contains(key.toLowerCase(Locale.ROOT))) {
-                    lines.put(key.toLowerCase(Locale.ROOT), new String[] {key, line.substring(eq + 1).strip()});
+                    lines.put(
+                            key.toLowerCase(Locale.ROOT),
+                            new String[] {key, line.substring(eq + 1).strip()});
                 }
             }
         }

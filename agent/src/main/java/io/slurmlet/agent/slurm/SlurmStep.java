@@ -1,20 +1,17 @@
 package io.slurmlet.agent.slurm;
 
 import io.slurmlet.agent.reconcile.Action;
-import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.Failpoints;
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.slurm.SlurmDiff.Owed;
-import io.slurmlet.model.api.SettingsPreview;
-import io.slurmlet.model.plan.ManagedFile;
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.agent.reconcile.ManagedFiles;
-import io.slurmlet.agent.reconcile.Failpoints;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
-
+import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.plan.ManagedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -51,8 +48,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     static final Duration RECONFIGURE_DEADLINE = Duration.ofSeconds(60);
     /** Slurm's files a plan writes, looked at where the plan has none. */
-    static final List<String> LEFT_FILES = List.of("/etc/slurm/slurm.conf", "/etc/slurm/cgroup.conf", "/etc/slurm/gres.conf",
-            "/etc/slurm/plugstack.conf");
+    static final List<String> LEFT_FILES = List.of(
+            "/etc/slurm/slurm.conf", "/etc/slurm/cgroup.conf", "/etc/slurm/gres.conf", "/etc/slurm/plugstack.conf");
 
     /**
      * How long after slurmctld started a job it may still be launching it: Slurm's default
@@ -91,7 +88,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     /** The machine's processes: the jobs that run here, which an old slurmd is kept for. */
     private final HostFiles host;
 
-    SlurmStep(Files files, Services services, Commands commands, Path root, Path stateDir, HostFiles host, Pause pause) {
+    SlurmStep(
+            Files files, Services services, Commands commands, Path root, Path stateDir, HostFiles host, Pause pause) {
         super("slurm", SlurmDiff::desired, SlurmDiff::diff);
         this.files = files;
         this.services = services;
@@ -104,6 +102,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     /** What the last pass compared the machine with: which of the files hold a secret, for the report. */
     private volatile SlurmDiff.Wanted looked = new SlurmDiff.Wanted(false, List.of(), List.of(), false);
+
     private volatile boolean pluginsMissing;
 
     /** What the machine's report says of Slurm's files and daemons, from the last pass; empty before it. */
@@ -123,16 +122,18 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             // plan retires stops once no job needs it.
             Daemons left = daemons(new java.util.TreeSet<>(SlurmDiff.DAEMONS));
             Map<String, SlurmDiff.FileNow> kept = filesNow(LEFT_FILES);
-            return new SlurmDiff.Seen(kept, left.running(), left.enabled(), Map.of(), false, Map.of(),
-                    leftovers(wanted, kept, left));
+            return new SlurmDiff.Seen(
+                    kept, left.running(), left.enabled(), Map.of(), false, Map.of(), leftovers(wanted, kept, left));
         }
         Map<String, Owed> before;
         try {
             before = readOwed();
         } catch (IOException e) {
-            throw new IOException("cannot read what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()), e);
+            throw new IOException(
+                    "cannot read what the daemons are owed (%s): %s".formatted(owedFile, e.getMessage()), e);
         }
-        Map<String, SlurmDiff.FileNow> now = filesNow(wanted.files().stream().map(ManagedFile::path).toList());
+        Map<String, SlurmDiff.FileNow> now =
+                filesNow(wanted.files().stream().map(ManagedFile::path).toList());
         List<String> units = new ArrayList<>(wanted.daemons());
         wanted.retired().stream().filter(u -> !units.contains(u)).forEach(units::add);
         Daemons daemons = daemons(units);
@@ -141,14 +142,22 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         Map<String, Owed> still = stillOwed(before, wanted);
         Set<String> missing = missingPlugins(wanted);
         pluginsMissing = !missing.isEmpty();
-        return new SlurmDiff.Seen(now, running, enabled, still, !Arrays.equals(owedText(still), owedBytes()),
-                partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)), leftovers(wanted, now, daemons),
-                missing, dropIns(wanted));
+        return new SlurmDiff.Seen(
+                now,
+                running,
+                enabled,
+                still,
+                !Arrays.equals(owedText(still), owedBytes()),
+                partitionJobs(SlurmDiff.droppedPartitions(wanted, now), SlurmDiff.submitsToAll(now)),
+                leftovers(wanted, now, daemons),
+                missing,
+                dropIns(wanted));
     }
 
     /** Each of the plan's daemons' restart drop-in, as it is, where it exists. */
     private Map<String, SlurmDiff.FileNow> dropIns(SlurmDiff.Wanted wanted) throws IOException {
-        Map<String, SlurmDiff.FileNow> now = filesNow(wanted.daemons().stream().map(SlurmDiff::restartDropIn).toList());
+        Map<String, SlurmDiff.FileNow> now =
+                filesNow(wanted.daemons().stream().map(SlurmDiff::restartDropIn).toList());
         Map<String, SlurmDiff.FileNow> dropIns = new LinkedHashMap<>();
         for (String unit : wanted.daemons()) {
             SlurmDiff.FileNow f = now.get(SlurmDiff.restartDropIn(unit));
@@ -166,7 +175,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
      * for slurmd, the jobs that run on this machine. A site's own daemons (a slurm.conf slurmlet did
      * not write) are left alone, and not listed.
      */
-    private Map<String, List<String>> leftovers(SlurmDiff.Wanted wanted, Map<String, SlurmDiff.FileNow> now, Daemons daemons) {
+    private Map<String, List<String>> leftovers(
+            SlurmDiff.Wanted wanted, Map<String, SlurmDiff.FileNow> now, Daemons daemons) {
         SlurmDiff.FileNow conf = now.get(SlurmDiff.SLURM_CONF);
         Map<String, List<String>> leftovers = new LinkedHashMap<>();
         if (conf == null || !SlurmDiff.ours(conf.content())) {
@@ -176,7 +186,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             if (!daemons.running().contains(unit) && !daemons.enabled().contains(unit)) {
                 continue;
             }
-            leftovers.put(unit, !daemons.running().contains(unit) ? List.of() : needing(unit, wanted.node(), conf.content()));
+            leftovers.put(
+                    unit, !daemons.running().contains(unit) ? List.of() : needing(unit, wanted.node(), conf.content()));
         }
         return leftovers;
     }
@@ -184,15 +195,19 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     /** The jobs that still need {@code unit}, a daemon about to be retired; none: it can go. */
     private List<String> needing(String unit, String node, String slurmConf) {
         if (unit.equals("slurmd")) {
-            return LocalJobs.running(host).stream().map(id -> "job " + id + " runs here").toList();
+            return LocalJobs.running(host).stream()
+                    .map(id -> "job " + id + " runs here")
+                    .toList();
         }
         Optional<String> controller = SlurmDiff.controllerOf(slurmConf);
         if (controller.isEmpty() || !controller.get().equals(node)) {
-            return List.of("its queue cannot be asked, as slurm.conf here names %s the controller: stop it by hand once it holds no job"
-                    .formatted(controller.orElse("no host")));
+            return List.of(
+                    "its queue cannot be asked, as slurm.conf here names %s the controller: stop it by hand once it holds no job"
+                            .formatted(controller.orElse("no host")));
         }
         return jobIds(EVERY_JOB).stream()
-                .map(j -> j.startsWith("its jobs") ? j : "job " + j).toList();
+                .map(j -> j.startsWith("its jobs") ? j : "job " + j)
+                .toList();
     }
 
     /**
@@ -233,11 +248,16 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
                         ManagedFiles.under(root, io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP))
                 .flatMap(f -> io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(f.content()));
         if (stamp.isEmpty() || !stamp.get().sha256().equals(ManagedFiles.sha256(plugin))) {
-            return Optional.of("(not the one slurmlet built and recorded in " + io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP + ")");
+            return Optional.of("(not the one slurmlet built and recorded in "
+                    + io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP + ")");
         }
         Optional<SlurmVersion> installed = installedSlurm();
-        if (installed.isPresent() && !SlurmVersion.parse(stamp.get().slurm()).map(SlurmVersion::release).equals(Optional.of(installed.get().release()))) {
-            return Optional.of("(built for Slurm %s; this machine's is %s)".formatted(stamp.get().slurm(), installed.get()));
+        if (installed.isPresent()
+                && !SlurmVersion.parse(stamp.get().slurm())
+                        .map(SlurmVersion::release)
+                        .equals(Optional.of(installed.get().release()))) {
+            return Optional.of("(built for Slurm %s; this machine's is %s)"
+                    .formatted(stamp.get().slurm(), installed.get()));
         }
         return Optional.empty();
     }
@@ -272,8 +292,13 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             for (String path : paths) {
                 Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, path));
                 if (st.isPresent()) {
-                    now.put(path, new SlurmDiff.FileNow(new String(st.get().content(), StandardCharsets.UTF_8), st.get().mode(),
-                            st.get().owner(), st.get().group()));
+                    now.put(
+                            path,
+                            new SlurmDiff.FileNow(
+                                    new String(st.get().content(), StandardCharsets.UTF_8),
+                                    st.get().mode(),
+                                    st.get().owner(),
+                                    st.get().group()));
                 }
             }
         } catch (IOException e) {
@@ -283,7 +308,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     }
 
     /** Which of {@code units} run, and which are enabled. */
-    private record Daemons(Set<String> running, Set<String> enabled) { }
+    private record Daemons(Set<String> running, Set<String> enabled) {}
 
     private Daemons daemons(java.util.Collection<String> units) throws SystemException {
         Set<String> running = new HashSet<>();
@@ -341,7 +366,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             }
         }
         throw new Held(("%s is restarted once no job is launching%s (%s): a restart as a job launches can lose it; "
-                + "it stays owed for the next pass").formatted(unit, unit.equals("slurmctld") ? "" : " on " + node, String.join(", ", launching)));
+                        + "it stays owed for the next pass")
+                .formatted(unit, unit.equals("slurmctld") ? "" : " on " + node, String.join(", ", launching)));
     }
 
     /**
@@ -352,7 +378,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
      */
     static Map<String, String> launching(String squeue) {
         Map<String, String> launching = new LinkedHashMap<>();
-        for (String line : squeue.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
+        for (String line :
+                squeue.lines().map(String::strip).filter(l -> !l.isEmpty()).toList()) {
             String[] f = line.split("\\s+");
             if (f.length < 3) {
                 continue;
@@ -377,10 +404,12 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         }
         long days = m.group(1) == null ? 0 : Long.parseLong(m.group(1));
         long hours = m.group(2) == null ? 0 : Long.parseLong(m.group(2));
-        return OptionalLong.of(((days * 24 + hours) * 60 + Long.parseLong(m.group(3))) * 60 + Long.parseLong(m.group(4)));
+        return OptionalLong.of(
+                ((days * 24 + hours) * 60 + Long.parseLong(m.group(3))) * 60 + Long.parseLong(m.group(4)));
     }
 
-    private static final java.util.regex.Pattern ELAPSED = java.util.regex.Pattern.compile("^(?:(\\d{1,6})-)?(?:(\\d{1,6}):)?(\\d{1,6}):(\\d{1,2})$");
+    private static final java.util.regex.Pattern ELAPSED =
+            java.util.regex.Pattern.compile("^(?:(\\d{1,6})-)?(?:(\\d{1,6}):)?(\\d{1,6}):(\\d{1,2})$");
 
     /**
      * The jobs slurmctld has, in any state but ended, in each of {@code partitions}; one it cannot be
@@ -393,7 +422,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         // With every job asked for, one squeue answers for every partition that goes.
         Map<List<String>, List<String>> asked = new java.util.HashMap<>();
         for (String partition : partitions) {
-            List<String> argv = everyJob ? EVERY_JOB
+            List<String> argv = everyJob
+                    ? EVERY_JOB
                     : List.of("squeue", "-h", "-p", partition, "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
             List<String> found = asked.computeIfAbsent(argv, this::jobIds);
             if (!found.isEmpty()) {
@@ -406,8 +436,12 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     /** The job ids {@code squeue} prints, the first five named; the error instead where slurmctld cannot be asked. */
     private List<String> jobIds(List<String> squeue) {
         try {
-            List<String> ids = commands.runChecked(squeue, RECONFIGURE_DEADLINE).stdout().lines().map(String::strip)
-                    .filter(l -> !l.isEmpty()).toList();
+            List<String> ids = commands.runChecked(squeue, RECONFIGURE_DEADLINE)
+                    .stdout()
+                    .lines()
+                    .map(String::strip)
+                    .filter(l -> !l.isEmpty())
+                    .toList();
             return ids.size() > 5 ? List.of(String.join(", ", ids.subList(0, 5)) + ", …") : ids;
         } catch (SystemException e) {
             // Not knowing is not "none": the file waits until slurmctld can say.
@@ -420,11 +454,17 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         if (action instanceof SlurmDiff.Retire r) {
             String unit = r.change().unit();
             if (services.isActive(unit)) {
-                // Asked again right before the stop: a job sent to the old slurmctld, or started here, since the look keeps it.
-                List<String> needed = needing(unit, wanted.node(), filesNow(List.of(SlurmDiff.SLURM_CONF))
-                        .getOrDefault(SlurmDiff.SLURM_CONF, new SlurmDiff.FileNow("", "", "", "")).content());
+                // Asked again right before the stop: a job sent to the old slurmctld, or started here, since the look
+                // keeps it.
+                List<String> needed = needing(
+                        unit,
+                        wanted.node(),
+                        filesNow(List.of(SlurmDiff.SLURM_CONF))
+                                .getOrDefault(SlurmDiff.SLURM_CONF, new SlurmDiff.FileNow("", "", "", ""))
+                                .content());
                 if (!needed.isEmpty()) {
-                    throw new Held("%s stops here once no job needs it (%s)".formatted(unit, String.join(", ", needed)));
+                    throw new Held(
+                            "%s stops here once no job needs it (%s)".formatted(unit, String.join(", ", needed)));
                 }
                 services.stop(unit);
             }
@@ -443,8 +483,14 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             Map<String, Owed> noted = new LinkedHashMap<>();
             for (var e : readOwed().entrySet()) {
                 Owed o = e.getValue();
-                noted.put(e.getKey(), o.change().action() == SettingsPreview.Action.RESTART && o.invocation().isEmpty()
-                        ? new Owed(o.change(), services.invocation(o.change().unit())) : o);
+                noted.put(
+                        e.getKey(),
+                        o.change().action() == SettingsPreview.Action.RESTART
+                                        && o.invocation().isEmpty()
+                                ? new Owed(
+                                        o.change(),
+                                        services.invocation(o.change().unit()))
+                                : o);
             }
             writeOwed(noted);
         } else if (action instanceof SlurmDiff.FilesWritten) {
@@ -486,8 +532,10 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             try {
                 writeOwed(owed);
             } catch (IOException e) {
-                throw new IOException("could not write down in %s what is done (%s): it may be done once more".formatted(owedFile,
-                        e.getMessage()), e);
+                throw new IOException(
+                        "could not write down in %s what is done (%s): it may be done once more"
+                                .formatted(owedFile, e.getMessage()),
+                        e);
             }
         }
     }
@@ -509,7 +557,10 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         Map<String, Owed> owed = new LinkedHashMap<>();
         Optional<Files.Stat> file = files.stat(owedFile);
         if (file.isPresent()) {
-            new String(file.get().content(), StandardCharsets.UTF_8).lines().map(Owed::parse).flatMap(Optional::stream)
+            new String(file.get().content(), StandardCharsets.UTF_8)
+                    .lines()
+                    .map(Owed::parse)
+                    .flatMap(Optional::stream)
                     .forEach(o -> owed.put(o.key(), o));
         }
         return owed;
@@ -527,7 +578,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             if (!wanted.services().contains(unit) || !SlurmDiff.DAEMONS.contains(unit)) {
                 continue;
             }
-            if (o.change().action() == SettingsPreview.Action.RESTART && !o.invocation().isEmpty()
+            if (o.change().action() == SettingsPreview.Action.RESTART
+                    && !o.invocation().isEmpty()
                     && !o.invocation().equals(services.invocation(unit))) {
                 continue;
             }
@@ -548,5 +600,4 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             files.write(owedFile, wanted, "rw-------", "root", "root");
         }
     }
-
 }

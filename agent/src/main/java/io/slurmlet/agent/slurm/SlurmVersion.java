@@ -23,7 +23,9 @@ public record SlurmVersion(int year, int month, int micro) implements Comparable
         if (!m.matches()) {
             return Optional.empty();
         }
-        return Optional.of(new SlurmVersion(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2)),
+        return Optional.of(new SlurmVersion(
+                Integer.parseInt(m.group(1)),
+                Integer.parseInt(m.group(2)),
                 m.group(3) == null ? 0 : Integer.parseInt(m.group(3))));
     }
 

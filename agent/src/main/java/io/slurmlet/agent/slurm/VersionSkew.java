@@ -10,30 +10,46 @@ import java.util.Optional;
 public final class VersionSkew {
 
     /** Slurm's major releases in order. */
-    static final List<String> RELEASES = List.of("20.02", "20.11", "21.08", "22.05", "23.02", "23.11", "24.05",
-            "24.11", "25.05", "25.11", "26.05", "26.11", "27.05", "27.11");
+    static final List<String> RELEASES = List.of(
+            "20.02", "20.11", "21.08", "22.05", "23.02", "23.11", "24.05", "24.11", "25.05", "25.11", "26.05", "26.11",
+            "27.05", "27.11");
 
-    private VersionSkew() {
-    }
+    private VersionSkew() {}
 
     /**
      * Why a slurmd of {@code node} cannot work with a slurmctld of {@code controller}, naming both
      * versions and the fix; empty when it can.
      */
-    public static Optional<String> problem(String nodeName, SlurmVersion node, String controllerName,
-                                           SlurmVersion controller) {
-        if (node.year() > controller.year() || (node.year() == controller.year() && node.month() > controller.month())) {
+    public static Optional<String> problem(
+            String nodeName, SlurmVersion node, String controllerName, SlurmVersion controller) {
+        if (node.year() > controller.year()
+                || (node.year() == controller.year() && node.month() > controller.month())) {
             return Optional.of(("%s has Slurm %s, newer than the controller %s's %s: slurmctld must be at least as new "
-                    + "as every slurmd; upgrade Slurm on %s first, or install %s on %s")
-                    .formatted(nodeName, node, controllerName, controller, controllerName, controller.release(), nodeName));
+                            + "as every slurmd; upgrade Slurm on %s first, or install %s on %s")
+                    .formatted(
+                            nodeName,
+                            node,
+                            controllerName,
+                            controller,
+                            controllerName,
+                            controller.release(),
+                            nodeName));
         }
         int behind = distance(node, controller);
         int allowed = controller.atLeast(24, 5) ? 3 : 2;
         if (behind > allowed) {
             return Optional.of(("%s has Slurm %s, %d major releases older than the controller %s's %s; slurmctld %s "
-                    + "talks to slurmd up to %d releases older: upgrade Slurm on %s to %s or later")
-                    .formatted(nodeName, node, behind, controllerName, controller, controller.release(), allowed,
-                            nodeName, RELEASES.get(Math.max(0, RELEASES.indexOf(controller.release()) - allowed))));
+                            + "talks to slurmd up to %d releases older: upgrade Slurm on %s to %s or later")
+                    .formatted(
+                            nodeName,
+                            node,
+                            behind,
+                            controllerName,
+                            controller,
+                            controller.release(),
+                            allowed,
+                            nodeName,
+                            RELEASES.get(Math.max(0, RELEASES.indexOf(controller.release()) - allowed))));
         }
         return Optional.empty();
     }

@@ -1,19 +1,18 @@
 package io.slurmlet.agent.storage;
 
+import static io.slurmlet.agent.reconcile.ManagedFiles.sha256;
+
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.model.observed.StorageSeen;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.plan.StoragePlan;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import static io.slurmlet.agent.reconcile.ManagedFiles.sha256;
 
 /**
  * The storage step's pure half: what a plan wants of the shared storage on a machine, and the
@@ -28,8 +27,7 @@ public final class StorageDiff {
     static final String GANESHA = "nfs-ganesha";
     private static final StorageSeen.Unit NONE = new StorageSeen.Unit("", false, false);
 
-    private StorageDiff() {
-    }
+    private StorageDiff() {}
 
     /**
      * What a plan wants of the shared storage here.
@@ -37,8 +35,7 @@ public final class StorageDiff {
      * @param storage     the planner's decision
      * @param slurmdWaits whether slurmd runs here, and so waits for the storage (a drop-in)
      */
-    public record Wanted(StoragePlan storage, boolean slurmdWaits) {
-    }
+    public record Wanted(StoragePlan storage, boolean slurmdWaits) {}
 
     public static Wanted desired(NodePlan plan) {
         return new Wanted(plan.storage(), plan.runs(Role.COMPUTE));
@@ -63,8 +60,18 @@ public final class StorageDiff {
             exported = e.path();
             server = new StorageSeen.Unit("", true, true);
         }
-        return new StorageSeen(mounts, drop, exports, "", false, true, 0, server, p instanceof StoragePlan.Check ? "the site's" : "",
-                exported, List.of());
+        return new StorageSeen(
+                mounts,
+                drop,
+                exports,
+                "",
+                false,
+                true,
+                0,
+                server,
+                p instanceof StoragePlan.Check ? "the site's" : "",
+                exported,
+                List.of());
     }
 
     /**
@@ -81,7 +88,9 @@ public final class StorageDiff {
         String path = p.path();
         String wantedUnit = "";
         boolean mounting = false;
-        String jobs = seen.jobs().isEmpty() ? "" : (seen.jobs().size() == 1 ? "job " : "jobs ") + String.join(", ", seen.jobs());
+        String jobs = seen.jobs().isEmpty()
+                ? ""
+                : (seen.jobs().size() == 1 ? "job " : "jobs ") + String.join(", ", seen.jobs());
         if (p instanceof StoragePlan.Mount m) {
             wantedUnit = unitName(path);
             String text = unit(m);
@@ -90,31 +99,42 @@ public final class StorageDiff {
             Run run = !u.active() ? Run.START : changed ? Run.RESTART : Run.NONE;
             if (u.active() && u.file().isEmpty()) {
                 // Something slurmlet did not mount (a disk in fstab, a mount by hand): never unmounted by it.
-                return Diff.of(a, "").waitingFor(waiting).blockedBy(("%s is already mounted at %s, not by slurmlet (/etc/fstab, or by hand): "
-                        + "slurmlet does not unmount what it did not mount; unmount it there (and remove it from /etc/fstab), or set "
-                        + "shared.path to a free folder, and the next pass mounts %s").formatted(
-                        u.what().isEmpty() ? "a file system" : u.what(), path, m.source()));
+                return Diff.of(a, "")
+                        .waitingFor(waiting)
+                        .blockedBy(("%s is already mounted at %s, not by slurmlet (/etc/fstab, or by hand): "
+                                        + "slurmlet does not unmount what it did not mount; unmount it there (and remove it from /etc/fstab), or set "
+                                        + "shared.path to a free folder, and the next pass mounts %s")
+                                .formatted(u.what().isEmpty() ? "a file system" : u.what(), path, m.source()));
             }
             if (run == Run.RESTART && !jobs.isEmpty()) {
-                waiting.add("mounting %s at %s instead of %s waits for %s running here to end".formatted(m.source(), path,
-                        u.what().isEmpty() ? "what is mounted there" : u.what(), jobs));
+                waiting.add("mounting %s at %s instead of %s waits for %s running here to end"
+                        .formatted(m.source(), path, u.what().isEmpty() ? "what is mounted there" : u.what(), jobs));
             } else if (changed || !u.enabled() || run != Run.NONE) {
-                // A remount (another export, or its unit changed) stops every unit that requires the mount: slurmd's wait
+                // A remount (another export, or its unit changed) stops every unit that requires the mount: slurmd's
+                // wait
                 // for it is lifted around it.
-                boolean lift = run == Run.RESTART && wanted.slurmdWaits() && !seen.slurmdDropIn().isEmpty();
-                a.add(new Mount(wantedUnit, m, changed ? text : null, !u.enabled(), run, u.what(), wanted.slurmdWaits(), lift));
+                boolean lift = run == Run.RESTART
+                        && wanted.slurmdWaits()
+                        && !seen.slurmdDropIn().isEmpty();
+                a.add(new Mount(
+                        wantedUnit, m, changed ? text : null, !u.enabled(), run, u.what(), wanted.slurmdWaits(), lift));
                 mounting = run == Run.START;
             }
         }
         String waitFor = wanted.slurmdWaits() ? path : "";
         String kept = wantedUnit;
-        List<Map.Entry<String, StorageSeen.Unit>> going = new TreeMap<>(seen.mounts()).entrySet().stream()
-                .filter(u -> !u.getKey().equals(kept) && !u.getValue().file().isEmpty()).toList();
+        List<Map.Entry<String, StorageSeen.Unit>> going = new TreeMap<>(seen.mounts())
+                .entrySet().stream()
+                        .filter(u ->
+                                !u.getKey().equals(kept) && !u.getValue().file().isEmpty())
+                        .toList();
         boolean dropInGoes = waitFor.isEmpty() && !seen.slurmdDropIn().isEmpty();
         boolean removing = jobs.isEmpty() && !going.isEmpty();
         // A mount that goes from the path slurmd goes on waiting for (a client of it becomes its server,
         // or the site mounts it from now on): slurmd's wait is lifted around the unmount, then put back.
-        boolean samePath = removing && !waitFor.isEmpty() && going.stream().anyMatch(u -> u.getValue().where().equals(waitFor));
+        boolean samePath = removing
+                && !waitFor.isEmpty()
+                && going.stream().anyMatch(u -> u.getValue().where().equals(waitFor));
         if (dropInGoes || samePath) {
             a.add(new RemoveDropIn(removing));
         } else if (!waitFor.isEmpty() && !seen.slurmdDropIn().equals(sha256(dropIn(waitFor)))) {
@@ -123,8 +143,8 @@ public final class StorageDiff {
         for (var unit : going) {
             StorageSeen.Unit u = unit.getValue();
             if (!jobs.isEmpty()) {
-                waiting.add("unmounting %s waits for %s running here to end".formatted(u.where().isEmpty() ? unit.getKey() : u.where(),
-                        jobs));
+                waiting.add("unmounting %s waits for %s running here to end"
+                        .formatted(u.where().isEmpty() ? unit.getKey() : u.where(), jobs));
             } else {
                 a.add(new RemoveMount(unit.getKey(), u.what(), u.where(), dropInGoes || samePath));
             }
@@ -134,21 +154,34 @@ public final class StorageDiff {
         }
         if (p instanceof StoragePlan.Export e) {
             String to = String.join(", ", e.clients());
-            // Another export still mounted at the path (it waits for this machine's jobs): exported now, it would be that
+            // Another export still mounted at the path (it waits for this machine's jobs): exported now, it would be
+            // that
             // export's files the clients get, gone from under them once it is unmounted.
-            var over = going.stream().filter(u -> u.getValue().where().equals(path)).findFirst();
+            var over = going.stream()
+                    .filter(u -> u.getValue().where().equals(path))
+                    .findFirst();
             if (over.isPresent() && !removing) {
-                waiting.add("exporting %s waits for %s to be unmounted from it, once %s running here %s ended".formatted(path,
-                        over.get().getValue().what().isEmpty() ? over.get().getKey() : over.get().getValue().what(), jobs,
-                        seen.jobs().size() == 1 ? "has" : "have"));
+                waiting.add("exporting %s waits for %s to be unmounted from it, once %s running here %s ended"
+                        .formatted(
+                                path,
+                                over.get().getValue().what().isEmpty()
+                                        ? over.get().getKey()
+                                        : over.get().getValue().what(),
+                                jobs,
+                                seen.jobs().size() == 1 ? "has" : "have"));
                 return Diff.of(a, "").waitingFor(waiting);
             }
             if (e.clients().isEmpty()) {
-                return Diff.of(a, "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)").waitingFor(waiting);
+                return Diff.of(
+                                a,
+                                "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)")
+                        .waitingFor(waiting);
             }
             a.add(new MakeExportDirs(path));
             StorageSeen.Unit server = seen.server() == null ? NONE : seen.server();
-            String text = seen.kernelServer() ? exportsLine(path, e.clients()) : ganeshaConf(path, e.clients(), seen.ganeshaMajor() >= 6);
+            String text = seen.kernelServer()
+                    ? exportsLine(path, e.clients())
+                    : ganeshaConf(path, e.clients(), seen.ganeshaMajor() >= 6);
             boolean changed = !(seen.kernelServer() ? seen.exports() : seen.ganeshaConf()).equals(sha256(text));
             Run run = !server.active() ? Run.START : changed ? Run.RESTART : Run.NONE;
             if (changed || !server.enabled() || run != Run.NONE) {
@@ -161,24 +194,35 @@ public final class StorageDiff {
         }
         if (p instanceof StoragePlan.Check) {
             // What is mounted there now may be slurmlet's own mount, which this pass removes.
-            boolean unmounting = a.stream().anyMatch(x -> x instanceof RemoveMount r && r.where().equals(path));
+            boolean unmounting = a.stream()
+                    .anyMatch(x -> x instanceof RemoveMount r && r.where().equals(path));
             if (seen.mountedAt().isEmpty() || unmounting) {
-                return Diff.of(a, "").waitingFor(waiting).blockedBy(("nothing is mounted at %s (shared.path with neither nfs nor server means the site "
-                        + "mounts it): mount the shared file system there; slurmd waits for it").formatted(path));
+                return Diff.of(a, "")
+                        .waitingFor(waiting)
+                        .blockedBy(("nothing is mounted at %s (shared.path with neither nfs nor server means the site "
+                                        + "mounts it): mount the shared file system there; slurmd waits for it")
+                                .formatted(path));
             }
             return Diff.of(a, path + " is mounted (" + seen.mountedAt() + ")").waitingFor(waiting);
         }
-        return Diff.of(a, p instanceof StoragePlan.None ? "no shared storage in the settings" : "the shared storage is mounted")
+        return Diff.of(
+                        a,
+                        p instanceof StoragePlan.None
+                                ? "no shared storage in the settings"
+                                : "the shared storage is mounted")
                 .waitingFor(waiting);
     }
 
     /** What a unit is to do: start (it does not run), restart (its file changed while it runs), or nothing. */
-    enum Run { START, RESTART, NONE }
+    enum Run {
+        START,
+        RESTART,
+        NONE
+    }
 
     /** What the storage step does; only {@link StorageStep} knows how. */
-    sealed interface StorageAction extends Action permits Mount, RemoveMount, WriteDropIn, RemoveDropIn, MakeExportDirs, Export,
-            Unexport {
-    }
+    sealed interface StorageAction extends Action
+            permits Mount, RemoveMount, WriteDropIn, RemoveDropIn, MakeExportDirs, Export, Unexport {}
 
     /**
      * The wanted mount: its unit written (when {@code text} is not null), enabled, started or restarted.
@@ -187,11 +231,20 @@ public final class StorageDiff {
      * @param slurmdWaits whether slurmd runs here and waits for it
      * @param lift        whether slurmd's wait (its drop-in) is lifted around a remount, which would stop slurmd with it
      */
-    record Mount(String unit, StoragePlan.Mount mount, String text, boolean enable, Run run, String was, boolean slurmdWaits,
-                 boolean lift) implements StorageAction {
+    record Mount(
+            String unit,
+            StoragePlan.Mount mount,
+            String text,
+            boolean enable,
+            Run run,
+            String was,
+            boolean slurmdWaits,
+            boolean lift)
+            implements StorageAction {
         public String will() {
             if (run == Run.START) {
-                return "mount %s at %s%s".formatted(mount.source(), mount.path(), slurmdWaits ? " (slurmd waits for it)" : "");
+                return "mount %s at %s%s"
+                        .formatted(mount.source(), mount.path(), slurmdWaits ? " (slurmd waits for it)" : "");
             }
             if (run == Run.RESTART) {
                 return !was.isEmpty() && !was.equals(mount.source())
@@ -222,8 +275,13 @@ public final class StorageDiff {
         @Override
         public String failed(String error) {
             return ("%s: the export %s could not be mounted at %s (%s): check that it answers and exports %s to this machine; slurmd "
-                    + "waits for it").formatted(mount.ours() ? "shared.server" : "shared.nfs", mount.source(), mount.path(), error,
-                    mount.path());
+                            + "waits for it")
+                    .formatted(
+                            mount.ours() ? "shared.server" : "shared.nfs",
+                            mount.source(),
+                            mount.path(),
+                            error,
+                            mount.path());
         }
     }
 
@@ -238,8 +296,9 @@ public final class StorageDiff {
      */
     record RemoveMount(String unit, String what, String where, boolean withDropIn) implements StorageAction {
         public String will() {
-            return (what.isEmpty() || where.isEmpty() ? "unmount and remove the mount unit " + unit
-                    : "unmount %s from %s and remove its mount unit".formatted(what, where))
+            return (what.isEmpty() || where.isEmpty()
+                            ? "unmount and remove the mount unit " + unit
+                            : "unmount %s from %s and remove its mount unit".formatted(what, where))
                     + (withDropIn ? " and slurmd's wait for it (first, so slurmd keeps running)" : "");
         }
 
@@ -296,7 +355,8 @@ public final class StorageDiff {
      * runs) or ganesha.conf, written when {@code text} is not null; the server enabled, started, or
      * (ganesha) restarted for its new configuration.
      */
-    record Export(boolean kernel, String path, String to, String text, boolean enable, Run run) implements StorageAction {
+    record Export(boolean kernel, String path, String to, String text, boolean enable, Run run)
+            implements StorageAction {
         public String will() {
             if (run == Run.START) {
                 return "export %s to %s".formatted(path, to);
@@ -310,7 +370,8 @@ public final class StorageDiff {
                 did.add("wrote " + (kernel ? StorageStep.EXPORTS : StorageStep.GANESHA_CONF));
             }
             if (run == Run.START) {
-                did.add("exported %s with %s to %s".formatted(path, kernel ? "the kernel's NFS server" : "nfs-ganesha", to));
+                did.add("exported %s with %s to %s"
+                        .formatted(path, kernel ? "the kernel's NFS server" : "nfs-ganesha", to));
             } else if (run == Run.RESTART && !kernel) {
                 did.add("exported %s again, now to %s".formatted(path, to));
             }
@@ -361,7 +422,11 @@ public final class StorageDiff {
             char c = (char) (bytes[i] & 0xff);
             if (c == '/') {
                 out.append('-');
-            } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == ':' || c == '_'
+            } else if ((c >= 'a' && c <= 'z')
+                    || (c >= 'A' && c <= 'Z')
+                    || (c >= '0' && c <= '9')
+                    || c == ':'
+                    || c == '_'
                     || (c == '.' && i > 0)) {
                 out.append(c);
             } else {
@@ -416,9 +481,11 @@ public final class StorageDiff {
                 + (allowFlusherFail ? "    allow_set_io_flusher_fail = true;\n" : "") + "}\n"
                 + "NFS_KRB5 {\n    Active_krb5 = false;\n}\n"
                 + "NFSV4 {\n    Graceless = true;\n}\n"
-                + "EXPORT {\n    Export_Id = 1;\n    Path = " + path + ";\n    Pseudo = " + path + ";\n    Protocols = 3, 4;\n"
+                + "EXPORT {\n    Export_Id = 1;\n    Path = " + path + ";\n    Pseudo = " + path
+                + ";\n    Protocols = 3, 4;\n"
                 + "    Transports = TCP;\n    SecType = sys;\n    Squash = No_Root_Squash;\n    Access_Type = None;\n"
-                + "    CLIENT {\n        Clients = " + String.join(", ", clients) + ";\n        Access_Type = RW;\n    }\n"
+                + "    CLIENT {\n        Clients = " + String.join(", ", clients)
+                + ";\n        Access_Type = RW;\n    }\n"
                 + "    FSAL {\n        Name = VFS;\n    }\n}\n";
     }
 }

@@ -1,19 +1,16 @@
 package io.slurmlet.agent.storage;
 
-import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Action;
-import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.slurm.LocalJobs;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.plan.StoragePlan;
-import io.slurmlet.agent.slurm.LocalJobs;
 import io.slurmlet.model.observed.StorageSeen;
-
+import io.slurmlet.model.plan.StoragePlan;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -65,6 +62,7 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
     private final java.time.Clock clock;
     /** The export this machine waits for its server to export, and since when; null while it waits for none. */
     private String awaited;
+
     private java.time.Instant awaitedSince;
 
     /** How long a mount waits for its server (a slurmlet machine) to export: its own pass may install the NFS server first. */
@@ -74,7 +72,8 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         this(files, host, services, commands, root, java.time.Clock.systemUTC());
     }
 
-    public StorageStep(Files files, HostFiles host, Services services, Commands commands, Path root, java.time.Clock clock) {
+    public StorageStep(
+            Files files, HostFiles host, Services services, Commands commands, Path root, java.time.Clock clock) {
         super("storage", StorageDiff::desired, StorageDiff::diff);
         this.files = files;
         this.host = host;
@@ -99,7 +98,8 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
                 continue;
             }
             Optional<Files.Stat> file = files.stat(at(UNITS.resolve(name)));
-            boolean ours = file.isPresent() && new String(file.get().content(), StandardCharsets.UTF_8).startsWith(MARK);
+            boolean ours =
+                    file.isPresent() && new String(file.get().content(), StandardCharsets.UTF_8).startsWith(MARK);
             if (ours || name.equals(wantedUnit)) {
                 mounts.put(name, unitSeen(name, file));
             }
@@ -107,8 +107,17 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         if (!wantedUnit.isEmpty() && !mounts.containsKey(wantedUnit)) {
             StorageSeen.Unit none = unitSeen(wantedUnit, Optional.empty());
             // Mounted with no unit file of slurmlet's: the site's (fstab, by hand); what it is, for the step's words.
-            mounts.put(wantedUnit, none.active() ? new StorageSeen.Unit("", none.enabled(), true,
-                    io.slurmlet.model.text.Text.oneLine(mountedAt(p.path()).orElse("")), p.path()) : none);
+            mounts.put(
+                    wantedUnit,
+                    none.active()
+                            ? new StorageSeen.Unit(
+                                    "",
+                                    none.enabled(),
+                                    true,
+                                    io.slurmlet.model.text.Text.oneLine(
+                                            mountedAt(p.path()).orElse("")),
+                                    p.path())
+                            : none);
         }
         Optional<Files.Stat> ganesha = files.stat(at(GANESHA_CONF));
         boolean kernel = kernelServer();
@@ -117,40 +126,70 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             String unit = kernel ? KERNEL_SERVER : GANESHA;
             server = new StorageSeen.Unit("", services.isEnabled(unit), services.isActive(unit));
         }
-        return new StorageSeen(mounts, digest(files.stat(at(SLURMD_DROP_IN))), digest(files.stat(at(EXPORTS))), digest(ganesha),
-                ganesha.isPresent() && new String(ganesha.get().content(), StandardCharsets.UTF_8).startsWith(MARK.substring(0, 20)),
-                kernel, ganeshaMajor(), server, p instanceof StoragePlan.Check ? io.slurmlet.model.text.Text.oneLine(mountedAt(p.path()).orElse(""))
-                : "", exported(ganesha), LocalJobs.running(host));
+        return new StorageSeen(
+                mounts,
+                digest(files.stat(at(SLURMD_DROP_IN))),
+                digest(files.stat(at(EXPORTS))),
+                digest(ganesha),
+                ganesha.isPresent()
+                        && new String(ganesha.get().content(), StandardCharsets.UTF_8)
+                                .startsWith(MARK.substring(0, 20)),
+                kernel,
+                ganeshaMajor(),
+                server,
+                p instanceof StoragePlan.Check
+                        ? io.slurmlet.model.text.Text.oneLine(
+                                mountedAt(p.path()).orElse(""))
+                        : "",
+                exported(ganesha),
+                LocalJobs.running(host));
     }
 
     private StorageSeen.Unit unitSeen(String name, Optional<Files.Stat> file) throws SystemException {
-        String text = file.map(f -> new String(f.content(), StandardCharsets.UTF_8)).orElse("");
-        return new StorageSeen.Unit(digest(file), services.isEnabled(name), services.isActive(name), line(text, "What="),
+        String text =
+                file.map(f -> new String(f.content(), StandardCharsets.UTF_8)).orElse("");
+        return new StorageSeen.Unit(
+                digest(file),
+                services.isEnabled(name),
+                services.isActive(name),
+                line(text, "What="),
                 line(text, "Where="));
     }
 
     /** The value of a unit file's {@code key} line, one line of printable text; "" when it has none. */
     private static String line(String text, String key) {
-        return text.lines().filter(l -> l.startsWith(key)).findFirst().map(l -> io.slurmlet.model.text.Text.oneLine(l.substring(key.length())))
+        return text.lines()
+                .filter(l -> l.startsWith(key))
+                .findFirst()
+                .map(l -> io.slurmlet.model.text.Text.oneLine(l.substring(key.length())))
                 .orElse("");
     }
 
     /** Whether two ganesha.conf texts differ at most in their {@code Clients = …;} lines: a reload takes that. */
     static boolean sameButClients(String before, String after) {
         java.util.regex.Pattern clients = java.util.regex.Pattern.compile("(?m)^(\\s*Clients = )[^;\n]*;$");
-        return clients.matcher(before).replaceAll("$1…;").equals(clients.matcher(after).replaceAll("$1…;"));
+        return clients.matcher(before)
+                .replaceAll("$1…;")
+                .equals(clients.matcher(after).replaceAll("$1…;"));
     }
 
     /** The folder slurmlet's exports file (its second line's first word) or its ganesha.conf ({@code Path = …;}) exports; "" for none. */
     private String exported(Optional<Files.Stat> ganesha) throws IOException {
         Optional<Files.Stat> exports = files.stat(at(EXPORTS));
         if (exports.isPresent()) {
-            List<String> lines = new String(exports.get().content(), StandardCharsets.UTF_8).lines().toList();
-            return lines.size() > 1 ? io.slurmlet.model.text.Text.oneLine(lines.get(1).split(" ")[0]) : "";
+            List<String> lines = new String(exports.get().content(), StandardCharsets.UTF_8)
+                    .lines()
+                    .toList();
+            return lines.size() > 1
+                    ? io.slurmlet.model.text.Text.oneLine(lines.get(1).split(" ")[0])
+                    : "";
         }
-        String conf = ganesha.map(g -> new String(g.content(), StandardCharsets.UTF_8)).orElse("");
+        String conf = ganesha.map(g -> new String(g.content(), StandardCharsets.UTF_8))
+                .orElse("");
         var path = java.util.regex.Pattern.compile("(?m)^\\s*Path = (\\S+);").matcher(conf);
-        return conf.startsWith(MARK.substring(0, 20)) && path.find() ? io.slurmlet.model.text.Text.oneLine(path.group(1)) : "";
+        return conf.startsWith(MARK.substring(0, 20)) && path.find()
+                ? io.slurmlet.model.text.Text.oneLine(path.group(1))
+                : "";
     }
 
     private static String digest(Optional<Files.Stat> file) {
@@ -165,7 +204,8 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             }
             if (m.run() == StorageDiff.Run.RESTART) {
                 // Before the unit file: written without the remount, the next pass would take it as done.
-                noJobStartedMeanwhile("mounting " + m.mount().source() + " at " + m.mount().path() + " again");
+                noJobStartedMeanwhile(
+                        "mounting " + m.mount().source() + " at " + m.mount().path() + " again");
             }
             if (m.lift()) {
                 // Read by systemd before the remount: a restart of the mount would stop slurmd with it.
@@ -188,7 +228,12 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
                 }
             } finally {
                 if (m.lift()) {
-                    files.write(at(SLURMD_DROP_IN), bytes(StorageDiff.dropIn(m.mount().path())), MODE, "root", "root");
+                    files.write(
+                            at(SLURMD_DROP_IN),
+                            bytes(StorageDiff.dropIn(m.mount().path())),
+                            MODE,
+                            "root",
+                            "root");
                     services.reload();
                 }
             }
@@ -204,12 +249,14 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             files.delete(at(SLURMD_DROP_IN));
             services.reload();
         } else if (action instanceof StorageDiff.MakeExportDirs d) {
-            commands.runChecked(List.of("install", "-d", "-m", "0755", d.path(), d.path() + "/home"), Duration.ofSeconds(30));
+            commands.runChecked(
+                    List.of("install", "-d", "-m", "0755", d.path(), d.path() + "/home"), Duration.ofSeconds(30));
         } else if (action instanceof StorageDiff.Export x) {
             boolean clientsOnly = false;
             if (x.text() != null) {
                 if (!x.kernel()) {
-                    clientsOnly = files.stat(at(GANESHA_CONF)).map(f -> sameButClients(new String(f.content(), StandardCharsets.UTF_8), x.text()))
+                    clientsOnly = files.stat(at(GANESHA_CONF))
+                            .map(f -> sameButClients(new String(f.content(), StandardCharsets.UTF_8), x.text()))
                             .orElse(false);
                 }
                 files.write(at(x.kernel() ? EXPORTS : GANESHA_CONF), bytes(x.text()), MODE, "root", "root");
@@ -224,9 +271,12 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
                 services.start(x.unit());
             } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel() && clientsOnly) {
                 // Only who may mount changed (a machine joined or left): nfs-ganesha rereads its exports on SIGHUP (its
-                // unit's reload), with no pause for the clients. A restart stalled every job's /shared writes 0.4 s on an
-                // idle machine, over 1 s under load (ClusterIT's heartbeat, a machine rejoining). Not Services.reread: that
-                // waits out slurmd's re-execution, which ganesha does not do; reload-or-restart restarts it, as before, only
+                // unit's reload), with no pause for the clients. A restart stalled every job's /shared writes 0.4 s on
+                // an
+                // idle machine, over 1 s under load (ClusterIT's heartbeat, a machine rejoining). Not Services.reread:
+                // that
+                // waits out slurmd's re-execution, which ganesha does not do; reload-or-restart restarts it, as before,
+                // only
                 // where a site's unit has no ExecReload.
                 commands.runChecked(List.of("systemctl", "reload-or-restart", x.unit()), Duration.ofSeconds(60));
             } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel()) {
@@ -256,13 +306,16 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         String server = mount.source().substring(0, mount.source().indexOf(':'));
         String why;
         try {
-            Commands.Result r = commands.run(List.of("showmount", "-e", "--no-headers", server), Duration.ofSeconds(10));
+            Commands.Result r =
+                    commands.run(List.of("showmount", "-e", "--no-headers", server), Duration.ofSeconds(10));
             boolean listed = r.exit() == 0 && r.stdout().lines().anyMatch(l -> l.split("\\s+")[0].equals(mount.path()));
             if (listed) {
                 awaited = null;
                 return;
             }
-            why = r.exit() == 0 ? "it does not list " + mount.path() + " yet" : io.slurmlet.model.text.Text.oneLine(r.stderr().strip());
+            why = r.exit() == 0
+                    ? "it does not list " + mount.path() + " yet"
+                    : io.slurmlet.model.text.Text.oneLine(r.stderr().strip());
         } catch (io.slurmlet.agent.system.CommandFailed e) {
             if (e.kind() == io.slurmlet.agent.system.CommandFailed.Kind.NOT_FOUND) {
                 return;
@@ -275,8 +328,8 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             awaitedSince = now;
         }
         if (Duration.between(awaitedSince, now).compareTo(SERVER_GRACE) < 0) {
-            throw new Held("mounting %s at %s waits for %s to export it (showmount -e %s: %s)".formatted(mount.source(), mount.path(),
-                    server, server, why));
+            throw new Held("mounting %s at %s waits for %s to export it (showmount -e %s: %s)"
+                    .formatted(mount.source(), mount.path(), server, server, why));
         }
     }
 
@@ -284,8 +337,8 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
     private void noJobStartedMeanwhile(String what) throws IOException {
         List<String> jobs = LocalJobs.running(host);
         if (!jobs.isEmpty()) {
-            throw new IOException("%s waits for job%s %s, which started here meanwhile".formatted(what, jobs.size() == 1 ? "" : "s",
-                    String.join(", ", jobs)));
+            throw new IOException("%s waits for job%s %s, which started here meanwhile"
+                    .formatted(what, jobs.size() == 1 ? "" : "s", String.join(", ", jobs)));
         }
     }
 
@@ -295,7 +348,9 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
 
     /** Whether this kernel serves NFS itself (nfsd): then the kernel's server exports, else nfs-ganesha (containers). */
     private boolean kernelServer() {
-        return host.read(Path.of("/proc/filesystems")).map(f -> f.lines().anyMatch(l -> l.strip().endsWith("nfsd"))).orElse(false);
+        return host.read(Path.of("/proc/filesystems"))
+                .map(f -> f.lines().anyMatch(l -> l.strip().endsWith("nfsd")))
+                .orElse(false);
     }
 
     /**
@@ -326,7 +381,10 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         for (String line : info.get().split("\n")) {
             String[] f = line.split(" ");
             int dash = Arrays.asList(f).indexOf("-");
-            if (f.length > 4 && dash > 0 && f.length > dash + 2 && f[4].replace("\\040", " ").equals(path)) {
+            if (f.length > 4
+                    && dash > 0
+                    && f.length > dash + 2
+                    && f[4].replace("\\040", " ").equals(path)) {
                 found = Optional.of(f[dash + 2] + ", " + f[dash + 1]);
             }
         }

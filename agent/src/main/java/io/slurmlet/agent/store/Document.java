@@ -2,7 +2,6 @@ package io.slurmlet.agent.store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.slurmlet.model.api.SettingsJson;
-
 import java.io.IOException;
 import java.util.function.Supplier;
 
@@ -47,7 +46,10 @@ public final class Document<T> {
             version = stored.get().version();
             return value;
         } catch (IOException e) {
-            throw new IOException("cannot read %s in %s (%s): %s".formatted(what, where(), e.getMessage().split("\n")[0], fix), e);
+            throw new IOException(
+                    "cannot read %s in %s (%s): %s"
+                            .formatted(what, where(), e.getMessage().split("\n")[0], fix),
+                    e);
         }
     }
 
@@ -55,8 +57,11 @@ public final class Document<T> {
     public synchronized void write(T value) throws StorageException {
         var written = store.put(key, SettingsJson.pretty(value), version);
         if (written.isEmpty()) {
-            throw new StorageException("%s was changed by another writer since this leader read it; nothing was written: "
-                    .formatted(where()) + "restart the agent so it reads it again", null);
+            throw new StorageException(
+                    "%s was changed by another writer since this leader read it; nothing was written: "
+                                    .formatted(where())
+                            + "restart the agent so it reads it again",
+                    null);
         }
         version = written.getAsLong();
     }

@@ -13,17 +13,15 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.jboss.logging.Logger;
 
 /**
  * The leader-eligible agents of one cluster elect their leader in etcd: the leader is the agent whose
@@ -47,12 +45,15 @@ public final class EtcdElection implements Leadership, AutoCloseable {
 
     /** The election's key under the prefix: not a key of the state ({@link Keys}), so no watcher, listing or move sees it. */
     static final String KEY = "_leader";
+
     private static final Logger LOG = Logger.getLogger(EtcdElection.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** What the leader's key holds: who leads, and where its agents' channel is. */
     @RegisterForReflection
-    public record Record(@JsonProperty("name") String name, @JsonProperty("agents") String agents) {
+    public record Record(
+            @JsonProperty("name") String name,
+            @JsonProperty("agents") String agents) {
         @Override
         public String toString() {
             return name + " (" + agents + ")";
@@ -75,11 +76,18 @@ public final class EtcdElection implements Leadership, AutoCloseable {
     private volatile long revision;
     /** On {@link #nanos}: this agent leads until then, unless a renewal moves it on. */
     private volatile long validUntil;
+
     private volatile Optional<Record> seen = Optional.empty();
     private volatile Thread keeper;
 
-    EtcdElection(EtcdStore store, ByteSequence key, Record self, Duration ttl, Duration timeout, LongSupplier nanos,
-                 Consumer<String> lost) {
+    EtcdElection(
+            EtcdStore store,
+            ByteSequence key,
+            Record self,
+            Duration ttl,
+            Duration timeout,
+            LongSupplier nanos,
+            Consumer<String> lost) {
         if (ttl.toSeconds() < 2) {
             throw new IllegalArgumentException("the leader's lease lasts at least 2 s (etcd's shortest), not " + ttl);
         }
@@ -112,7 +120,9 @@ public final class EtcdElection implements Leadership, AutoCloseable {
                 failing = null;
             } catch (StorageException e) {
                 if (!e.getMessage().equals(failing)) {
-                    LOG.warnf("standing by, and cannot ask etcd who leads: %s (trying again every %d ms)", e.getMessage(), poll.toMillis());
+                    LOG.warnf(
+                            "standing by, and cannot ask etcd who leads: %s (trying again every %d ms)",
+                            e.getMessage(), poll.toMillis());
                     failing = e.getMessage();
                 }
             }
@@ -138,9 +148,19 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         try {
             // Made again after a try that timed out: if that one took the key, this one finds it taken, and the
             // lease given back below takes the key with it.
-            won = await(() -> store.kv().txn().If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-                    .Then(Op.put(key, ByteSequence.from(json(self)), PutOption.builder().withLeaseId(grant.getID()).build()))
-                    .commit(), "take the leader's key", timeout);
+            won = await(
+                    () -> store.kv()
+                            .txn()
+                            .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
+                            .Then(Op.put(
+                                    key,
+                                    ByteSequence.from(json(self)),
+                                    PutOption.builder()
+                                            .withLeaseId(grant.getID())
+                                            .build()))
+                            .commit(),
+                    "take the leader's key",
+                    timeout);
         } catch (StorageException e) {
             store.lease().revoke(grant.getID());
             throw e;
@@ -167,7 +187,8 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         keeper = new Thread(this::keep, "slurmlet-leader-lease");
         keeper.setDaemon(true);
         keeper.start();
-        LOG.infof("leads the cluster (etcd lease %x of %d s, leader key revision %d)", leaseId, grant.getTTL(), revision);
+        LOG.infof(
+                "leads the cluster (etcd lease %x of %d s, leader key revision %d)", leaseId, grant.getTTL(), revision);
         return true;
     }
 
@@ -204,13 +225,16 @@ public final class EtcdElection implements Leadership, AutoCloseable {
             }
             long asked = nanos.getAsLong();
             if (asked - validUntil >= 0) {
-                lose("the leader's lease could not be renewed in time: etcd did not answer before this leader's own deadline");
+                lose(
+                        "the leader's lease could not be renewed in time: etcd did not answer before this leader's own deadline");
                 return;
             }
             // Each wait ends by the time this agent stops leading, so a silent etcd is found out then.
-            Duration within = Duration.ofNanos(Math.max(1_000_000, Math.min(Math.min(timeout.toNanos(), every), validUntil - asked)));
+            Duration within = Duration.ofNanos(
+                    Math.max(1_000_000, Math.min(Math.min(timeout.toNanos(), every), validUntil - asked)));
             try {
-                LeaseKeepAliveResponse renewed = await(() -> store.lease().keepAliveOnce(leaseId), "renew the leader's lease", within);
+                LeaseKeepAliveResponse renewed =
+                        await(() -> store.lease().keepAliveOnce(leaseId), "renew the leader's lease", within);
                 if (renewed.getTTL() <= 0) {
                     lose("etcd says the leader's lease ended");
                     return;
@@ -220,11 +244,18 @@ public final class EtcdElection implements Leadership, AutoCloseable {
                     lose("the leader's key was removed, or holds another's");
                     return;
                 }
-                validUntil = Math.max(validUntil, asked + Duration.ofSeconds(renewed.getTTL()).minus(margin()).toNanos());
+                validUntil = Math.max(
+                        validUntil,
+                        asked
+                                + Duration.ofSeconds(renewed.getTTL())
+                                        .minus(margin())
+                                        .toNanos());
                 next = asked + every;
             } catch (StorageException | RuntimeException e) {
-                // etcd 3.4 answers a renewal of a lapsed lease with "requested lease not found" (jetcd then fails the future).
-                if (e.getCause() != null && String.valueOf(e.getCause().getMessage()).contains("lease not found")) {
+                // etcd 3.4 answers a renewal of a lapsed lease with "requested lease not found" (jetcd then fails the
+                // future).
+                if (e.getCause() != null
+                        && String.valueOf(e.getCause().getMessage()).contains("lease not found")) {
                     lose("etcd says the leader's lease ended");
                     return;
                 }
@@ -232,7 +263,8 @@ public final class EtcdElection implements Leadership, AutoCloseable {
                     lose("the leader's lease could not be renewed in time: " + e.getMessage());
                     return;
                 }
-                next = nanos.getAsLong() + Math.min(every, Duration.ofMillis(200).toNanos());
+                next = nanos.getAsLong()
+                        + Math.min(every, Duration.ofMillis(200).toNanos());
             }
         }
     }
@@ -280,7 +312,8 @@ public final class EtcdElection implements Leadership, AutoCloseable {
 
     /** {@code seen} if it is another agent's than {@code self} and names an agents' channel over https. */
     public static Optional<Record> other(Optional<Record> seen, String self) {
-        return seen.filter(r -> !self.equals(r.name()) && r.agents() != null && r.agents().startsWith("https://"));
+        return seen.filter(
+                r -> !self.equals(r.name()) && r.agents() != null && r.agents().startsWith("https://"));
     }
 
     /** The create revision of the leader's key this agent put; 0 before it led. */
@@ -301,7 +334,8 @@ public final class EtcdElection implements Leadership, AutoCloseable {
                 store.lease().revoke(leaseId).get(1, TimeUnit.SECONDS);
                 LOG.infof("gave the leader's lease back");
             } catch (ExecutionException | TimeoutException e) {
-                LOG.warnf("could not give the leader's lease back (%s): a standby leads once it lapses", e.getMessage());
+                LOG.warnf(
+                        "could not give the leader's lease back (%s): a standby leads once it lapses", e.getMessage());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -312,7 +346,8 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         try {
             return JSON.readValue(kv.getValue().getBytes(), Record.class);
         } catch (IOException e) {
-            return new Record("(unreadable: " + kv.getValue().toString(java.nio.charset.StandardCharsets.UTF_8) + ")", "");
+            return new Record(
+                    "(unreadable: " + kv.getValue().toString(java.nio.charset.StandardCharsets.UTF_8) + ")", "");
         }
     }
 

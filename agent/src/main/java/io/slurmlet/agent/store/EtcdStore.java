@@ -16,8 +16,6 @@ import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
-import org.jboss.logging.Logger;
-
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -30,6 +28,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import org.jboss.logging.Logger;
 
 /**
  * The store in etcd: every key under one prefix ({@code /slurmlet/} by default, so that an etcd
@@ -60,6 +59,7 @@ public final class EtcdStore implements Store, AutoCloseable {
      * member (the lease keeper's requests between them: measured, five tries in a row).
      */
     private final List<Client> members;
+
     private final java.util.concurrent.atomic.AtomicInteger member = new java.util.concurrent.atomic.AtomicInteger();
     private final String prefix;
     private final String endpoints;
@@ -67,17 +67,20 @@ public final class EtcdStore implements Store, AutoCloseable {
     private final Watchers watchers = new Watchers();
     /** Guards the etcd watch and {@link #heard}. */
     private final Object watching = new Object();
+
     private Watch.Watcher watcher;
     /** The revision of the last change the watchers were handed; the next watch starts after it. */
     private long heard;
     /** The revision of the last change this store made; guarded by {@link #watching}. */
     private long written;
+
     private volatile boolean closed;
     /** Set once this agent won the election: every write also compares the leader's key with the one its win put. */
     private volatile Fence fence;
 
     /** The leader's key and the create revision this agent's win gave it; {@code lost} is told when a write finds it changed. */
-    private record Fence(ByteSequence key, long revision, Consumer<String> lost, java.util.function.BooleanSupplier leads) {
+    private record Fence(
+            ByteSequence key, long revision, Consumer<String> lost, java.util.function.BooleanSupplier leads) {
         Cmp held() {
             return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision));
         }
@@ -98,12 +101,14 @@ public final class EtcdStore implements Store, AutoCloseable {
      *
      * @param endpoints the endpoints as the admin wrote them, for errors
      */
-    public static EtcdStore open(Client client, String prefix, String endpoints, Duration timeout) throws StorageException {
+    public static EtcdStore open(Client client, String prefix, String endpoints, Duration timeout)
+            throws StorageException {
         return open(client, List.of(client), prefix, endpoints, timeout, true);
     }
 
-    private static EtcdStore open(Client client, List<Client> members, String prefix, String endpoints, Duration timeout,
-                                  boolean reachNow) throws StorageException {
+    private static EtcdStore open(
+            Client client, List<Client> members, String prefix, String endpoints, Duration timeout, boolean reachNow)
+            throws StorageException {
         if (!prefix.startsWith("/") || !prefix.endsWith("/") || prefix.contains("//")) {
             throw new IllegalArgumentException("an etcd prefix starts and ends with / (as /slurmlet/): " + prefix);
         }
@@ -133,8 +138,14 @@ public final class EtcdStore implements Store, AutoCloseable {
      * Connects to the etcd members at {@code endpoints} (https ones with the CA, certificate and key
      * given: etcd checks the client certificate) and opens the store under {@code prefix}.
      */
-    public static EtcdStore connect(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
-                                    Optional<java.nio.file.Path> keyFile, String prefix, Duration timeout) throws StorageException {
+    public static EtcdStore connect(
+            List<String> endpoints,
+            Optional<java.nio.file.Path> caFile,
+            Optional<java.nio.file.Path> certFile,
+            Optional<java.nio.file.Path> keyFile,
+            String prefix,
+            Duration timeout)
+            throws StorageException {
         return connect(endpoints, caFile, certFile, keyFile, prefix, timeout, true);
     }
 
@@ -144,8 +155,14 @@ public final class EtcdStore implements Store, AutoCloseable {
      * leader-eligible agent stands by (its election asks again), and its machine's own part goes on,
      * rather than the agent exiting until etcd is back.
      */
-    public static EtcdStore connect(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
-                                    Optional<java.nio.file.Path> keyFile, String prefix, Duration timeout, boolean reachNow)
+    public static EtcdStore connect(
+            List<String> endpoints,
+            Optional<java.nio.file.Path> caFile,
+            Optional<java.nio.file.Path> certFile,
+            Optional<java.nio.file.Path> keyFile,
+            String prefix,
+            Duration timeout,
+            boolean reachNow)
             throws StorageException {
         String named = String.join(",", endpoints);
         List<Client> opened = new java.util.ArrayList<>();
@@ -169,13 +186,23 @@ public final class EtcdStore implements Store, AutoCloseable {
         }
     }
 
-    private static Client client(List<String> endpoints, Optional<java.nio.file.Path> caFile, Optional<java.nio.file.Path> certFile,
-                                 Optional<java.nio.file.Path> keyFile, String named, Duration timeout) throws StorageException {
+    private static Client client(
+            List<String> endpoints,
+            Optional<java.nio.file.Path> caFile,
+            Optional<java.nio.file.Path> certFile,
+            Optional<java.nio.file.Path> keyFile,
+            String named,
+            Duration timeout)
+            throws StorageException {
         // A member cut off from the network holds the requests the client sends it with no answer and no
         // reset: gRPC's keepalive, while a request waits, finds its connection dead and the client stops
         // sending it any (10 s is gRPC's shortest; etcd allows pings every 5 s, and none while nothing waits).
-        io.etcd.jetcd.ClientBuilder builder = Client.builder().endpoints(endpoints.toArray(String[]::new)).connectTimeout(timeout)
-                .keepaliveTime(Duration.ofSeconds(10)).keepaliveTimeout(Duration.ofSeconds(3)).keepaliveWithoutCalls(false)
+        io.etcd.jetcd.ClientBuilder builder = Client.builder()
+                .endpoints(endpoints.toArray(String[]::new))
+                .connectTimeout(timeout)
+                .keepaliveTime(Duration.ofSeconds(10))
+                .keepaliveTimeout(Duration.ofSeconds(3))
+                .keepaliveWithoutCalls(false)
                 .maxInboundMessageSize(64 << 20);
         if (caFile.isPresent()) {
             try {
@@ -186,7 +213,8 @@ public final class EtcdStore implements Store, AutoCloseable {
                     }
                 });
             } catch (javax.net.ssl.SSLException | RuntimeException e) {
-                throw new StorageException("cannot read the TLS files for etcd (%s): %s".formatted(named, e.getMessage()), e);
+                throw new StorageException(
+                        "cannot read the TLS files for etcd (%s): %s".formatted(named, e.getMessage()), e);
             }
         }
         return builder.build();
@@ -194,23 +222,31 @@ public final class EtcdStore implements Store, AutoCloseable {
 
     @Override
     public Optional<Versioned> get(String key) throws StorageException {
-        GetResponse r = await(() -> kv().get(bytes(Keys.checked(key))), "read " + where(key)).answer();
-        return r.getKvs().stream().findFirst().map(v -> new Versioned(v.getValue().getBytes(), v.getModRevision()));
+        GetResponse r = await(() -> kv().get(bytes(Keys.checked(key))), "read " + where(key))
+                .answer();
+        return r.getKvs().stream()
+                .findFirst()
+                .map(v -> new Versioned(v.getValue().getBytes(), v.getModRevision()));
     }
 
     @Override
     public OptionalLong put(String key, byte[] value, long expected) throws StorageException {
         ByteSequence k = bytes(Keys.checked(key));
         Fence f = fence;
-        Tried<TxnResponse> tried = await(() -> guarded(kv().txn(), unchanged(k, expected), f)
-                .Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
-                .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT))).commit(), "write " + where(key));
+        Tried<TxnResponse> tried = await(
+                () -> guarded(kv().txn(), unchanged(k, expected), f)
+                        .Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
+                        .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT)))
+                        .commit(),
+                "write " + where(key));
         TxnResponse r = tried.answer();
         if (!r.isSucceeded()) {
             refuseUnfenced(f, r, "write " + where(key));
             // A try that timed out may have been made all the same, and this one then found the key changed: by it.
             List<KeyValue> now = r.getGetResponses().get(0).getKvs();
-            if (tried.tries() > 1 && !now.isEmpty() && java.util.Arrays.equals(now.get(0).getValue().getBytes(), value)
+            if (tried.tries() > 1
+                    && !now.isEmpty()
+                    && java.util.Arrays.equals(now.get(0).getValue().getBytes(), value)
                     && now.get(0).getModRevision() > expected) {
                 return made(now.get(0).getModRevision());
             }
@@ -224,8 +260,13 @@ public final class EtcdStore implements Store, AutoCloseable {
         ByteSequence k = bytes(Keys.checked(key));
         Fence f = fence;
         // Made again after a try that timed out: if that one removed it, this one finds nothing, as below.
-        TxnResponse r = await(() -> guarded(kv().txn(), unchanged(k, expected), f).Then(Op.delete(k, DeleteOption.DEFAULT))
-                .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT))).commit(), "remove " + where(key)).answer();
+        TxnResponse r = await(
+                        () -> guarded(kv().txn(), unchanged(k, expected), f)
+                                .Then(Op.delete(k, DeleteOption.DEFAULT))
+                                .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT)))
+                                .commit(),
+                        "remove " + where(key))
+                .answer();
         if (!r.isSucceeded()) {
             refuseUnfenced(f, r, "remove " + where(key));
         }
@@ -242,10 +283,14 @@ public final class EtcdStore implements Store, AutoCloseable {
      */
     private static io.etcd.jetcd.Txn guarded(io.etcd.jetcd.Txn txn, Cmp unchanged, Fence f) throws StorageException {
         if (f != null && f.revision() == STANDING_BY) {
-            throw new StorageException("this agent stands by (another leads the cluster, or none yet), so it writes nothing to the store", null);
+            throw new StorageException(
+                    "this agent stands by (another leads the cluster, or none yet), so it writes nothing to the store",
+                    null);
         }
         if (f != null && !f.leads().getAsBoolean()) {
-            throw new StorageException("this agent's lease as the leader ran out (not renewed in time), so it writes nothing to the store", null);
+            throw new StorageException(
+                    "this agent's lease as the leader ran out (not renewed in time), so it writes nothing to the store",
+                    null);
         }
         return f == null ? txn.If(unchanged) : txn.If(unchanged, f.held());
     }
@@ -257,7 +302,8 @@ public final class EtcdStore implements Store, AutoCloseable {
     private static Op[] leaderKey(Fence f, Op... before) {
         Op[] ops = java.util.Arrays.copyOf(before, before.length + (f == null ? 0 : 1));
         if (f != null) {
-            ops[before.length] = Op.get(f.key(), GetOption.builder().withKeysOnly(true).build());
+            ops[before.length] =
+                    Op.get(f.key(), GetOption.builder().withKeysOnly(true).build());
         }
         return ops;
     }
@@ -272,7 +318,10 @@ public final class EtcdStore implements Store, AutoCloseable {
             String why = "the leader's key %s is no longer the one this agent's election put (revision %d)"
                     .formatted(f.key().toString(StandardCharsets.UTF_8), f.revision());
             f.lost().accept(why);
-            throw new StorageException("cannot %s: this agent does not lead the cluster any more (%s), so it writes nothing".formatted(what, why), null);
+            throw new StorageException(
+                    "cannot %s: this agent does not lead the cluster any more (%s), so it writes nothing"
+                            .formatted(what, why),
+                    null);
         }
     }
 
@@ -301,7 +350,8 @@ public final class EtcdStore implements Store, AutoCloseable {
      * with {@code _}, which no watcher or listing of the state sees); empty when nothing.
      */
     public Optional<byte[]> reserved(String name) throws StorageException {
-        GetResponse r = await(() -> kv().get(bytes(reservedName(name))), "read " + where(name)).answer();
+        GetResponse r = await(() -> kv().get(bytes(reservedName(name))), "read " + where(name))
+                .answer();
         return r.getKvs().stream().findFirst().map(v -> v.getValue().getBytes());
     }
 
@@ -310,8 +360,13 @@ public final class EtcdStore implements Store, AutoCloseable {
         ByteSequence k = bytes(reservedName(name));
         Fence f = fence;
         // Made again after a try that timed out: if that one put it, this one finds it there (read back by the caller).
-        TxnResponse r = await(() -> guarded(kv().txn(), unchanged(k, ABSENT), f).Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
-                .Else(leaderKey(f)).commit(), "write " + where(name)).answer();
+        TxnResponse r = await(
+                        () -> guarded(kv().txn(), unchanged(k, ABSENT), f)
+                                .Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
+                                .Else(leaderKey(f))
+                                .commit(),
+                        "write " + where(name))
+                .answer();
         if (!r.isSucceeded()) {
             refuseUnfenced(f, r, "write " + where(name));
         }
@@ -327,7 +382,8 @@ public final class EtcdStore implements Store, AutoCloseable {
 
     /** The key still at the version read: its mod revision, or for a key that held nothing no create revision. */
     private static Cmp unchanged(ByteSequence key, long expected) {
-        return expected == ABSENT ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
+        return expected == ABSENT
+                ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
                 : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(expected));
     }
 
@@ -340,13 +396,17 @@ public final class EtcdStore implements Store, AutoCloseable {
         long revision = 0;
         ByteSequence from = bytes(start);
         while (true) {
-            GetOption.Builder page = GetOption.builder().withRange(end).withLimit(PAGE)
-                    .withSortField(GetOption.SortTarget.KEY).withSortOrder(GetOption.SortOrder.ASCEND);
+            GetOption.Builder page = GetOption.builder()
+                    .withRange(end)
+                    .withLimit(PAGE)
+                    .withSortField(GetOption.SortTarget.KEY)
+                    .withSortOrder(GetOption.SortOrder.ASCEND);
             if (revision != 0) {
                 page.withRevision(revision); // every page of one listing read at the first page's revision
             }
             ByteSequence pageFrom = from;
-            GetResponse r = await(() -> kv().get(pageFrom, page.build()), "list " + where(folder)).answer();
+            GetResponse r = await(() -> kv().get(pageFrom, page.build()), "list " + where(folder))
+                    .answer();
             if (revision == 0) {
                 revision = r.getHeader().getRevision();
             }
@@ -393,8 +453,14 @@ public final class EtcdStore implements Store, AutoCloseable {
 
     /** One etcd watch of every key under the prefix, from {@code revision}. */
     private void startWatch(long revision) {
-        watcher = client.getWatchClient().watch(bytes(""), WatchOption.builder().isPrefix(true).withRevision(revision).build(),
-                Watch.listener(this::heard, this::lost));
+        watcher = client.getWatchClient()
+                .watch(
+                        bytes(""),
+                        WatchOption.builder()
+                                .isPrefix(true)
+                                .withRevision(revision)
+                                .build(),
+                        Watch.listener(this::heard, this::lost));
     }
 
     private void heard(WatchResponse response) {
@@ -419,10 +485,20 @@ public final class EtcdStore implements Store, AutoCloseable {
         if (closed) {
             return;
         }
-        LOG.warnf("the watch of etcd %s%s ended (%s): watching again, and every key read again", endpoints, prefix, error.getMessage());
+        LOG.warnf(
+                "the watch of etcd %s%s ended (%s): watching again, and every key read again",
+                endpoints, prefix, error.getMessage());
         watchers.later(() -> {
             try {
-                GetResponse keys = await(() -> kv().get(bytes(""), GetOption.builder().isPrefix(true).withKeysOnly(true).build()), "list every key").answer();
+                GetResponse keys = await(
+                                () -> kv().get(
+                                                bytes(""),
+                                                GetOption.builder()
+                                                        .isPrefix(true)
+                                                        .withKeysOnly(true)
+                                                        .build()),
+                                "list every key")
+                        .answer();
                 synchronized (watching) {
                     if (closed) {
                         return;
@@ -484,8 +560,17 @@ public final class EtcdStore implements Store, AutoCloseable {
 
     /** A count of the keys under the prefix: the cheapest request etcd answers only when it can. */
     private GetResponse reach(Duration within) throws StorageException {
-        return answered(() -> kv().get(bytes(""), GetOption.builder().isPrefix(true).withCountOnly(true).build()), "reach etcd", within,
-                attempt()).answer();
+        return answered(
+                        () -> kv().get(
+                                        bytes(""),
+                                        GetOption.builder()
+                                                .isPrefix(true)
+                                                .withCountOnly(true)
+                                                .build()),
+                        "reach etcd",
+                        within,
+                        attempt())
+                .answer();
     }
 
     private ByteSequence bytes(String key) {
@@ -493,8 +578,7 @@ public final class EtcdStore implements Store, AutoCloseable {
     }
 
     /** An answer, and how many tries it took. */
-    record Tried<T>(T answer, int tries) {
-    }
+    record Tried<T>(T answer, int tries) {}
 
     /** A request to etcd, made anew at each try (one refused before it is sent, as by the fence, throws). */
     @FunctionalInterface
@@ -532,19 +616,33 @@ public final class EtcdStore implements Store, AutoCloseable {
             tries++;
             int asked = member.get();
             try {
-                return new Tried<>(answered(request.send(), what, endpoints, Duration.ofNanos(Math.max(1_000_000, Math.min(attempt.toNanos(), left)))),
+                return new Tried<>(
+                        answered(
+                                request.send(),
+                                what,
+                                endpoints,
+                                Duration.ofNanos(Math.max(1_000_000, Math.min(attempt.toNanos(), left)))),
                         tries);
             } catch (StorageException e) {
                 if (!(e.getCause() instanceof TimeoutException)) {
                     throw e;
                 }
                 if (members.size() > 1 && member.compareAndSet(asked, asked + 1)) {
-                    LOG.debugf("etcd at member %d of %d did not answer %s in %s: the next try goes to the next", asked % members.size() + 1,
-                            members.size(), what, attempt);
+                    LOG.debugf(
+                            "etcd at member %d of %d did not answer %s in %s: the next try goes to the next",
+                            asked % members.size() + 1, members.size(), what, attempt);
                 }
                 if (System.nanoTime() - end >= 0) {
-                    throw new StorageException("cannot %s: etcd (%s) did not answer within %s (%d tries)".formatted(what, endpoints,
-                            within.toMillis() % 1000 == 0 ? within.toSeconds() + " s" : within.toMillis() + " ms", tries), e);
+                    throw new StorageException(
+                            "cannot %s: etcd (%s) did not answer within %s (%d tries)"
+                                    .formatted(
+                                            what,
+                                            endpoints,
+                                            within.toMillis() % 1000 == 0
+                                                    ? within.toSeconds() + " s"
+                                                    : within.toMillis() + " ms",
+                                            tries),
+                            e);
                 }
             }
         }
@@ -555,19 +653,29 @@ public final class EtcdStore implements Store, AutoCloseable {
     }
 
     /** etcd's answer within {@code within}; else a StorageException that says what could not be done, where, and why. */
-    static <T> T answered(CompletableFuture<T> answer, String what, String endpoints, Duration within) throws StorageException {
+    static <T> T answered(CompletableFuture<T> answer, String what, String endpoints, Duration within)
+            throws StorageException {
         try {
             return answer.get(within.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             answer.cancel(true);
-            throw new StorageException("cannot %s: etcd (%s) did not answer within %s".formatted(what, endpoints,
-                    within.toMillis() % 1000 == 0 ? within.toSeconds() + " s" : within.toMillis() + " ms"), e);
+            throw new StorageException(
+                    "cannot %s: etcd (%s) did not answer within %s"
+                            .formatted(
+                                    what,
+                                    endpoints,
+                                    within.toMillis() % 1000 == 0
+                                            ? within.toSeconds() + " s"
+                                            : within.toMillis() + " ms"),
+                    e);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() == null ? e : e.getCause();
-            throw new StorageException("cannot %s: etcd (%s) said: %s".formatted(what, endpoints, cause.getMessage()), cause);
+            throw new StorageException(
+                    "cannot %s: etcd (%s) said: %s".formatted(what, endpoints, cause.getMessage()), cause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new StorageException("cannot %s: interrupted while waiting for etcd (%s)".formatted(what, endpoints), e);
+            throw new StorageException(
+                    "cannot %s: interrupted while waiting for etcd (%s)".formatted(what, endpoints), e);
         }
     }
 
@@ -579,24 +687,34 @@ public final class EtcdStore implements Store, AutoCloseable {
     public static List<String> endpoints(io.slurmlet.agent.config.AgentConfig.Etcd etcd) {
         List<String> endpoints = etcd.endpoints().orElse(List.of());
         if (endpoints.isEmpty()) {
-            throw new IllegalStateException("slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.endpoints is empty: list every "
-                    + "etcd member's client URL, as [https://etcd1.example.org:2379, https://etcd2.example.org:2379, https://etcd3.example.org:2379]");
+            throw new IllegalStateException(
+                    "slurmlet.leader.store.kind is etcd and slurmlet.leader.store.etcd.endpoints is empty: list every "
+                            + "etcd member's client URL, as [https://etcd1.example.org:2379, https://etcd2.example.org:2379, https://etcd3.example.org:2379]");
         }
         for (String endpoint : endpoints) {
-            if (endpoint.startsWith("https://") && (etcd.caFile().isEmpty() || etcd.certFile().isEmpty() || etcd.keyFile().isEmpty())) {
-                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, and an https endpoint needs "
-                        + "slurmlet.leader.store.etcd.ca-file, cert-file and key-file: set all three (the CA of etcd's certificates, "
-                        + "this agent's client certificate and its key)").formatted(endpoint));
+            if (endpoint.startsWith("https://")
+                    && (etcd.caFile().isEmpty()
+                            || etcd.certFile().isEmpty()
+                            || etcd.keyFile().isEmpty())) {
+                throw new IllegalStateException(
+                        ("slurmlet.leader.store.etcd.endpoints has %s, and an https endpoint needs "
+                                        + "slurmlet.leader.store.etcd.ca-file, cert-file and key-file: set all three (the CA of etcd's certificates, "
+                                        + "this agent's client certificate and its key)")
+                                .formatted(endpoint));
             }
             if (endpoint.startsWith("http://") && !etcd.insecurePlaintext()) {
-                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, plain http: whoever is on the network "
-                        + "between this agent and etcd would read the cluster's state and could write it, which makes them its admin; "
-                        + "serve etcd over TLS and write https://HOST:2379 with ca-file, cert-file and key-file, or, on a test bench "
-                        + "on loopback only, set slurmlet.leader.store.etcd.insecure-plaintext: true").formatted(endpoint));
+                throw new IllegalStateException(
+                        ("slurmlet.leader.store.etcd.endpoints has %s, plain http: whoever is on the network "
+                                        + "between this agent and etcd would read the cluster's state and could write it, which makes them its admin; "
+                                        + "serve etcd over TLS and write https://HOST:2379 with ca-file, cert-file and key-file, or, on a test bench "
+                                        + "on loopback only, set slurmlet.leader.store.etcd.insecure-plaintext: true")
+                                .formatted(endpoint));
             }
             if (!endpoint.startsWith("https://") && !endpoint.startsWith("http://")) {
-                throw new IllegalStateException(("slurmlet.leader.store.etcd.endpoints has %s, which is not a URL: write "
-                        + "https://HOST:2379").formatted(endpoint));
+                throw new IllegalStateException(
+                        ("slurmlet.leader.store.etcd.endpoints has %s, which is not a URL: write "
+                                        + "https://HOST:2379")
+                                .formatted(endpoint));
             }
         }
         return endpoints;

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.store;
 
 import io.slurmlet.agent.system.AtomicFile;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -34,6 +33,7 @@ public final class FileStore implements Store {
     private final Map<String, Object> locks = new ConcurrentHashMap<>();
     /** Guards {@link #revision} and the order of the watchers' deliveries. */
     private final Object order = new Object();
+
     private long revision = 1;
     private final Watchers watchers = new Watchers();
 

@@ -2,7 +2,6 @@ package io.slurmlet.agent.store;
 
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.text.Text;
-
 import java.io.IOException;
 import java.util.Map;
 import java.util.TreeMap;
@@ -60,8 +59,15 @@ public final class Folder<T> {
             try {
                 read.put(machine, SettingsJson.STRICT.readValue(entry.getValue().value(), type));
             } catch (IOException e) {
-                throw new IOException("cannot read %s of %s in %s (%s): %s".formatted(what, Text.quote(machine),
-                        store.where(entry.getKey()), e.getMessage().split("\n")[0], fix), e);
+                throw new IOException(
+                        "cannot read %s of %s in %s (%s): %s"
+                                .formatted(
+                                        what,
+                                        Text.quote(machine),
+                                        store.where(entry.getKey()),
+                                        e.getMessage().split("\n")[0],
+                                        fix),
+                        e);
             }
             versions.put(machine, entry.getValue().version());
         }
@@ -101,13 +107,18 @@ public final class Folder<T> {
         String key = key(machine);
         long version = store.get(key).map(Store.Versioned::version).orElse(Store.ABSENT);
         if (store.put(key, SettingsJson.pretty(value), version).isEmpty()) {
-            throw new StorageException("%s changed while it was moved there from an earlier slurmlet's one document: restart the agent"
-                    .formatted(store.where(key)), null);
+            throw new StorageException(
+                    "%s changed while it was moved there from an earlier slurmlet's one document: restart the agent"
+                            .formatted(store.where(key)),
+                    null);
         }
     }
 
     private StorageException changed(String machine, String done) {
-        return new StorageException("%s was changed by another writer since this leader read it; nothing was %s: "
-                .formatted(where(machine), done) + "restart the agent so it reads it again", null);
+        return new StorageException(
+                "%s was changed by another writer since this leader read it; nothing was %s: "
+                                .formatted(where(machine), done)
+                        + "restart the agent so it reads it again",
+                null);
     }
 }

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.store;
 
 import io.slurmlet.agent.system.AtomicFile;
-
 import java.util.regex.Pattern;
 
 /**
@@ -16,15 +15,16 @@ final class Keys {
     /** A member of a collection: a node's name as Slurm takes it (letters, digits, _ . -, not starting with . or -). */
     static final Pattern MEMBER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
     /** A member's temporary file ({@link AtomicFile}'s name: the target's, the mark, 12 hex digits), never a member. */
-    static final Pattern LEFTOVER = Pattern.compile("(" + MEMBER.pattern() + ")" + io.slurmlet.model.settings.TemporaryFiles.SUFFIX);
+    static final Pattern LEFTOVER =
+            Pattern.compile("(" + MEMBER.pattern() + ")" + io.slurmlet.model.settings.TemporaryFiles.SUFFIX);
 
-    private Keys() {
-    }
+    private Keys() {}
 
     /** Whether {@code key} is a document's or a collection member's key. */
     static boolean valid(String key) {
         int slash = key.indexOf('/');
-        return slash < 0 ? DOCUMENT.matcher(key).matches()
+        return slash < 0
+                ? DOCUMENT.matcher(key).matches()
                 : FOLDER.matcher(key.substring(0, slash)).matches() && member(key.substring(slash + 1));
     }
 

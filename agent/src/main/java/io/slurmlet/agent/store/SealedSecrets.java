@@ -2,11 +2,6 @@ package io.slurmlet.agent.store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-
-import javax.crypto.AEADBadTagException;
-import javax.crypto.Cipher;
-import javax.crypto.spec.GCMParameterSpec;
-import javax.crypto.spec.SecretKeySpec;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,6 +16,10 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import javax.crypto.AEADBadTagException;
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
 
 /**
  * The cluster's secrets as etcd keeps them beside the leader's state, under the store's own key
@@ -38,6 +37,7 @@ public final class SealedSecrets {
     public static final String KEY = "_secrets";
     /** The munge key's file in the state folder. */
     public static final String MUNGE_KEY_FILE = "munge.key";
+
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CIPHER = "AES/GCM/NoPadding";
     private static final int NONCE_BYTES = 12;
@@ -79,17 +79,22 @@ public final class SealedSecrets {
             // Each byte a character: a binary key file (openssl rand 32) is told apart by its length, never shown.
             text = new String(Files.readAllBytes(file), StandardCharsets.ISO_8859_1).strip();
         } catch (NoSuchFileException e) {
-            throw new IOException(("slurmlet.leader.store.etcd.secrets-key-file is %s, which does not exist: make it once with "
-                    + "'openssl rand -hex 32 > %s; chmod 600 %s' and copy the same file to every leader-eligible machine").formatted(file, file, file));
+            throw new IOException(
+                    ("slurmlet.leader.store.etcd.secrets-key-file is %s, which does not exist: make it once with "
+                                    + "'openssl rand -hex 32 > %s; chmod 600 %s' and copy the same file to every leader-eligible machine")
+                            .formatted(file, file, file));
         }
         Set<PosixFilePermission> mode = Files.getPosixFilePermissions(file);
         if (mode.stream().anyMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS"))) {
-            throw new IOException("slurmlet.leader.store.etcd.secrets-key-file %s is readable by others (%s): chmod 600 %s"
-                    .formatted(file, PosixFilePermissions.toString(mode), file));
+            throw new IOException(
+                    "slurmlet.leader.store.etcd.secrets-key-file %s is readable by others (%s): chmod 600 %s"
+                            .formatted(file, PosixFilePermissions.toString(mode), file));
         }
         if (!text.matches("[0-9a-fA-F]{64}")) {
-            throw new IOException(("slurmlet.leader.store.etcd.secrets-key-file %s does not hold 64 hex digits (it holds %d characters): "
-                    + "make it with 'openssl rand -hex 32 > %s' (the same file on every leader-eligible machine)").formatted(file, text.length(), file));
+            throw new IOException(
+                    ("slurmlet.leader.store.etcd.secrets-key-file %s does not hold 64 hex digits (it holds %d characters): "
+                                    + "make it with 'openssl rand -hex 32 > %s' (the same file on every leader-eligible machine)")
+                            .formatted(file, text.length(), file));
         }
         return HexFormat.of().parseHex(text);
     }
@@ -105,8 +110,13 @@ public final class SealedSecrets {
             c.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new GCMParameterSpec(TAG_BITS, nonce));
             c.updateAAD(KEY.getBytes(StandardCharsets.US_ASCII));
             byte[] sealed = c.doFinal(JSON.writeValueAsBytes(encoded));
-            return JSON.writeValueAsBytes(Map.of("v", 1, "nonce", Base64.getEncoder().encodeToString(nonce),
-                    "sealed", Base64.getEncoder().encodeToString(sealed)));
+            return JSON.writeValueAsBytes(Map.of(
+                    "v",
+                    1,
+                    "nonce",
+                    Base64.getEncoder().encodeToString(nonce),
+                    "sealed",
+                    Base64.getEncoder().encodeToString(sealed)));
         } catch (GeneralSecurityException e) {
             throw new IOException("cannot seal the cluster's secrets for " + where + ": " + e.getMessage(), e);
         }
@@ -115,25 +125,33 @@ public final class SealedSecrets {
     /** The secrets by name that {@code blob} (read from {@code where}) holds, opened with this key. */
     public Map<String, byte[]> open(byte[] blob, String where) throws IOException {
         try {
-            Map<String, Object> outer = JSON.readValue(blob, new TypeReference<Map<String, Object>>() { });
+            Map<String, Object> outer = JSON.readValue(blob, new TypeReference<Map<String, Object>>() {});
             if (!Integer.valueOf(1).equals(outer.get("v"))) {
-                throw new IOException("the cluster's secrets in %s are of another format (%s): a newer slurmlet wrote them; upgrade this agent"
-                        .formatted(where, outer.get("v")));
+                throw new IOException(
+                        "the cluster's secrets in %s are of another format (%s): a newer slurmlet wrote them; upgrade this agent"
+                                .formatted(where, outer.get("v")));
             }
             Cipher c = Cipher.getInstance(CIPHER);
-            c.init(Cipher.DECRYPT_MODE, new SecretKeySpec(key, "AES"),
+            c.init(
+                    Cipher.DECRYPT_MODE,
+                    new SecretKeySpec(key, "AES"),
                     new GCMParameterSpec(TAG_BITS, Base64.getDecoder().decode((String) outer.get("nonce"))));
             c.updateAAD(KEY.getBytes(StandardCharsets.US_ASCII));
             byte[] plain = c.doFinal(Base64.getDecoder().decode((String) outer.get("sealed")));
-            Map<String, String> encoded = JSON.readValue(plain, new TypeReference<Map<String, String>>() { });
+            Map<String, String> encoded = JSON.readValue(plain, new TypeReference<Map<String, String>>() {});
             Map<String, byte[]> secrets = new LinkedHashMap<>();
-            encoded.forEach((name, value) -> secrets.put(name, Base64.getDecoder().decode(value)));
+            encoded.forEach(
+                    (name, value) -> secrets.put(name, Base64.getDecoder().decode(value)));
             return secrets;
         } catch (AEADBadTagException e) {
             throw new IOException(("the key file does not open the cluster's secrets in %s: this machine's "
-                    + "slurmlet.leader.store.etcd.secrets-key-file differs from the one the first leader used; copy that file here").formatted(where));
+                            + "slurmlet.leader.store.etcd.secrets-key-file differs from the one the first leader used; copy that file here")
+                    .formatted(where));
         } catch (GeneralSecurityException | RuntimeException e) {
-            throw new IOException("cannot read the cluster's secrets in %s (%s): restore them from a backup".formatted(where, e.getMessage()), e);
+            throw new IOException(
+                    "cannot read the cluster's secrets in %s (%s): restore them from a backup"
+                            .formatted(where, e.getMessage()),
+                    e);
         }
     }
 }

@@ -18,8 +18,7 @@ import java.util.function.Consumer;
 public interface Store {
 
     /** A document and the version it was read at; versions of one store only rise. */
-    record Versioned(byte[] value, long version) {
-    }
+    record Versioned(byte[] value, long version) {}
 
     /** What {@code key} holds now; empty when it holds nothing. */
     Optional<Versioned> get(String key) throws StorageException;

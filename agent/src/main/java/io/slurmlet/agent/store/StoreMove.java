@@ -1,7 +1,6 @@
 package io.slurmlet.agent.store;
 
 import io.slurmlet.agent.system.AtomicFile;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -38,16 +37,16 @@ public final class StoreMove {
     /** Written in the state folder once its store is moved: what it was moved to, and when. */
     public static final String MARK = "store-moved";
     /** The leader's documents in its store. */
-    static final List<String> DOCUMENTS = List.of("settings.json", "accounts.json", "lending.json", "plans.json", "join-tokens.json",
-            "agents.json");
+    static final List<String> DOCUMENTS =
+            List.of("settings.json", "accounts.json", "lending.json", "plans.json", "join-tokens.json", "agents.json");
     /**
      * The leader's collections in its store; a container file's parts before its manifest, as the
      * leader writes them, so that no manifest is there before its parts.
      */
-    static final List<String> COLLECTIONS = List.of("inventory", "agents", "removed", "lending", "container-parts", "container-files");
+    static final List<String> COLLECTIONS =
+            List.of("inventory", "agents", "removed", "lending", "container-parts", "container-files");
 
-    private StoreMove() {
-    }
+    private StoreMove() {}
 
     /** What a move did: each key moved, with its size; the secrets put there, sealed, by name. */
     public record Moved(Map<String, Integer> keys, List<String> secrets, String to) {
@@ -58,8 +57,8 @@ public final class StoreMove {
                         .formatted(String.join(", ", secrets), to);
             }
             int bytes = keys.values().stream().mapToInt(Integer::intValue).sum();
-            return "moved %d keys (%d bytes) and the cluster's %s (sealed) to %s, each read back the same".formatted(keys.size(), bytes,
-                    String.join(", ", secrets), to);
+            return "moved %d keys (%d bytes) and the cluster's %s (sealed) to %s, each read back the same"
+                    .formatted(keys.size(), bytes, String.join(", ", secrets), to);
         }
     }
 
@@ -78,23 +77,28 @@ public final class StoreMove {
         Path mark = stateDir.resolve(MARK);
         if (Files.exists(mark)) {
             String said = Files.readString(mark, StandardCharsets.UTF_8).strip();
-            if (said.contains("moved to " + to.where("") + " at ") && to.reserved(SealedSecrets.KEY).isEmpty()
+            if (said.contains("moved to " + to.where("") + " at ")
+                    && to.reserved(SealedSecrets.KEY).isEmpty()
                     && to.get("settings.json").isPresent()) {
                 SealedSecrets seal = SealedSecrets.withKeyFile(keyFile);
                 return new Moved(Map.of(), putSecrets(seal, secrets(stateDir, adminToken), to), to.where(""));
             }
-            throw new IOException("%s was moved already (%s says: %s); a store is moved once".formatted(stateDir, mark, said));
+            throw new IOException(
+                    "%s was moved already (%s says: %s); a store is moved once".formatted(stateDir, mark, said));
         }
         if (Files.exists(stateDir.resolve("inventory.json"))) {
-            throw new IOException(("%s holds inventory.json of slurmlet 0.1: start this version's agent on it once (it makes one "
-                    + "document a machine of it), stop it, then move").formatted(stateDir));
+            throw new IOException(
+                    ("%s holds inventory.json of slurmlet 0.1: start this version's agent on it once (it makes one "
+                                    + "document a machine of it), stop it, then move")
+                            .formatted(stateDir));
         }
         SealedSecrets seal = SealedSecrets.withKeyFile(keyFile);
         FileStore from = FileStore.open(stateDir);
         Map<String, byte[]> found = held(from);
         if (!found.containsKey("settings.json")) {
-            throw new IOException("%s holds no settings.json: not a leader's state folder (slurmlet.state-dir in agent.yaml names it)"
-                    .formatted(stateDir));
+            throw new IOException(
+                    "%s holds no settings.json: not a leader's state folder (slurmlet.state-dir in agent.yaml names it)"
+                            .formatted(stateDir));
         }
         Map<String, byte[]> secrets = secrets(stateDir, adminToken);
         List<String> there = new java.util.ArrayList<>(held(to).keySet());
@@ -102,17 +106,22 @@ public final class StoreMove {
             there.add(0, SealedSecrets.KEY);
         }
         if (!there.isEmpty()) {
-            throw new IOException(("%s already holds slurmlet's state (%s): a store is moved once. If that is no leader's (a try "
-                    + "that stopped half way), remove it and move again").formatted(to.where(""),
-                    String.join(", ", there.subList(0, Math.min(5, there.size()))) + (there.size() > 5 ? ", …" : "")));
+            throw new IOException(
+                    ("%s already holds slurmlet's state (%s): a store is moved once. If that is no leader's (a try "
+                                    + "that stopped half way), remove it and move again")
+                            .formatted(
+                                    to.where(""),
+                                    String.join(", ", there.subList(0, Math.min(5, there.size())))
+                                            + (there.size() > 5 ? ", …" : "")));
         }
         // The secrets first: from the first key on, a leader elected on this store finds the cluster's.
         List<String> sealed = putSecrets(seal, secrets, to);
         Map<String, Integer> moved = new LinkedHashMap<>();
         for (Map.Entry<String, byte[]> e : found.entrySet()) {
             if (to.put(e.getKey(), e.getValue(), Store.ABSENT).isEmpty()) {
-                throw new IOException("%s was written by someone else during the move: stop every other leader and move again"
-                        .formatted(to.where(e.getKey())));
+                throw new IOException(
+                        "%s was written by someone else during the move: stop every other leader and move again"
+                                .formatted(to.where(e.getKey())));
             }
             moved.put(e.getKey(), e.getValue().length);
         }
@@ -120,24 +129,34 @@ public final class StoreMove {
             byte[] back = to.get(e.getKey()).map(Store.Versioned::value).orElse(null);
             if (back == null || !Arrays.equals(back, e.getValue())) {
                 throw new IOException("%s does not read back what was moved (%s): the state folder is left as it was"
-                        .formatted(to.where(e.getKey()), back == null ? "nothing there" : back.length + " bytes, not " + e.getValue().length));
+                        .formatted(
+                                to.where(e.getKey()),
+                                back == null ? "nothing there" : back.length + " bytes, not " + e.getValue().length));
             }
         }
         Moved done = new Moved(moved, sealed, to.where(""));
-        AtomicFile.write(mark, ("moved to %s at %s: this folder's documents are no longer the leader's state\n".formatted(to.where(""),
-                Instant.now())).getBytes(StandardCharsets.UTF_8), PosixFilePermissions.fromString("rw-------"));
+        AtomicFile.write(
+                mark,
+                ("moved to %s at %s: this folder's documents are no longer the leader's state\n"
+                                .formatted(to.where(""), Instant.now()))
+                        .getBytes(StandardCharsets.UTF_8),
+                PosixFilePermissions.fromString("rw-------"));
         return done;
     }
 
     /** The cluster's secrets by name, from their files; a folder that lacks one is refused, naming each missing file. */
     private static Map<String, byte[]> secrets(Path stateDir, Path adminToken) throws IOException {
         Map<String, Path> files = SealedSecrets.files(stateDir, adminToken);
-        List<String> missing = files.values().stream().filter(f -> !Files.isRegularFile(f)).map(Path::toString).toList();
+        List<String> missing = files.values().stream()
+                .filter(f -> !Files.isRegularFile(f))
+                .map(Path::toString)
+                .toList();
         if (!missing.isEmpty()) {
-            throw new IOException(("%s lacks %s, of the cluster's secrets that the move puts into etcd, sealed: start the agent once "
-                    + "on this folder with the file store (it makes them at its first start as leader), stop it, then move; or, "
-                    + "if slurmlet.leader.admin-token-file names another file, name it in the agent.yaml the move reads")
-                    .formatted(stateDir, String.join(", ", missing)));
+            throw new IOException(
+                    ("%s lacks %s, of the cluster's secrets that the move puts into etcd, sealed: start the agent once "
+                                    + "on this folder with the file store (it makes them at its first start as leader), stop it, then move; or, "
+                                    + "if slurmlet.leader.admin-token-file names another file, name it in the agent.yaml the move reads")
+                            .formatted(stateDir, String.join(", ", missing)));
         }
         Map<String, byte[]> secrets = new LinkedHashMap<>();
         for (Map.Entry<String, Path> file : files.entrySet()) {
@@ -147,10 +166,13 @@ public final class StoreMove {
     }
 
     /** Puts {@code secrets} under {@value SealedSecrets#KEY} in {@code to}, sealed, and opens them again to read them back; their names. */
-    private static List<String> putSecrets(SealedSecrets seal, Map<String, byte[]> secrets, EtcdStore to) throws IOException {
+    private static List<String> putSecrets(SealedSecrets seal, Map<String, byte[]> secrets, EtcdStore to)
+            throws IOException {
         String where = to.where(SealedSecrets.KEY);
         if (!to.createReserved(SealedSecrets.KEY, seal.seal(secrets, where))) {
-            throw new IOException("%s was written by someone else during the move: stop every other leader and move again".formatted(where));
+            throw new IOException(
+                    "%s was written by someone else during the move: stop every other leader and move again"
+                            .formatted(where));
         }
         byte[] blob = to.reserved(SealedSecrets.KEY).orElse(null);
         Map<String, byte[]> back = blob == null ? Map.of() : seal.open(blob, where);
@@ -171,22 +193,28 @@ public final class StoreMove {
      * or no secrets key file).
      */
     public static void main(String[] args) {
-        System.exit(run(System.getenv().getOrDefault("QUARKUS_CONFIG_LOCATIONS", "/etc/slurmlet/agent.yaml"), System.out, System.err));
+        System.exit(run(
+                System.getenv().getOrDefault("QUARKUS_CONFIG_LOCATIONS", "/etc/slurmlet/agent.yaml"),
+                System.out,
+                System.err));
     }
 
     /** The command, from the agent's configuration at {@code where} and the SLURMLET_* variables; its exit status. */
     static int run(String where, java.io.PrintStream out, java.io.PrintStream err) {
         io.slurmlet.agent.config.AgentConfig config;
         try {
-            // The agent's own reading of agent.yaml: its file (ordinal 250, as Quarkus's config locations), the SLURMLET_*
+            // The agent's own reading of agent.yaml: its file (ordinal 250, as Quarkus's config locations), the
+            // SLURMLET_*
             // variables and system properties over it, and Quarkus's converters (5s, paths); no application.properties.
             io.smallrye.config.SmallRyeConfigBuilder builder = new io.smallrye.config.SmallRyeConfigBuilder()
                     .addSystemSources()
-                    .withConverter(java.time.Duration.class, 200, new io.quarkus.runtime.configuration.DurationConverter())
+                    .withConverter(
+                            java.time.Duration.class, 200, new io.quarkus.runtime.configuration.DurationConverter())
                     .withConverter(Path.class, 200, new io.quarkus.runtime.configuration.PathConverter())
                     .withMapping(io.slurmlet.agent.config.AgentConfig.class);
             if (Files.isRegularFile(Path.of(where))) {
-                builder.withSources(new io.smallrye.config.source.yaml.YamlConfigSource(Path.of(where).toUri().toURL(), 250));
+                builder.withSources(new io.smallrye.config.source.yaml.YamlConfigSource(
+                        Path.of(where).toUri().toURL(), 250));
             }
             config = builder.build().getConfigMapping(io.slurmlet.agent.config.AgentConfig.class);
         } catch (IOException | RuntimeException e) {
@@ -195,8 +223,10 @@ public final class StoreMove {
         }
         var store = config.leader().store();
         if (store.kind() != io.slurmlet.agent.config.AgentConfig.StoreConfig.Kind.ETCD) {
-            err.println("slurmlet-agent store-move: " + where + " has slurmlet.leader.store.kind " + store.kind().name().toLowerCase()
-                    + ": set it to etcd, with slurmlet.leader.store.etcd.endpoints and its TLS files, then move (the move writes there)");
+            err.println(
+                    "slurmlet-agent store-move: " + where + " has slurmlet.leader.store.kind "
+                            + store.kind().name().toLowerCase()
+                            + ": set it to etcd, with slurmlet.leader.store.etcd.endpoints and its TLS files, then move (the move writes there)");
             return 2;
         }
         var etcd = store.etcd();
@@ -208,16 +238,20 @@ public final class StoreMove {
             return 2;
         }
         if (etcd.secretsKeyFile().isEmpty()) {
-            err.println("slurmlet-agent store-move: nothing moved: " + where + " sets no slurmlet.leader.store.etcd.secrets-key-file, "
+            err.println("slurmlet-agent store-move: nothing moved: " + where
+                    + " sets no slurmlet.leader.store.etcd.secrets-key-file, "
                     + "which seals the cluster's CA, munge key and admin token in etcd: make one key file with 'openssl rand -hex 32 > "
                     + "/etc/slurmlet/etcd/secrets.key; chmod 600 /etc/slurmlet/etcd/secrets.key', name it there, copy it to every "
                     + "leader-eligible machine, then move");
             return 2;
         }
-        Path adminToken = config.leader().adminTokenFile().orElse(config.stateDir().resolve(io.slurmlet.agent.trust.TokenFile.FILE_NAME));
-        try (EtcdStore to = EtcdStore.connect(endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(),
-                etcd.prefix(), etcd.timeout())) {
-            Moved moved = move(config.stateDir(), adminToken, etcd.secretsKeyFile().get(), to);
+        Path adminToken = config.leader()
+                .adminTokenFile()
+                .orElse(config.stateDir().resolve(io.slurmlet.agent.trust.TokenFile.FILE_NAME));
+        try (EtcdStore to = EtcdStore.connect(
+                endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout())) {
+            Moved moved =
+                    move(config.stateDir(), adminToken, etcd.secretsKeyFile().get(), to);
             out.println("slurmlet-agent store-move: " + moved + "; start the agent: it uses etcd from now on");
             return 0;
         } catch (IOException | RuntimeException e) {
@@ -242,9 +276,14 @@ public final class StoreMove {
     public static void refuseMoved(Path stateDir) throws IOException {
         Path mark = stateDir.resolve(MARK);
         if (Files.exists(mark)) {
-            throw new IOException(("slurmlet.leader.store.kind is file, and %s says: %s. Set slurmlet.leader.store.kind: etcd "
-                    + "(and its endpoints) in agent.yaml; or, to go back to these files as they were at the move, remove %s")
-                    .formatted(mark, Files.readString(mark, StandardCharsets.UTF_8).strip(), mark));
+            throw new IOException(
+                    ("slurmlet.leader.store.kind is file, and %s says: %s. Set slurmlet.leader.store.kind: etcd "
+                                    + "(and its endpoints) in agent.yaml; or, to go back to these files as they were at the move, remove %s")
+                            .formatted(
+                                    mark,
+                                    Files.readString(mark, StandardCharsets.UTF_8)
+                                            .strip(),
+                                    mark));
         }
     }
 }

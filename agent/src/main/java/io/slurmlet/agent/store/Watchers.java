@@ -1,12 +1,11 @@
 package io.slurmlet.agent.store;
 
-import org.jboss.logging.Logger;
-
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.Consumer;
+import org.jboss.logging.Logger;
 
 /**
  * A store's watchers, and the one thread that hands them each change's key in the order the store
@@ -18,7 +17,7 @@ final class Watchers {
     private static final Logger LOG = Logger.getLogger(Watchers.class);
 
     /** A listener and the revision of the last change made before it began: it hears only later ones. */
-    private record Watcher(Consumer<String> listener, long after) { }
+    private record Watcher(Consumer<String> listener, long after) {}
 
     private final List<Watcher> watchers = new CopyOnWriteArrayList<>();
     private final ExecutorService delivery = Executors.newSingleThreadExecutor(r -> {

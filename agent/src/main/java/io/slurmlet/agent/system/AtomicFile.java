@@ -28,8 +28,7 @@ public final class AtomicFile {
     /** The most bytes one write call hands the kernel. */
     static final int SLICE = 64 * 1024;
 
-    private AtomicFile() {
-    }
+    private AtomicFile() {}
 
     /** Something done to the temporary file before it replaces the target, as setting its owner. */
     @FunctionalInterface
@@ -38,15 +37,18 @@ public final class AtomicFile {
     }
 
     public static void write(Path target, byte[] content, Set<PosixFilePermission> mode) throws IOException {
-        write(target, content, mode, temp -> { });
+        write(target, content, mode, temp -> {});
     }
 
     public static void write(Path target, byte[] content, Set<PosixFilePermission> mode, Prepare prepare)
             throws IOException {
         Path dir = target.toAbsolutePath().getParent();
-        Path temp = dir.resolve(target.getFileName() + TEMP_MARK + HexFormat.of().formatHex(randomBytes()));
+        Path temp =
+                dir.resolve(target.getFileName() + TEMP_MARK + HexFormat.of().formatHex(randomBytes()));
         try {
-            try (FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+            try (FileChannel ch = FileChannel.open(
+                    temp,
+                    Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(mode))) {
                 // In slices: the JDK copies a heap buffer through a direct buffer of its size, which
                 // each thread keeps; whole-file writes of a megabyte on a leader's hundreds of threads

@@ -31,6 +31,7 @@ public final class CommandFailed extends SystemException {
 
     /** At most this many lines of what a command printed go into a message. */
     static final int LINES_SHOWN = 5;
+
     private static final int LINE_CHARS = 300;
     private static final Pattern PLAIN_WORD = Pattern.compile("[A-Za-z0-9_@%+=:,./-]+");
 
@@ -49,14 +50,24 @@ public final class CommandFailed extends SystemException {
 
     /** {@code argv[0]} is not installed; {@code where} says where it was looked for. */
     public static CommandFailed notFound(List<String> argv, String where) {
-        return new CommandFailed(argv, Kind.NOT_FOUND, -1, "",
-                "`%s` could not run: %s is not installed (not found in %s)".formatted(
-                        commandLine(argv), argv.isEmpty() ? "?" : argv.get(0), where), null);
+        return new CommandFailed(
+                argv,
+                Kind.NOT_FOUND,
+                -1,
+                "",
+                "`%s` could not run: %s is not installed (not found in %s)"
+                        .formatted(commandLine(argv), argv.isEmpty() ? "?" : argv.get(0), where),
+                null);
     }
 
     public static CommandFailed notStarted(List<String> argv, Throwable cause) {
-        return new CommandFailed(argv, Kind.NOT_STARTED, -1, "",
-                "`%s` could not be started: %s".formatted(commandLine(argv), cause.getMessage()), cause);
+        return new CommandFailed(
+                argv,
+                Kind.NOT_STARTED,
+                -1,
+                "",
+                "`%s` could not be started: %s".formatted(commandLine(argv), cause.getMessage()),
+                cause);
     }
 
     /**
@@ -64,23 +75,31 @@ public final class CommandFailed extends SystemException {
      * there until then, {@code detail} an optional note on why.
      */
     public static CommandFailed pastDeadline(List<String> argv, Duration deadline, String stderr, String detail) {
-        String msg = "`%s` ran past its deadline of %s and was killed with its child processes%s%s".formatted(
-                commandLine(argv), seconds(deadline), detail == null || detail.isEmpty() ? "" : " (" + detail + ")",
-                printed("; it had printed: ", stderr));
+        String msg = "`%s` ran past its deadline of %s and was killed with its child processes%s%s"
+                .formatted(
+                        commandLine(argv),
+                        seconds(deadline),
+                        detail == null || detail.isEmpty() ? "" : " (" + detail + ")",
+                        printed("; it had printed: ", stderr));
         return new CommandFailed(argv, Kind.PAST_DEADLINE, -1, stderr, msg, null);
     }
 
     public static CommandFailed interrupted(List<String> argv) {
-        return new CommandFailed(argv, Kind.INTERRUPTED, -1, "",
-                "`%s` was killed: the agent stopped waiting for it (interrupted)".formatted(commandLine(argv)), null);
+        return new CommandFailed(
+                argv,
+                Kind.INTERRUPTED,
+                -1,
+                "",
+                "`%s` was killed: the agent stopped waiting for it (interrupted)".formatted(commandLine(argv)),
+                null);
     }
 
     /** {@code argv} ran and exited with {@code result.exit()} ≠ 0. */
     public static CommandFailed exited(List<String> argv, Commands.Result result) {
         // Some programs (nvidia-smi) print their errors on stdout.
         String said = result.stderr().isBlank() ? result.stdout() : result.stderr();
-        String msg = "`%s` exited with status %d%s".formatted(commandLine(argv), result.exit(),
-                printed("; it printed: ", said));
+        String msg = "`%s` exited with status %d%s"
+                .formatted(commandLine(argv), result.exit(), printed("; it printed: ", said));
         if (said.isBlank()) {
             msg += " and printed nothing";
         }
@@ -112,14 +131,17 @@ public final class CommandFailed extends SystemException {
 
     /** {@code argv} as one would type it, quoting only the words that need it. */
     public static String commandLine(List<String> argv) {
-        return argv.stream().map(w -> PLAIN_WORD.matcher(w).matches() ? w : "'" + w.replace("'", "'\\''") + "'")
+        return argv.stream()
+                .map(w -> PLAIN_WORD.matcher(w).matches() ? w : "'" + w.replace("'", "'\\''") + "'")
                 .collect(Collectors.joining(" "));
     }
 
     /** The first few non-blank lines of {@code text}, each shortened, joined with " | ". */
     public static String firstLines(String text) {
-        List<String> lines = text.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-        String shown = lines.stream().limit(LINES_SHOWN)
+        List<String> lines =
+                text.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        String shown = lines.stream()
+                .limit(LINES_SHOWN)
                 .map(l -> l.length() > LINE_CHARS ? l.substring(0, LINE_CHARS) + "…" : l)
                 .collect(Collectors.joining(" | "));
         return lines.size() > LINES_SHOWN ? shown + " | … (" + (lines.size() - LINES_SHOWN) + " more lines)" : shown;

@@ -12,7 +12,7 @@ import java.util.Optional;
 public interface Files {
 
     /** A file as it is now. */
-    record Stat(byte[] content, String mode, String owner, String group) { }
+    record Stat(byte[] content, String mode, String owner, String group) {}
 
     /** The file's content, mode (as {@code rw-r--r--}) and owner; empty when it does not exist. */
     Optional<Stat> stat(Path path) throws IOException;

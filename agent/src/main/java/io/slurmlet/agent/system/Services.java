@@ -26,8 +26,11 @@ public interface Services {
          * down. A unit waiting to be started again by its own Restart= (sub-state auto-restart) is down.
          */
         public boolean up() {
-            return !sub.equals("auto-restart") && (active.equals("active") || active.equals("activating")
-                    || active.equals("reloading") || active.equals("deactivating"));
+            return !sub.equals("auto-restart")
+                    && (active.equals("active")
+                            || active.equals("activating")
+                            || active.equals("reloading")
+                            || active.equals("deactivating"));
         }
 
         /**
@@ -35,7 +38,9 @@ public interface Services {
          * Not one waiting for its own Restart= (slurmlet's drop-in: 1 s): systemd starts that one.
          */
         public boolean crashed() {
-            return !up() && !sub.equals("auto-restart") && (active.equals("failed") || !result.isEmpty() && !result.equals("success"));
+            return !up()
+                    && !sub.equals("auto-restart")
+                    && (active.equals("failed") || !result.isEmpty() && !result.equals("success"));
         }
 
         /** Down, and waiting for systemd to start it again by its own Restart=. */

@@ -12,7 +12,7 @@ public interface Users {
      *
      * @param expired its account has expired (slurmlet's lock: ssh refuses it, even with a key)
      */
-    record Entry(String login, long uid, long gid, String home, String comment, boolean expired) { }
+    record Entry(String login, long uid, long gid, String home, String comment, boolean expired) {}
 
     Optional<Entry> user(String login) throws SystemException;
 

@@ -1,17 +1,14 @@
 package io.slurmlet.agent.trust;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Folder;
 import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.SettingsJson;
-
-import com.fasterxml.jackson.annotation.JsonInclude;
-import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.core.type.TypeReference;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -23,6 +20,7 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.Map;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * Each joined machine's own credential, which it presents on every call after joining. The leader
@@ -50,6 +48,7 @@ public final class AgentCredentials {
     public static final String FOLDER = "agents";
     /** Where slurmlet kept every machine's hash in one document before; moved into {@link #FOLDER} at open. */
     public static final String FILE_NAME = "agents.json";
+
     private static final Logger LOG = Logger.getLogger(AgentCredentials.class);
 
     /** The store's collection of the machines removed, whose names are refused: {@code removed/gpu001}. */
@@ -64,8 +63,11 @@ public final class AgentCredentials {
      *                  the document when empty
      */
     @RegisterForReflection
-    record Kept(@JsonProperty("sha256") String sha256,
-                @JsonProperty("join_token") @JsonInclude(JsonInclude.Include.NON_EMPTY) String joinToken) {
+    record Kept(
+            @JsonProperty("sha256") String sha256,
+
+            @JsonProperty("join_token") @JsonInclude(JsonInclude.Include.NON_EMPTY)
+            String joinToken) {
         Kept {
             joinToken = joinToken == null ? "" : joinToken;
         }
@@ -79,8 +81,10 @@ public final class AgentCredentials {
      * @param joinToken the id of the join token it had joined with, revoked with it; empty for none known
      */
     @RegisterForReflection
-    public record Removal(@JsonProperty("removed") String removed, @JsonProperty("by") String by,
-                          @JsonProperty("join_token") String joinToken) {
+    public record Removal(
+            @JsonProperty("removed") String removed,
+            @JsonProperty("by") String by,
+            @JsonProperty("join_token") String joinToken) {
         public Removal {
             joinToken = joinToken == null ? "" : joinToken;
         }
@@ -92,7 +96,7 @@ public final class AgentCredentials {
      * @param credentialRevoked whether the machine had a credential, now revoked
      * @param joinToken         the id of the join token its credential was made with; empty for none known
      */
-    public record Removed(boolean credentialRevoked, Optional<String> joinToken) { }
+    public record Removed(boolean credentialRevoked, Optional<String> joinToken) {}
 
     /**
      * A join, or a credential made on the leader's own machine, under a name an admin removed. Its
@@ -103,8 +107,10 @@ public final class AgentCredentials {
         private final transient Removal removal;
 
         NameRemoved(String node, Removal removal) {
-            super(("%s was removed from this cluster at %s, and its name is refused since: if this machine is to join again, "
-                    + "an admin allows it on the leader first: ctl slurm machines allow %s").formatted(node, removal.removed(), node));
+            super(
+                    ("%s was removed from this cluster at %s, and its name is refused since: if this machine is to join again, "
+                                    + "an admin allows it on the leader first: ctl slurm machines allow %s")
+                            .formatted(node, removal.removed(), node));
             this.node = node;
             this.removal = removal;
         }
@@ -163,9 +169,13 @@ public final class AgentCredentials {
     public static AgentCredentials open(Store store) throws IOException {
         AgentCredentials credentials = new AgentCredentials(store);
         credentials.moveOldDocument();
-        credentials.folder.readAll("the credential hash", "remove that file and join that machine again")
+        credentials
+                .folder
+                .readAll("the credential hash", "remove that file and join that machine again")
                 .forEach((node, kept) -> credentials.remember(node, kept));
-        credentials.removedFolder.readAll("the removal", "remove that file to let that machine join again")
+        credentials
+                .removedFolder
+                .readAll("the removal", "remove that file to let that machine join again")
                 .forEach(credentials::rememberRemoved);
         return credentials;
     }
@@ -177,20 +187,25 @@ public final class AgentCredentials {
         }
         Map<String, String> hashes;
         try {
-            hashes = SettingsJson.STRICT.readValue(old.get().value(), new TypeReference<Map<String, String>>() { });
+            hashes = SettingsJson.STRICT.readValue(old.get().value(), new TypeReference<Map<String, String>>() {});
         } catch (IOException e) {
-            throw new IOException("cannot read the agents' credentials in %s (%s): remove it and join every agent again"
-                    .formatted(store.where(FILE_NAME), e.getMessage().split("\n")[0]), e);
+            throw new IOException(
+                    "cannot read the agents' credentials in %s (%s): remove it and join every agent again"
+                            .formatted(store.where(FILE_NAME), e.getMessage().split("\n")[0]),
+                    e);
         }
         for (var entry : hashes.entrySet()) {
             folder.moveIn(entry.getKey(), new Kept(entry.getValue(), ""));
         }
         if (!store.delete(FILE_NAME, old.get().version())) {
-            throw new StorageException("%s changed while its credentials were moved into %s: restart the agent"
-                    .formatted(store.where(FILE_NAME), folder.where()), null);
+            throw new StorageException(
+                    "%s changed while its credentials were moved into %s: restart the agent"
+                            .formatted(store.where(FILE_NAME), folder.where()),
+                    null);
         }
-        LOG.infof("moved the credential hashes of %d machines from %s into one file a machine in %s", hashes.size(),
-                store.where(FILE_NAME), folder.where());
+        LOG.infof(
+                "moved the credential hashes of %d machines from %s into one file a machine in %s",
+                hashes.size(), store.where(FILE_NAME), folder.where());
     }
 
     private void remember(String node, Kept kept) {
@@ -336,7 +351,9 @@ public final class AgentCredentials {
     public synchronized Removed remove(String node, java.time.Instant at, String by) throws IOException {
         Optional<String> joinToken = Optional.ofNullable(joinedWith.get(node));
         // Removed again (its facts were still kept): the token its first removal revoked stays named.
-        String named = joinToken.or(() -> Optional.ofNullable(removals.get(node)).map(Removal::joinToken)).orElse("");
+        String named = joinToken
+                .or(() -> Optional.ofNullable(removals.get(node)).map(Removal::joinToken))
+                .orElse("");
         Removal removal = new Removal(at.toString(), by, named);
         removedFolder.put(node, removal);
         rememberRemoved(node, removal);
@@ -372,7 +389,8 @@ public final class AgentCredentials {
     /** The sha256 of a secret (a credential, a join token), hex: what the leader keeps of it. */
     static String hash(String secret) {
         try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
+            return HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }

@@ -1,15 +1,12 @@
 package io.slurmlet.agent.trust;
 
-import io.slurmlet.agent.store.Document;
-import io.slurmlet.agent.store.FileStore;
-import io.slurmlet.agent.store.Store;
-
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.slurmlet.agent.store.Document;
+import io.slurmlet.agent.store.FileStore;
+import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.text.Text;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +22,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import org.jboss.logging.Logger;
 
 /**
  * The join tokens: each lets new machines join for a while (24 hours unless the admin says
@@ -41,6 +39,7 @@ public final class JoinTokens {
     public static final Duration MAX_TTL = Duration.ofDays(30);
     /** Expired tokens are listed for this long, then forgotten. */
     static final Duration KEPT_AFTER_EXPIRY = Duration.ofDays(7);
+
     public static final int MAX_DESCRIPTION = 200;
     public static final Pattern ID = Pattern.compile("[a-z0-9]{8}");
 
@@ -57,9 +56,12 @@ public final class JoinTokens {
      * @param expires     when it stops working, as an ISO-8601 instant
      */
     @RegisterForReflection
-    public record Entry(@JsonProperty("id") String id, @JsonProperty("sha256") String sha256,
-                        @JsonProperty("description") String description, @JsonProperty("created") String created,
-                        @JsonProperty("expires") String expires) {
+    public record Entry(
+            @JsonProperty("id") String id,
+            @JsonProperty("sha256") String sha256,
+            @JsonProperty("description") String description,
+            @JsonProperty("created") String created,
+            @JsonProperty("expires") String expires) {
 
         public Entry(String id, String sha256, String description, Instant created, Instant expires) {
             this(id, sha256, description, created.toString(), expires.toString());
@@ -113,9 +115,12 @@ public final class JoinTokens {
      * and removed.
      */
     public static JoinTokens open(Store store, Clock clock, Path legacy) throws IOException {
-        Document<List<Entry>> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
-        JoinTokens tokens = new JoinTokens(file, clock,
-                new ArrayList<>(file.read(List::of, "the join tokens", "remove it and make new ones with ctl slurm join-token create")));
+        Document<List<Entry>> file = Document.in(store, FILE_NAME, new TypeReference<>() {});
+        JoinTokens tokens = new JoinTokens(
+                file,
+                clock,
+                new ArrayList<>(file.read(
+                        List::of, "the join tokens", "remove it and make new ones with ctl slurm join-token create")));
         if (Files.exists(legacy)) {
             tokens.takeOver(legacy);
         }
@@ -132,10 +137,15 @@ public final class JoinTokens {
         Instant now = clock.instant();
         if (token.length() >= 32 && entries.stream().noneMatch(e -> e.id().equals("initial0"))) {
             List<Entry> next = new ArrayList<>(entries);
-            next.add(new Entry("initial0", AgentCredentials.hash(token), "the join token of an earlier slurmlet, which did not expire",
-                    now, now.plus(DEFAULT_TTL)));
+            next.add(new Entry(
+                    "initial0",
+                    AgentCredentials.hash(token),
+                    "the join token of an earlier slurmlet, which did not expire",
+                    now,
+                    now.plus(DEFAULT_TTL)));
             store(next);
-            LOG.infof("%s: taken over as the join token initial0, which expires at %s; make new ones with ctl slurm join-token create",
+            LOG.infof(
+                    "%s: taken over as the join token initial0, which expires at %s; make new ones with ctl slurm join-token create",
                     legacy, now.plus(DEFAULT_TTL));
         }
         Files.delete(legacy);
@@ -148,7 +158,8 @@ public final class JoinTokens {
 
     /** Whether {@code description} can describe a token: one line of text of at most {@link #MAX_DESCRIPTION} characters. */
     public static boolean validDescription(String description) {
-        return description.length() <= MAX_DESCRIPTION && Text.unsafe(description).isEmpty();
+        return description.length() <= MAX_DESCRIPTION
+                && Text.unsafe(description).isEmpty();
     }
 
     /** Makes a token that works for {@code ttl}, durable before it is returned. */
@@ -157,8 +168,8 @@ public final class JoinTokens {
             throw new IllegalArgumentException("ttl " + ttl + " is not from 1 second to " + MAX_TTL.toDays() + " days");
         }
         if (!validDescription(description)) {
-            throw new IllegalArgumentException("description " + Text.quote(description) + " is not one line of text of at most "
-                    + MAX_DESCRIPTION + " characters");
+            throw new IllegalArgumentException("description " + Text.quote(description)
+                    + " is not one line of text of at most " + MAX_DESCRIPTION + " characters");
         }
         SecureRandom random = new SecureRandom();
         String id;
@@ -183,7 +194,9 @@ public final class JoinTokens {
 
     /** Every token kept, live and recently expired, oldest first. */
     public synchronized List<Entry> list() {
-        return entries.stream().sorted(Comparator.comparing(e -> Instant.parse(e.created()))).toList();
+        return entries.stream()
+                .sorted(Comparator.comparing(e -> Instant.parse(e.created())))
+                .toList();
     }
 
     /** Revokes the token {@code id} at once; says whether there was one. */
@@ -203,7 +216,8 @@ public final class JoinTokens {
      */
     public Optional<Entry> match(String presented) {
         Instant now = clock.instant();
-        return AgentCredentials.matching(presented, entries.stream().filter(e -> !e.expiredAt(now)).toList(), Entry::sha256);
+        return AgentCredentials.matching(
+                presented, entries.stream().filter(e -> !e.expiredAt(now)).toList(), Entry::sha256);
     }
 
     private Optional<Entry> find(String id) {

@@ -1,21 +1,6 @@
 package io.slurmlet.agent.trust;
 
 import io.slurmlet.agent.system.AtomicFile;
-import org.bouncycastle.asn1.x500.X500Name;
-import org.bouncycastle.asn1.x509.BasicConstraints;
-import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
-import org.bouncycastle.asn1.x509.Extension;
-import org.bouncycastle.asn1.x509.GeneralName;
-import org.bouncycastle.asn1.x509.GeneralNames;
-import org.bouncycastle.asn1.x509.KeyPurposeId;
-import org.bouncycastle.asn1.x509.KeyUsage;
-import org.bouncycastle.cert.X509v3CertificateBuilder;
-import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
-import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
-import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
-import org.bouncycastle.operator.OperatorCreationException;
-import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
-
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigInteger;
@@ -41,11 +26,25 @@ import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
 import java.util.Date;
-import java.util.HexFormat;
 import java.util.HashSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.asn1.x509.BasicConstraints;
+import org.bouncycastle.asn1.x509.ExtendedKeyUsage;
+import org.bouncycastle.asn1.x509.Extension;
+import org.bouncycastle.asn1.x509.GeneralName;
+import org.bouncycastle.asn1.x509.GeneralNames;
+import org.bouncycastle.asn1.x509.KeyPurposeId;
+import org.bouncycastle.asn1.x509.KeyUsage;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509ExtensionUtils;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.OperatorCreationException;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
 
 /**
  * The cluster's certificate authority and the leader's certificate, made at the leader's first
@@ -90,11 +89,19 @@ public final class Pki {
                 X500Name subject = new X500Name("CN=slurmlet cluster CA " + id);
                 Instant now = Instant.now();
                 JcaX509ExtensionUtils ext = new JcaX509ExtensionUtils();
-                X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(subject, serial(),
-                        Date.from(now.minus(Duration.ofHours(1))), Date.from(now.plus(CA_LIFE)), subject, pair.getPublic())
+                X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                                subject,
+                                serial(),
+                                Date.from(now.minus(Duration.ofHours(1))),
+                                Date.from(now.plus(CA_LIFE)),
+                                subject,
+                                pair.getPublic())
                         .addExtension(Extension.basicConstraints, true, new BasicConstraints(0))
                         .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign))
-                        .addExtension(Extension.subjectKeyIdentifier, false, ext.createSubjectKeyIdentifier(pair.getPublic()));
+                        .addExtension(
+                                Extension.subjectKeyIdentifier,
+                                false,
+                                ext.createSubjectKeyIdentifier(pair.getPublic()));
                 ca = sign(builder, pair.getPrivate());
                 caPrivate = pair.getPrivate();
                 writeKey(caKey, caPrivate);
@@ -106,8 +113,11 @@ public final class Pki {
             }
             return pki;
         } catch (GeneralSecurityException | OperatorCreationException e) {
-            throw new IOException("cannot make or read the cluster's certificates in %s (%s): move the folder away "
-                    .formatted(dir, e.getMessage()) + "to make a new CA, then join every agent again", e);
+            throw new IOException(
+                    "cannot make or read the cluster's certificates in %s (%s): move the folder away "
+                                    .formatted(dir, e.getMessage())
+                            + "to make a new CA, then join every agent again",
+                    e);
         }
     }
 
@@ -142,7 +152,10 @@ public final class Pki {
 
     public static String caHash(X509Certificate ca) {
         try {
-            return "sha256:" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(ca.getPublicKey().getEncoded()));
+            return "sha256:"
+                    + HexFormat.of()
+                            .formatHex(MessageDigest.getInstance("SHA-256")
+                                    .digest(ca.getPublicKey().getEncoded()));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException(e);
         }
@@ -190,16 +203,24 @@ public final class Pki {
 
         @Override
         public String toString() {
-            return "StandbyCredential[" + node + ", until " + certificate.getNotAfter().toInstant() + ", key not shown]";
+            return "StandbyCredential[" + node + ", until "
+                    + certificate.getNotAfter().toInstant() + ", key not shown]";
         }
     }
 
-    public static StandbyCredential standbyCredential(byte[] caPem, byte[] caKeyPem, String node, Duration life) throws IOException {
+    public static StandbyCredential standbyCredential(byte[] caPem, byte[] caKeyPem, String node, Duration life)
+            throws IOException {
         try {
             KeyPair pair = keyPair();
             Instant now = Instant.now();
-            X509Certificate certificate = endEntity(parseCertificate(caPem), parseKey(caKeyPem), "CN=slurmlet standby", pair,
-                    now.minus(Duration.ofMinutes(5)), now.plus(life), KeyPurposeId.id_kp_clientAuth,
+            X509Certificate certificate = endEntity(
+                    parseCertificate(caPem),
+                    parseKey(caKeyPem),
+                    "CN=slurmlet standby",
+                    pair,
+                    now.minus(Duration.ofMinutes(5)),
+                    now.plus(life),
+                    KeyPurposeId.id_kp_clientAuth,
                     List.of(new GeneralName(GeneralName.uniformResourceIdentifier, STANDBY + node)));
             return new StandbyCredential(node, pair.getPrivate(), certificate);
         } catch (GeneralSecurityException | OperatorCreationException e) {
@@ -217,11 +238,14 @@ public final class Pki {
             peer.verify(ca.getPublicKey());
             peer.checkValidity();
             List<String> usages = peer.getExtendedKeyUsage();
-            if (usages == null || !usages.contains(KeyPurposeId.id_kp_clientAuth.getId()) || peer.getSubjectAlternativeNames() == null) {
+            if (usages == null
+                    || !usages.contains(KeyPurposeId.id_kp_clientAuth.getId())
+                    || peer.getSubjectAlternativeNames() == null) {
                 return java.util.Optional.empty();
             }
             for (List<?> san : peer.getSubjectAlternativeNames()) {
-                if (Integer.valueOf(GeneralName.uniformResourceIdentifier).equals(san.get(0)) && String.valueOf(san.get(1)).startsWith(STANDBY)) {
+                if (Integer.valueOf(GeneralName.uniformResourceIdentifier).equals(san.get(0))
+                        && String.valueOf(san.get(1)).startsWith(STANDBY)) {
                     return java.util.Optional.of(String.valueOf(san.get(1)).substring(STANDBY.length()));
                 }
             }
@@ -266,11 +290,21 @@ public final class Pki {
         KeyPair pair = keyPair();
         List<GeneralName> sans = new ArrayList<>();
         for (String name : new TreeSet<>(names)) {
-            sans.add(isAddress(name) ? new GeneralName(GeneralName.iPAddress, name) : new GeneralName(GeneralName.dNSName, name));
+            sans.add(
+                    isAddress(name)
+                            ? new GeneralName(GeneralName.iPAddress, name)
+                            : new GeneralName(GeneralName.dNSName, name));
         }
         Instant now = Instant.now();
-        X509Certificate leader = endEntity(ca, caPrivate, "CN=slurmlet leader", pair, now.minus(Duration.ofHours(1)),
-                now.plus(LEADER_LIFE), KeyPurposeId.id_kp_serverAuth, sans);
+        X509Certificate leader = endEntity(
+                ca,
+                caPrivate,
+                "CN=slurmlet leader",
+                pair,
+                now.minus(Duration.ofHours(1)),
+                now.plus(LEADER_LIFE),
+                KeyPurposeId.id_kp_serverAuth,
+                sans);
         writeKey(leaderKeyFile(), pair.getPrivate());
         writeCertificate(leaderCertificateFile(), leader);
     }
@@ -279,15 +313,27 @@ public final class Pki {
      * A certificate {@code ca} signs for {@code pair}'s key, for one purpose: the leader's for serving,
      * a standby's for client authentication, each with its subject alternative names.
      */
-    private static X509Certificate endEntity(X509Certificate ca, PrivateKey caPrivate, String subject, KeyPair pair, Instant from,
-            Instant until, KeyPurposeId purpose, List<GeneralName> sans) throws IOException, GeneralSecurityException, OperatorCreationException {
-        X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(ca, serial(), Date.from(from), Date.from(until),
-                new X500Name(subject), pair.getPublic())
+    private static X509Certificate endEntity(
+            X509Certificate ca,
+            PrivateKey caPrivate,
+            String subject,
+            KeyPair pair,
+            Instant from,
+            Instant until,
+            KeyPurposeId purpose,
+            List<GeneralName> sans)
+            throws IOException, GeneralSecurityException, OperatorCreationException {
+        X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                        ca, serial(), Date.from(from), Date.from(until), new X500Name(subject), pair.getPublic())
                 .addExtension(Extension.basicConstraints, true, new BasicConstraints(false))
                 .addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature))
                 .addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose))
-                .addExtension(Extension.subjectAlternativeName, false, new GeneralNames(sans.toArray(GeneralName[]::new)))
-                .addExtension(Extension.authorityKeyIdentifier, false, new JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca));
+                .addExtension(
+                        Extension.subjectAlternativeName, false, new GeneralNames(sans.toArray(GeneralName[]::new)))
+                .addExtension(
+                        Extension.authorityKeyIdentifier,
+                        false,
+                        new JcaX509ExtensionUtils().createAuthorityKeyIdentifier(ca));
         return sign(builder, caPrivate);
     }
 
@@ -310,7 +356,8 @@ public final class Pki {
 
     private static X509Certificate sign(X509v3CertificateBuilder builder, PrivateKey key)
             throws OperatorCreationException, GeneralSecurityException {
-        return new JcaX509CertificateConverter().getCertificate(builder.build(new JcaContentSignerBuilder(SIGNATURE).build(key)));
+        return new JcaX509CertificateConverter()
+                .getCertificate(builder.build(new JcaContentSignerBuilder(SIGNATURE).build(key)));
     }
 
     private static KeyPair keyPair() throws GeneralSecurityException {
@@ -334,7 +381,8 @@ public final class Pki {
     }
 
     public static X509Certificate parseCertificate(byte[] pem) throws GeneralSecurityException {
-        return (X509Certificate) CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(pem));
+        return (X509Certificate)
+                CertificateFactory.getInstance("X.509").generateCertificate(new ByteArrayInputStream(pem));
     }
 
     private static PrivateKey readKey(Path file) throws IOException, GeneralSecurityException {
@@ -342,23 +390,32 @@ public final class Pki {
     }
 
     private static PrivateKey parseKey(byte[] pem) throws GeneralSecurityException {
-        String text = new String(pem, StandardCharsets.US_ASCII).replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "").replaceAll("\\s", "");
-        return KeyFactory.getInstance("EC").generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(text)));
+        String text = new String(pem, StandardCharsets.US_ASCII)
+                .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", "")
+                .replaceAll("\\s", "");
+        return KeyFactory.getInstance("EC")
+                .generatePrivate(new PKCS8EncodedKeySpec(Base64.getDecoder().decode(text)));
     }
 
     private static void writeKey(Path file, PrivateKey key) throws IOException {
-        AtomicFile.write(file, pem("PRIVATE KEY", key.getEncoded()).getBytes(StandardCharsets.US_ASCII),
+        AtomicFile.write(
+                file,
+                pem("PRIVATE KEY", key.getEncoded()).getBytes(StandardCharsets.US_ASCII),
                 PosixFilePermissions.fromString("rw-------"));
     }
 
-    private static void writeCertificate(Path file, X509Certificate certificate) throws IOException, GeneralSecurityException {
-        AtomicFile.write(file, pem("CERTIFICATE", certificate.getEncoded()).getBytes(StandardCharsets.US_ASCII),
+    private static void writeCertificate(Path file, X509Certificate certificate)
+            throws IOException, GeneralSecurityException {
+        AtomicFile.write(
+                file,
+                pem("CERTIFICATE", certificate.getEncoded()).getBytes(StandardCharsets.US_ASCII),
                 PosixFilePermissions.fromString("rw-r--r--"));
     }
 
     private static String pem(String type, byte[] der) {
-        return "-----BEGIN " + type + "-----\n" + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
-                .encodeToString(der) + "\n-----END " + type + "-----\n";
+        return "-----BEGIN " + type + "-----\n"
+                + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                        .encodeToString(der) + "\n-----END " + type + "-----\n";
     }
 
     @Override

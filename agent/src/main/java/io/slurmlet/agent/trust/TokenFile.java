@@ -1,7 +1,6 @@
 package io.slurmlet.agent.trust;
 
 import io.slurmlet.agent.system.AtomicFile;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,8 +36,9 @@ public final class TokenFile {
         try {
             String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
             if (text.length() < 32) {
-                throw new IOException("the token in %s is shorter than 32 characters: remove the file and "
-                        .formatted(file) + "restart the agent to make a new one");
+                throw new IOException(
+                        "the token in %s is shorter than 32 characters: remove the file and ".formatted(file)
+                                + "restart the agent to make a new one");
             }
             Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
             return new TokenFile(text.getBytes(StandardCharsets.US_ASCII), file);
@@ -47,7 +47,9 @@ public final class TokenFile {
             byte[] random = new byte[32];
             new SecureRandom().nextBytes(random);
             String text = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-            AtomicFile.write(file, (text + "\n").getBytes(StandardCharsets.US_ASCII),
+            AtomicFile.write(
+                    file,
+                    (text + "\n").getBytes(StandardCharsets.US_ASCII),
                     PosixFilePermissions.fromString("rw-------"));
             return new TokenFile(text.getBytes(StandardCharsets.US_ASCII), file);
         }

@@ -8,7 +8,6 @@ import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.text.Text;
 import io.slurmlet.model.users.Account;
-
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -31,8 +30,7 @@ public final class UsersDiff {
     /** The comment of every user slurmlet makes; how it knows its own users from the site's. */
     public static final String COMMENT = "slurmlet account";
 
-    private UsersDiff() {
-    }
+    private UsersDiff() {}
 
     /**
      * What the plan wants.
@@ -52,7 +50,8 @@ public final class UsersDiff {
     }
 
     public static Wanted desired(NodePlan plan) {
-        return plan.users() instanceof UsersPlan.Keep keep ? new Wanted(true, keep.homeRoot(), keep.accounts())
+        return plan.users() instanceof UsersPlan.Keep keep
+                ? new Wanted(true, keep.homeRoot(), keep.accounts())
                 : new Wanted(false, plan.users().homeRoot(), List.of());
     }
 
@@ -63,8 +62,14 @@ public final class UsersDiff {
         }
         List<UsersSeen.User> users = new ArrayList<>();
         for (Account a : wanted.accounts()) {
-            users.add(new UsersSeen.User(a.login(), a.uid(), a.gid(), COMMENT + " " + a.email(), !a.active(),
-                    a.active() ? UsersSeen.User.PRIVATE : "", a.active() ? keysDigest(a) : ""));
+            users.add(new UsersSeen.User(
+                    a.login(),
+                    a.uid(),
+                    a.gid(),
+                    COMMENT + " " + a.email(),
+                    !a.active(),
+                    a.active() ? UsersSeen.User.PRIVATE : "",
+                    a.active() ? keysDigest(a) : ""));
         }
         return new UsersSeen(true, users);
     }
@@ -91,23 +96,27 @@ public final class UsersDiff {
         return problems.isEmpty() ? diff : diff.blockedBy(String.join("; ", problems));
     }
 
-    private static void keep(Wanted wanted, Account a, UsersSeen.User now, List<Action> actions, List<String> problems) {
+    private static void keep(
+            Wanted wanted, Account a, UsersSeen.User now, List<Action> actions, List<String> problems) {
         long groupGid = now == null ? -1 : now.groupGid();
         if (groupGid >= 0 && groupGid != a.gid()) {
-            problems.add("group %s exists here with gid %d, not %d: slurmlet never changes an existing group; rename or remove it"
-                    .formatted(a.login(), groupGid, a.gid()));
+            problems.add(
+                    "group %s exists here with gid %d, not %d: slurmlet never changes an existing group; rename or remove it"
+                            .formatted(a.login(), groupGid, a.gid()));
             return;
         }
         boolean exists = now != null && now.exists();
         if (exists && now.uid() != a.uid()) {
             problems.add(("user %s exists here with uid %d, not %d: slurmlet never changes an existing user's uid; "
-                    + "rename or remove that user").formatted(a.login(), now.uid(), a.uid()));
+                            + "rename or remove that user")
+                    .formatted(a.login(), now.uid(), a.uid()));
             return;
         }
         if (exists && !now.comment().startsWith(COMMENT)) {
-            problems.add(("user %s exists here and is the site's (its comment is \"%s\"): slurmlet leaves its keys, home and lock "
-                    + "alone; rename it, or set its comment to \"%s\" to have slurmlet keep it").formatted(a.login(),
-                    now.comment(), COMMENT + " " + a.email()));
+            problems.add(
+                    ("user %s exists here and is the site's (its comment is \"%s\"): slurmlet leaves its keys, home and lock "
+                                    + "alone; rename it, or set its comment to \"%s\" to have slurmlet keep it")
+                            .formatted(a.login(), now.comment(), COMMENT + " " + a.email()));
             return;
         }
         if (!exists && a.removed()) {
@@ -130,8 +139,9 @@ public final class UsersDiff {
         }
         String home = now == null ? "" : now.home();
         if (!home.isEmpty() && !home.equals(UsersSeen.User.PRIVATE) && !home.equals(UsersSeen.User.OPEN)) {
-            problems.add(("%s is a %s, not a folder: slurmlet does not follow or replace it; remove it and the next pass makes the folder")
-                    .formatted(wanted.home(a), home));
+            problems.add(
+                    ("%s is a %s, not a folder: slurmlet does not follow or replace it; remove it and the next pass makes the folder")
+                            .formatted(wanted.home(a), home));
             return;
         }
         if (!home.equals(UsersSeen.User.PRIVATE)) {
@@ -139,8 +149,9 @@ public final class UsersDiff {
         }
         String keys = exists ? now.keys() : "";
         if (keys.equals(UsersSeen.User.LINKED)) {
-            problems.add("%s/.ssh is a symbolic link: slurmlet writes no keys through it; %s removes it and the next pass writes the keys"
-                    .formatted(wanted.home(a), a.login()));
+            problems.add(
+                    "%s/.ssh is a symbolic link: slurmlet writes no keys through it; %s removes it and the next pass writes the keys"
+                            .formatted(wanted.home(a), a.login()));
         } else if (!keys.equals(keysDigest(a))) {
             actions.add(new WriteKeys(a, wanted.home(a), keyLines(a).size()));
         }
@@ -235,7 +246,8 @@ public final class UsersDiff {
         }
 
         public String will() {
-            return "write %s's %d key%s to %s/.ssh/authorized_keys".formatted(account.login(), keys, keys == 1 ? "" : "s", home);
+            return "write %s's %d key%s to %s/.ssh/authorized_keys"
+                    .formatted(account.login(), keys, keys == 1 ? "" : "s", home);
         }
 
         public String did() {

@@ -7,8 +7,6 @@ import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
 import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.users.Account;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import org.jboss.logging.Logger;
 
 /**
  * The cluster's accounts as Linux users on this machine (settings' users = "slurmlet"): each with
@@ -54,7 +53,9 @@ public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
         users.managed(COMMENT).stream().filter(UsersSeen::isLogin).forEach(logins::add);
         List<UsersSeen.User> seen = new ArrayList<>();
         for (String login : logins) {
-            Optional<Account> account = wanted.accounts().stream().filter(a -> a.login().equals(login)).findFirst();
+            Optional<Account> account = wanted.accounts().stream()
+                    .filter(a -> a.login().equals(login))
+                    .findFirst();
             seen.add(user(login, account.map(wanted::home), account));
         }
         return new UsersSeen(true, seen);
@@ -66,20 +67,29 @@ public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
         String homeIs = "";
         String keys = "";
         // Only an account's own home is looked into: before its user is made, or where that user is the account's.
-        boolean own = entry.isEmpty() || account.isPresent() && account.get().uid() == entry.get().uid()
-                && entry.get().comment().startsWith(COMMENT);
+        boolean own = entry.isEmpty()
+                || account.isPresent()
+                        && account.get().uid() == entry.get().uid()
+                        && entry.get().comment().startsWith(COMMENT);
         if (home.isPresent() && own) {
             Path dir = ManagedFiles.under(root, home.get());
             Optional<Users.Dir> d = users.directory(dir);
             long uid = account.get().uid();
             long gid = account.get().gid();
-            homeIs = d.isEmpty() ? "" : d.get().privateTo(uid, gid) ? UsersSeen.User.PRIVATE
-                    : d.get().type().equals("directory") ? UsersSeen.User.OPEN : d.get().type();
+            homeIs = d.isEmpty()
+                    ? ""
+                    : d.get().privateTo(uid, gid)
+                            ? UsersSeen.User.PRIVATE
+                            : d.get().type().equals("directory")
+                                    ? UsersSeen.User.OPEN
+                                    : d.get().type();
             if (entry.isPresent() && homeIs.equals(UsersSeen.User.PRIVATE)) {
                 Path ssh = dir.resolve(".ssh");
                 try {
                     Users.Held held = users.readAsUser(uid, gid, ssh, ssh.resolve("authorized_keys"));
-                    keys = held.linked() ? UsersSeen.User.LINKED : held.content().map(ManagedFiles::sha256).orElse("");
+                    keys = held.linked()
+                            ? UsersSeen.User.LINKED
+                            : held.content().map(ManagedFiles::sha256).orElse("");
                 } catch (SystemException e) {
                     // This account's own file: said, and taken as not holding the keys (written again, as the
                     // user), never a failure of the look that would keep every other account's changes back.
@@ -118,7 +128,11 @@ public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
         } else if (a instanceof UsersDiff.WriteKeys k) {
             // Inside the home the user controls every name: .ssh and its keys are written as the user.
             Path ssh = ManagedFiles.under(root, k.home()).resolve(".ssh");
-            users.writeAsUser(k.account().uid(), k.account().gid(), ssh, ssh.resolve("authorized_keys"),
+            users.writeAsUser(
+                    k.account().uid(),
+                    k.account().gid(),
+                    ssh,
+                    ssh.resolve("authorized_keys"),
                     UsersDiff.authorizedKeys(k.account()));
         }
     }

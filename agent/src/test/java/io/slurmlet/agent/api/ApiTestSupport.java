@@ -2,7 +2,6 @@ package io.slurmlet.agent.api;
 
 import io.restassured.RestAssured;
 import io.restassured.specification.RequestSpecification;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -14,8 +13,7 @@ final class ApiTestSupport {
     static final Path STATE_DIR = Path.of("target/test-state");
     static final String MERGE_PATCH = "application/merge-patch+json";
 
-    private ApiTestSupport() {
-    }
+    private ApiTestSupport() {}
 
     static String token() {
         try {
@@ -32,13 +30,25 @@ final class ApiTestSupport {
 
     /** The current revision. */
     static long revision() {
-        return admin().get("/v1/slurm/settings").then().statusCode(200).extract().jsonPath().getLong("revision");
+        return admin().get("/v1/slurm/settings")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getLong("revision");
     }
 
     /** Replaces the settings with {@code json}, whatever they were. */
     static long reset(String json) {
-        return admin().contentType("application/json").header("If-Match", "\"" + revision() + "\"").body(json)
-                .put("/v1/slurm/settings").then().statusCode(200).extract().jsonPath().getLong("revision");
+        return admin().contentType("application/json")
+                .header("If-Match", "\"" + revision() + "\"")
+                .body(json)
+                .put("/v1/slurm/settings")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath()
+                .getLong("revision");
     }
 
     static String storedFile() {

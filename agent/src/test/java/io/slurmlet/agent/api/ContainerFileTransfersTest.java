@@ -1,5 +1,11 @@
 package io.slurmlet.agent.api;
 
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.containers.ArtifactTable;
@@ -7,12 +13,6 @@ import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,12 +24,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-
-import static io.slurmlet.agent.api.ApiTestSupport.admin;
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * The leader sending the files it holds on the agents' channel: one at a time to each machine, so
@@ -42,6 +41,7 @@ class ContainerFileTransfersTest {
     static final String FILE = "enroot_4.1.2-1_amd64.deb";
     /** Far more than the kernel's socket buffers between a reader that stopped and the leader hold on loopback. */
     static final byte[] BYTES = random(7 << 20);
+
     static final String SHA256 = io.slurmlet.agent.reconcile.ManagedFiles.sha256(BYTES);
     static final String PATH = ArtifactTable.LEADER_FILES + SHA256 + "/" + FILE;
 
@@ -74,8 +74,11 @@ class ContainerFileTransfersTest {
     @BeforeEach
     void handTheFileToTheLeader() throws Exception {
         forgetContainerFiles();
-        admin().contentType("application/octet-stream").body(BYTES).put("/v1/slurm/containers/files/" + FILE + "?sha256=" + SHA256)
-                .then().statusCode(200);
+        admin().contentType("application/octet-stream")
+                .body(BYTES)
+                .put("/v1/slurm/containers/files/" + FILE + "?sha256=" + SHA256)
+                .then()
+                .statusCode(200);
         ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
         tls = LeaderLink.trusting(ca);
     }
@@ -99,8 +102,13 @@ class ContainerFileTransfersTest {
 
     /** A machine joined now: its credential. */
     String joined(String node) throws Exception {
-        String token = admin().contentType("application/json").body("{\"description\": \"ContainerFileTransfersTest\"}")
-                .post("/v1/join-tokens").then().statusCode(201).extract().path("token");
+        String token = admin().contentType("application/json")
+                .body("{\"description\": \"ContainerFileTransfersTest\"}")
+                .post("/v1/join-tokens")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("token");
         return LeaderLink.join(base(), ca, token, node).credential();
     }
 
@@ -112,8 +120,9 @@ class ContainerFileTransfersTest {
         socket.bind(new java.net.InetSocketAddress(InetAddress.getByName(from), 0));
         socket.connect(new java.net.InetSocketAddress(InetAddress.getByName("127.0.0.1"), leader.agentPort()), 10_000);
         socket.setSoTimeout(20_000);
-        socket.getOutputStream().write(("GET " + PATH + " HTTP/1.1\r\nHost: leader\r\nAuthorization: Bearer " + credential + "\r\n\r\n")
-                .getBytes(StandardCharsets.US_ASCII));
+        socket.getOutputStream()
+                .write(("GET " + PATH + " HTTP/1.1\r\nHost: leader\r\nAuthorization: Bearer " + credential + "\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
         socket.getOutputStream().flush();
         return socket;
     }
@@ -133,8 +142,11 @@ class ContainerFileTransfersTest {
     }
 
     static long contentLength(String head) {
-        return head.lines().filter(l -> l.toLowerCase(Locale.ROOT).startsWith("content-length:"))
-                .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip())).findFirst().orElseThrow();
+        return head.lines()
+                .filter(l -> l.toLowerCase(Locale.ROOT).startsWith("content-length:"))
+                .mapToLong(l -> Long.parseLong(l.substring(l.indexOf(':') + 1).strip()))
+                .findFirst()
+                .orElseThrow();
     }
 
     /** The body after {@code head}: {@code length} bytes, or fewer where the connection ends or is reset first. */
@@ -143,7 +155,9 @@ class ContainerFileTransfersTest {
         byte[] buf = new byte[65536];
         try {
             InputStream in = socket.getInputStream();
-            for (int n; got.size() < length && (n = in.read(buf, 0, (int) Math.min(buf.length, length - got.size()))) >= 0; ) {
+            for (int n;
+                    got.size() < length
+                            && (n = in.read(buf, 0, (int) Math.min(buf.length, length - got.size()))) >= 0; ) {
                 got.write(buf, 0, n);
             }
         } catch (IOException e) {
@@ -155,8 +169,11 @@ class ContainerFileTransfersTest {
     /** Asks again, every 100 ms, until the leader sends the file: how long that took, each refusal's head checked. */
     Duration untilSent(String from, String credential, String node) {
         long start = System.nanoTime();
-        await("the leader sends the file again").atMost(Duration.ofSeconds(30))
-                .pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(100)).until(() -> {
+        await("the leader sends the file again")
+                .atMost(Duration.ofSeconds(30))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(100))
+                .until(() -> {
                     SSLSocket socket = ask(from, credential);
                     String head = head(socket);
                     if (head.startsWith("HTTP/1.1 200")) {
@@ -184,10 +201,15 @@ class ContainerFileTransfersTest {
         assertTrue(refused.startsWith("HTTP/1.1 429"), refused);
         assertTrue(refused.contains("\r\nRetry-After: 5\r\n"), refused);
         String said = new String(body(second, contentLength(refused)), StandardCharsets.UTF_8);
-        assertTrue(said.startsWith(("{\"error\":\"the leader sends each machine one file at a time, and one is still going to %s: fetch "
-                + "them one after another (this machine's next pass fetches %s again)\",").formatted(node, FILE)), said);
+        assertTrue(
+                said.startsWith(
+                        ("{\"error\":\"the leader sends each machine one file at a time, and one is still going to %s: fetch "
+                                        + "them one after another (this machine's next pass fetches %s again)\",")
+                                .formatted(node, FILE)),
+                said);
 
-        // Another machine meanwhile: sent its file whole, over the client every agent fetches with, and again at once (its
+        // Another machine meanwhile: sent its file whole, over the client every agent fetches with, and again at once
+        // (its
         // turn is free once the last byte has gone out, before it asks on the same connection for its next file).
         String other = node + "b";
         LeaderLink link = new LeaderLink(base(), ca, joined(other));
@@ -219,10 +241,14 @@ class ContainerFileTransfersTest {
         assertTrue(held.startsWith("HTTP/1.1 429"), "its turn is held while it stalls: " + held);
         untilSent("127.0.7.2", credential, node);
         Duration freed = Duration.ofNanos(System.nanoTime() - stopped);
-        assertTrue(freed.compareTo(partTimeout.plusSeconds(3)) < 0, "cut within the part timeout (" + partTimeout + "): " + freed);
+        assertTrue(
+                freed.compareTo(partTimeout.plusSeconds(3)) < 0,
+                "cut within the part timeout (" + partTimeout + "): " + freed);
 
         // The machine sees a cut transfer: the connection ends before the bytes its Content-Length promised.
         byte[] rest = body(stalled, BYTES.length - some.length);
-        assertTrue(some.length + rest.length < BYTES.length, "a short file is never handed over as whole: " + (some.length + rest.length));
+        assertTrue(
+                some.length + rest.length < BYTES.length,
+                "a short file is never handed over as whole: " + (some.length + rest.length));
     }
 }

@@ -1,15 +1,21 @@
 package io.slurmlet.agent.api;
 
+import static io.slurmlet.agent.api.ApiTestSupport.STATE_DIR;
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static io.slurmlet.agent.api.ApiTestSupport.reset;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
 import io.slurmlet.agent.leader.Inventory;
-import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
@@ -18,8 +24,6 @@ import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.users.Accounts;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -39,12 +43,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static io.slurmlet.agent.api.ApiTestSupport.STATE_DIR;
-import static io.slurmlet.agent.api.ApiTestSupport.admin;
-import static io.slurmlet.agent.api.ApiTestSupport.reset;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * A fuzzer over every boundary where a machine, an account or a typo sends data: the admin API
@@ -67,10 +66,46 @@ class HostileInputTest {
     static final String RUN = Long.toString(System.currentTimeMillis() % 1_000_000, 36);
 
     /** Strings that end a line, start another, close a quote, join a line, or are not text. */
-    static final List<String> HOSTILE = List.of("\n", "\r\n", "\nPrologSlurmctld=/tmp/evil\n#", "\" AuthType=\"auth/none", "\\",
-            "\\\n", "#", "\t", "\u0000", "\u0007", "\u001b[2J", "\ud800", "\udc00", "\u2028", "\u2029", "\u202e", "\u2066",
-            "\ufeff", "\uffff", ":0:0:", "$(id)", "`id`", "'", "\"", " ", "", ",", "=", "*", "..", "/", "%00", "é", "😀",
-            "ALL", "DEFAULT", "x".repeat(300), "n1,n2", "n[1-4]");
+    static final List<String> HOSTILE = List.of(
+            "\n",
+            "\r\n",
+            "\nPrologSlurmctld=/tmp/evil\n#",
+            "\" AuthType=\"auth/none",
+            "\\",
+            "\\\n",
+            "#",
+            "\t",
+            "\u0000",
+            "\u0007",
+            "\u001b[2J",
+            "\ud800",
+            "\udc00",
+            "\u2028",
+            "\u2029",
+            "\u202e",
+            "\u2066",
+            "\ufeff",
+            "\uffff",
+            ":0:0:",
+            "$(id)",
+            "`id`",
+            "'",
+            "\"",
+            " ",
+            "",
+            ",",
+            "=",
+            "*",
+            "..",
+            "/",
+            "%00",
+            "é",
+            "😀",
+            "ALL",
+            "DEFAULT",
+            "x".repeat(300),
+            "n1,n2",
+            "n[1-4]");
 
     @Inject
     LeaderChannel leader;
@@ -93,11 +128,17 @@ class HostileInputTest {
     @Test
     void noBoundaryAnswers5xxStoresWhatItRefusedOrRendersALineOtherThanMeant() throws Exception {
         random = new Random(SEED);
-        reset("{\"enabled\": true, \"controller\": \"fz-ctl\", \"nodes\": [\"fz-ctl\", \"fz-n1\"], \"lent\": [\"fz-n1\"], "
-                + "\"slurm_conf\": {\"MaxJobCount\": \"50000\"}}");
+        reset(
+                "{\"enabled\": true, \"controller\": \"fz-ctl\", \"nodes\": [\"fz-ctl\", \"fz-n1\"], \"lent\": [\"fz-n1\"], "
+                        + "\"slurm_conf\": {\"MaxJobCount\": \"50000\"}}");
         tls = TestAgents.client();
-        String token = admin().contentType("application/json").body("{\"description\": \"fuzz\"}").post("/v1/join-tokens")
-                .then().statusCode(201).extract().path("token");
+        String token = admin().contentType("application/json")
+                .body("{\"description\": \"fuzz\"}")
+                .post("/v1/join-tokens")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("token");
         credential = joined("fz-n1");
         controllerCredential = joined("fz-ctl");
         for (int round = 0; round < ROUNDS; round++) {
@@ -114,19 +155,26 @@ class HostileInputTest {
             }
         }
         // As agents do, each machine reports its last valid facts again after the leader's Retry-After until they are
-        // taken: a change refused for coming too soon (slurmlet.leader.facts-change-interval) is not the one that stays.
+        // taken: a change refused for coming too soon (slurmlet.leader.facts-change-interval) is not the one that
+        // stays.
         for (var last : lastValidFacts.entrySet()) {
-            reportUntilTaken(last.getKey(), last.getValue(), last.getKey().equals("fz-ctl") ? controllerCredential : credential);
+            reportUntilTaken(
+                    last.getKey(), last.getValue(), last.getKey().equals("fz-ctl") ? controllerCredential : credential);
         }
         // What was accepted (site lines, names, facts, accounts) rendered on a cluster that runs.
-        admin().contentType("application/merge-patch+json").body("{\"enabled\": true, \"controller\": \"fz-ctl\", "
-                + "\"nodes\": [\"fz-ctl\", \"fz-n1\"], \"lent\": [\"fz-n1\"], \"all_nodes\": false, \"experimental\": null}").patch("/v1/slurm/settings")
-                .then().statusCode(200);
+        admin().contentType("application/merge-patch+json")
+                .body(
+                        "{\"enabled\": true, \"controller\": \"fz-ctl\", "
+                                + "\"nodes\": [\"fz-ctl\", \"fz-n1\"], \"lent\": [\"fz-n1\"], \"all_nodes\": false, \"experimental\": null}")
+                .patch("/v1/slurm/settings")
+                .then()
+                .statusCode(200);
         int[] rendered = assertRendersAsMeant();
         StringBuilder summary = new StringBuilder("HostileInputTest: seed " + SEED + ", " + ROUNDS + " requests; "
                 + rendered[0] + " rendered files of " + rendered[1] + " lines read as Slurm reads them, "
                 + rendered[2] + " accounts' keys as OpenSSH's ssh-keygen reads them:");
-        counts.forEach((what, byStatus) -> summary.append("\n  ").append(what).append(' ').append(byStatus));
+        counts.forEach((what, byStatus) ->
+                summary.append("\n  ").append(what).append(' ').append(byStatus));
         System.out.println(summary);
     }
 
@@ -146,15 +194,21 @@ class HostileInputTest {
             if (random.nextBoolean()) {
                 map.set(hostile("KillWait"), value());
             } else {
-                map.set(pick(List.of("KillWait", "MailProg", "SchedulerParameters", "AuthType", "Include", "maxjobcount")), value());
+                map.set(
+                        pick(List.of(
+                                "KillWait", "MailProg", "SchedulerParameters", "AuthType", "Include", "maxjobcount")),
+                        value());
             }
         } else if (key.kind() == SettingKey.Kind.LIST) {
             at.putArray(last).add(hostile("fz-n1")).add(random.nextBoolean() ? "fz-n1" : hostile("fz-ctl"));
         } else {
             at.set(last, value());
         }
-        adminWrite("settings PATCH", () -> admin().contentType("application/merge-patch+json").body(json(patch))
-                .patch("/v1/slurm/settings"));
+        adminWrite(
+                "settings PATCH",
+                () -> admin().contentType("application/merge-patch+json")
+                        .body(json(patch))
+                        .patch("/v1/slurm/settings"));
     }
 
     void settingsPut() throws IOException {
@@ -167,8 +221,12 @@ class HostileInputTest {
             case 2 -> "{\"nodes\": " + "[".repeat(2000) + "]".repeat(2000) + "}";
             default -> body.replaceFirst("\\{", Matcher.quoteReplacement("{" + json(hostile("x")) + ": 1, "));
         };
-        adminWrite("settings PUT", () -> admin().contentType("application/json").header("If-Match", "\"" + tree.get("revision") + "\"")
-                .body(sent.getBytes(StandardCharsets.UTF_8)).put("/v1/slurm/settings"));
+        adminWrite(
+                "settings PUT",
+                () -> admin().contentType("application/json")
+                        .header("If-Match", "\"" + tree.get("revision") + "\"")
+                        .body(sent.getBytes(StandardCharsets.UTF_8))
+                        .put("/v1/slurm/settings"));
     }
 
     void agentFacts(String what, String node, String bearer) throws Exception {
@@ -187,15 +245,21 @@ class HostileInputTest {
     void reportUntilTaken(String node, String body, String bearer) throws Exception {
         long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (true) {
-            HttpResponse<String> r = tls.send(HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + leader.agentPort()
-                    + "/v1/agent/facts")).timeout(CALL).header("Content-Type", "application/json").header("Authorization", "Bearer " + bearer)
-                    .PUT(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = tls.send(
+                    HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + leader.agentPort() + "/v1/agent/facts"))
+                            .timeout(CALL)
+                            .header("Content-Type", "application/json")
+                            .header("Authorization", "Bearer " + bearer)
+                            .PUT(HttpRequest.BodyPublishers.ofString(body))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             if (r.statusCode() == 200) {
                 return;
             }
             assertEquals(429, r.statusCode(), () -> node + "'s facts " + body + ": " + r.body());
             assertTrue(System.nanoTime() < until, () -> node + "'s facts still refused after 60 s: " + r.body());
-            // A fixed wait: the rate limit's interval, as the leader's Retry-After gives it; asked sooner, it refuses again.
+            // A fixed wait: the rate limit's interval, as the leader's Retry-After gives it; asked sooner, it refuses
+            // again.
             Thread.sleep(Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow()) * 1000);
         }
     }
@@ -210,7 +274,8 @@ class HostileInputTest {
             default -> body.putArray("node").add(name);
         }
         byte[] before = state("agents");
-        int status = agent("join POST", "POST", "/v1/join", json(body), random.nextInt(5) == 0 ? hostile(token) : token);
+        int status =
+                agent("join POST", "POST", "/v1/join", json(body), random.nextInt(5) == 0 ? hostile(token) : token);
         if (status >= 400) {
             assertStateUnchanged("agents", before, "join " + body);
         }
@@ -219,15 +284,26 @@ class HostileInputTest {
     void agentStatus() throws Exception {
         String body = """
                 {"node": %s, "plan_revision": %s, "steps": [{"step": %s, "state": "failed", "detail": %s, "at": "", "last_error": %s,
-                 "last_error_at": ""}], "slurm_nodes": [{"name": "fz-n1", "state": %s, "reason": %s, "jobs": [%s]}]}"""
-                .formatted(json(hostile("fz-n1")), random.nextBoolean() ? "1" : json(hostile("1")), json(hostile("munge")),
-                        json(hostile("d")), json(hostile("e")), json(hostile("IDLE")), json(hostile("r")), json(hostile("7")));
+                 "last_error_at": ""}], "slurm_nodes": [{"name": "fz-n1", "state": %s, "reason": %s, "jobs": [%s]}]}""".formatted(
+                        json(hostile("fz-n1")),
+                        random.nextBoolean() ? "1" : json(hostile("1")),
+                        json(hostile("munge")),
+                        json(hostile("d")),
+                        json(hostile("e")),
+                        json(hostile("IDLE")),
+                        json(hostile("r")),
+                        json(hostile("7")));
         agent("agent status PUT", "PUT", "/v1/agent/status", body, credential);
     }
 
     void plan() throws Exception {
-        agent("agent plan GET", "GET", "/v1/agent/plan?after=" + encode(hostile("0")) + "&wait=" + encode(random.nextBoolean() ? "0" : hostile("0")),
-                null, random.nextBoolean() ? credential : hostile(credential));
+        agent(
+                "agent plan GET",
+                "GET",
+                "/v1/agent/plan?after=" + encode(hostile("0")) + "&wait="
+                        + encode(random.nextBoolean() ? "0" : hostile("0")),
+                null,
+                random.nextBoolean() ? credential : hostile(credential));
     }
 
     void account() throws IOException {
@@ -235,15 +311,25 @@ class HostileInputTest {
         String email = random.nextBoolean() ? hostile(local + "@example.org") : local + "@example.org";
         String key = random.nextBoolean() ? hostile(key() + " fuzz") : key() + hostile(" fuzz");
         String body = "{\"email\": %s, \"ssh_keys\": [%s]}".formatted(json(email), json(key));
-        adminWrite("account POST", () -> admin().contentType("application/json").body(body.getBytes(StandardCharsets.UTF_8)).post("/v1/users"));
+        adminWrite(
+                "account POST",
+                () -> admin().contentType("application/json")
+                        .body(body.getBytes(StandardCharsets.UTF_8))
+                        .post("/v1/users"));
     }
 
     void accountsImport() throws IOException {
         String body = "{\"accounts\": [{\"email\": %s, \"ssh_keys\": [%s]}, {\"email\": \"fzimport%s%d@example.org\"}]}"
-                .formatted(json(hostile("fzi" + RUN + random.nextInt(1000) + "@example.org")),
-                        json(random.nextBoolean() ? hostile(key() + " fuzz") : key() + hostile(" fuzz")), RUN, random.nextInt(1_000_000));
-        adminWrite("accounts import POST", () -> admin().contentType("application/json").body(body.getBytes(StandardCharsets.UTF_8))
-                .post("/v1/users/import"));
+                .formatted(
+                        json(hostile("fzi" + RUN + random.nextInt(1000) + "@example.org")),
+                        json(random.nextBoolean() ? hostile(key() + " fuzz") : key() + hostile(" fuzz")),
+                        RUN,
+                        random.nextInt(1_000_000));
+        adminWrite(
+                "accounts import POST",
+                () -> admin().contentType("application/json")
+                        .body(body.getBytes(StandardCharsets.UTF_8))
+                        .post("/v1/users/import"));
     }
 
     // ---------------------------------------------------------------- assertions
@@ -265,22 +351,27 @@ class HostileInputTest {
     }
 
     int agent(String what, String method, String path, String body, String bearer) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + leader.agentPort() + path)).timeout(CALL)
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("https://127.0.0.1:" + leader.agentPort() + path))
+                .timeout(CALL)
                 .header("Content-Type", "application/json");
         String auth = "Bearer " + bearer;
         if (auth.chars().allMatch(c -> c >= 0x20 && c < 0x7f)) {
             b.header("Authorization", auth);
         }
-        b.method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        b.method(
+                method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
         HttpResponse<String> r;
         try {
             r = tls.send(b.build(), HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
-            throw new AssertionError("%s %s %s with %s, bearer %s: no answer (%s); before: %s".formatted(what, method, path, body,
-                    io.slurmlet.model.text.Text.quote(bearer), e, recent), e);
+            throw new AssertionError(
+                    "%s %s %s with %s, bearer %s: no answer (%s); before: %s"
+                            .formatted(what, method, path, body, io.slurmlet.model.text.Text.quote(bearer), e, recent),
+                    e);
         }
         count(what, r.statusCode());
-        recent.add(what + " " + path + " " + r.statusCode() + " " + r.headers().firstValue("connection").orElse(""));
+        recent.add(what + " " + path + " " + r.statusCode() + " "
+                + r.headers().firstValue("connection").orElse(""));
         if (recent.size() > 4) {
             recent.remove(0);
         }
@@ -289,7 +380,9 @@ class HostileInputTest {
     }
 
     static void assertStateUnchanged(String file, byte[] before, String context) throws IOException {
-        assertEquals(new String(before, StandardCharsets.UTF_8), new String(state(file), StandardCharsets.UTF_8),
+        assertEquals(
+                new String(before, StandardCharsets.UTF_8),
+                new String(state(file), StandardCharsets.UTF_8),
                 file + " changed though the call was refused: " + context);
     }
 
@@ -312,7 +405,8 @@ class HostileInputTest {
                 if (file.getKey().startsWith("/etc/slurm/") && file.getKey().endsWith(".conf")) {
                     assertSlurmFileAsMeant(file.getKey(), file.getValue(), s);
                 } else {
-                    assertTrue(file.getValue().chars().noneMatch(c -> c != '\n' && Character.isISOControl(c)),
+                    assertTrue(
+                            file.getValue().chars().noneMatch(c -> c != '\n' && Character.isISOControl(c)),
                             () -> file.getKey() + " holds a control character");
                 }
             }
@@ -325,16 +419,19 @@ class HostileInputTest {
             authorizedKeys.writeBytes(io.slurmlet.agent.users.UsersDiff.authorizedKeys(a));
             for (String k : a.sshKeys()) {
                 // A line that starts with its type holds no options (command=, from=, …) for sshd.
-                assertTrue(k.matches("(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+( .*)?"),
+                assertTrue(
+                        k.matches(
+                                "(ssh-ed25519|ssh-rsa|ecdsa-sha2-nistp(256|384|521)|sk-[a-z0-9@.-]+) [A-Za-z0-9+/=]+( .*)?"),
                         () -> "sshd would read " + a.login() + "'s key as options or another key: " + k);
                 meant.add(fingerprint(k));
             }
-            assertTrue(a.email().chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':'), () -> "passwd's comment: " + a.email());
+            assertTrue(
+                    a.email().chars().allMatch(c -> c > 0x20 && c < 0x7f && c != ':'),
+                    () -> "passwd's comment: " + a.email());
         }
         // OpenSSH's own parser reads the accounts' files back: one key per key meant, in order.
         List<String> read = sshKeygenFingerprints(authorizedKeys.toByteArray());
-        assertEquals(meant, read,
-                "ssh-keygen reads the authorized_keys lines as the keys slurmlet meant");
+        assertEquals(meant, read, "ssh-keygen reads the authorized_keys lines as the keys slurmlet meant");
         return new int[] {files, lines, accounts.accounts().size()};
     }
 
@@ -342,8 +439,11 @@ class HostileInputTest {
     static String fingerprint(String key) {
         try {
             byte[] blob = Base64.getDecoder().decode(key.split(" ")[1]);
-            return "SHA256:" + Base64.getEncoder().withoutPadding().encodeToString(
-                    java.security.MessageDigest.getInstance("SHA-256").digest(blob));
+            return "SHA256:"
+                    + Base64.getEncoder()
+                            .withoutPadding()
+                            .encodeToString(java.security.MessageDigest.getInstance("SHA-256")
+                                    .digest(blob));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
@@ -357,7 +457,9 @@ class HostileInputTest {
             if (file.length == 0) {
                 return List.of();
             }
-            Process p = new ProcessBuilder("ssh-keygen", "-l", "-E", "sha256", "-f", keys.toString()).redirectErrorStream(true).start();
+            Process p = new ProcessBuilder("ssh-keygen", "-l", "-E", "sha256", "-f", keys.toString())
+                    .redirectErrorStream(true)
+                    .start();
             String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             assertEquals(0, p.waitFor(), "ssh-keygen -l: " + out);
             return out.lines().map(l -> l.split(" ")[1]).toList();
@@ -376,7 +478,8 @@ class HostileInputTest {
         Map<String, Integer> firstKeys = new TreeMap<>();
         Map<String, String> site = new TreeMap<>();
         for (String line : text.split("\n", -1)) {
-            assertTrue(line.chars().noneMatch(Character::isISOControl), () -> file + ": a control character in " + line);
+            assertTrue(
+                    line.chars().noneMatch(Character::isISOControl), () -> file + ": a control character in " + line);
             if (line.isEmpty() || line.startsWith("#")) {
                 continue;
             }
@@ -385,7 +488,9 @@ class HostileInputTest {
             int at = 0;
             String first = null;
             while (at < line.length()) {
-                assertTrue(m.find(at) && m.start() == at, () -> file + ": Slurm would not read this line as Key=Value words: " + line);
+                assertTrue(
+                        m.find(at) && m.start() == at,
+                        () -> file + ": Slurm would not read this line as Key=Value words: " + line);
                 if (first == null) {
                     first = m.group(1);
                     String v = m.group(2);
@@ -399,7 +504,8 @@ class HostileInputTest {
             }
             firstKeys.merge(first.toLowerCase(Locale.ROOT), 1, Integer::sum);
         }
-        firstKeys.forEach((key, n) -> assertTrue(n == 1 || REPEATED.contains(key), () -> file + ": " + key + " on " + n + " lines"));
+        firstKeys.forEach((key, n) ->
+                assertTrue(n == 1 || REPEATED.contains(key), () -> file + ": " + key + " on " + n + " lines"));
         if (file.equals("/etc/slurm/slurm.conf")) {
             s.slurmConf().forEach((k, v) -> assertEquals(v, site.get(k), file + ": the site's " + k + " as set"));
         }
@@ -412,7 +518,10 @@ class HostileInputTest {
         return switch (random.nextInt(3)) {
             case 0 -> h + around;
             case 1 -> around + h;
-            default -> around.isEmpty() ? h : around.substring(0, around.length() / 2) + h + around.substring(around.length() / 2);
+            default ->
+                around.isEmpty()
+                        ? h
+                        : around.substring(0, around.length() / 2) + h + around.substring(around.length() / 2);
         };
     }
 
@@ -428,23 +537,38 @@ class HostileInputTest {
             case 2 -> f.arrayNode().add(hostile("a"));
             case 3 -> f.objectNode().put("a", hostile("b"));
             case 4 -> f.nullNode();
-            default -> f.textNode(hostile(pick(List.of("60", "/usr/bin/mail", "bf_interval=30", "fz-n1", "/shared", "n0:/export", "gpu"))));
+            default ->
+                f.textNode(hostile(pick(
+                        List.of("60", "/usr/bin/mail", "bf_interval=30", "fz-n1", "/shared", "n0:/export", "gpu"))));
         };
     }
 
     String facts(String name) {
-        String[] fields = {"\"name\": " + json(name), "\"address\": \"10.0.0.7\"", "\"cpus\": 8", "\"boards\": 1", "\"sockets\": 1",
-                "\"cores_per_socket\": 4", "\"threads_per_core\": 2", "\"memory_mib\": 32000",
-                "\"gpus\": [{\"model\": \"NVIDIA H100\", \"count\": 2}]", "\"os\": \"debian 13\"", "\"slurm_version\": \"24.11.5\""};
+        String[] fields = {
+            "\"name\": " + json(name),
+            "\"address\": \"10.0.0.7\"",
+            "\"cpus\": 8",
+            "\"boards\": 1",
+            "\"sockets\": 1",
+            "\"cores_per_socket\": 4",
+            "\"threads_per_core\": 2",
+            "\"memory_mib\": 32000",
+            "\"gpus\": [{\"model\": \"NVIDIA H100\", \"count\": 2}]",
+            "\"os\": \"debian 13\"",
+            "\"slurm_version\": \"24.11.5\""
+        };
         int i = random.nextInt(fields.length + 2);
         if (i < fields.length) {
             String key = fields[i].substring(0, fields[i].indexOf(':'));
-            fields[i] = key + ": " + switch (random.nextInt(4)) {
-                case 0 -> json(hostile("10.0.0.7"));
-                case 1 -> Long.toString(random.nextBoolean() ? -5 : Long.MAX_VALUE);
-                case 2 -> "[{\"model\": " + json(hostile("NVIDIA H100")) + ", \"count\": " + (random.nextInt(200) - 100) + "}]";
-                default -> json(value());
-            };
+            fields[i] = key + ": "
+                    + switch (random.nextInt(4)) {
+                        case 0 -> json(hostile("10.0.0.7"));
+                        case 1 -> Long.toString(random.nextBoolean() ? -5 : Long.MAX_VALUE);
+                        case 2 ->
+                            "[{\"model\": " + json(hostile("NVIDIA H100")) + ", \"count\": "
+                                    + (random.nextInt(200) - 100) + "}]";
+                        default -> json(value());
+                    };
         }
         return "{" + String.join(", ", fields) + "}";
     }
@@ -465,8 +589,8 @@ class HostileInputTest {
     }
 
     /** JSON with every character outside ASCII escaped: a lone surrogate is sent as {@code \}{@code ud800}, not lost to UTF-8. */
-    static final com.fasterxml.jackson.databind.ObjectWriter ESCAPING = SettingsJson.STRICT.writer()
-            .with(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII);
+    static final com.fasterxml.jackson.databind.ObjectWriter ESCAPING =
+            SettingsJson.STRICT.writer().with(com.fasterxml.jackson.core.json.JsonWriteFeature.ESCAPE_NON_ASCII);
 
     static String json(Object s) {
         try {
@@ -503,8 +627,10 @@ class HostileInputTest {
     /** {@code node}'s credential, joined afresh (an earlier run's machine of that name removed) with plain facts reported. */
     static String joined(String node) throws Exception {
         assertEquals(200, TestAgents.join(node).status());
-        TestAgents.Answer facts = TestAgents.reportFacts(node, SettingsJson.STRICT.writeValueAsString(
-                new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5")));
+        TestAgents.Answer facts = TestAgents.reportFacts(
+                node,
+                SettingsJson.STRICT.writeValueAsString(
+                        new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5")));
         assertEquals(200, facts.status(), facts.body());
         return TestAgents.credential(node);
     }

@@ -1,5 +1,16 @@
 package io.slurmlet.agent.api;
 
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.node.LeaderLink;
@@ -11,9 +22,6 @@ import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.facts.NodeFacts;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.Test;
-
-import javax.net.ssl.SSLSocket;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -22,17 +30,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.cert.X509Certificate;
 import java.util.List;
-
-import static io.slurmlet.agent.api.ApiTestSupport.admin;
-import static org.hamcrest.Matchers.contains;
-import static org.hamcrest.Matchers.containsString;
-import static org.hamcrest.Matchers.equalTo;
-import static org.hamcrest.Matchers.hasItem;
-import static org.hamcrest.Matchers.not;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.Test;
 
 /**
  * Removing a machine is evicting it ({@code ctl slurm machines remove}, {@code allow}): its name is
@@ -64,8 +63,13 @@ class MachinesApiTest {
 
     /** A new join token: its id and the token. */
     static String[] newToken(String description) {
-        var made = admin().contentType("application/json").body("{\"description\": \"%s\"}".formatted(description))
-                .post("/v1/join-tokens").then().statusCode(201).extract().jsonPath();
+        var made = admin().contentType("application/json")
+                .body("{\"description\": \"%s\"}".formatted(description))
+                .post("/v1/join-tokens")
+                .then()
+                .statusCode(201)
+                .extract()
+                .jsonPath();
         return new String[] {made.getString("id"), made.getString("token")};
     }
 
@@ -83,45 +87,86 @@ class MachinesApiTest {
         String node = name("ev");
         String[] token = newToken("MachinesApiTest");
         X509Certificate ca = ca();
-        LeaderLink machine = new LeaderLink(base(), ca, LeaderLink.join(base(), ca, token[1], node).credential());
+        LeaderLink machine = new LeaderLink(
+                base(), ca, LeaderLink.join(base(), ca, token[1], node).credential());
         machine.reportFacts(facts(node));
 
-        admin().delete("/v1/machines/" + node).then().statusCode(200)
-                .body("credential_revoked", equalTo(true)).body("facts_forgotten", equalTo(true))
-                .body("notes[0]", equalTo(("removed %s: its credential revoked, its facts forgotten; its name is refused until an "
-                        + "admin allows it again (ctl slurm machines allow %s)").formatted(node, node)));
-        assertEquals(401, assertThrows(LeaderLink.Refused.class, () -> machine.reportFacts(facts(node))).status());
-        // What its agent does on that 401: it forgets its credential and joins again, with a token still on the machine.
+        admin().delete("/v1/machines/" + node)
+                .then()
+                .statusCode(200)
+                .body("credential_revoked", equalTo(true))
+                .body("facts_forgotten", equalTo(true))
+                .body(
+                        "notes[0]",
+                        equalTo(
+                                ("removed %s: its credential revoked, its facts forgotten; its name is refused until an "
+                                                + "admin allows it again (ctl slurm machines allow %s)")
+                                        .formatted(node, node)));
+        assertEquals(
+                401,
+                assertThrows(LeaderLink.Refused.class, () -> machine.reportFacts(facts(node)))
+                        .status());
+        // What its agent does on that 401: it forgets its credential and joins again, with a token still on the
+        // machine.
         String[] another = newToken("MachinesApiTest, another");
         for (String asked : List.of(node, node.toUpperCase())) {
-            LeaderLink.Refused refused = assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, another[1], asked));
+            LeaderLink.Refused refused =
+                    assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, another[1], asked));
             assertEquals(403, refused.status(), refused.getMessage());
-            assertTrue(refused.getMessage().contains(node + " was removed from this cluster at "), refused.getMessage());
-            assertFalse(refused.getMessage().contains("admin token from"), "who removed it is the leader's log's: " + refused.getMessage());
-            assertTrue(refused.getMessage().contains("an admin allows it on the leader first: ctl slurm machines allow " + node),
+            assertTrue(
+                    refused.getMessage().contains(node + " was removed from this cluster at "), refused.getMessage());
+            assertFalse(
+                    refused.getMessage().contains("admin token from"),
+                    "who removed it is the leader's log's: " + refused.getMessage());
+            assertTrue(
+                    refused.getMessage()
+                            .contains("an admin allows it on the leader first: ctl slurm machines allow " + node),
                     refused.getMessage());
         }
         admin().get("/v1/nodes").then().statusCode(200).body("containsKey('" + node + "')", equalTo(false));
-        admin().get("/v1/machines").then().statusCode(200)
+        admin().get("/v1/machines")
+                .then()
+                .statusCode(200)
                 .body("machines", not(hasItem(node)))
                 .body("removed.find { it.node == '%s' }.join_token".formatted(node), equalTo(token[0]))
                 .body("removed.find { it.node == '%s' }.by".formatted(node), containsString("the admin token from"));
-        admin().delete("/v1/machines/" + node).then().statusCode(404)
-                .body("error", equalTo(node + " was removed already (at %s): its name stays refused until an admin allows it: "
-                        .formatted(credentials.removed().get(node).removed()) + "ctl slurm machines allow " + node));
+        admin().delete("/v1/machines/" + node)
+                .then()
+                .statusCode(404)
+                .body(
+                        "error",
+                        equalTo(node
+                                + " was removed already (at %s): its name stays refused until an admin allows it: "
+                                        .formatted(
+                                                credentials.removed().get(node).removed())
+                                + "ctl slurm machines allow " + node));
 
-        admin().post("/v1/machines/" + node.toUpperCase() + "/allow").then().statusCode(200)
-                .body("node", equalTo(node)).body("allowed", equalTo(true))
-                .body("notes", contains("allowed %s: it may join again with a join token ('ctl slurm join-token' prints the line that joins it)"
-                        .formatted(node)));
+        admin().post("/v1/machines/" + node.toUpperCase() + "/allow")
+                .then()
+                .statusCode(200)
+                .body("node", equalTo(node))
+                .body("allowed", equalTo(true))
+                .body(
+                        "notes",
+                        contains(
+                                "allowed %s: it may join again with a join token ('ctl slurm join-token' prints the line that joins it)"
+                                        .formatted(node)));
         admin().get("/v1/machines").then().statusCode(200).body("removed.node", not(hasItem(node)));
-        LeaderLink again = new LeaderLink(base(), ca, LeaderLink.join(base(), ca, another[1], node).credential());
+        LeaderLink again = new LeaderLink(
+                base(), ca, LeaderLink.join(base(), ca, another[1], node).credential());
         again.reportFacts(facts(node));
         admin().get("/v1/machines").then().statusCode(200).body("machines", hasItem(node));
-        admin().post("/v1/machines/" + node + "/allow").then().statusCode(404)
-                .body("error", equalTo("\"%s\" was not removed, so nothing is allowed: ctl slurm machines list shows the removed names; "
-                        .formatted(node) + "a machine that has joined is removed with ctl slurm machines remove"))
-                .body("problems[0].key", equalTo("node")).body("problems[0].value", equalTo(node));
+        admin().post("/v1/machines/" + node + "/allow")
+                .then()
+                .statusCode(404)
+                .body(
+                        "error",
+                        equalTo(
+                                "\"%s\" was not removed, so nothing is allowed: ctl slurm machines list shows the removed names; "
+                                                .formatted(node)
+                                        + "a machine that has joined is removed with ctl slurm machines remove"))
+                .body("problems[0].key", equalTo("node"))
+                .body("problems[0].value", equalTo(node));
         admin().post("/v1/machines/ALL/allow").then().statusCode(400).body("problems[0].key", equalTo("node"));
         TestAgents.forget(node);
     }
@@ -133,16 +178,25 @@ class MachinesApiTest {
         String[] token = newToken("MachinesApiTest, rack");
         X509Certificate ca = ca();
         LeaderLink.join(base(), ca, token[1], first);
-        LeaderLink other = new LeaderLink(base(), ca, LeaderLink.join(base(), ca, token[1], second).credential());
+        LeaderLink other = new LeaderLink(
+                base(), ca, LeaderLink.join(base(), ca, token[1], second).credential());
 
-        String answer = admin().delete("/v1/machines/" + first).then().statusCode(200)
-                .body("join_token", equalTo(token[0])).body("join_token_revoked", equalTo(true))
-                .body("notes[1]", equalTo(("join token %s, which it joined with, is revoked: no machine joins with it any more, "
-                        + "and the machines that joined with it keep their credentials").formatted(token[0])))
-                .extract().asString();
+        String answer = admin().delete("/v1/machines/" + first)
+                .then()
+                .statusCode(200)
+                .body("join_token", equalTo(token[0]))
+                .body("join_token_revoked", equalTo(true))
+                .body(
+                        "notes[1]",
+                        equalTo(("join token %s, which it joined with, is revoked: no machine joins with it any more, "
+                                        + "and the machines that joined with it keep their credentials")
+                                .formatted(token[0])))
+                .extract()
+                .asString();
         assertFalse(answer.contains(token[1].substring(token[0].length() + 1)), "the token's secret is in no answer");
         admin().get("/v1/join-tokens").then().statusCode(200).body("tokens.id", not(hasItem(token[0])));
-        LeaderLink.Refused revoked = assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, token[1], first + "c"));
+        LeaderLink.Refused revoked =
+                assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, token[1], first + "c"));
         assertEquals(401, revoked.status(), "no machine joins with it any more");
         other.reportFacts(facts(second)); // the other machine keeps its credential
         admin().get("/v1/machines").then().statusCode(200).body("machines", hasItem(second));
@@ -157,11 +211,22 @@ class MachinesApiTest {
         // As a credential of an earlier slurmlet, or the leader's own machine's: no join token kept with it.
         String credential = credentials.issue(node);
         new LeaderLink(base(), ca(), credential).reportFacts(facts(node));
-        admin().delete("/v1/machines/" + node).then().statusCode(200)
-                .body("credential_revoked", equalTo(true)).body("join_token", equalTo("")).body("join_token_revoked", equalTo(false))
-                .body("notes[1]", equalTo("join token revoked: none (its credential does not say which it joined with)"))
-                .body("notes[2]", equalTo("the munge key it held is still the cluster's: if the machine is not trusted, roll a new one to every machine with ctl slurm munge-key rotate"));
-        IOException refused = assertThrows(AgentCredentials.NameRemoved.class, () -> credentials.issue(node),
+        admin().delete("/v1/machines/" + node)
+                .then()
+                .statusCode(200)
+                .body("credential_revoked", equalTo(true))
+                .body("join_token", equalTo(""))
+                .body("join_token_revoked", equalTo(false))
+                .body(
+                        "notes[1]",
+                        equalTo("join token revoked: none (its credential does not say which it joined with)"))
+                .body(
+                        "notes[2]",
+                        equalTo(
+                                "the munge key it held is still the cluster's: if the machine is not trusted, roll a new one to every machine with ctl slurm munge-key rotate"));
+        IOException refused = assertThrows(
+                AgentCredentials.NameRemoved.class,
+                () -> credentials.issue(node),
                 "the leader's own machine joins in-process, and is refused too");
         assertTrue(refused.getMessage().contains("ctl slurm machines allow " + node), refused.getMessage());
         TestAgents.forget(node);
@@ -184,8 +249,11 @@ class MachinesApiTest {
         byte[] body = SettingsJson.STRICT.writeValueAsBytes(facts(node).withSlurmctldCandidate("25.05.1"));
         String[] answer = removedBetweenCheckAndWrite(ca, "/v1/agent/facts", credential, body, node);
         assertEquals("401", answer[0], answer[1]);
-        assertTrue(answer[1].contains("credential was revoked while its facts report was on the way (ctl slurm machines remove " + node
-                + "): nothing of it was kept"), answer[1]);
+        assertTrue(
+                answer[1].contains(
+                        "credential was revoked while its facts report was on the way (ctl slurm machines remove "
+                                + node + "): nothing of it was kept"),
+                answer[1]);
         admin().get("/v1/nodes").then().statusCode(200).body("containsKey('" + node + "')", equalTo(false));
         admin().get("/v1/machines").then().statusCode(200).body("machines", not(hasItem(node)));
         TestAgents.forget(node);
@@ -199,8 +267,8 @@ class MachinesApiTest {
         X509Certificate ca = ca();
         String credential = LeaderLink.join(base(), ca, token[1], node).credential();
 
-        byte[] body = SettingsJson.STRICT.writeValueAsBytes(new NodeReport(node, 1, List.of(
-                new StepStatus("munge", "ok", "munged runs", "2026-11-30T04:00:00Z", "", ""))));
+        byte[] body = SettingsJson.STRICT.writeValueAsBytes(new NodeReport(
+                node, 1, List.of(new StepStatus("munge", "ok", "munged runs", "2026-11-30T04:00:00Z", "", ""))));
         String[] answer = removedBetweenCheckAndWrite(ca, "/v1/agent/status", credential, body, node);
         assertEquals("401", answer[0], answer[1]);
         assertTrue(answer[1].contains("while its status report was on the way"), answer[1]);
@@ -213,25 +281,35 @@ class MachinesApiTest {
      * the channel has checked the credential and asks for it (100 Continue); meanwhile {@code node} is
      * removed. Returns the answer's status and body.
      */
-    String[] removedBetweenCheckAndWrite(X509Certificate ca, String path, String credential, byte[] body, String node) throws Exception {
-        try (SSLSocket socket = (SSLSocket) LeaderLink.trusting(ca).getSocketFactory().createSocket("127.0.0.1", leader.agentPort())) {
+    String[] removedBetweenCheckAndWrite(X509Certificate ca, String path, String credential, byte[] body, String node)
+            throws Exception {
+        try (SSLSocket socket =
+                (SSLSocket) LeaderLink.trusting(ca).getSocketFactory().createSocket("127.0.0.1", leader.agentPort())) {
             socket.setSoTimeout(20_000);
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();
-            out.write(("PUT %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"
-                    + "Content-Length: %d\r\nExpect: 100-continue\r\n\r\n").formatted(path, credential, body.length)
-                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(
+                    ("PUT %s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\n"
+                                    + "Content-Length: %d\r\nExpect: 100-continue\r\n\r\n")
+                            .formatted(path, credential, body.length)
+                            .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             String interim = head(in);
-            assertTrue(interim.startsWith("HTTP/1.1 100"), "the credential was checked and the body is asked for: " + interim);
+            assertTrue(
+                    interim.startsWith("HTTP/1.1 100"),
+                    "the credential was checked and the body is asked for: " + interim);
 
             admin().delete("/v1/machines/" + node).then().statusCode(200).body("credential_revoked", equalTo(true));
 
             out.write(body);
             out.flush();
             String head = head(in);
-            int length = Integer.parseInt(head.lines().filter(l -> l.toLowerCase().startsWith("content-length:"))
-                    .findFirst().orElseThrow(() -> new AssertionError(head)).substring("content-length:".length()).strip());
+            int length = Integer.parseInt(head.lines()
+                    .filter(l -> l.toLowerCase().startsWith("content-length:"))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(head))
+                    .substring("content-length:".length())
+                    .strip());
             return new String[] {head.substring(9, 12), new String(in.readNBytes(length), StandardCharsets.UTF_8)};
         }
     }

@@ -1,41 +1,47 @@
 package io.slurmlet.agent.api;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.plan.MungeKey;
-import org.junit.jupiter.api.Test;
-
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** What the rotation's answer says of each machine, and which agents are too old to be rotated. */
 class MungeKeyResourceTest {
 
-    private static final MungeKey ROTATED = MungeKey.random().rotated(2, Optional.of(Instant.parse("2026-12-07T10:00:10Z")));
+    private static final MungeKey ROTATED =
+            MungeKey.random().rotated(2, Optional.of(Instant.parse("2026-12-07T10:00:10Z")));
 
     @Test
     void anAgentOlderThanRotationsIsNamedAndOneThatSaysItsRotationIsNot() {
         Map<String, MungeSeen> seen = Map.of(
-                "n1", new MungeSeen(true, true, true, true, true),           // an older agent: no rotation said
+                "n1", new MungeSeen(true, true, true, true, true), // an older agent: no rotation said
                 "n2", new MungeSeen(true, true, true, true, true, 0L),
-                "n3", new MungeSeen(true, false, true, true, true));         // not matching: says nothing either way
+                "n3", new MungeSeen(true, false, true, true, true)); // not matching: says nothing either way
         assertEquals(List.of("n1"), MungeKeyResource.olderAgents(List.of("n3", "n2", "n1", "n4"), seen));
     }
 
     @Test
     void eachMachineIsSaidInWords() {
-        assertEquals(new MungeKeyResource.Machine("n1", true, "holds rotation 2's key"),
+        assertEquals(
+                new MungeKeyResource.Machine("n1", true, "holds rotation 2's key"),
                 MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 2L), true));
-        assertEquals(new MungeKeyResource.Machine("n1", false, "still holds rotation 1's key (due at 2026-12-07T10:00:10Z)"),
+        assertEquals(
+                new MungeKeyResource.Machine("n1", false, "still holds rotation 1's key (due at 2026-12-07T10:00:10Z)"),
                 MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 1L), true));
-        assertEquals(new MungeKeyResource.Machine("n1", false, "its plan does not carry the new key yet"),
+        assertEquals(
+                new MungeKeyResource.Machine("n1", false, "its plan does not carry the new key yet"),
                 MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 1L), false));
-        assertEquals(new MungeKeyResource.Machine("n1", false, "has not reported what its munge step saw"),
+        assertEquals(
+                new MungeKeyResource.Machine("n1", false, "has not reported what its munge step saw"),
                 MungeKeyResource.machine("n1", ROTATED, null, true));
-        assertEquals(new MungeKeyResource.Machine("n1", true, "holds the cluster's first key"),
-                MungeKeyResource.machine("n1", MungeKey.random(), new MungeSeen(true, true, true, true, true, 0L), true));
+        assertEquals(
+                new MungeKeyResource.Machine("n1", true, "holds the cluster's first key"),
+                MungeKeyResource.machine(
+                        "n1", MungeKey.random(), new MungeSeen(true, true, true, true, true, 0L), true));
     }
 }

@@ -1,14 +1,13 @@
 package io.slurmlet.agent.api;
 
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static org.hamcrest.Matchers.equalTo;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
-import org.junit.jupiter.api.Test;
-
 import java.util.Map;
-
-import static io.slurmlet.agent.api.ApiTestSupport.admin;
-import static org.hamcrest.Matchers.equalTo;
+import org.junit.jupiter.api.Test;
 
 @QuarkusTest
 @TestProfile(NotLeaderTest.NotLeader.class)
@@ -23,7 +22,11 @@ class NotLeaderTest {
 
     @Test
     void anAgentThatIsNotTheLeaderPointsAtTheLeader() {
-        admin().get("/v1/slurm/settings").then().statusCode(404)
-                .body("error", equalTo("this agent is not the leader: run ctl against the leader's address (--leader)"));
+        admin().get("/v1/slurm/settings")
+                .then()
+                .statusCode(404)
+                .body(
+                        "error",
+                        equalTo("this agent is not the leader: run ctl against the leader's address (--leader)"));
     }
 }

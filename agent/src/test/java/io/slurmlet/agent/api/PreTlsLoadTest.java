@@ -1,15 +1,15 @@
 package io.slurmlet.agent.api;
 
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.quarkus.test.junit.QuarkusTest;
 import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.facts.NodeFacts;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.Test;
-
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -34,10 +34,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static io.slurmlet.agent.api.ApiTestSupport.admin;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.Test;
 
 /**
  * What the agents' channel holds for clients that never get as far as a request, from many
@@ -54,9 +53,11 @@ class PreTlsLoadTest {
     static final Duration ATTACK = Duration.ofSeconds(8);
     /** Per kind: addresses, and connections from each (under the per-address cap of 32). */
     static final int ADDRESSES = 40;
+
     static final int EACH = 10;
     /** Sockets from one address, past its cap of 32. */
     static final int CROWD = 100;
+
     static final Path ADMIN_SOCKET = Path.of("target/test-leader.sock");
 
     @Inject
@@ -119,20 +120,44 @@ class PreTlsLoadTest {
 
         List<Long> crowd = new ArrayList<>(raw.crowd);
         Collections.sort(crowd);
-        System.out.printf("PreTlsLoadTest: %d sockets from one address that never start TLS: %d closed within %d ms, the other 32 "
-                + "held %d to %d ms%n", CROWD, CROWD - 32, crowd.get(CROWD - 33), crowd.get(CROWD - 32), crowd.get(CROWD - 1));
-        System.out.printf("PreTlsLoadTest: %d s from %d addresses a kind: %d sockets that never start TLS (reopened when closed: "
+        System.out.printf(
+                "PreTlsLoadTest: %d sockets from one address that never start TLS: %d closed within %d ms, the other 32 "
+                        + "held %d to %d ms%n",
+                CROWD, CROWD - 32, crowd.get(CROWD - 33), crowd.get(CROWD - 32), crowd.get(CROWD - 1));
+        System.out.printf(
+                "PreTlsLoadTest: %d s from %d addresses a kind: %d sockets that never start TLS (reopened when closed: "
                         + "%d closed, held median %d ms, max %d ms), %d handshakes a byte every 500 ms (%d closed, held median %d ms, "
                         + "max %d ms), %d second requests a byte every 500 ms (%d closed, held median %d ms, max %d ms); "
                         + "health %d answers, median %d ms, max %d ms; agent report and poll %d, median %d ms, max %d ms; "
                         + "admin socket %d, median %d ms, max %d ms%n",
-                ATTACK.toSeconds(), ADDRESSES, ADDRESSES * EACH, raw.idle.size(), median(raw.idle), max(raw.idle),
-                ADDRESSES * EACH, raw.handshakes.size(), median(raw.handshakes), max(raw.handshakes),
-                ADDRESSES * EACH / 2, slowSecond.size(), median(slowSecond), max(slowSecond),
-                health.size(), median(health), max(health), polls.size(), median(polls), max(polls),
-                socket.size(), median(socket), max(socket));
+                ATTACK.toSeconds(),
+                ADDRESSES,
+                ADDRESSES * EACH,
+                raw.idle.size(),
+                median(raw.idle),
+                max(raw.idle),
+                ADDRESSES * EACH,
+                raw.handshakes.size(),
+                median(raw.handshakes),
+                max(raw.handshakes),
+                ADDRESSES * EACH / 2,
+                slowSecond.size(),
+                median(slowSecond),
+                max(slowSecond),
+                health.size(),
+                median(health),
+                max(health),
+                polls.size(),
+                median(polls),
+                max(polls),
+                socket.size(),
+                median(socket),
+                max(socket));
         assertEquals(CROWD, raw.crowd.size(), "every socket of the crowd ended");
-        assertTrue(raw.idle.size() >= ADDRESSES * EACH && raw.handshakes.size() >= ADDRESSES * EACH && slowSecond.size() >= ADDRESSES,
+        assertTrue(
+                raw.idle.size() >= ADDRESSES * EACH
+                        && raw.handshakes.size() >= ADDRESSES * EACH
+                        && slowSecond.size() >= ADDRESSES,
                 "the leader closed every kind of connection that never made its request");
         assertTrue(max(raw.handshakes) < 60_000 && max(slowSecond) < 60_000, "none was held until the client gave up");
     }
@@ -140,8 +165,8 @@ class PreTlsLoadTest {
     /** Opens a TLS connection from {@code from}, makes one request, then sends the next one's headers a byte every 500 ms; how long the leader held it, in ms. */
     static long slowSecondRequest(SSLContext tls, int port, String from, AtomicBoolean attacking) throws IOException {
         long opened = System.nanoTime();
-        try (SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(InetAddress.getByName("127.0.0.1"), port,
-                InetAddress.getByName(from), 0)) {
+        try (SSLSocket s = (SSLSocket) tls.getSocketFactory()
+                .createSocket(InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(from), 0)) {
             s.setSoTimeout(60_000);
             s.startHandshake();
             OutputStream out = s.getOutputStream();
@@ -149,8 +174,9 @@ class PreTlsLoadTest {
             out.flush();
             AgentChannelLimitsTest.readResponse(s);
             opened = System.nanoTime();
-            byte[] next = "GET /v1/join/ca HTTP/1.1\r\nHost: leader\r\nX-Slow: 0123456789012345678901234567890123456789\r\n"
-                    .getBytes(StandardCharsets.US_ASCII);
+            byte[] next =
+                    "GET /v1/join/ca HTTP/1.1\r\nHost: leader\r\nX-Slow: 0123456789012345678901234567890123456789\r\n"
+                            .getBytes(StandardCharsets.US_ASCII);
             for (int i = 0; attacking.get(); i = (i + 1) % next.length) {
                 out.write(next[i]);
                 out.flush();
@@ -186,10 +212,13 @@ class PreTlsLoadTest {
         final List<Long> handshakes = new ArrayList<>();
         /** {@link #CROWD} sockets from one address, never reopened: how long each was held. */
         final List<Long> crowd = new ArrayList<>();
+
         volatile Exception failure;
         private final Map<SocketChannel, long[]> opened = new HashMap<>();
         /** A TLS 1.2 record header and the start of a ClientHello: what a handshake that never ends sends. */
-        private static final byte[] HELLO = {0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc, 0x03, 0x03, 0, 0, 0, 0, 0};
+        private static final byte[] HELLO = {
+            0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, (byte) 0xfc, 0x03, 0x03, 0, 0, 0, 0, 0
+        };
 
         Raw(int port, AtomicBoolean attacking) {
             this.port = port;
@@ -262,7 +291,7 @@ class PreTlsLoadTest {
             c.connect(new InetSocketAddress("127.0.0.1", port));
             c.configureBlocking(false);
             c.register(selector, SelectionKey.OP_READ);
-            opened.put(c, new long[]{System.nanoTime(), kind, 0});
+            opened.put(c, new long[] {System.nanoTime(), kind, 0});
             c.setOption(java.net.StandardSocketOptions.SO_LINGER, 0);
             fromOf.put(c, from);
         }

@@ -1,17 +1,5 @@
 package io.slurmlet.agent.api;
 
-import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.path.json.JsonPath;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
-
 import static io.slurmlet.agent.api.ApiTestSupport.MERGE_PATCH;
 import static io.slurmlet.agent.api.ApiTestSupport.STATE_DIR;
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
@@ -28,6 +16,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.path.json.JsonPath;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
 /** {@code ?dry_run=true}: judged as the write is, nothing stored, answered with what each machine would do. */
 @QuarkusTest
 class SettingsPreviewApiTest {
@@ -42,8 +41,7 @@ class SettingsPreviewApiTest {
 
     private String cluster(boolean enabled, String partition) {
         return """
-                {"enabled": %s, "controller": "%s", "nodes": ["%s", "%s"], "lent": ["%s"], "partition": "%s"}"""
-                .formatted(enabled, ctl, n1, n2, n1, partition);
+                {"enabled": %s, "controller": "%s", "nodes": ["%s", "%s"], "lent": ["%s"], "partition": "%s"}""".formatted(enabled, ctl, n1, n2, n1, partition);
     }
 
     @BeforeEach
@@ -62,9 +60,15 @@ class SettingsPreviewApiTest {
     }
 
     private JsonPath dryPatch(String patch) {
-        return admin().contentType(MERGE_PATCH).header("If-Match", "\"" + base + "\"").body(patch)
-                .patch("/v1/slurm/settings?dry_run=true").then().statusCode(200)
-                .header("ETag", "\"" + base + "\"").extract().jsonPath();
+        return admin().contentType(MERGE_PATCH)
+                .header("If-Match", "\"" + base + "\"")
+                .body(patch)
+                .patch("/v1/slurm/settings?dry_run=true")
+                .then()
+                .statusCode(200)
+                .header("ETag", "\"" + base + "\"")
+                .extract()
+                .jsonPath();
     }
 
     private static Map<String, Object> node(JsonPath p, String name) {
@@ -79,7 +83,8 @@ class SettingsPreviewApiTest {
         assertEquals("batch", p.getString("settings.partition"));
         assertEquals(List.of(ctl, n1, n2).stream().sorted().toList(), p.getList("nodes.node"));
         for (String node : List.of(ctl, n1, n2)) {
-            assertEquals(List.of("/etc/slurm/slurm.conf"), p.getList("nodes.find { it.node == '" + node + "' }.files.path"));
+            assertEquals(
+                    List.of("/etc/slurm/slurm.conf"), p.getList("nodes.find { it.node == '" + node + "' }.files.path"));
             assertEquals(List.of("changed"), p.getList("nodes.find { it.node == '" + node + "' }.files.change"));
             String diff = p.getString("nodes.find { it.node == '" + node + "' }.files[0].diff");
             assertTrue(diff.startsWith("--- a/etc/slurm/slurm.conf\n+++ b/etc/slurm/slurm.conf\n@@ "), diff);
@@ -95,7 +100,8 @@ class SettingsPreviewApiTest {
     void aKeyReadOnlyAtStartShowsARestart() {
         JsonPath p = dryPatch("{\"users\": \"slurmlet\"}");
         assertEquals(List.of("restart"), p.getList("nodes.find { it.node == '" + ctl + "' }.daemons.action"));
-        assertEquals(List.of("slurm.conf changes PrologFlags, which slurmd reads only at start"),
+        assertEquals(
+                List.of("slurm.conf changes PrologFlags, which slurmd reads only at start"),
                 p.getList("nodes.find { it.node == '" + n2 + "' }.daemons.why"));
         nothingStored();
     }
@@ -104,17 +110,26 @@ class SettingsPreviewApiTest {
     void enablingShowsCreatedFilesAndStartsAndNeverTheKey() throws IOException {
         base = reset(cluster(false, "gpu"));
         stored = storedFile();
-        String body = admin().contentType("application/json").header("If-Match", "\"" + base + "\"")
-                .body(cluster(true, "gpu")).put("/v1/slurm/settings?dry_run=true").then().statusCode(200)
+        String body = admin().contentType("application/json")
+                .header("If-Match", "\"" + base + "\"")
+                .body(cluster(true, "gpu"))
+                .put("/v1/slurm/settings?dry_run=true")
+                .then()
+                .statusCode(200)
                 .body("revision", equalTo((int) base))
-                .extract().asString();
+                .extract()
+                .asString();
         JsonPath p = JsonPath.from(body);
         Map<String, Object> c = node(p, ctl);
         assertEquals(List.of(), c.get("roles_before"));
         assertEquals(List.of("slurmctld"), c.get("roles_after"));
-        assertEquals(List.of("created"), p.getList("nodes.find { it.node == '" + ctl + "' }.files.change").stream()
-                .distinct().toList());
-        assertTrue(p.getList("nodes.find { it.node == '" + n1 + "' }.files.path").contains("/etc/munge/munge.key"));
+        assertEquals(
+                List.of("created"),
+                p.getList("nodes.find { it.node == '" + ctl + "' }.files.change").stream()
+                        .distinct()
+                        .toList());
+        assertTrue(
+                p.getList("nodes.find { it.node == '" + n1 + "' }.files.path").contains("/etc/munge/munge.key"));
         assertEquals(List.of("start munge", "start slurmctld"), actions(p, ctl));
         assertEquals(List.of("start munge", "start slurmd"), actions(p, n2));
         assertFalse(body.contains("munge_key"), body);
@@ -130,19 +145,30 @@ class SettingsPreviewApiTest {
     private static List<String> actions(JsonPath p, String node) {
         List<String> actions = p.getList("nodes.find { it.node == '" + node + "' }.daemons.action");
         List<String> units = p.getList("nodes.find { it.node == '" + node + "' }.daemons.unit");
-        return java.util.stream.IntStream.range(0, units.size()).mapToObj(i -> actions.get(i) + " " + units.get(i)).toList();
+        return java.util.stream.IntStream.range(0, units.size())
+                .mapToObj(i -> actions.get(i) + " " + units.get(i))
+                .toList();
     }
 
     @Test
     void lendingAndUnlendingAreShownToo() {
-        JsonPath lend = admin().post("/v1/slurm/lent/" + n2 + "?dry_run=true").then().statusCode(200)
-                .extract().jsonPath();
+        JsonPath lend = admin().post("/v1/slurm/lent/" + n2 + "?dry_run=true")
+                .then()
+                .statusCode(200)
+                .extract()
+                .jsonPath();
         assertEquals(List.of(n1, n2), lend.getList("settings.lent"));
         String diff = lend.getString("nodes.find { it.node == '" + n2 + "' }.files[0].diff");
         // n2's line loses its drain: it moves from the line of machines not lent to the line of the lent ones.
-        assertTrue(diff.lines().anyMatch(l -> l.startsWith("-NodeName=") && l.contains(n2) && l.contains("State=DRAIN"))
-                && diff.lines().anyMatch(l -> l.startsWith("+NodeName=") && l.contains(n2) && l.contains("State=UNKNOWN")), diff);
-        admin().delete("/v1/slurm/lent/" + n1 + "?dry_run=true").then().statusCode(200)
+        assertTrue(
+                diff.lines().anyMatch(l -> l.startsWith("-NodeName=") && l.contains(n2) && l.contains("State=DRAIN"))
+                        && diff.lines()
+                                .anyMatch(l ->
+                                        l.startsWith("+NodeName=") && l.contains(n2) && l.contains("State=UNKNOWN")),
+                diff);
+        admin().delete("/v1/slurm/lent/" + n1 + "?dry_run=true")
+                .then()
+                .statusCode(200)
                 .body("settings.lent", empty())
                 .body("nodes.daemons.flatten().action", not(hasItem("restart")));
         nothingStored();
@@ -158,32 +184,53 @@ class SettingsPreviewApiTest {
 
     @Test
     void theIfMatchRulesOfTheWriteHold() {
-        admin().contentType(MERGE_PATCH).header("If-Match", "\"" + (base - 1) + "\"").body("{\"partition\": \"batch\"}")
-                .patch("/v1/slurm/settings?dry_run=true").then()
-                .statusCode(409).body("revision", equalTo((int) base))
+        admin().contentType(MERGE_PATCH)
+                .header("If-Match", "\"" + (base - 1) + "\"")
+                .body("{\"partition\": \"batch\"}")
+                .patch("/v1/slurm/settings?dry_run=true")
+                .then()
+                .statusCode(409)
+                .body("revision", equalTo((int) base))
                 .body("error", containsString("read them again and redo the change"));
-        admin().contentType("application/json").header("If-Match", "\"" + (base + 3) + "\"").body(cluster(true, "x"))
-                .put("/v1/slurm/settings?dry_run=true").then().statusCode(409);
-        admin().contentType("application/json").body(cluster(true, "x"))
-                .put("/v1/slurm/settings?dry_run=true").then()
-                .statusCode(428).body("error", containsString("If-Match: \"" + base + "\""));
+        admin().contentType("application/json")
+                .header("If-Match", "\"" + (base + 3) + "\"")
+                .body(cluster(true, "x"))
+                .put("/v1/slurm/settings?dry_run=true")
+                .then()
+                .statusCode(409);
+        admin().contentType("application/json")
+                .body(cluster(true, "x"))
+                .put("/v1/slurm/settings?dry_run=true")
+                .then()
+                .statusCode(428)
+                .body("error", containsString("If-Match: \"" + base + "\""));
         admin().post("/v1/slurm/lent/" + n2 + "?dry_run=true").then().statusCode(200);
-        admin().header("If-Match", "\"" + (base + 1) + "\"").post("/v1/slurm/lent/" + n2 + "?dry_run=true").then()
+        admin().header("If-Match", "\"" + (base + 1) + "\"")
+                .post("/v1/slurm/lent/" + n2 + "?dry_run=true")
+                .then()
                 .statusCode(409);
         nothingStored();
     }
 
     @Test
     void settingsWithProblemsAreRefusedAsAWriteIs() {
-        admin().contentType(MERGE_PATCH).body("{\"controller\": \"ALL\", \"users\": \"ldap\"}")
-                .patch("/v1/slurm/settings?dry_run=true").then()
+        admin().contentType(MERGE_PATCH)
+                .body("{\"controller\": \"ALL\", \"users\": \"ldap\"}")
+                .patch("/v1/slurm/settings?dry_run=true")
+                .then()
                 .statusCode(400)
                 .body("error", equalTo("the settings were not changed: 2 problems"))
                 .body("problems.key", contains("controller", "users"));
-        admin().post("/v1/slurm/lent/nosuch" + id + "?dry_run=true").then()
-                .statusCode(400).body("problems.key", contains("lent[1]"));
-        admin().contentType(MERGE_PATCH).body("{\"partiton\": \"batch\"}").patch("/v1/slurm/settings?dry_run=true").then()
-                .statusCode(400).body("error", startsWithUnknownKey("partiton"));
+        admin().post("/v1/slurm/lent/nosuch" + id + "?dry_run=true")
+                .then()
+                .statusCode(400)
+                .body("problems.key", contains("lent[1]"));
+        admin().contentType(MERGE_PATCH)
+                .body("{\"partiton\": \"batch\"}")
+                .patch("/v1/slurm/settings?dry_run=true")
+                .then()
+                .statusCode(400)
+                .body("error", startsWithUnknownKey("partiton"));
         nothingStored();
     }
 
@@ -193,13 +240,23 @@ class SettingsPreviewApiTest {
 
     @Test
     void aDryRunValueOtherThanTrueOrFalseIsRefusedNotStored() {
-        admin().contentType(MERGE_PATCH).body("{\"partition\": \"batch\"}").patch("/v1/slurm/settings?dry_run=yes").then()
+        admin().contentType(MERGE_PATCH)
+                .body("{\"partition\": \"batch\"}")
+                .patch("/v1/slurm/settings?dry_run=yes")
+                .then()
                 .statusCode(400)
-                .body("error", equalTo("dry_run \"yes\" is not true or false: send ?dry_run=true to see what the change "
-                        + "would do, or leave it out to make the change"));
+                .body(
+                        "error",
+                        equalTo("dry_run \"yes\" is not true or false: send ?dry_run=true to see what the change "
+                                + "would do, or leave it out to make the change"));
         admin().post("/v1/slurm/lent/" + n2 + "?dry_run=1").then().statusCode(400);
         nothingStored();
-        admin().contentType(MERGE_PATCH).body("{\"partition\": \"batch\"}").patch("/v1/slurm/settings?dry_run=false").then()
-                .statusCode(200).body("revision", equalTo((int) base + 1)).body("settings.partition", equalTo("batch"));
+        admin().contentType(MERGE_PATCH)
+                .body("{\"partition\": \"batch\"}")
+                .patch("/v1/slurm/settings?dry_run=false")
+                .then()
+                .statusCode(200)
+                .body("revision", equalTo((int) base + 1))
+                .body("settings.partition", equalTo("batch"));
     }
 }

@@ -1,15 +1,15 @@
 package io.slurmlet.agent.api;
 
-import io.quarkus.test.junit.QuarkusTest;
-import io.restassured.RestAssured;
-import org.junit.jupiter.api.Test;
-
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
 import static io.slurmlet.agent.api.ApiTestSupport.reset;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
+
+import io.quarkus.test.junit.QuarkusTest;
+import io.restassured.RestAssured;
+import org.junit.jupiter.api.Test;
 
 @QuarkusTest
 class StatusApiTest {
@@ -19,7 +19,9 @@ class StatusApiTest {
         long revision = reset("""
                 {"enabled": true, "cluster_name": "lab", "controller": "n1", "nodes": ["n1", "n2", "n3"],
                  "lent": ["n2"], "partition": "batch"}""");
-        admin().get("/v1/slurm/status").then().statusCode(200)
+        admin().get("/v1/slurm/status")
+                .then()
+                .statusCode(200)
                 .body("revision", equalTo((int) revision))
                 .body("enabled", equalTo(true))
                 .body("cluster_name", equalTo("lab"))
@@ -36,7 +38,9 @@ class StatusApiTest {
     void aDisabledClusterLendsNothing() {
         reset("""
                 {"enabled": false, "controller": "c", "nodes": ["n1"], "lent": ["n1"]}""");
-        admin().get("/v1/slurm/status").then().statusCode(200)
+        admin().get("/v1/slurm/status")
+                .then()
+                .statusCode(200)
                 .body("nodes.name", contains("c", "n1"))
                 .body("nodes[0].roles", contains("slurmctld"))
                 .body("nodes.lent", contains(false, false));
@@ -44,7 +48,9 @@ class StatusApiTest {
 
     @Test
     void openApiDescribesTheSettingsApi() {
-        RestAssured.get("/q/openapi").then().statusCode(200)
+        RestAssured.get("/q/openapi")
+                .then()
+                .statusCode(200)
                 .body(containsString("/v1/slurm/settings"))
                 .body(containsString("/v1/slurm/lent/{node}"));
     }

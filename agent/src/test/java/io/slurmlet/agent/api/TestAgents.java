@@ -1,10 +1,11 @@
 package io.slurmlet.agent.api;
 
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+
 import io.quarkus.arc.Arc;
 import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
-
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -13,8 +14,6 @@ import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
-import static io.slurmlet.agent.api.ApiTestSupport.admin;
 
 /**
  * Machines' agents as the tests play them, on the tests' leader: joined over the agents' channel
@@ -31,11 +30,11 @@ final class TestAgents {
 
     private static final Map<String, String> CREDENTIALS = new ConcurrentHashMap<>();
 
-    private TestAgents() {
-    }
+    private TestAgents() {}
 
     static URI base() {
-        return URI.create("https://127.0.0.1:" + Arc.container().instance(LeaderChannel.class).get().agentPort());
+        return URI.create("https://127.0.0.1:"
+                + Arc.container().instance(LeaderChannel.class).get().agentPort());
     }
 
     private static HttpClient client;
@@ -43,8 +42,12 @@ final class TestAgents {
     /** One client for every call: the channel holds at most 32 connections from one address, and each client keeps its own. */
     static synchronized HttpClient client() throws Exception {
         if (client == null) {
-            X509Certificate ca = LeaderLink.fetchPinnedCa(base(), Arc.container().instance(Pki.class).get().caHash());
-            client = HttpClient.newBuilder().sslContext(LeaderLink.trusting(ca)).connectTimeout(Duration.ofSeconds(10)).build();
+            X509Certificate ca = LeaderLink.fetchPinnedCa(
+                    base(), Arc.container().instance(Pki.class).get().caHash());
+            client = HttpClient.newBuilder()
+                    .sslContext(LeaderLink.trusting(ca))
+                    .connectTimeout(Duration.ofSeconds(10))
+                    .build();
         }
         return client;
     }
@@ -55,8 +58,13 @@ final class TestAgents {
      */
     static Answer join(String node) throws Exception {
         forget(node);
-        String token = admin().contentType("application/json").body("{\"description\": \"tests\"}").post("/v1/join-tokens")
-                .then().statusCode(201).extract().path("token");
+        String token = admin().contentType("application/json")
+                .body("{\"description\": \"tests\"}")
+                .post("/v1/join-tokens")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("token");
         Answer a = send("POST", "/v1/join", "{\"node\": " + HostileInputTest.json(node) + "}", token);
         if (a.status() == 200) {
             CREDENTIALS.put(node, a.json().getString("credential"));
@@ -90,9 +98,14 @@ final class TestAgents {
     }
 
     static Answer send(String method, String path, String body, String bearer) throws Exception {
-        HttpResponse<String> r = client().send(HttpRequest.newBuilder(base().resolve(path)).timeout(Duration.ofSeconds(30))
-                .header("Content-Type", "application/json").header("Authorization", "Bearer " + bearer)
-                .method(method, HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = client().send(
+                        HttpRequest.newBuilder(base().resolve(path))
+                                .timeout(Duration.ofSeconds(30))
+                                .header("Content-Type", "application/json")
+                                .header("Authorization", "Bearer " + bearer)
+                                .method(method, HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         return new Answer(r.statusCode(), r.body());
     }
 }

@@ -1,15 +1,15 @@
 package io.slurmlet.agent.api;
 
+import static io.slurmlet.agent.api.ApiTestSupport.admin;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
-import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.model.facts.NodeFacts;
 import jakarta.inject.Inject;
-import org.junit.jupiter.api.Test;
-
-import javax.net.ssl.SSLContext;
-import javax.net.ssl.SSLSocket;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -24,10 +24,9 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.slurmlet.agent.api.ApiTestSupport.admin;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLSocket;
+import org.junit.jupiter.api.Test;
 
 /**
  * The attack that once stopped the leader, without any credential: 150 connections each sending a
@@ -52,10 +51,16 @@ class UnauthenticatedLoadTest {
     void theLeaderKeepsAnsweringItsHealthAndItsAgentsWhileUnauthenticatedClientsPress() throws Exception {
         URI base = URI.create("https://127.0.0.1:" + leader.agentPort());
         X509Certificate ca = LeaderLink.fetchPinnedCa(base, pki.caHash());
-        String token = admin().contentType("application/json").body("{}").post("/v1/join-tokens").then().statusCode(201)
-                .extract().path("token");
+        String token = admin().contentType("application/json")
+                .body("{}")
+                .post("/v1/join-tokens")
+                .then()
+                .statusCode(201)
+                .extract()
+                .path("token");
         String node = "ld" + Long.toString(System.nanoTime(), 36);
-        LeaderLink agent = new LeaderLink(base, ca, LeaderLink.join(base, ca, token, node).credential());
+        LeaderLink agent =
+                new LeaderLink(base, ca, LeaderLink.join(base, ca, token, node).credential());
         SSLContext tls = LeaderLink.trusting(ca);
         int port = leader.agentPort();
 
@@ -70,13 +75,15 @@ class UnauthenticatedLoadTest {
                 try (SSLSocket s = connect(tls, port, from)) {
                     OutputStream out = s.getOutputStream();
                     out.write(("POST /v1/join HTTP/1.1\r\nHost: leader\r\nAuthorization: Bearer wrong\r\n"
-                            + "Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                                    + "Content-Type: application/json\r\nContent-Length: 1048576\r\n\r\n")
+                            .getBytes(StandardCharsets.US_ASCII));
                     byte[] chunk = new byte[65536];
                     for (int n = 0; n < 16; n++) {
                         out.write(chunk);
                     }
                     out.flush();
-                    if (new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII).startsWith("HTTP/1.1 401")) {
+                    if (new String(s.getInputStream().readNBytes(12), StandardCharsets.US_ASCII)
+                            .startsWith("HTTP/1.1 401")) {
                         refusedJoins.incrementAndGet();
                     }
                 } catch (IOException e) {
@@ -90,7 +97,8 @@ class UnauthenticatedLoadTest {
             attackers.submit(() -> {
                 long opened = System.nanoTime();
                 try (SSLSocket s = connect(tls, port, from)) {
-                    s.getOutputStream().write("GET /v1/join/ca HTTP/1.1\r\nHost: le".getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream()
+                            .write("GET /v1/join/ca HTTP/1.1\r\nHost: le".getBytes(StandardCharsets.US_ASCII));
                     s.setSoTimeout(60_000);
                     while (attacking.get() && s.getInputStream().read() >= 0) {
                         // the leader sends nothing until it closes
@@ -120,12 +128,22 @@ class UnauthenticatedLoadTest {
         assertTrue(attackers.awaitTermination(90, TimeUnit.SECONDS), "every attacker's connection ended");
         agent.reportFacts(facts);
         assertEquals(BIG_JOINS, refusedJoins.get(), "every 1 MB join with a wrong token was refused or cut off");
-        System.out.printf("UnauthenticatedLoadTest: %d 1 MB joins with a wrong token and %d slow-header connections from 50 addresses;"
+        System.out.printf(
+                "UnauthenticatedLoadTest: %d 1 MB joins with a wrong token and %d slow-header connections from 50 addresses;"
                         + " during 8 s: health %d answers, median %d ms, max %d ms; agent reports %d, median %d ms, max %d ms;"
                         + " slow-header connections held median %d ms, max %d ms%n",
-                BIG_JOINS, SLOW_HEADERS, health.size(), median(health), Collections.max(health), reports.size(), median(reports),
-                Collections.max(reports), median(slowLifetimes), Collections.max(slowLifetimes));
-        assertTrue(Collections.max(slowLifetimes) < 60_000, "no slow-header connection was held until the client gave up");
+                BIG_JOINS,
+                SLOW_HEADERS,
+                health.size(),
+                median(health),
+                Collections.max(health),
+                reports.size(),
+                median(reports),
+                Collections.max(reports),
+                median(slowLifetimes),
+                Collections.max(slowLifetimes));
+        assertTrue(
+                Collections.max(slowLifetimes) < 60_000, "no slow-header connection was held until the client gave up");
     }
 
     static long median(List<Long> values) {
@@ -135,7 +153,8 @@ class UnauthenticatedLoadTest {
     }
 
     static SSLSocket connect(SSLContext tls, int port, String from) throws IOException {
-        SSLSocket s = (SSLSocket) tls.getSocketFactory().createSocket(InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(from), 0);
+        SSLSocket s = (SSLSocket) tls.getSocketFactory()
+                .createSocket(InetAddress.getByName("127.0.0.1"), port, InetAddress.getByName(from), 0);
         s.setSoTimeout(60_000);
         s.startHandshake();
         return s;

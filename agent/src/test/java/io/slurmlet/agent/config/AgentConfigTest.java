@@ -1,16 +1,15 @@
 package io.slurmlet.agent.config;
 
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** Which role an agent.yaml gives: the leader, or a node of the leader it names. */
 class AgentConfigTest {
@@ -32,8 +31,13 @@ class AgentConfigTest {
 
     @Test
     void namingTheLeaderToJoinMakesANodeOnly() {
-        AgentConfig c = config(Map.of("slurmlet.node.leader", "https://n0:7818",
-                "slurmlet.node.join-token", "t".repeat(43), "slurmlet.node.ca-hash", "sha256:" + "0".repeat(64)));
+        AgentConfig c = config(Map.of(
+                "slurmlet.node.leader",
+                "https://n0:7818",
+                "slurmlet.node.join-token",
+                "t".repeat(43),
+                "slurmlet.node.ca-hash",
+                "sha256:" + "0".repeat(64)));
         assertFalse(c.isLeader(), "a machine joined through agent.yaml alone never leads a cluster of its own");
         assertTrue(c.node().enabled());
     }
@@ -41,6 +45,7 @@ class AgentConfigTest {
     @Test
     void anExplicitSettingWins() {
         assertFalse(config(Map.of("slurmlet.leader.enabled", "false")).isLeader());
-        assertTrue(config(Map.of("slurmlet.leader.enabled", "true", "slurmlet.node.leader", "https://n0:7818")).isLeader());
+        assertTrue(config(Map.of("slurmlet.leader.enabled", "true", "slurmlet.node.leader", "https://n0:7818"))
+                .isLeader());
     }
 }

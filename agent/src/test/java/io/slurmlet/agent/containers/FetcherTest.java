@@ -1,12 +1,12 @@
 package io.slurmlet.agent.containers;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.sun.net.httpserver.HttpServer;
 import io.slurmlet.model.plan.Artifact;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -17,11 +17,10 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The fetcher against a real HTTP server on loopback. */
 class FetcherTest {
@@ -57,7 +56,13 @@ class FetcherTest {
     }
 
     Artifact artifact(String sha256) {
-        return new Artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", sha256,
+        return new Artifact(
+                "enroot",
+                "4.1.2",
+                "amd64",
+                "deb",
+                "enroot_4.1.2-1_amd64.deb",
+                sha256,
                 "http://127.0.0.1:" + server.getAddress().getPort() + "/mirror/enroot_4.1.2-1_amd64.deb");
     }
 
@@ -88,7 +93,10 @@ class FetcherTest {
         assertEquals(file, fetcher().fetch(artifact(DEB_SHA256)), "kept: the mirror is not asked again");
         Files.writeString(file, "changed in the cache");
         served.put("/mirror/enroot_4.1.2-1_amd64.deb", DEB);
-        assertArrayEquals(DEB, Files.readAllBytes(fetcher().fetch(artifact(DEB_SHA256))), "a cached file that differs is fetched again");
+        assertArrayEquals(
+                DEB,
+                Files.readAllBytes(fetcher().fetch(artifact(DEB_SHA256))),
+                "a cached file that differs is fetched again");
     }
 
     @Test
@@ -96,7 +104,10 @@ class FetcherTest {
         served.put("/mirror/enroot_4.1.2-1_amd64.deb", "a trojan".getBytes(StandardCharsets.UTF_8));
         IOException e = assertThrows(IOException.class, () -> fetcher().fetch(artifact(DEB_SHA256)));
         String got = io.slurmlet.agent.reconcile.ManagedFiles.sha256("a trojan".getBytes(StandardCharsets.UTF_8));
-        assertTrue(e.getMessage().contains("has sha256 " + got + ", and the leader's table pins " + DEB_SHA256 + ": refused, nothing installed"),
+        assertTrue(
+                e.getMessage()
+                        .contains("has sha256 " + got + ", and the leader's table pins " + DEB_SHA256
+                                + ": refused, nothing installed"),
                 e.getMessage());
         try (var left = Files.list(cache)) {
             assertEquals(0, left.count(), "no partial or refused file stays in the cache");
@@ -113,20 +124,29 @@ class FetcherTest {
     }
 
     @Test
-    void aFileTheLeaderHoldsComesFromTheLeaderThisMachineFollowsWhateverHostThePlanNamesAndIsCheckedAlike() throws IOException {
+    void aFileTheLeaderHoldsComesFromTheLeaderThisMachineFollowsWhateverHostThePlanNamesAndIsCheckedAlike()
+            throws IOException {
         java.util.List<String> asked = new java.util.ArrayList<>();
         java.util.Map<String, byte[]> leader = new java.util.HashMap<>();
         Fetcher fetcher = Fetcher.of(cache, 1024, Duration.ofSeconds(10), (path, timeout) -> {
             asked.add(path);
             byte[] body = leader.get(path);
             if (body == null) {
-                throw new IOException("the leader at https://10.0.0.2:7818 refused " + path + " (404): the leader holds no such file");
+                throw new IOException("the leader at https://10.0.0.2:7818 refused " + path
+                        + " (404): the leader holds no such file");
             }
             return new java.io.ByteArrayInputStream(body);
         });
         String path = ArtifactTable.LEADER_FILES + DEB_SHA256 + "/enroot_4.1.2-1_amd64.deb";
         // Planned by a leader that has handed over since: its host is not asked, the one this machine follows is.
-        Artifact held = new Artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", DEB_SHA256, "https://10.0.0.1:7818" + path);
+        Artifact held = new Artifact(
+                "enroot",
+                "4.1.2",
+                "amd64",
+                "deb",
+                "enroot_4.1.2-1_amd64.deb",
+                DEB_SHA256,
+                "https://10.0.0.1:7818" + path);
         leader.put(path, DEB);
         assertArrayEquals(DEB, Files.readAllBytes(fetcher.fetch(held)));
         assertEquals(java.util.List.of(path), asked);
@@ -135,9 +155,13 @@ class FetcherTest {
         leader.put(path, "a trojan".getBytes(StandardCharsets.UTF_8));
         IOException e = assertThrows(IOException.class, () -> fetcher.fetch(held));
         assertTrue(e.getMessage().startsWith("enroot_4.1.2-1_amd64.deb from the leader has sha256 "), e.getMessage());
-        assertTrue(e.getMessage().contains("and the leader's table pins " + DEB_SHA256 + ": refused, nothing installed"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("and the leader's table pins " + DEB_SHA256 + ": refused, nothing installed"),
+                e.getMessage());
         leader.clear();
-        assertTrue(assertThrows(IOException.class, () -> fetcher.fetch(held)).getMessage().contains("the leader holds no such file"));
+        assertTrue(assertThrows(IOException.class, () -> fetcher.fetch(held))
+                .getMessage()
+                .contains("the leader holds no such file"));
         try (var left = Files.list(cache)) {
             assertEquals(0, left.count(), "no partial or refused file stays in the cache");
         }
@@ -171,15 +195,29 @@ class FetcherTest {
             }
         });
         Artifact a = sized(DEB_SHA256, DEB.length);
-        Artifact endless = new Artifact(a.name(), a.version(), a.arch(), a.format(), a.file(), a.sha256(),
-                a.url().replace("/mirror/", "/endless/"), a.bytes());
+        Artifact endless = new Artifact(
+                a.name(),
+                a.version(),
+                a.arch(),
+                a.format(),
+                a.file(),
+                a.sha256(),
+                a.url().replace("/mirror/", "/endless/"),
+                a.bytes());
         IOException e = assertThrows(IOException.class, () -> fetcher().fetch(endless));
-        assertEquals(("enroot_4.1.2-1_amd64.deb from %s sends more than the %d bytes the leader's table pins: cut at byte %d, refused, "
-                + "nothing installed (the mirror serves another file than the table names: put the right one there, or the table's "
-                + "bytes right)").formatted(endless.url(), DEB.length, DEB.length + 1), e.getMessage());
+        assertEquals(
+                ("enroot_4.1.2-1_amd64.deb from %s sends more than the %d bytes the leader's table pins: cut at byte %d, refused, "
+                                + "nothing installed (the mirror serves another file than the table names: put the right one there, or the table's "
+                                + "bytes right)")
+                        .formatted(endless.url(), DEB.length, DEB.length + 1),
+                e.getMessage());
         nothingKept();
-        assertTrue(stopped.await(10, java.util.concurrent.TimeUnit.SECONDS), "the mirror's answer ends once the fetcher stops reading");
-        assertTrue(written.get() < padded.length, "the fetcher stopped taking the mirror's bytes: " + written.get() + " sent");
+        assertTrue(
+                stopped.await(10, java.util.concurrent.TimeUnit.SECONDS),
+                "the mirror's answer ends once the fetcher stops reading");
+        assertTrue(
+                written.get() < padded.length,
+                "the fetcher stopped taking the mirror's bytes: " + written.get() + " sent");
     }
 
     /** The leader's answer alike, counted at the stream the fetcher reads: the pinned size and one byte, not one more. */
@@ -203,12 +241,22 @@ class FetcherTest {
         };
         Fetcher fetcher = Fetcher.of(cache, 1L << 30, Duration.ofSeconds(10), (path, timeout) -> endless);
         String path = ArtifactTable.LEADER_FILES + DEB_SHA256 + "/enroot_4.1.2-1_amd64.deb";
-        Artifact held = new Artifact("enroot", "4.1.2", "amd64", "deb", "enroot_4.1.2-1_amd64.deb", DEB_SHA256,
-                "https://10.0.0.1:7818" + path, (long) DEB.length);
+        Artifact held = new Artifact(
+                "enroot",
+                "4.1.2",
+                "amd64",
+                "deb",
+                "enroot_4.1.2-1_amd64.deb",
+                DEB_SHA256,
+                "https://10.0.0.1:7818" + path,
+                (long) DEB.length);
         IOException e = assertThrows(IOException.class, () -> fetcher.fetch(held));
-        assertEquals(("enroot_4.1.2-1_amd64.deb from the leader sends more than the %d bytes the leader's table pins: cut at byte %d, "
-                + "refused, nothing installed (the leader serves another file than the table names: put the right one there, or the "
-                + "table's bytes right)").formatted(DEB.length, DEB.length + 1), e.getMessage());
+        assertEquals(
+                ("enroot_4.1.2-1_amd64.deb from the leader sends more than the %d bytes the leader's table pins: cut at byte %d, "
+                                + "refused, nothing installed (the leader serves another file than the table names: put the right one there, or the "
+                                + "table's bytes right)")
+                        .formatted(DEB.length, DEB.length + 1),
+                e.getMessage());
         assertEquals(DEB.length + 1, read.get(), "bytes read from the leader's stream");
         nothingKept();
     }
@@ -218,15 +266,23 @@ class FetcherTest {
     void fewerBytesThanThePinnedSizeAreRefusedAndASizeOverTheCeilingIsNotFetched() throws IOException {
         served.put("/mirror/enroot_4.1.2-1_amd64.deb", java.util.Arrays.copyOf(DEB, DEB.length - 3));
         IOException e = assertThrows(IOException.class, () -> fetcher().fetch(sized(DEB_SHA256, DEB.length)));
-        assertEquals(("enroot_4.1.2-1_amd64.deb from %s is %d bytes, and the leader's table pins %d: refused, nothing installed (the "
-                + "mirror serves another file than the table names, or sent it short: put the right one there, or the table's bytes "
-                + "right)").formatted(artifact(DEB_SHA256).url(), DEB.length - 3, DEB.length), e.getMessage());
+        assertEquals(
+                ("enroot_4.1.2-1_amd64.deb from %s is %d bytes, and the leader's table pins %d: refused, nothing installed (the "
+                                + "mirror serves another file than the table names, or sent it short: put the right one there, or the table's bytes "
+                                + "right)")
+                        .formatted(artifact(DEB_SHA256).url(), DEB.length - 3, DEB.length),
+                e.getMessage());
         nothingKept();
 
         served.put("/mirror/enroot_4.1.2-1_amd64.deb", DEB);
         IOException huge = assertThrows(IOException.class, () -> fetcher().fetch(sized(DEB_SHA256, 4096)));
-        assertEquals("enroot_4.1.2-1_amd64.deb: the leader's plan pins 4096 bytes, more than the 1024 this machine takes of any file: "
-                + "nothing fetched (give the table the file's own size, as stat -c %s prints it)", huge.getMessage());
-        assertArrayEquals(DEB, Files.readAllBytes(fetcher().fetch(sized(DEB_SHA256, DEB.length))), "the pinned size and digest: taken");
+        assertEquals(
+                "enroot_4.1.2-1_amd64.deb: the leader's plan pins 4096 bytes, more than the 1024 this machine takes of any file: "
+                        + "nothing fetched (give the table the file's own size, as stat -c %s prints it)",
+                huge.getMessage());
+        assertArrayEquals(
+                DEB,
+                Files.readAllBytes(fetcher().fetch(sized(DEB_SHA256, DEB.length))),
+                "the pinned size and digest: taken");
     }
 }

@@ -1,18 +1,17 @@
 package io.slurmlet.agent.facts;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.slurmlet.agent.system.linux.LinuxCommands;
 import io.slurmlet.agent.system.linux.LinuxHostFiles;
 import io.slurmlet.model.facts.NodeFacts;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
 
 /** The collector with the real ports, on a build machine without Slurm and without GPUs. */
 class FactsCollectorOnThisMachineTest {
@@ -20,13 +19,18 @@ class FactsCollectorOnThisMachineTest {
     @Test
     void factsOfThisMachine() throws IOException {
         LinuxCommands commands = new LinuxCommands();
-        assumeTrue(commands.locate("slurmd").isEmpty() && commands.locate("nvidia-smi").isEmpty(),
+        assumeTrue(
+                commands.locate("slurmd").isEmpty()
+                        && commands.locate("nvidia-smi").isEmpty(),
                 "this test expects a machine without slurmd and nvidia-smi");
 
         FactsCollector.Collected c = new FactsCollector(commands, new LinuxHostFiles()).collect("here");
         NodeFacts f = c.facts();
 
-        long procCpus = Files.readString(Path.of("/proc/cpuinfo")).lines().filter(l -> l.startsWith("processor")).count();
+        long procCpus = Files.readString(Path.of("/proc/cpuinfo"))
+                .lines()
+                .filter(l -> l.startsWith("processor"))
+                .count();
         assertTrue(f.cpus() == Runtime.getRuntime().availableProcessors() || f.cpus() == procCpus, f.toString());
         assertEquals(f.cpus(), f.boards() * f.sockets() * f.coresPerSocket() * f.threadsPerCore(), f.toString());
         assertTrue(f.memoryMiB() > 0, f.toString());

@@ -1,23 +1,22 @@
 package io.slurmlet.agent.facts;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.system.Commands.Result;
 import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.agent.system.linux.LinuxHostFiles;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.facts.NodeFacts.Gpus;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The collector with fake commands and a made-up machine in a temporary folder. */
 class FactsCollectorTest {
@@ -32,6 +31,7 @@ class FactsCollectorTest {
 
     @TempDir
     Path root;
+
     private final FakeCommands commands = new FakeCommands();
     private FactsCollector collector;
 
@@ -44,12 +44,17 @@ class FactsCollectorTest {
     }
 
     @Test
-    void theSlurmPluginsWhereSlurmctldIsInstalledAreThoseOfTheFolderHoldingAuthMungeDebiansMultiarchOneFirst() throws IOException {
-        commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "slurm-wlm 24.11.5\n").notInstalled("nvidia-smi");
+    void theSlurmPluginsWhereSlurmctldIsInstalledAreThoseOfTheFolderHoldingAuthMungeDebiansMultiarchOneFirst()
+            throws IOException {
+        commands.answer(SLURMD_C, SLURMD_C_OUT)
+                .answer(SLURMD_V, "slurm-wlm 24.11.5\n")
+                .notInstalled("nvidia-smi");
         put("usr/lib64/slurm/auth_munge.so", "");
-        assertEquals(List.of(), collector.collect("gpu1").facts().slurmPlugins(), "no slurmctld here: not the controller's");
+        assertEquals(
+                List.of(), collector.collect("gpu1").facts().slurmPlugins(), "no slurmctld here: not the controller's");
         put("usr/local/sbin/slurmctld", "");
-        assertEquals(List.of("auth_munge"), collector.collect("gpu1").facts().slurmPlugins(), "a source build's slurmctld");
+        assertEquals(
+                List.of("auth_munge"), collector.collect("gpu1").facts().slurmPlugins(), "a source build's slurmctld");
         Files.delete(root.resolve("usr/lib64/slurm/auth_munge.so"));
         FactsCollector.Collected none = collector.collect("gpu1");
         assertEquals(List.of(), none.facts().slurmPlugins(), "no plugin folder: none reported");
@@ -60,60 +65,91 @@ class FactsCollectorTest {
         put("usr/lib/x86_64-linux-gnu/slurm-wlm/README", "");
         put("usr/lib/x86_64-linux-gnu/slurm-wlm/switch_nvidia_imex.so", "");
         put("usr/lib/x86_64-linux-gnu/slurm-wlm/sched_backfill.so", "");
-        assertEquals(List.of("auth_munge", "switch_bogus"), collector.collect("gpu1").facts().slurmPlugins(),
+        assertEquals(
+                List.of("auth_munge", "switch_bogus"),
+                collector.collect("gpu1").facts().slurmPlugins(),
                 "no auth_munge in the multiarch folder: not Slurm's PluginDir");
         put("usr/lib/x86_64-linux-gnu/slurm-wlm/auth_munge.so", "");
         put("usr/lib/x86_64-linux-gnu/slurm-wlm/Odd Name.so", "");
         FactsCollector.Collected c = collector.collect("gpu1");
-        assertEquals(List.of("auth_munge", "sched_backfill", "switch_nvidia_imex"), c.facts().slurmPlugins());
+        assertEquals(
+                List.of("auth_munge", "sched_backfill", "switch_nvidia_imex"),
+                c.facts().slurmPlugins());
         assertEquals(List.of(), c.warnings());
         assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", c.facts()));
     }
 
     /** The sha256 of a plugin file holding "ELF". */
-    static final String ELF = io.slurmlet.agent.reconcile.ManagedFiles.sha256("ELF".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    static final String ELF =
+            io.slurmlet.agent.reconcile.ManagedFiles.sha256("ELF".getBytes(java.nio.charset.StandardCharsets.UTF_8));
 
     @Test
-    void whatTheMachineHasForContainersIsEnrootsVersionThePyxisItsStampNamesWhereThePluginIsAndSlurmletsProlog() throws IOException {
-        commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "slurm-wlm 24.11.5\n").notInstalled("nvidia-smi");
-        assertEquals(null, collector.collect("gpu1").facts().containers(), "nothing for containers: not reported at all");
+    void whatTheMachineHasForContainersIsEnrootsVersionThePyxisItsStampNamesWhereThePluginIsAndSlurmletsProlog()
+            throws IOException {
+        commands.answer(SLURMD_C, SLURMD_C_OUT)
+                .answer(SLURMD_V, "slurm-wlm 24.11.5\n")
+                .notInstalled("nvidia-smi");
+        assertEquals(
+                null, collector.collect("gpu1").facts().containers(), "nothing for containers: not reported at all");
         put("usr/bin/enroot", "#!/usr/bin/env bash\nexport ENROOT_VERSION=\"4.1.2\"\n");
-        String stamp = "{\"pyxis\":\"0.24.0\",\"slurm\":\"24.11.5\",\"source_sha256\":\"" + "c".repeat(64) + "\",\"sha256\":\""
-                + ELF + "\"}";
+        String stamp = "{\"pyxis\":\"0.24.0\",\"slurm\":\"24.11.5\",\"source_sha256\":\"" + "c".repeat(64)
+                + "\",\"sha256\":\"" + ELF + "\"}";
         put("usr/local/lib/slurmlet/pyxis.json", stamp);
-        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", false), collector.collect("gpu1").facts().containers(),
+        assertEquals(
+                new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", false),
+                collector.collect("gpu1").facts().containers(),
                 "a stamp without its plugin is no pyxis");
         String other = "ELF changed behind slurmlet's back";
         put("usr/local/lib/slurm/spank_pyxis.so", other);
         put("usr/local/lib/slurmlet/prolog", "#!/bin/sh\n# written by slurmlet: Slurm's prolog\n");
-        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", io.slurmlet.agent.reconcile.ManagedFiles.sha256(
-                other.getBytes(java.nio.charset.StandardCharsets.UTF_8)), true), collector.collect("gpu1").facts().containers(),
+        assertEquals(
+                new io.slurmlet.model.facts.ContainerFacts(
+                        "4.1.2",
+                        "0.24.0",
+                        "24.11.5",
+                        io.slurmlet.agent.reconcile.ManagedFiles.sha256(
+                                other.getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+                        true),
+                collector.collect("gpu1").facts().containers(),
                 "the digest is the plugin file's own, not the stamp's");
         put("usr/local/lib/slurm/spank_pyxis.so", "ELF");
         FactsCollector.Collected c = collector.collect("gpu1");
-        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", ELF, true), c.facts().containers());
+        assertEquals(
+                new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", ELF, true),
+                c.facts().containers());
         assertTrue(c.facts().containerTools().readyFor("24.11.5", false));
         assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", c.facts()));
     }
 
     @Test
-    void onAMachineWithGpusNvidiaContainerCliIsReportedAsItsVersionSaysAndItIsWhatContainersThereStillLack() throws IOException {
-        commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "slurm-wlm 24.11.5\n").answer(NVIDIA_SMI, Samples.EIGHT_H100);
+    void onAMachineWithGpusNvidiaContainerCliIsReportedAsItsVersionSaysAndItIsWhatContainersThereStillLack()
+            throws IOException {
+        commands.answer(SLURMD_C, SLURMD_C_OUT)
+                .answer(SLURMD_V, "slurm-wlm 24.11.5\n")
+                .answer(NVIDIA_SMI, Samples.EIGHT_H100);
         put("usr/bin/enroot", "#!/usr/bin/env bash\nexport ENROOT_VERSION=\"4.1.2\"\n");
         put("usr/local/lib/slurm/spank_pyxis.so", "ELF");
-        put("usr/local/lib/slurmlet/pyxis.json", "{\"pyxis\":\"0.24.0\",\"slurm\":\"24.11.5\",\"source_sha256\":\"" + "c".repeat(64)
-                + "\",\"sha256\":\"" + ELF + "\"}");
+        put(
+                "usr/local/lib/slurmlet/pyxis.json",
+                "{\"pyxis\":\"0.24.0\",\"slurm\":\"24.11.5\",\"source_sha256\":\"" + "c".repeat(64) + "\",\"sha256\":\""
+                        + ELF + "\"}");
         put("usr/local/lib/slurmlet/prolog", "#!/bin/sh\n# written by slurmlet: Slurm's prolog\n");
         FactsCollector.Collected without = collector.collect("gpu1");
         assertEquals("", without.facts().containerTools().nvidiaCli());
-        assertEquals("nvidia-container-cli (it has NVIDIA GPUs)", without.facts().containerTools().lacks("24.11.5", true));
-        assertFalse(commands.log().stream().anyMatch(argv -> argv.get(0).contains("nvidia-container-cli")), "not installed: not run");
+        assertEquals(
+                "nvidia-container-cli (it has NVIDIA GPUs)",
+                without.facts().containerTools().lacks("24.11.5", true));
+        assertFalse(
+                commands.log().stream().anyMatch(argv -> argv.get(0).contains("nvidia-container-cli")),
+                "not installed: not run");
 
         put("usr/bin/nvidia-container-cli", "ELF");
-        commands.answer(List.of("/usr/bin/nvidia-container-cli", "--version"),
+        commands.answer(
+                List.of("/usr/bin/nvidia-container-cli", "--version"),
                 "cli-version: 1.17.8\nlib-version: 1.17.8\nbuild date: 2025-05-30T13:47+00:00\n");
         FactsCollector.Collected with = collector.collect("gpu1");
-        assertEquals(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", ELF, true, "1.17.8"),
+        assertEquals(
+                new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", ELF, true, "1.17.8"),
                 with.facts().containers());
         assertTrue(with.facts().containerTools().readyFor("24.11.5", true));
         assertEquals(List.of(), io.slurmlet.model.facts.FactsCheck.problems("gpu1", with.facts()));
@@ -127,8 +163,20 @@ class FactsCollectorTest {
 
         FactsCollector.Collected c = collector.collect("gpu1");
 
-        assertEquals(new NodeFacts("gpu1", "", 224, 1, 2, 56, 2, 2_063_000,
-                List.of(new Gpus("NVIDIA H100 80GB HBM3", 8)), "debian 12", "22.05.8"), c.facts());
+        assertEquals(
+                new NodeFacts(
+                        "gpu1",
+                        "",
+                        224,
+                        1,
+                        2,
+                        56,
+                        2,
+                        2_063_000,
+                        List.of(new Gpus("NVIDIA H100 80GB HBM3", 8)),
+                        "debian 12",
+                        "22.05.8"),
+                c.facts());
         assertEquals(List.of(), c.warnings());
         assertEquals(List.of(SLURMD_C, SLURMD_V, NVIDIA_SMI), commands.log());
         assertTrue(commands.calls().stream().allMatch(call -> call.deadline().equals(Duration.ofSeconds(10))));
@@ -140,8 +188,20 @@ class FactsCollectorTest {
 
         FactsCollector.Collected c = collector.collect("n1");
 
-        assertEquals(new NodeFacts("n1", "", 8, 1, 2, 2, 2, 773_779,
-                List.of(new Gpus("NVIDIA A100-SXM4-80GB", 4), new Gpus("NVIDIA L40S", 2)), "debian 12", ""), c.facts());
+        assertEquals(
+                new NodeFacts(
+                        "n1",
+                        "",
+                        8,
+                        1,
+                        2,
+                        2,
+                        2,
+                        773_779,
+                        List.of(new Gpus("NVIDIA A100-SXM4-80GB", 4), new Gpus("NVIDIA L40S", 2)),
+                        "debian 12",
+                        ""),
+                c.facts());
         assertEquals(List.of(), c.warnings());
         assertEquals(List.of(SLURMD_C, NVIDIA_SMI), commands.log());
     }
@@ -166,22 +226,26 @@ class FactsCollectorTest {
         assertEquals(List.of(), c.facts().gpus());
         assertEquals(8, c.facts().cpus());
         assertEquals(1, c.warnings().size());
-        assertTrue(c.warnings().get(0).startsWith("`nvidia-smi --query-gpu=name --format=csv,noheader` exited with "
-                + "status 9; it printed: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."),
+        assertTrue(
+                c.warnings()
+                        .get(0)
+                        .startsWith(
+                                "`nvidia-smi --query-gpu=name --format=csv,noheader` exited with "
+                                        + "status 9; it printed: NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver."),
                 c.warnings().get(0));
     }
 
     @Test
     void slurmdPastItsDeadlineFallsBackToProcAndSaysSo() {
-        commands.pastDeadline(SLURMD_C, "")
-                .answer(SLURMD_V, "slurm 24.11.5\n")
-                .notInstalled("nvidia-smi");
+        commands.pastDeadline(SLURMD_C, "").answer(SLURMD_V, "slurm 24.11.5\n").notInstalled("nvidia-smi");
 
         FactsCollector.Collected c = collector.collect("n1");
 
         assertEquals(new NodeFacts("n1", "", 8, 1, 2, 2, 2, 773_779, List.of(), "debian 12", "24.11.5"), c.facts());
-        assertEquals(List.of("`slurmd -C` ran past its deadline of 10 s and was killed with its child processes; "
-                + "CPUs and memory were read from /proc and /sys instead"), c.warnings());
+        assertEquals(
+                List.of("`slurmd -C` ran past its deadline of 10 s and was killed with its child processes; "
+                        + "CPUs and memory were read from /proc and /sys instead"),
+                c.warnings());
         assertEquals(List.of(SLURMD_C, SLURMD_V, NVIDIA_SMI), commands.log());
     }
 
@@ -195,8 +259,10 @@ class FactsCollectorTest {
 
         assertEquals(8, c.facts().cpus());
         assertEquals("23.11.10", c.facts().slurmVersion());
-        assertEquals(List.of("`slurmd -C` exited with status 1; it printed: slurmd: fatal: Unable to determine this "
-                + "slurmd's NodeName; CPUs and memory were read from /proc and /sys instead"), c.warnings());
+        assertEquals(
+                List.of("`slurmd -C` exited with status 1; it printed: slurmd: fatal: Unable to determine this "
+                        + "slurmd's NodeName; CPUs and memory were read from /proc and /sys instead"),
+                c.warnings());
     }
 
     @Test
@@ -211,8 +277,13 @@ class FactsCollectorTest {
 
         FactsCollector.Collected c = collector.collect("arm1");
 
-        assertEquals(List.of(4, 2, 2, 1), List.of(c.facts().cpus(), c.facts().sockets(), c.facts().coresPerSocket(),
-                c.facts().threadsPerCore()));
+        assertEquals(
+                List.of(4, 2, 2, 1),
+                List.of(
+                        c.facts().cpus(),
+                        c.facts().sockets(),
+                        c.facts().coresPerSocket(),
+                        c.facts().threadsPerCore()));
         assertEquals(List.of(), c.warnings());
     }
 
@@ -245,8 +316,10 @@ class FactsCollectorTest {
         FactsCollector.Collected c = collector.collect("n1");
 
         assertEquals("", c.facts().os());
-        assertEquals(List.of("neither /etc/os-release nor /usr/lib/os-release exists; the operating system is not "
-                + "reported"), c.warnings());
+        assertEquals(
+                List.of("neither /etc/os-release nor /usr/lib/os-release exists; the operating system is not "
+                        + "reported"),
+                c.warnings());
     }
 
     @Test
@@ -260,13 +333,17 @@ class FactsCollectorTest {
 
     @Test
     void anUnreadableSlurmdVersionIsAWarning() {
-        commands.answer(SLURMD_C, SLURMD_C_OUT).answer(SLURMD_V, "something else\n").notInstalled("nvidia-smi");
+        commands.answer(SLURMD_C, SLURMD_C_OUT)
+                .answer(SLURMD_V, "something else\n")
+                .notInstalled("nvidia-smi");
 
         FactsCollector.Collected c = collector.collect("gpu1");
 
         assertEquals("", c.facts().slurmVersion());
-        assertEquals(List.of("`slurmd -V` printed no version (it printed: something else); the installed Slurm "
-                + "version is not reported"), c.warnings());
+        assertEquals(
+                List.of("`slurmd -V` printed no version (it printed: something else); the installed Slurm "
+                        + "version is not reported"),
+                c.warnings());
     }
 
     private void put(String relative, String content) throws IOException {
@@ -278,8 +355,7 @@ class FactsCollectorTest {
     @Test
     void slurmctldsSavedStateIsReportedWithTheProtocolVersionItWasWrittenWith() throws IOException {
         put("var/lib/slurm/slurmctld/assoc_usage", "&\0");
-        commands.notInstalled("slurmd").notInstalled("nvidia-smi")
-                .answer(FactsCollector.SAVED_STATE, "  38   0\n");
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi").answer(FactsCollector.SAVED_STATE, "  38   0\n");
 
         commands.answer(FactsCollector.APT_POLICY, """
                 slurmctld:
@@ -290,10 +366,14 @@ class FactsCollectorTest {
 
         NodeFacts facts = collector.collect("n0").facts();
         assertEquals(9728, facts.slurmctldState(), "22.05's");
-        assertEquals("24.11.5", facts.slurmctldCandidate(), "what the next upgrade installs, as the leader reads versions");
-        assertEquals(List.of(SLURMD_C, NVIDIA_SMI, FactsCollector.SAVED_STATE, FactsCollector.APT_POLICY), commands.log());
+        assertEquals(
+                "24.11.5", facts.slurmctldCandidate(), "what the next upgrade installs, as the leader reads versions");
+        assertEquals(
+                List.of(SLURMD_C, NVIDIA_SMI, FactsCollector.SAVED_STATE, FactsCollector.APT_POLICY), commands.log());
 
-        commands.answer(FactsCollector.APT_POLICY, "slurmctld:\n  Installed: 22.05.8-4+deb12u3\n  Candidate: 22.05.8-4+deb12u3\n");
+        commands.answer(
+                FactsCollector.APT_POLICY,
+                "slurmctld:\n  Installed: 22.05.8-4+deb12u3\n  Candidate: 22.05.8-4+deb12u3\n");
         assertEquals("", collector.collect("n0").facts().slurmctldCandidate(), "nothing newer");
     }
 }

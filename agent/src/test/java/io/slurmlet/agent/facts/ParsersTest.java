@@ -1,15 +1,14 @@
 package io.slurmlet.agent.facts;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.system.Commands.Result;
 import io.slurmlet.model.facts.NodeFacts.Gpus;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** The pure readers of /proc, nvidia-smi and os-release. */
 class ParsersTest {
@@ -25,8 +24,13 @@ class ParsersTest {
     @Test
     void arm64CpuinfoHasNoPlacesSoItIsFlat() {
         List<CpuTopology.Cpu> cpus = CpuTopology.parseCpuinfo(Samples.ARM64);
-        assertEquals(List.of(CpuTopology.Cpu.unknown(0), CpuTopology.Cpu.unknown(1), CpuTopology.Cpu.unknown(2),
-                CpuTopology.Cpu.unknown(3)), cpus);
+        assertEquals(
+                List.of(
+                        CpuTopology.Cpu.unknown(0),
+                        CpuTopology.Cpu.unknown(1),
+                        CpuTopology.Cpu.unknown(2),
+                        CpuTopology.Cpu.unknown(3)),
+                cpus);
         assertEquals(new CpuTopology(4, 1, 4, 1), CpuTopology.of(cpus));
     }
 
@@ -54,7 +58,8 @@ class ParsersTest {
 
     @Test
     void mixedMachineOneEntryPerModelInFirstSeenOrder() {
-        assertEquals(List.of(new Gpus("NVIDIA A100-SXM4-80GB", 4), new Gpus("NVIDIA L40S", 2)),
+        assertEquals(
+                List.of(new Gpus("NVIDIA A100-SXM4-80GB", 4), new Gpus("NVIDIA L40S", 2)),
                 NvidiaSmi.parse(Samples.FOUR_A100_TWO_L40S));
     }
 
@@ -70,10 +75,11 @@ class ParsersTest {
     void theDriverFailureIsAProblemNotAGpu() {
         NvidiaSmi.Listing l = NvidiaSmi.read(new Result(9, Samples.NVIDIA_SMI_NO_DRIVER, ""));
         assertEquals(List.of(), l.gpus());
-        assertEquals("`nvidia-smi --query-gpu=name --format=csv,noheader` exited with status 9; it printed: "
-                + "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
-                + "latest NVIDIA driver is installed and running.; this machine's GPUs are not counted: check the "
-                + "NVIDIA driver (run nvidia-smi by hand) and restart the agent or wait for its next look",
+        assertEquals(
+                "`nvidia-smi --query-gpu=name --format=csv,noheader` exited with status 9; it printed: "
+                        + "NVIDIA-SMI has failed because it couldn't communicate with the NVIDIA driver. Make sure that the "
+                        + "latest NVIDIA driver is installed and running.; this machine's GPUs are not counted: check the "
+                        + "NVIDIA driver (run nvidia-smi by hand) and restart the agent or wait for its next look",
                 l.problem().orElseThrow());
         // Even should it come with status 0.
         NvidiaSmi.Listing zero = NvidiaSmi.read(Result.ok(Samples.NVIDIA_SMI_NO_DRIVER));
@@ -89,6 +95,8 @@ class ParsersTest {
         assertEquals("rhel 9.4", OsRelease.describe("ID='rhel'\nVERSION_ID=\"9.4\"\n"));
         assertEquals("debian", OsRelease.describe("# sid has no version\nID=debian\n"));
         assertEquals("", OsRelease.describe("NAME=\"Something\"\n"));
-        assertEquals("Rocky \"Linux\"", OsRelease.parse("NAME=\"Rocky \\\"Linux\\\"\"").get("NAME"));
+        assertEquals(
+                "Rocky \"Linux\"",
+                OsRelease.parse("NAME=\"Rocky \\\"Linux\\\"\"").get("NAME"));
     }
 }

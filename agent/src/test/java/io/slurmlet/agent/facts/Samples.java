@@ -6,8 +6,7 @@ import java.util.stream.IntStream;
 /** Realistic kernel and program output for the facts tests. */
 final class Samples {
 
-    private Samples() {
-    }
+    private Samples() {}
 
     /**
      * /proc/cpuinfo of a 2-socket Xeon Gold 6230 cut down to 2 cores a socket, hyperthreaded: 8 CPUs.
@@ -16,7 +15,8 @@ final class Samples {
      */
     static String intelTwoSocketsHyperthreaded() {
         int[][] placement = {{0, 0}, {1, 0}, {0, 4}, {1, 4}, {0, 0}, {1, 0}, {0, 4}, {1, 4}};
-        return IntStream.range(0, placement.length).mapToObj(i -> """
+        return IntStream.range(0, placement.length)
+                .mapToObj(i -> """
                 processor	: %d
                 vendor_id	: GenuineIntel
                 cpu family	: 6
@@ -44,12 +44,18 @@ final class Samples {
                 address sizes	: 46 bits physical, 48 bits virtual
                 power management:
 
-                """.formatted(i, placement[i][0], placement[i][1], placement[i][0] * 64 + placement[i][1] * 2 + i / 4,
-                placement[i][0] * 64 + placement[i][1] * 2 + i / 4)).collect(Collectors.joining());
+                """.formatted(
+                                i,
+                                placement[i][0],
+                                placement[i][1],
+                                placement[i][0] * 64 + placement[i][1] * 2 + i / 4,
+                                placement[i][0] * 64 + placement[i][1] * 2 + i / 4))
+                .collect(Collectors.joining());
     }
 
     /** /proc/cpuinfo of a 4-CPU arm64 machine (Ampere Altra / Neoverse N1): no physical id, no core id. */
-    static final String ARM64 = IntStream.range(0, 4).mapToObj(i -> """
+    static final String ARM64 =
+            IntStream.range(0, 4).mapToObj(i -> """
             processor	: %d
             BogoMIPS	: 50.00
             Features	: fp asimd evtstrm aes pmull sha1 sha2 crc32 atomics fphp asimdhp cpuid asimdrdm lrcpc dcpop asimddp ssbs

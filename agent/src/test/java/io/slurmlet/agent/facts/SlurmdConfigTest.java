@@ -1,12 +1,11 @@
 package io.slurmlet.agent.facts;
 
-import io.slurmlet.model.facts.NodeFacts;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.slurmlet.model.facts.NodeFacts;
 import java.util.List;
 import java.util.Optional;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class SlurmdConfigTest {
 
@@ -16,7 +15,8 @@ class SlurmdConfigTest {
                 NodeName=vm CPUs=2 Boards=1 SocketsPerBoard=1 CoresPerSocket=2 ThreadsPerCore=1 RealMemory=24105
                 UpTime=0-00:43:49
                 """;
-        assertEquals(Optional.of(new NodeFacts("n1", "", 2, 1, 1, 2, 1, 24105, List.of(), "", "")),
+        assertEquals(
+                Optional.of(new NodeFacts("n1", "", 2, 1, 1, 2, 1, 24105, List.of(), "", "")),
                 SlurmdConfig.parse("n1", out));
     }
 

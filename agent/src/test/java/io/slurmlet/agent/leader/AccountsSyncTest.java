@@ -1,16 +1,15 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.agent.system.Commands;
-import io.slurmlet.agent.system.fake.FakeCommands;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.agent.system.Commands;
+import io.slurmlet.agent.system.fake.FakeCommands;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class AccountsSyncTest {
 
@@ -26,7 +25,9 @@ class AccountsSyncTest {
                 {"accounts": [{"email": "alice@example.org"}, {"email": "bob@example.org", "enabled": true}]}"""));
         AccountsSync sync = new AccountsSync(commands, ARGV, store);
         assertEquals("accounts synced: 2 from platform-accounts --json", sync.run());
-        assertEquals(List.of("alice", "bob"), store.current().accounts().stream().map(a -> a.login()).toList());
+        assertEquals(
+                List.of("alice", "bob"),
+                store.current().accounts().stream().map(a -> a.login()).toList());
 
         commands.answer(ARGV, Commands.Result.ok("[{\"email\": \"alice@example.org\"}]"));
         sync.run();
@@ -42,7 +43,9 @@ class AccountsSyncTest {
         AccountsSync sync = new AccountsSync(commands, ARGV, store);
         assertTrue(sync.run().startsWith("the accounts sync printed no JSON"));
         commands.answer(ARGV, Commands.Result.ok("[{\"email\": \"alice@example.org\"}, {\"email\": \"nope\"}]"));
-        assertTrue(sync.run().startsWith("the accounts sync was refused, nothing changed: [1] email \"nope\" is not an e-mail address"));
+        assertTrue(sync.run()
+                .startsWith(
+                        "the accounts sync was refused, nothing changed: [1] email \"nope\" is not an e-mail address"));
         commands.answer(ARGV, new Commands.Result(2, "", "platform API: 503"));
         assertTrue(sync.run().contains("platform API: 503"));
         assertEquals(0, store.current().revision());

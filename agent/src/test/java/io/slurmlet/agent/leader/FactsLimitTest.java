@@ -1,14 +1,13 @@
 package io.slurmlet.agent.leader;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** How often a machine's facts may change, and how often the leader's log says one was refused. */
 class FactsLimitTest {
@@ -34,8 +33,11 @@ class FactsLimitTest {
         }
         limit.refused("n2"); // another machine's first: logged
         assertEquals(2, lines.size(), String.join("\n", lines));
-        assertTrue(lines.get(0).startsWith("n1's facts change more often than the leader takes them (3 changes at once, then one every "
-                + "10 s: slurmlet.leader.facts-change-interval): a report that changes them is refused for 10 s more (1 refused"),
+        assertTrue(
+                lines.get(0)
+                        .startsWith(
+                                "n1's facts change more often than the leader takes them (3 changes at once, then one every "
+                                        + "10 s: slurmlet.leader.facts-change-interval): a report that changes them is refused for 10 s more (1 refused"),
                 lines.get(0));
         now.addAndGet(30 * SECOND); // a minute after n1's line
         limit.refused("n1");
@@ -45,7 +47,7 @@ class FactsLimitTest {
 
     @Test
     void noIntervalTakesEveryChange() {
-        FactsLimit limit = new FactsLimit(Duration.ZERO, () -> 0L, line -> { });
+        FactsLimit limit = new FactsLimit(Duration.ZERO, () -> 0L, line -> {});
         for (int i = 0; i < 100; i++) {
             assertEquals(Duration.ZERO, limit.wait("n1"));
             limit.changed("n1");

@@ -1,23 +1,22 @@
 package io.slurmlet.agent.leader;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertSame;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class InventoryTest {
 
@@ -40,8 +39,16 @@ class InventoryTest {
         var n2Time = Files.getLastModifiedTime(n2);
         assertFalse(inventory.report(machine("n1", 8)), "the same facts again: nothing written");
         assertTrue(inventory.report(machine("n1", 16)));
-        assertEquals(16, SettingsJson.STRICT.readValue(Files.readAllBytes(n1), NodeFacts.class).cpus());
-        assertEquals(List.of(), List.of(Files.readAllBytes(n2)).stream().filter(b -> !java.util.Arrays.equals(b, n2Before)).toList());
+        assertEquals(
+                16,
+                SettingsJson.STRICT
+                        .readValue(Files.readAllBytes(n1), NodeFacts.class)
+                        .cpus());
+        assertEquals(
+                List.of(),
+                List.of(Files.readAllBytes(n2)).stream()
+                        .filter(b -> !java.util.Arrays.equals(b, n2Before))
+                        .toList());
         assertEquals(n2Time, Files.getLastModifiedTime(n2), "another machine's file untouched");
         assertFalse(Files.exists(state.resolve(Inventory.FILE_NAME)), "no document of every machine");
 
@@ -89,7 +96,9 @@ class InventoryTest {
             assertTrue(asked.await(10, java.util.concurrent.TimeUnit.SECONDS));
             var forget = pool.submit(() -> inventory.forget("n2"));
             assertEquals(Inventory.Stored.CHANGED, report.get(10, java.util.concurrent.TimeUnit.SECONDS));
-            assertTrue(forget.get(10, java.util.concurrent.TimeUnit.SECONDS), "the forget found the report's facts: it waited for it");
+            assertTrue(
+                    forget.get(10, java.util.concurrent.TimeUnit.SECONDS),
+                    "the forget found the report's facts: it waited for it");
         } finally {
             pool.shutdownNow();
         }
@@ -114,7 +123,8 @@ class InventoryTest {
         FactsLimit limit = new FactsLimit(java.time.Duration.ofSeconds(10), now::get);
         NodeFacts eight = machine("n1", 8);
         NodeFacts sixteen = machine("n1", 16);
-        assertEquals(Inventory.Stored.CHANGED, inventory.report(eight, () -> true, limit), "its first report: not a change");
+        assertEquals(
+                Inventory.Stored.CHANGED, inventory.report(eight, () -> true, limit), "its first report: not a change");
         assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n2", 8), () -> true, limit));
 
         List<Inventory.Stored> answers = new java.util.ArrayList<>();
@@ -122,25 +132,52 @@ class InventoryTest {
             now.addAndGet(100_000_000L);
             answers.add(inventory.report(i % 2 == 0 ? sixteen : eight, () -> true, limit));
         }
-        assertEquals(FactsLimit.BURST, answers.stream().filter(Inventory.Stored.CHANGED::equals).count(), answers.toString());
-        assertEquals(List.of(Inventory.Stored.CHANGED, Inventory.Stored.CHANGED, Inventory.Stored.CHANGED, Inventory.Stored.LIMITED,
-                Inventory.Stored.UNCHANGED), answers.subList(0, 5), "then the held facts (16 CPUs) are taken, the others refused");
-        assertEquals(9, answers.stream().filter(Inventory.Stored.LIMITED::equals).count(), answers.toString());
+        assertEquals(
+                FactsLimit.BURST,
+                answers.stream().filter(Inventory.Stored.CHANGED::equals).count(),
+                answers.toString());
+        assertEquals(
+                List.of(
+                        Inventory.Stored.CHANGED,
+                        Inventory.Stored.CHANGED,
+                        Inventory.Stored.CHANGED,
+                        Inventory.Stored.LIMITED,
+                        Inventory.Stored.UNCHANGED),
+                answers.subList(0, 5),
+                "then the held facts (16 CPUs) are taken, the others refused");
+        assertEquals(
+                9, answers.stream().filter(Inventory.Stored.LIMITED::equals).count(), answers.toString());
         assertEquals(sixteen, inventory.all().get("n1"), "the last change taken");
-        assertEquals(Inventory.Stored.UNCHANGED, inventory.report(sixteen, () -> true, limit), "the facts held: never refused");
-        assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n2", 16), () -> true, limit), "another machine's change");
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+        assertEquals(
+                Inventory.Stored.UNCHANGED,
+                inventory.report(sixteen, () -> true, limit),
+                "the facts held: never refused");
+        assertEquals(
+                Inventory.Stored.CHANGED,
+                inventory.report(machine("n2", 16), () -> true, limit),
+                "another machine's change");
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> written.size() >= 2 + FactsLimit.BURST + 1);
         Thread.sleep(200); // a fixed wait: no write of a refused change may follow in it
-        assertEquals(1 + FactsLimit.BURST, written.stream().filter("inventory/n1"::equals).count(), "n1's writes, each a replan: " + written);
+        assertEquals(
+                1 + FactsLimit.BURST,
+                written.stream().filter("inventory/n1"::equals).count(),
+                "n1's writes, each a replan: " + written);
         java.time.Duration wait = limit.wait("n1");
-        assertTrue(wait.compareTo(java.time.Duration.ZERO) > 0 && wait.compareTo(java.time.Duration.ofSeconds(10)) <= 0, wait.toString());
+        assertTrue(
+                wait.compareTo(java.time.Duration.ZERO) > 0 && wait.compareTo(java.time.Duration.ofSeconds(10)) <= 0,
+                wait.toString());
 
         now.addAndGet(wait.toNanos());
-        assertEquals(Inventory.Stored.CHANGED, inventory.report(eight, () -> true, limit), "once the wait passed: the latest facts");
+        assertEquals(
+                Inventory.Stored.CHANGED,
+                inventory.report(eight, () -> true, limit),
+                "once the wait passed: the latest facts");
         assertEquals(eight, inventory.all().get("n1"));
         assertEquals(eight, Inventory.open(state).all().get("n1"), "durable");
-        assertEquals(Inventory.Stored.LIMITED, inventory.report(sixteen, () -> true, limit), "and then one an interval");
+        assertEquals(
+                Inventory.Stored.LIMITED, inventory.report(sixteen, () -> true, limit), "and then one an interval");
         now.addAndGet(10_000_000_000L);
         assertEquals(Inventory.Stored.CHANGED, inventory.report(sixteen, () -> true, limit));
     }
@@ -155,7 +192,10 @@ class InventoryTest {
         }
         assertEquals(Inventory.Stored.LIMITED, inventory.report(machine("n1", 8), () -> true, limit));
         assertTrue(inventory.forget("n1")); // removed
-        assertEquals(Inventory.Stored.CHANGED, inventory.report(machine("n1", 8), () -> true, limit), "joined again: its first report");
+        assertEquals(
+                Inventory.Stored.CHANGED,
+                inventory.report(machine("n1", 8), () -> true, limit),
+                "joined again: its first report");
         assertEquals(Inventory.Stored.LIMITED, inventory.report(machine("n1", 16), () -> true, limit));
     }
 
@@ -184,7 +224,9 @@ class InventoryTest {
             assertTrue(f.get(60, java.util.concurrent.TimeUnit.SECONDS));
         }
         pool.shutdown();
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> heard.get() >= 200);
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
+                .until(() -> heard.get() >= 200);
         assertEquals(200, heard.get());
         assertEquals(List.of(), missing, "machines the watcher heard of and did not find");
     }
@@ -199,8 +241,12 @@ class InventoryTest {
         Inventory inventory = Inventory.open(state);
         assertEquals(old, inventory.all());
         assertFalse(Files.exists(state.resolve(Inventory.FILE_NAME)));
-        assertEquals(List.of("cpu1", "gpu001", "gpu002"), Files.list(state.resolve("inventory")).map(p -> p.getFileName().toString())
-                .sorted().toList());
+        assertEquals(
+                List.of("cpu1", "gpu001", "gpu002"),
+                Files.list(state.resolve("inventory"))
+                        .map(p -> p.getFileName().toString())
+                        .sorted()
+                        .toList());
         assertEquals(old, Inventory.open(state).all());
     }
 
@@ -209,7 +255,9 @@ class InventoryTest {
         Map<String, NodeFacts> old = new TreeMap<>(Map.of("n1", machine("n1", 8), "n2", machine("n2", 8)));
         Files.write(state.resolve(Inventory.FILE_NAME), SettingsJson.pretty(old));
         // As a crash after n1 was written and before the old document was removed leaves it.
-        FileStore.open(state).put("inventory/n1", SettingsJson.pretty(machine("n1", 8)), 0).orElseThrow();
+        FileStore.open(state)
+                .put("inventory/n1", SettingsJson.pretty(machine("n1", 8)), 0)
+                .orElseThrow();
         assertEquals(old, Inventory.open(state).all());
         assertFalse(Files.exists(state.resolve(Inventory.FILE_NAME)));
     }

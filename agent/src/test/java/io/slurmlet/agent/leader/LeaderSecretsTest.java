@@ -1,9 +1,12 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.agent.store.SealedSecrets;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.store.SealedSecrets;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -11,12 +14,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The sealing of the cluster's secrets (store.SealedSecrets), the site's key file, and the leaders'
@@ -37,9 +36,13 @@ class LeaderSecretsTest {
     void sealedSecretsOpenWithTheSameKeyAndShowNothingInTheClear() throws IOException {
         SealedSecrets secrets = new SealedSecrets(key(7));
         byte[] munge = "munge-key-bytes-0123456789".getBytes(StandardCharsets.US_ASCII);
-        byte[] sealed = secrets.seal(Map.of("munge.key", munge, "admin.token", "tok-abcdef".getBytes(StandardCharsets.US_ASCII)), "here");
+        byte[] sealed = secrets.seal(
+                Map.of("munge.key", munge, "admin.token", "tok-abcdef".getBytes(StandardCharsets.US_ASCII)), "here");
         String text = new String(sealed, StandardCharsets.US_ASCII);
-        assertFalse(text.contains("munge-key") || text.contains(java.util.Base64.getEncoder().encodeToString(munge)) || text.contains("tok-abcdef"),
+        assertFalse(
+                text.contains("munge-key")
+                        || text.contains(java.util.Base64.getEncoder().encodeToString(munge))
+                        || text.contains("tok-abcdef"),
                 text);
         Map<String, byte[]> opened = secrets.open(sealed, "here");
         assertArrayEquals(munge, opened.get("munge.key"));
@@ -48,12 +51,17 @@ class LeaderSecretsTest {
 
     @Test
     void anotherKeyOrAChangedByteOpensNothingAndSaysWhatToDo() throws IOException {
-        byte[] sealed = new SealedSecrets(key(7)).seal(Map.of("munge.key", new byte[]{1, 2, 3}), "etcd key /s/_secrets");
-        IOException wrongKey = assertThrows(IOException.class, () -> new SealedSecrets(key(8)).open(sealed, "etcd key /s/_secrets"));
-        assertTrue(wrongKey.getMessage().contains("secrets-key-file differs from the one the first leader used; copy that file here"),
+        byte[] sealed =
+                new SealedSecrets(key(7)).seal(Map.of("munge.key", new byte[] {1, 2, 3}), "etcd key /s/_secrets");
+        IOException wrongKey =
+                assertThrows(IOException.class, () -> new SealedSecrets(key(8)).open(sealed, "etcd key /s/_secrets"));
+        assertTrue(
+                wrongKey.getMessage()
+                        .contains("secrets-key-file differs from the one the first leader used; copy that file here"),
                 wrongKey.getMessage());
         String tampered = new String(sealed, StandardCharsets.US_ASCII).replace("\"v\":1", "\"v\":2");
-        IOException newer = assertThrows(IOException.class,
+        IOException newer = assertThrows(
+                IOException.class,
                 () -> new SealedSecrets(key(7)).open(tampered.getBytes(StandardCharsets.US_ASCII), "x"));
         assertTrue(newer.getMessage().contains("another format"), newer.getMessage());
     }
@@ -62,7 +70,7 @@ class LeaderSecretsTest {
     @Test
     void theFirstLeaderPutsItsSecretsInEtcdAndTheNextTakesThemInPlaceOfItsOwn() throws Exception {
         try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
-             var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/sec/")) {
+                var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/sec/")) {
             Path first = dir.resolve("first");
             LeaderSecrets a = new LeaderSecrets(key(3), SealedSecrets.files(first, first.resolve("admin.token")));
             a.sync(store, "etcd", false, () -> {
@@ -71,24 +79,37 @@ class LeaderSecretsTest {
                 io.slurmlet.agent.trust.TokenFile.loadOrCreate(first.resolve("admin.token"));
             });
             Path second = dir.resolve("second");
-            io.slurmlet.agent.trust.Pki.open(second.resolve("pki"), java.util.List.of("127.0.0.1")); // a CA of its own, and its leader certificate
+            io.slurmlet.agent.trust.Pki.open(
+                    second.resolve("pki"),
+                    java.util.List.of("127.0.0.1")); // a CA of its own, and its leader certificate
             PlanPublisher.mungeKey(second);
             LeaderSecrets b = new LeaderSecrets(key(3), SealedSecrets.files(second, second.resolve("admin.token")));
             b.sync(store, "etcd", true, () -> {
                 throw new AssertionError("the secrets are in etcd: nothing of its own is made");
             });
             for (String f : java.util.List.of("pki/ca.crt", "pki/ca.key", "munge.key", "admin.token")) {
-                assertArrayEquals(Files.readAllBytes(first.resolve(f)), Files.readAllBytes(second.resolve(f)), f + " is the first leader's");
+                assertArrayEquals(
+                        Files.readAllBytes(first.resolve(f)),
+                        Files.readAllBytes(second.resolve(f)),
+                        f + " is the first leader's");
             }
             assertFalse(Files.exists(second.resolve("pki/leader.crt")), "the certificate its own CA signed is retired");
-            assertEquals("r--------", PosixFilePermissions.toString(Files.getPosixFilePermissions(second.resolve("munge.key"))));
-            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(second.resolve("pki/ca.key"))));
+            assertEquals(
+                    "r--------",
+                    PosixFilePermissions.toString(Files.getPosixFilePermissions(second.resolve("munge.key"))));
+            assertEquals(
+                    "rw-------",
+                    PosixFilePermissions.toString(Files.getPosixFilePermissions(second.resolve("pki/ca.key"))));
             // The CA opens with a leader certificate of the second machine's, signed by the cluster's CA.
             var pki = io.slurmlet.agent.trust.Pki.open(second.resolve("pki"), java.util.List.of("127.0.0.1"));
-            assertEquals(io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1")).caHash(), pki.caHash());
+            assertEquals(
+                    io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1"))
+                            .caHash(),
+                    pki.caHash());
             // A machine with another key file opens nothing, and says so.
-            LeaderSecrets wrong = new LeaderSecrets(key(4), SealedSecrets.files(dir.resolve("third"), dir.resolve("third/admin.token")));
-            IOException e = assertThrows(IOException.class, () -> wrong.sync(store, "etcd", true, () -> { }));
+            LeaderSecrets wrong = new LeaderSecrets(
+                    key(4), SealedSecrets.files(dir.resolve("third"), dir.resolve("third/admin.token")));
+            IOException e = assertThrows(IOException.class, () -> wrong.sync(store, "etcd", true, () -> {}));
             assertTrue(e.getMessage().contains("differs from the one the first leader used"), e.getMessage());
             assertFalse(Files.exists(dir.resolve("third/munge.key")));
         }
@@ -103,9 +124,14 @@ class LeaderSecretsTest {
     @Test
     void aStoreHoldingAClustersStateWithoutItsSecretsIsNeverGivenALeadersOwn() throws Exception {
         try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
-             var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/moved/")) {
-            store.put(SettingsStore.FILE_NAME, "{}".getBytes(StandardCharsets.UTF_8), io.slurmlet.agent.store.Store.ABSENT).orElseThrow();
-            Path keyFile = Files.writeString(dir.resolve("secrets.key"), HexFormat.of().formatHex(key(3)));
+                var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/moved/")) {
+            store.put(
+                            SettingsStore.FILE_NAME,
+                            "{}".getBytes(StandardCharsets.UTF_8),
+                            io.slurmlet.agent.store.Store.ABSENT)
+                    .orElseThrow();
+            Path keyFile =
+                    Files.writeString(dir.resolve("secrets.key"), HexFormat.of().formatHex(key(3)));
             Files.setPosixFilePermissions(keyFile, PosixFilePermissions.fromString("rw-------"));
             Path fresh = dir.resolve("fresh");
             Path own = dir.resolve("own");
@@ -113,14 +139,29 @@ class LeaderSecretsTest {
             PlanPublisher.mungeKey(own);
             io.slurmlet.agent.trust.TokenFile.loadOrCreate(own.resolve("admin.token"));
             for (Path machine : java.util.List.of(fresh, own)) {
-                IOException refused = assertThrows(IOException.class, () -> LeaderSecrets.whenElected(store, keyFile, machine,
-                        machine.resolve("admin.token"), java.util.List.of("127.0.0.1")));
-                assertTrue(refused.getMessage().contains("holds a cluster's state but not its secrets (" + store.where("_secrets") + ")")
-                        && refused.getMessage().contains("run 'slurmlet-agent store-move' again on the machine the state was moved from")
-                        && refused.getMessage().contains("or restore _secrets from a backup of etcd"), refused.getMessage());
+                IOException refused = assertThrows(
+                        IOException.class,
+                        () -> LeaderSecrets.whenElected(
+                                store,
+                                keyFile,
+                                machine,
+                                machine.resolve("admin.token"),
+                                java.util.List.of("127.0.0.1")));
+                assertTrue(
+                        refused.getMessage()
+                                        .contains("holds a cluster's state but not its secrets ("
+                                                + store.where("_secrets") + ")")
+                                && refused.getMessage()
+                                        .contains(
+                                                "run 'slurmlet-agent store-move' again on the machine the state was moved from")
+                                && refused.getMessage().contains("or restore _secrets from a backup of etcd"),
+                        refused.getMessage());
             }
-            assertFalse(etcd.etcdctl("get", "--prefix", "--keys-only", "/moved/").contains("_secrets"), "nothing sealed");
-            assertFalse(Files.exists(fresh.resolve("munge.key")) || Files.exists(fresh.resolve("pki")), "nothing of its own made");
+            assertFalse(
+                    etcd.etcdctl("get", "--prefix", "--keys-only", "/moved/").contains("_secrets"), "nothing sealed");
+            assertFalse(
+                    Files.exists(fresh.resolve("munge.key")) || Files.exists(fresh.resolve("pki")),
+                    "nothing of its own made");
         }
     }
 
@@ -148,6 +189,8 @@ class LeaderSecretsTest {
 
     @Test
     void theSealedMungeKeyIsTheOneTheLeaderMakes() {
-        assertEquals(dir.resolve(PlanPublisher.MUNGE_KEY_FILE), SealedSecrets.files(dir, dir.resolve("admin.token")).get("munge.key"));
+        assertEquals(
+                dir.resolve(PlanPublisher.MUNGE_KEY_FILE),
+                SealedSecrets.files(dir, dir.resolve("admin.token")).get("munge.key"));
     }
 }

@@ -1,9 +1,12 @@
 package io.slurmlet.agent.leader;
 
-import io.slurmlet.model.plan.MungeKey;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.model.plan.MungeKey;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,12 +16,8 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Base64;
 import java.util.Optional;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class MungeKeysTest {
 
@@ -43,8 +42,11 @@ class MungeKeysTest {
         assertFalse(next.sameKey(first.bytes()), "a new key");
         assertEquals(1, next.rotation());
         assertEquals(Optional.of(NOW.plusSeconds(10)), next.switchAt());
-        assertArrayEquals(next.bytes(), Files.readAllBytes(state.resolve("munge.key")), "munge.key is the cluster's key");
-        assertEquals("r--------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve(MungeKeys.ROTATION_FILE))));
+        assertArrayEquals(
+                next.bytes(), Files.readAllBytes(state.resolve("munge.key")), "munge.key is the cluster's key");
+        assertEquals(
+                "r--------",
+                PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve(MungeKeys.ROTATION_FILE))));
 
         MungeKeys again = MungeKeys.open(state, clock);
         assertEquals(next, again.current(), "the key, its rotation and its moment outlive the leader");
@@ -78,7 +80,9 @@ class MungeKeysTest {
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
         Files.writeString(file, text.replace("\"switch_at\":\"", "\"switch_at\":\"soon"));
         IOException e = assertThrows(IOException.class, () -> MungeKeys.open(state, clock));
-        assertTrue(e.getMessage().startsWith("the cluster's last munge key rotation in " + file + " is not readable"), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith("the cluster's last munge key rotation in " + file + " is not readable"),
+                e.getMessage());
         assertFalse(e.getMessage().contains(base64.substring(0, 12)));
     }
 
@@ -87,7 +91,9 @@ class MungeKeysTest {
         MungeKeys keys = MungeKeys.onEtcd(state, clock);
         MungeKey before = keys.current();
         MungeKeys.NotHere e = assertThrows(MungeKeys.NotHere.class, () -> keys.rotate("root"));
-        assertTrue(e.getMessage().contains("does not rotate the munge key there yet: nothing was changed"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains("does not rotate the munge key there yet: nothing was changed"),
+                e.getMessage());
         assertEquals(before, keys.current());
         assertFalse(Files.exists(state.resolve(MungeKeys.ROTATION_FILE)));
     }

@@ -1,5 +1,8 @@
 package io.slurmlet.agent.leader;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.plan.PlanBook;
 import io.slurmlet.agent.store.FileStore;
@@ -10,10 +13,6 @@ import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.awaitility.Awaitility;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -21,9 +20,9 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Predicate;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The leader's one controller loop: every change in the store is planned, by nobody's call but the loop's. */
 class PlanPublisherTest {
@@ -44,7 +43,14 @@ class PlanPublisherTest {
     }
 
     PlanPublisher loop() throws Exception {
-        return new PlanPublisher(store, settings, inventory, MungeKey.random(), book, LendingBook.open(store), AccountsStore.open(store));
+        return new PlanPublisher(
+                store,
+                settings,
+                inventory,
+                MungeKey.random(),
+                book,
+                LendingBook.open(store),
+                AccountsStore.open(store));
     }
 
     static NodeFacts machine(String name) {
@@ -57,8 +63,10 @@ class PlanPublisherTest {
         try (PlanPublisher loop = loop()) {
             inventory.report(machine("n0"));
             await(book, "n0", p -> p.plan().roles().isEmpty());
-            var stored = settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "n0", List.of("n0"), false,
-                    List.of(), null, null, null, false, null));
+            var stored = settings.update(
+                    OptionalLong.empty(),
+                    s -> new SlurmSettings(
+                            true, "lab", "n0", List.of("n0"), false, List.of(), null, null, null, false, null));
             assertTrue(stored instanceof SettingsStore.Result.Accepted, stored.toString());
             await(book, "n0", p -> p.plan().runs(Role.CONTROLLER) && p.plan().runs(Role.COMPUTE));
         }
@@ -101,8 +109,10 @@ class PlanPublisherTest {
 
             @Override
             public OptionalLong put(String key, byte[] value, long expected) throws StorageException {
-                if (key.equals(PlanBook.FILE_NAME) && new String(value, java.nio.charset.StandardCharsets.UTF_8).contains("lab_m256")) {
-                    String lending = files.get(LendingBook.FILE_NAME).map(v -> new String(v.value(), java.nio.charset.StandardCharsets.UTF_8))
+                if (key.equals(PlanBook.FILE_NAME)
+                        && new String(value, java.nio.charset.StandardCharsets.UTF_8).contains("lab_m256")) {
+                    String lending = files.get(LendingBook.FILE_NAME)
+                            .map(v -> new String(v.value(), java.nio.charset.StandardCharsets.UTF_8))
                             .orElse("");
                     if (!lending.replaceAll("\\s", "").matches("(?s).*\"memory_classes\":\\[[0-9,]*\\b256\\b.*")) {
                         unkept.add(lending);
@@ -136,18 +146,45 @@ class PlanPublisherTest {
         book = PlanBook.open(store);
         try (PlanPublisher loop = loop()) {
             inventory.report(machine("n0"));
-            inventory.report(new NodeFacts("small", "10.0.0.2", 8, 1, 1, 8, 1, 4_000, List.of(), "debian 12", "22.05.8"));
-            settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "n0", List.of("n0", "small"), false,
-                    List.of(), "lab", null, null, false, null));
-            await(book, "n0", p -> p.plan().files().getOrDefault("/etc/slurm/slurm.conf", "").contains(small));
-            assertTrue(LendingBook.open(store).memoryClasses().containsAll(java.util.Set.of(256L, 2048L)), "kept in the store");
+            inventory.report(
+                    new NodeFacts("small", "10.0.0.2", 8, 1, 1, 8, 1, 4_000, List.of(), "debian 12", "22.05.8"));
+            settings.update(
+                    OptionalLong.empty(),
+                    s -> new SlurmSettings(
+                            true,
+                            "lab",
+                            "n0",
+                            List.of("n0", "small"),
+                            false,
+                            List.of(),
+                            "lab",
+                            null,
+                            null,
+                            false,
+                            null));
+            await(
+                    book,
+                    "n0",
+                    p -> p.plan()
+                            .files()
+                            .getOrDefault("/etc/slurm/slurm.conf", "")
+                            .contains(small));
+            assertTrue(
+                    LendingBook.open(store).memoryClasses().containsAll(java.util.Set.of(256L, 2048L)),
+                    "kept in the store");
             assertEquals(List.of(), unkept, "plans naming the class were written before lending.json kept it");
         }
         open(); // the leader restarts
         try (PlanPublisher loop = loop()) {
             settings.update(OptionalLong.empty(), s -> s.withNodeList(List.of("n0")));
-            await(book, "n0", p -> p.plan().files().getOrDefault("/etc/slurm/slurm.conf", "")
-                    .contains("PartitionName=lab_m256 Hidden=YES PriorityTier=2 DefMemPerCPU=256 MaxTime=INFINITE State=UP"));
+            await(
+                    book,
+                    "n0",
+                    p -> p.plan()
+                            .files()
+                            .getOrDefault("/etc/slurm/slurm.conf", "")
+                            .contains(
+                                    "PartitionName=lab_m256 Hidden=YES PriorityTier=2 DefMemPerCPU=256 MaxTime=INFINITE State=UP"));
         }
     }
 
@@ -173,11 +210,14 @@ class PlanPublisherTest {
         java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
         FactsLimit limit = new FactsLimit(java.time.Duration.ofSeconds(10), now::get);
         NodeFacts sixteen = new NodeFacts("n1", "10.0.0.2", 16, 1, 1, 16, 1, 32_000, List.of(), "debian 12", "22.05.8");
-        NodeFacts thirtyTwo = new NodeFacts("n1", "10.0.0.2", 32, 1, 1, 32, 1, 32_000, List.of(), "debian 12", "22.05.8");
+        NodeFacts thirtyTwo =
+                new NodeFacts("n1", "10.0.0.2", 32, 1, 1, 32, 1, 32_000, List.of(), "debian 12", "22.05.8");
         try (PlanPublisher loop = loop()) {
             inventory.report(machine("n0"));
-            settings.update(OptionalLong.empty(), s -> new SlurmSettings(true, "lab", "n0", List.of("n0", "n1"), false,
-                    List.of(), null, null, null, false, null));
+            settings.update(
+                    OptionalLong.empty(),
+                    s -> new SlurmSettings(
+                            true, "lab", "n0", List.of("n0", "n1"), false, List.of(), null, null, null, false, null));
             assertEquals(Inventory.Stored.CHANGED, inventory.report(sixteen, () -> true, limit));
             await(book, "n0", p -> nodeLine(p, "n1").contains("CPUs=16 "));
             // A fixed wait: nothing marks the moment the watcher has heard every publish so far; counted before it,
@@ -196,10 +236,14 @@ class PlanPublisherTest {
             }
             assertEquals(FactsLimit.BURST, taken);
             Thread.sleep(300); // a fixed wait: no publish of a refused change may be heard in it
-            assertTrue(publishes.get() - before <= FactsLimit.BURST, (publishes.get() - before) + " publishes for " + taken + " changes");
-            assertEquals(1 + FactsLimit.BURST, n1Writes.get(), "n1's facts written: its first report and the changes taken");
+            assertTrue(
+                    publishes.get() - before <= FactsLimit.BURST,
+                    (publishes.get() - before) + " publishes for " + taken + " changes");
+            assertEquals(
+                    1 + FactsLimit.BURST, n1Writes.get(), "n1's facts written: its first report and the changes taken");
 
-            now.addAndGet(10_000_000_000L); // the interval passed: the machine reports its facts as they are now (16 CPUs)
+            now.addAndGet(
+                    10_000_000_000L); // the interval passed: the machine reports its facts as they are now (16 CPUs)
             assertEquals(Inventory.Stored.CHANGED, inventory.report(sixteen, () -> true, limit));
             await(book, "n0", p -> nodeLine(p, "n1").contains("CPUs=16 "));
             await(book, "n1", p -> nodeLine(p, "n1").contains("CPUs=16 "));
@@ -211,13 +255,20 @@ class PlanPublisherTest {
     }
 
     private static String nodeLine(PublishedPlan p, String node) {
-        return slurmConf(p).lines().filter(l -> l.startsWith("NodeName=" + node + " ")).findFirst().orElse("");
+        return slurmConf(p)
+                .lines()
+                .filter(l -> l.startsWith("NodeName=" + node + " "))
+                .findFirst()
+                .orElse("");
     }
 
     private static void await(PlanBook book, String node, Predicate<PublishedPlan> wanted) {
-        Awaitility.await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(10)).untilAsserted(() -> {
-            Optional<PublishedPlan> now = book.get(node);
-            assertTrue(now.isPresent() && wanted.test(now.get()), node + "'s plan: " + now);
-        });
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(10))
+                .untilAsserted(() -> {
+                    Optional<PublishedPlan> now = book.get(node);
+                    assertTrue(now.isPresent() && wanted.test(now.get()), node + "'s plan: " + now);
+                });
     }
 }

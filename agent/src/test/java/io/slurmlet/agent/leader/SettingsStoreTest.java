@@ -1,22 +1,21 @@
 package io.slurmlet.agent.leader;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.leader.SettingsStore.Result;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.OptionalLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class SettingsStoreTest {
 
@@ -26,8 +25,8 @@ class SettingsStoreTest {
     private static final OptionalLong ANY = OptionalLong.empty();
 
     private static SlurmSettings cluster(String... lent) {
-        return new SlurmSettings(true, null, "n0", List.of("n1", "n2"), false, List.of(lent), null, null, null,
-                false, null);
+        return new SlurmSettings(
+                true, null, "n0", List.of("n1", "n2"), false, List.of(lent), null, null, null, false, null);
     }
 
     @Test
@@ -42,7 +41,8 @@ class SettingsStoreTest {
     void everyAcceptedChangeRaisesTheRevisionAndIsOnDisk() throws IOException {
         SettingsStore store = SettingsStore.open(state);
         Result.Accepted first = assertInstanceOf(Result.Accepted.class, store.update(ANY, s -> cluster()));
-        Result.Accepted second = assertInstanceOf(Result.Accepted.class, store.update(OptionalLong.of(1), s -> cluster("n1")));
+        Result.Accepted second =
+                assertInstanceOf(Result.Accepted.class, store.update(OptionalLong.of(1), s -> cluster("n1")));
         assertEquals(1, first.document().revision());
         assertEquals(2, second.document().revision());
         SettingsStore reopened = SettingsStore.open(state);
@@ -53,7 +53,9 @@ class SettingsStoreTest {
     void theStoreFileIsRootOnly() throws IOException {
         SettingsStore store = SettingsStore.open(state);
         store.update(ANY, s -> cluster());
-        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve(SettingsStore.FILE_NAME))));
+        assertEquals(
+                "rw-------",
+                PosixFilePermissions.toString(Files.getPosixFilePermissions(state.resolve(SettingsStore.FILE_NAME))));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(state)));
     }
 
@@ -62,8 +64,8 @@ class SettingsStoreTest {
         SettingsStore store = SettingsStore.open(state);
         store.update(ANY, s -> cluster());
         String before = Files.readString(state.resolve(SettingsStore.FILE_NAME));
-        Result.Conflict conflict = assertInstanceOf(Result.Conflict.class,
-                store.update(OptionalLong.of(0), s -> cluster("n2")));
+        Result.Conflict conflict =
+                assertInstanceOf(Result.Conflict.class, store.update(OptionalLong.of(0), s -> cluster("n2")));
         assertEquals(0, conflict.expected());
         assertEquals(1, conflict.current().revision());
         assertEquals(before, Files.readString(state.resolve(SettingsStore.FILE_NAME)));
@@ -110,11 +112,15 @@ class SettingsStoreTest {
     void aChangeToTheSameSettingsWritesNothing() throws IOException {
         SettingsStore store = SettingsStore.open(state);
         store.update(ANY, s -> cluster());
-        long mtime = Files.getLastModifiedTime(state.resolve(SettingsStore.FILE_NAME)).toMillis();
+        long mtime = Files.getLastModifiedTime(state.resolve(SettingsStore.FILE_NAME))
+                .toMillis();
         Result.Accepted same = assertInstanceOf(Result.Accepted.class, store.update(ANY, s -> cluster()));
         assertFalse(same.changed());
         assertEquals(1, same.document().revision());
-        assertEquals(mtime, Files.getLastModifiedTime(state.resolve(SettingsStore.FILE_NAME)).toMillis());
+        assertEquals(
+                mtime,
+                Files.getLastModifiedTime(state.resolve(SettingsStore.FILE_NAME))
+                        .toMillis());
     }
 
     @Test
@@ -131,9 +137,13 @@ class SettingsStoreTest {
     void anUnreadableStoreStopsTheLeaderRatherThanStartingOverEmpty() throws IOException {
         Files.writeString(state.resolve("settings.json"), "{\"revision\": 3, \"settings\": {\"enabled\": tr");
         IOException e = assertThrows(IOException.class, () -> SettingsStore.open(state));
-        assertTrue(e.getMessage().startsWith("cannot read the stored settings in " + state.resolve("settings.json")),
+        assertTrue(
+                e.getMessage().startsWith("cannot read the stored settings in " + state.resolve("settings.json")),
                 e.getMessage());
-        assertTrue(e.getMessage().endsWith("restore the file from a backup; slurmlet never starts over from empty "
-                + "settings on its own"), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .endsWith("restore the file from a backup; slurmlet never starts over from empty "
+                                + "settings on its own"),
+                e.getMessage());
     }
 }

@@ -1,23 +1,21 @@
 package io.slurmlet.agent.munge;
 
-import io.slurmlet.model.plan.MungeKey;
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.plan.Role;
-import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.agent.system.fake.FakeFiles;
-import io.slurmlet.agent.system.fake.FakeServices;
-import org.junit.jupiter.api.Test;
-
-import java.nio.file.Path;
-import java.util.Base64;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.fake.FakeFiles;
+import io.slurmlet.agent.system.fake.FakeServices;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
+import java.nio.file.Path;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 class MungeStepTest {
 
@@ -28,7 +26,8 @@ class MungeStepTest {
     private final MungeStep step = new MungeStep(files, services, Path.of("/"));
 
     private NodePlan plan(Optional<MungeKey> k) {
-        return NodePlan.of("n1", k.isPresent() ? Set.of(Role.COMPUTE) : Set.of()).withMungeKey(k);
+        return NodePlan.of("n1", k.isPresent() ? Set.of(Role.COMPUTE) : Set.of())
+                .withMungeKey(k);
     }
 
     @Test
@@ -86,8 +85,10 @@ class MungeStepTest {
         FakeServices broken = new FakeServices().failing("munge");
         Outcome failed = new MungeStep(ok, broken, Path.of("/")).apply(plan(Optional.of(key)));
         assertTrue(failed.failed());
-        assertEquals("systemctl start munge failed (exit 1): Job for munge.service failed because the control process "
-                + "exited with error code.", failed.detail());
+        assertEquals(
+                "systemctl start munge failed (exit 1): Job for munge.service failed because the control process "
+                        + "exited with error code.",
+                failed.detail());
         String base64 = Base64.getEncoder().encodeToString(key.bytes());
         for (Outcome each : List.of(o, failed)) {
             assertFalse(each.toString().contains(base64.substring(0, 16)));
@@ -136,8 +137,12 @@ class MungeStepTest {
 
         Outcome o = step.apply(plan(Optional.of(next)));
 
-        assertEquals(Outcome.changed("munge", "wrote the cluster's key to /etc/munge/munge.key at 2026-12-07T10:00:10Z, when every "
-                + "machine switched; restarted munge for its new key"), o);
+        assertEquals(
+                Outcome.changed(
+                        "munge",
+                        "wrote the cluster's key to /etc/munge/munge.key at 2026-12-07T10:00:10Z, when every "
+                                + "machine switched; restarted munge for its new key"),
+                o);
         assertEquals(List.of("slept until 2026-12-07T10:00:10Z"), events, "nothing is written before the moment");
         assertEquals(List.of(java.time.Duration.ofMillis(8500)), time.slept);
         assertTrue(next.sameKey(files.stat(KEY).orElseThrow().content()));
@@ -147,7 +152,9 @@ class MungeStepTest {
         files.log.clear();
         services.log.clear();
         assertEquals(Outcome.unchanged("munge", "the key matches and munge runs"), step.apply(plan(Optional.of(next))));
-        assertTrue(files.log.isEmpty() && services.log.isEmpty() && time.slept.size() == 1, "a second apply waits for nothing");
+        assertTrue(
+                files.log.isEmpty() && services.log.isEmpty() && time.slept.size() == 1,
+                "a second apply waits for nothing");
     }
 
     @Test
@@ -177,9 +184,12 @@ class MungeStepTest {
         services.running("munge");
         Time time = new Time();
         MungeStep step = time.step(files, services, new java.util.ArrayList<>());
-        Outcome o = step.apply(plan(Optional.of(MungeKey.random().rotated(1, Optional.of(time.now.plus(java.time.Duration.ofMinutes(5)))))));
+        Outcome o = step.apply(plan(Optional.of(
+                MungeKey.random().rotated(1, Optional.of(time.now.plus(java.time.Duration.ofMinutes(5)))))));
         assertEquals(Outcome.Kind.UNCHANGED, o.kind(), o::toString);
-        assertEquals(List.of("the cluster's new munge key is written at 2026-12-07T10:05:01.500Z, when every machine switches (in 300 s)"),
+        assertEquals(
+                List.of(
+                        "the cluster's new munge key is written at 2026-12-07T10:05:01.500Z, when every machine switches (in 300 s)"),
                 step.waiting());
         assertTrue(files.log.isEmpty() && services.log.isEmpty() && time.slept.isEmpty());
     }
@@ -188,9 +198,14 @@ class MungeStepTest {
     void thePreviewSaysWhenTheKeyIsWritten() {
         var wanted = new MungeDiff.Wanted(true, Optional.of(MungeKey.random().rotated(1, Optional.of(SWITCH))));
         var seen = new io.slurmlet.model.observed.MungeSeen(true, false, true, true, true);
-        assertEquals(List.of("write the cluster's key to /etc/munge/munge.key at 2026-12-07T10:00:10Z, when every machine switches",
-                "restart munged for its new key"), MungeDiff.diff(wanted, seen).will());
-        assertEquals(List.of("write the cluster's key to /etc/munge/munge.key", "restart munged for its new key"),
-                MungeDiff.diff(wanted, seen, SWITCH).will(), "at the moment itself: now");
+        assertEquals(
+                List.of(
+                        "write the cluster's key to /etc/munge/munge.key at 2026-12-07T10:00:10Z, when every machine switches",
+                        "restart munged for its new key"),
+                MungeDiff.diff(wanted, seen).will());
+        assertEquals(
+                List.of("write the cluster's key to /etc/munge/munge.key", "restart munged for its new key"),
+                MungeDiff.diff(wanted, seen, SWITCH).will(),
+                "at the moment itself: now");
     }
 }

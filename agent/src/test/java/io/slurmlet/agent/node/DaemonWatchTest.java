@@ -1,19 +1,18 @@
 package io.slurmlet.agent.node;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.fake.FakeServices;
-import org.junit.jupiter.api.Test;
-
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class DaemonWatchTest {
 
@@ -42,8 +41,8 @@ class DaemonWatchTest {
     final Hands clock = new Hands();
     final List<Outcome> recorded = new ArrayList<>();
     boolean busy;
-    final DaemonWatch watch = new DaemonWatch(services, () -> List.of("munge", "slurmd"), () -> busy, recorded::add, clock,
-            Duration.ofSeconds(1));
+    final DaemonWatch watch = new DaemonWatch(
+            services, () -> List.of("munge", "slurmd"), () -> busy, recorded::add, clock, Duration.ofSeconds(1));
 
     @Test
     void aDaemonThatDiesIsSaidAtOnceWithSystemdsReasonAndStartedAgainASecondLater() {
@@ -52,7 +51,9 @@ class DaemonWatchTest {
         services.log.clear();
         Outcome down = watch.look();
         assertTrue(down.failed());
-        assertEquals("slurmd is down since 2026-12-01T10:00:00Z (systemd: failed (signal)); started again 0 times", down.detail());
+        assertEquals(
+                "slurmd is down since 2026-12-01T10:00:00Z (systemd: failed (signal)); started again 0 times",
+                down.detail());
         assertEquals(List.of(), services.log, "not at once: systemd's own Restart= may be at it");
         clock.pass(Duration.ofSeconds(1));
         watch.look();
@@ -67,7 +68,9 @@ class DaemonWatchTest {
         services.diedWithRestart("slurmd");
         services.log.clear();
         Outcome down = watch.look();
-        assertEquals("slurmd is down since 2026-12-01T10:00:00Z (systemd: activating (signal)); started again 0 times", down.detail());
+        assertEquals(
+                "slurmd is down since 2026-12-01T10:00:00Z (systemd: activating (signal)); started again 0 times",
+                down.detail());
         clock.pass(Duration.ofSeconds(3));
         watch.look();
         assertEquals(List.of(), services.log, "slurmlet's drop-in has systemd start it (1 s): no second start");
@@ -76,16 +79,21 @@ class DaemonWatchTest {
     @Test
     void aDaemonSystemdStartedAgainBetweenTwoLooksIsSaidFromItsRestartCountUntilSomeoneStartsIt() {
         watch.look();
-        services.restartedBySystemd("slurmd"); // SIGKILLed and started again by its Restart= within a second: never seen down
+        services.restartedBySystemd(
+                "slurmd"); // SIGKILLed and started again by its Restart= within a second: never seen down
         clock.pass(Duration.ofSeconds(1));
         Outcome after = watch.look();
         assertFalse(after.failed(), "it runs: readiness stays true");
-        assertEquals("munge, slurmd run; systemd started slurmd again after it ended 1 time (the last seen at 2026-12-01T10:00:01Z;"
-                + " journalctl -u slurmd says why)", after.detail());
+        assertEquals(
+                "munge, slurmd run; systemd started slurmd again after it ended 1 time (the last seen at 2026-12-01T10:00:01Z;"
+                        + " journalctl -u slurmd says why)",
+                after.detail());
         clock.pass(Duration.ofSeconds(5));
         assertEquals(after, watch.look(), "the same crash is said once, with the time it was first seen");
         services.restartedBySystemd("slurmd");
-        assertTrue(watch.look().detail().contains("slurmd again after it ended 2 times (the last seen at 2026-12-01T10:00:06Z;"));
+        assertTrue(watch.look()
+                .detail()
+                .contains("slurmd again after it ended 2 times (the last seen at 2026-12-01T10:00:06Z;"));
         services.restartedByHand("slurmd"); // an admin's or a pass's start: systemd counts from 0 again
         assertEquals(Outcome.unchanged("daemons", "munge, slurmd run"), watch.look());
         assertEquals(List.of(), services.log, "nothing started by the watch: systemd had");
@@ -110,7 +118,9 @@ class DaemonWatchTest {
         }
         assertEquals(List.of(2L, 4L, 8L, 16L, 30L, 30L), gaps.subList(0, 6));
         Outcome o = watch.look();
-        assertTrue(o.failed() && o.detail().contains("the last failed: systemctl start slurmd failed (exit 1)"), o.detail());
+        assertTrue(
+                o.failed() && o.detail().contains("the last failed: systemctl start slurmd failed (exit 1)"),
+                o.detail());
         services.recovered("slurmd");
         clock.pass(Duration.ofSeconds(30));
         watch.look();
@@ -133,8 +143,12 @@ class DaemonWatchTest {
         }
         assertEquals(DaemonWatch.MOST_TRIES, starts, services.log.toString());
         Outcome o = watch.look();
-        assertTrue(o.failed() && o.detail().endsWith("started again 5 times; left down, as it exited after each start "
-                + "(journalctl -u slurmd says why)"), o.detail());
+        assertTrue(
+                o.failed()
+                        && o.detail()
+                                .endsWith("started again 5 times; left down, as it exited after each start "
+                                        + "(journalctl -u slurmd says why)"),
+                o.detail());
         services.restartedByHand("slurmd"); // a pass, or an admin, started it
         assertFalse(watch.look().failed());
         services.died("slurmd");
@@ -148,8 +162,8 @@ class DaemonWatchTest {
     @Test
     void aDaemonThePlanNoLongerRunsIsNotWatched() {
         List<String> wanted = new ArrayList<>(List.of("munge", "slurmd"));
-        DaemonWatch w = new DaemonWatch(services, () -> List.copyOf(wanted), () -> false, recorded::add, clock,
-                Duration.ofSeconds(1));
+        DaemonWatch w = new DaemonWatch(
+                services, () -> List.copyOf(wanted), () -> false, recorded::add, clock, Duration.ofSeconds(1));
         services.died("slurmd");
         assertTrue(w.look().failed());
         wanted.remove("slurmd");
@@ -179,14 +193,18 @@ class DaemonWatchTest {
 
     @Test
     void aDaemonTheNewestPlanRetiresIsNoLongerWatchedSoItsStopIsNoDaemonDown() {
-        StepRunner runner = new StepRunner(List.of(), new StepBook(List.of()), Duration.ofMinutes(5), () -> { });
+        StepRunner runner = new StepRunner(List.of(), new StepBook(List.of()), Duration.ofMinutes(5), () -> {});
         assertEquals(List.of(), NodeAgent.watched(runner), "nothing before a plan is applied");
-        runner.pass(new io.slurmlet.model.plan.PublishedPlan(1, io.slurmlet.model.plan.NodePlan.of("n0", java.util.Set.of())
-                .withSlurm(new io.slurmlet.model.plan.SlurmPlan(List.of(), List.of("munge", "slurmctld")))));
+        runner.pass(new io.slurmlet.model.plan.PublishedPlan(
+                1,
+                io.slurmlet.model.plan.NodePlan.of("n0", java.util.Set.of())
+                        .withSlurm(new io.slurmlet.model.plan.SlurmPlan(List.of(), List.of("munge", "slurmctld")))));
         assertEquals(List.of("munge", "slurmctld"), NodeAgent.watched(runner));
         // The controller moved away: the plan offered retires slurmctld, and the pass that stops it has not ended.
-        runner.offer(new io.slurmlet.model.plan.PublishedPlan(2, io.slurmlet.model.plan.NodePlan.of("n0", java.util.Set.of())
-                .withSlurm(io.slurmlet.model.plan.SlurmPlan.retiring(List.of("slurmctld", "slurmd")))));
+        runner.offer(new io.slurmlet.model.plan.PublishedPlan(
+                2,
+                io.slurmlet.model.plan.NodePlan.of("n0", java.util.Set.of())
+                        .withSlurm(io.slurmlet.model.plan.SlurmPlan.retiring(List.of("slurmctld", "slurmd")))));
         assertEquals(List.of("munge"), NodeAgent.watched(runner));
     }
 
@@ -197,7 +215,9 @@ class DaemonWatchTest {
         busy = true;
         services.stop("slurmd");
         services.log.clear();
-        assertEquals(Outcome.unchanged("daemons", "munge runs; slurmd is being restarted by this machine's pass"), watch.look(),
+        assertEquals(
+                Outcome.unchanged("daemons", "munge runs; slurmd is being restarted by this machine's pass"),
+                watch.look(),
                 "the step's own restart is no daemon down");
         clock.pass(Duration.ofSeconds(3));
         watch.look();
@@ -226,10 +246,16 @@ class DaemonWatchTest {
     /** A watch of slurmd whose step runs ({@code first}) when first asked, and the other way at every later ask. */
     DaemonWatch watchOfStepThatFlips(boolean first) {
         boolean[] asked = {false};
-        return new DaemonWatch(services, () -> List.of("slurmd"), () -> {
-            boolean again = asked[0];
-            asked[0] = true;
-            return again != first;
-        }, o -> { }, clock, Duration.ofSeconds(1));
+        return new DaemonWatch(
+                services,
+                () -> List.of("slurmd"),
+                () -> {
+                    boolean again = asked[0];
+                    asked[0] = true;
+                    return again != first;
+                },
+                o -> {},
+                clock,
+                Duration.ofSeconds(1));
     }
 }

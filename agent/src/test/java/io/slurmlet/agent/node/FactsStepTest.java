@@ -1,27 +1,27 @@
 package io.slurmlet.agent.node;
 
-import io.slurmlet.agent.facts.FactsCollector;
-import io.slurmlet.agent.reconcile.Diff;
-import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.model.api.NodeReport;
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.plan.PublishedPlan;
-import io.slurmlet.model.facts.NodeFacts;
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Optional;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.facts.FactsCollector;
+import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.PublishedPlan;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
 /** Facts reported to a leader older than this agent: what it cannot read is left out, the rest still reaches it. */
 class FactsStepTest {
 
-    static final NodeFacts CONTROLLER = new NodeFacts("n0", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 13", "24.11.5")
+    static final NodeFacts CONTROLLER = new NodeFacts(
+                    "n0", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 13", "24.11.5")
             .withSlurmctldState(42 << 8);
 
     /** A leader that refuses, as one before the saved-state facts does, every report that carries them. */
@@ -30,8 +30,10 @@ class FactsStepTest {
 
         public void reportFacts(NodeFacts facts) throws LeaderLink.Refused {
             if (facts.slurmctldState() != 0) {
-                throw new LeaderLink.Refused(400, "the leader refused the facts (400): unknown key \"slurmctld_state\": the keys "
-                        + "there are address, boards, cores_per_socket");
+                throw new LeaderLink.Refused(
+                        400,
+                        "the leader refused the facts (400): unknown key \"slurmctld_state\": the keys "
+                                + "there are address, boards, cores_per_socket");
             }
             taken.add(facts);
         }
@@ -40,8 +42,7 @@ class FactsStepTest {
             return Optional.empty();
         }
 
-        public void postStatus(NodeReport report) {
-        }
+        public void postStatus(NodeReport report) {}
     }
 
     @Test
@@ -50,8 +51,11 @@ class FactsStepTest {
         FactsStep step = new FactsStep(node -> new FactsCollector.Collected(CONTROLLER, List.of()), "n0");
         var outcome = step.report(leader);
         assertEquals(List.of(CONTROLLER.withSlurmctldState(0)), leader.taken);
-        assertTrue(outcome.detail().endsWith("the leader is older than this agent and takes no saved-state facts (upgrade the "
-                + "leader): it cannot tell whether this controller's slurmctld could start"), outcome.detail());
+        assertTrue(
+                outcome.detail()
+                        .endsWith("the leader is older than this agent and takes no saved-state facts (upgrade the "
+                                + "leader): it cannot tell whether this controller's slurmctld could start"),
+                outcome.detail());
         step.report(leader);
         assertEquals(1, leader.taken.size(), "reported once, as any facts that did not change");
     }
@@ -61,8 +65,10 @@ class FactsStepTest {
         @Override
         public void reportFacts(NodeFacts facts) throws LeaderLink.Refused {
             if (!facts.slurmPlugins().isEmpty()) {
-                throw new LeaderLink.Refused(400, "the leader refused the facts (400): unknown key \"slurm_plugins\": the keys "
-                        + "there are address, boards, cores_per_socket");
+                throw new LeaderLink.Refused(
+                        400,
+                        "the leader refused the facts (400): unknown key \"slurm_plugins\": the keys "
+                                + "there are address, boards, cores_per_socket");
             }
             taken.add(facts);
         }
@@ -74,14 +80,18 @@ class FactsStepTest {
         LeaderBeforePlugins before = new LeaderBeforePlugins();
         var outcome = new FactsStep(node -> new FactsCollector.Collected(withPlugins, List.of()), "n0").report(before);
         assertEquals(List.of(CONTROLLER), before.taken, "the saved state still reaches it");
-        assertTrue(outcome.detail().endsWith("the leader is older than this agent and takes no list of Slurm plugins (upgrade the "
-                + "leader): it cannot check a site's plugin names against this machine's"), outcome.detail());
+        assertTrue(
+                outcome.detail()
+                        .endsWith("the leader is older than this agent and takes no list of Slurm plugins (upgrade the "
+                                + "leader): it cannot check a site's plugin names against this machine's"),
+                outcome.detail());
         OlderLeader older = new OlderLeader() {
             @Override
             public void reportFacts(NodeFacts facts) throws LeaderLink.Refused {
                 // Jackson names the first key it does not know, in the record's order.
                 if (facts.slurmctldState() == 0 && !facts.slurmPlugins().isEmpty()) {
-                    throw new LeaderLink.Refused(400, "the leader refused the facts (400): unknown key \"slurm_plugins\"");
+                    throw new LeaderLink.Refused(
+                            400, "the leader refused the facts (400): unknown key \"slurm_plugins\"");
                 }
                 super.reportFacts(facts);
             }
@@ -93,7 +103,8 @@ class FactsStepTest {
 
     @Test
     void aLeaderBeforeContainersGetsTheFactsWithoutThemAndTheStepSaysSo() throws Exception {
-        NodeFacts withContainers = CONTROLLER.withContainers(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", true));
+        NodeFacts withContainers =
+                CONTROLLER.withContainers(new io.slurmlet.model.facts.ContainerFacts("4.1.2", "", "", "", true));
         OlderLeader older = new OlderLeader() {
             @Override
             public void reportFacts(NodeFacts facts) throws LeaderLink.Refused {
@@ -103,9 +114,14 @@ class FactsStepTest {
                 super.reportFacts(facts);
             }
         };
-        var outcome = new FactsStep(node -> new FactsCollector.Collected(withContainers, List.of()), "n0").report(older);
-        assertEquals(List.of(CONTROLLER.withSlurmctldState(0)), older.taken, "every other fact it takes still reaches it");
-        assertTrue(outcome.detail().contains("takes no report of enroot and pyxis (upgrade the leader): it cannot have Slurm load pyxis"),
+        var outcome =
+                new FactsStep(node -> new FactsCollector.Collected(withContainers, List.of()), "n0").report(older);
+        assertEquals(
+                List.of(CONTROLLER.withSlurmctldState(0)), older.taken, "every other fact it takes still reaches it");
+        assertTrue(
+                outcome.detail()
+                        .contains(
+                                "takes no report of enroot and pyxis (upgrade the leader): it cannot have Slurm load pyxis"),
                 outcome.detail());
     }
 
@@ -138,8 +154,7 @@ class FactsStepTest {
             return Optional.empty();
         }
 
-        public void postStatus(NodeReport report) {
-        }
+        public void postStatus(NodeReport report) {}
     }
 
     static NodePlan madeFrom(NodeFacts facts) {
@@ -155,12 +170,15 @@ class FactsStepTest {
         assertEquals(Outcome.Kind.UNCHANGED, step.report(leader).kind());
         assertEquals(1, leader.taken.size());
         // The leader's store was restored from before a GPU was added: its plan says so, and it gets the facts again.
-        NodeFacts before = new NodeFacts("n0", "", 8, 1, 1, 8, 1, 32_000, List.of(new NodeFacts.Gpus("NVIDIA H100", 4)), "debian 13",
-                "24.11.5");
+        NodeFacts before = new NodeFacts(
+                "n0", "", 8, 1, 1, 8, 1, 32_000, List.of(new NodeFacts.Gpus("NVIDIA H100", 4)), "debian 13", "24.11.5");
         step.planned(madeFrom(before));
         Diff diff = step.diff(Optional.of(before), new FactsCollector.Collected(CONTROLLER, List.of()));
-        assertEquals(List.of("report this machine's facts to the leader (the leader has GPUs 4 NVIDIA H100, the machine none, "
-                + "slurmctld's saved state 0, the machine 10752)"), diff.will());
+        assertEquals(
+                List.of(
+                        "report this machine's facts to the leader (the leader has GPUs 4 NVIDIA H100, the machine none, "
+                                + "slurmctld's saved state 0, the machine 10752)"),
+                diff.will());
         Outcome again = step.report(leader);
         assertEquals(Outcome.changed("facts", "8 CPUs, 32000 MiB, 0 GPUs, debian 13, Slurm 24.11.5"), again);
         assertEquals(List.of(CONTROLLER, CONTROLLER), leader.taken);
@@ -175,10 +193,12 @@ class FactsStepTest {
     void aLeaderThatCannotBeReachedIsThePollersToBackOffFromAndTheFactsAreTriedAgain() throws Exception {
         TakingLeader leader = new TakingLeader();
         leader.downFor = 1;
-        FactsStep step = new FactsStep(node -> new FactsCollector.Collected(CONTROLLER, List.of("nvidia-smi timed out")), "n0");
+        FactsStep step =
+                new FactsStep(node -> new FactsCollector.Collected(CONTROLLER, List.of("nvidia-smi timed out")), "n0");
         java.io.IOException down = assertThrows(java.io.IOException.class, () -> step.report(leader));
         assertEquals("connection refused", down.getMessage());
-        assertEquals(Outcome.changed("facts", "8 CPUs, 32000 MiB, 0 GPUs, debian 13, Slurm 24.11.5; nvidia-smi timed out"),
+        assertEquals(
+                Outcome.changed("facts", "8 CPUs, 32000 MiB, 0 GPUs, debian 13, Slurm 24.11.5; nvidia-smi timed out"),
                 step.report(leader));
         assertEquals(List.of(CONTROLLER), leader.taken);
     }

@@ -1,18 +1,17 @@
 package io.slurmlet.agent.node;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class JoinTokenFileTest {
 
@@ -42,8 +41,12 @@ class JoinTokenFileTest {
     void aTokenOthersCouldReadIsRefusedAndNamesTheFix() throws Exception {
         Path f = file(TOKEN + "\n", "rw-r--r--");
         IOException e = assertThrows(IOException.class, () -> JoinTokenFile.read(f));
-        assertTrue(e.getMessage().startsWith(f + " is readable by others than the agent's user (owner uid "), e.getMessage());
-        assertTrue(e.getMessage().contains("mode rw-r--r--") && e.getMessage().contains("ctl slurm join-token revoke"), e.getMessage());
+        assertTrue(
+                e.getMessage().startsWith(f + " is readable by others than the agent's user (owner uid "),
+                e.getMessage());
+        assertTrue(
+                e.getMessage().contains("mode rw-r--r--") && e.getMessage().contains("ctl slurm join-token revoke"),
+                e.getMessage());
         assertFalse(e.getMessage().contains(TOKEN), "never the token itself");
     }
 

@@ -1,5 +1,9 @@
 package io.slurmlet.agent.node;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.facts.FactsCollector;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
@@ -8,10 +12,6 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.NodeWish;
 import io.slurmlet.model.plan.PublishedPlan;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -28,10 +28,9 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The node role's runner, poller and status poster on fakes: a leader in memory, steps that count,
@@ -46,7 +45,9 @@ class NodeRoleTest {
 
     /** The controller's plan: its files, and the node states it is to keep in Slurm. */
     static PublishedPlan plan(long revision, Map<String, String> files, Map<String, NodeWish> nodeStates) {
-        return new PublishedPlan(revision, NodePlan.of("n1", Set.of()).withSlurm(files, List.of()).withNodeStates(nodeStates));
+        return new PublishedPlan(
+                revision,
+                NodePlan.of("n1", Set.of()).withSlurm(files, List.of()).withNodeStates(nodeStates));
     }
 
     /** A step that does what it is told and counts its runs. */
@@ -109,6 +110,7 @@ class NodeRoleTest {
 
         /** Refusals the next reports of facts get, one each: a leader that answers but does not take them. */
         final BlockingQueue<IOException> factsRefusals = new LinkedBlockingQueue<>();
+
         final AtomicInteger factsCalls = new AtomicInteger();
 
         @Override
@@ -141,7 +143,8 @@ class NodeRoleTest {
         }
     }
 
-    static final NodeFacts FACTS = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 32_000, List.of(), "debian 13", "24.11.5");
+    static final NodeFacts FACTS =
+            new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 32_000, List.of(), "debian 13", "24.11.5");
 
     /** What the facts step finds on the machine. */
     volatile NodeFacts onTheMachine = FACTS;
@@ -162,7 +165,9 @@ class NodeRoleTest {
     }
 
     static void await(String what, BooleanSupplier condition) {
-        org.awaitility.Awaitility.await(what).atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10))
+        org.awaitility.Awaitility.await(what)
+                .atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(10))
                 .until(condition::getAsBoolean);
     }
 
@@ -171,10 +176,13 @@ class NodeRoleTest {
     @Test
     void aStepThatThrowsIsFailedAndTheNextStepStillRuns() {
         first.throwing = true;
-        StepRunner runner = new StepRunner(List.of(first, second), book, Duration.ofMinutes(5), () -> { });
+        StepRunner runner = new StepRunner(List.of(first, second), book, Duration.ofMinutes(5), () -> {});
         runner.pass(plan(1));
         assertEquals("failed", book.get("first").orElseThrow().state());
-        assertTrue(book.get("first").orElseThrow().detail().contains("the step failed unexpectedly: java.lang.IllegalStateException: a bug"));
+        assertTrue(book.get("first")
+                .orElseThrow()
+                .detail()
+                .contains("the step failed unexpectedly: java.lang.IllegalStateException: a bug"));
         assertEquals(1, second.runs.get(), "the next step ran");
         assertEquals("unchanged", book.get("second").orElseThrow().state());
     }
@@ -182,7 +190,7 @@ class NodeRoleTest {
     @Test
     void aNewPlanIsDueAtOnceTheSameOneOnlyAtTheResyncAndSoonerAfterAFailure() {
         Duration resync = Duration.ofMinutes(5);
-        StepRunner runner = new StepRunner(List.of(first), book, resync, () -> { });
+        StepRunner runner = new StepRunner(List.of(first), book, resync, () -> {});
         assertTrue(runner.due(Instant.now()).isEmpty(), "no plan, no pass");
         runner.offer(plan(1));
         assertEquals(Optional.of(plan(1)), runner.due(Instant.now()), "a new plan at once");
@@ -204,7 +212,7 @@ class NodeRoleTest {
 
     @Test
     void aPassWithAWaitingStepIsFollowedSoonAndAtOnceWhenTheJobsChange() {
-        StepRunner runner = new StepRunner(List.of(first), book, Duration.ofMinutes(5), () -> { });
+        StepRunner runner = new StepRunner(List.of(first), book, Duration.ofMinutes(5), () -> {});
         runner.offer(plan(1));
         runner.pass(plan(1));
         runner.jobsChanged();
@@ -214,12 +222,17 @@ class NodeRoleTest {
         runner.pass(plan(1));
         Instant waited = Instant.now();
         assertTrue(runner.due(waited.plusSeconds(4)).isEmpty());
-        assertEquals(Optional.of(plan(1)), runner.due(waited.plusSeconds(6)), "a waiting pass again in 5 s, not at the resync");
+        assertEquals(
+                Optional.of(plan(1)),
+                runner.due(waited.plusSeconds(6)),
+                "a waiting pass again in 5 s, not at the resync");
         runner.jobsChanged();
         assertEquals(Optional.of(plan(1)), runner.due(waited), "the jobs changed while a step waits: a pass at once");
         runner.pass(plan(1));
         runner.pass(plan(1));
-        assertTrue(runner.due(Instant.now().plusSeconds(6)).isEmpty(), "waiting longer, the retry doubles as after failures");
+        assertTrue(
+                runner.due(Instant.now().plusSeconds(6)).isEmpty(),
+                "waiting longer, the retry doubles as after failures");
 
         first.waits = List.of();
         runner.pass(plan(1));
@@ -246,17 +259,42 @@ class NodeRoleTest {
     @Test
     void aLeaderEligibleMachineFollowsItsOwnAgentWhileItLeadsElseTheElectionsRecordButNeverItsOwnStaleOne() {
         var other = Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head2", "https://10.0.0.2:7818"));
-        assertEquals(List.of(java.net.URI.create("https://127.0.0.1:7818")), NodeAgent.leaderEligibleBases(true, 7818, io.slurmlet.agent.store.EtcdElection.other(other, "head1")));
-        assertEquals(List.of(java.net.URI.create("https://10.0.0.2:7818")), NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(other, "head1")),
+        assertEquals(
+                List.of(java.net.URI.create("https://127.0.0.1:7818")),
+                NodeAgent.leaderEligibleBases(true, 7818, io.slurmlet.agent.store.EtcdElection.other(other, "head1")));
+        assertEquals(
+                List.of(java.net.URI.create("https://10.0.0.2:7818")),
+                NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(other, "head1")),
                 "a standby follows the leader its election names");
-        assertEquals(List.of(java.net.URI.create("https://10.0.0.2:7818")), NodeAgent.leaderEligibleBases(true, 0, io.slurmlet.agent.store.EtcdElection.other(other, "head1")),
+        assertEquals(
+                List.of(java.net.URI.create("https://10.0.0.2:7818")),
+                NodeAgent.leaderEligibleBases(true, 0, io.slurmlet.agent.store.EtcdElection.other(other, "head1")),
                 "its own channel not open yet");
-        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(
-                Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head1", "https://10.0.0.1:7818")), "head1")),
+        assertEquals(
+                List.of(),
+                NodeAgent.leaderEligibleBases(
+                        false,
+                        0,
+                        io.slurmlet.agent.store.EtcdElection.other(
+                                Optional.of(new io.slurmlet.agent.store.EtcdElection.Record(
+                                        "head1", "https://10.0.0.1:7818")),
+                                "head1")),
                 "its own record, read again after it lost the lead, until the lease lapses");
-        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(
-                Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head2", "https://10.0.0.2:0")), "head1")), "a record with no port");
-        assertEquals(List.of(), NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(Optional.empty(), "head1")), "no leader yet");
+        assertEquals(
+                List.of(),
+                NodeAgent.leaderEligibleBases(
+                        false,
+                        0,
+                        io.slurmlet.agent.store.EtcdElection.other(
+                                Optional.of(
+                                        new io.slurmlet.agent.store.EtcdElection.Record("head2", "https://10.0.0.2:0")),
+                                "head1")),
+                "a record with no port");
+        assertEquals(
+                List.of(),
+                NodeAgent.leaderEligibleBases(
+                        false, 0, io.slurmlet.agent.store.EtcdElection.other(Optional.empty(), "head1")),
+                "no leader yet");
     }
 
     @Test
@@ -298,15 +336,18 @@ class NodeRoleTest {
         }
 
         /** @param random where the poller draws its moments of calling a leader that is away */
-        Role(Path stateDir, int unreachable, int factsDown, java.util.random.RandomGenerator random) throws IOException {
+        Role(Path stateDir, int unreachable, int factsDown, java.util.random.RandomGenerator random)
+                throws IOException {
             leader.factsDownFor.set(factsDown);
             refusedConnects = new AtomicInteger(unreachable);
             NodeState state = NodeState.open(stateDir);
             PlanPoller[] self = new PlanPoller[1];
             StatusPoster[] post = new StatusPoster[1];
             runner = new StepRunner(List.of(first, second), book, Duration.ofMinutes(5), () -> post[0].changed());
-            poster = new StatusPoster(() -> self[0].link(), () -> runner.applied()
-                    .map(p -> new NodeReport("n1", p.revision(), book.all(), List.of())), Duration.ofMillis(50));
+            poster = new StatusPoster(
+                    () -> self[0].link(),
+                    () -> runner.applied().map(p -> new NodeReport("n1", p.revision(), book.all(), List.of())),
+                    Duration.ofMillis(50));
             post[0] = poster;
             PlanPoller.Connector connector = new PlanPoller.Connector() {
                 @Override
@@ -336,7 +377,16 @@ class NodeRoleTest {
                 }
             };
             FactsStep facts = new FactsStep(node -> new FactsCollector.Collected(onTheMachine, List.of()), "n1");
-            poller = new PlanPoller(connector, state, facts, book, runner, poster, none, Duration.ofSeconds(30), Duration.ofMillis(20),
+            poller = new PlanPoller(
+                    connector,
+                    state,
+                    facts,
+                    book,
+                    runner,
+                    poster,
+                    none,
+                    Duration.ofSeconds(30),
+                    Duration.ofMillis(20),
                     random);
             self[0] = poller;
             runner.start();
@@ -365,8 +415,8 @@ class NodeRoleTest {
     };
 
     @Test
-    void theLeadersReconnectionWindowIsKeptOnDiskAndSpreadsTheCallsOfAnAgentStartedWhileTheLeaderIsAway(@TempDir Path dir)
-            throws Exception {
+    void theLeadersReconnectionWindowIsKeptOnDiskAndSpreadsTheCallsOfAnAgentStartedWhileTheLeaderIsAway(
+            @TempDir Path dir) throws Exception {
         Role role = new Role(dir);
         role.leader.window = Duration.ofSeconds(50);
         await("the window kept", () -> {
@@ -403,16 +453,21 @@ class NodeRoleTest {
         role.leader.polls.add(plan(3));
         await("a status for plan 3", () -> role.leader.statuses.stream().anyMatch(r -> r.planRevision() == 3));
         NodeReport report = role.leader.statuses.get(role.leader.statuses.size() - 1);
-        assertEquals(List.of("facts", "first", "second"), report.steps().stream().map(s -> s.step()).toList());
+        assertEquals(
+                List.of("facts", "first", "second"),
+                report.steps().stream().map(s -> s.step()).toList());
         assertEquals(1, role.leader.facts.size(), "unchanged facts are not reported again");
     }
 
     @Test
-    void aPlanMadeFromOtherFactsGetsTheMachinesFactsAgainAndOneMadeFromTheseDoesNot(@TempDir Path dir) throws Exception {
+    void aPlanMadeFromOtherFactsGetsTheMachinesFactsAgainAndOneMadeFromTheseDoesNot(@TempDir Path dir)
+            throws Exception {
         Role role = new Role(dir);
         await("facts", () -> role.leader.facts.size() == 1);
         role.leader.polls.add(new PublishedPlan(2, plan(2).plan().madeFrom(FACTS)));
-        await("plan 2 taken", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
+        await(
+                "plan 2 taken",
+                () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
         NodeFacts older = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 16_000, List.of(), "debian 13", "24.11.5");
         role.leader.polls.add(new PublishedPlan(3, plan(3).plan().madeFrom(older)));
         await("the facts reported again", () -> role.leader.facts.size() == 2);
@@ -467,13 +522,16 @@ class NodeRoleTest {
         await("two refused connects", () -> role.refusedConnects.get() <= 0);
         assertEquals(0, first.runs.get(), "nothing applied while the leader cannot be reached");
         // applied() is set once the whole pass is done, after the step ran: wait for that, not the run.
-        await("the plan on disk, once the leader answered", () -> role.runner.applied().equals(Optional.of(plan(7))));
+        await(
+                "the plan on disk, once the leader answered",
+                () -> role.runner.applied().equals(Optional.of(plan(7))));
         assertEquals(1, first.runs.get());
         assertFalse(role.leader.facts.isEmpty(), "after the facts reached the leader");
     }
 
     @Test
-    void aJoinedMachineWhoseLeaderIsDownAtItsStartAppliesNoPlanUntilTheLeaderTakesItsFacts(@TempDir Path dir) throws Exception {
+    void aJoinedMachineWhoseLeaderIsDownAtItsStartAppliesNoPlanUntilTheLeaderTakesItsFacts(@TempDir Path dir)
+            throws Exception {
         NodeState.open(dir).savePlan(plan(7));
         // The credential is on disk, so the link needs no leader: the facts' report is the first call that does.
         Role role = new Role(dir, 0, 1000);
@@ -481,7 +539,9 @@ class NodeRoleTest {
         assertEquals(0, first.runs.get(), "nothing applied while the leader is down");
         assertTrue(role.leader.statuses.isEmpty());
         role.leader.factsDownFor.set(0);
-        await("the plan on disk, once the leader took the facts", () -> role.runner.applied().equals(Optional.of(plan(7))));
+        await(
+                "the plan on disk, once the leader took the facts",
+                () -> role.runner.applied().equals(Optional.of(plan(7))));
         assertEquals(1, role.leader.facts.size());
     }
 
@@ -495,8 +555,8 @@ class NodeRoleTest {
     void factsRefusedWithARetryAfterAreReportedAgainAfterItAsTheMachineHasThemThen(@TempDir Path dir) throws Exception {
         Role role = new Role(dir);
         await("facts", () -> role.leader.facts.size() == 1);
-        role.leader.factsRefusals.add(new LeaderLink.Refused(429, "n1's facts change more often than the leader takes them",
-                Optional.of(Duration.ofSeconds(1))));
+        role.leader.factsRefusals.add(new LeaderLink.Refused(
+                429, "n1's facts change more often than the leader takes them", Optional.of(Duration.ofSeconds(1))));
         onTheMachine = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 16_000, List.of(), "debian 13", "24.11.5");
         await("the change refused", () -> role.leader.factsCalls.get() == 2);
         long refused = System.nanoTime();
@@ -517,7 +577,9 @@ class NodeRoleTest {
         Role role = new Role(dir);
         Map<String, String> files = Map.of("/etc/slurm/slurm.conf", "ClusterName=lab\n");
         role.leader.polls.add(plan(1, files, Map.of("n2", NodeWish.PLATFORMS)));
-        await("plan 1 applied", () -> role.runner.applied().equals(Optional.of(plan(1, files, Map.of("n2", NodeWish.PLATFORMS)))));
+        await(
+                "plan 1 applied",
+                () -> role.runner.applied().equals(Optional.of(plan(1, files, Map.of("n2", NodeWish.PLATFORMS)))));
         assertEquals(0, role.looks.get(), "the first plan goes through the pass");
         await("its status", () -> !role.leader.statuses.isEmpty());
         // A fixed wait: nothing marks the moment plan 1's statuses are all posted. Counted after it, the statuses
@@ -530,18 +592,27 @@ class NodeRoleTest {
         await("while the pass for it holds", () -> second.runs.get() == 2 && second.hold.getCount() == 1);
         await("and the leader hears of it", () -> role.leader.statuses.size() > statuses);
         second.hold.countDown();
-        await("plan 2 applied by the pass too", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
-        role.leader.polls.add(plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", NodeWish.PLATFORMS)));
-        await("plan 3 applied", () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(3L)));
+        await(
+                "plan 2 applied by the pass too",
+                () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
+        role.leader.polls.add(
+                plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", NodeWish.PLATFORMS)));
+        await(
+                "plan 3 applied",
+                () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(3L)));
         assertEquals(1, role.looks.get(), "a plan that changes files as well waits for its pass");
     }
 
     @Test
     void onlyNodeStatesChangeComparesEverythingButTheNodeStates() {
         PublishedPlan a = plan(1, Map.of("/f", "x"), Map.of("n2", NodeWish.RESUME));
-        assertTrue(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("/f", "x"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
-        assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("/f", "y"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
-        assertFalse(PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("/f", "x"), Map.of("n2", NodeWish.RESUME))), "nothing changed");
+        assertTrue(PlanPoller.onlyNodeStatesChange(
+                a, plan(2, Map.of("/f", "x"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
+        assertFalse(PlanPoller.onlyNodeStatesChange(
+                a, plan(2, Map.of("/f", "y"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
+        assertFalse(
+                PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("/f", "x"), Map.of("n2", NodeWish.RESUME))),
+                "nothing changed");
     }
 
     @Test
@@ -564,7 +635,7 @@ class NodeRoleTest {
                 return true;
             }
         };
-        StepRunner runner = new StepRunner(List.of(first, states), book, Duration.ofMinutes(5), () -> { });
+        StepRunner runner = new StepRunner(List.of(first, states), book, Duration.ofMinutes(5), () -> {});
         Map<String, String> files = Map.of("/etc/slurm/slurm.conf", "ClusterName=lab\n");
         PublishedPlan drained = plan(1, files, Map.of("n2", NodeWish.PLATFORMS));
         PublishedPlan lent = plan(2, files, Map.of("n2", NodeWish.RESUME));
@@ -572,7 +643,8 @@ class NodeRoleTest {
         runner.offer(lent); // the poller resumed n2 while the pass of plan 1 ran its first steps
         runner.pass(drained);
         assertEquals(List.of(lent.plan()), seen, "the node states of the newest plan, not plan 1's");
-        PublishedPlan renamed = plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", NodeWish.PLATFORMS));
+        PublishedPlan renamed =
+                plan(3, Map.of("/etc/slurm/slurm.conf", "ClusterName=other\n"), Map.of("n2", NodeWish.PLATFORMS));
         runner.offer(renamed);
         runner.pass(lent);
         assertEquals(1, seen.size(), "skipped: plan 3's own pass comes next");

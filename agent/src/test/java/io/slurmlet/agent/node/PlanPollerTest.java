@@ -1,12 +1,11 @@
 package io.slurmlet.agent.node;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.SplittableRandom;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** When a machine calls a leader it lost again: spread over the leader's window, then backing off. */
 class PlanPollerTest {
@@ -27,14 +26,17 @@ class PlanPollerTest {
             buckets[(int) Math.min(9, wait.toMillis() / 5000)]++;
         }
         for (int b : buckets) {
-            assertTrue(b > 850 && b < 1150, "each 5 s of the window holds about a tenth: " + java.util.Arrays.toString(buckets));
+            assertTrue(
+                    b > 850 && b < 1150,
+                    "each 5 s of the window holds about a tenth: " + java.util.Arrays.toString(buckets));
         }
     }
 
     @Test
     void withNoWindowTheFirstCallComesWithinTheFirstBackoff() {
         for (int i = 0; i < 1000; i++) {
-            long ms = PlanPoller.wait(true, Duration.ofSeconds(1), Duration.ZERO, RANDOM).toMillis();
+            long ms = PlanPoller.wait(true, Duration.ofSeconds(1), Duration.ZERO, RANDOM)
+                    .toMillis();
             assertTrue(ms >= 0 && ms <= 1000, ms + " ms");
         }
     }
@@ -49,15 +51,23 @@ class PlanPollerTest {
     void laterCallsComeBetweenTheBackoffAndTheWindow() {
         double sum = 0;
         for (int i = 0; i < 10_000; i++) {
-            long small = PlanPoller.wait(false, Duration.ofSeconds(4), Duration.ZERO, RANDOM).toMillis();
+            long small = PlanPoller.wait(false, Duration.ofSeconds(4), Duration.ZERO, RANDOM)
+                    .toMillis();
             assertTrue(small >= 4000 && small <= 5000, "a small cluster's: a second of jitter at most, " + small);
-            long tiny = PlanPoller.wait(false, Duration.ofMillis(20), Duration.ofSeconds(1), RANDOM).toMillis();
+            long tiny = PlanPoller.wait(false, Duration.ofMillis(20), Duration.ofSeconds(1), RANDOM)
+                    .toMillis();
             assertTrue(tiny >= 20 && tiny <= 1000, "a first backoff shorter than a second, within the window: " + tiny);
-            long large = PlanPoller.wait(false, Duration.ofSeconds(10), Duration.ofSeconds(50), RANDOM).toMillis();
-            assertTrue(large >= 10_000 && large <= 50_000, "a large one's: between the backoff and the window, " + large);
+            long large = PlanPoller.wait(false, Duration.ofSeconds(10), Duration.ofSeconds(50), RANDOM)
+                    .toMillis();
+            assertTrue(
+                    large >= 10_000 && large <= 50_000, "a large one's: between the backoff and the window, " + large);
             sum += large;
         }
-        assertEquals(30_000, sum / 10_000, 1000, "spread evenly between them: 10,000 machines call about 333 times a second");
+        assertEquals(
+                30_000,
+                sum / 10_000,
+                1000,
+                "spread evenly between them: 10,000 machines call about 333 times a second");
     }
 
     @Test

@@ -1,5 +1,10 @@
 package io.slurmlet.agent.node;
 
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
@@ -7,17 +12,11 @@ import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.PackagesSeen;
 import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.plan.PublishedPlan;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** The status poster against a leader of the release before the users and packages sections. */
 class StatusPosterTest {
@@ -26,8 +25,7 @@ class StatusPosterTest {
     static final class OlderLeader implements Leader {
         final List<String> received = new CopyOnWriteArrayList<>();
 
-        public void reportFacts(NodeFacts facts) {
-        }
+        public void reportFacts(NodeFacts facts) {}
 
         public Optional<PublishedPlan> poll(long held, Duration wait) {
             return Optional.empty();
@@ -36,7 +34,8 @@ class StatusPosterTest {
         public void postStatus(NodeReport report) throws java.io.IOException {
             String json = SettingsJson.STRICT.writeValueAsString(report);
             if (json.contains("\"users\"") || json.contains("\"packages\"")) {
-                throw new LeaderLink.Refused(400, "the leader refused POST /v1/agents/status (400): unknown key \"observed.users\"");
+                throw new LeaderLink.Refused(
+                        400, "the leader refused POST /v1/agents/status (400): unknown key \"observed.users\"");
             }
             received.add(json);
         }
@@ -45,14 +44,23 @@ class StatusPosterTest {
     @Test
     void aLeaderOlderThanTheReportsSectionsGetsTheRestAndTheRestOnly() throws Exception {
         OlderLeader leader = new OlderLeader();
-        Observed seen = new Observed(null, null, null, List.of("12"), new UsersSeen(true, List.of()),
-                new PackagesSeen(List.of("munge"), List.of()), null);
+        Observed seen = new Observed(
+                null,
+                null,
+                null,
+                List.of("12"),
+                new UsersSeen(true, List.of()),
+                new PackagesSeen(List.of("munge"), List.of()),
+                null);
         NodeReport report = new NodeReport("n1", 3, List.of(), List.of(), seen);
-        StatusPoster poster = new StatusPoster(() -> Optional.of(leader), () -> Optional.of(report), Duration.ofMillis(50));
+        StatusPoster poster =
+                new StatusPoster(() -> Optional.of(leader), () -> Optional.of(report), Duration.ofMillis(50));
         poster.start();
         try {
             poster.changed();
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> !leader.received.isEmpty());
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> !leader.received.isEmpty());
         } finally {
             poster.stop();
         }
@@ -65,7 +73,8 @@ class StatusPosterTest {
 
     @Test
     void aNewerAgentsSectionIsIgnoredByThisLeaderAndAnOlderAgentsReportReadsWithout() throws Exception {
-        Observed read = SettingsJson.STRICT.readValue("{\"jobs\":[\"7\"],\"containers\":{\"enroot\":true}}", Observed.class);
+        Observed read =
+                SettingsJson.STRICT.readValue("{\"jobs\":[\"7\"],\"containers\":{\"enroot\":true}}", Observed.class);
         assertEquals(List.of("7"), read.jobs());
         assertTrue(read.users() == null && read.packages() == null);
     }

@@ -1,24 +1,22 @@
 package io.slurmlet.agent.packages;
 
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.plan.Role;
-import io.slurmlet.agent.reconcile.Outcome;
-import io.slurmlet.agent.system.fake.FakePackages;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.system.fake.FakePackages;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.Role;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
 
 class PackagesStepTest {
 
     private final FakePackages packages = new FakePackages();
     private final PackagesStep step = new PackagesStep(packages);
-    private final NodePlan plan = NodePlan.of("n1", Set.of(Role.COMPUTE)).withPackages(List.of("munge", "slurm-client", "slurmd"));
+    private final NodePlan plan =
+            NodePlan.of("n1", Set.of(Role.COMPUTE)).withPackages(List.of("munge", "slurm-client", "slurmd"));
 
     @Test
     void installsOnlyWhatIsMissing() {

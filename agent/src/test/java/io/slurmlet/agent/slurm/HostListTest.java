@@ -1,6 +1,9 @@
 package io.slurmlet.agent.slurm;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -8,17 +11,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.IntStream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class HostListTest {
 
     @Test
     void zeroPaddedRunsKeepTheirWidth() {
-        List<String> names = IntStream.rangeClosed(1, 128).mapToObj(i -> "gpu%03d".formatted(i)).toList();
+        List<String> names = IntStream.rangeClosed(1, 128)
+                .mapToObj(i -> "gpu%03d".formatted(i))
+                .toList();
         assertEquals("gpu[001-128]", HostList.compress(names));
     }
 
@@ -29,8 +30,10 @@ class HostListTest {
 
     @Test
     void gapsBecomeSeveralRangesInOneBracket() {
-        assertEquals("gpu[001-004,007,010-012]", HostList.compress(List.of(
-                "gpu001", "gpu002", "gpu003", "gpu004", "gpu007", "gpu010", "gpu011", "gpu012")));
+        assertEquals(
+                "gpu[001-004,007,010-012]",
+                HostList.compress(
+                        List.of("gpu001", "gpu002", "gpu003", "gpu004", "gpu007", "gpu010", "gpu011", "gpu012")));
     }
 
     @Test
@@ -48,7 +51,8 @@ class HostListTest {
     void mixedWidthsOfOnePrefixStayApart() {
         // gpu01 and gpu1 are different machines: neither may be written as the other.
         assertEquals("gpu[1-2],gpu[01-02]", HostList.compress(List.of("gpu01", "gpu1", "gpu02", "gpu2")));
-        assertEquals(new HashSet<>(List.of("gpu01", "gpu1", "gpu02", "gpu2")),
+        assertEquals(
+                new HashSet<>(List.of("gpu01", "gpu1", "gpu02", "gpu2")),
                 new HashSet<>(HostList.expand("gpu[1-2],gpu[01-02]")));
     }
 
@@ -59,8 +63,9 @@ class HostListTest {
 
     @Test
     void differentPrefixesAndDigitsInsideNames() {
-        assertEquals("a[1-2],rack1-n[1-2],rack2-n1", HostList.compress(List.of(
-                "rack2-n1", "rack1-n2", "rack1-n1", "a2", "a1")));
+        assertEquals(
+                "a[1-2],rack1-n[1-2],rack2-n1",
+                HostList.compress(List.of("rack2-n1", "rack1-n2", "rack1-n1", "a2", "a1")));
     }
 
     @Test
@@ -75,7 +80,9 @@ class HostListTest {
 
     @Test
     void tenThousandNodesInAnyOrderCompressToOneRangeAndBack() {
-        List<String> names = new ArrayList<>(IntStream.rangeClosed(1, 10_000).mapToObj(i -> "gpu%05d".formatted(i)).toList());
+        List<String> names = new ArrayList<>(IntStream.rangeClosed(1, 10_000)
+                .mapToObj(i -> "gpu%05d".formatted(i))
+                .toList());
         Collections.shuffle(names, new Random(7));
         String list = HostList.compress(names);
         assertEquals("gpu[00001-10000]", list);
@@ -89,19 +96,21 @@ class HostListTest {
         Random random = new Random(11);
         List<String> names = new ArrayList<>();
         for (int i = 0; i < 10_000; i++) {
-            names.add(switch (random.nextInt(4)) {
-                case 0 -> "gpu%04d".formatted(random.nextInt(20_000));
-                case 1 -> "cpu" + random.nextInt(5_000);
-                case 2 -> "r%d-n%02d".formatted(random.nextInt(50), random.nextInt(40));
-                default -> "host-" + Integer.toString(random.nextInt(1_000_000), 36);
-            });
+            names.add(
+                    switch (random.nextInt(4)) {
+                        case 0 -> "gpu%04d".formatted(random.nextInt(20_000));
+                        case 1 -> "cpu" + random.nextInt(5_000);
+                        case 2 -> "r%d-n%02d".formatted(random.nextInt(50), random.nextInt(40));
+                        default -> "host-" + Integer.toString(random.nextInt(1_000_000), 36);
+                    });
         }
         assertEquals(new HashSet<>(names), new HashSet<>(HostList.expand(HostList.compress(names))));
     }
 
     @Test
     void expandReadsWhatSlurmWrites() {
-        assertEquals(List.of("gpu001", "gpu002", "gpu005", "login", "n9", "n10"),
+        assertEquals(
+                List.of("gpu001", "gpu002", "gpu005", "login", "n9", "n10"),
                 HostList.expand("gpu[001-002,005],login,n[9-10]"));
         assertEquals(List.of("r1-n1", "r1-n2", "r2-n1", "r2-n2"), HostList.expand("r[1-2]-n[1-2]"));
     }

@@ -1,7 +1,9 @@
 package io.slurmlet.agent.slurm;
 
-import io.slurmlet.model.plan.MungeKey;
-import io.slurmlet.model.plan.NodePlan;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Commands;
@@ -10,26 +12,25 @@ import io.slurmlet.agent.system.fake.FakeFiles;
 import io.slurmlet.agent.system.fake.FakeHostFiles;
 import io.slurmlet.agent.system.fake.FakeServices;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class SlurmStepTest {
 
     private static final MungeKey KEY = MungeKey.of(new byte[64]);
     private final FakeFiles files = new FakeFiles();
     private final FakeServices services = new FakeServices();
-    private final FakeCommands commands = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+    private final FakeCommands commands = new FakeCommands()
+            .answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
             .answerPrefix(List.of("squeue"), Commands.Result.ok(""));
-    private final SlurmStep step = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+    private final SlurmStep step = new SlurmStep(
+            files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
 
     static NodePlan plan(String node, SlurmSettings s) {
         Map<String, NodeFacts> inv = new HashMap<>();
@@ -40,8 +41,8 @@ class SlurmStepTest {
     }
 
     static SlurmSettings settings(String partition, Map<String, String> site) {
-        return new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), partition, null, null,
-                false, null, site);
+        return new SlurmSettings(
+                true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), partition, null, null, false, null, site);
     }
 
     @Test
@@ -49,13 +50,18 @@ class SlurmStepTest {
         NodePlan plan = plan("c0", settings("gpu", Map.of()));
         step.apply(plan);
         Path dropIn = Path.of("/etc/systemd/system/slurmctld.service.d/10-slurmlet-restart.conf");
-        assertTrue(new String(files.stat(dropIn).orElseThrow().content()).contains("Restart=on-failure\nRestartSec=1s\n"));
+        assertTrue(
+                new String(files.stat(dropIn).orElseThrow().content()).contains("Restart=on-failure\nRestartSec=1s\n"));
         files.delete(dropIn); // an agent of before this drop-in, upgraded; or removed by hand
         services.log.clear();
         files.log.clear();
         Outcome o = step.apply(plan);
-        assertEquals(Outcome.changed("slurm", "systemd starts slurmctld again should it crash (Restart=on-failure)"), o);
-        assertEquals(List.of("daemon-reload"), services.log, "no restart, no reconfigure: systemd reads it for the running daemon");
+        assertEquals(
+                Outcome.changed("slurm", "systemd starts slurmctld again should it crash (Restart=on-failure)"), o);
+        assertEquals(
+                List.of("daemon-reload"),
+                services.log,
+                "no restart, no reconfigure: systemd reads it for the running daemon");
         assertFalse(commands.log().contains(List.of("scontrol", "reconfigure")));
         services.log.clear();
         assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan).kind(), "written once");
@@ -65,33 +71,66 @@ class SlurmStepTest {
     @Test
     void firstApplyWritesTheFilesAndStartsTheDaemons() {
         Outcome o = step.apply(plan("c0", settings("gpu", Map.of())));
-        assertEquals(Outcome.changed("slurm", "wrote cgroup.conf, gres.conf, plugstack.conf, slurm.conf; systemd starts slurmctld "
-                + "again should it crash (Restart=on-failure); enabled slurmctld; started slurmctld"), o);
+        assertEquals(
+                Outcome.changed(
+                        "slurm",
+                        "wrote cgroup.conf, gres.conf, plugstack.conf, slurm.conf; systemd starts slurmctld "
+                                + "again should it crash (Restart=on-failure); enabled slurmctld; started slurmctld"),
+                o);
         assertEquals(5, files.log.size());
         assertTrue(files.log.contains("write /etc/slurm/slurm.conf rw-r--r-- root:root"), files.log.toString());
-        assertTrue(files.log.contains("write /etc/systemd/system/slurmctld.service.d/10-slurmlet-restart.conf rw-r--r-- root:root"),
+        assertTrue(
+                files.log.contains(
+                        "write /etc/systemd/system/slurmctld.service.d/10-slurmlet-restart.conf rw-r--r-- root:root"),
                 files.log.toString());
-        assertEquals(List.of("daemon-reload", "enable slurmctld", "start slurmctld"), services.log, "systemd reads the drop-in before the start");
+        assertEquals(
+                List.of("daemon-reload", "enable slurmctld", "start slurmctld"),
+                services.log,
+                "systemd reads the drop-in before the start");
     }
 
     @Test
     void renamingTheClusterKeepsTheNameInSlurmctldsStateInStepSoItStartsAgain() {
         step.apply(plan("c0", settings("gpu", Map.of())));
-        assertTrue(files.log.stream().noneMatch(l -> l.contains("clustername")), "slurmctld writes it at its first start");
+        assertTrue(
+                files.log.stream().noneMatch(l -> l.contains("clustername")), "slurmctld writes it at its first start");
         // slurmctld started and wrote it, as it does.
-        files.put(Path.of("/var/lib/slurm/slurmctld/clustername"), "lab|1605".getBytes(), "rw-r--r--", "slurm", "slurm");
+        files.put(
+                Path.of("/var/lib/slurm/slurmctld/clustername"), "lab|1605".getBytes(), "rw-r--r--", "slurm", "slurm");
         files.log.clear();
         commands.clearLog();
-        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("gpu", Map.of()))));
+        assertEquals(
+                Outcome.unchanged("slurm", "Slurm's files match and its daemons run"),
+                step.apply(plan("c0", settings("gpu", Map.of()))));
 
-        SlurmSettings renamed = new SlurmSettings(true, "prod", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
-                false, null, Map.of());
+        SlurmSettings renamed = new SlurmSettings(
+                true,
+                "prod",
+                "c0",
+                List.of("n1", "n2"),
+                false,
+                List.of("n1"),
+                "gpu",
+                null,
+                null,
+                false,
+                null,
+                Map.of());
         Outcome o = step.apply(plan("c0", renamed));
         assertEquals(Outcome.changed("slurm", "wrote slurm.conf, clustername; scontrol reconfigure"), o);
-        assertTrue(files.log.contains("write /var/lib/slurm/slurmctld/clustername rw-r--r-- slurm:slurm"), files.log.toString());
-        assertEquals("prod|1605", new String(files.stat(Path.of("/var/lib/slurm/slurmctld/clustername")).orElseThrow().content()),
+        assertTrue(
+                files.log.contains("write /var/lib/slurm/slurmctld/clustername rw-r--r-- slurm:slurm"),
+                files.log.toString());
+        assertEquals(
+                "prod|1605",
+                new String(files.stat(Path.of("/var/lib/slurm/slurmctld/clustername"))
+                        .orElseThrow()
+                        .content()),
                 "the name, and 24.11's cluster id kept");
-        assertEquals(List.of(List.of("scontrol", "reconfigure")), commands.log(), "no restart: a reconfigure takes the name");
+        assertEquals(
+                List.of(List.of("scontrol", "reconfigure")),
+                commands.log(),
+                "no restart: a reconfigure takes the name");
     }
 
     /**
@@ -104,13 +143,17 @@ class SlurmStepTest {
     void aPlugstackRequiringAPluginThisMachineLacksWaitsAndWritesAndStartsNothingUntilItIsHere() {
         Map<String, NodeFacts> inv = new HashMap<>();
         for (String n : List.of("c0", "n1", "n2")) {
-            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5").withContainers(
-                    new io.slurmlet.model.facts.ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true)));
+            inv.put(
+                    n,
+                    new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5")
+                            .withContainers(new io.slurmlet.model.facts.ContainerFacts(
+                                    "4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true)));
         }
-        SlurmSettings containers = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
-                true, null, Map.of());
+        SlurmSettings containers = new SlurmSettings(
+                true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null, true, null, Map.of());
         NodePlan plan = Planner.plan(containers, inv, KEY).nodes().get("n1");
-        assertTrue(plan.slurm().files().stream().anyMatch(f -> f.content().contains("required /usr/local/lib/slurm/spank_pyxis.so")));
+        assertTrue(plan.slurm().files().stream()
+                .anyMatch(f -> f.content().contains("required /usr/local/lib/slurm/spank_pyxis.so")));
 
         Outcome waiting = step.apply(plan);
         assertEquals(Outcome.Kind.UNCHANGED, waiting.kind(), waiting.detail());
@@ -122,14 +165,19 @@ class SlurmStepTest {
         byte[] plugin = "ELF".getBytes(java.nio.charset.StandardCharsets.UTF_8);
         files.put(Path.of("/usr/local/lib/slurm/spank_pyxis.so"), plugin, "rw-r--r--", "root", "root");
         assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan).kind());
-        assertEquals(List.of(waitingFor("/usr/local/lib/slurm/spank_pyxis.so (not the one slurmlet built and recorded in "
-                + "/usr/local/lib/slurmlet/pyxis.json)")), step.waiting(), "a plugin of no known build is not loaded");
+        assertEquals(
+                List.of(waitingFor("/usr/local/lib/slurm/spank_pyxis.so (not the one slurmlet built and recorded in "
+                        + "/usr/local/lib/slurmlet/pyxis.json)")),
+                step.waiting(),
+                "a plugin of no known build is not loaded");
 
         // Built for 22.05, on a machine whose Slurm was upgraded to 24.11 in place: Slurm refuses it.
         commands.answer(List.of("slurmd", "-V"), Commands.Result.ok("slurm-wlm 24.11.5\n"));
         stamp(plugin, "22.05.8");
         assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan).kind());
-        assertEquals(List.of(waitingFor("/usr/local/lib/slurm/spank_pyxis.so (built for Slurm 22.05.8; this machine's is 24.11.5)")),
+        assertEquals(
+                List.of(waitingFor(
+                        "/usr/local/lib/slurm/spank_pyxis.so (built for Slurm 22.05.8; this machine's is 24.11.5)")),
                 step.waiting());
         assertEquals(List.of(), files.log, "still no file written");
         assertEquals(List.of(), services.log, "still no slurmd started");
@@ -143,7 +191,8 @@ class SlurmStepTest {
     }
 
     private static String waitingFor(String plugins) {
-        return "Slurm's files and daemons here wait: plugstack.conf is to require " + plugins + ", which this machine does not have "
+        return "Slurm's files and daemons here wait: plugstack.conf is to require " + plugins
+                + ", which this machine does not have "
                 + "as its Slurm loads it (slurmd would not start with it, and every job here would fail); they follow once it is here "
                 + "or the leader's plan leaves it out";
     }
@@ -152,8 +201,12 @@ class SlurmStepTest {
     private void stamp(byte[] plugin, String slurm) {
         String json = "{\"pyxis\": \"0.24.0\", \"slurm\": \"%s\", \"source_sha256\": \"%s\", \"sha256\": \"%s\"}"
                 .formatted(slurm, "e".repeat(64), io.slurmlet.agent.reconcile.ManagedFiles.sha256(plugin));
-        files.put(Path.of("/usr/local/lib/slurmlet/pyxis.json"), json.getBytes(java.nio.charset.StandardCharsets.UTF_8), "rw-r--r--",
-                "root", "root");
+        files.put(
+                Path.of("/usr/local/lib/slurmlet/pyxis.json"),
+                json.getBytes(java.nio.charset.StandardCharsets.UTF_8),
+                "rw-r--r--",
+                "root",
+                "root");
         files.log.clear();
     }
 
@@ -165,7 +218,8 @@ class SlurmStepTest {
         services.log.clear();
         commands.clearLog();
         assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan));
-        assertTrue(files.log.isEmpty() && services.log.isEmpty() && commands.log().isEmpty());
+        assertTrue(
+                files.log.isEmpty() && services.log.isEmpty() && commands.log().isEmpty());
     }
 
     @Test
@@ -175,41 +229,82 @@ class SlurmStepTest {
         Outcome o = step.apply(plan("c0", settings("batch", Map.of())));
         assertEquals(Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"), o);
         assertTrue(services.log.isEmpty(), services.log.toString());
-        assertEquals(List.of(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"), List.of("scontrol", "reconfigure")),
-                commands.log(), "the controller asks slurmctld for the jobs of the partition that goes, then reconfigures");
+        assertEquals(
+                List.of(
+                        List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"),
+                        List.of("scontrol", "reconfigure")),
+                commands.log(),
+                "the controller asks slurmctld for the jobs of the partition that goes, then reconfigures");
 
         FakeServices nodeServices = new FakeServices();
-        SlurmStep onNode = new SlurmStep(new FakeFiles(), nodeServices, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        SlurmStep onNode = new SlurmStep(
+                new FakeFiles(),
+                nodeServices,
+                commands,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()));
         onNode.apply(plan("n1", settings("gpu", Map.of())));
         nodeServices.log.clear();
         commands.clearLog();
-        assertEquals(Outcome.changed("slurm", "wrote slurm.conf"), onNode.apply(plan("n1", settings("batch", Map.of()))));
+        assertEquals(
+                Outcome.changed("slurm", "wrote slurm.conf"), onNode.apply(plan("n1", settings("batch", Map.of()))));
         // It rereads it itself too: the controller's reconfigure may come before this agent wrote the file.
-        assertEquals(List.of("reread slurmd"), nodeServices.log, "a node takes the new file, and has its running slurmd reread it");
+        assertEquals(
+                List.of("reread slurmd"),
+                nodeServices.log,
+                "a node takes the new file, and has its running slurmd reread it");
         assertTrue(commands.log().isEmpty(), commands.log().toString());
     }
 
     @Test
     void theControllerKeepsAPartitionThatWouldGoWhileAJobIsInItAndTakesTheRenameOnceItHasEnded() {
-        FakeCommands busy = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
-                .answer(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"), Commands.Result.ok("15\n16\n"));
-        SlurmStep controller = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        FakeCommands busy = new FakeCommands()
+                .answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+                .answer(
+                        List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"),
+                        Commands.Result.ok("15\n16\n"));
+        SlurmStep controller = new SlurmStep(
+                files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         controller.apply(plan("c0", settings("gpu", Map.of())));
-        String before = new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
+        String before = new String(
+                files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
         busy.clearLog();
         Outcome held = controller.apply(plan("c0", settings("batch", Map.of())));
-        assertEquals(Outcome.unchanged("slurm", "the partition gpu leaves slurm.conf here once no job is in it (15, 16): "
-                + "Slurm ends the jobs of a partition that goes"), held);
-        assertEquals(before, new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()), "slurm.conf kept");
+        assertEquals(
+                Outcome.unchanged(
+                        "slurm",
+                        "the partition gpu leaves slurm.conf here once no job is in it (15, 16): "
+                                + "Slurm ends the jobs of a partition that goes"),
+                held);
+        assertEquals(
+                before,
+                new String(files.stat(Path.of("/etc/slurm/slurm.conf"))
+                        .orElseThrow()
+                        .content()),
+                "slurm.conf kept");
         assertTrue(busy.log().stream().noneMatch(a -> a.get(0).equals("scontrol")), "no reconfigure: " + busy.log());
 
-        busy.answer(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"),
-                new Commands.Result(1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)"));
-        assertTrue(controller.apply(plan("c0", settings("batch", Map.of()))).detail().contains("its jobs cannot be asked for"),
+        busy.answer(
+                List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"),
+                new Commands.Result(
+                        1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)"));
+        assertTrue(
+                controller
+                        .apply(plan("c0", settings("batch", Map.of())))
+                        .detail()
+                        .contains("its jobs cannot be asked for"),
                 "not knowing is not none");
-        busy.answer(List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"), Commands.Result.ok(""));
-        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"), controller.apply(plan("c0", settings("batch", Map.of()))));
-        assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()).contains("PartitionName=batch"));
+        busy.answer(
+                List.of("squeue", "-h", "-p", "gpu", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i"),
+                Commands.Result.ok(""));
+        assertEquals(
+                Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"),
+                controller.apply(plan("c0", settings("batch", Map.of()))));
+        assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf"))
+                        .orElseThrow()
+                        .content())
+                .contains("PartitionName=batch"));
     }
 
     /**
@@ -219,17 +314,25 @@ class SlurmStepTest {
     @Test
     void withEveryJobSentToEveryPartitionAPartitionThatWouldGoWaitsForEveryJob() {
         List<String> everyJob = List.of("squeue", "-h", "-t", "PD,R,S,CG,CF,RQ,RS,ST", "-o", "%i");
-        FakeCommands busy = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+        FakeCommands busy = new FakeCommands()
+                .answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
                 .answer(everyJob, Commands.Result.ok("17\n"));
-        SlurmStep controller = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        SlurmStep controller = new SlurmStep(
+                files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         Map<String, String> site = Map.of("JobSubmitPlugins", "all_partitions");
         controller.apply(plan("c0", settings("gpu", site)));
         busy.clearLog();
-        assertEquals(Outcome.unchanged("slurm", "the partition gpu leaves slurm.conf here once no job is in it (17): "
-                + "Slurm ends the jobs of a partition that goes"), controller.apply(plan("c0", settings("batch", site))));
+        assertEquals(
+                Outcome.unchanged(
+                        "slurm",
+                        "the partition gpu leaves slurm.conf here once no job is in it (17): "
+                                + "Slurm ends the jobs of a partition that goes"),
+                controller.apply(plan("c0", settings("batch", site))));
         assertEquals(List.of(everyJob), busy.log(), "every job is asked for, not only those squeue shows in gpu");
         busy.answer(everyJob, Commands.Result.ok(""));
-        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"), controller.apply(plan("c0", settings("batch", site))));
+        assertEquals(
+                Outcome.changed("slurm", "wrote slurm.conf; scontrol reconfigure"),
+                controller.apply(plan("c0", settings("batch", site))));
     }
 
     /** The look at the jobs slurmctld is launching, before slurmctld is restarted. */
@@ -239,28 +342,49 @@ class SlurmStepTest {
     void aRestartWaitsForTheJobsLaunchingAndIsLeftOwedWhileTheyStillAre() {
         step.apply(planOf("c0", "22.05.8", List.of("n1", "n2")));
         List<Long> pauses = new java.util.ArrayList<>();
-        FakeCommands launching = new FakeCommands().answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:02\n8 RUNNING 5:00\n"))
+        FakeCommands launching = new FakeCommands()
+                .answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:02\n8 RUNNING 5:00\n"))
                 .answerPrefix(List.of("scontrol"), Commands.Result.ok(""));
-        SlurmStep held = new SlurmStep(files, services, launching, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()), pauses::add);
+        SlurmStep held = new SlurmStep(
+                files,
+                services,
+                launching,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()),
+                pauses::add);
         services.log.clear();
         Outcome o = held.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3")));
-        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; slurmctld is restarted once no job is launching (job 7 (running 2 s)): "
-                + "a restart as a job launches can lose it; it stays owed for the next pass"), o, "not a failure: health stays up");
-        assertEquals(List.of("slurmctld is restarted once no job is launching (job 7 (running 2 s)): a restart as a job launches can "
-                + "lose it; it stays owed for the next pass"), held.waiting());
+        assertEquals(
+                Outcome.changed(
+                        "slurm",
+                        "wrote slurm.conf; slurmctld is restarted once no job is launching (job 7 (running 2 s)): "
+                                + "a restart as a job launches can lose it; it stays owed for the next pass"),
+                o,
+                "not a failure: health stays up");
+        assertEquals(
+                List.of(
+                        "slurmctld is restarted once no job is launching (job 7 (running 2 s)): a restart as a job launches can "
+                                + "lose it; it stays owed for the next pass"),
+                held.waiting());
         assertEquals(List.of(), services.log, "no restart while job 7 launches");
         assertEquals(SlurmStep.LAUNCH_LOOKS, pauses.size(), "a second between looks, 20 looks");
-        assertTrue(new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8).contains("slurmctld RESTART "), "the restart stays owed");
+        assertTrue(
+                new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8).contains("slurmctld RESTART "),
+                "the restart stays owed");
         // Launched: the next pass restarts it, though the files match by then.
         launching.answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:12\n8 RUNNING 5:00\n"));
-        assertEquals(Outcome.Kind.CHANGED, held.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))).kind());
+        assertEquals(
+                Outcome.Kind.CHANGED,
+                held.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))).kind());
         assertEquals(List.of("restart slurmctld"), services.log);
     }
 
     @Test
     void onlyTheJobsLaunchingAtTheFirstLookAreWaitedForSoABusyClusterStillGetsItsRestart() {
         step.apply(planOf("c0", "22.05.8", List.of("n1", "n2")));
-        FakeCommands busy = new FakeCommands().answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:02\n"))
+        FakeCommands busy = new FakeCommands()
+                .answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:02\n"))
                 .answerPrefix(List.of("scontrol"), Commands.Result.ok(""));
         List<Long> pauses = new java.util.ArrayList<>();
         SlurmStep.Pause pause = ms -> {
@@ -268,9 +392,18 @@ class SlurmStepTest {
             // A second later job 7 has launched, and job 9 has just started.
             busy.answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:12\n9 RUNNING 0:01\n"));
         };
-        SlurmStep s = new SlurmStep(files, services, busy, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()), pause);
+        SlurmStep s = new SlurmStep(
+                files,
+                services,
+                busy,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()),
+                pause);
         services.log.clear();
-        assertEquals(Outcome.Kind.CHANGED, s.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))).kind());
+        assertEquals(
+                Outcome.Kind.CHANGED,
+                s.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))).kind());
         assertEquals(List.of("restart slurmctld"), services.log);
         assertEquals(List.of(1000L), pauses, "one second, for job 7 only");
         assertEquals(List.of(), s.waiting());
@@ -278,9 +411,12 @@ class SlurmStepTest {
 
     @Test
     void aJobIsLaunchingWhileConfiguringOrRunningUnderTenSecondsAndOneWhoseTimeSqueueCannotPrintIsNot() {
-        assertEquals(List.of("job 1 (configuring)", "job 2 (running 9 s)", "job 6 (running 0 s)"), List.copyOf(
-                SlurmStep.launching("1 CONFIGURING 0:00\n2 RUNNING 0:09\n3 RUNNING 0:10\n4 RUNNING 1-00:00:01\n5 RUNNING INVALID\n"
-                        + "6 RUNNING 0:00\n").values()));
+        assertEquals(
+                List.of("job 1 (configuring)", "job 2 (running 9 s)", "job 6 (running 0 s)"),
+                List.copyOf(SlurmStep.launching(
+                                "1 CONFIGURING 0:00\n2 RUNNING 0:09\n3 RUNNING 0:10\n4 RUNNING 1-00:00:01\n5 RUNNING INVALID\n"
+                                        + "6 RUNNING 0:00\n")
+                        .values()));
         assertEquals(java.util.OptionalLong.of(3723), SlurmStep.elapsedSeconds("1:02:03"));
         assertEquals(java.util.OptionalLong.of(86_400 + 3723), SlurmStep.elapsedSeconds("1-01:02:03"));
         assertEquals(java.util.OptionalLong.of(754), SlurmStep.elapsedSeconds("12:34"));
@@ -292,7 +428,8 @@ class SlurmStepTest {
         for (String n : List.of("c0", "n1", "n2", "n3")) {
             inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian", slurm));
         }
-        SlurmSettings s = new SlurmSettings(true, "lab", "c0", nodes, false, List.of("n1"), "gpu", null, null, false, null, Map.of());
+        SlurmSettings s = new SlurmSettings(
+                true, "lab", "c0", nodes, false, List.of("n1"), "gpu", null, null, false, null, Map.of());
         return Planner.plan(s, inv, KEY).nodes().get(node);
     }
 
@@ -303,17 +440,40 @@ class SlurmStepTest {
         services.log.clear();
         commands.clearLog();
         Outcome added = step.apply(planOf("c0", "22.05.8", List.of("n1", "n2", "n3")));
-        assertEquals(Outcome.changed("slurm", "wrote slurm.conf; restarted slurmctld (a change it reads only at start); "
-                + "scontrol reconfigure"), added);
+        assertEquals(
+                Outcome.changed(
+                        "slurm",
+                        "wrote slurm.conf; restarted slurmctld (a change it reads only at start); "
+                                + "scontrol reconfigure"),
+                added);
         assertEquals(List.of("restart slurmctld"), services.log);
-        assertEquals(List.of(LAUNCHES, List.of("scontrol", "reconfigure")), commands.log(),
+        assertEquals(
+                List.of(LAUNCHES, List.of("scontrol", "reconfigure")),
+                commands.log(),
                 "no job launching, the restart; after it, the slurmds read the new node set");
-        assertTrue(SlurmDiff.effects(Map.of("/etc/slurm/slurm.conf", planOf("c0", "22.05.8", List.of("n1", "n2", "n3")).files().get("/etc/slurm/slurm.conf")),
-                        planOf("c0", "22.05.8", List.of("n1", "n2")).files(), List.of("slurmctld"), java.util.Set.of("slurmctld"))
-                .get(0).why().startsWith("slurm.conf adds or removes NodeName lines, which slurmctld 22.05 takes only at a restart"),
+        assertTrue(
+                SlurmDiff.effects(
+                                Map.of(
+                                        "/etc/slurm/slurm.conf",
+                                        planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))
+                                                .files()
+                                                .get("/etc/slurm/slurm.conf")),
+                                planOf("c0", "22.05.8", List.of("n1", "n2")).files(),
+                                List.of("slurmctld"),
+                                java.util.Set.of("slurmctld"))
+                        .get(0)
+                        .why()
+                        .startsWith(
+                                "slurm.conf adds or removes NodeName lines, which slurmctld 22.05 takes only at a restart"),
                 "the preview says the same");
 
-        SlurmStep newer = new SlurmStep(new FakeFiles(), new FakeServices(), commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        SlurmStep newer = new SlurmStep(
+                new FakeFiles(),
+                new FakeServices(),
+                commands,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()));
         newer.apply(planOf("c0", "24.11.5", List.of("n1", "n2", "n3")));
         commands.clearLog();
         Outcome removed = newer.apply(planOf("c0", "24.11.5", List.of("n1", "n2")));
@@ -328,35 +488,59 @@ class SlurmStepTest {
         var v2411 = SlurmVersion.of(24, 11);
         var v2605 = SlurmVersion.of(26, 5);
         for (var change : ReconfigureTable.Change.values()) {
-            boolean restart2205 = change == ReconfigureTable.Change.NODE_SET || change == ReconfigureTable.Change.SELECT_TYPE_PARAMETERS;
-            assertEquals(restart2205 ? ReconfigureTable.Need.SLURMCTLD_RESTART : ReconfigureTable.Need.RECONFIGURE,
-                    ReconfigureTable.need(v2205, change), "22.05 " + change);
-            assertEquals(ReconfigureTable.need(v2205, change), ReconfigureTable.need(v2302, change), "unmeasured 23.02 as 22.05: " + change);
+            boolean restart2205 = change == ReconfigureTable.Change.NODE_SET
+                    || change == ReconfigureTable.Change.SELECT_TYPE_PARAMETERS;
+            assertEquals(
+                    restart2205 ? ReconfigureTable.Need.SLURMCTLD_RESTART : ReconfigureTable.Need.RECONFIGURE,
+                    ReconfigureTable.need(v2205, change),
+                    "22.05 " + change);
+            assertEquals(
+                    ReconfigureTable.need(v2205, change),
+                    ReconfigureTable.need(v2302, change),
+                    "unmeasured 23.02 as 22.05: " + change);
             assertEquals(ReconfigureTable.Need.RECONFIGURE, ReconfigureTable.need(v2411, change), "24.11 " + change);
             assertEquals(ReconfigureTable.Need.RECONFIGURE, ReconfigureTable.need(v2605, change), "26.05 " + change);
         }
-        assertEquals(java.util.Optional.of(SlurmVersion.of(24, 11)), ReconfigureTable.releaseOf(
-                "# slurm.conf: written by slurmlet, with its generator for Slurm 24.11.\nClusterName=x\n"));
-        assertEquals(List.of("n1", "n2", "n3"), ReconfigureTable.nodeNames("NodeName=n1 CPUs=2\nNodeName=n[2-3] CPUs=2\n# NodeName=n9\n"));
+        assertEquals(
+                java.util.Optional.of(SlurmVersion.of(24, 11)),
+                ReconfigureTable.releaseOf(
+                        "# slurm.conf: written by slurmlet, with its generator for Slurm 24.11.\nClusterName=x\n"));
+        assertEquals(
+                List.of("n1", "n2", "n3"),
+                ReconfigureTable.nodeNames("NodeName=n1 CPUs=2\nNodeName=n[2-3] CPUs=2\n# NodeName=n9\n"));
     }
 
     @Test
     void aKeyReadOnlyAtStartRestartsTheDaemon() {
-        assertTrue(SlurmDiff.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/linear\nKillWait=30\n"));
-        assertTrue(!SlurmDiff.needsRestart("SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/cons_tres\nKillWait=60\n"));
+        assertTrue(SlurmDiff.needsRestart(
+                "SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/linear\nKillWait=30\n"));
+        assertTrue(!SlurmDiff.needsRestart(
+                "SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/cons_tres\nKillWait=60\n"));
         assertTrue(!SlurmDiff.needsRestart("# SelectType=x\n", "# SelectType=y\n"));
     }
 
     @Test
     void aFailedReconfigureSaysWhatScontrolPrinted() {
         step.apply(plan("c0", settings("gpu", Map.of())));
-        FakeCommands failing = new FakeCommands().answer(List.of("scontrol", "reconfigure"),
-                new Commands.Result(1, "", "slurm_reconfigure error: Unable to contact slurm controller (connect failure)"))
+        FakeCommands failing = new FakeCommands()
+                .answer(
+                        List.of("scontrol", "reconfigure"),
+                        new Commands.Result(
+                                1, "", "slurm_reconfigure error: Unable to contact slurm controller (connect failure)"))
                 .answerPrefix(List.of("squeue"), Commands.Result.ok(""));
-        SlurmStep s = new SlurmStep(files, services, failing, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        SlurmStep s = new SlurmStep(
+                files,
+                services,
+                failing,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()));
         Outcome o = s.apply(plan("c0", settings("batch", Map.of())));
         assertTrue(o.failed());
-        assertTrue(o.detail().contains("scontrol reconfigure") && o.detail().contains("Unable to contact slurm controller"), o.detail());
+        assertTrue(
+                o.detail().contains("scontrol reconfigure")
+                        && o.detail().contains("Unable to contact slurm controller"),
+                o.detail());
     }
 
     @Test
@@ -368,13 +552,21 @@ class SlurmStepTest {
     @Test
     void aReconfigureThatFailedIsIssuedAgainAtTheNextPassThoughTheFilesThenMatch() {
         step.apply(plan("c0", settings("gpu", Map.of())));
-        commands.answer(List.of("scontrol", "reconfigure"), new Commands.Result(1, "", "slurm_reconfigure error: Zero Bytes were transmitted or received"));
+        commands.answer(
+                List.of("scontrol", "reconfigure"),
+                new Commands.Result(1, "", "slurm_reconfigure error: Zero Bytes were transmitted or received"));
         commands.clearLog();
         assertTrue(step.apply(plan("c0", settings("batch", Map.of()))).failed());
         commands.answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""));
-        assertEquals(Outcome.changed("slurm", "scontrol reconfigure"), step.apply(plan("c0", settings("batch", Map.of()))));
-        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("batch", Map.of()))));
-        assertEquals(2, commands.log().stream().filter(a -> a.get(0).equals("scontrol")).count(), "issued once more, then never again");
+        assertEquals(
+                Outcome.changed("slurm", "scontrol reconfigure"), step.apply(plan("c0", settings("batch", Map.of()))));
+        assertEquals(
+                Outcome.unchanged("slurm", "Slurm's files match and its daemons run"),
+                step.apply(plan("c0", settings("batch", Map.of()))));
+        assertEquals(
+                2,
+                commands.log().stream().filter(a -> a.get(0).equals("scontrol")).count(),
+                "issued once more, then never again");
     }
 
     @Test
@@ -382,9 +574,25 @@ class SlurmStepTest {
         NodePlan before = plan("c0", settings("gpu", Map.of()));
         step.apply(before);
         services.running("slurmctld").failing("slurmctld");
-        NodePlan restart = plan("c0", new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu",
-                null, "slurmlet", false, null, Map.of()));
-        assertTrue(SlurmDiff.needsRestart(before.files().get("/etc/slurm/slurm.conf"), restart.files().get("/etc/slurm/slurm.conf")),
+        NodePlan restart = plan(
+                "c0",
+                new SlurmSettings(
+                        true,
+                        "lab",
+                        "c0",
+                        List.of("n1", "n2"),
+                        false,
+                        List.of("n1"),
+                        "gpu",
+                        null,
+                        "slurmlet",
+                        false,
+                        null,
+                        Map.of()));
+        assertTrue(
+                SlurmDiff.needsRestart(
+                        before.files().get("/etc/slurm/slurm.conf"),
+                        restart.files().get("/etc/slurm/slurm.conf")),
                 "users=slurmlet adds PrologFlags, read only at start");
         assertTrue(step.apply(restart).failed());
         services.recovered("slurmctld").running("slurmctld");
@@ -397,13 +605,28 @@ class SlurmStepTest {
     }
 
     byte[] owedFile() {
-        return files.stat(Path.of("/var/lib/slurmlet/slurm/owed")).map(io.slurmlet.agent.system.Files.Stat::content).orElse(null);
+        return files.stat(Path.of("/var/lib/slurmlet/slurm/owed"))
+                .map(io.slurmlet.agent.system.Files.Stat::content)
+                .orElse(null);
     }
 
     /** users=slurmlet adds PrologFlags=Contain, which slurmctld reads only at start. */
     static NodePlan restartingPlan() {
-        return plan("c0", new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu",
-                null, "slurmlet", false, null, Map.of()));
+        return plan(
+                "c0",
+                new SlurmSettings(
+                        true,
+                        "lab",
+                        "c0",
+                        List.of("n1", "n2"),
+                        false,
+                        List.of("n1"),
+                        "gpu",
+                        null,
+                        "slurmlet",
+                        false,
+                        null,
+                        Map.of()));
     }
 
     @Test
@@ -413,20 +636,30 @@ class SlurmStepTest {
         services.killedAtRestart("slurmctld");
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> step.apply(restartingPlan()));
         int owedAt = files.log.indexOf("write /var/lib/slurmlet/slurm/owed rw------- root:root");
-        assertTrue(owedAt >= 0 && owedAt < files.log.indexOf("write /etc/slurm/slurm.conf rw-r--r-- root:root"),
+        assertTrue(
+                owedAt >= 0 && owedAt < files.log.indexOf("write /etc/slurm/slurm.conf rw-r--r-- root:root"),
                 "the restart is written down before slurm.conf: " + files.log);
         String owed = new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(owed.matches("slurmctld RESTART [0-9a-f]{32} .*\n"), "with the invocation that read the old file: " + owed);
+        assertTrue(
+                owed.matches("slurmctld RESTART [0-9a-f]{32} .*\n"),
+                "with the invocation that read the old file: " + owed);
         services.log.clear();
 
         // A new agent: nothing in memory, the files already match.
-        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        SlurmStep back = new SlurmStep(
+                files,
+                services,
+                commands,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()));
         Outcome o = back.apply(restartingPlan());
         assertEquals(List.of("restart slurmctld"), services.log, o.toString());
         assertEquals(Outcome.changed("slurm", "restarted slurmctld (a change it reads only at start)"), o);
         assertTrue(owedFile() == null, "owed no more");
         services.log.clear();
-        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), back.apply(restartingPlan()));
+        assertEquals(
+                Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), back.apply(restartingPlan()));
         assertTrue(services.log.isEmpty());
     }
 
@@ -437,8 +670,15 @@ class SlurmStepTest {
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> step.apply(restartingPlan()));
         services.restartedByHand("slurmctld");
         services.log.clear();
-        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
-        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), back.apply(restartingPlan()));
+        SlurmStep back = new SlurmStep(
+                files,
+                services,
+                commands,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()));
+        assertEquals(
+                Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), back.apply(restartingPlan()));
         assertTrue(services.log.isEmpty(), services.log.toString());
         assertTrue(owedFile() == null, "the owed restart is forgotten once done");
     }
@@ -446,10 +686,16 @@ class SlurmStepTest {
     @Test
     void anOwedLineThatCannotBeReadIsDroppedAndTheFilesDecide() throws Exception {
         step.apply(plan("c0", settings("gpu", Map.of())));
-        files.write(Path.of("/var/lib/slurmlet/slurm/owed"), "slurmctld RESTART not-a-time why\ngarbage\n".getBytes(), "rw-------",
-                "root", "root");
+        files.write(
+                Path.of("/var/lib/slurmlet/slurm/owed"),
+                "slurmctld RESTART not-a-time why\ngarbage\n".getBytes(),
+                "rw-------",
+                "root",
+                "root");
         services.log.clear();
-        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), step.apply(plan("c0", settings("gpu", Map.of()))));
+        assertEquals(
+                Outcome.unchanged("slurm", "Slurm's files match and its daemons run"),
+                step.apply(plan("c0", settings("gpu", Map.of()))));
         assertTrue(services.log.isEmpty(), services.log.toString());
         assertTrue(owedFile() == null, "what cannot be read is not kept");
     }
@@ -458,8 +704,12 @@ class SlurmStepTest {
     void anOwedRestartWhoseInvocationWasNeverNotedIsDoneAgain() throws Exception {
         step.apply(plan("c0", settings("gpu", Map.of())));
         // Killed after the owed file and slurm.conf were written, before the invocation was noted.
-        files.write(Path.of("/var/lib/slurmlet/slurm/owed"), "slurmctld RESTART - slurm.conf changes PrologFlags\n".getBytes(),
-                "rw-------", "root", "root");
+        files.write(
+                Path.of("/var/lib/slurmlet/slurm/owed"),
+                "slurmctld RESTART - slurm.conf changes PrologFlags\n".getBytes(),
+                "rw-------",
+                "root",
+                "root");
         services.log.clear();
         Outcome o = step.apply(plan("c0", settings("gpu", Map.of())));
         assertEquals(List.of("restart slurmctld"), services.log, o.toString());
@@ -473,22 +723,44 @@ class SlurmStepTest {
         for (String n : List.of("c0", "n1", "n2", "n3")) {
             inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
         }
-        SlurmSettings two = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
-                false, null, Map.of());
-        SlurmSettings three = new SlurmSettings(true, "lab", "c0", List.of("n1", "n2", "n3"), false, List.of("n1"), "gpu", null, null,
-                false, null, Map.of());
+        SlurmSettings two = new SlurmSettings(
+                true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null, false, null, Map.of());
+        SlurmSettings three = new SlurmSettings(
+                true,
+                "lab",
+                "c0",
+                List.of("n1", "n2", "n3"),
+                false,
+                List.of("n1"),
+                "gpu",
+                null,
+                null,
+                false,
+                null,
+                Map.of());
         step.apply(Planner.plan(two, inv, KEY).nodes().get("c0"));
         services.killedAtRestart("slurmctld");
-        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+        org.junit.jupiter.api.Assertions.assertThrows(
+                IllegalStateException.class,
                 () -> step.apply(Planner.plan(three, inv, KEY).nodes().get("c0")));
         String owed = new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8);
-        assertTrue(owed.contains("slurmctld RESTART ") && owed.contains("slurmctld RECONFIGURE - every slurmd reads the new node set"), owed);
+        assertTrue(
+                owed.contains("slurmctld RESTART ")
+                        && owed.contains("slurmctld RECONFIGURE - every slurmd reads the new node set"),
+                owed);
         services.log.clear();
         commands.clearLog();
-        SlurmStep back = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        SlurmStep back = new SlurmStep(
+                files,
+                services,
+                commands,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()));
         back.apply(Planner.plan(three, inv, KEY).nodes().get("c0"));
         assertEquals(List.of("restart slurmctld"), services.log);
-        assertEquals(List.of(LAUNCHES, List.of("scontrol", "reconfigure")), commands.log(), "and the reconfigure after it");
+        assertEquals(
+                List.of(LAUNCHES, List.of("scontrol", "reconfigure")), commands.log(), "and the reconfigure after it");
         assertTrue(owedFile() == null);
     }
 
@@ -496,34 +768,54 @@ class SlurmStepTest {
 
     /** The settings with the controller moved to n1, which stays a node: c0 has no role left. */
     static SlurmSettings movedTo(String controller, List<String> nodes) {
-        return new SlurmSettings(true, "lab", controller, nodes, false, List.of("n1"), "gpu", null, null, false, null, Map.of());
+        return new SlurmSettings(
+                true, "lab", controller, nodes, false, List.of("n1"), "gpu", null, null, false, null, Map.of());
     }
 
     @Test
     void anOldControllerStopsAndDisablesItsSlurmctldOnlyOnceItsQueueIsEmpty() {
-        FakeCommands queue = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok("")).answer(QUEUE, "21\n");
-        SlurmStep c0 = new SlurmStep(files, services, queue, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        FakeCommands queue = new FakeCommands()
+                .answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+                .answer(QUEUE, "21\n");
+        SlurmStep c0 = new SlurmStep(
+                files, services, queue, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         c0.apply(plan("c0", settings("gpu", Map.of())));
-        String before = new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
+        String before = new String(
+                files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
         services.log.clear();
         files.log.clear();
         NodePlan retired = plan("c0", movedTo("n1", List.of("n1", "n2")));
         assertEquals(List.of("slurmctld", "slurmd"), retired.slurm().retired());
 
         Outcome held = c0.apply(retired);
-        assertEquals(Outcome.unchanged("slurm", "slurmctld stops here once no job needs it (job 21): this machine is not the controller"),
+        assertEquals(
+                Outcome.unchanged(
+                        "slurm",
+                        "slurmctld stops here once no job needs it (job 21): this machine is not the controller"),
                 held);
         assertEquals(List.of(), services.log, "a job in the old slurmctld's queue keeps it");
-        assertEquals(QUEUE, queue.log().get(queue.log().size() - 1), "asked of the old slurmctld, through the slurm.conf that names it");
+        assertEquals(
+                QUEUE,
+                queue.log().get(queue.log().size() - 1),
+                "asked of the old slurmctld, through the slurm.conf that names it");
 
-        queue.answer(QUEUE, new Commands.Result(1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)"));
+        queue.answer(
+                QUEUE,
+                new Commands.Result(
+                        1, "", "slurm_load_jobs error: Unable to contact slurm controller (connect failure)"));
         assertTrue(c0.apply(retired).detail().contains("its jobs cannot be asked for"), "not knowing is not none");
         assertEquals(List.of(), services.log);
 
         queue.answer(QUEUE, "");
-        assertEquals(Outcome.changed("slurm", "stopped slurmctld (this machine is not the controller)"), c0.apply(retired));
+        assertEquals(
+                Outcome.changed("slurm", "stopped slurmctld (this machine is not the controller)"), c0.apply(retired));
         assertEquals(List.of("stop slurmctld", "disable slurmctld"), services.log);
-        assertEquals(before, new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()), "its files are left");
+        assertEquals(
+                before,
+                new String(files.stat(Path.of("/etc/slurm/slurm.conf"))
+                        .orElseThrow()
+                        .content()),
+                "its files are left");
         assertTrue(files.log.isEmpty(), files.log.toString());
 
         services.log.clear();
@@ -533,25 +825,38 @@ class SlurmStepTest {
 
     @Test
     void anOldControllerThatStaysANodeStopsItsSlurmctldBeforeItTakesTheNewFilesAndKeepsThemWhileItsQueueHoldsJobs() {
-        FakeCommands queue = new FakeCommands().answer(List.of("scontrol", "reconfigure"), Commands.Result.ok("")).answer(QUEUE, "21\n");
-        SlurmStep c0 = new SlurmStep(files, services, queue, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
+        FakeCommands queue = new FakeCommands()
+                .answer(List.of("scontrol", "reconfigure"), Commands.Result.ok(""))
+                .answer(QUEUE, "21\n");
+        SlurmStep c0 = new SlurmStep(
+                files, services, queue, Path.of("/"), Path.of("/var/lib/slurmlet"), new FakeHostFiles(new FakeFiles()));
         c0.apply(plan("c0", settings("gpu", Map.of())));
-        String before = new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
+        String before = new String(
+                files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content());
         services.log.clear();
         NodePlan node = plan("c0", movedTo("n1", List.of("c0", "n1", "n2")));
         assertEquals(List.of("slurmctld"), node.slurm().retired());
 
         Outcome held = c0.apply(node);
         assertTrue(held.detail().contains("slurmctld stops here once no job needs it (job 21)"), held.detail());
-        assertEquals(before, new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()),
+        assertEquals(
+                before,
+                new String(files.stat(Path.of("/etc/slurm/slurm.conf"))
+                        .orElseThrow()
+                        .content()),
                 "the files wait: squeue here asks the old slurmctld only while slurm.conf names this machine");
         assertEquals(List.of(), services.log);
 
         queue.answer(QUEUE, "");
         Outcome o = c0.apply(node);
-        assertEquals(List.of("stop slurmctld", "disable slurmctld", "daemon-reload", "enable slurmd", "start slurmd"), services.log,
+        assertEquals(
+                List.of("stop slurmctld", "disable slurmctld", "daemon-reload", "enable slurmd", "start slurmd"),
+                services.log,
                 o.detail());
-        assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf")).orElseThrow().content()).contains("SlurmctldHost=n1"));
+        assertTrue(new String(files.stat(Path.of("/etc/slurm/slurm.conf"))
+                        .orElseThrow()
+                        .content())
+                .contains("SlurmctldHost=n1"));
     }
 
     @Test
@@ -563,8 +868,12 @@ class SlurmStepTest {
         NodePlan left = plan("n2", movedTo("c0", List.of("n1")));
         assertEquals(List.of("slurmctld", "slurmd"), left.slurm().retired());
 
-        assertEquals(Outcome.unchanged("slurm", "slurmd stops here once no job needs it (job 33 runs here): this machine is not "
-                + "a node of Slurm"), n2.apply(left));
+        assertEquals(
+                Outcome.unchanged(
+                        "slurm",
+                        "slurmd stops here once no job needs it (job 33 runs here): this machine is not "
+                                + "a node of Slurm"),
+                n2.apply(left));
         assertEquals(List.of(), services.log);
         host.ended(4242);
         assertEquals(Outcome.changed("slurm", "stopped slurmd (this machine is not a node of Slurm)"), n2.apply(left));
@@ -573,8 +882,18 @@ class SlurmStepTest {
         // A slurmd that runs from a slurm.conf slurmlet did not write is the site's.
         FakeFiles siteFiles = new FakeFiles();
         FakeServices site = new FakeServices().running("slurmd");
-        siteFiles.put(Path.of("/etc/slurm/slurm.conf"), "ClusterName=theirs\nSlurmctldHost=head\n".getBytes(), "rw-r--r--", "root", "root");
-        SlurmStep theirs = new SlurmStep(siteFiles, site, commands, Path.of("/"), Path.of("/var/lib/slurmlet"),
+        siteFiles.put(
+                Path.of("/etc/slurm/slurm.conf"),
+                "ClusterName=theirs\nSlurmctldHost=head\n".getBytes(),
+                "rw-r--r--",
+                "root",
+                "root");
+        SlurmStep theirs = new SlurmStep(
+                siteFiles,
+                site,
+                commands,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
                 new FakeHostFiles(new FakeFiles()));
         assertEquals(Outcome.unchanged("slurm", "no Slurm role here"), theirs.apply(left));
         assertEquals(List.of(), site.log);
@@ -584,8 +903,19 @@ class SlurmStepTest {
     void aDisabledClusterRetiresNothing() {
         step.apply(plan("c0", settings("gpu", Map.of())));
         services.log.clear();
-        SlurmSettings off = new SlurmSettings(false, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null,
-                false, null, Map.of());
+        SlurmSettings off = new SlurmSettings(
+                false,
+                "lab",
+                "c0",
+                List.of("n1", "n2"),
+                false,
+                List.of("n1"),
+                "gpu",
+                null,
+                null,
+                false,
+                null,
+                Map.of());
         NodePlan plan = plan("c0", off);
         assertEquals(List.of(), plan.slurm().retired());
         assertEquals(Outcome.unchanged("slurm", "no Slurm role here"), step.apply(plan));

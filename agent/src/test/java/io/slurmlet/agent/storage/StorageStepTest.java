@@ -1,30 +1,28 @@
 package io.slurmlet.agent.storage;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.agent.system.fake.FakeServices;
 import io.slurmlet.agent.system.linux.LinuxFiles;
 import io.slurmlet.agent.system.linux.LinuxHostFiles;
-import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.SharedStorage;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import io.slurmlet.model.settings.SlurmSettings;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The storage step on a folder that stands for /, with the real file ports and fake systemd. */
 class StorageStepTest {
@@ -33,9 +31,10 @@ class StorageStepTest {
     Path root;
 
     final FakeServices services = new FakeServices();
-    final FakeCommands commands = new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok(""))
-            .answerPrefix(List.of("exportfs"), Commands.Result.ok("")).answerPrefix(List.of("showmount"),
-                    Commands.Result.ok("/shared n1,n2\n"));
+    final FakeCommands commands = new FakeCommands()
+            .answerPrefix(List.of("install"), Commands.Result.ok(""))
+            .answerPrefix(List.of("exportfs"), Commands.Result.ok(""))
+            .answerPrefix(List.of("showmount"), Commands.Result.ok("/shared n1,n2\n"));
     StorageStep step;
 
     static final String CONF = "SlurmctldHost=n0\nNodeName=n1 CPUs=2 State=UNKNOWN\nNodeName=n2 CPUs=2 State=UNKNOWN\n";
@@ -48,9 +47,10 @@ class StorageStepTest {
 
     /** The plan the planner makes for {@code node} from the settings' {@code shared}, slurm.conf naming n0, n1 and n2. */
     static NodePlan plan(String node, SharedStorage shared) {
-        SlurmSettings s = new SlurmSettings(true, "lab", "n0", List.of("n1", "n2"), false, List.of(), "gpu", shared, "", false, null,
-                Map.of());
-        return NodePlan.of(node, Set.of(Role.COMPUTE)).withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
+        SlurmSettings s = new SlurmSettings(
+                true, "lab", "n0", List.of("n1", "n2"), false, List.of(), "gpu", shared, "", false, null, Map.of());
+        return NodePlan.of(node, Set.of(Role.COMPUTE))
+                .withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
                 .withStorage(Planner.storage(s, node, Set.of(Role.COMPUTE), List.of("n0", "n1", "n2")));
     }
 
@@ -70,18 +70,23 @@ class StorageStepTest {
         String unit = Files.readString(root.resolve("etc/systemd/system/shared.mount"));
         assertTrue(unit.contains("What=n0:/shared\nWhere=/shared\nType=nfs\nOptions=_netdev,vers=3\n"), unit);
         assertTrue(unit.contains("After=network-online.target"));
-        assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
+        assertEquals(
+                "# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
                 Files.readString(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
-        assertEquals(List.of("daemon-reload", "enable shared.mount", "start shared.mount", "daemon-reload"), services.log);
+        assertEquals(
+                List.of("daemon-reload", "enable shared.mount", "start shared.mount", "daemon-reload"), services.log);
         services.log.clear();
-        assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan("n1", new SharedStorage("/shared", null, "n0"))).kind());
+        assertEquals(
+                Outcome.Kind.UNCHANGED,
+                step.apply(plan("n1", new SharedStorage("/shared", null, "n0"))).kind());
         assertTrue(services.log.isEmpty(), services.log.toString());
     }
 
     @Test
     void storageNoLongerInTheSettingsIsUnmountedAndItsFilesRemoved() throws Exception {
         step.apply(plan("n1", new SharedStorage("/shared", "nas:/export/slurm", null)));
-        assertTrue(Files.readString(root.resolve("etc/systemd/system/shared.mount")).contains("What=nas:/export/slurm\n"));
+        assertTrue(Files.readString(root.resolve("etc/systemd/system/shared.mount"))
+                .contains("What=nas:/export/slurm\n"));
         Files.writeString(root.resolve("etc/systemd/system/site.mount"), "[Mount]\nWhat=other\n");
         services.log.clear();
         Outcome o = step.apply(plan("n1", null));
@@ -89,7 +94,9 @@ class StorageStepTest {
         assertTrue(services.log.contains("stop shared.mount"));
         assertFalse(Files.exists(root.resolve("etc/systemd/system/shared.mount")));
         assertFalse(Files.exists(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
-        assertTrue(Files.exists(root.resolve("etc/systemd/system/site.mount")), "a mount unit slurmlet did not write is left alone");
+        assertTrue(
+                Files.exists(root.resolve("etc/systemd/system/site.mount")),
+                "a mount unit slurmlet did not write is left alone");
     }
 
     @Test
@@ -98,7 +105,8 @@ class StorageStepTest {
         assertTrue(missing.failed());
         assertTrue(missing.detail().startsWith("nothing is mounted at /lustre"), missing.detail());
         Files.createDirectories(root.resolve("proc/self"));
-        Files.writeString(root.resolve("proc/self/mountinfo"),
+        Files.writeString(
+                root.resolve("proc/self/mountinfo"),
                 "36 25 0:32 / /lustre rw,relatime shared:1 - lustre 10.0.0.1@tcp:/fs rw\n");
         Outcome there = step.apply(plan("n1", new SharedStorage("/lustre", null, null)));
         assertFalse(there.failed(), there.toString());
@@ -108,37 +116,58 @@ class StorageStepTest {
     @Test
     void aMachineJoiningTheExportReloadsGaneshaAndAnyOtherChangeRestartsIt() throws Exception {
         Files.createDirectories(root.resolve("var/lib/dpkg"));
-        Files.writeString(root.resolve("var/lib/dpkg/status"), "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 6.5-5\n\n");
+        Files.writeString(
+                root.resolve("var/lib/dpkg/status"),
+                "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 6.5-5\n\n");
         commands.answer(List.of("systemctl", "reload-or-restart", "nfs-ganesha"), Commands.Result.ok(""));
         step.apply(plan("n0", new SharedStorage("/shared", null, "n0")));
         assertTrue(Files.readString(root.resolve("etc/ganesha/ganesha.conf")).contains("Clients = n0, n1, n2;"));
         services.log.clear();
 
-        SlurmSettings s = new SlurmSettings(true, "lab", "n0", List.of("n1", "n2", "n3"), false, List.of(), "gpu",
-                new SharedStorage("/shared", null, "n0"), "", false, null, Map.of());
-        NodePlan joined = NodePlan.of("n0", Set.of(Role.COMPUTE)).withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
+        SlurmSettings s = new SlurmSettings(
+                true,
+                "lab",
+                "n0",
+                List.of("n1", "n2", "n3"),
+                false,
+                List.of(),
+                "gpu",
+                new SharedStorage("/shared", null, "n0"),
+                "",
+                false,
+                null,
+                Map.of());
+        NodePlan joined = NodePlan.of("n0", Set.of(Role.COMPUTE))
+                .withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
                 .withStorage(Planner.storage(s, "n0", Set.of(Role.COMPUTE), List.of("n0", "n1", "n2", "n3")));
         Outcome o = step.apply(joined);
         assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
         assertTrue(Files.readString(root.resolve("etc/ganesha/ganesha.conf")).contains("Clients = n0, n1, n2, n3;"));
-        assertTrue(commands.log().contains(List.of("systemctl", "reload-or-restart", "nfs-ganesha")), commands.log().toString());
+        assertTrue(
+                commands.log().contains(List.of("systemctl", "reload-or-restart", "nfs-ganesha")),
+                commands.log().toString());
         assertFalse(services.log.contains("restart nfs-ganesha"), "the clients' I/O does not pause: " + services.log);
 
         assertTrue(StorageStep.sameButClients("A\n    Clients = n0, n1;\nB\n", "A\n    Clients = n0, n1, n3;\nB\n"));
-        assertFalse(StorageStep.sameButClients("A\n    Clients = n0;\n    Path = /a;\n", "A\n    Clients = n0;\n    Path = /b;\n"));
+        assertFalse(StorageStep.sameButClients(
+                "A\n    Clients = n0;\n    Path = /a;\n", "A\n    Clients = n0;\n    Path = /b;\n"));
     }
 
     @Test
     void ganeshaSixMayGoOnWithoutTheIoFlusherFlagAndFourIsNotToldAKeyItLacks() throws Exception {
         NodePlan server = plan("n0", new SharedStorage("/shared", null, "n0"));
         Files.createDirectories(root.resolve("var/lib/dpkg"));
-        Files.writeString(root.resolve("var/lib/dpkg/status"), "Package: rpcbind\nVersion: 1.2.7-1\n\n"
-                + "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 6.5-5\n\n");
+        Files.writeString(
+                root.resolve("var/lib/dpkg/status"),
+                "Package: rpcbind\nVersion: 1.2.7-1\n\n"
+                        + "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 6.5-5\n\n");
         step.apply(server);
         String six = Files.readString(root.resolve("etc/ganesha/ganesha.conf"));
         assertTrue(six.contains("    Enable_RQUOTA = false;\n    allow_set_io_flusher_fail = true;\n}\n"), six);
 
-        Files.writeString(root.resolve("var/lib/dpkg/status"), "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 4.3-2\n");
+        Files.writeString(
+                root.resolve("var/lib/dpkg/status"),
+                "Package: nfs-ganesha\nStatus: install ok installed\nVersion: 4.3-2\n");
         Outcome o = step.apply(server);
         assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
         assertTrue(services.log.contains("restart nfs-ganesha"), services.log.toString());
@@ -152,7 +181,11 @@ class StorageStepTest {
         Outcome o = step.apply(server);
         assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
         String conf = Files.readString(root.resolve("etc/ganesha/ganesha.conf"));
-        assertTrue(conf.contains("Path = /shared;") && conf.contains("Clients = n0, n1, n2;") && conf.contains("Squash = No_Root_Squash;"), conf);
+        assertTrue(
+                conf.contains("Path = /shared;")
+                        && conf.contains("Clients = n0, n1, n2;")
+                        && conf.contains("Squash = No_Root_Squash;"),
+                conf);
         assertTrue(services.log.contains("start nfs-ganesha"));
         assertEquals(List.of(List.of("install", "-d", "-m", "0755", "/shared", "/shared/home")), commands.log());
         services.log.clear();
@@ -160,7 +193,9 @@ class StorageStepTest {
         assertTrue(services.log.isEmpty());
 
         Outcome moved = step.apply(plan("n0", new SharedStorage("/shared", null, "n1")));
-        assertTrue(moved.detail().contains("stopped exporting the shared storage (no longer shared.server)"), moved.detail());
+        assertTrue(
+                moved.detail().contains("stopped exporting the shared storage (no longer shared.server)"),
+                moved.detail());
         assertTrue(services.log.contains("stop nfs-ganesha"));
         assertFalse(Files.exists(root.resolve("etc/ganesha/ganesha.conf")));
     }
@@ -170,8 +205,12 @@ class StorageStepTest {
         services.failing("shared.mount");
         Outcome o = step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
         assertTrue(o.failed());
-        assertTrue(o.detail().startsWith("shared.nfs: the export nas:/export could not be mounted at /shared ("), o.detail());
-        assertTrue(o.detail().endsWith("check that it answers and exports /shared to this machine; slurmd waits for it"), o.detail());
+        assertTrue(
+                o.detail().startsWith("shared.nfs: the export nas:/export could not be mounted at /shared ("),
+                o.detail());
+        assertTrue(
+                o.detail().endsWith("check that it answers and exports /shared to this machine; slurmd waits for it"),
+                o.detail());
     }
 
     @Test
@@ -180,8 +219,9 @@ class StorageStepTest {
         Files.writeString(root.resolve("proc/filesystems"), "nodev\tsysfs\nnodev\ttmpfs\n\text4\nnodev\tnfsd\n");
         Outcome o = step.apply(plan("n0", new SharedStorage("/shared", null, "n0")));
         assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
-        assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n/shared n0(rw,sync,no_subtree_check,no_root_squash) "
-                + "n1(rw,sync,no_subtree_check,no_root_squash) n2(rw,sync,no_subtree_check,no_root_squash)\n",
+        assertEquals(
+                "# Written by slurmlet: the Slurm cluster's shared storage.\n/shared n0(rw,sync,no_subtree_check,no_root_squash) "
+                        + "n1(rw,sync,no_subtree_check,no_root_squash) n2(rw,sync,no_subtree_check,no_root_squash)\n",
                 Files.readString(root.resolve("etc/exports.d/slurmlet.exports")));
         assertTrue(services.log.contains("start nfs-server"), services.log.toString());
         assertFalse(Files.exists(root.resolve("etc/ganesha/ganesha.conf")));
@@ -206,13 +246,21 @@ class StorageStepTest {
         Files.writeString(root.resolve("proc/77/comm"), "sshd\n");
         services.log.clear();
         Outcome moved = step.apply(plan("n1", new SharedStorage("/shared", "nas:/other", null)));
-        assertEquals(Outcome.unchanged("storage", "mounting nas:/other at /shared instead of nas:/export waits for job 12 running here "
-                + "to end"), moved);
+        assertEquals(
+                Outcome.unchanged(
+                        "storage",
+                        "mounting nas:/other at /shared instead of nas:/export waits for job 12 running here "
+                                + "to end"),
+                moved);
         assertTrue(services.log.isEmpty(), services.log.toString());
 
         Outcome gone = step.apply(plan("n1", null));
-        assertEquals(Outcome.changed("storage", "slurmd no longer waits for shared storage; unmounting /shared waits for job 12 "
-                + "running here to end"), gone);
+        assertEquals(
+                Outcome.changed(
+                        "storage",
+                        "slurmd no longer waits for shared storage; unmounting /shared waits for job 12 "
+                                + "running here to end"),
+                gone);
         assertEquals(List.of("daemon-reload"), services.log, "the mount stays; slurmd's wait for it goes");
         assertTrue(Files.exists(root.resolve("etc/systemd/system/shared.mount")));
 
@@ -229,8 +277,13 @@ class StorageStepTest {
         step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
         services.log.clear();
         Outcome o = step.apply(plan("n1", null));
-        assertEquals(Outcome.changed("storage", "slurmd no longer waits for shared storage; unmounted and removed shared.mount"), o);
-        assertEquals(List.of("daemon-reload", "stop shared.mount", "daemon-reload"), services.log,
+        assertEquals(
+                Outcome.changed(
+                        "storage", "slurmd no longer waits for shared storage; unmounted and removed shared.mount"),
+                o);
+        assertEquals(
+                List.of("daemon-reload", "stop shared.mount", "daemon-reload"),
+                services.log,
                 "the drop-in's removal is read by systemd before the mount stops");
     }
 
@@ -239,10 +292,15 @@ class StorageStepTest {
         step.apply(plan("n1", new SharedStorage("/shared", null, "n0")));
         services.log.clear();
         Outcome o = step.apply(plan("n1", new SharedStorage("/shared", null, null)));
-        assertEquals(List.of("daemon-reload", "stop shared.mount", "daemon-reload", "daemon-reload"), services.log,
+        assertEquals(
+                List.of("daemon-reload", "stop shared.mount", "daemon-reload", "daemon-reload"),
+                services.log,
                 "the drop-in goes (and is read) before the mount stops, and comes back after");
-        assertTrue(o.failed() && o.detail().startsWith("nothing is mounted at /shared"), "the site has not mounted it yet: " + o);
-        assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
+        assertTrue(
+                o.failed() && o.detail().startsWith("nothing is mounted at /shared"),
+                "the site has not mounted it yet: " + o);
+        assertEquals(
+                "# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
                 Files.readString(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
     }
 
@@ -265,16 +323,25 @@ class StorageStepTest {
                 return now[0];
             }
         };
-        FakeCommands silent = new FakeCommands().answerPrefix(List.of("showmount"),
-                new Commands.Result(1, "", "clnt_create: RPC: Program not registered\n"));
+        FakeCommands silent = new FakeCommands()
+                .answerPrefix(
+                        List.of("showmount"), new Commands.Result(1, "", "clnt_create: RPC: Program not registered\n"));
         step = new StorageStep(new LinuxFiles(), new LinuxHostFiles(root), services, silent, root, clock);
         NodePlan client = plan("n1", new SharedStorage("/shared", null, "n0"));
 
         Outcome waits = step.apply(client);
-        assertEquals(Outcome.unchanged("storage", "mounting n0:/shared at /shared waits for n0 to export it (showmount -e n0: clnt_create: "
-                + "RPC: Program not registered)"), waits, "the server's own pass has not exported it yet: no failure");
-        assertEquals(List.of("mounting n0:/shared at /shared waits for n0 to export it (showmount -e n0: clnt_create: RPC: Program not "
-                + "registered)"), step.waiting());
+        assertEquals(
+                Outcome.unchanged(
+                        "storage",
+                        "mounting n0:/shared at /shared waits for n0 to export it (showmount -e n0: clnt_create: "
+                                + "RPC: Program not registered)"),
+                waits,
+                "the server's own pass has not exported it yet: no failure");
+        assertEquals(
+                List.of(
+                        "mounting n0:/shared at /shared waits for n0 to export it (showmount -e n0: clnt_create: RPC: Program not "
+                                + "registered)"),
+                step.waiting());
         assertEquals(List.of(), services.log, "no unit written, nothing started");
         assertFalse(Files.exists(root.resolve("etc/systemd/system/shared.mount")));
 
@@ -291,9 +358,14 @@ class StorageStepTest {
         NodePlan other = plan("n1", new SharedStorage("/shared", null, "n2"));
         services.log.clear();
         assertEquals(Outcome.Kind.UNCHANGED, step.apply(other).kind());
-        assertTrue(step.waiting().get(0).contains("waits for n2 to export it (showmount -e n2: it does not list /shared yet)"),
+        assertTrue(
+                step.waiting()
+                        .get(0)
+                        .contains("waits for n2 to export it (showmount -e n2: it does not list /shared yet)"),
                 step.waiting().toString());
-        assertTrue(Files.readString(root.resolve("etc/systemd/system/shared.mount")).contains("What=n0:/shared\n"),
+        assertTrue(
+                Files.readString(root.resolve("etc/systemd/system/shared.mount"))
+                        .contains("What=n0:/shared\n"),
                 "the old mount stays while the new one waits");
         now[0] = now[0].plus(StorageStep.SERVER_GRACE).plusSeconds(1);
         Outcome tried = step.apply(other);
@@ -302,16 +374,24 @@ class StorageStepTest {
     }
 
     @Test
-    void aMachineThatBecomesTheServerWhileItStillMountsTheSitesExportUnderAJobExportsOnlyOnceThatMountIsGone() throws Exception {
+    void aMachineThatBecomesTheServerWhileItStillMountsTheSitesExportUnderAJobExportsOnlyOnceThatMountIsGone()
+            throws Exception {
         step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
         stepOf(4242, "12");
         services.log.clear();
         NodePlan server = plan("n1", new SharedStorage("/shared", null, "n1"));
         Outcome waits = step.apply(server);
-        assertEquals(List.of("unmounting /shared waits for job 12 running here to end", "exporting /shared waits for nas:/export to be "
-                + "unmounted from it, once job 12 running here has ended"), step.waiting(), waits.toString());
+        assertEquals(
+                List.of(
+                        "unmounting /shared waits for job 12 running here to end",
+                        "exporting /shared waits for nas:/export to be "
+                                + "unmounted from it, once job 12 running here has ended"),
+                step.waiting(),
+                waits.toString());
         assertFalse(waits.failed(), waits.toString());
-        assertFalse(Files.exists(root.resolve("etc/ganesha/ganesha.conf")), "the site's export is not served again from under its mount");
+        assertFalse(
+                Files.exists(root.resolve("etc/ganesha/ganesha.conf")),
+                "the site's export is not served again from under its mount");
         assertFalse(services.log.contains("start nfs-ganesha"), services.log.toString());
 
         for (String f : List.of("comm", "cmdline", "status")) {
@@ -319,22 +399,31 @@ class StorageStepTest {
         }
         services.log.clear();
         Outcome exported = step.apply(server);
-        assertTrue(exported.detail().contains("unmounted and removed shared.mount") && exported.detail().contains("exported /shared"),
+        assertTrue(
+                exported.detail().contains("unmounted and removed shared.mount")
+                        && exported.detail().contains("exported /shared"),
                 exported.toString());
-        assertTrue(services.log.indexOf("stop shared.mount") < services.log.indexOf("start nfs-ganesha"), services.log.toString());
+        assertTrue(
+                services.log.indexOf("stop shared.mount") < services.log.indexOf("start nfs-ganesha"),
+                services.log.toString());
     }
 
     @Test
     void aFileSystemTheSiteMountedAtThePathIsNeverUnmountedAndTheStepSaysWhatToDo() throws Exception {
         services.running("shared.mount");
         Files.createDirectories(root.resolve("proc/self"));
-        Files.writeString(root.resolve("proc/self/mountinfo"), "22 1 8:17 / /shared rw,relatime shared:5 - ext4 /dev/sdb1 rw\n");
+        Files.writeString(
+                root.resolve("proc/self/mountinfo"), "22 1 8:17 / /shared rw,relatime shared:5 - ext4 /dev/sdb1 rw\n");
         Outcome o = step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
         assertTrue(o.failed(), o.toString());
-        assertEquals("/dev/sdb1, ext4 is already mounted at /shared, not by slurmlet (/etc/fstab, or by hand): slurmlet does not unmount "
-                + "what it did not mount; unmount it there (and remove it from /etc/fstab), or set shared.path to a free folder, and the next "
-                + "pass mounts nas:/export", o.detail());
-        assertFalse(services.log.stream().anyMatch(l -> l.contains("shared.mount") && !l.startsWith("is-")), services.log.toString());
+        assertEquals(
+                "/dev/sdb1, ext4 is already mounted at /shared, not by slurmlet (/etc/fstab, or by hand): slurmlet does not unmount "
+                        + "what it did not mount; unmount it there (and remove it from /etc/fstab), or set shared.path to a free folder, and the next "
+                        + "pass mounts nas:/export",
+                o.detail());
+        assertFalse(
+                services.log.stream().anyMatch(l -> l.contains("shared.mount") && !l.startsWith("is-")),
+                services.log.toString());
         assertFalse(Files.exists(root.resolve("etc/systemd/system/shared.mount")));
     }
 
@@ -343,13 +432,22 @@ class StorageStepTest {
         step.apply(plan("n1", new SharedStorage("/shared", null, "n0")));
         services.log.clear();
         Outcome o = step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)));
-        assertEquals(Outcome.changed("storage", "wrote shared.mount; mounted nas:/export at /shared again (its mount unit changed)"), o);
-        assertEquals(List.of("daemon-reload", "restart shared.mount", "daemon-reload"), services.log,
+        assertEquals(
+                Outcome.changed(
+                        "storage", "wrote shared.mount; mounted nas:/export at /shared again (its mount unit changed)"),
+                o);
+        assertEquals(
+                List.of("daemon-reload", "restart shared.mount", "daemon-reload"),
+                services.log,
                 "the drop-in goes (and is read) before the remount, which would otherwise stop slurmd, and comes back after");
-        assertEquals("# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
+        assertEquals(
+                "# Written by slurmlet: the Slurm cluster's shared storage.\n[Unit]\nRequiresMountsFor=/shared\n",
                 Files.readString(root.resolve("etc/systemd/system/slurmd.service.d/slurmlet-storage.conf")));
         services.log.clear();
-        assertEquals(Outcome.Kind.UNCHANGED, step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null))).kind());
+        assertEquals(
+                Outcome.Kind.UNCHANGED,
+                step.apply(plan("n1", new SharedStorage("/shared", "nas:/export", null)))
+                        .kind());
         assertEquals(List.of(), services.log);
     }
 }

@@ -1,10 +1,10 @@
 package io.slurmlet.agent.store;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,12 +19,11 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Three leader-eligible agents' elections on a real three-member etcd (Debian's etcd-server on
@@ -39,6 +38,7 @@ class EtcdElectionTest {
 
     @TempDir
     static Path dir;
+
     static List<EtcdProcess> etcd;
     private static final AtomicInteger CLUSTERS = new AtomicInteger();
 
@@ -68,35 +68,43 @@ class EtcdElectionTest {
     }
 
     /** An agent's store and election, each test's under a prefix of its own (another cluster's state). */
-    private record Agent(EtcdStore store, EtcdElection election) {
-    }
+    private record Agent(EtcdStore store, EtcdElection election) {}
 
     private Agent agent(String name) throws StorageException {
         if (prefix == null) {
             prefix = "/election" + CLUSTERS.incrementAndGet() + "/";
         }
         EtcdStore store = EtcdProcess.store(etcd, prefix);
-        EtcdElection election = store.election(new EtcdElection.Record(name, "https://" + name + ":7818"), TTL,
-                why -> lost.add(name + ": " + why));
+        EtcdElection election = store.election(
+                new EtcdElection.Record(name, "https://" + name + ":7818"), TTL, why -> lost.add(name + ": " + why));
         opened.add(store);
         opened.add(election);
         return new Agent(store, election);
     }
 
     private List<Future<Boolean>> campaign(List<Agent> agents) {
-        return agents.stream().map(a -> campaigns.submit(() -> a.election().campaign())).toList();
+        return agents.stream()
+                .map(a -> campaigns.submit(() -> a.election().campaign()))
+                .toList();
     }
 
     /** The one agent that leads, once one does (within {@code within}); fails at once when two do. */
     private static Agent awaitLeader(List<Agent> agents, Duration within) {
-        return await("an agent leads within " + within).atMost(within).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(10))
-                .until(() -> {
-                    List<Agent> leading = agents.stream().filter(a -> a.election().leads()).toList();
-                    if (leading.size() > 1) {
-                        throw new AssertionError("two agents lead at once");
-                    }
-                    return leading.isEmpty() ? null : leading.get(0);
-                }, java.util.Objects::nonNull);
+        return await("an agent leads within " + within)
+                .atMost(within)
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(10))
+                .until(
+                        () -> {
+                            List<Agent> leading = agents.stream()
+                                    .filter(a -> a.election().leads())
+                                    .toList();
+                            if (leading.size() > 1) {
+                                throw new AssertionError("two agents lead at once");
+                            }
+                            return leading.isEmpty() ? null : leading.get(0);
+                        },
+                        java.util.Objects::nonNull);
     }
 
     @Test
@@ -104,19 +112,25 @@ class EtcdElectionTest {
         List<Agent> agents = List.of(agent("a"), agent("b"), agent("c"));
         campaign(agents);
         Agent leader = awaitLeader(agents, Duration.ofSeconds(10));
-        Thread.sleep(TTL.toMillis() * 2); // a fixed wait: renewals go on through two leases, and still exactly one leads
+        Thread.sleep(
+                TTL.toMillis() * 2); // a fixed wait: renewals go on through two leases, and still exactly one leads
         assertEquals(leader, awaitLeader(agents, Duration.ofSeconds(1)));
         String name = leaderName(leader, agents);
         for (Agent a : agents) {
             if (a != leader) {
                 assertFalse(a.election().leads());
-                assertEquals(Optional.of(name + " (https://" + name + ":7818)"), a.election().leader(), "a standby names the leader");
+                assertEquals(
+                        Optional.of(name + " (https://" + name + ":7818)"),
+                        a.election().leader(),
+                        "a standby names the leader");
             }
         }
         assertEquals(Optional.empty(), leader.election().leader());
         assertEquals(List.of(), lost);
         // A leader writes, as it did with one leader.
-        assertTrue(leader.store().put("settings.json", "{}".getBytes(StandardCharsets.UTF_8), Store.ABSENT).isPresent());
+        assertTrue(leader.store()
+                .put("settings.json", "{}".getBytes(StandardCharsets.UTF_8), Store.ABSENT)
+                .isPresent());
     }
 
     @Test
@@ -124,37 +138,55 @@ class EtcdElectionTest {
         List<Agent> agents = List.of(agent("a"), agent("b"), agent("c"));
         campaign(agents);
         Agent old = awaitLeader(agents, Duration.ofSeconds(10));
-        long version = old.store().put("settings.json", "1".getBytes(StandardCharsets.UTF_8), Store.ABSENT).getAsLong();
+        long version = old.store()
+                .put("settings.json", "1".getBytes(StandardCharsets.UTF_8), Store.ABSENT)
+                .getAsLong();
         long paused = System.nanoTime();
         old.election().stopRenewing(); // paused, or its machine powered off
         java.util.concurrent.atomic.AtomicLong stopped = new java.util.concurrent.atomic.AtomicLong();
-        Agent next = await("a standby leads once the lease lapsed").atMost(Duration.ofSeconds(20)).pollDelay(Duration.ZERO)
-                .pollInterval(Duration.ofMillis(5)).until(() -> {
-                    if (stopped.get() == 0 && !old.election().leads()) {
-                        stopped.set(System.nanoTime());
-                    }
-                    for (Agent a : agents) {
-                        if (a != old && a.election().leads()) {
-                            assertFalse(old.election().leads(), "the old leader stopped leading before another leads");
-                            return a;
-                        }
-                    }
-                    return null;
-                }, java.util.Objects::nonNull);
+        Agent next = await("a standby leads once the lease lapsed")
+                .atMost(Duration.ofSeconds(20))
+                .pollDelay(Duration.ZERO)
+                .pollInterval(Duration.ofMillis(5))
+                .until(
+                        () -> {
+                            if (stopped.get() == 0 && !old.election().leads()) {
+                                stopped.set(System.nanoTime());
+                            }
+                            for (Agent a : agents) {
+                                if (a != old && a.election().leads()) {
+                                    assertFalse(
+                                            old.election().leads(),
+                                            "the old leader stopped leading before another leads");
+                                    return a;
+                                }
+                            }
+                            return null;
+                        },
+                        java.util.Objects::nonNull);
         long tookOver = System.nanoTime();
         long stoppedLeading = stopped.get();
         assertTrue(stoppedLeading != 0 && stoppedLeading < tookOver, "the old leader stopped leading first");
-        System.out.printf("EtcdElectionTest: the old leader stopped leading %.2f s after its last renewal could be asked; "
-                        + "a standby led %.2f s after (lease %d s)%n", (stoppedLeading - paused) / 1e9, (tookOver - paused) / 1e9,
-                TTL.toSeconds());
-        assertTrue(Duration.ofNanos(tookOver - paused).compareTo(Duration.ofSeconds(10)) < 0, "a new leader within the aim of 10 s");
+        System.out.printf(
+                "EtcdElectionTest: the old leader stopped leading %.2f s after its last renewal could be asked; "
+                        + "a standby led %.2f s after (lease %d s)%n",
+                (stoppedLeading - paused) / 1e9, (tookOver - paused) / 1e9, TTL.toSeconds());
+        assertTrue(
+                Duration.ofNanos(tookOver - paused).compareTo(Duration.ofSeconds(10)) < 0,
+                "a new leader within the aim of 10 s");
         // However late it runs, the old leader writes nothing, and is told it lost.
-        StorageException refused = assertThrows(StorageException.class,
+        StorageException refused = assertThrows(
+                StorageException.class,
                 () -> old.store().put("settings.json", "2".getBytes(StandardCharsets.UTF_8), version));
         assertTrue(refused.getMessage().contains("writes nothing"), refused.getMessage());
         assertThrows(StorageException.class, () -> old.store().delete("settings.json", version));
-        assertEquals("1", new String(next.store().get("settings.json").orElseThrow().value(), StandardCharsets.UTF_8));
-        assertTrue(next.store().put("settings.json", "3".getBytes(StandardCharsets.UTF_8), version).isPresent(), "the new leader writes");
+        assertEquals(
+                "1", new String(next.store().get("settings.json").orElseThrow().value(), StandardCharsets.UTF_8));
+        assertTrue(
+                next.store()
+                        .put("settings.json", "3".getBytes(StandardCharsets.UTF_8), version)
+                        .isPresent(),
+                "the new leader writes");
     }
 
     /**
@@ -168,15 +200,24 @@ class EtcdElectionTest {
         campaign(agents);
         Agent leader = awaitLeader(agents, Duration.ofSeconds(10));
         Agent late = agents.get(1 - agents.indexOf(leader));
-        long version = leader.store().put("settings.json", "1".getBytes(StandardCharsets.UTF_8), Store.ABSENT).getAsLong();
+        long version = leader.store()
+                .put("settings.json", "1".getBytes(StandardCharsets.UTF_8), Store.ABSENT)
+                .getAsLong();
         // As if the standby had once won at an older revision and still believed it led.
-        late.store().fenceBy(io.etcd.jetcd.ByteSequence.from(prefix + EtcdElection.KEY, StandardCharsets.UTF_8),
-                leader.election().revision() - 1, why -> lost.add("late: " + why), () -> true);
-        StorageException refused = assertThrows(StorageException.class,
+        late.store()
+                .fenceBy(
+                        io.etcd.jetcd.ByteSequence.from(prefix + EtcdElection.KEY, StandardCharsets.UTF_8),
+                        leader.election().revision() - 1,
+                        why -> lost.add("late: " + why),
+                        () -> true);
+        StorageException refused = assertThrows(
+                StorageException.class,
                 () -> late.store().put("settings.json", "2".getBytes(StandardCharsets.UTF_8), version));
         assertTrue(refused.getMessage().contains("does not lead the cluster any more"), refused.getMessage());
         assertThrows(StorageException.class, () -> late.store().createReserved("_x", new byte[1]));
-        assertEquals("1", new String(leader.store().get("settings.json").orElseThrow().value(), StandardCharsets.UTF_8));
+        assertEquals(
+                "1",
+                new String(leader.store().get("settings.json").orElseThrow().value(), StandardCharsets.UTF_8));
         assertTrue(lost.stream().anyMatch(l -> l.startsWith("late: ")), "told: " + lost);
     }
 
@@ -186,7 +227,8 @@ class EtcdElectionTest {
         campaign(agents);
         Agent leader = awaitLeader(agents, Duration.ofSeconds(10));
         Agent standby = agents.get(1 - agents.indexOf(leader));
-        StorageException refused = assertThrows(StorageException.class,
+        StorageException refused = assertThrows(
+                StorageException.class,
                 () -> standby.store().put("settings.json", "x".getBytes(StandardCharsets.UTF_8), Store.ABSENT));
         assertTrue(refused.getMessage().contains("stands by"), refused.getMessage());
         assertEquals(Optional.empty(), standby.store().get("settings.json"));
@@ -217,11 +259,14 @@ class EtcdElectionTest {
         assertTrue(won.get(10, TimeUnit.SECONDS));
         etcd.get(0).etcdctl("del", prefix + EtcdElection.KEY);
         // It stops leading, then tells why: the two are a moment apart, and the test looks once both happened.
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10))
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(10))
                 .until(() -> !only.election().leads() && !lost.isEmpty());
         assertFalse(only.election().leads(), "its next renewal found the key gone");
         assertTrue(lost.stream().anyMatch(l -> l.contains("removed")), lost.toString());
-        assertThrows(StorageException.class, () -> only.store().put("settings.json", "x".getBytes(StandardCharsets.UTF_8), Store.ABSENT));
+        assertThrows(
+                StorageException.class,
+                () -> only.store().put("settings.json", "x".getBytes(StandardCharsets.UTF_8), Store.ABSENT));
     }
 
     /**
@@ -234,19 +279,24 @@ class EtcdElectionTest {
     void aStandbyLeadsSoonWhileAMemberHoldsWhatItIsSent() throws Exception {
         List<EtcdProcess> members = EtcdProcess.cluster(dir.resolve("held"), 3);
         // A member that is not etcd's own (raft) leader: while that one is held etcd itself has none for a while.
-        EtcdProcess held = members.stream().filter(m -> {
-            try {
-                return !m.etcdctl("endpoint", "status").split(", ")[4].equals("true");
-            } catch (IOException | InterruptedException e) {
-                throw new IllegalStateException(e);
-            }
-        }).findFirst().orElseThrow();
+        EtcdProcess held = members.stream()
+                .filter(m -> {
+                    try {
+                        return !m.etcdctl("endpoint", "status").split(", ")[4].equals("true");
+                    } catch (IOException | InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                })
+                .findFirst()
+                .orElseThrow();
         try {
             List<Agent> agents = new ArrayList<>();
             for (String name : List.of("a", "b")) {
                 EtcdStore store = EtcdProcess.store(members, "/held/", Duration.ofSeconds(5)); // the agent's default
                 opened.add(store);
-                EtcdElection election = store.election(new EtcdElection.Record(name, "https://" + name + ":7818"), TTL,
+                EtcdElection election = store.election(
+                        new EtcdElection.Record(name, "https://" + name + ":7818"),
+                        TTL,
                         why -> lost.add(name + ": " + why));
                 opened.add(election);
                 agents.add(new Agent(store, election));
@@ -259,23 +309,37 @@ class EtcdElectionTest {
             held.pause();
             long cut = System.nanoTime();
             old.election().stopRenewing();
-            await("the standby leads within 30 s").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(10))
+            await("the standby leads within 30 s")
+                    .atMost(Duration.ofSeconds(30))
+                    .pollInterval(Duration.ofMillis(10))
                     .until(() -> standby.election().leads());
             double took = (System.nanoTime() - cut) / 1e9;
-            System.out.printf("EtcdElectionTest: a member holding what it is sent; the standby led %.2f s after the leader stopped "
-                    + "renewing its %d s lease%n", took, TTL.toSeconds());
+            System.out.printf(
+                    "EtcdElectionTest: a member holding what it is sent; the standby led %.2f s after the leader stopped "
+                            + "renewing its %d s lease%n",
+                    took, TTL.toSeconds());
             assertTrue(standby.election().leads(), "the standby leads within 30 s");
             assertFalse(old.election().leads());
             assertTrue(took < 10.0, "within 10 s of the leader's loss, as the cluster's aim: " + took + " s");
-            // And its writes, a third of whose tries reach the member that holds them, are each acknowledged and read back.
-            long version = standby.store().get("settings.json").map(Store.Versioned::version).orElse(Store.ABSENT);
+            // And its writes, a third of whose tries reach the member that holds them, are each acknowledged and read
+            // back.
+            long version = standby.store()
+                    .get("settings.json")
+                    .map(Store.Versioned::version)
+                    .orElse(Store.ABSENT);
             for (int i = 0; i < 9; i++) {
                 byte[] value = ("{\"n\": " + i + "}").getBytes(StandardCharsets.UTF_8);
                 java.util.OptionalLong written = standby.store().put("settings.json", value, version);
                 assertTrue(written.isPresent(), "write " + i + " acknowledged");
                 version = written.getAsLong();
-                assertEquals(new String(value, StandardCharsets.UTF_8),
-                        new String(standby.store().get("settings.json").orElseThrow().value(), StandardCharsets.UTF_8));
+                assertEquals(
+                        new String(value, StandardCharsets.UTF_8),
+                        new String(
+                                standby.store()
+                                        .get("settings.json")
+                                        .orElseThrow()
+                                        .value(),
+                                StandardCharsets.UTF_8));
             }
         } finally {
             held.resume();
@@ -292,19 +356,26 @@ class EtcdElectionTest {
         try {
             EtcdStore store = EtcdProcess.store(members, "/q/");
             opened.add(store);
-            EtcdElection election = store.election(new EtcdElection.Record("a", "https://a:7818"), TTL, why -> lost.add("a: " + why));
+            EtcdElection election =
+                    store.election(new EtcdElection.Record("a", "https://a:7818"), TTL, why -> lost.add("a: " + why));
             opened.add(election);
             assertTrue(campaigns.submit(election::campaign).get(10, TimeUnit.SECONDS));
             long cut = System.nanoTime();
             members.get(1).kill();
             members.get(2).kill();
-            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(10)).until(() -> !election.leads());
+            await().atMost(Duration.ofSeconds(20))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> !election.leads());
             double took = (System.nanoTime() - cut) / 1e9;
             System.out.printf("EtcdElectionTest: etcd's quorum lost: the leader stopped leading %.2f s after%n", took);
             assertFalse(election.leads());
             assertTrue(took <= TTL.toSeconds() + 0.5, "within its lease: " + took + " s");
-            await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(10)).until(() -> !lost.isEmpty());
-            assertTrue(lost.stream().anyMatch(l -> l.contains("could not be renewed") || l.contains("ended")), lost.toString());
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> !lost.isEmpty());
+            assertTrue(
+                    lost.stream().anyMatch(l -> l.contains("could not be renewed") || l.contains("ended")),
+                    lost.toString());
         } finally {
             for (EtcdProcess m : members) {
                 m.close();

@@ -1,6 +1,6 @@
 package io.slurmlet.agent.store;
 
-import org.awaitility.core.ConditionTimeoutException;
+import static org.awaitility.Awaitility.await;
 
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -9,8 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.awaitility.Awaitility.await;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * A real etcd (Debian's etcd-server, which dev/host-tools installs) on loopback, in a folder of the
@@ -34,23 +33,46 @@ public final class EtcdProcess implements AutoCloseable {
     public static EtcdProcess start(Path dir, boolean tls) throws IOException, InterruptedException {
         Path etcd = Path.of("/usr/bin/etcd");
         if (!Files.isExecutable(etcd)) {
-            throw new IllegalStateException("the etcd store's tests run a real etcd, and " + etcd + " is missing: dev/host-tools install "
-                    + "(Debian's etcd-server)");
+            throw new IllegalStateException("the etcd store's tests run a real etcd, and " + etcd
+                    + " is missing: dev/host-tools install " + "(Debian's etcd-server)");
         }
         int client = freePort();
         int peer = freePort();
         String scheme = tls ? "https" : "http";
         String endpoint = scheme + "://127.0.0.1:" + client;
-        List<String> argv = new ArrayList<>(List.of(etcd.toString(), "--name", "t", "--data-dir", dir.resolve("data").toString(),
-                "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-                "--listen-peer-urls", "http://127.0.0.1:" + peer, "--initial-advertise-peer-urls", "http://127.0.0.1:" + peer,
-                "--initial-cluster", "t=http://127.0.0.1:" + peer, "--log-level", "warn"));
+        List<String> argv = new ArrayList<>(List.of(
+                etcd.toString(),
+                "--name",
+                "t",
+                "--data-dir",
+                dir.resolve("data").toString(),
+                "--listen-client-urls",
+                endpoint,
+                "--advertise-client-urls",
+                endpoint,
+                "--listen-peer-urls",
+                "http://127.0.0.1:" + peer,
+                "--initial-advertise-peer-urls",
+                "http://127.0.0.1:" + peer,
+                "--initial-cluster",
+                "t=http://127.0.0.1:" + peer,
+                "--log-level",
+                "warn"));
         if (tls) {
             certificates(dir);
-            argv.addAll(List.of("--cert-file", dir.resolve("server.crt").toString(), "--key-file", dir.resolve("server.key").toString(),
-                    "--client-cert-auth", "--trusted-ca-file", dir.resolve("ca.crt").toString()));
+            argv.addAll(List.of(
+                    "--cert-file",
+                    dir.resolve("server.crt").toString(),
+                    "--key-file",
+                    dir.resolve("server.key").toString(),
+                    "--client-cert-auth",
+                    "--trusted-ca-file",
+                    dir.resolve("ca.crt").toString()));
         }
-        Process p = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(dir.resolve("etcd.log").toFile()).start();
+        Process p = new ProcessBuilder(argv)
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("etcd.log").toFile())
+                .start();
         EtcdProcess started = new EtcdProcess(dir, endpoint, tls, p);
         if (!answer(List.of(started), Duration.ofSeconds(30))) {
             p.destroyForcibly();
@@ -66,8 +88,8 @@ public final class EtcdProcess implements AutoCloseable {
     static List<EtcdProcess> cluster(Path dir, int members) throws IOException, InterruptedException {
         Path etcd = Path.of("/usr/bin/etcd");
         if (!Files.isExecutable(etcd)) {
-            throw new IllegalStateException("the etcd store's tests run a real etcd, and " + etcd + " is missing: dev/host-tools install "
-                    + "(Debian's etcd-server)");
+            throw new IllegalStateException("the etcd store's tests run a real etcd, and " + etcd
+                    + " is missing: dev/host-tools install " + "(Debian's etcd-server)");
         }
         List<Integer> clients = new ArrayList<>();
         List<String> peers = new ArrayList<>();
@@ -80,20 +102,41 @@ public final class EtcdProcess implements AutoCloseable {
             Path own = Files.createDirectories(dir.resolve("m" + i));
             String endpoint = "http://127.0.0.1:" + clients.get(i);
             String peer = peers.get(i).substring(peers.get(i).indexOf('=') + 1);
-            Process p = new ProcessBuilder(etcd.toString(), "--name", "m" + i, "--data-dir", own.resolve("data").toString(),
-                    "--listen-client-urls", endpoint, "--advertise-client-urls", endpoint,
-                    "--listen-peer-urls", peer, "--initial-advertise-peer-urls", peer,
-                    "--initial-cluster", String.join(",", peers), "--initial-cluster-state", "new", "--log-level", "warn")
-                    .redirectErrorStream(true).redirectOutput(own.resolve("etcd.log").toFile()).start();
+            Process p = new ProcessBuilder(
+                            etcd.toString(),
+                            "--name",
+                            "m" + i,
+                            "--data-dir",
+                            own.resolve("data").toString(),
+                            "--listen-client-urls",
+                            endpoint,
+                            "--advertise-client-urls",
+                            endpoint,
+                            "--listen-peer-urls",
+                            peer,
+                            "--initial-advertise-peer-urls",
+                            peer,
+                            "--initial-cluster",
+                            String.join(",", peers),
+                            "--initial-cluster-state",
+                            "new",
+                            "--log-level",
+                            "warn")
+                    .redirectErrorStream(true)
+                    .redirectOutput(own.resolve("etcd.log").toFile())
+                    .start();
             started.add(new EtcdProcess(own, endpoint, false, p));
         }
         if (!answer(started, Duration.ofSeconds(60))) {
-            EtcdProcess m = started.stream().filter(each -> !each.process.isAlive() || !each.ready()).findFirst()
+            EtcdProcess m = started.stream()
+                    .filter(each -> !each.process.isAlive() || !each.ready())
+                    .findFirst()
                     .orElse(started.get(0));
             for (EtcdProcess each : started) {
                 each.kill();
             }
-            throw new IllegalStateException("etcd member did not start: " + Files.readString(m.dir.resolve("etcd.log")));
+            throw new IllegalStateException(
+                    "etcd member did not start: " + Files.readString(m.dir.resolve("etcd.log")));
         }
         return started;
     }
@@ -101,8 +144,10 @@ public final class EtcdProcess implements AutoCloseable {
     /** Whether every one of {@code members} answers within {@code within}; false as soon as one has exited. */
     private static boolean answer(List<EtcdProcess> members, Duration within) {
         try {
-            await().atMost(within).pollInterval(Duration.ofMillis(100)).until(() ->
-                    members.stream().anyMatch(m -> !m.process.isAlive()) || members.stream().allMatch(EtcdProcess::ready));
+            await().atMost(within)
+                    .pollInterval(Duration.ofMillis(100))
+                    .until(() -> members.stream().anyMatch(m -> !m.process.isAlive())
+                            || members.stream().allMatch(EtcdProcess::ready));
         } catch (ConditionTimeoutException e) {
             return false;
         }
@@ -116,24 +161,45 @@ public final class EtcdProcess implements AutoCloseable {
 
     /** {@link #store(List, String)} whose requests may each take {@code timeout}. */
     public static EtcdStore store(List<EtcdProcess> members, String prefix, Duration timeout) throws StorageException {
-        return EtcdStore.connect(members.stream().map(m -> m.endpoint).toList(), java.util.Optional.empty(), java.util.Optional.empty(),
-                java.util.Optional.empty(), prefix, timeout);
+        return EtcdStore.connect(
+                members.stream().map(m -> m.endpoint).toList(),
+                java.util.Optional.empty(),
+                java.util.Optional.empty(),
+                java.util.Optional.empty(),
+                prefix,
+                timeout);
     }
 
     /** A connected store under {@code prefix}, with the client certificate when etcd checks one. */
     EtcdStore store(String prefix) throws StorageException {
-        return tls ? EtcdStore.connect(List.of(endpoint), java.util.Optional.of(dir.resolve("ca.crt")),
-                java.util.Optional.of(dir.resolve("client.crt")), java.util.Optional.of(dir.resolve("client.key")), prefix, Duration.ofSeconds(5))
-                : EtcdStore.connect(List.of(endpoint), java.util.Optional.empty(), java.util.Optional.empty(), java.util.Optional.empty(),
-                prefix, Duration.ofSeconds(5));
+        return tls
+                ? EtcdStore.connect(
+                        List.of(endpoint),
+                        java.util.Optional.of(dir.resolve("ca.crt")),
+                        java.util.Optional.of(dir.resolve("client.crt")),
+                        java.util.Optional.of(dir.resolve("client.key")),
+                        prefix,
+                        Duration.ofSeconds(5))
+                : EtcdStore.connect(
+                        List.of(endpoint),
+                        java.util.Optional.empty(),
+                        java.util.Optional.empty(),
+                        java.util.Optional.empty(),
+                        prefix,
+                        Duration.ofSeconds(5));
     }
 
     /** etcdctl, as an admin would run it against this etcd. */
     public String etcdctl(String... args) throws IOException, InterruptedException {
         List<String> argv = new ArrayList<>(List.of("etcdctl", "--endpoints", endpoint));
         if (tls) {
-            argv.addAll(List.of("--cacert", dir.resolve("ca.crt").toString(), "--cert", dir.resolve("client.crt").toString(),
-                    "--key", dir.resolve("client.key").toString()));
+            argv.addAll(List.of(
+                    "--cacert",
+                    dir.resolve("ca.crt").toString(),
+                    "--cert",
+                    dir.resolve("client.crt").toString(),
+                    "--key",
+                    dir.resolve("client.key").toString()));
         }
         argv.addAll(List.of(args));
         Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
@@ -165,7 +231,9 @@ public final class EtcdProcess implements AutoCloseable {
                   openssl x509 -req -in $who.csr -CA ca.crt -CAkey ca.key -CAcreateserial -out $who.crt -days 2 -extfile $who.ext 2>/dev/null
                 done
                 """;
-        Process p = new ProcessBuilder("bash", "-c", script, "bash", dir.toString()).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder("bash", "-c", script, "bash", dir.toString())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(p.getInputStream().readAllBytes());
         if (p.waitFor() != 0) {
             throw new IOException("openssl could not make the test's certificates: " + out);
@@ -191,7 +259,9 @@ public final class EtcdProcess implements AutoCloseable {
     }
 
     private void signal(String name) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) {
             throw new IOException("kill -" + name + " " + process.pid() + " failed");
         }

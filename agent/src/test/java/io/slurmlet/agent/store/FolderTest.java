@@ -1,22 +1,21 @@
 package io.slurmlet.agent.store;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Map;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
 class FolderTest {
 
-    record Doc(@JsonProperty("value") String value) { }
+    record Doc(@JsonProperty("value") String value) {}
 
     @TempDir
     Path state;
@@ -32,9 +31,14 @@ class FolderTest {
         other.put("n1", new Doc("c"));
 
         StorageException lost = assertThrows(StorageException.class, () -> mine.put("n1", new Doc("d")));
-        assertTrue(lost.getMessage().startsWith(state.resolve("things/n1") + " was changed by another writer since this leader read it;"
-                + " nothing was written"), lost.getMessage());
-        assertEquals(Map.of("n1", new Doc("c"), "n2", new Doc("b")), new Folder<>(store, "things", Doc.class).readAll("", ""),
+        assertTrue(
+                lost.getMessage()
+                        .startsWith(state.resolve("things/n1")
+                                + " was changed by another writer since this leader read it;" + " nothing was written"),
+                lost.getMessage());
+        assertEquals(
+                Map.of("n1", new Doc("c"), "n2", new Doc("b")),
+                new Folder<>(store, "things", Doc.class).readAll("", ""),
                 "the refused write changed nothing");
         mine.put("n2", new Doc("e"));
         mine.delete("n2");
@@ -48,8 +52,11 @@ class FolderTest {
         Store store = FileStore.open(state);
         new Folder<>(store, "things", Doc.class).put("n1", new Doc("a"));
         Files.writeString(state.resolve("things/n1"), "{\"value\": ");
-        IOException e = assertThrows(IOException.class, () -> new Folder<>(store, "things", Doc.class).readAll("the thing", "remove it"));
-        assertTrue(e.getMessage().startsWith("cannot read the thing of \"n1\" in " + state.resolve("things/n1") + " ("), e.getMessage());
+        IOException e = assertThrows(
+                IOException.class, () -> new Folder<>(store, "things", Doc.class).readAll("the thing", "remove it"));
+        assertTrue(
+                e.getMessage().startsWith("cannot read the thing of \"n1\" in " + state.resolve("things/n1") + " ("),
+                e.getMessage());
         assertTrue(e.getMessage().endsWith("): remove it"), e.getMessage());
     }
 

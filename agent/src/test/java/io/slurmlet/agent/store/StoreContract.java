@@ -1,19 +1,18 @@
 package io.slurmlet.agent.store;
 
-import org.junit.jupiter.api.Test;
-
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 
 /** What every store of the leader's state does, whatever keeps it: the file store and etcd run these same tests. */
 abstract class StoreContract {
@@ -32,7 +31,8 @@ abstract class StoreContract {
         assertTrue(store.put("settings.json", text("b"), Store.ABSENT).isEmpty(), "a key that exists is not absent");
         long second = store.put("settings.json", text("c"), first).orElseThrow();
         assertTrue(second > first);
-        assertTrue(store.put("settings.json", text("d"), first).isEmpty(), "the version was read before the last write");
+        assertTrue(
+                store.put("settings.json", text("d"), first).isEmpty(), "the version was read before the last write");
         assertArrayEquals(text("c"), store.get("settings.json").orElseThrow().value());
         assertEquals(second, store.get("settings.json").orElseThrow().version());
     }
@@ -44,7 +44,8 @@ abstract class StoreContract {
         store.put("inventory.json", text("2"), v).orElseThrow();
         assertFalse(store.delete("inventory.json", v));
         assertArrayEquals(text("2"), store.get("inventory.json").orElseThrow().value());
-        assertTrue(store.delete("inventory.json", store.get("inventory.json").orElseThrow().version()));
+        assertTrue(store.delete(
+                "inventory.json", store.get("inventory.json").orElseThrow().version()));
         assertTrue(store.get("inventory.json").isEmpty());
         assertTrue(store.delete("inventory.json", v), "a key already absent");
         assertTrue(store.put("inventory.json", text("3"), Store.ABSENT).isPresent(), "written again from nothing");
@@ -76,9 +77,22 @@ abstract class StoreContract {
     @Test
     void aKeyNamesADocumentOrACollectionsMemberNeverAnythingOutsideTheState() throws Exception {
         Store store = store();
-        for (String key : List.of("../etc/passwd", "/etc/passwd", "a/b/c.json", "", ".hidden", "Settings.json", "a\nb",
-                "inventory/../settings.json", "inventory/..", "inventory/.x", "inventory/", "Inventory/n1", "inventory/n1\nx",
-                "inventory/-n1", "inventory/n1.tmp-0123456789ab")) {
+        for (String key : List.of(
+                "../etc/passwd",
+                "/etc/passwd",
+                "a/b/c.json",
+                "",
+                ".hidden",
+                "Settings.json",
+                "a\nb",
+                "inventory/../settings.json",
+                "inventory/..",
+                "inventory/.x",
+                "inventory/",
+                "Inventory/n1",
+                "inventory/n1\nx",
+                "inventory/-n1",
+                "inventory/n1.tmp-0123456789ab")) {
             assertThrows(IllegalArgumentException.class, () -> store.put(key, text("x"), Store.ABSENT), key);
             assertThrows(IllegalArgumentException.class, () -> store.get(key), key);
         }
@@ -109,7 +123,9 @@ abstract class StoreContract {
         assertEquals(b, listed.get("inventory/GPU.2_x-y").version());
         assertArrayEquals(text("a"), listed.get("inventory/gpu001").value());
         assertTrue(store.delete("inventory/gpu001", a));
-        assertEquals(List.of("inventory/GPU.2_x-y"), List.copyOf(store.list("inventory").keySet()));
+        assertEquals(
+                List.of("inventory/GPU.2_x-y"),
+                List.copyOf(store.list("inventory").keySet()));
     }
 
     @Test
@@ -146,21 +162,25 @@ abstract class StoreContract {
     @Test
     void aDocumentWrittenByAnotherWriterSinceItWasReadIsNotOverwritten() throws Exception {
         Store store = store();
-        Document<List<String>> mine = Document.in(store, "accounts.json", new com.fasterxml.jackson.core.type.TypeReference<>() { });
+        Document<List<String>> mine =
+                Document.in(store, "accounts.json", new com.fasterxml.jackson.core.type.TypeReference<>() {});
         assertEquals(List.of(), mine.read(List::of, "the accounts", "restore them"));
         mine.write(List.of("a"));
         long theirs = store.get("accounts.json").orElseThrow().version();
         store.put("accounts.json", text("[\"b\"]"), theirs).orElseThrow();
         StorageException refused = assertThrows(StorageException.class, () -> mine.write(List.of("c")));
         assertTrue(refused.getMessage().contains("changed by another writer"), refused.getMessage());
-        assertArrayEquals(text("[\"b\"]"), store.get("accounts.json").orElseThrow().value());
+        assertArrayEquals(
+                text("[\"b\"]"), store.get("accounts.json").orElseThrow().value());
         assertEquals(List.of("b"), mine.read(List::of, "the accounts", "restore them"));
         mine.write(List.of("c"));
     }
 
     /** Returns once {@code list} holds {@code size} keys: a store tells its watchers on a thread of its own. */
     static void awaitSize(List<String> list, int size) {
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(5))
-                .untilAsserted(() -> assertTrue(list.size() >= size, "heard " + list.size() + " of " + size + ": " + list));
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(5))
+                .untilAsserted(
+                        () -> assertTrue(list.size() >= size, "heard " + list.size() + " of " + size + ": " + list));
     }
 }

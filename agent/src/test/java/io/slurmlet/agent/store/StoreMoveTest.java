@@ -1,12 +1,13 @@
 package io.slurmlet.agent.store;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.store.StoreMove.Moved;
 import io.slurmlet.agent.trust.Pki;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,12 +15,10 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A file-store leader's state, the container files imported and the cluster's secrets moved into a
@@ -27,10 +26,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class StoreMoveTest {
 
-    static final byte[] KEY = HexFormat.of().parseHex("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
+    static final byte[] KEY =
+            HexFormat.of().parseHex("00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff");
 
     @TempDir
     static Path etcdDir;
+
     static EtcdProcess etcd;
 
     @TempDir
@@ -49,14 +50,22 @@ class StoreMoveTest {
     /** A leader's state folder as the file store leaves it, with the cluster's secrets: its CA, munge key and admin token. */
     private FileStore leaderState() throws Exception {
         FileStore files = FileStore.open(state);
-        files.put("settings.json", StoreContract.text("{\"settings\":{\"enabled\":true}}"), Store.ABSENT).orElseThrow();
-        files.put("accounts.json", StoreContract.text("{\"accounts\":[]}"), Store.ABSENT).orElseThrow();
-        files.put("agents.json", StoreContract.text("{\"n1\":\"sha256:ab\"}"), Store.ABSENT).orElseThrow();
+        files.put("settings.json", StoreContract.text("{\"settings\":{\"enabled\":true}}"), Store.ABSENT)
+                .orElseThrow();
+        files.put("accounts.json", StoreContract.text("{\"accounts\":[]}"), Store.ABSENT)
+                .orElseThrow();
+        files.put("agents.json", StoreContract.text("{\"n1\":\"sha256:ab\"}"), Store.ABSENT)
+                .orElseThrow();
         for (int i = 1; i <= 3; i++) {
-            files.put("inventory/n" + i, StoreContract.text("{\"name\":\"n" + i + "\"}"), Store.ABSENT).orElseThrow();
+            files.put("inventory/n" + i, StoreContract.text("{\"name\":\"n" + i + "\"}"), Store.ABSENT)
+                    .orElseThrow();
         }
-        files.put("removed/n4", StoreContract.text("{\"removed\":\"2026-12-01T12:00:00Z\",\"by\":\"root\",\"join_token\":\"\"}"),
-                Store.ABSENT).orElseThrow();
+        files.put(
+                        "removed/n4",
+                        StoreContract.text(
+                                "{\"removed\":\"2026-12-01T12:00:00Z\",\"by\":\"root\",\"join_token\":\"\"}"),
+                        Store.ABSENT)
+                .orElseThrow();
         Pki.open(state.resolve(Pki.DIR), List.of("127.0.0.1"));
         Files.writeString(state.resolve("admin.token"), "secret-admin-token");
         Files.writeString(state.resolve("munge.key"), "secret-munge-key");
@@ -84,19 +93,41 @@ class StoreMoveTest {
         FileStore files = leaderState();
         try (EtcdStore to = etcd.store("/moved/")) {
             StoreMove.Moved moved = move(to, keyFile(conf));
-            assertEquals(List.of("settings.json", "accounts.json", "agents.json", "inventory/n1", "inventory/n2", "inventory/n3",
-                    "removed/n4"), List.copyOf(moved.keys().keySet()));
-            assertEquals(List.of("removed/n4"), List.copyOf(to.list("removed").keySet()), "a removed name stays refused after the move");
-            assertArrayEquals(files.get("settings.json").orElseThrow().value(), to.get("settings.json").orElseThrow().value());
-            assertEquals(List.of("inventory/n1", "inventory/n2", "inventory/n3"), List.copyOf(to.list("inventory").keySet()));
+            assertEquals(
+                    List.of(
+                            "settings.json",
+                            "accounts.json",
+                            "agents.json",
+                            "inventory/n1",
+                            "inventory/n2",
+                            "inventory/n3",
+                            "removed/n4"),
+                    List.copyOf(moved.keys().keySet()));
+            assertEquals(
+                    List.of("removed/n4"),
+                    List.copyOf(to.list("removed").keySet()),
+                    "a removed name stays refused after the move");
+            assertArrayEquals(
+                    files.get("settings.json").orElseThrow().value(),
+                    to.get("settings.json").orElseThrow().value());
+            assertEquals(
+                    List.of("inventory/n1", "inventory/n2", "inventory/n3"),
+                    List.copyOf(to.list("inventory").keySet()));
             String keys = etcd.etcdctl("get", "--prefix", "--keys-only", "/moved/");
-            assertFalse(keys.contains("token") || keys.contains("munge"), "no secret of the folder is in etcd by name: " + keys);
+            assertFalse(
+                    keys.contains("token") || keys.contains("munge"),
+                    "no secret of the folder is in etcd by name: " + keys);
             String all = etcd.etcdctl("get", "--prefix", "/moved/");
-            assertFalse(all.contains("secret-munge-key") || all.contains("secret-admin-token") || all.contains("PRIVATE KEY"),
+            assertFalse(
+                    all.contains("secret-munge-key")
+                            || all.contains("secret-admin-token")
+                            || all.contains("PRIVATE KEY"),
                     "nor in the clear: " + all);
 
             IOException refused = assertThrows(IOException.class, () -> StoreMove.refuseMoved(state));
-            assertTrue(refused.getMessage().contains("Set slurmlet.leader.store.kind: etcd") && refused.getMessage().contains("/moved/"),
+            assertTrue(
+                    refused.getMessage().contains("Set slurmlet.leader.store.kind: etcd")
+                            && refused.getMessage().contains("/moved/"),
                     refused.getMessage());
             IOException again = assertThrows(IOException.class, () -> move(to, keyFile(conf)));
             assertTrue(again.getMessage().contains("was moved already"), again.getMessage());
@@ -122,28 +153,58 @@ class StoreMoveTest {
         var out = new java.io.ByteArrayOutputStream();
         var err = new java.io.ByteArrayOutputStream();
         // Plain http is taken only where the site says so: whoever can write the prefix is the cluster's admin.
-        assertEquals(2, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err::toString);
-        assertTrue(err.toString().contains("nothing moved: slurmlet.leader.store.etcd.endpoints has " + etcd.endpoint + ", plain http")
-                && err.toString().contains("insecure-plaintext: true"), err.toString());
+        assertEquals(
+                2,
+                StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)),
+                err::toString);
+        assertTrue(
+                err.toString()
+                                .contains("nothing moved: slurmlet.leader.store.etcd.endpoints has " + etcd.endpoint
+                                        + ", plain http")
+                        && err.toString().contains("insecure-plaintext: true"),
+                err.toString());
         assertEquals("", out.toString());
         err.reset();
-        Files.writeString(yaml, Files.readString(yaml).replace("timeout: 3s", "timeout: 3s\n        insecure-plaintext: true"));
+        Files.writeString(
+                yaml, Files.readString(yaml).replace("timeout: 3s", "timeout: 3s\n        insecure-plaintext: true"));
         // The secrets go sealed, or nothing goes: without the key file the cluster's CA would stay behind.
-        assertEquals(2, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err::toString);
-        assertTrue(err.toString().contains("nothing moved: " + yaml + " sets no slurmlet.leader.store.etcd.secrets-key-file")
-                && err.toString().contains("openssl rand -hex 32"), err.toString());
-        assertEquals("", etcd.etcdctl("get", "--prefix", "--keys-only", "/by-command/").strip());
+        assertEquals(
+                2,
+                StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)),
+                err::toString);
+        assertTrue(
+                err.toString()
+                                .contains("nothing moved: " + yaml
+                                        + " sets no slurmlet.leader.store.etcd.secrets-key-file")
+                        && err.toString().contains("openssl rand -hex 32"),
+                err.toString());
+        assertEquals(
+                "",
+                etcd.etcdctl("get", "--prefix", "--keys-only", "/by-command/").strip());
         err.reset();
-        Files.writeString(yaml, Files.readString(yaml).replace("timeout: 3s", "timeout: 3s\n        secrets-key-file: " + key));
-        assertEquals(0, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)), err::toString);
-        assertTrue(out.toString().contains("moved 7 keys") && out.toString().contains("the cluster's ca.crt, ca.key, munge.key, admin.token "
-                + "(sealed)") && out.toString().contains("/by-command/"), out.toString());
-        assertEquals(1, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)));
-        assertTrue(err.toString().contains("nothing moved: ") && err.toString().contains("was moved already"), err.toString());
+        Files.writeString(
+                yaml, Files.readString(yaml).replace("timeout: 3s", "timeout: 3s\n        secrets-key-file: " + key));
+        assertEquals(
+                0,
+                StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)),
+                err::toString);
+        assertTrue(
+                out.toString().contains("moved 7 keys")
+                        && out.toString().contains("the cluster's ca.crt, ca.key, munge.key, admin.token " + "(sealed)")
+                        && out.toString().contains("/by-command/"),
+                out.toString());
+        assertEquals(
+                1,
+                StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)));
+        assertTrue(
+                err.toString().contains("nothing moved: ") && err.toString().contains("was moved already"),
+                err.toString());
 
         Files.writeString(yaml, "slurmlet:\n  state-dir: %s\n".formatted(state));
         err.reset();
-        assertEquals(2, StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)));
+        assertEquals(
+                2,
+                StoreMove.run(yaml.toString(), new java.io.PrintStream(out, true), new java.io.PrintStream(err, true)));
         assertTrue(err.toString().contains("slurmlet.leader.store.kind file: set it to etcd"), err.toString());
     }
 
@@ -153,8 +214,13 @@ class StoreMoveTest {
         try (EtcdStore to = etcd.store("/taken/")) {
             to.put("inventory/n9", StoreContract.text("{}"), Store.ABSENT).orElseThrow();
             IOException refused = assertThrows(IOException.class, () -> move(to, keyFile(conf)));
-            assertTrue(refused.getMessage().contains("already holds slurmlet's state (inventory/n9)"), refused.getMessage());
-            assertTrue(to.get("settings.json").isEmpty() && to.reserved(SealedSecrets.KEY).isEmpty(), "nothing written");
+            assertTrue(
+                    refused.getMessage().contains("already holds slurmlet's state (inventory/n9)"),
+                    refused.getMessage());
+            assertTrue(
+                    to.get("settings.json").isEmpty()
+                            && to.reserved(SealedSecrets.KEY).isEmpty(),
+                    "nothing written");
             assertFalse(Files.exists(state.resolve(StoreMove.MARK)));
             StoreMove.refuseMoved(state); // the file store opens as before
         }
@@ -179,27 +245,43 @@ class StoreMoveTest {
      * takes the cluster's, as every leader does once elected, and never puts its own there.
      */
     @Test
-    void theMoveSealsTheFoldersSecretsAndALeaderWithItsOwnCaTakesTheClusters(@TempDir Path conf, @TempDir Path other) throws Exception {
+    void theMoveSealsTheFoldersSecretsAndALeaderWithItsOwnCaTakesTheClusters(@TempDir Path conf, @TempDir Path other)
+            throws Exception {
         leaderState();
         try (EtcdStore to = etcd.store("/sealed/")) {
             Moved moved = move(to, keyFile(conf));
             assertEquals(List.of("ca.crt", "ca.key", "munge.key", "admin.token"), moved.secrets());
             Map<String, byte[]> sealed = opened(to);
-            for (var file : SealedSecrets.files(state, state.resolve("admin.token")).entrySet()) {
-                assertArrayEquals(Files.readAllBytes(file.getValue()), sealed.get(file.getKey()), file.getKey() + " is the folder's");
+            for (var file :
+                    SealedSecrets.files(state, state.resolve("admin.token")).entrySet()) {
+                assertArrayEquals(
+                        Files.readAllBytes(file.getValue()),
+                        sealed.get(file.getKey()),
+                        file.getKey() + " is the folder's");
             }
             byte[] blob = to.reserved(SealedSecrets.KEY).orElseThrow();
 
-            String clusterCa = Pki.open(state.resolve(Pki.DIR), List.of("127.0.0.1")).caHash();
-            assertFalse(clusterCa.equals(Pki.open(other.resolve(Pki.DIR), List.of("127.0.0.1")).caHash()), "a CA of its own");
+            String clusterCa =
+                    Pki.open(state.resolve(Pki.DIR), List.of("127.0.0.1")).caHash();
+            assertFalse(
+                    clusterCa.equals(Pki.open(other.resolve(Pki.DIR), List.of("127.0.0.1"))
+                            .caHash()),
+                    "a CA of its own");
             Files.writeString(other.resolve("munge.key"), "its-own-munge-key");
             Files.writeString(other.resolve("admin.token"), "its-own-admin-token");
-            io.slurmlet.agent.leader.LeaderSecrets.whenElected(to, keyFile(conf), other, other.resolve("admin.token"), List.of("127.0.0.1"));
+            io.slurmlet.agent.leader.LeaderSecrets.whenElected(
+                    to, keyFile(conf), other, other.resolve("admin.token"), List.of("127.0.0.1"));
             assertArrayEquals(blob, to.reserved(SealedSecrets.KEY).orElseThrow(), "nothing of its own sealed");
             for (String f : List.of("pki/ca.crt", "pki/ca.key", "munge.key", "admin.token")) {
-                assertArrayEquals(Files.readAllBytes(state.resolve(f)), Files.readAllBytes(other.resolve(f)), f + " is the cluster's");
+                assertArrayEquals(
+                        Files.readAllBytes(state.resolve(f)),
+                        Files.readAllBytes(other.resolve(f)),
+                        f + " is the cluster's");
             }
-            assertEquals(clusterCa, Pki.open(other.resolve(Pki.DIR), List.of("127.0.0.1")).caHash(), "it serves the cluster's CA");
+            assertEquals(
+                    clusterCa,
+                    Pki.open(other.resolve(Pki.DIR), List.of("127.0.0.1")).caHash(),
+                    "it serves the cluster's CA");
         }
     }
 
@@ -210,20 +292,33 @@ class StoreMoveTest {
         try (EtcdStore to = etcd.store("/unkeyed/")) {
             Path missing = conf.resolve("none.key");
             IOException none = assertThrows(IOException.class, () -> move(to, missing));
-            assertTrue(none.getMessage().contains("slurmlet.leader.store.etcd.secrets-key-file is " + missing + ", which does not exist: "
-                    + "make it once with 'openssl rand -hex 32 > " + missing), none.getMessage());
+            assertTrue(
+                    none.getMessage()
+                            .contains("slurmlet.leader.store.etcd.secrets-key-file is " + missing
+                                    + ", which does not exist: " + "make it once with 'openssl rand -hex 32 > "
+                                    + missing),
+                    none.getMessage());
             Path open = keyFile(conf);
             Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-r--r--"));
             IOException readable = assertThrows(IOException.class, () -> move(to, open));
-            assertTrue(readable.getMessage().contains("secrets-key-file " + open + " is readable by others (rw-r--r--): chmod 600 " + open),
+            assertTrue(
+                    readable.getMessage()
+                            .contains("secrets-key-file " + open + " is readable by others (rw-r--r--): chmod 600 "
+                                    + open),
                     readable.getMessage());
             Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rw-------"));
             Files.writeString(open, "not-a-key");
             IOException bad = assertThrows(IOException.class, () -> move(to, open));
-            assertTrue(bad.getMessage().contains("secrets-key-file " + open + " does not hold 64 hex digits (it holds 9 characters)"),
+            assertTrue(
+                    bad.getMessage()
+                            .contains("secrets-key-file " + open
+                                    + " does not hold 64 hex digits (it holds 9 characters)"),
                     bad.getMessage());
 
-            assertEquals("", etcd.etcdctl("get", "--prefix", "--keys-only", "/unkeyed/").strip(), "nothing written");
+            assertEquals(
+                    "",
+                    etcd.etcdctl("get", "--prefix", "--keys-only", "/unkeyed/").strip(),
+                    "nothing written");
             assertFalse(Files.exists(state.resolve(StoreMove.MARK)));
             StoreMove.refuseMoved(state); // the file store opens as before
         }
@@ -236,8 +331,14 @@ class StoreMoveTest {
         Files.delete(state.resolve("pki/ca.key"));
         try (EtcdStore to = etcd.store("/unsecret/")) {
             IOException refused = assertThrows(IOException.class, () -> move(to, keyFile(conf)));
-            assertTrue(refused.getMessage().contains("lacks " + state.resolve("pki/ca.key") + ", of the cluster's secrets"), refused.getMessage());
-            assertEquals("", etcd.etcdctl("get", "--prefix", "--keys-only", "/unsecret/").strip(), "nothing written");
+            assertTrue(
+                    refused.getMessage()
+                            .contains("lacks " + state.resolve("pki/ca.key") + ", of the cluster's secrets"),
+                    refused.getMessage());
+            assertEquals(
+                    "",
+                    etcd.etcdctl("get", "--prefix", "--keys-only", "/unsecret/").strip(),
+                    "nothing written");
         }
     }
 
@@ -252,15 +353,24 @@ class StoreMoveTest {
                 {"release": "site", "artifacts": [
                   {"name": "enroot", "version": "4.1.2", "arch": "amd64", "format": "deb", "file": "enroot_4.1.2-1_amd64.deb", "sha256": "%s"}
                 ]}""".formatted(sha256));
-        var table = io.slurmlet.agent.containers.ArtifactTable.load(java.util.Optional.of(tableFile), java.util.Optional.empty());
+        var table = io.slurmlet.agent.containers.ArtifactTable.load(
+                java.util.Optional.of(tableFile), java.util.Optional.empty());
         var imported = io.slurmlet.agent.leader.ContainerFiles.open(files);
-        imported.put(table, "enroot_4.1.2-1_amd64.deb", java.util.Optional.empty(), new java.io.ByteArrayInputStream(deb));
+        imported.put(
+                table, "enroot_4.1.2-1_amd64.deb", java.util.Optional.empty(), new java.io.ByteArrayInputStream(deb));
 
         try (EtcdStore to = etcd.store("/containers/")) {
             Moved moved = move(to, keyFile(conf));
             String id = sha256.substring(0, 56);
-            assertTrue(moved.keys().keySet().containsAll(List.of("container-parts/" + id + "-0", "container-parts/" + id + "-1",
-                    "container-parts/" + id + "-2", "container-files/" + id)), moved.keys().toString());
+            assertTrue(
+                    moved.keys()
+                            .keySet()
+                            .containsAll(List.of(
+                                    "container-parts/" + id + "-0",
+                                    "container-parts/" + id + "-1",
+                                    "container-parts/" + id + "-2",
+                                    "container-files/" + id)),
+                    moved.keys().toString());
             var served = io.slurmlet.agent.leader.ContainerFiles.open(to);
             assertEquals(imported.held(), served.held());
             var bytes = new java.io.ByteArrayOutputStream();
@@ -274,7 +384,8 @@ class StoreMoveTest {
      * make a CA of its own for it), and the move run again on that folder puts only its secrets there.
      */
     @Test
-    void aStoreMovedWithoutItsSecretsGetsThemFromTheMoveRunAgain(@TempDir Path conf, @TempDir Path other) throws Exception {
+    void aStoreMovedWithoutItsSecretsGetsThemFromTheMoveRunAgain(@TempDir Path conf, @TempDir Path other)
+            throws Exception {
         leaderState();
         try (EtcdStore to = etcd.store("/unsealed/")) {
             move(to, keyFile(conf));
@@ -282,18 +393,27 @@ class StoreMoveTest {
             Pki.open(other.resolve(Pki.DIR), List.of("127.0.0.1"));
             Files.writeString(other.resolve("munge.key"), "its-own-munge-key");
             Files.writeString(other.resolve("admin.token"), "its-own-admin-token");
-            IOException refused = assertThrows(IOException.class, () -> io.slurmlet.agent.leader.LeaderSecrets.whenElected(to,
-                    keyFile(conf), other, other.resolve("admin.token"), List.of("127.0.0.1")));
-            assertTrue(refused.getMessage().contains("run 'slurmlet-agent store-move' again on the machine the state was moved from"),
+            IOException refused = assertThrows(
+                    IOException.class,
+                    () -> io.slurmlet.agent.leader.LeaderSecrets.whenElected(
+                            to, keyFile(conf), other, other.resolve("admin.token"), List.of("127.0.0.1")));
+            assertTrue(
+                    refused.getMessage()
+                            .contains("run 'slurmlet-agent store-move' again on the machine the state was moved from"),
                     refused.getMessage());
             assertTrue(to.reserved(SealedSecrets.KEY).isEmpty(), "nothing of its own sealed");
 
             Moved again = move(to, keyFile(conf));
             assertEquals(Map.of(), again.keys());
-            assertTrue(again.toString().startsWith("put the cluster's ca.crt, ca.key, munge.key, admin.token into "), again.toString());
-            assertArrayEquals(Files.readAllBytes(state.resolve("munge.key")), opened(to).get("munge.key"));
-            io.slurmlet.agent.leader.LeaderSecrets.whenElected(to, keyFile(conf), other, other.resolve("admin.token"), List.of("127.0.0.1"));
-            assertArrayEquals(Files.readAllBytes(state.resolve("pki/ca.key")), Files.readAllBytes(other.resolve("pki/ca.key")));
+            assertTrue(
+                    again.toString().startsWith("put the cluster's ca.crt, ca.key, munge.key, admin.token into "),
+                    again.toString());
+            assertArrayEquals(
+                    Files.readAllBytes(state.resolve("munge.key")), opened(to).get("munge.key"));
+            io.slurmlet.agent.leader.LeaderSecrets.whenElected(
+                    to, keyFile(conf), other, other.resolve("admin.token"), List.of("127.0.0.1"));
+            assertArrayEquals(
+                    Files.readAllBytes(state.resolve("pki/ca.key")), Files.readAllBytes(other.resolve("pki/ca.key")));
 
             IOException thrice = assertThrows(IOException.class, () -> move(to, keyFile(conf)));
             assertTrue(thrice.getMessage().contains("was moved already"), thrice.getMessage());
@@ -301,7 +421,10 @@ class StoreMoveTest {
         try (EtcdStore elsewhere = etcd.store("/elsewhere/")) {
             IOException refused = assertThrows(IOException.class, () -> move(elsewhere, keyFile(conf)));
             assertTrue(refused.getMessage().contains("was moved already"), refused.getMessage());
-            assertEquals("", etcd.etcdctl("get", "--prefix", "--keys-only", "/elsewhere/").strip());
+            assertEquals(
+                    "",
+                    etcd.etcdctl("get", "--prefix", "--keys-only", "/elsewhere/")
+                            .strip());
         }
     }
 }

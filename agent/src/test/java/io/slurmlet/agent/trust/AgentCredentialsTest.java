@@ -1,18 +1,17 @@
 package io.slurmlet.agent.trust;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class AgentCredentialsTest {
 
@@ -56,23 +55,36 @@ class AgentCredentialsTest {
         AgentCredentials credentials = AgentCredentials.open(state);
         String n1 = credentials.issueUnlessJoined("n1", "4k2j9x0a").orElseThrow();
         assertEquals(Optional.of("4k2j9x0a"), credentials.joinToken("n1"));
-        assertTrue(Files.readString(state.resolve("agents/n1")).contains("\"join_token\" : \"4k2j9x0a\""),
+        assertTrue(
+                Files.readString(state.resolve("agents/n1")).contains("\"join_token\" : \"4k2j9x0a\""),
                 Files.readString(state.resolve("agents/n1")));
 
-        var removed = credentials.remove("n1", java.time.Instant.parse("2026-12-01T12:00:00Z"), "root over the leader's socket");
+        var removed = credentials.remove(
+                "n1", java.time.Instant.parse("2026-12-01T12:00:00Z"), "root over the leader's socket");
         assertEquals(new AgentCredentials.Removed(true, Optional.of("4k2j9x0a")), removed);
         assertEquals(Optional.empty(), credentials.nodeOf(n1));
         for (AgentCredentials c : List.of(credentials, AgentCredentials.open(state))) {
-            AgentCredentials.NameRemoved refused = assertThrows(AgentCredentials.NameRemoved.class, () -> c.issueUnlessJoined("N1", "other000"));
-            assertEquals("n1 was removed from this cluster at 2026-12-01T12:00:00Z, and its name is "
-                    + "refused since: if this machine is to join again, an admin allows it on the leader first: ctl slurm machines allow n1",
+            AgentCredentials.NameRemoved refused =
+                    assertThrows(AgentCredentials.NameRemoved.class, () -> c.issueUnlessJoined("N1", "other000"));
+            assertEquals(
+                    "n1 was removed from this cluster at 2026-12-01T12:00:00Z, and its name is "
+                            + "refused since: if this machine is to join again, an admin allows it on the leader first: ctl slurm machines allow n1",
                     refused.getMessage());
             assertThrows(AgentCredentials.NameRemoved.class, () -> c.issue("n1"), "the leader's own machine too");
-            assertEquals(java.util.Map.of("n1", new AgentCredentials.Removal("2026-12-01T12:00:00Z", "root over the leader's socket",
-                    "4k2j9x0a")), c.removed());
+            assertEquals(
+                    java.util.Map.of(
+                            "n1",
+                            new AgentCredentials.Removal(
+                                    "2026-12-01T12:00:00Z", "root over the leader's socket", "4k2j9x0a")),
+                    c.removed());
         }
-        assertEquals(new AgentCredentials.Removed(false, Optional.empty()), credentials.remove("n1", java.time.Instant.now(), "root"));
-        assertEquals("4k2j9x0a", credentials.removed().get("n1").joinToken(), "removed again: the token of the first removal stays named");
+        assertEquals(
+                new AgentCredentials.Removed(false, Optional.empty()),
+                credentials.remove("n1", java.time.Instant.now(), "root"));
+        assertEquals(
+                "4k2j9x0a",
+                credentials.removed().get("n1").joinToken(),
+                "removed again: the token of the first removal stays named");
 
         assertEquals(Optional.of("n1"), credentials.allow("N1"));
         assertEquals(Optional.empty(), credentials.allow("n1"), "allowed already");
@@ -88,14 +100,18 @@ class AgentCredentialsTest {
     void aCredentialWithoutAJoinTokenIsReadAndWrittenWithoutOne() throws Exception {
         Files.createDirectories(state.resolve("agents"));
         String credential = "c".repeat(43);
-        Files.writeString(state.resolve("agents/n1"), "{\"sha256\": \"%s\"}".formatted(AgentCredentials.hash(credential)));
+        Files.writeString(
+                state.resolve("agents/n1"), "{\"sha256\": \"%s\"}".formatted(AgentCredentials.hash(credential)));
         AgentCredentials credentials = AgentCredentials.open(state);
         assertEquals(Optional.of("n1"), credentials.nodeOf(credential));
         assertEquals(Optional.empty(), credentials.joinToken("n1"));
         credentials.issue("n2");
-        assertFalse(Files.readString(state.resolve("agents/n2")).contains("join_token"),
+        assertFalse(
+                Files.readString(state.resolve("agents/n2")).contains("join_token"),
                 "an earlier slurmlet reads it still: " + Files.readString(state.resolve("agents/n2")));
-        assertEquals(new AgentCredentials.Removed(true, Optional.empty()), credentials.remove("n1", java.time.Instant.now(), "root"));
+        assertEquals(
+                new AgentCredentials.Removed(true, Optional.empty()),
+                credentials.remove("n1", java.time.Instant.now(), "root"));
         assertEquals("", credentials.removed().get("n1").joinToken());
     }
 
@@ -105,8 +121,9 @@ class AgentCredentialsTest {
         AgentCredentials first = AgentCredentials.open(state);
         String n1 = first.issue("n1");
         String n2 = first.issue("gpu-B");
-        Files.writeString(state.resolve(AgentCredentials.FILE_NAME), "{\"n1\": \"%s\", \"gpu-B\": \"%s\"}"
-                .formatted(AgentCredentials.hash(n1), AgentCredentials.hash(n2)));
+        Files.writeString(
+                state.resolve(AgentCredentials.FILE_NAME),
+                "{\"n1\": \"%s\", \"gpu-B\": \"%s\"}".formatted(AgentCredentials.hash(n1), AgentCredentials.hash(n2)));
         for (String node : new String[] {"n1", "gpu-B"}) {
             Files.delete(state.resolve("agents/" + node));
         }
@@ -124,8 +141,11 @@ class AgentCredentialsTest {
     void aKeptHashThatCannotBeReadStopsTheLeaderNamingTheFileAndTheFix() throws Exception {
         AgentCredentials.open(state).issue("n1");
         Files.writeString(state.resolve("agents/n1"), "{\"sha256\": ");
-        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> AgentCredentials.open(state));
-        assertTrue(e.getMessage().contains(state.resolve("agents/n1").toString()) && e.getMessage().contains("join that machine again"),
+        java.io.IOException e = org.junit.jupiter.api.Assertions.assertThrows(
+                java.io.IOException.class, () -> AgentCredentials.open(state));
+        assertTrue(
+                e.getMessage().contains(state.resolve("agents/n1").toString())
+                        && e.getMessage().contains("join that machine again"),
                 e.getMessage());
     }
 
@@ -147,11 +167,14 @@ class AgentCredentialsTest {
             try (HeldStore.Hold held = store.hold("agents/n2")) {
                 join = writer.submit(() -> credentials.issueUnlessJoined("n2", "tok00001"));
                 held.awaitWriter();
-                assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
-                    assertEquals(Optional.of("n1"), credentials.nodeOf(n1));
-                    assertEquals(Optional.empty(), credentials.nodeOf("x".repeat(43)));
-                    assertEquals(1, credentials.count());
-                }, "a check waited for the join's write");
+                assertTimeoutPreemptively(
+                        java.time.Duration.ofSeconds(5),
+                        () -> {
+                            assertEquals(Optional.of("n1"), credentials.nodeOf(n1));
+                            assertEquals(Optional.empty(), credentials.nodeOf("x".repeat(43)));
+                            assertEquals(1, credentials.count());
+                        },
+                        "a check waited for the join's write");
                 assertFalse(join.isDone(), "the join's write was still held while the check answered");
             }
             String n2 = join.get(10, java.util.concurrent.TimeUnit.SECONDS).orElseThrow();
@@ -162,10 +185,16 @@ class AgentCredentialsTest {
             try (HeldStore.Hold held = store.hold("agents/n2")) {
                 removal = writer.submit(() -> credentials.remove("n2", java.time.Instant.now(), "root"));
                 held.awaitWriter();
-                assertTimeoutPreemptively(java.time.Duration.ofSeconds(5), () -> {
-                    assertEquals(Optional.of("n1"), credentials.nodeOf(n1));
-                    assertEquals(Optional.of("n2"), credentials.nodeOf(n2), "revoked once the revocation is durable, not before");
-                }, "a check waited for the removal's write");
+                assertTimeoutPreemptively(
+                        java.time.Duration.ofSeconds(5),
+                        () -> {
+                            assertEquals(Optional.of("n1"), credentials.nodeOf(n1));
+                            assertEquals(
+                                    Optional.of("n2"),
+                                    credentials.nodeOf(n2),
+                                    "revoked once the revocation is durable, not before");
+                        },
+                        "a check waited for the removal's write");
                 assertFalse(removal.isDone(), "the removal's write was still held while the check answered");
             }
             assertTrue(removal.get(10, java.util.concurrent.TimeUnit.SECONDS).credentialRevoked());

@@ -1,8 +1,9 @@
 package io.slurmlet.agent.trust;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
-
 import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
@@ -10,8 +11,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A store whose writes (puts and deletes) of one key can be held, as a slow etcd holds them: the

@@ -1,10 +1,9 @@
 package io.slurmlet.agent.trust;
 
-import io.slurmlet.agent.trust.JoinTokens;
-import io.slurmlet.agent.trust.TokenFile;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,11 +12,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class JoinTokensTest {
 
@@ -59,7 +55,8 @@ class JoinTokensTest {
         now.set(now.get().plus(Duration.ofDays(8)));
         tokens.create(Duration.ofHours(1), "");
         assertEquals(1, tokens.list().size(), "then forgotten");
-        assertFalse(Files.readString(state.resolve(JoinTokens.FILE_NAME)).contains(made.token().substring(9)));
+        assertFalse(Files.readString(state.resolve(JoinTokens.FILE_NAME))
+                .contains(made.token().substring(9)));
     }
 
     @Test
@@ -101,13 +98,19 @@ class JoinTokensTest {
             try (HeldStore.Hold held = store.hold(JoinTokens.FILE_NAME)) {
                 creation = writer.submit(() -> tokens.create(Duration.ofHours(1), "rack 13"));
                 held.awaitWriter();
-                org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(Duration.ofSeconds(5),
-                        () -> assertEquals(live.entry().id(), tokens.match(live.token()).orElseThrow().id()),
+                org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+                        Duration.ofSeconds(5),
+                        () -> assertEquals(
+                                live.entry().id(),
+                                tokens.match(live.token()).orElseThrow().id()),
                         "a match waited for the creation's write");
                 assertFalse(creation.isDone(), "the creation's write was still held while the match answered");
             }
             JoinTokens.Created made = creation.get(10, java.util.concurrent.TimeUnit.SECONDS);
-            assertEquals(made.entry().id(), tokens.match(made.token()).orElseThrow().id(), "matched once its write is durable");
+            assertEquals(
+                    made.entry().id(),
+                    tokens.match(made.token()).orElseThrow().id(),
+                    "matched once its write is durable");
         } finally {
             writer.shutdownNow();
         }

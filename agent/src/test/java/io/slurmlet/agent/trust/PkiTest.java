@@ -1,17 +1,16 @@
 package io.slurmlet.agent.trust;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class PkiTest {
 
@@ -19,7 +18,8 @@ class PkiTest {
     Path dir;
 
     Pki.StandbyCredential standby(Path pki, String node, Duration life) throws Exception {
-        return Pki.standbyCredential(Files.readAllBytes(pki.resolve("ca.crt")), Files.readAllBytes(pki.resolve("ca.key")), node, life);
+        return Pki.standbyCredential(
+                Files.readAllBytes(pki.resolve("ca.crt")), Files.readAllBytes(pki.resolve("ca.key")), node, life);
     }
 
     /** What the leader's agents' channel takes for a request handed on: a standby's certificate of its own CA, valid now. */
@@ -32,11 +32,19 @@ class PkiTest {
         assertFalse(n2.toString().contains(n2.keyPem()) || n2.toString().contains("PRIVATE"), n2.toString());
 
         Pki other = Pki.open(dir.resolve("b"), List.of("localhost"));
-        assertEquals(Optional.empty(), Pki.standbyOf(standby(dir.resolve("b"), "n2", Duration.ofMinutes(10)).certificate(), pki.ca()),
+        assertEquals(
+                Optional.empty(),
+                Pki.standbyOf(
+                        standby(dir.resolve("b"), "n2", Duration.ofMinutes(10)).certificate(), pki.ca()),
                 "another cluster's CA");
-        assertEquals(Optional.empty(), Pki.standbyOf(standby(dir.resolve("a"), "n2", Duration.ofMinutes(-1)).certificate(), pki.ca()),
+        assertEquals(
+                Optional.empty(),
+                Pki.standbyOf(
+                        standby(dir.resolve("a"), "n2", Duration.ofMinutes(-1)).certificate(), pki.ca()),
                 "ended");
-        assertEquals(Optional.empty(), Pki.standbyOf(Pki.readCertificate(pki.leaderCertificateFile()), pki.ca()),
+        assertEquals(
+                Optional.empty(),
+                Pki.standbyOf(Pki.readCertificate(pki.leaderCertificateFile()), pki.ca()),
                 "the leader's own certificate: the CA's, but for serving and naming no standby");
         assertEquals(Optional.empty(), Pki.standbyOf(other.ca(), other.ca()), "a CA is no standby");
     }

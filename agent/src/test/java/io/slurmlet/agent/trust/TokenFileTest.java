@@ -1,19 +1,16 @@
 package io.slurmlet.agent.trust;
 
-import io.slurmlet.agent.trust.TokenFile;
-
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TokenFileTest {
 
@@ -46,7 +43,8 @@ class TokenFileTest {
     @Test
     void neverShownByToString() throws IOException {
         TokenFile token = TokenFile.loadOrCreate(state.resolve("admin.token"));
-        assertFalse(token.toString().contains(Files.readString(state.resolve("admin.token")).strip()));
+        assertFalse(token.toString()
+                .contains(Files.readString(state.resolve("admin.token")).strip()));
     }
 
     @Test
@@ -54,7 +52,9 @@ class TokenFileTest {
         Path file = state.resolve("admin.token");
         Files.writeString(file, "short\n");
         IOException e = assertThrows(IOException.class, () -> TokenFile.loadOrCreate(file));
-        assertEquals("the token in " + file + " is shorter than 32 characters: remove the file and restart "
-                + "the agent to make a new one", e.getMessage());
+        assertEquals(
+                "the token in " + file + " is shorter than 32 characters: remove the file and restart "
+                        + "the agent to make a new one",
+                e.getMessage());
     }
 }

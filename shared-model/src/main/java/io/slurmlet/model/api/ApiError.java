@@ -3,7 +3,6 @@ package io.slurmlet.model.api;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.slurmlet.model.settings.Problem;
-
 import java.util.List;
 
 /**

@@ -22,5 +22,4 @@ public record ContainerFile(
         @JsonProperty("format") String format,
         @JsonProperty("file") String file,
         @JsonProperty("sha256") String sha256,
-        @JsonProperty("bytes") long bytes) {
-}
+        @JsonProperty("bytes") long bytes) {}

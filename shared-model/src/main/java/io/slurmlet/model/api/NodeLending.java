@@ -1,7 +1,6 @@
 package io.slurmlet.model.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 
 /**
@@ -50,6 +49,5 @@ public record NodeLending(
             @JsonProperty("from") String from,
             @JsonProperty("to") String to,
             @JsonProperty("at") String at,
-            @JsonProperty("why") String why) {
-    }
+            @JsonProperty("why") String why) {}
 }

@@ -1,9 +1,7 @@
 package io.slurmlet.model.api;
 
-import io.slurmlet.model.observed.Observed;
-
 import com.fasterxml.jackson.annotation.JsonProperty;
-
+import io.slurmlet.model.observed.Observed;
 import java.util.List;
 
 /**

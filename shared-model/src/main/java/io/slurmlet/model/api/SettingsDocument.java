@@ -11,5 +11,4 @@ import io.slurmlet.model.settings.SlurmSettings;
  */
 public record SettingsDocument(
         @JsonProperty("revision") long revision,
-        @JsonProperty("settings") SlurmSettings settings) {
-}
+        @JsonProperty("settings") SlurmSettings settings) {}

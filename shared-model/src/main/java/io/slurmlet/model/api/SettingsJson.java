@@ -4,29 +4,25 @@ import com.fasterxml.jackson.annotation.JsonSetter;
 import com.fasterxml.jackson.annotation.Nulls;
 import com.fasterxml.jackson.core.JsonParseException;
 import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonMappingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MapperFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
+import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.cfg.CoercionAction;
 import com.fasterxml.jackson.databind.cfg.CoercionInputShape;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.type.LogicalType;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -53,10 +49,11 @@ public final class SettingsJson {
             .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .disable(MapperFeature.ALLOW_COERCION_OF_SCALARS)
-            .withCoercionConfig(LogicalType.Textual, c -> c
-                    .setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
-                    .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
+            .withCoercionConfig(
+                    LogicalType.Textual,
+                    c -> c.setCoercion(CoercionInputShape.Integer, CoercionAction.Fail)
+                            .setCoercion(CoercionInputShape.Float, CoercionAction.Fail)
+                            .setCoercion(CoercionInputShape.Boolean, CoercionAction.Fail))
             .defaultSetterInfo(JsonSetter.Value.forContentNulls(Nulls.FAIL))
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .build();
@@ -64,8 +61,7 @@ public final class SettingsJson {
     /** Reads a body's tree or value; {@link #readObject} and {@link #read} say themselves what follows the first value. */
     private static final ObjectReader TREE = STRICT.reader().without(DeserializationFeature.FAIL_ON_TRAILING_TOKENS);
 
-    private SettingsJson() {
-    }
+    private SettingsJson() {}
 
     /** A request body that is not settings: {@link #getMessage()} says why, for a person. */
     public static final class BadJson extends RuntimeException {
@@ -77,7 +73,8 @@ public final class SettingsJson {
     /** Decodes a body as UTF-8, refusing bytes that are not. */
     public static String utf8(byte[] body) {
         try {
-            return StandardCharsets.UTF_8.newDecoder()
+            return StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(ByteBuffer.wrap(body))
@@ -102,7 +99,10 @@ public final class SettingsJson {
         }
         if (!(node instanceof ObjectNode object)) {
             throw new BadJson("the body is JSON %s, not an object: send the settings as {\"key\": value, …}"
-                    .formatted(node == null ? "nothing" : node.getNodeType().toString().toLowerCase()));
+                    .formatted(
+                            node == null
+                                    ? "nothing"
+                                    : node.getNodeType().toString().toLowerCase()));
         }
         return object;
     }
@@ -120,7 +120,8 @@ public final class SettingsJson {
         try (JsonParser parser = STRICT.createParser(text)) {
             JsonToken first = parser.nextToken();
             if (first != JsonToken.START_OBJECT) {
-                throw new BadJson("the body is JSON %s, not an object: send {\"key\": value, …}".formatted(kind(first)));
+                throw new BadJson(
+                        "the body is JSON %s, not an object: send {\"key\": value, …}".formatted(kind(first)));
             }
             T value = TREE.forType(type).readValue(parser);
             nothingMore(parser);
@@ -134,8 +135,9 @@ public final class SettingsJson {
     private static void nothingMore(JsonParser parser) throws IOException {
         if (parser.nextToken() != null) {
             var loc = parser.currentTokenLocation();
-            throw new BadJson("the body is not valid JSON (line %d, column %d): more follows the first value: send one JSON object"
-                    .formatted(loc.getLineNr(), loc.getColumnNr()));
+            throw new BadJson(
+                    "the body is not valid JSON (line %d, column %d): more follows the first value: send one JSON object"
+                            .formatted(loc.getLineNr(), loc.getColumnNr()));
         }
     }
 
@@ -163,17 +165,23 @@ public final class SettingsJson {
         try {
             json = STRICT.writer().with(SerializationFeature.INDENT_OUTPUT).writeValueAsString(value) + "\n";
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("cannot write " + value.getClass().getSimpleName() + " as JSON", e);
+            throw new IllegalArgumentException(
+                    "cannot write " + value.getClass().getSimpleName() + " as JSON", e);
         }
         try {
-            ByteBuffer bytes = StandardCharsets.UTF_8.newEncoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).encode(CharBuffer.wrap(json));
+            ByteBuffer bytes = StandardCharsets.UTF_8
+                    .newEncoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .encode(CharBuffer.wrap(json));
             byte[] out = new byte[bytes.remaining()];
             bytes.get(out);
             return out;
         } catch (CharacterCodingException e) {
-            throw new IllegalArgumentException("cannot write " + value.getClass().getSimpleName()
-                    + " as UTF-8: it holds half of a surrogate pair, which is not a character", e);
+            throw new IllegalArgumentException(
+                    "cannot write " + value.getClass().getSimpleName()
+                            + " as UTF-8: it holds half of a surrogate pair, which is not a character",
+                    e);
         }
     }
 
@@ -200,7 +208,8 @@ public final class SettingsJson {
         if (!patch.isObject()) {
             return patch.deepCopy();
         }
-        ObjectNode result = target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : STRICT.createObjectNode();
+        ObjectNode result =
+                target != null && target.isObject() ? ((ObjectNode) target).deepCopy() : STRICT.createObjectNode();
         for (Iterator<Map.Entry<String, JsonNode>> it = patch.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> member = it.next();
             if (member.getValue().isNull()) {
@@ -216,26 +225,30 @@ public final class SettingsJson {
         if (e instanceof UnrecognizedPropertyException u) {
             String where = parent(u);
             Collection<Object> known = u.getKnownPropertyIds();
-            return new BadJson("unknown key %s: the keys there are %s".formatted(
-                    quoteKey(where, u.getPropertyName()),
-                    known.stream().map(Object::toString).sorted().collect(Collectors.joining(", "))));
+            return new BadJson("unknown key %s: the keys there are %s"
+                    .formatted(
+                            quoteKey(where, u.getPropertyName()),
+                            known.stream().map(Object::toString).sorted().collect(Collectors.joining(", "))));
         }
         if (e instanceof MismatchedInputException m && !m.getPath().isEmpty()) {
             return new BadJson("%s has the wrong type: it takes %s".formatted(path(m), expected(m.getTargetType())));
         }
         if (e instanceof JsonParseException p) {
             var loc = p.getLocation();
-            String why = p.getOriginalMessage().split("\n")[0]
-                    .replaceAll(" \\(start marker at \\[Source: [^;]*; line: (\\d+), column: (\\d+)]\\)",
+            String why = p.getOriginalMessage()
+                    .split("\n")[0]
+                    .replaceAll(
+                            " \\(start marker at \\[Source: [^;]*; line: (\\d+), column: (\\d+)]\\)",
                             " (opened at line $1, column $2)");
-            return new BadJson("the body is not valid JSON (line %d, column %d): %s".formatted(
-                    loc.getLineNr(), loc.getColumnNr(), why));
+            return new BadJson("the body is not valid JSON (line %d, column %d): %s"
+                    .formatted(loc.getLineNr(), loc.getColumnNr(), why));
         }
         if (e instanceof JsonMappingException m && m.getCause() instanceof IllegalArgumentException cause) {
             return new BadJson(cause.getMessage());
         }
         if (e instanceof JsonProcessingException p) {
-            return new BadJson("the body is not valid settings JSON: " + p.getOriginalMessage().split("\n")[0]);
+            return new BadJson("the body is not valid settings JSON: "
+                    + p.getOriginalMessage().split("\n")[0]);
         }
         return new BadJson("the body is not valid settings JSON: " + e.getMessage());
     }

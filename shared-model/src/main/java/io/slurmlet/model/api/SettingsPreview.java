@@ -3,7 +3,6 @@ package io.slurmlet.model.api;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.util.List;
 
 /**
@@ -66,8 +65,12 @@ public record SettingsPreview(
         }
 
         /** A machine whose files and daemons alone change. */
-        public NodeChange(String node, List<String> rolesBefore, List<String> rolesAfter, List<FileChange> files,
-                          List<DaemonChange> daemons) {
+        public NodeChange(
+                String node,
+                List<String> rolesBefore,
+                List<String> rolesAfter,
+                List<FileChange> files,
+                List<DaemonChange> daemons) {
             this(node, rolesBefore, rolesAfter, files, daemons, List.of());
         }
     }
@@ -75,9 +78,11 @@ public record SettingsPreview(
     /** How a file would change. slurmlet never removes a file: a machine leaving Slurm keeps its own. */
     public enum Change {
         /** The file is not there now. */
-        @JsonProperty("created") CREATED,
+        @JsonProperty("created")
+        CREATED,
         /** The file is there with other content. */
-        @JsonProperty("changed") CHANGED
+        @JsonProperty("changed")
+        CHANGED
     }
 
     /**
@@ -92,19 +97,22 @@ public record SettingsPreview(
     public record FileChange(
             @JsonProperty("path") String path,
             @JsonProperty("change") Change change,
-            @JsonProperty("diff") String diff) {
-    }
+            @JsonProperty("diff") String diff) {}
 
     /** What a daemon would be made to do. */
     public enum Action {
         /** It does not run there yet: enabled and started. */
-        @JsonProperty("start") START,
+        @JsonProperty("start")
+        START,
         /** It takes the change while it runs: {@code scontrol reconfigure}, issued once by the controller's agent. */
-        @JsonProperty("reconfigure") RECONFIGURE,
+        @JsonProperty("reconfigure")
+        RECONFIGURE,
         /** The change is one it reads only at start: restarted; running jobs are kept. */
-        @JsonProperty("restart") RESTART,
+        @JsonProperty("restart")
+        RESTART,
         /** It runs for a role the machine no longer has: stopped and disabled, once no job needs it. */
-        @JsonProperty("stop") STOP
+        @JsonProperty("stop")
+        STOP
     }
 
     /**
@@ -117,6 +125,5 @@ public record SettingsPreview(
     public record DaemonChange(
             @JsonProperty("unit") String unit,
             @JsonProperty("action") Action action,
-            @JsonProperty("why") String why) {
-    }
+            @JsonProperty("why") String why) {}
 }

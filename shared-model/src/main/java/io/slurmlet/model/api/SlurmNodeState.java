@@ -1,7 +1,6 @@
 package io.slurmlet.model.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 
 /**
@@ -38,7 +37,9 @@ public record SlurmNodeState(
      */
     public boolean drainedBySomeoneElse() {
         List<String> w = words();
-        return (drained() || w.contains("DOWN") || w.contains("FAIL")) && !reason.isEmpty() && !reason.startsWith(OUR_PREFIX);
+        return (drained() || w.contains("DOWN") || w.contains("FAIL"))
+                && !reason.isEmpty()
+                && !reason.startsWith(OUR_PREFIX);
     }
 
     /** Down, not responding, or not registered: slurmctld cannot run anything there now. */

@@ -2,7 +2,6 @@ package io.slurmlet.model.api;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.slurmlet.model.settings.Problem;
-
 import java.util.List;
 
 /**
@@ -40,8 +39,15 @@ public record SlurmStatus(
     }
 
     /** Without the revision the plans were made from (not known). */
-    public SlurmStatus(long revision, boolean enabled, String clusterName, String controller, String partition, List<NodeStatus> nodes,
-                       List<Problem> problems, List<String> notes) {
+    public SlurmStatus(
+            long revision,
+            boolean enabled,
+            String clusterName,
+            String controller,
+            String partition,
+            List<NodeStatus> nodes,
+            List<Problem> problems,
+            List<String> notes) {
         this(revision, enabled, clusterName, controller, partition, nodes, problems, notes, 0);
     }
 
@@ -76,10 +82,16 @@ public record SlurmStatus(
             @JsonProperty("reported") String reported,
             @JsonProperty("plan_revision") long planRevision,
             @JsonProperty("steps") List<StepStatus> steps,
-            @JsonProperty("containers") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+
+            @JsonProperty("containers")
+            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
             io.slurmlet.model.facts.ContainerFacts containers,
-            @JsonProperty("gpus") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+
+            @JsonProperty("gpus")
+            @com.fasterxml.jackson.annotation.JsonInclude(
+                    com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
             int gpus,
+
             @JsonProperty("plan_published") long planPublished) {
 
         public NodeStatus {
@@ -88,20 +100,37 @@ public record SlurmStatus(
         }
 
         /** A node whose agent applied the plan the leader holds for it. */
-        public NodeStatus(String name, List<String> roles, boolean lent, String slurm, String reported, long planRevision,
-                          List<StepStatus> steps, io.slurmlet.model.facts.ContainerFacts containers, int gpus) {
+        public NodeStatus(
+                String name,
+                List<String> roles,
+                boolean lent,
+                String slurm,
+                String reported,
+                long planRevision,
+                List<StepStatus> steps,
+                io.slurmlet.model.facts.ContainerFacts containers,
+                int gpus) {
             this(name, roles, lent, slurm, reported, planRevision, steps, containers, gpus, planRevision);
         }
 
         /** Without what the machine has for containers (nothing, or not reported). */
-        public NodeStatus(String name, List<String> roles, boolean lent, String slurm, String reported, long planRevision,
-                          List<StepStatus> steps) {
+        public NodeStatus(
+                String name,
+                List<String> roles,
+                boolean lent,
+                String slurm,
+                String reported,
+                long planRevision,
+                List<StepStatus> steps) {
             this(name, roles, lent, slurm, reported, planRevision, steps, null, 0, planRevision);
         }
 
         /** Its agent applied the plan the leader holds for it, and no step failed there. */
         public boolean settled() {
-            return planPublished > 0 && planRevision >= planPublished && !reported.isEmpty() && steps.stream().noneMatch(StepStatus::failed);
+            return planPublished > 0
+                    && planRevision >= planPublished
+                    && !reported.isEmpty()
+                    && steps.stream().noneMatch(StepStatus::failed);
         }
 
         /** A node whose agent has posted no pass yet. */

@@ -23,7 +23,9 @@ public record ContainerFacts(
         @JsonProperty("pyxis_slurm") String pyxisSlurm,
         @JsonProperty("pyxis_sha256") String pyxisSha256,
         @JsonProperty("prolog") boolean prolog,
-        @JsonProperty("nvidia_container_cli") @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+
+        @JsonProperty("nvidia_container_cli")
+        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
         String nvidiaCli) {
 
     /** Where pyxis is installed on every machine (its upstream default), as plugstack.conf names it. */

@@ -2,7 +2,6 @@ package io.slurmlet.model.facts;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 import java.util.Locale;
 
@@ -46,57 +45,209 @@ public record NodeFacts(
         @JsonProperty("gpus") List<Gpus> gpus,
         @JsonProperty("os") String os,
         @JsonProperty("slurm_version") String slurmVersion,
-        @JsonProperty("slurmctld_state") @JsonInclude(JsonInclude.Include.NON_DEFAULT) int slurmctldState,
-        @JsonProperty("slurmctld_candidate") @JsonInclude(JsonInclude.Include.NON_EMPTY) String slurmctldCandidate,
-        @JsonProperty("slurm_plugins") @JsonInclude(JsonInclude.Include.NON_EMPTY) List<String> slurmPlugins,
-        @JsonProperty("containers") @JsonInclude(JsonInclude.Include.NON_NULL) ContainerFacts containers) {
 
-    public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
-                     long memoryMiB, List<Gpus> gpus, String os, String slurmVersion) {
-        this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion, 0, "");
+        @JsonProperty("slurmctld_state") @JsonInclude(JsonInclude.Include.NON_DEFAULT)
+        int slurmctldState,
+
+        @JsonProperty("slurmctld_candidate") @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        String slurmctldCandidate,
+
+        @JsonProperty("slurm_plugins") @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        List<String> slurmPlugins,
+
+        @JsonProperty("containers") @JsonInclude(JsonInclude.Include.NON_NULL)
+        ContainerFacts containers) {
+
+    public NodeFacts(
+            String name,
+            String address,
+            int cpus,
+            int boards,
+            int sockets,
+            int coresPerSocket,
+            int threadsPerCore,
+            long memoryMiB,
+            List<Gpus> gpus,
+            String os,
+            String slurmVersion) {
+        this(
+                name,
+                address,
+                cpus,
+                boards,
+                sockets,
+                coresPerSocket,
+                threadsPerCore,
+                memoryMiB,
+                gpus,
+                os,
+                slurmVersion,
+                0,
+                "");
     }
 
-    public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
-                     long memoryMiB, List<Gpus> gpus, String os, String slurmVersion, int slurmctldState, String slurmctldCandidate) {
-        this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, slurmctldCandidate, List.of());
+    public NodeFacts(
+            String name,
+            String address,
+            int cpus,
+            int boards,
+            int sockets,
+            int coresPerSocket,
+            int threadsPerCore,
+            long memoryMiB,
+            List<Gpus> gpus,
+            String os,
+            String slurmVersion,
+            int slurmctldState,
+            String slurmctldCandidate) {
+        this(
+                name,
+                address,
+                cpus,
+                boards,
+                sockets,
+                coresPerSocket,
+                threadsPerCore,
+                memoryMiB,
+                gpus,
+                os,
+                slurmVersion,
+                slurmctldState,
+                slurmctldCandidate,
+                List.of());
     }
 
-    public NodeFacts(String name, String address, int cpus, int boards, int sockets, int coresPerSocket, int threadsPerCore,
-                     long memoryMiB, List<Gpus> gpus, String os, String slurmVersion, int slurmctldState, String slurmctldCandidate,
-                     List<String> slurmPlugins) {
-        this(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, slurmctldCandidate, slurmPlugins, null);
+    public NodeFacts(
+            String name,
+            String address,
+            int cpus,
+            int boards,
+            int sockets,
+            int coresPerSocket,
+            int threadsPerCore,
+            long memoryMiB,
+            List<Gpus> gpus,
+            String os,
+            String slurmVersion,
+            int slurmctldState,
+            String slurmctldCandidate,
+            List<String> slurmPlugins) {
+        this(
+                name,
+                address,
+                cpus,
+                boards,
+                sockets,
+                coresPerSocket,
+                threadsPerCore,
+                memoryMiB,
+                gpus,
+                os,
+                slurmVersion,
+                slurmctldState,
+                slurmctldCandidate,
+                slurmPlugins,
+                null);
     }
 
     /** These facts, every field kept, under the name {@code node}. */
     public NodeFacts withName(String node) {
-        return new NodeFacts(node, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, slurmctldCandidate, slurmPlugins, containers);
+        return new NodeFacts(
+                node,
+                address,
+                cpus,
+                boards,
+                sockets,
+                coresPerSocket,
+                threadsPerCore,
+                memoryMiB,
+                gpus,
+                os,
+                slurmVersion,
+                slurmctldState,
+                slurmctldCandidate,
+                slurmPlugins,
+                containers);
     }
 
     /** These facts with {@code protocol} as the saved state's version. */
     public NodeFacts withSlurmctldState(int protocol) {
-        return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                protocol, slurmctldCandidate, slurmPlugins, containers);
+        return new NodeFacts(
+                name,
+                address,
+                cpus,
+                boards,
+                sockets,
+                coresPerSocket,
+                threadsPerCore,
+                memoryMiB,
+                gpus,
+                os,
+                slurmVersion,
+                protocol,
+                slurmctldCandidate,
+                slurmPlugins,
+                containers);
     }
 
     /** These facts with {@code version} as the slurmctld an upgrade would install. */
     public NodeFacts withSlurmctldCandidate(String version) {
-        return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, version, slurmPlugins, containers);
+        return new NodeFacts(
+                name,
+                address,
+                cpus,
+                boards,
+                sockets,
+                coresPerSocket,
+                threadsPerCore,
+                memoryMiB,
+                gpus,
+                os,
+                slurmVersion,
+                slurmctldState,
+                version,
+                slurmPlugins,
+                containers);
     }
 
     /** These facts with {@code plugins} as the Slurm plugins installed. */
     public NodeFacts withSlurmPlugins(List<String> plugins) {
-        return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, slurmctldCandidate, plugins, containers);
+        return new NodeFacts(
+                name,
+                address,
+                cpus,
+                boards,
+                sockets,
+                coresPerSocket,
+                threadsPerCore,
+                memoryMiB,
+                gpus,
+                os,
+                slurmVersion,
+                slurmctldState,
+                slurmctldCandidate,
+                plugins,
+                containers);
     }
 
     /** These facts with {@code tools} as what the machine has for containers (null: nothing). */
     public NodeFacts withContainers(ContainerFacts tools) {
-        return new NodeFacts(name, address, cpus, boards, sockets, coresPerSocket, threadsPerCore, memoryMiB, gpus, os, slurmVersion,
-                slurmctldState, slurmctldCandidate, slurmPlugins, tools);
+        return new NodeFacts(
+                name,
+                address,
+                cpus,
+                boards,
+                sockets,
+                coresPerSocket,
+                threadsPerCore,
+                memoryMiB,
+                gpus,
+                os,
+                slurmVersion,
+                slurmctldState,
+                slurmctldCandidate,
+                slurmPlugins,
+                tools);
     }
 
     /** What the machine has for containers: nothing where it reported none. */
@@ -112,7 +263,9 @@ public record NodeFacts(
         slurmVersion = slurmVersion == null ? "" : slurmVersion;
         slurmctldCandidate = slurmctldCandidate == null ? "" : slurmctldCandidate;
         // A null in the JSON's list becomes "", which FactsCheck refuses with the key named.
-        slurmPlugins = slurmPlugins == null ? List.of() : slurmPlugins.stream().map(p -> p == null ? "" : p).toList();
+        slurmPlugins = slurmPlugins == null
+                ? List.of()
+                : slurmPlugins.stream().map(p -> p == null ? "" : p).toList();
         // Nothing for containers is said by leaving the key out: facts that say it either way are equal.
         containers = ContainerFacts.NONE.equals(containers) ? null : containers;
     }

@@ -22,7 +22,9 @@ public record MungeSeen(
         @JsonProperty("owned") boolean owned,
         @JsonProperty("enabled") boolean enabled,
         @JsonProperty("active") boolean active,
-        @JsonProperty("rotation") @JsonInclude(JsonInclude.Include.NON_NULL) Long rotation) {
+
+        @JsonProperty("rotation") @JsonInclude(JsonInclude.Include.NON_NULL)
+        Long rotation) {
 
     /** What an agent older than key rotations reports. */
     public MungeSeen(boolean key, boolean matches, boolean owned, boolean enabled, boolean active) {

@@ -3,7 +3,6 @@ package io.slurmlet.model.observed;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 
 /**
@@ -27,10 +26,18 @@ public record Observed(
         @JsonProperty("storage") StorageSeen storage,
         @JsonProperty("pam") PamSeen pam,
         @JsonProperty("jobs") List<String> jobs,
-        @JsonProperty("users") @JsonInclude(JsonInclude.Include.NON_NULL) UsersSeen users,
-        @JsonProperty("packages") @JsonInclude(JsonInclude.Include.NON_NULL) PackagesSeen packages,
-        @JsonProperty("slurm") @JsonInclude(JsonInclude.Include.NON_NULL) SlurmSeen slurm,
-        @JsonProperty("queued") @JsonInclude(JsonInclude.Include.NON_NULL) List<QueuedJob> queued) {
+
+        @JsonProperty("users") @JsonInclude(JsonInclude.Include.NON_NULL)
+        UsersSeen users,
+
+        @JsonProperty("packages") @JsonInclude(JsonInclude.Include.NON_NULL)
+        PackagesSeen packages,
+
+        @JsonProperty("slurm") @JsonInclude(JsonInclude.Include.NON_NULL)
+        SlurmSeen slurm,
+
+        @JsonProperty("queued") @JsonInclude(JsonInclude.Include.NON_NULL)
+        List<QueuedJob> queued) {
 
     public static final Observed NOTHING = new Observed(null, null, null, List.of(), null, null, null, null);
 
@@ -39,12 +46,20 @@ public record Observed(
         if (jobs.size() > 100_000 || jobs.stream().anyMatch(j -> !j.matches("[0-9]{1,12}"))) {
             throw new IllegalArgumentException("jobs are job ids");
         }
-        queued = queued == null ? null : List.copyOf(queued.subList(0, Math.min(queued.size(), QueuedJob.REPORTED_AT_MOST)));
+        queued = queued == null
+                ? null
+                : List.copyOf(queued.subList(0, Math.min(queued.size(), QueuedJob.REPORTED_AT_MOST)));
     }
 
     /** Without the jobs the controller holds queued: what every machine but the controller reports. */
-    public Observed(MungeSeen munge, StorageSeen storage, PamSeen pam, List<String> jobs, UsersSeen users, PackagesSeen packages,
-                    SlurmSeen slurm) {
+    public Observed(
+            MungeSeen munge,
+            StorageSeen storage,
+            PamSeen pam,
+            List<String> jobs,
+            UsersSeen users,
+            PackagesSeen packages,
+            SlurmSeen slurm) {
         this(munge, storage, pam, jobs, users, packages, slurm, null);
     }
 

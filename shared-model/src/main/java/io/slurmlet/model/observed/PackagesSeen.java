@@ -1,7 +1,6 @@
 package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -24,7 +23,8 @@ public record PackagesSeen(
         installed = List.copyOf(installed == null ? List.of() : installed);
         missing = List.copyOf(missing == null ? List.of() : missing);
         if (installed.size() + missing.size() > 1000
-                || java.util.stream.Stream.concat(installed.stream(), missing.stream()).anyMatch(n -> !NAME.matcher(n).matches())) {
+                || java.util.stream.Stream.concat(installed.stream(), missing.stream())
+                        .anyMatch(n -> !NAME.matcher(n).matches())) {
             throw new IllegalArgumentException("packages: installed and missing are package names");
         }
     }

@@ -1,8 +1,8 @@
 package io.slurmlet.model.observed;
 
-import com.fasterxml.jackson.annotation.JsonProperty;
-
 import static io.slurmlet.model.observed.StorageSeen.digest;
+
+import com.fasterxml.jackson.annotation.JsonProperty;
 
 /**
  * What the PAM step saw of sshd's PAM stack on a machine, files named by sha256 ("" for none).

@@ -1,7 +1,6 @@
 package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -17,8 +16,11 @@ import java.util.regex.Pattern;
  * @param nodes      the host lists it names, as squeue prints them ({@code n[1-3]}), asked for ({@code -w})
  *                   or excluded ({@code -x}): Slurm fails it when one of their nodes leaves slurm.conf
  */
-public record QueuedJob(@JsonProperty("id") String id, @JsonProperty("user") String user,
-                        @JsonProperty("partitions") List<String> partitions, @JsonProperty("nodes") List<String> nodes) {
+public record QueuedJob(
+        @JsonProperty("id") String id,
+        @JsonProperty("user") String user,
+        @JsonProperty("partitions") List<String> partitions,
+        @JsonProperty("nodes") List<String> nodes) {
 
     /** At most this many are reported, those of the lowest ids: a refusal then says "at least". */
     public static final int REPORTED_AT_MOST = 5000;
@@ -29,13 +31,15 @@ public record QueuedJob(@JsonProperty("id") String id, @JsonProperty("user") Str
 
     public QueuedJob {
         if (id == null || !ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("a queued job's id is its number (an array's with its tasks), not " + id);
+            throw new IllegalArgumentException(
+                    "a queued job's id is its number (an array's with its tasks), not " + id);
         }
         if (user == null || !NAME.matcher(user).matches()) {
             throw new IllegalArgumentException("a queued job's user is a login, not " + user);
         }
         partitions = partitions == null ? List.of() : List.copyOf(partitions);
-        if (partitions.size() > 1000 || partitions.stream().anyMatch(p -> !NAME.matcher(p).matches())) {
+        if (partitions.size() > 1000
+                || partitions.stream().anyMatch(p -> !NAME.matcher(p).matches())) {
             throw new IllegalArgumentException("a queued job's partitions are partition names");
         }
         nodes = nodes == null ? List.of() : List.copyOf(nodes);

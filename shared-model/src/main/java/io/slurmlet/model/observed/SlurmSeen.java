@@ -1,7 +1,6 @@
 package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 
 /**
@@ -24,6 +23,7 @@ public record SlurmSeen(
 
     /** The longest text a file's report carries. */
     public static final int TEXT_MAX = 128;
+
     private static final java.util.regex.Pattern UNIT = java.util.regex.Pattern.compile("[a-z][a-z0-9@._-]{0,63}");
     private static final java.util.regex.Pattern PATH = java.util.regex.Pattern.compile("(/[A-Za-z0-9._+-]+)+");
 
@@ -35,7 +35,8 @@ public record SlurmSeen(
         if (files.size() > 64 || running.size() > 8 || enabled.size() > 8 || owed.size() > 8) {
             throw new IllegalArgumentException("slurm: at most 64 files and 8 daemons or owed lines");
         }
-        if (java.util.stream.Stream.concat(running.stream(), enabled.stream()).anyMatch(u -> !UNIT.matcher(u).matches())) {
+        if (java.util.stream.Stream.concat(running.stream(), enabled.stream())
+                .anyMatch(u -> !UNIT.matcher(u).matches())) {
             throw new IllegalArgumentException("slurm: running and enabled are unit names");
         }
         if (owed.stream().anyMatch(l -> !StorageSeen.printable(l, 1024))) {
@@ -51,16 +52,26 @@ public record SlurmSeen(
      * @param text   its content where it is one short line and no secret; "" otherwise
      * @param mode   its permissions, as {@code rw-r--r--}
      */
-    public record File(@JsonProperty("path") String path, @JsonProperty("digest") String digest, @JsonProperty("text") String text,
-                       @JsonProperty("mode") String mode, @JsonProperty("owner") String owner, @JsonProperty("group") String group) {
+    public record File(
+            @JsonProperty("path") String path,
+            @JsonProperty("digest") String digest,
+            @JsonProperty("text") String text,
+            @JsonProperty("mode") String mode,
+            @JsonProperty("owner") String owner,
+            @JsonProperty("group") String group) {
         public File {
             digest = StorageSeen.digest("digest", digest);
             text = text == null ? "" : text;
             if (path == null || path.length() > 4096 || !PATH.matcher(path).matches()) {
                 throw new IllegalArgumentException("slurm: a file's path is an absolute path");
             }
-            if (!StorageSeen.printable(text, TEXT_MAX) || mode == null || !mode.matches("[rwxsStT-]{9}") || owner == null
-                    || !StorageSeen.printable(owner, 64) || group == null || !StorageSeen.printable(group, 64)) {
+            if (!StorageSeen.printable(text, TEXT_MAX)
+                    || mode == null
+                    || !mode.matches("[rwxsStT-]{9}")
+                    || owner == null
+                    || !StorageSeen.printable(owner, 64)
+                    || group == null
+                    || !StorageSeen.printable(group, 64)) {
                 throw new IllegalArgumentException("slurm: a file's text, mode, owner and group are short lines");
             }
         }

@@ -1,7 +1,6 @@
 package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -62,8 +61,18 @@ public record StorageSeen(
 
     /** The same machine with {@code now} as the jobs that run on it (fresher than the pass that saw the rest). */
     public StorageSeen withJobs(java.util.List<String> now) {
-        return new StorageSeen(mounts, slurmdDropIn, exports, ganeshaConf, ganeshaOurs, kernelServer, ganeshaMajor, server, mountedAt,
-                exported, now);
+        return new StorageSeen(
+                mounts,
+                slurmdDropIn,
+                exports,
+                ganeshaConf,
+                ganeshaOurs,
+                kernelServer,
+                ganeshaMajor,
+                server,
+                mountedAt,
+                exported,
+                now);
     }
 
     /** Whether {@code text} is at most {@code max} characters of one line, no control character in it. */
@@ -88,8 +97,12 @@ public record StorageSeen(
      * @param what    a mount unit's What= (the export); "" for another unit
      * @param where   a mount unit's Where= (the folder); "" for another unit
      */
-    public record Unit(@JsonProperty("file") String file, @JsonProperty("enabled") boolean enabled,
-                       @JsonProperty("active") boolean active, @JsonProperty("what") String what, @JsonProperty("where") String where) {
+    public record Unit(
+            @JsonProperty("file") String file,
+            @JsonProperty("enabled") boolean enabled,
+            @JsonProperty("active") boolean active,
+            @JsonProperty("what") String what,
+            @JsonProperty("where") String where) {
         public Unit {
             file = digest("file", file);
             what = what == null ? "" : what;

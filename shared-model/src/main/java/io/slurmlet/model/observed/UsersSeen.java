@@ -1,7 +1,6 @@
 package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -20,6 +19,7 @@ public record UsersSeen(
 
     /** Logins as useradd takes them: what an account's login and a user slurmlet made can be. */
     static final Pattern LOGIN = Pattern.compile("[a-z_][a-z0-9_.-]{0,31}");
+
     static final int MOST = 100_000;
 
     /** Whether {@code login} can be reported: a user of another form is none of slurmlet's accounts. */

@@ -3,7 +3,6 @@ package io.slurmlet.model.plan;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -31,7 +30,9 @@ public record Artifact(
         @JsonProperty("file") String file,
         @JsonProperty("sha256") String sha256,
         @JsonProperty("url") String url,
-        @JsonProperty("bytes") @JsonInclude(JsonInclude.Include.NON_NULL) Long bytes) {
+
+        @JsonProperty("bytes") @JsonInclude(JsonInclude.Include.NON_NULL)
+        Long bytes) {
 
     private static final Pattern NAME = Pattern.compile("[a-z0-9][a-z0-9+._-]{0,63}");
     private static final Pattern VERSION = Pattern.compile("[0-9A-Za-z][0-9A-Za-z.+~_-]{0,63}");
@@ -47,7 +48,8 @@ public record Artifact(
         check(name, "version", version, VERSION);
         check(name, "arch", arch, NAME);
         if (!java.util.Set.of("deb", "rpm", "source").contains(format)) {
-            throw new IllegalArgumentException("artifact %s: format is deb, rpm or source, not %s".formatted(name, format));
+            throw new IllegalArgumentException(
+                    "artifact %s: format is deb, rpm or source, not %s".formatted(name, format));
         }
         check(name, "file", file, FILE);
         check(name, "sha256", sha256, SHA256);
@@ -56,8 +58,9 @@ public record Artifact(
             throw new IllegalArgumentException("artifact %s: its url ends in its file name %s".formatted(name, file));
         }
         if (bytes != null && bytes < 1) {
-            throw new IllegalArgumentException("artifact %s: bytes is %d, not a file's size: give the size of %s in bytes, as stat -c %%s prints it"
-                    .formatted(name, bytes, file));
+            throw new IllegalArgumentException(
+                    "artifact %s: bytes is %d, not a file's size: give the size of %s in bytes, as stat -c %%s prints it"
+                            .formatted(name, bytes, file));
         }
     }
 
@@ -68,8 +71,8 @@ public record Artifact(
 
     private static void check(String name, String key, String value, Pattern form) {
         if (value == null || !form.matcher(value).matches()) {
-            throw new IllegalArgumentException("artifact %s: %s is not one (%s)".formatted(name, key,
-                    value == null ? "missing" : io.slurmlet.model.text.Text.quote(value)));
+            throw new IllegalArgumentException("artifact %s: %s is not one (%s)"
+                    .formatted(name, key, value == null ? "missing" : io.slurmlet.model.text.Text.quote(value)));
         }
     }
 

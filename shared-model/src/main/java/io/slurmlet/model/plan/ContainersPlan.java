@@ -1,7 +1,6 @@
 package io.slurmlet.model.plan;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -38,8 +37,9 @@ public record ContainersPlan(
         artifacts = artifacts == null ? List.of() : List.copyOf(artifacts);
         sharedPath = sharedPath == null ? "" : sharedPath;
         if (!sharedPath.isEmpty() && !PATH.matcher(sharedPath).matches()) {
-            throw new IllegalArgumentException("containers: shared_path is an absolute path of letters, digits and . _ + @ -, not "
-                    + io.slurmlet.model.text.Text.quote(sharedPath));
+            throw new IllegalArgumentException(
+                    "containers: shared_path is an absolute path of letters, digits and . _ + @ -, not "
+                            + io.slurmlet.model.text.Text.quote(sharedPath));
         }
         if (!install && !artifacts.isEmpty()) {
             throw new IllegalArgumentException("containers: a plan that installs nothing names no artifact");

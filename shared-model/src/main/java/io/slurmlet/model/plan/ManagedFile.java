@@ -6,9 +6,7 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.SerializerProvider;
 import com.fasterxml.jackson.databind.annotation.JsonSerialize;
 import com.fasterxml.jackson.databind.ser.std.StdSerializer;
-
 import java.io.IOException;
-
 import java.util.regex.Pattern;
 
 /**
@@ -37,7 +35,11 @@ public record ManagedFile(
     private static final Pattern PATH = Pattern.compile("(/[A-Za-z0-9._+-]+)+");
 
     public ManagedFile {
-        if (path == null || !PATH.matcher(path).matches() || path.contains("/../") || path.endsWith("/..") || path.contains("/./")) {
+        if (path == null
+                || !PATH.matcher(path).matches()
+                || path.contains("/../")
+                || path.endsWith("/..")
+                || path.contains("/./")) {
             throw new IllegalArgumentException("a managed file's path is absolute and plain, not " + path);
         }
         if (content == null) {
@@ -46,8 +48,12 @@ public record ManagedFile(
         if (mode == null || !MODE.matcher(mode).matches()) {
             throw new IllegalArgumentException(path + ": a mode is octal, as 0644, not " + mode);
         }
-        if (owner == null || !NAME.matcher(owner).matches() || group == null || !NAME.matcher(group).matches()) {
-            throw new IllegalArgumentException(path + ": an owner and a group are user and group names, not " + owner + ":" + group);
+        if (owner == null
+                || !NAME.matcher(owner).matches()
+                || group == null
+                || !NAME.matcher(group).matches()) {
+            throw new IllegalArgumentException(
+                    path + ": an owner and a group are user and group names, not " + owner + ":" + group);
         }
     }
 
@@ -62,7 +68,9 @@ public record ManagedFile(
         StringBuilder s = new StringBuilder();
         for (int i = 1; i < 4; i++) {
             int bits = mode.charAt(i) - '0';
-            s.append((bits & 4) != 0 ? 'r' : '-').append((bits & 2) != 0 ? 'w' : '-').append((bits & 1) != 0 ? 'x' : '-');
+            s.append((bits & 4) != 0 ? 'r' : '-')
+                    .append((bits & 2) != 0 ? 'w' : '-')
+                    .append((bits & 1) != 0 ? 'x' : '-');
         }
         return s.toString();
     }
@@ -97,6 +105,7 @@ public record ManagedFile(
 
     @Override
     public String toString() {
-        return "ManagedFile[%s %s %s:%s%s]".formatted(path, mode, owner, group, secret ? " secret" : ", " + content.length() + " chars");
+        return "ManagedFile[%s %s %s:%s%s]"
+                .formatted(path, mode, owner, group, secret ? " secret" : ", " + content.length() + " chars");
     }
 }

@@ -2,7 +2,6 @@ package io.slurmlet.model.plan;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonValue;
-
 import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Instant;
@@ -71,7 +70,8 @@ public final class MungeKey {
 
     public static MungeKey of(byte[] key) {
         if (key.length < 32) {
-            throw new IllegalArgumentException("a munge key of " + key.length + " bytes is too short: munge wants at least 32");
+            throw new IllegalArgumentException(
+                    "a munge key of " + key.length + " bytes is too short: munge wants at least 32");
         }
         return new MungeKey(key);
     }
@@ -98,7 +98,9 @@ public final class MungeKey {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof MungeKey other && MessageDigest.isEqual(key, other.key) && rotation == other.rotation
+        return o instanceof MungeKey other
+                && MessageDigest.isEqual(key, other.key)
+                && rotation == other.rotation
                 && switchAt.equals(other.switchAt);
     }
 

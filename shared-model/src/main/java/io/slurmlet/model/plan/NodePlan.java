@@ -7,7 +7,6 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.users.Account;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -94,28 +93,88 @@ public record NodePlan(
 
     /** A plan of nothing for {@code node}: no role, no packages, nothing of Slurm's; the sections are added with the {@code with} methods. */
     public static NodePlan of(String node, Set<Role> roles) {
-        return new NodePlan(node, roles, List.of(), Optional.empty(), StoragePlan.NONE, UsersPlan.LEAVE, SlurmPlan.NONE, PamPlan.OFF,
-                ContainersPlan.NONE, Map.of(), List.of(), Optional.empty());
+        return new NodePlan(
+                node,
+                roles,
+                List.of(),
+                Optional.empty(),
+                StoragePlan.NONE,
+                UsersPlan.LEAVE,
+                SlurmPlan.NONE,
+                PamPlan.OFF,
+                ContainersPlan.NONE,
+                Map.of(),
+                List.of(),
+                Optional.empty());
     }
 
     public NodePlan withPackages(List<String> names) {
-        return new NodePlan(node, roles, names, mungeKey, storage, users, slurm, pam, containers, nodeStates, problems, plannedFrom);
+        return new NodePlan(
+                node,
+                roles,
+                names,
+                mungeKey,
+                storage,
+                users,
+                slurm,
+                pam,
+                containers,
+                nodeStates,
+                problems,
+                plannedFrom);
     }
 
     public NodePlan withMungeKey(Optional<MungeKey> key) {
-        return new NodePlan(node, roles, packages, key, storage, users, slurm, pam, containers, nodeStates, problems, plannedFrom);
+        return new NodePlan(
+                node, roles, packages, key, storage, users, slurm, pam, containers, nodeStates, problems, plannedFrom);
     }
 
     public NodePlan withStorage(StoragePlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, section, users, slurm, pam, containers, nodeStates, problems, plannedFrom);
+        return new NodePlan(
+                node,
+                roles,
+                packages,
+                mungeKey,
+                section,
+                users,
+                slurm,
+                pam,
+                containers,
+                nodeStates,
+                problems,
+                plannedFrom);
     }
 
     public NodePlan withUsers(UsersPlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, section, slurm, pam, containers, nodeStates, problems, plannedFrom);
+        return new NodePlan(
+                node,
+                roles,
+                packages,
+                mungeKey,
+                storage,
+                section,
+                slurm,
+                pam,
+                containers,
+                nodeStates,
+                problems,
+                plannedFrom);
     }
 
     public NodePlan withSlurm(SlurmPlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, section, pam, containers, nodeStates, problems, plannedFrom);
+        return new NodePlan(
+                node,
+                roles,
+                packages,
+                mungeKey,
+                storage,
+                users,
+                section,
+                pam,
+                containers,
+                nodeStates,
+                problems,
+                plannedFrom);
     }
 
     /** This plan with Slurm's files {@link SlurmPlan#configs} of {@code files} and {@code services}. */
@@ -124,25 +183,74 @@ public record NodePlan(
     }
 
     public NodePlan withPam(PamPlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, section, containers, nodeStates, problems, plannedFrom);
+        return new NodePlan(
+                node,
+                roles,
+                packages,
+                mungeKey,
+                storage,
+                users,
+                slurm,
+                section,
+                containers,
+                nodeStates,
+                problems,
+                plannedFrom);
     }
 
     public NodePlan withContainers(ContainersPlan section) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, section, nodeStates, problems, plannedFrom);
+        return new NodePlan(
+                node,
+                roles,
+                packages,
+                mungeKey,
+                storage,
+                users,
+                slurm,
+                pam,
+                section,
+                nodeStates,
+                problems,
+                plannedFrom);
     }
 
     /** This plan with other node states: what a lend or an unlend changes, and nothing else. */
     public NodePlan withNodeStates(Map<String, NodeWish> states) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, containers, states, problems, plannedFrom);
+        return new NodePlan(
+                node, roles, packages, mungeKey, storage, users, slurm, pam, containers, states, problems, plannedFrom);
     }
 
     public NodePlan withProblems(List<Problem> found) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, containers, nodeStates, found, plannedFrom);
+        return new NodePlan(
+                node,
+                roles,
+                packages,
+                mungeKey,
+                storage,
+                users,
+                slurm,
+                pam,
+                containers,
+                nodeStates,
+                found,
+                plannedFrom);
     }
 
     /** This plan as made from {@code facts} of its machine. */
     public NodePlan madeFrom(NodeFacts facts) {
-        return new NodePlan(node, roles, packages, mungeKey, storage, users, slurm, pam, containers, nodeStates, problems, Optional.of(facts));
+        return new NodePlan(
+                node,
+                roles,
+                packages,
+                mungeKey,
+                storage,
+                users,
+                slurm,
+                pam,
+                containers,
+                nodeStates,
+                problems,
+                Optional.of(facts));
     }
 
     /** Slurm's files' content by path, in the plan's order. */
@@ -161,46 +269,55 @@ public record NodePlan(
     }
 
     @JsonCreator
-    static NodePlan fromJson(@JsonProperty("format") Integer format,
-                             @JsonProperty("node") String node, @JsonProperty("roles") Set<Role> roles,
-                             @JsonProperty("packages") List<String> packages, @JsonProperty("munge_key") MungeKey mungeKey,
-                             @JsonProperty("munge_rotation") Long mungeRotation,
-                             @JsonProperty("munge_switch_at") String mungeSwitchAt,
-                             @JsonProperty("storage") StoragePlan storage,
-                             @JsonProperty("linux_users") UsersPlan users,
-                             @JsonProperty("slurm") SlurmPlan slurm,
-                             @JsonProperty("pam") PamPlan pam,
-                             @JsonProperty("containers") ContainersPlan containers,
-                             @JsonProperty("node_states") Map<String, NodeWish> nodeStates,
-                             @JsonProperty("problems") List<Problem> problems,
-                             @JsonProperty("planned_from") NodeFacts plannedFrom,
-                             // Formats 2 and 3: the same, not in sections.
-                             @JsonProperty("slurm_files") List<ManagedFile> slurmFiles,
-                             @JsonProperty("services") List<String> services,
-                             @JsonProperty("users") List<Account> accounts,
-                             @JsonProperty("home_root") String homeRoot,
-                             @JsonProperty("pam_adopt") Boolean pamAdopt,
-                             // Older still: refused.
-                             @JsonProperty("shared") Object legacyShared,
-                             @JsonProperty("files") Object legacyFiles) {
+    static NodePlan fromJson(
+            @JsonProperty("format") Integer format,
+            @JsonProperty("node") String node,
+            @JsonProperty("roles") Set<Role> roles,
+            @JsonProperty("packages") List<String> packages,
+            @JsonProperty("munge_key") MungeKey mungeKey,
+            @JsonProperty("munge_rotation") Long mungeRotation,
+            @JsonProperty("munge_switch_at") String mungeSwitchAt,
+            @JsonProperty("storage") StoragePlan storage,
+            @JsonProperty("linux_users") UsersPlan users,
+            @JsonProperty("slurm") SlurmPlan slurm,
+            @JsonProperty("pam") PamPlan pam,
+            @JsonProperty("containers") ContainersPlan containers,
+            @JsonProperty("node_states") Map<String, NodeWish> nodeStates,
+            @JsonProperty("problems") List<Problem> problems,
+            @JsonProperty("planned_from") NodeFacts plannedFrom,
+            // Formats 2 and 3: the same, not in sections.
+            @JsonProperty("slurm_files") List<ManagedFile> slurmFiles,
+            @JsonProperty("services") List<String> services,
+            @JsonProperty("users") List<Account> accounts,
+            @JsonProperty("home_root") String homeRoot,
+            @JsonProperty("pam_adopt") Boolean pamAdopt,
+            // Older still: refused.
+            @JsonProperty("shared") Object legacyShared,
+            @JsonProperty("files") Object legacyFiles) {
         if (format != null && format > FORMAT) {
-            throw new IllegalArgumentException(("this plan is of format %d, which this agent's slurmlet (format %d) cannot read: upgrade "
-                    + "slurmlet on this machine; it is left as it is until then").formatted(format, FORMAT));
+            throw new IllegalArgumentException(
+                    ("this plan is of format %d, which this agent's slurmlet (format %d) cannot read: upgrade "
+                                    + "slurmlet on this machine; it is left as it is until then")
+                            .formatted(format, FORMAT));
         }
         if (format == null || legacyFiles != null || legacyShared != null && storage == null) {
             // An older leader's plan has neither section: read as none, a mount under running jobs would
             // be removed and pam_slurm_adopt taken out of sshd. Never applied.
-            throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it has no format, no pam_adopt, "
-                    + "or says shared, not storage): upgrade slurmlet on the leader; this machine is left as it is until then");
+            throw new IllegalArgumentException(
+                    "this plan comes from an older slurmlet on the leader (it has no format, no pam_adopt, "
+                            + "or says shared, not storage): upgrade slurmlet on the leader; this machine is left as it is until then");
         }
         if (format < 4) {
             if (pamAdopt == null && slurm == null && users == null && pam == null) {
-                throw new IllegalArgumentException("this plan comes from an older slurmlet on the leader (it has no pam_adopt): upgrade "
-                        + "slurmlet on the leader; this machine is left as it is until then");
+                throw new IllegalArgumentException(
+                        "this plan comes from an older slurmlet on the leader (it has no pam_adopt): upgrade "
+                                + "slurmlet on the leader; this machine is left as it is until then");
             }
             if (pamAdopt == null || slurm != null || users != null || pam != null || containers != null) {
-                throw new IllegalArgumentException(("a plan of format %d has pam_adopt and no slurm, linux_users or pam section: this "
-                        + "one is neither, and is not applied").formatted(format));
+                throw new IllegalArgumentException(
+                        ("a plan of format %d has pam_adopt and no slurm, linux_users or pam section: this "
+                                        + "one is neither, and is not applied")
+                                .formatted(format));
             }
             slurm = new SlurmPlan(slurmFiles, services);
             users = accounts == null ? UsersPlan.LEAVE : new UsersPlan.Keep(accounts, homeRoot);
@@ -219,21 +336,35 @@ public record NodePlan(
             if (format >= 6 && containers == null) flat.add("no containers");
             if (format < 6 && containers != null) flat.add("containers (a section of format 6)");
             if (!flat.isEmpty()) {
-                // A section left out would be read as none: Slurm's daemons stopped, sshd's stack changed. Never applied.
-                throw new IllegalArgumentException("a plan of format %d has each section and nothing of an older format's; this one has %s, and is not applied"
-                        .formatted(format, String.join(", ", flat)));
+                // A section left out would be read as none: Slurm's daemons stopped, sshd's stack changed. Never
+                // applied.
+                throw new IllegalArgumentException(
+                        "a plan of format %d has each section and nothing of an older format's; this one has %s, and is not applied"
+                                .formatted(format, String.join(", ", flat)));
             }
         }
         if (mungeKey != null && (mungeRotation != null || mungeSwitchAt != null)) {
             try {
-                mungeKey = mungeKey.rotated(mungeRotation == null ? 0 : mungeRotation,
+                mungeKey = mungeKey.rotated(
+                        mungeRotation == null ? 0 : mungeRotation,
                         Optional.ofNullable(mungeSwitchAt).map(java.time.Instant::parse));
             } catch (java.time.format.DateTimeParseException e) {
-                throw new IllegalArgumentException("the plan's munge_switch_at is not a time (as 2026-12-07T10:00:00Z)", null);
+                throw new IllegalArgumentException(
+                        "the plan's munge_switch_at is not a time (as 2026-12-07T10:00:00Z)", null);
             }
         }
-        return new NodePlan(node, roles == null ? Set.of() : roles, packages == null ? List.of() : packages,
-                Optional.ofNullable(mungeKey), storage, users, slurm, pam, containers, nodeStates, problems == null ? List.of() : problems,
+        return new NodePlan(
+                node,
+                roles == null ? Set.of() : roles,
+                packages == null ? List.of() : packages,
+                Optional.ofNullable(mungeKey),
+                storage,
+                users,
+                slurm,
+                pam,
+                containers,
+                nodeStates,
+                problems == null ? List.of() : problems,
                 Optional.ofNullable(plannedFrom));
     }
 
@@ -264,7 +395,9 @@ public record NodePlan(
     @JsonProperty("munge_switch_at")
     @JsonInclude(JsonInclude.Include.NON_NULL)
     String mungeSwitchAtForJson() {
-        return mungeKey.flatMap(MungeKey::switchAt).map(java.time.Instant::toString).orElse(null);
+        return mungeKey.flatMap(MungeKey::switchAt)
+                .map(java.time.Instant::toString)
+                .orElse(null);
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */

@@ -12,8 +12,9 @@ import com.fasterxml.jackson.annotation.JsonTypeInfo;
  */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "state")
 @JsonSubTypes({
-        @JsonSubTypes.Type(value = NodeWish.Resume.class, name = "resume"),
-        @JsonSubTypes.Type(value = NodeWish.Drain.class, name = "drain")})
+    @JsonSubTypes.Type(value = NodeWish.Resume.class, name = "resume"),
+    @JsonSubTypes.Type(value = NodeWish.Drain.class, name = "drain")
+})
 public sealed interface NodeWish {
 
     /** The reason slurmlet drains a node that is the platform's. */
@@ -26,8 +27,7 @@ public sealed interface NodeWish {
     NodeWish RECLAIM = new Drain(RECLAIMING);
 
     /** Lent: slurmlet's own drain is lifted, jobs may start. */
-    record Resume() implements NodeWish {
-    }
+    record Resume() implements NodeWish {}
 
     /**
      * Drained with {@code reason}: running jobs finish, no new one starts.
@@ -37,7 +37,8 @@ public sealed interface NodeWish {
     record Drain(@JsonProperty("reason") String reason) implements NodeWish {
         public Drain {
             if (reason == null || !reason.startsWith("slurmlet:") || reason.contains("\n")) {
-                throw new IllegalArgumentException("a drain of slurmlet's has a reason of one line starting slurmlet:, not " + reason);
+                throw new IllegalArgumentException(
+                        "a drain of slurmlet's has a reason of one line starting slurmlet:, not " + reason);
             }
         }
 

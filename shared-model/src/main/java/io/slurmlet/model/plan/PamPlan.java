@@ -1,7 +1,6 @@
 package io.slurmlet.model.plan;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.Set;
 
 /**

@@ -1,7 +1,6 @@
 package io.slurmlet.model.plan;
 
 import io.slurmlet.model.api.SettingsJson;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.security.MessageDigest;
@@ -19,8 +18,7 @@ public final class PlanDigest {
     /** What a digest looks like: 64 lower-case hex digits. */
     public static final Pattern FORM = Pattern.compile("[0-9a-f]{64}");
 
-    private PlanDigest() {
-    }
+    private PlanDigest() {}
 
     /** The JSON the leader sends for {@code plan} (the {@code plan} member of a poll's answer). */
     public static byte[] json(NodePlan plan) {

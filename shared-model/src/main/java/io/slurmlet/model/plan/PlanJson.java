@@ -2,7 +2,6 @@ package io.slurmlet.model.plan;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import io.slurmlet.model.api.SettingsJson;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;

@@ -11,5 +11,4 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  */
 public record PublishedPlan(
         @JsonProperty("revision") long revision,
-        @JsonProperty("plan") NodePlan plan) {
-}
+        @JsonProperty("plan") NodePlan plan) {}

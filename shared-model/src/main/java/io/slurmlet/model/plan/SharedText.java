@@ -2,7 +2,6 @@ package io.slurmlet.model.plan;
 
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.io.SerializedString;
-
 import java.io.IOException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,8 +29,7 @@ final class SharedText {
     private static final ConcurrentHashMap<String, SerializedString> KEPT = new ConcurrentHashMap<>();
     private static final AtomicLong CHARS = new AtomicLong();
 
-    private SharedText() {
-    }
+    private SharedText() {}
 
     /** Writes {@code text} as a JSON string, its escaped bytes made once for every plan that carries it. */
     static void write(JsonGenerator gen, String text) throws IOException {

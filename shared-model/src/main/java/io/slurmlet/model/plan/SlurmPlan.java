@@ -2,7 +2,6 @@ package io.slurmlet.model.plan;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -23,8 +22,10 @@ import java.util.Map;
  *                 comes back at boot. Empty (plans before format 5, a disabled cluster): whatever runs
  *                 is left running
  */
-public record SlurmPlan(@JsonProperty("files") List<ManagedFile> files, @JsonProperty("services") List<String> services,
-                        @JsonProperty("retired") List<String> retired) {
+public record SlurmPlan(
+        @JsonProperty("files") List<ManagedFile> files,
+        @JsonProperty("services") List<String> services,
+        @JsonProperty("retired") List<String> retired) {
 
     /** Nothing of Slurm's, and nothing stopped: a machine without a role in a cluster that does not run. */
     public static final SlurmPlan NONE = new SlurmPlan(List.of(), List.of(), List.of());
@@ -56,7 +57,9 @@ public record SlurmPlan(@JsonProperty("files") List<ManagedFile> files, @JsonPro
 
     /** Configuration files by path, each {@link ManagedFile#config}: 0644, root's. */
     public static List<ManagedFile> configs(Map<String, String> files) {
-        return files.entrySet().stream().map(f -> ManagedFile.config(f.getKey(), f.getValue())).toList();
+        return files.entrySet().stream()
+                .map(f -> ManagedFile.config(f.getKey(), f.getValue()))
+                .toList();
     }
 
     /** Slurm's files' content by path, in the plan's order. */

@@ -5,14 +5,14 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonSubTypes;
 import com.fasterxml.jackson.annotation.JsonTypeInfo;
 import io.slurmlet.model.users.Account;
-
 import java.util.List;
 
 /** What one machine does with the cluster's accounts (settings' {@code users}). */
 @JsonTypeInfo(use = JsonTypeInfo.Id.NAME, property = "kind")
 @JsonSubTypes({
-        @JsonSubTypes.Type(value = UsersPlan.Leave.class, name = "leave"),
-        @JsonSubTypes.Type(value = UsersPlan.Keep.class, name = "keep")})
+    @JsonSubTypes.Type(value = UsersPlan.Leave.class, name = "leave"),
+    @JsonSubTypes.Type(value = UsersPlan.Keep.class, name = "keep")
+})
 public sealed interface UsersPlan {
 
     UsersPlan LEAVE = new Leave();
@@ -33,7 +33,9 @@ public sealed interface UsersPlan {
      * Keep {@code accounts} as Linux users here (settings' {@code users = "slurmlet"}), each with its
      * UID, group and SSH keys, a disabled or removed one locked.
      */
-    record Keep(@JsonProperty("accounts") List<Account> accounts, @JsonProperty("home_root") String homeRoot) implements UsersPlan {
+    record Keep(
+            @JsonProperty("accounts") List<Account> accounts,
+            @JsonProperty("home_root") String homeRoot) implements UsersPlan {
         public Keep {
             accounts = accounts == null ? List.of() : List.copyOf(accounts);
             homeRoot = homeRoot == null || homeRoot.isEmpty() ? "/home" : homeRoot;
@@ -42,6 +44,8 @@ public sealed interface UsersPlan {
 
     /** Accounts kept with homes under {@code sharedPath}'s {@code home}, or {@code /home} without shared storage. */
     static Keep keep(List<Account> accounts, String sharedPath) {
-        return new Keep(accounts, sharedPath == null || sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home");
+        return new Keep(
+                accounts,
+                sharedPath == null || sharedPath.isEmpty() ? "/home" : sharedPath.replaceAll("/+$", "") + "/home");
     }
 }

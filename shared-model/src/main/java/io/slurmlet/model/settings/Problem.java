@@ -37,7 +37,9 @@ public record Problem(
 
     /** Whether {@code word} stands in {@code sentence} as a word of its own (n1 is not in n10 or cn1). */
     private static boolean names(String sentence, String word) {
-        return java.util.regex.Pattern.compile("(?<![\\w.-])" + java.util.regex.Pattern.quote(word) + "(?![\\w-])").matcher(sentence).find();
+        return java.util.regex.Pattern.compile("(?<![\\w.-])" + java.util.regex.Pattern.quote(word) + "(?![\\w-])")
+                .matcher(sentence)
+                .find();
     }
 
     @Override

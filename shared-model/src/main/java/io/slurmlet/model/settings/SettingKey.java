@@ -3,8 +3,8 @@ package io.slurmlet.model.settings;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Function;
 
@@ -26,7 +26,9 @@ public enum SettingKey {
     SHARED_SERVER("shared.server", Kind.TEXT, s -> s.shared().server()),
     USERS("users", Kind.TEXT, SlurmSettings::users),
     CONTAINERS("containers", Kind.BOOLEAN, SlurmSettings::containers),
-    EXPERIMENTAL_ENABLE_ASYNC_REPLY("experimental.enable_async_reply", Kind.BOOLEAN,
+    EXPERIMENTAL_ENABLE_ASYNC_REPLY(
+            "experimental.enable_async_reply",
+            Kind.BOOLEAN,
             s -> s.experimental().enableAsyncReply()),
     /** slurm.conf lines of the site's own: set one as {@code slurm_conf.MaxJobCount=50000}. */
     SLURM_CONF("slurm_conf", Kind.MAP, SlurmSettings::slurmConf);
@@ -35,7 +37,12 @@ public enum SettingKey {
     public static final String SLURM_CONF_PREFIX = "slurm_conf.";
 
     /** What a key's value is. */
-    public enum Kind { BOOLEAN, TEXT, LIST, MAP }
+    public enum Kind {
+        BOOLEAN,
+        TEXT,
+        LIST,
+        MAP
+    }
 
     private final String key;
     private final Kind kind;
@@ -70,7 +77,11 @@ public enum SettingKey {
     public String format(SlurmSettings settings) {
         Object v = valueIn(settings);
         if (v instanceof Map<?, ?> map) {
-            return String.join(",", map.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).toList());
+            return String.join(
+                    ",",
+                    map.entrySet().stream()
+                            .map(e -> e.getKey() + "=" + e.getValue())
+                            .toList());
         }
         if (v instanceof List<?> list) {
             return String.join(",", list.stream().map(Object::toString).toList());
@@ -80,7 +91,11 @@ public enum SettingKey {
 
     /** Every key, as {@code enabled, cluster_name, …, slurm_conf.NAME}, for messages. */
     public static String all() {
-        return String.join(", ", Arrays.stream(values()).map(k -> k.kind == Kind.MAP ? k.key + ".NAME" : k.key).toList());
+        return String.join(
+                ", ",
+                Arrays.stream(values())
+                        .map(k -> k.kind == Kind.MAP ? k.key + ".NAME" : k.key)
+                        .toList());
     }
 
     /**
@@ -122,10 +137,11 @@ public enum SettingKey {
     }
 
     private List<String> parseList(String raw) {
-        List<String> items = Arrays.stream(raw.split(",", -1)).map(String::strip).toList();
+        List<String> items =
+                Arrays.stream(raw.split(",", -1)).map(String::strip).toList();
         if (items.stream().anyMatch(String::isEmpty)) {
-            throw new IllegalArgumentException("%s=%s has an empty item: separate names with single commas, as %s=n1,n2"
-                    .formatted(key, raw, key));
+            throw new IllegalArgumentException(
+                    "%s=%s has an empty item: separate names with single commas, as %s=n1,n2".formatted(key, raw, key));
         }
         return items;
     }
@@ -134,8 +150,9 @@ public enum SettingKey {
         return switch (raw.toLowerCase(Locale.ROOT)) {
             case "true", "yes", "on", "1" -> Boolean.TRUE;
             case "false", "no", "off", "0" -> Boolean.FALSE;
-            default -> throw new IllegalArgumentException("%s=%s is not true or false: write %s=true or %s=false"
-                    .formatted(key, raw, key, key));
+            default ->
+                throw new IllegalArgumentException(
+                        "%s=%s is not true or false: write %s=true or %s=false".formatted(key, raw, key, key));
         };
     }
 }

@@ -20,13 +20,13 @@ public final class SlurmConfKeys {
     /** Keys slurmlet writes a default for; a site's own value replaces that line. */
     public static final Set<String> DEFAULTED = Set.of("mailprog", "schedulertype", "returntoservice", "defmempercpu");
 
-    private SlurmConfKeys() {
-    }
+    private SlurmConfKeys() {}
 
     private static Map<String, String> owned() {
         Map<String, String> m = new TreeMap<>();
         m.put("ClusterName", "set cluster_name");
-        for (String k : new String[] {"SlurmctldHost", "ControlMachine", "ControlAddr", "BackupController", "BackupAddr"}) {
+        for (String k :
+                new String[] {"SlurmctldHost", "ControlMachine", "ControlAddr", "BackupController", "BackupAddr"}) {
             m.put(k, "set controller");
         }
         m.put("NodeName", "set nodes; each node's line comes from what its agent reports");
@@ -34,10 +34,30 @@ public final class SlurmConfKeys {
         m.put("PrologFlags", "slurmlet sets Contain when users=slurmlet, for pam_slurm_adopt");
         m.put("SlurmctldParameters", "set experimental.enable_async_reply for the one slurmlet knows");
         m.put("GresTypes", "slurmlet names gpu when a node reports GPUs");
-        for (String k : new String[] {"AuthType", "CredType", "SlurmUser", "SlurmctldPort", "SlurmdPort",
-                "StateSaveLocation", "SlurmdSpoolDir", "SlurmctldPidFile", "SlurmdPidFile", "SlurmctldLogFile",
-                "SlurmdLogFile", "SelectType", "SelectTypeParameters", "ProctrackType", "TaskPlugin", "DownNodes",
-                "NodeSet", "FrontendName", "Include", "PlugStackConfig", "JobContainerType", "NamespaceType"}) {
+        for (String k : new String[] {
+            "AuthType",
+            "CredType",
+            "SlurmUser",
+            "SlurmctldPort",
+            "SlurmdPort",
+            "StateSaveLocation",
+            "SlurmdSpoolDir",
+            "SlurmctldPidFile",
+            "SlurmdPidFile",
+            "SlurmctldLogFile",
+            "SlurmdLogFile",
+            "SelectType",
+            "SelectTypeParameters",
+            "ProctrackType",
+            "TaskPlugin",
+            "DownNodes",
+            "NodeSet",
+            "FrontendName",
+            "Include",
+            "PlugStackConfig",
+            "JobContainerType",
+            "NamespaceType"
+        }) {
             m.put(k, "slurmlet writes it, and its agents depend on it");
         }
         Map<String, String> lower = new TreeMap<>();

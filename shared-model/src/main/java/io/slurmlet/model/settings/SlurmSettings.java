@@ -3,7 +3,6 @@ package io.slurmlet.model.settings;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-
 import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -49,8 +48,20 @@ import java.util.TreeMap;
  *                     order. Keys slurmlet writes itself are refused, naming the setting that covers
  *                     them. Empty: none.
  */
-@JsonPropertyOrder({"enabled", "cluster_name", "controller", "nodes", "all_nodes", "lent", "partition",
-        "shared", "users", "containers", "experimental", "slurm_conf"})
+@JsonPropertyOrder({
+    "enabled",
+    "cluster_name",
+    "controller",
+    "nodes",
+    "all_nodes",
+    "lent",
+    "partition",
+    "shared",
+    "users",
+    "containers",
+    "experimental",
+    "slurm_conf"
+})
 public record SlurmSettings(
         @JsonProperty("enabled") boolean enabled,
         @JsonProperty("cluster_name") String clusterName,
@@ -71,15 +82,35 @@ public record SlurmSettings(
     public static final String USERS_SLURMLET = "slurmlet";
 
     /** Settings of a fresh leader: Slurm off, nothing named. */
-    public static final SlurmSettings DEFAULTS = new SlurmSettings(false, null, null, null, false, null,
-            null, null, null, false, null, null);
+    public static final SlurmSettings DEFAULTS =
+            new SlurmSettings(false, null, null, null, false, null, null, null, null, false, null, null);
 
     /** Settings without site additions to slurm.conf. */
-    public SlurmSettings(boolean enabled, String clusterName, String controller, List<String> nodes, boolean allNodes,
-                         List<String> lent, String partition, SharedStorage shared, String users, boolean containers,
-                         Experimental experimental) {
-        this(enabled, clusterName, controller, nodes, allNodes, lent, partition, shared, users, containers,
-                experimental, null);
+    public SlurmSettings(
+            boolean enabled,
+            String clusterName,
+            String controller,
+            List<String> nodes,
+            boolean allNodes,
+            List<String> lent,
+            String partition,
+            SharedStorage shared,
+            String users,
+            boolean containers,
+            Experimental experimental) {
+        this(
+                enabled,
+                clusterName,
+                controller,
+                nodes,
+                allNodes,
+                lent,
+                partition,
+                shared,
+                users,
+                containers,
+                experimental,
+                null);
     }
 
     public SlurmSettings {
@@ -151,19 +182,52 @@ public record SlurmSettings(
 
     /** A copy with {@code lent} replaced. */
     public SlurmSettings withLent(List<String> newLent) {
-        return new SlurmSettings(enabled, clusterName, controller, nodes, allNodes, newLent, partition, shared,
-                users, containers, experimental, slurmConf);
+        return new SlurmSettings(
+                enabled,
+                clusterName,
+                controller,
+                nodes,
+                allNodes,
+                newLent,
+                partition,
+                shared,
+                users,
+                containers,
+                experimental,
+                slurmConf);
     }
 
     /** A copy with {@code enabled} replaced. */
     public SlurmSettings withEnabled(boolean on) {
-        return new SlurmSettings(on, clusterName, controller, nodes, allNodes, lent, partition, shared,
-                users, containers, experimental, slurmConf);
+        return new SlurmSettings(
+                on,
+                clusterName,
+                controller,
+                nodes,
+                allNodes,
+                lent,
+                partition,
+                shared,
+                users,
+                containers,
+                experimental,
+                slurmConf);
     }
 
     /** A copy with {@code nodes} replaced. */
     public SlurmSettings withNodeList(List<String> newNodes) {
-        return new SlurmSettings(enabled, clusterName, controller, newNodes, allNodes, lent, partition, shared,
-                users, containers, experimental, slurmConf);
+        return new SlurmSettings(
+                enabled,
+                clusterName,
+                controller,
+                newNodes,
+                allNodes,
+                lent,
+                partition,
+                shared,
+                users,
+                containers,
+                experimental,
+                slurmConf);
     }
 }

@@ -18,8 +18,7 @@ public final class TemporaryFiles {
 
     private static final Pattern ENDS_AS_ONE = Pattern.compile(".*" + SUFFIX);
 
-    private TemporaryFiles() {
-    }
+    private TemporaryFiles() {}
 
     /** Whether {@code name} ends as a temporary file's name does. */
     public static boolean looksLikeOne(String name) {

@@ -13,14 +13,15 @@ import java.util.Optional;
  */
 public final class Text {
 
-    private Text() {
-    }
+    private Text() {}
 
     /** What is wrong with {@code value} as one line of text, as a phrase ("holds a line break at 4"); empty: nothing. */
     public static Optional<String> unsafe(String value) {
         for (int i = 0; i < value.length(); i++) {
             char c = value.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+            if (Character.isHighSurrogate(c)
+                    && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1))) {
                 i++;
                 continue;
             }
@@ -48,7 +49,10 @@ public final class Text {
         if (c == '\ufeff' || c == '\ufffe' || c == '\uffff') {
             return Optional.of("U+%04X, which is not text".formatted((int) c));
         }
-        if (c >= '\u202a' && c <= '\u202e' || c >= '\u2066' && c <= '\u2069' || c == '\u200e' || c == '\u200f'
+        if (c >= '\u202a' && c <= '\u202e'
+                || c >= '\u2066' && c <= '\u2069'
+                || c == '\u200e'
+                || c == '\u200f'
                 || c == '\u061c') {
             return Optional.of("a bidirectional control (U+%04X), which shows text in another order than it is stored"
                     .formatted((int) c));
@@ -72,7 +76,9 @@ public final class Text {
         StringBuilder b = new StringBuilder(Math.min(value.length(), ONE_LINE_MAX));
         for (int i = 0; i < value.length() && b.length() < ONE_LINE_MAX; i++) {
             char c = value.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < value.length() && Character.isLowSurrogate(value.charAt(i + 1))) {
+            if (Character.isHighSurrogate(c)
+                    && i + 1 < value.length()
+                    && Character.isLowSurrogate(value.charAt(i + 1))) {
                 b.append(c).append(value.charAt(++i));
             } else if (c == '\r' && i + 1 < value.length() && value.charAt(i + 1) == '\n') {
                 continue;
@@ -116,7 +122,8 @@ public final class Text {
     }
 
     private static boolean shown(char c) {
-        return Character.isLetterOrDigit(c) || Character.getType(c) == Character.NON_SPACING_MARK
+        return Character.isLetterOrDigit(c)
+                || Character.getType(c) == Character.NON_SPACING_MARK
                 || Character.getType(c) == Character.COMBINING_SPACING_MARK;
     }
 }

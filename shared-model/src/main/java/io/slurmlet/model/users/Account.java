@@ -1,7 +1,6 @@
 package io.slurmlet.model.users;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
-
 import java.util.List;
 
 /**

@@ -47,9 +47,12 @@ public record SshPublicKey(String type, String base64) {
             throw new NotAKey("it has no base64 after its type");
         }
         String type = parts[0];
-        if (!type.equals("ssh-ed25519") && !type.equals("ssh-rsa") && !type.equals("sk-ssh-ed25519@openssh.com")
+        if (!type.equals("ssh-ed25519")
+                && !type.equals("ssh-rsa")
+                && !type.equals("sk-ssh-ed25519@openssh.com")
                 && !CURVES.containsKey(type)) {
-            throw new NotAKey("its type " + (type.length() > 40 ? type.substring(0, 40) + "…" : type) + " is not one sshd takes");
+            throw new NotAKey(
+                    "its type " + (type.length() > 40 ? type.substring(0, 40) + "…" : type) + " is not one sshd takes");
         }
         byte[] raw;
         try {
@@ -150,7 +153,8 @@ public record SshPublicKey(String type, String base64) {
         BigInteger y = new BigInteger(1, Arrays.copyOfRange(point, 1 + size, point.length));
         BigInteger a = spec.getCurve().getA();
         BigInteger b = spec.getCurve().getB();
-        if (x.compareTo(p) >= 0 || y.compareTo(p) >= 0
+        if (x.compareTo(p) >= 0
+                || y.compareTo(p) >= 0
                 || !y.pow(2).mod(p).equals(x.pow(3).add(a.multiply(x)).add(b).mod(p))) {
             throw new NotAKey("its ECDSA point is not on its curve");
         }

@@ -1,5 +1,11 @@
 package io.slurmlet.model.api;
 
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.model.api.SettingsJson.BadJson;
@@ -7,20 +13,13 @@ import io.slurmlet.model.settings.Experimental;
 import io.slurmlet.model.settings.SettingKey;
 import io.slurmlet.model.settings.SharedStorage;
 import io.slurmlet.model.settings.SlurmSettings;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.charset.StandardCharsets;
-import java.util.List;
-import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertAll;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The one strict reading of settings JSON, its messages, RFC 7396 merge patches, and the JSON names. */
 class SettingsJsonTest {
@@ -28,8 +27,17 @@ class SettingsJsonTest {
     private static final String TOP_LEVEL_KEYS =
             "all_nodes, cluster_name, containers, controller, enabled, experimental, lent, nodes, partition, shared, slurm_conf, users";
 
-    private static final SlurmSettings FULL = new SlurmSettings(true, "lab", "ctl1", List.of("gpu1", "gpu2"), true,
-            List.of("gpu2"), "train", new SharedStorage("/shared", "nfs1:/export/shared", ""), "slurmlet", true,
+    private static final SlurmSettings FULL = new SlurmSettings(
+            true,
+            "lab",
+            "ctl1",
+            List.of("gpu1", "gpu2"),
+            true,
+            List.of("gpu2"),
+            "train",
+            new SharedStorage("/shared", "nfs1:/export/shared", ""),
+            "slurmlet",
+            true,
             new Experimental(true));
 
     private static final String FULL_JSON = """
@@ -70,12 +78,14 @@ class SettingsJsonTest {
 
     @Test
     void writtenSettingsReadBackTheSame() throws JsonProcessingException {
-        assertEquals(FULL, SettingsJson.toSettings(SettingsJson.readObject(SettingsJson.STRICT.writeValueAsBytes(FULL))));
+        assertEquals(
+                FULL, SettingsJson.toSettings(SettingsJson.readObject(SettingsJson.STRICT.writeValueAsBytes(FULL))));
     }
 
     @Test
     void writesTheJsonNamesInTheRecordsOrder() throws JsonProcessingException {
-        assertEquals("{\"enabled\":false,\"cluster_name\":\"slurmlet\",\"controller\":\"\",\"nodes\":[],"
+        assertEquals(
+                "{\"enabled\":false,\"cluster_name\":\"slurmlet\",\"controller\":\"\",\"nodes\":[],"
                         + "\"all_nodes\":false,\"lent\":[],\"partition\":\"gpu\","
                         + "\"shared\":{\"path\":\"\",\"nfs\":\"\",\"server\":\"\"},\"users\":\"\",\"containers\":false,"
                         + "\"experimental\":{\"enable_async_reply\":false},\"slurm_conf\":{}}",
@@ -105,39 +115,44 @@ class SettingsJsonTest {
     @Test
     void unknownNestedKeyIsNamedWithItsParent() {
         assertAll(
-                () -> assertEquals("unknown key \"shared.foo\": the keys there are nfs, path, server",
+                () -> assertEquals(
+                        "unknown key \"shared.foo\": the keys there are nfs, path, server",
                         refusal("{\"shared\": {\"path\": \"/shared\", \"foo\": 1}}")),
-                () -> assertEquals("unknown key \"experimental.foo\": the keys there are enable_async_reply",
+                () -> assertEquals(
+                        "unknown key \"experimental.foo\": the keys there are enable_async_reply",
                         refusal("{\"experimental\": {\"foo\": true}}")));
     }
 
     @Test
     void wrongTypeNamesTheKeyAndWhatItTakes() {
         assertAll(
-                () -> assertEquals("nodes has the wrong type: it takes a list of strings, as [\"n1\", \"n2\"]",
+                () -> assertEquals(
+                        "nodes has the wrong type: it takes a list of strings, as [\"n1\", \"n2\"]",
                         refusal("{\"nodes\": \"gpu1,gpu2\"}")),
-                () -> assertEquals("enabled has the wrong type: it takes true or false",
-                        refusal("{\"enabled\": \"true\"}")),
-                () -> assertEquals("enabled has the wrong type: it takes true or false",
-                        refusal("{\"enabled\": 1}")),
-                () -> assertEquals("cluster_name has the wrong type: it takes a string",
-                        refusal("{\"cluster_name\": 5}")),
-                () -> assertEquals("cluster_name has the wrong type: it takes a string",
-                        refusal("{\"cluster_name\": true}")),
-                () -> assertEquals("shared has the wrong type: it takes an object",
-                        refusal("{\"shared\": [\"/shared\"]}")),
-                () -> assertEquals("shared.path has the wrong type: it takes a string",
-                        refusal("{\"shared\": {\"path\": 1.5}}")),
-                () -> assertEquals("experimental.enable_async_reply has the wrong type: it takes true or false",
+                () -> assertEquals(
+                        "enabled has the wrong type: it takes true or false", refusal("{\"enabled\": \"true\"}")),
+                () -> assertEquals("enabled has the wrong type: it takes true or false", refusal("{\"enabled\": 1}")),
+                () -> assertEquals(
+                        "cluster_name has the wrong type: it takes a string", refusal("{\"cluster_name\": 5}")),
+                () -> assertEquals(
+                        "cluster_name has the wrong type: it takes a string", refusal("{\"cluster_name\": true}")),
+                () -> assertEquals(
+                        "shared has the wrong type: it takes an object", refusal("{\"shared\": [\"/shared\"]}")),
+                () -> assertEquals(
+                        "shared.path has the wrong type: it takes a string", refusal("{\"shared\": {\"path\": 1.5}}")),
+                () -> assertEquals(
+                        "experimental.enable_async_reply has the wrong type: it takes true or false",
                         refusal("{\"experimental\": {\"enable_async_reply\": \"yes\"}}")));
     }
 
     @Test
     void wrongListItemIsNamedByItsIndex() {
         assertAll(
-                () -> assertEquals("nodes[1] has the wrong type: it takes a string", refusal("{\"nodes\": [\"gpu1\", 2]}")),
+                () -> assertEquals(
+                        "nodes[1] has the wrong type: it takes a string", refusal("{\"nodes\": [\"gpu1\", 2]}")),
                 () -> assertEquals("lent[0] has the wrong type: it takes a string", refusal("{\"lent\": [null]}")),
-                () -> assertEquals("nodes[0] has the wrong type: it takes a string", refusal("{\"nodes\": [[\"gpu1\"]]}")));
+                () -> assertEquals(
+                        "nodes[0] has the wrong type: it takes a string", refusal("{\"nodes\": [[\"gpu1\"]]}")));
     }
 
     // bodies that are not one JSON object
@@ -154,8 +169,10 @@ class SettingsJsonTest {
 
     @Test
     void unfinishedJsonSaysWhereItOpened() {
-        assertEquals("the body is not valid JSON (line 1, column 18): Unexpected end-of-input: expected close marker "
-                + "for Object (opened at line 1, column 1)", refusal("{\"enabled\": true "));
+        assertEquals(
+                "the body is not valid JSON (line 1, column 18): Unexpected end-of-input: expected close marker "
+                        + "for Object (opened at line 1, column 1)",
+                refusal("{\"enabled\": true "));
     }
 
     @Test
@@ -172,10 +189,14 @@ class SettingsJsonTest {
     @Test
     void trailingContentIsRefused() {
         assertAll(
-                () -> assertEquals("the body is not valid JSON (line 1, column 4): more follows the first value: "
-                        + "send one JSON object", refusal("{} {\"enabled\": true}")),
-                () -> assertEquals("the body is not valid JSON (line 2, column 1): more follows the first value: "
-                        + "send one JSON object", refusal("{}\n[]")),
+                () -> assertEquals(
+                        "the body is not valid JSON (line 1, column 4): more follows the first value: "
+                                + "send one JSON object",
+                        refusal("{} {\"enabled\": true}")),
+                () -> assertEquals(
+                        "the body is not valid JSON (line 2, column 1): more follows the first value: "
+                                + "send one JSON object",
+                        refusal("{}\n[]")),
                 () -> assertTrue(refusal("{} x").startsWith("the body is not valid JSON (line 1, column 4): ")));
     }
 
@@ -189,20 +210,24 @@ class SettingsJsonTest {
     @Test
     void bodyMustBeAnObject() {
         assertAll(
-                () -> assertEquals("the body is JSON array, not an object: send the settings as {\"key\": value, …}",
+                () -> assertEquals(
+                        "the body is JSON array, not an object: send the settings as {\"key\": value, …}",
                         refusal("[{\"enabled\": true}]")),
-                () -> assertEquals("the body is JSON string, not an object: send the settings as {\"key\": value, …}",
+                () -> assertEquals(
+                        "the body is JSON string, not an object: send the settings as {\"key\": value, …}",
                         refusal("\"enabled\"")),
-                () -> assertEquals("the body is JSON null, not an object: send the settings as {\"key\": value, …}",
+                () -> assertEquals(
+                        "the body is JSON null, not an object: send the settings as {\"key\": value, …}",
                         refusal("null")),
-                () -> assertEquals("the body is JSON number, not an object: send the settings as {\"key\": value, …}",
+                () -> assertEquals(
+                        "the body is JSON number, not an object: send the settings as {\"key\": value, …}",
                         refusal("1")));
     }
 
     @Test
     void bodyMustBeUtf8() {
-        BadJson e = assertThrows(BadJson.class,
-                () -> SettingsJson.readObject(new byte[]{'{', (byte) 0xC3, (byte) 0x28, '}'}));
+        BadJson e = assertThrows(
+                BadJson.class, () -> SettingsJson.readObject(new byte[] {'{', (byte) 0xC3, (byte) 0x28, '}'}));
         assertEquals("the body is not UTF-8 text: send the JSON encoded as UTF-8", e.getMessage());
     }
 
@@ -242,7 +267,8 @@ class SettingsJsonTest {
     @Test
     void mergePatchSetsNestedKeysAndReplacesLists() {
         JsonNode stored = SettingsJson.STRICT.valueToTree(FULL);
-        JsonNode patch = json("{\"shared\": {\"server\": \"gpu1\", \"nfs\": null}, \"nodes\": [\"gpu3\"], \"lent\": []}");
+        JsonNode patch =
+                json("{\"shared\": {\"server\": \"gpu1\", \"nfs\": null}, \"nodes\": [\"gpu3\"], \"lent\": []}");
 
         SlurmSettings patched = SettingsJson.toSettings(SettingsJson.mergePatch(stored, patch));
 
@@ -261,13 +287,26 @@ class SettingsJsonTest {
 
         SlurmSettings cleared = SettingsJson.toSettings(SettingsJson.mergePatch(stored, patch));
 
-        assertEquals(new SlurmSettings(true, null, "ctl1", null, false, List.of("gpu2"), "train", FULL.shared(),
-                "slurmlet", false, null), cleared);
+        assertEquals(
+                new SlurmSettings(
+                        true,
+                        null,
+                        "ctl1",
+                        null,
+                        false,
+                        List.of("gpu2"),
+                        "train",
+                        FULL.shared(),
+                        "slurmlet",
+                        false,
+                        null),
+                cleared);
     }
 
     @Test
     void mergePatchOfTheWrongTypeIsRefusedWhenRead() {
-        JsonNode patched = SettingsJson.mergePatch(SettingsJson.STRICT.valueToTree(FULL), json("{\"shared\": \"/data\"}"));
+        JsonNode patched =
+                SettingsJson.mergePatch(SettingsJson.STRICT.valueToTree(FULL), json("{\"shared\": \"/data\"}"));
 
         BadJson e = assertThrows(BadJson.class, () -> SettingsJson.toSettings(patched));
         assertEquals("shared has the wrong type: it takes an object", e.getMessage());
@@ -296,12 +335,14 @@ class SettingsJsonTest {
     void aReportReadStraightIsRefusedAsThroughATree(String body) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         BadJson straight = assertThrows(BadJson.class, () -> SettingsJson.read(bytes, NodeReport.class));
-        BadJson tree = assertThrows(BadJson.class, () -> SettingsJson.toValue(SettingsJson.readObject(bytes), NodeReport.class));
+        BadJson tree = assertThrows(
+                BadJson.class, () -> SettingsJson.toValue(SettingsJson.readObject(bytes), NodeReport.class));
         assertEquals(tree.getMessage(), straight.getMessage());
     }
 
     static Stream<String> badReports() {
-        return Stream.of("{\"node\": \"n1\", \"plan_revision\": 1, \"steps\": [], \"colour\": 1}",
+        return Stream.of(
+                "{\"node\": \"n1\", \"plan_revision\": 1, \"steps\": [], \"colour\": 1}",
                 "{\"node\": \"n1\", \"plan_revision\": \"one\", \"steps\": []}",
                 "{\"node\": \"n1\", \"plan_revision\": 1, \"steps\": [{\"step\": 1, \"state\": []}]}",
                 "{\"node\": \"n1\", \"plan_revision\": 1,",
@@ -311,13 +352,26 @@ class SettingsJsonTest {
 
     @Test
     void aReportThatIsNotAnObjectOrNotUtf8SaysSo() {
-        assertEquals("the body is JSON array, not an object: send {\"key\": value, …}",
-                assertThrows(BadJson.class, () -> SettingsJson.read("[1]".getBytes(StandardCharsets.UTF_8), NodeReport.class)).getMessage());
-        assertEquals("the body is empty: send a JSON object",
-                assertThrows(BadJson.class, () -> SettingsJson.read(" ".getBytes(StandardCharsets.UTF_8), NodeReport.class)).getMessage());
-        assertEquals("the body is not UTF-8 text: send the JSON encoded as UTF-8",
-                assertThrows(BadJson.class, () -> SettingsJson.read(new byte[]{'{', (byte) 0xff, '}'}, NodeReport.class)).getMessage());
-        NodeReport ok = SettingsJson.read("{\"node\": \"n1\", \"plan_revision\": 7, \"steps\": []}".getBytes(StandardCharsets.UTF_8),
+        assertEquals(
+                "the body is JSON array, not an object: send {\"key\": value, …}",
+                assertThrows(
+                                BadJson.class,
+                                () -> SettingsJson.read("[1]".getBytes(StandardCharsets.UTF_8), NodeReport.class))
+                        .getMessage());
+        assertEquals(
+                "the body is empty: send a JSON object",
+                assertThrows(
+                                BadJson.class,
+                                () -> SettingsJson.read(" ".getBytes(StandardCharsets.UTF_8), NodeReport.class))
+                        .getMessage());
+        assertEquals(
+                "the body is not UTF-8 text: send the JSON encoded as UTF-8",
+                assertThrows(
+                                BadJson.class,
+                                () -> SettingsJson.read(new byte[] {'{', (byte) 0xff, '}'}, NodeReport.class))
+                        .getMessage());
+        NodeReport ok = SettingsJson.read(
+                "{\"node\": \"n1\", \"plan_revision\": 7, \"steps\": []}".getBytes(StandardCharsets.UTF_8),
                 NodeReport.class);
         assertEquals("n1", ok.node());
         assertEquals(7, ok.planRevision());

@@ -1,33 +1,67 @@
 package io.slurmlet.model.facts;
 
-import io.slurmlet.model.settings.Problem;
-import io.slurmlet.model.text.Text;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.Optional;
-import java.util.function.Function;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.text.Text;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+
 class FactsCheckTest {
 
-    static final NodeFacts GOOD = new NodeFacts("n1", "", 64, 1, 2, 16, 2, 515_000,
-            List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 8)), "debian 13", "24.11.5");
+    static final NodeFacts GOOD = new NodeFacts(
+            "n1",
+            "",
+            64,
+            1,
+            2,
+            16,
+            2,
+            515_000,
+            List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 8)),
+            "debian 13",
+            "24.11.5");
 
     /** Strings that end a slurm.conf line, start another, close a quote, continue a line, or are not text. */
-    static final List<String> HOSTILE = List.of("10.0.0.2\nPrologSlurmctld=/tmp/evil\n#", "a\rb", "a\"b", "a\\", "a#b", "a b",
-            "a\tb", "a\u0000b", "a\ud800", "\udc00a", "a\u2028b", "\u202eab", "a\u2066b", "\ufeffa", "a=b", "a,b", "*", "");
+    static final List<String> HOSTILE = List.of(
+            "10.0.0.2\nPrologSlurmctld=/tmp/evil\n#",
+            "a\rb",
+            "a\"b",
+            "a\\",
+            "a#b",
+            "a b",
+            "a\tb",
+            "a\u0000b",
+            "a\ud800",
+            "\udc00a",
+            "a\u2028b",
+            "\u202eab",
+            "a\u2066b",
+            "\ufeffa",
+            "a=b",
+            "a,b",
+            "*",
+            "");
 
     @Test
     void whatAnAgentReportsPasses() {
         assertEquals(List.of(), FactsCheck.problems("n1", GOOD));
-        assertEquals(List.of(), FactsCheck.problems("n1", with(f -> new NodeFacts("", "10.0.0.7", 1, 1, 1, 1, 1, 1, List.of(), "", ""))));
-        for (String address : List.of("10.0.0.7", "fd00::5", "::1", "2001:db8::10.0.0.1", "gpu001", "gpu001.cluster.example.org")) {
+        assertEquals(
+                List.of(),
+                FactsCheck.problems(
+                        "n1", with(f -> new NodeFacts("", "10.0.0.7", 1, 1, 1, 1, 1, 1, List.of(), "", ""))));
+        for (String address :
+                List.of("10.0.0.7", "fd00::5", "::1", "2001:db8::10.0.0.1", "gpu001", "gpu001.cluster.example.org")) {
             assertEquals(List.of(), FactsCheck.problems("n1", address(address)), address);
         }
-        for (String model : List.of("Tesla V100-SXM2-16GB", "NVIDIA GeForce RTX 4090", "AMD Instinct MI300X", "NVIDIA A100-SXM4-80GB (MIG 1g.10gb)")) {
+        for (String model : List.of(
+                "Tesla V100-SXM2-16GB",
+                "NVIDIA GeForce RTX 4090",
+                "AMD Instinct MI300X",
+                "NVIDIA A100-SXM4-80GB (MIG 1g.10gb)")) {
             assertEquals(List.of(), FactsCheck.problems("n1", gpus(List.of(new NodeFacts.Gpus(model, 1)))), model);
         }
     }
@@ -38,11 +72,37 @@ class FactsCheckTest {
             if (!bad.isEmpty()) {
                 assertRefused("address", bad, address(bad));
                 if (!bad.equals("a b")) {
-                    assertRefused("os", "debian" + bad, with(f -> new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(), f.sockets(),
-                        f.coresPerSocket(), f.threadsPerCore(), f.memoryMiB(), f.gpus(), "debian" + bad, f.slurmVersion())));
+                    assertRefused(
+                            "os",
+                            "debian" + bad,
+                            with(f -> new NodeFacts(
+                                    f.name(),
+                                    f.address(),
+                                    f.cpus(),
+                                    f.boards(),
+                                    f.sockets(),
+                                    f.coresPerSocket(),
+                                    f.threadsPerCore(),
+                                    f.memoryMiB(),
+                                    f.gpus(),
+                                    "debian" + bad,
+                                    f.slurmVersion())));
                 }
-                assertRefused("slurm_version", "24.11.5" + bad, with(f -> new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(),
-                        f.sockets(), f.coresPerSocket(), f.threadsPerCore(), f.memoryMiB(), f.gpus(), f.os(), "24.11.5" + bad)));
+                assertRefused(
+                        "slurm_version",
+                        "24.11.5" + bad,
+                        with(f -> new NodeFacts(
+                                f.name(),
+                                f.address(),
+                                f.cpus(),
+                                f.boards(),
+                                f.sockets(),
+                                f.coresPerSocket(),
+                                f.threadsPerCore(),
+                                f.memoryMiB(),
+                                f.gpus(),
+                                f.os(),
+                                "24.11.5" + bad)));
             }
             if (bad.equals("a b") || bad.equals("")) {
                 continue;
@@ -56,17 +116,28 @@ class FactsCheckTest {
         assertRefused("gpus[0].count", "-5", gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", -5))));
         assertRefused("gpus[0].count", "0", gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 0))));
         assertRefused("gpus[0].count", "65", gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 65))));
-        assertRefused("gpus[1].model", "nvidia h100", gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 4), new NodeFacts.Gpus("nvidia h100", 4))));
+        assertRefused(
+                "gpus[1].model",
+                "nvidia h100",
+                gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 4), new NodeFacts.Gpus("nvidia h100", 4))));
         assertRefused("gpus[0].model", "", gpus(List.of(new NodeFacts.Gpus(null, 1))));
         assertRefused("gpus", "17", gpus(java.util.Collections.nCopies(17, new NodeFacts.Gpus("NVIDIA H100", 1))));
         assertRefused("cpus", "0", with(f -> new NodeFacts("n1", "", 0, 1, 1, 1, 1, 1024, List.of(), "", "")));
         assertRefused("cpus", "65536", with(f -> new NodeFacts("n1", "", 65_536, 1, 1, 1, 1, 1024, List.of(), "", "")));
         assertRefused("sockets", "-1", with(f -> new NodeFacts("n1", "", 1, 1, -1, 1, 1, 1024, List.of(), "", "")));
-        assertRefused("cores_per_socket", "70000", with(f -> new NodeFacts("n1", "", 1, 1, 1, 70_000, 1, 1024, List.of(), "", "")));
-        assertRefused("threads_per_core", "0", with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 0, 1024, List.of(), "", "")));
-        assertRefused("boards", "65536", with(f -> new NodeFacts("n1", "", 1, 65_536, 1, 1, 1, 1024, List.of(), "", "")));
+        assertRefused(
+                "cores_per_socket",
+                "70000",
+                with(f -> new NodeFacts("n1", "", 1, 1, 1, 70_000, 1, 1024, List.of(), "", "")));
+        assertRefused(
+                "threads_per_core", "0", with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 0, 1024, List.of(), "", "")));
+        assertRefused(
+                "boards", "65536", with(f -> new NodeFacts("n1", "", 1, 65_536, 1, 1, 1, 1024, List.of(), "", "")));
         assertRefused("memory_mib", "0", with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 1, 0, List.of(), "", "")));
-        assertRefused("memory_mib", Long.toString(Long.MAX_VALUE), with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 1, Long.MAX_VALUE, List.of(), "", "")));
+        assertRefused(
+                "memory_mib",
+                Long.toString(Long.MAX_VALUE),
+                with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 1, Long.MAX_VALUE, List.of(), "", "")));
     }
 
     @Test
@@ -83,7 +154,9 @@ class FactsCheckTest {
         assertTrue(!plain.contains("slurmctld_state") && !plain.contains("slurmctld_candidate"), plain);
         NodeFacts controller = GOOD.withSlurmctldState(9728).withSlurmctldCandidate("24.11.5");
         String json = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(controller);
-        assertTrue(json.contains("\"slurmctld_state\":9728") && json.contains("\"slurmctld_candidate\":\"24.11.5\""), json);
+        assertTrue(
+                json.contains("\"slurmctld_state\":9728") && json.contains("\"slurmctld_candidate\":\"24.11.5\""),
+                json);
         assertEquals(controller, io.slurmlet.model.api.SettingsJson.STRICT.readValue(json, NodeFacts.class));
         assertEquals(GOOD, io.slurmlet.model.api.SettingsJson.STRICT.readValue(plain, NodeFacts.class));
     }
@@ -93,19 +166,34 @@ class FactsCheckTest {
         ContainerFacts ready = new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true);
         assertEquals(List.of(), FactsCheck.problems("n1", GOOD.withContainers(ready)));
         for (String bad : HOSTILE.stream().filter(b -> !b.isEmpty()).toList()) {
-            assertRefused("containers.enroot", "4.1" + bad, GOOD.withContainers(new ContainerFacts("4.1" + bad, "", "", "", false)));
+            assertRefused(
+                    "containers.enroot",
+                    "4.1" + bad,
+                    GOOD.withContainers(new ContainerFacts("4.1" + bad, "", "", "", false)));
         }
-        assertRefused("containers.pyxis_slurm", "24.11.5\nx", GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5\nx",
-                "e".repeat(64), true)));
-        assertRefused("containers.nvidia_container_cli", "1.17.8\nx", GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5",
-                "e".repeat(64), true, "1.17.8\nx")));
-        assertRefused("containers.pyxis_sha256", "E".repeat(64), GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5",
-                "E".repeat(64), true)));
-        String json = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(GOOD.withContainers(ContainerFacts.NONE));
-        assertTrue(!json.contains("containers"), "nothing for containers is no key: a leader before them takes the facts: " + json);
+        assertRefused(
+                "containers.pyxis_slurm",
+                "24.11.5\nx",
+                GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5\nx", "e".repeat(64), true)));
+        assertRefused(
+                "containers.nvidia_container_cli",
+                "1.17.8\nx",
+                GOOD.withContainers(
+                        new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8\nx")));
+        assertRefused(
+                "containers.pyxis_sha256",
+                "E".repeat(64),
+                GOOD.withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "E".repeat(64), true)));
+        String json =
+                io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(GOOD.withContainers(ContainerFacts.NONE));
+        assertTrue(
+                !json.contains("containers"),
+                "nothing for containers is no key: a leader before them takes the facts: " + json);
         NodeFacts withReady = GOOD.withContainers(ready);
-        assertEquals(withReady, io.slurmlet.model.api.SettingsJson.STRICT.readValue(
-                io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(withReady), NodeFacts.class));
+        assertEquals(
+                withReady,
+                io.slurmlet.model.api.SettingsJson.STRICT.readValue(
+                        io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(withReady), NodeFacts.class));
     }
 
     @Test
@@ -113,12 +201,14 @@ class FactsCheckTest {
         NodeFacts controller = GOOD.withSlurmPlugins(List.of("auth_munge", "sched_backfill", "switch_nvidia_imex"));
         assertEquals(List.of(), FactsCheck.problems("n1", controller));
         for (String bad : HOSTILE.stream().filter(b -> !b.isEmpty()).toList()) {
-            assertRefused("slurm_plugins", "sched_" + bad, GOOD.withSlurmPlugins(List.of("auth_munge", "sched_" + bad)));
+            assertRefused(
+                    "slurm_plugins", "sched_" + bad, GOOD.withSlurmPlugins(List.of("auth_munge", "sched_" + bad)));
         }
         assertRefused("slurm_plugins", "Sched_backfill", GOOD.withSlurmPlugins(List.of("Sched_backfill")));
         assertRefused("slurm_plugins", "sched_backfill.so", GOOD.withSlurmPlugins(List.of("sched_backfill.so")));
         assertRefused("slurm_plugins", "", GOOD.withSlurmPlugins(java.util.Arrays.asList("auth_munge", null)));
-        assertRefused("slurm_plugins", "1025", GOOD.withSlurmPlugins(java.util.Collections.nCopies(1025, "auth_munge")));
+        assertRefused(
+                "slurm_plugins", "1025", GOOD.withSlurmPlugins(java.util.Collections.nCopies(1025, "auth_munge")));
         String plain = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(GOOD);
         assertTrue(!plain.contains("slurm_plugins"), plain);
         String json = io.slurmlet.model.api.SettingsJson.STRICT.writeValueAsString(controller);
@@ -150,12 +240,32 @@ class FactsCheckTest {
     }
 
     static NodeFacts address(String address) {
-        return with(f -> new NodeFacts(f.name(), address, f.cpus(), f.boards(), f.sockets(), f.coresPerSocket(),
-                f.threadsPerCore(), f.memoryMiB(), f.gpus(), f.os(), f.slurmVersion()));
+        return with(f -> new NodeFacts(
+                f.name(),
+                address,
+                f.cpus(),
+                f.boards(),
+                f.sockets(),
+                f.coresPerSocket(),
+                f.threadsPerCore(),
+                f.memoryMiB(),
+                f.gpus(),
+                f.os(),
+                f.slurmVersion()));
     }
 
     static NodeFacts gpus(List<NodeFacts.Gpus> gpus) {
-        return with(f -> new NodeFacts(f.name(), f.address(), f.cpus(), f.boards(), f.sockets(), f.coresPerSocket(),
-                f.threadsPerCore(), f.memoryMiB(), gpus, f.os(), f.slurmVersion()));
+        return with(f -> new NodeFacts(
+                f.name(),
+                f.address(),
+                f.cpus(),
+                f.boards(),
+                f.sockets(),
+                f.coresPerSocket(),
+                f.threadsPerCore(),
+                f.memoryMiB(),
+                gpus,
+                f.os(),
+                f.slurmVersion()));
     }
 }

@@ -1,14 +1,13 @@
 package io.slurmlet.model.observed;
 
-import io.slurmlet.model.api.SettingsJson;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.model.api.SettingsJson;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /** What an agent reports of its users and packages: read strictly, every text one line, no key in it. */
 class ObservedJsonTest {
@@ -17,33 +16,77 @@ class ObservedJsonTest {
 
     @Test
     void theUsersAndPackagesSectionsGoThereAndBack() throws Exception {
-        Observed seen = new Observed(null, null, null, List.of("3"),
-                new UsersSeen(true, List.of(new UsersSeen.User("alice", 200000, 200000, "slurmlet account alice@example.org", false,
-                        UsersSeen.User.PRIVATE, DIGEST))), new PackagesSeen(List.of("munge"), List.of("slurmd")),
-                new SlurmSeen(List.of(new SlurmSeen.File("/var/lib/slurm/slurmctld/clustername", DIGEST, "lab|617", "rw-r--r--", "slurm",
-                        "slurm")), List.of("slurmd"), List.of("slurmd"), List.of("slurmd RESTART - PrologFlags"), false));
+        Observed seen = new Observed(
+                null,
+                null,
+                null,
+                List.of("3"),
+                new UsersSeen(
+                        true,
+                        List.of(new UsersSeen.User(
+                                "alice",
+                                200000,
+                                200000,
+                                "slurmlet account alice@example.org",
+                                false,
+                                UsersSeen.User.PRIVATE,
+                                DIGEST))),
+                new PackagesSeen(List.of("munge"), List.of("slurmd")),
+                new SlurmSeen(
+                        List.of(new SlurmSeen.File(
+                                "/var/lib/slurm/slurmctld/clustername",
+                                DIGEST,
+                                "lab|617",
+                                "rw-r--r--",
+                                "slurm",
+                                "slurm")),
+                        List.of("slurmd"),
+                        List.of("slurmd"),
+                        List.of("slurmd RESTART - PrologFlags"),
+                        false));
         String json = SettingsJson.STRICT.writeValueAsString(seen);
         assertEquals(seen, SettingsJson.STRICT.readValue(json, Observed.class));
         String older = SettingsJson.STRICT.writeValueAsString(seen.withoutLaterSections());
-        assertFalse(older.contains("users") || older.contains("packages") || older.contains("slurm"), "an older leader's shape: " + older);
+        assertFalse(
+                older.contains("users") || older.contains("packages") || older.contains("slurm"),
+                "an older leader's shape: " + older);
     }
 
     @Test
     void whatCrossesFromAMachineIsOneLineOfItsKind() {
         assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice\nroot", 1, 1, "", false, "", ""));
         assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice", 1, 1, "x\ny", false, "", ""));
-        assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice", 1, 1, "", false, "symbolic\tlink", ""));
-        assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice", 1, 1, "", false, "", "ssh-ed25519 AAAA"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new UsersSeen.User("alice", 1, 1, "", false, "symbolic\tlink", ""));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new UsersSeen.User("alice", 1, 1, "", false, "", "ssh-ed25519 AAAA"));
         assertThrows(IllegalArgumentException.class, () -> new UsersSeen.User("alice", -2, 1, "", false, "", ""));
         assertThrows(IllegalArgumentException.class, () -> new PackagesSeen(List.of("munge; rm -rf /"), List.of()));
         assertThrows(IllegalArgumentException.class, () -> new PackagesSeen(List.of(), List.of("-o")));
-        assertThrows(IllegalArgumentException.class, () -> new SlurmSeen.File("etc/slurm.conf", "", "", "rw-r--r--", "root", "root"));
-        assertThrows(IllegalArgumentException.class, () -> new SlurmSeen.File("/etc/slurm/slurm.conf", "", "a\nb", "rw-r--r--", "root", "root"));
-        assertThrows(IllegalArgumentException.class, () -> new SlurmSeen(List.of(), List.of("slurmd; reboot"), List.of(), List.of(), false));
-        assertThrows(IllegalArgumentException.class, () -> new SlurmSeen(List.of(), List.of(), List.of(), List.of("a\nb"), false));
-        assertTrue(new UsersSeen.User("alice", -1, -1, "", false, "", UsersSeen.User.LINKED).keys().equals("linked"));
-        var bad = assertThrows(Exception.class, () -> SettingsJson.toValue(SettingsJson.readObject(
-                "{\"jobs\":[],\"users\":{\"kept\":true,\"users\":[{\"login\":\"a\\nb\",\"uid\":1}]}}".getBytes()), Observed.class));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new SlurmSeen.File("etc/slurm.conf", "", "", "rw-r--r--", "root", "root"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new SlurmSeen.File("/etc/slurm/slurm.conf", "", "a\nb", "rw-r--r--", "root", "root"));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new SlurmSeen(List.of(), List.of("slurmd; reboot"), List.of(), List.of(), false));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new SlurmSeen(List.of(), List.of(), List.of(), List.of("a\nb"), false));
+        assertTrue(new UsersSeen.User("alice", -1, -1, "", false, "", UsersSeen.User.LINKED)
+                .keys()
+                .equals("linked"));
+        var bad = assertThrows(
+                Exception.class,
+                () -> SettingsJson.toValue(
+                        SettingsJson.readObject(
+                                "{\"jobs\":[],\"users\":{\"kept\":true,\"users\":[{\"login\":\"a\\nb\",\"uid\":1}]}}"
+                                        .getBytes()),
+                        Observed.class));
         assertTrue(bad.getMessage().contains("login"), bad.getMessage());
     }
 }

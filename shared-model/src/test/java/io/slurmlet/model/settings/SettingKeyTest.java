@@ -1,17 +1,16 @@
 package io.slurmlet.model.settings;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.Arrays;
-import java.util.List;
-import java.util.Optional;
-
 import static io.slurmlet.model.settings.SettingsBuilder.settings;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
 
 /** Reading {@code KEY=VALUE} as {@code ctl slurm set} takes it, and showing a value so it reads back. */
 class SettingKeyTest {
@@ -32,14 +31,16 @@ class SettingKeyTest {
 
     @Test
     void booleanRefusesOtherWordsSayingWhatToWrite() {
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> SettingKey.ALL_NODES.parse("maybe"));
+        IllegalArgumentException e =
+                assertThrows(IllegalArgumentException.class, () -> SettingKey.ALL_NODES.parse("maybe"));
         assertEquals("all_nodes=maybe is not true or false: write all_nodes=true or all_nodes=false", e.getMessage());
 
-        IllegalArgumentException nested = assertThrows(IllegalArgumentException.class,
-                () -> SettingKey.EXPERIMENTAL_ENABLE_ASYNC_REPLY.parse("2"));
-        assertEquals("experimental.enable_async_reply=2 is not true or false: write experimental.enable_async_reply=true "
-                + "or experimental.enable_async_reply=false", nested.getMessage());
+        IllegalArgumentException nested = assertThrows(
+                IllegalArgumentException.class, () -> SettingKey.EXPERIMENTAL_ENABLE_ASYNC_REPLY.parse("2"));
+        assertEquals(
+                "experimental.enable_async_reply=2 is not true or false: write experimental.enable_async_reply=true "
+                        + "or experimental.enable_async_reply=false",
+                nested.getMessage());
     }
 
     @Test
@@ -59,9 +60,12 @@ class SettingKeyTest {
     @Test
     void listRefusesAnEmptyItem() {
         for (String raw : List.of("gpu1,,gpu2", "gpu1,", ",gpu1", "gpu1, ,gpu2", " ")) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> SettingKey.NODES.parse(raw));
-            assertEquals("nodes=" + raw + " has an empty item: separate names with single commas, as nodes=n1,n2",
-                    e.getMessage(), raw);
+            IllegalArgumentException e =
+                    assertThrows(IllegalArgumentException.class, () -> SettingKey.NODES.parse(raw));
+            assertEquals(
+                    "nodes=" + raw + " has an empty item: separate names with single commas, as nodes=n1,n2",
+                    e.getMessage(),
+                    raw);
         }
     }
 
@@ -74,11 +78,24 @@ class SettingKeyTest {
 
     @Test
     void everyKeyIsFoundByItsName() {
-        List<String> names = List.of("enabled", "cluster_name", "controller", "nodes", "all_nodes", "lent", "partition",
-                "shared.path", "shared.nfs", "shared.server", "users", "containers", "experimental.enable_async_reply",
+        List<String> names = List.of(
+                "enabled",
+                "cluster_name",
+                "controller",
+                "nodes",
+                "all_nodes",
+                "lent",
+                "partition",
+                "shared.path",
+                "shared.nfs",
+                "shared.server",
+                "users",
+                "containers",
+                "experimental.enable_async_reply",
                 "slurm_conf");
 
-        assertEquals(names, Arrays.stream(SettingKey.values()).map(SettingKey::key).toList());
+        assertEquals(
+                names, Arrays.stream(SettingKey.values()).map(SettingKey::key).toList());
         for (SettingKey key : SettingKey.values()) {
             assertEquals(Optional.of(key), SettingKey.of(key.key()));
         }
@@ -149,20 +166,49 @@ class SettingKeyTest {
                 () -> assertEquals(List.of("cluster_name"), SettingKey.CLUSTER_NAME.path()),
                 () -> assertEquals(List.of("shared", "path"), SettingKey.SHARED_PATH.path()),
                 () -> assertEquals(List.of("shared", "server"), SettingKey.SHARED_SERVER.path()),
-                () -> assertEquals(List.of("experimental", "enable_async_reply"),
+                () -> assertEquals(
+                        List.of("experimental", "enable_async_reply"),
                         SettingKey.EXPERIMENTAL_ENABLE_ASYNC_REPLY.path()));
     }
 
     @Test
     void rowsListEverySettingAndEachSlurmConfLineOnItsOwn() {
-        SlurmSettings s = new SlurmSettings(true, null, "c", List.of("n1"), false, List.of(), null, null, null, false,
-                null, java.util.Map.of("MaxJobCount", "50000", "KillWait", "60"));
+        SlurmSettings s = new SlurmSettings(
+                true,
+                null,
+                "c",
+                List.of("n1"),
+                false,
+                List.of(),
+                null,
+                null,
+                null,
+                false,
+                null,
+                java.util.Map.of("MaxJobCount", "50000", "KillWait", "60"));
         var rows = SettingKey.rows(s);
-        assertEquals(List.of("enabled", "cluster_name", "controller", "nodes", "all_nodes", "lent", "partition",
-                "shared.path", "shared.nfs", "shared.server", "users", "containers", "experimental.enable_async_reply",
-                "slurm_conf.KillWait", "slurm_conf.MaxJobCount"), List.copyOf(rows.keySet()));
+        assertEquals(
+                List.of(
+                        "enabled",
+                        "cluster_name",
+                        "controller",
+                        "nodes",
+                        "all_nodes",
+                        "lent",
+                        "partition",
+                        "shared.path",
+                        "shared.nfs",
+                        "shared.server",
+                        "users",
+                        "containers",
+                        "experimental.enable_async_reply",
+                        "slurm_conf.KillWait",
+                        "slurm_conf.MaxJobCount"),
+                List.copyOf(rows.keySet()));
         assertEquals("50000", rows.get("slurm_conf.MaxJobCount"));
-        assertEquals("enabled, cluster_name, controller, nodes, all_nodes, lent, partition, shared.path, shared.nfs, "
-                + "shared.server, users, containers, experimental.enable_async_reply, slurm_conf.NAME", SettingKey.all());
+        assertEquals(
+                "enabled, cluster_name, controller, nodes, all_nodes, lent, partition, shared.path, shared.nfs, "
+                        + "shared.server, users, containers, experimental.enable_async_reply, slurm_conf.NAME",
+                SettingKey.all());
     }
 }

@@ -80,8 +80,18 @@ final class SettingsBuilder {
     }
 
     SlurmSettings build() {
-        return new SlurmSettings(enabled, clusterName, controller, nodes, allNodes, lent, partition, shared, users,
-                containers, experimental);
+        return new SlurmSettings(
+                enabled,
+                clusterName,
+                controller,
+                nodes,
+                allNodes,
+                lent,
+                partition,
+                shared,
+                users,
+                containers,
+                experimental);
     }
 
     List<Problem> check() {

@@ -1,10 +1,5 @@
 package io.slurmlet.model.settings;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.slurmlet.model.settings.SettingsBuilder.settings;
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -12,6 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 /** The settings' defaults, their immutability, and what the leader derives from them. */
 class SlurmSettingsTest {
@@ -69,8 +68,10 @@ class SlurmSettingsTest {
         assertAll(
                 () -> assertEquals(List.of("gpu1", "gpu2"), s.nodes()),
                 () -> assertEquals(List.of("gpu1"), s.lent()),
-                () -> assertThrows(UnsupportedOperationException.class, () -> s.nodes().add("gpu4")),
-                () -> assertThrows(UnsupportedOperationException.class, () -> s.lent().remove(0)));
+                () -> assertThrows(
+                        UnsupportedOperationException.class, () -> s.nodes().add("gpu4")),
+                () -> assertThrows(
+                        UnsupportedOperationException.class, () -> s.lent().remove(0)));
     }
 
     @Test
@@ -109,9 +110,11 @@ class SlurmSettingsTest {
                 () -> assertFalse(s.isLent("gpu2"), "a node not in lent is the platform's"),
                 () -> assertFalse(s.isLent("gpu9"), "an unknown node is never lent"),
                 () -> assertFalse(settings().enabled(false).build().isLent("gpu1"), "disabled Slurm uses no node"),
-                () -> assertFalse(settings().nodes("gpu2").lent("gpu1").build().isLent("gpu1"),
+                () -> assertFalse(
+                        settings().nodes("gpu2").lent("gpu1").build().isLent("gpu1"),
                         "a lent node that runs no slurmd cannot be used"),
-                () -> assertTrue(settings().allNodes(true).nodes().lent("gpu7").build().isLent("gpu7"),
+                () -> assertTrue(
+                        settings().allNodes(true).nodes().lent("gpu7").build().isLent("gpu7"),
                         "with all_nodes every lent node runs slurmd"));
     }
 
@@ -123,15 +126,17 @@ class SlurmSettingsTest {
 
     @Test
     void lentNodesAreTheNodesIsLentAccepts() {
-        SlurmSettings s = new SlurmSettings(true, null, "c", List.of("n1", "n2"), false, List.of("n2", "n9", "n1"),
-                null, null, null, false, null);
+        SlurmSettings s = new SlurmSettings(
+                true, null, "c", List.of("n1", "n2"), false, List.of("n2", "n9", "n1"), null, null, null, false, null);
         assertEquals(List.of("n2", "n1"), List.copyOf(s.lentNodes()));
         for (String n : List.of("n1", "n2", "n9", "c")) {
             assertEquals(s.isLent(n), s.lentNodes().contains(n), n);
         }
-        SlurmSettings all = new SlurmSettings(true, null, "c", List.of(), true, List.of("x"), null, null, null, false, null);
+        SlurmSettings all =
+                new SlurmSettings(true, null, "c", List.of(), true, List.of("x"), null, null, null, false, null);
         assertEquals(List.of("x"), List.copyOf(all.lentNodes()));
-        SlurmSettings off = new SlurmSettings(false, null, "c", List.of("n1"), false, List.of("n1"), null, null, null, false, null);
+        SlurmSettings off =
+                new SlurmSettings(false, null, "c", List.of("n1"), false, List.of("n1"), null, null, null, false, null);
         assertTrue(off.lentNodes().isEmpty());
     }
 }

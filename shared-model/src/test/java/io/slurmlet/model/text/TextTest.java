@@ -1,11 +1,10 @@
 package io.slurmlet.model.text;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.Optional;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
 
 class TextTest {
 
@@ -13,7 +12,9 @@ class TextTest {
     void textThatCannotBeStoredOrShownAsSentIsNamed() {
         assertEquals(Optional.of("holds a line break at character 2"), Text.unsafe("a\nb"));
         assertEquals(Optional.of("holds the control character U+0000 at character 2"), Text.unsafe("a\u0000"));
-        assertEquals(Optional.of("holds half of a UTF-16 surrogate pair (U+D800), which is not a character at character 2"), Text.unsafe("a\ud800"));
+        assertEquals(
+                Optional.of("holds half of a UTF-16 surrogate pair (U+D800), which is not a character at character 2"),
+                Text.unsafe("a\ud800"));
         assertTrue(Text.unsafe("\udc00\ud800").isPresent(), "halves in the wrong order");
         assertTrue(Text.unsafe("\u202eevil").get().contains("bidirectional"));
         assertTrue(Text.unsafe("a\u2029").isPresent());
@@ -28,7 +29,9 @@ class TextTest {
 
     @Test
     void whatAMachineReportsIsShownOnOneLineThatMovesNoCursor() {
-        assertEquals("mount failed | \\u001b[2J\\u001b[Hall good | x y", Text.oneLine("mount failed\r\n\u001b[2J\u001b[Hall good\nx\ty"));
+        assertEquals(
+                "mount failed | \\u001b[2J\\u001b[Hall good | x y",
+                Text.oneLine("mount failed\r\n\u001b[2J\u001b[Hall good\nx\ty"));
         assertEquals("\\u202eevil 😀", Text.oneLine("\u202eevil 😀"));
         assertEquals(Text.ONE_LINE_MAX, Text.oneLine("x".repeat(10_000)).length());
     }

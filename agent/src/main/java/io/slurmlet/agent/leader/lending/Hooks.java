@@ -2,7 +2,6 @@ package io.slurmlet.agent.leader.lending;
 
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -28,8 +27,12 @@ public final class Hooks {
     }
 
     /** @param leadership checked right before each run: a leader that lost the election runs no hook (the new one does) */
-    public Hooks(Commands commands, Optional<List<String>> drain, Optional<List<String>> release, Duration deadline,
-                 io.slurmlet.agent.store.Leadership leadership) {
+    public Hooks(
+            Commands commands,
+            Optional<List<String>> drain,
+            Optional<List<String>> release,
+            Duration deadline,
+            io.slurmlet.agent.store.Leadership leadership) {
         this.leadership = leadership;
         this.commands = commands;
         this.drain = drain.filter(a -> !a.isEmpty());
@@ -42,12 +45,15 @@ public final class Hooks {
     }
 
     public Lending.HookResult run(Lending.Hook hook, String node, String run) {
-        List<String> argv = (hook == Lending.Hook.DRAIN ? drain : release).orElseThrow().stream()
-                .map(a -> a.replace("{node}", node).replace("{run}", run)).toList();
+        List<String> argv = (hook == Lending.Hook.DRAIN ? drain : release)
+                .orElseThrow().stream()
+                        .map(a -> a.replace("{node}", node).replace("{run}", run))
+                        .toList();
         leadership.check("run the " + hook.name().toLowerCase(java.util.Locale.ROOT) + " hook for " + node);
         try {
             Commands.Result r = commands.run(argv, deadline);
-            return new Lending.HookResult(r.exit(), tail(r.stdout() + (r.stderr().isEmpty() ? "" : "\n" + r.stderr())), "");
+            return new Lending.HookResult(
+                    r.exit(), tail(r.stdout() + (r.stderr().isEmpty() ? "" : "\n" + r.stderr())), "");
         } catch (CommandFailed e) {
             return new Lending.HookResult(-1, "", e.getMessage());
         }
@@ -57,7 +63,8 @@ public final class Hooks {
     static String tail(String output) {
         String[] lines = output.strip().split("\n");
         int from = Math.max(0, lines.length - 5);
-        String text = String.join("\n", java.util.Arrays.copyOfRange(lines, from, lines.length)).strip();
+        String text = String.join("\n", java.util.Arrays.copyOfRange(lines, from, lines.length))
+                .strip();
         return text.length() > 2000 ? text.substring(text.length() - 2000) : text;
     }
 }

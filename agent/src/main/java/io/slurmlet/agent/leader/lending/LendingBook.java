@@ -4,14 +4,12 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.store.Document;
-import io.slurmlet.model.facts.NodeFacts;
-import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Folder;
 import io.slurmlet.agent.store.Store;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.text.Text;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -20,6 +18,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.jboss.logging.Logger;
 
 /**
  * Every node's lending record, one document a node ({@code lending/NODE}, written on every change
@@ -35,6 +34,7 @@ public final class LendingBook {
     public static final String FILE_NAME = "lending.json";
     /** The store's collection of the nodes' records: {@code lending/gpu001}. */
     public static final String FOLDER = "lending";
+
     private static final Logger LOG = Logger.getLogger(LendingBook.class);
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -49,9 +49,10 @@ public final class LendingBook {
 
     /** The file's shape; {@code nodes} is what slurmlet kept there before a document a node, moved out at open. */
     @RegisterForReflection
-    record Stored(@JsonProperty("nodes") Map<String, LendingRecord> nodes,
-                  @JsonProperty("known_to_slurm") Set<String> knownToSlurm,
-                  @JsonProperty("memory_classes") Set<Long> memoryClasses) {
+    record Stored(
+            @JsonProperty("nodes") Map<String, LendingRecord> nodes,
+            @JsonProperty("known_to_slurm") Set<String> knownToSlurm,
+            @JsonProperty("memory_classes") Set<Long> memoryClasses) {
         Stored {
             nodes = nodes == null ? Map.of() : nodes;
             knownToSlurm = knownToSlurm == null ? Set.of() : knownToSlurm;
@@ -79,8 +80,10 @@ public final class LendingBook {
      * so a crash between leaves both and the move is made again at the next start.
      */
     public static LendingBook open(Store store) throws IOException {
-        Document<Stored> file = Document.in(store, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() { });
-        Stored stored = file.read(() -> new Stored(Map.of(), Set.of(), Set.of()), "the nodes' lending",
+        Document<Stored> file = Document.in(store, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() {});
+        Stored stored = file.read(
+                () -> new Stored(Map.of(), Set.of(), Set.of()),
+                "the nodes' lending",
                 "restore it from a backup; without it slurmlet cannot tell which nodes are being reclaimed");
         Folder<LendingRecord> folder = new Folder<>(store, FOLDER, LendingRecord.class);
         if (!stored.nodes().isEmpty()) {
@@ -88,16 +91,20 @@ public final class LendingBook {
                 folder.moveIn(r.node(), r);
             }
             file.write(new Stored(Map.of(), stored.knownToSlurm(), stored.memoryClasses()));
-            LOG.infof("moved the lending records of %d nodes from %s into one file a node in %s", stored.nodes().size(),
-                    store.where(FILE_NAME), folder.where());
+            LOG.infof(
+                    "moved the lending records of %d nodes from %s into one file a node in %s",
+                    stored.nodes().size(), store.where(FILE_NAME), folder.where());
         }
         LendingBook book = new LendingBook(folder, file, stored);
-        var read = folder.readAll("the lending record",
+        var read = folder.readAll(
+                "the lending record",
                 "restore it from a backup; without it slurmlet cannot tell whether that node is being reclaimed");
         for (var entry : read.entrySet()) {
             if (!entry.getValue().node().equals(entry.getKey())) {
-                throw new IOException("%s holds the lending record of %s: restore it from a backup".formatted(folder.where(entry.getKey()),
-                        Text.quote(entry.getValue().node())));
+                throw new IOException("%s holds the lending record of %s: restore it from a backup"
+                        .formatted(
+                                folder.where(entry.getKey()),
+                                Text.quote(entry.getValue().node())));
             }
             book.nodes.put(entry.getKey(), entry.getValue());
         }
@@ -134,7 +141,8 @@ public final class LendingBook {
                 reclaiming.add(n);
             }
         });
-        return new Planner.Lent(lent, reclaiming, known, Planner.leaving(settings, underWay(), known, inventory), classes);
+        return new Planner.Lent(
+                lent, reclaiming, known, Planner.leaving(settings, underWay(), known, inventory), classes);
     }
 
     public synchronized Set<String> knownToSlurm() {
@@ -177,8 +185,14 @@ public final class LendingBook {
 
     /** A record that says no more than no record: the platform's, never moved, no wait, no error, no hook. */
     static boolean untold(LendingRecord r) {
-        return r.phase() == Phase.PLATFORM && r.transitions().isEmpty() && r.waitingFor().isEmpty() && r.lastError().isEmpty()
-                && r.hookOutput().isEmpty() && r.attempts() == 0 && r.nextTry().isEmpty() && r.hookRunning().isEmpty();
+        return r.phase() == Phase.PLATFORM
+                && r.transitions().isEmpty()
+                && r.waitingFor().isEmpty()
+                && r.lastError().isEmpty()
+                && r.hookOutput().isEmpty()
+                && r.attempts() == 0
+                && r.nextTry().isEmpty()
+                && r.hookRunning().isEmpty();
     }
 
     /** Notes nodes slurmctld has a record of; says whether any was new. */

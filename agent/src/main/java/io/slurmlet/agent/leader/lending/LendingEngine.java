@@ -7,8 +7,6 @@ import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.jboss.logging.Logger;
-
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
@@ -23,6 +21,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import org.jboss.logging.Logger;
 
 /**
  * Moves every node toward what the settings wish, on the leader: one thread that applies the
@@ -53,10 +52,17 @@ public final class LendingEngine implements AutoCloseable {
     private volatile boolean stopped;
     /** Set once close() stops the hooks still running: their ends are not kept. */
     private volatile boolean hooksStopped;
+
     private Thread thread;
 
-    public LendingEngine(LendingBook book, SettingsStore settings, Inventory inventory, NodeReports reports, Hooks hooks,
-                         Duration busyRetry, Clock clock) {
+    public LendingEngine(
+            LendingBook book,
+            SettingsStore settings,
+            Inventory inventory,
+            NodeReports reports,
+            Hooks hooks,
+            Duration busyRetry,
+            Clock clock) {
         this.book = book;
         this.settings = settings;
         this.inventory = inventory;
@@ -106,7 +112,8 @@ public final class LendingEngine implements AutoCloseable {
     /** One look at every node; public for tests, which drive it without the thread. */
     public synchronized void tick() throws IOException {
         // Noted first: which nodes are still leaving Slurm depends on which slurmctld has a record of.
-        book.known(List.copyOf(slurmNodes(settings.current().settings().withEnabled(true)).keySet()));
+        book.known(List.copyOf(
+                slurmNodes(settings.current().settings().withEnabled(true)).keySet()));
         Cluster c = cluster();
         SlurmSettings s = c.inSlurm();
         Map<String, SlurmNodeState> slurm = slurmNodes(s);
@@ -120,18 +127,30 @@ public final class LendingEngine implements AutoCloseable {
             }
             LendingRecord before = book.get(node).orElse(LendingRecord.platform(node, now.toString()));
             if (!before.hookRunning().isEmpty()) { // not ours (hookRunning above): the leader stopped during it
-                LOG.warnf("%s: the %s hook was running when the leader stopped (started at %s); it runs again", node,
-                        before.hookRunning(), before.hookStartedAt());
+                LOG.warnf(
+                        "%s: the %s hook was running when the leader stopped (started at %s); it runs again",
+                        node, before.hookRunning(), before.hookStartedAt());
                 before = before.interrupted(now.toString());
                 book.put(before);
             }
             Lending.Decision d = Lending.decide(before, inputs(c, node, slurm), now);
-            // What the leader is about to do is on disk before it does it: a hook noted as running. A node's own document:
+            // What the leader is about to do is on disk before it does it: a hook noted as running. A node's own
+            // document:
             // a look at ten thousand nodes writes those that changed, each its few bytes.
-            book.put(d.hook() == Lending.Hook.NONE ? d.record() : d.record().hookStarted(word(d.hook()), now.toString()));
+            book.put(
+                    d.hook() == Lending.Hook.NONE
+                            ? d.record()
+                            : d.record().hookStarted(word(d.hook()), now.toString()));
             if (d.record().phase() != before.phase()) {
-                LOG.infof("%s: %s → %s (%s)", node, before.phase().word(), d.record().phase().word(),
-                        d.record().transitions().get(d.record().transitions().size() - 1).why());
+                LOG.infof(
+                        "%s: %s → %s (%s)",
+                        node,
+                        before.phase().word(),
+                        d.record().phase().word(),
+                        d.record()
+                                .transitions()
+                                .get(d.record().transitions().size() - 1)
+                                .why());
             }
             if (d.hook() != Lending.Hook.NONE) {
                 runHook(node, d.hook());
@@ -144,11 +163,22 @@ public final class LendingEngine implements AutoCloseable {
      * nodes) and as Slurm runs it ({@code inSlurm}: with the nodes still leaving it, see
      * {@link Planner#leaving}).
      */
-    private record Cluster(SlurmSettings named, SlurmSettings inSlurm, Set<String> leaving, Set<String> lent, Set<String> namedNodes,
-                           Set<String> slurmNodes) {
+    private record Cluster(
+            SlurmSettings named,
+            SlurmSettings inSlurm,
+            Set<String> leaving,
+            Set<String> lent,
+            Set<String> namedNodes,
+            Set<String> slurmNodes) {
         /** With the sets every node's look asks of, made once a look: a list's search once a node made ten thousand nodes' looks quadratic. */
         Cluster(SlurmSettings named, SlurmSettings inSlurm, Set<String> leaving) {
-            this(named, inSlurm, leaving, named.lentNodes(), new java.util.HashSet<>(named.nodes()), new java.util.HashSet<>(inSlurm.nodes()));
+            this(
+                    named,
+                    inSlurm,
+                    leaving,
+                    named.lentNodes(),
+                    new java.util.HashSet<>(named.nodes()),
+                    new java.util.HashSet<>(inSlurm.nodes()));
         }
     }
 
@@ -157,21 +187,37 @@ public final class LendingEngine implements AutoCloseable {
         var machines = inventory.all();
         List<String> ids = List.copyOf(new TreeSet<>(machines.keySet()));
         Set<String> leaving = Planner.leaving(wished, book.underWay(), book.knownToSlurm(), machines);
-        return new Cluster(wished.withNodes(ids), Planner.inSlurm(wished, leaving).withNodes(ids), leaving);
+        return new Cluster(
+                wished.withNodes(ids), Planner.inSlurm(wished, leaving).withNodes(ids), leaving);
     }
 
     private Lending.Inputs inputs(Cluster c, String node, Map<String, SlurmNodeState> slurm) {
         // A node lent by name before its agent joined (all_nodes) is not Slurm's yet: it waits on the platform.
         // A node leaving Slurm is wished back whatever lent says: the settings no longer name it.
-        boolean wished = c.lent().contains(node) && c.namedNodes().contains(node) && !c.leaving().contains(node);
+        boolean wished = c.lent().contains(node)
+                && c.namedNodes().contains(node)
+                && !c.leaving().contains(node);
         SlurmSettings s = c.inSlurm();
         // Only an enabled cluster takes a leaving node out of slurm.conf: disabled, the files stay as they are.
         List<String> queuedNaming = c.named().enabled() && c.leaving().contains(node)
-                ? reports.jobsQueued(s.controller()).stream().filter(j -> names(j, node)).map(Object::toString).toList()
+                ? reports.jobsQueued(s.controller()).stream()
+                        .filter(j -> names(j, node))
+                        .map(Object::toString)
+                        .toList()
                 : List.of();
-        return new Lending.Inputs(wished, s.enabled() && c.slurmNodes().contains(node), Optional.ofNullable(slurm.get(node)),
-                hooks.has(Lending.Hook.DRAIN), hooks.has(Lending.Hook.RELEASE), busyRetry, c.leaving().contains(node), queuedNaming,
-                wished ? storageUnready(s, node, reports.get(node).map(r -> r.report().observed())) : Optional.empty());
+        return new Lending.Inputs(
+                wished,
+                s.enabled() && c.slurmNodes().contains(node),
+                Optional.ofNullable(slurm.get(node)),
+                hooks.has(Lending.Hook.DRAIN),
+                hooks.has(Lending.Hook.RELEASE),
+                busyRetry,
+                c.leaving().contains(node),
+                queuedNaming,
+                wished
+                        ? storageUnready(
+                                s, node, reports.get(node).map(r -> r.report().observed()))
+                        : Optional.empty());
     }
 
     /**
@@ -180,18 +226,21 @@ public final class LendingEngine implements AutoCloseable {
      * write to the bare folder under the mount point. Empty where the node mounts nothing (it is the
      * server, or the site mounts the path) or has it mounted.
      */
-    static Optional<String> storageUnready(SlurmSettings s, String node, Optional<io.slurmlet.model.observed.Observed> seen) {
+    static Optional<String> storageUnready(
+            SlurmSettings s, String node, Optional<io.slurmlet.model.observed.Observed> seen) {
         if (!(Planner.storage(s, node, java.util.EnumSet.of(io.slurmlet.model.plan.Role.COMPUTE), List.of())
                 instanceof io.slurmlet.model.plan.StoragePlan.Mount m)) {
             return Optional.empty();
         }
-        io.slurmlet.model.observed.StorageSeen storage = seen.map(io.slurmlet.model.observed.Observed::storage).orElse(null);
-        io.slurmlet.model.observed.StorageSeen.Unit unit = storage == null ? null
-                : storage.mounts().get(io.slurmlet.agent.storage.StorageDiff.unitName(m.path()));
+        io.slurmlet.model.observed.StorageSeen storage =
+                seen.map(io.slurmlet.model.observed.Observed::storage).orElse(null);
+        io.slurmlet.model.observed.StorageSeen.Unit unit =
+                storage == null ? null : storage.mounts().get(io.slurmlet.agent.storage.StorageDiff.unitName(m.path()));
         if (unit != null && unit.active() && unit.what().equals(m.source())) {
             return Optional.empty();
         }
-        return Optional.of("its agent has not mounted %s at %s yet: Slurm runs no job there before".formatted(m.source(), m.path()));
+        return Optional.of("its agent has not mounted %s at %s yet: Slurm runs no job there before"
+                .formatted(m.source(), m.path()));
     }
 
     /** Whether one of the host lists {@code job} names holds {@code node}; one that cannot be read is taken to. */
@@ -224,19 +273,28 @@ public final class LendingEngine implements AutoCloseable {
                 Lending.HookResult result = hooks.run(hook, node, runId(node));
                 if (hooksStopped) {
                     // Stopped with the leader: how it would have ended is not known; the next leader runs it again.
-                    LOG.infof("%s: the %s hook was stopped with the leader; the next leader runs it again", node, word(hook));
+                    LOG.infof(
+                            "%s: the %s hook was stopped with the leader; the next leader runs it again",
+                            node, word(hook));
                     return;
                 }
                 synchronized (this) {
                     LendingRecord now = book.get(node).orElseThrow();
-                    LendingRecord after = Lending.afterHook(now, hook, result, busyRetry, clock.instant()).hookEnded();
+                    LendingRecord after = Lending.afterHook(now, hook, result, busyRetry, clock.instant())
+                            .hookEnded();
                     book.put(after);
                     if (!after.lastError().equals(now.lastError())) {
                         LOG.warnf("%s: %s", node, after.lastError());
                     }
                     if (after.phase() != now.phase()) {
-                        LOG.infof("%s: %s → %s (%s)", node, now.phase().word(), after.phase().word(),
-                                after.transitions().get(after.transitions().size() - 1).why());
+                        LOG.infof(
+                                "%s: %s → %s (%s)",
+                                node,
+                                now.phase().word(),
+                                after.phase().word(),
+                                after.transitions()
+                                        .get(after.transitions().size() - 1)
+                                        .why());
                     }
                 }
             } catch (IOException | RuntimeException e) {
@@ -269,11 +327,22 @@ public final class LendingEngine implements AutoCloseable {
         List<NodeLending> view = new ArrayList<>();
         for (String node : names) {
             LendingRecord r = book.get(node).orElse(LendingRecord.platform(node, ""));
-            String waiting = hookRunning.contains(node) ? "a hook runs"
-                    : c.lent().contains(node) && !c.namedNodes().contains(node) ? "lent, but its agent has not joined yet" : r.waitingFor();
-            view.add(new NodeLending(node, r.phase().word(), c.lent().contains(node) && !c.leaving().contains(node), r.since(),
-                    waiting, r.lastError(), r.lastErrorAt(),
-                    r.hookOutput(), slurm.get(node), r.transitions()));
+            String waiting = hookRunning.contains(node)
+                    ? "a hook runs"
+                    : c.lent().contains(node) && !c.namedNodes().contains(node)
+                            ? "lent, but its agent has not joined yet"
+                            : r.waitingFor();
+            view.add(new NodeLending(
+                    node,
+                    r.phase().word(),
+                    c.lent().contains(node) && !c.leaving().contains(node),
+                    r.since(),
+                    waiting,
+                    r.lastError(),
+                    r.lastErrorAt(),
+                    r.hookOutput(),
+                    slurm.get(node),
+                    r.transitions()));
         }
         return view;
     }

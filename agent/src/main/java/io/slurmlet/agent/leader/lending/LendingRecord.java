@@ -4,7 +4,6 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.api.NodeLending.Transition;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -40,8 +39,12 @@ public record LendingRecord(
         @JsonProperty("attempts") int attempts,
         @JsonProperty("next_try") String nextTry,
         @JsonProperty("transitions") List<Transition> transitions,
-        @JsonProperty("hook_running") @JsonInclude(JsonInclude.Include.NON_EMPTY) String hookRunning,
-        @JsonProperty("hook_started_at") @JsonInclude(JsonInclude.Include.NON_EMPTY) String hookStartedAt) {
+
+        @JsonProperty("hook_running") @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        String hookRunning,
+
+        @JsonProperty("hook_started_at") @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        String hookStartedAt) {
 
     /** How many transitions a node keeps. */
     public static final int KEPT = 20;
@@ -57,21 +60,64 @@ public record LendingRecord(
         hookStartedAt = hookStartedAt == null ? "" : hookStartedAt;
     }
 
-    public LendingRecord(String node, Phase phase, String since, String waitingFor, String lastError, String lastErrorAt,
-                         String hookOutput, int attempts, String nextTry, List<Transition> transitions) {
-        this(node, phase, since, waitingFor, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions, "", "");
+    public LendingRecord(
+            String node,
+            Phase phase,
+            String since,
+            String waitingFor,
+            String lastError,
+            String lastErrorAt,
+            String hookOutput,
+            int attempts,
+            String nextTry,
+            List<Transition> transitions) {
+        this(
+                node,
+                phase,
+                since,
+                waitingFor,
+                lastError,
+                lastErrorAt,
+                hookOutput,
+                attempts,
+                nextTry,
+                transitions,
+                "",
+                "");
     }
 
     /** This record with {@code hook} noted as started at {@code at}: what the leader writes before running it. */
     public LendingRecord hookStarted(String hook, String at) {
-        return new LendingRecord(node, phase, since, waitingFor, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions,
-                hook, at);
+        return new LendingRecord(
+                node,
+                phase,
+                since,
+                waitingFor,
+                lastError,
+                lastErrorAt,
+                hookOutput,
+                attempts,
+                nextTry,
+                transitions,
+                hook,
+                at);
     }
 
     /** This record with no hook noted as running. */
     public LendingRecord hookEnded() {
-        return new LendingRecord(node, phase, since, waitingFor, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions,
-                "", "");
+        return new LendingRecord(
+                node,
+                phase,
+                since,
+                waitingFor,
+                lastError,
+                lastErrorAt,
+                hookOutput,
+                attempts,
+                nextTry,
+                transitions,
+                "",
+                "");
     }
 
     /** A node the leader has not seen lent: the platform's since {@code at}. */
@@ -86,7 +132,8 @@ public record LendingRecord(
         while (kept.size() > KEPT) {
             kept.remove(0);
         }
-        return new LendingRecord(node, next, at, "", lastError, lastErrorAt, hookOutput, 0, "", kept, hookRunning, hookStartedAt);
+        return new LendingRecord(
+                node, next, at, "", lastError, lastErrorAt, hookOutput, 0, "", kept, hookRunning, hookStartedAt);
     }
 
     /** Whether the last move was the one into this phase from {@code from}. */
@@ -111,14 +158,36 @@ public record LendingRecord(
     }
 
     public LendingRecord waiting(String what) {
-        return new LendingRecord(node, phase, since, what, lastError, lastErrorAt, hookOutput, attempts, nextTry, transitions,
-                hookRunning, hookStartedAt);
+        return new LendingRecord(
+                node,
+                phase,
+                since,
+                what,
+                lastError,
+                lastErrorAt,
+                hookOutput,
+                attempts,
+                nextTry,
+                transitions,
+                hookRunning,
+                hookStartedAt);
     }
 
     /** A hook ran and did not end the phase: counted, and the next run not before {@code nextTry}. */
     public LendingRecord retried(String what, String error, String errorAt, String output, String nextTry) {
-        return new LendingRecord(node, phase, since, what, error.isEmpty() ? lastError : error,
-                error.isEmpty() ? lastErrorAt : errorAt, output, attempts + 1, nextTry, transitions, hookRunning, hookStartedAt);
+        return new LendingRecord(
+                node,
+                phase,
+                since,
+                what,
+                error.isEmpty() ? lastError : error,
+                error.isEmpty() ? lastErrorAt : errorAt,
+                output,
+                attempts + 1,
+                nextTry,
+                transitions,
+                hookRunning,
+                hookStartedAt);
     }
 
     /**
@@ -127,12 +196,35 @@ public record LendingRecord(
      * again; {@code {run}} in its argv is the same on every run of one transition's hook).
      */
     public LendingRecord interrupted(String at) {
-        return new LendingRecord(node, phase, since, waitingFor, ("the %s hook was running when the leader stopped (started at %s); "
-                + "it runs again").formatted(hookRunning, hookStartedAt), at, hookOutput, attempts, nextTry, transitions, "", "");
+        return new LendingRecord(
+                node,
+                phase,
+                since,
+                waitingFor,
+                ("the %s hook was running when the leader stopped (started at %s); " + "it runs again")
+                        .formatted(hookRunning, hookStartedAt),
+                at,
+                hookOutput,
+                attempts,
+                nextTry,
+                transitions,
+                "",
+                "");
     }
 
     public LendingRecord withOutput(String output) {
-        return new LendingRecord(node, phase, since, waitingFor, lastError, lastErrorAt, output, attempts, nextTry, transitions,
-                hookRunning, hookStartedAt);
+        return new LendingRecord(
+                node,
+                phase,
+                since,
+                waitingFor,
+                lastError,
+                lastErrorAt,
+                output,
+                attempts,
+                nextTry,
+                transitions,
+                hookRunning,
+                hookStartedAt);
     }
 }

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.leader.lending;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
-
 import java.util.Locale;
 
 /** Where a node is between the platform and Slurm. */

@@ -9,7 +9,6 @@ import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PlanDigest;
 import io.slurmlet.model.plan.PlanJson;
 import io.slurmlet.model.plan.PublishedPlan;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -42,7 +41,7 @@ public final class PlanBook {
     static final String UP_TO = "revisions_up_to";
 
     /** A published plan's revision and digest (and, read from an earlier format, a machine's last ones). */
-    private record Kept(long revision, String digest) { }
+    private record Kept(long revision, String digest) {}
 
     private final Document<JsonNode> file;
     private long given;
@@ -56,6 +55,7 @@ public final class PlanBook {
      * start that polls reached before it.
      */
     private final Map<String, Kept> told = new HashMap<>();
+
     private final Map<String, PublishedPlan> plans = new HashMap<>();
     private final Map<String, Set<Consumer<Answer>>> waiting = new HashMap<>();
 
@@ -73,7 +73,8 @@ public final class PlanBook {
         }
 
         static Answer of(PublishedPlan published, PlanJson planJson, Wave wave) {
-            byte[] head = ("{\"revision\":" + published.revision() + ",\"plan\":").getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] head = ("{\"revision\":" + published.revision() + ",\"plan\":")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
             return new Answer(published, planJson.between(head, TAIL), wave);
         }
 
@@ -115,11 +116,12 @@ public final class PlanBook {
      * unchanged plans their revisions at the first publish; the next write is the new form.
      */
     public static PlanBook open(Store store) throws IOException {
-        Document<JsonNode> file = Document.in(store, FILE_NAME, new TypeReference<>() { });
+        Document<JsonNode> file = Document.in(store, FILE_NAME, new TypeReference<>() {});
         String fix = "restore it from a backup; without it, restart every agent after the leader";
         JsonNode kept = file.read(SettingsJson.STRICT::createObjectNode, "the plans' revisions", fix);
         if (!kept.isObject()) {
-            throw new IOException("cannot read the plans' revisions in %s (not a JSON object): %s".formatted(file.where(), fix));
+            throw new IOException(
+                    "cannot read the plans' revisions in %s (not a JSON object): %s".formatted(file.where(), fix));
         }
         if (kept.has(UP_TO)) {
             JsonNode upTo = kept.get(UP_TO);
@@ -134,9 +136,11 @@ public final class PlanBook {
         for (var e : kept.properties()) {
             JsonNode revision = e.getValue().path("revision");
             String digest = e.getValue().path("digest").asText("");
-            if (!revision.canConvertToExactIntegral() || !PlanDigest.FORM.matcher(digest).matches()) {
-                throw new IOException("cannot read the plans' revisions in %s (%s: %s is not a revision and a digest): %s"
-                        .formatted(file.where(), e.getKey(), e.getValue(), fix));
+            if (!revision.canConvertToExactIntegral()
+                    || !PlanDigest.FORM.matcher(digest).matches()) {
+                throw new IOException(
+                        "cannot read the plans' revisions in %s (%s: %s is not a revision and a digest): %s"
+                                .formatted(file.where(), e.getKey(), e.getValue(), fix));
             }
             earlier.put(e.getKey(), new Kept(revision.asLong(), digest));
             highest = Math.max(highest, revision.asLong());
@@ -171,8 +175,11 @@ public final class PlanBook {
                     PlanJson json = PlanJson.of(plan);
                     String digest = json.digest();
                     Kept holds = told.get(plan.node());
-                    Kept was = holds != null && digest.equals(holds.digest()) ? holds
-                            : before != null ? new Kept(before.revision(), digests.get(plan.node())) : earlier.get(plan.node());
+                    Kept was = holds != null && digest.equals(holds.digest())
+                            ? holds
+                            : before != null
+                                    ? new Kept(before.revision(), digests.get(plan.node()))
+                                    : earlier.get(plan.node());
                     long revision = was != null && digest.equals(was.digest()) ? was.revision() : ++upTo;
                     PublishedPlan now = new PublishedPlan(revision, plan);
                     nextPlans.put(plan.node(), now);
@@ -181,7 +188,8 @@ public final class PlanBook {
                     if (!held && (before == null || before.revision() != revision)) {
                         Set<Consumer<Answer>> waiters = waiting.get(plan.node());
                         woken += waiters == null ? 0 : waiters.size();
-                        fresh.add(new Answer(now, waiters != null ? json : null)); // the plan's own JSON: answered below
+                        fresh.add(
+                                new Answer(now, waiters != null ? json : null)); // the plan's own JSON: answered below
                     }
                 }
             }
@@ -196,7 +204,8 @@ public final class PlanBook {
             Wave wave = woken == 0 ? null : new Wave(began, woken);
             for (Answer made : fresh) {
                 changed++;
-                Set<Consumer<Answer>> waiters = waiting.remove(made.published().plan().node());
+                Set<Consumer<Answer>> waiters =
+                        waiting.remove(made.published().plan().node());
                 if (waiters != null) {
                     Answer now = Answer.of(made.published(), made.json(), wave);
                     waiters.forEach(w -> wake.add(() -> w.accept(now)));
@@ -269,7 +278,7 @@ public final class PlanBook {
             }
         }
         then.accept(Answer.of(now));
-        return () -> { };
+        return () -> {};
     }
 
     private synchronized void cancel(String node, Consumer<Answer> waiter) {

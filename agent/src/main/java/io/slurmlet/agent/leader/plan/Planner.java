@@ -1,25 +1,24 @@
 package io.slurmlet.agent.leader.plan;
 
-import io.slurmlet.model.plan.MungeKey;
-import io.slurmlet.model.users.Account;
-import io.slurmlet.model.plan.NodePlan;
-import io.slurmlet.model.plan.NodeWish;
-import io.slurmlet.model.plan.ContainersPlan;
-import io.slurmlet.model.plan.PamPlan;
-import io.slurmlet.model.plan.SlurmPlan;
-import io.slurmlet.model.plan.UsersPlan;
-import io.slurmlet.model.plan.StoragePlan;
-import io.slurmlet.model.plan.Role;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.agent.slurm.VersionSkew;
 import io.slurmlet.agent.slurm.conf.RenderInput;
 import io.slurmlet.agent.slurm.conf.Rendered;
 import io.slurmlet.agent.slurm.conf.SlurmConfig;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.ContainersPlan;
+import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.NodeWish;
+import io.slurmlet.model.plan.PamPlan;
+import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.SlurmPlan;
+import io.slurmlet.model.plan.StoragePlan;
+import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SharedStorage;
 import io.slurmlet.model.settings.SlurmSettings;
-
+import io.slurmlet.model.users.Account;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
@@ -39,8 +38,7 @@ public final class Planner {
     /** Where Slurm's files go on every machine (Debian's and EPEL's packages read them there). */
     public static final String SLURM_DIR = "/etc/slurm/";
 
-    private Planner() {
-    }
+    private Planner() {}
 
     /**
      * Every machine's plan, and what keeps the cluster from running as the settings say.
@@ -48,7 +46,8 @@ public final class Planner {
      * @param memoryClasses the memory classes slurm.conf has partitions for (MiB per CPU): the leader
      *                      keeps them before it publishes the plans, for every later plan to keep
      */
-    public record Plans(Map<String, NodePlan> nodes, List<Problem> problems, List<String> notes, Set<Long> memoryClasses) {
+    public record Plans(
+            Map<String, NodePlan> nodes, List<Problem> problems, List<String> notes, Set<Long> memoryClasses) {
         public Plans {
             nodes = java.util.Collections.unmodifiableMap(new TreeMap<>(nodes));
             problems = List.copyOf(problems);
@@ -78,8 +77,12 @@ public final class Planner {
     }
 
     /** @param accounts the cluster's accounts, made Linux users on every Slurm machine with users = "slurmlet" */
-    public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey, Lent lent,
-                             List<Account> accounts) {
+    public static Plans plan(
+            SlurmSettings settings,
+            Map<String, NodeFacts> inventory,
+            MungeKey mungeKey,
+            Lent lent,
+            List<Account> accounts) {
         return plan(settings, inventory, Optional.of(mungeKey), lent, accounts);
     }
 
@@ -94,7 +97,8 @@ public final class Planner {
     }
 
     /** The same, with the cluster's accounts: what a dry run compares with what the machines hold. */
-    public static Plans review(SlurmSettings settings, Map<String, NodeFacts> inventory, Lent lending, List<Account> accounts) {
+    public static Plans review(
+            SlurmSettings settings, Map<String, NodeFacts> inventory, Lent lending, List<Account> accounts) {
         return plan(settings, inventory, Optional.empty(), lending, accounts);
     }
 
@@ -114,8 +118,12 @@ public final class Planner {
      * @param memoryClasses the memory classes (MiB per CPU) slurm.conf had partitions for: kept in
      *                  every later slurm.conf, since removing a partition fails every job that names it
      */
-    public record Lent(Set<String> lent, Set<String> reclaiming, Set<String> knownToSlurm, Set<String> leaving,
-                       Set<Long> memoryClasses) {
+    public record Lent(
+            Set<String> lent,
+            Set<String> reclaiming,
+            Set<String> knownToSlurm,
+            Set<String> leaving,
+            Set<Long> memoryClasses) {
         public Lent {
             lent = Set.copyOf(lent);
             reclaiming = Set.copyOf(reclaiming);
@@ -142,14 +150,24 @@ public final class Planner {
          * and those whose lending is under way ({@code underWay}: lending, lent or being reclaimed)
          * kept in Slurm where the settings take them out: what a change's checks and its preview plan with.
          */
-        public static Lent asWished(SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory) {
+        public static Lent asWished(
+                SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory) {
             return asWished(settings, underWay, known, inventory, Set.of());
         }
 
         /** The same, with the memory classes slurm.conf had partitions for ({@code classes}), which stay. */
-        public static Lent asWished(SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory,
-                                    Set<Long> classes) {
-            return new Lent(settings.lentNodes(), Set.of(), known, Planner.leaving(settings, underWay, known, inventory), classes);
+        public static Lent asWished(
+                SlurmSettings settings,
+                Set<String> underWay,
+                Set<String> known,
+                Map<String, NodeFacts> inventory,
+                Set<Long> classes) {
+            return new Lent(
+                    settings.lentNodes(),
+                    Set.of(),
+                    known,
+                    Planner.leaving(settings, underWay, known, inventory),
+                    classes);
         }
     }
 
@@ -160,7 +178,8 @@ public final class Planner {
      * inventory no slurmd. None when no Slurm can run at all (disabled settings that name no
      * controller, or one without an agent): nothing is left to keep.
      */
-    public static Set<String> leaving(SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory) {
+    public static Set<String> leaving(
+            SlurmSettings settings, Set<String> underWay, Set<String> known, Map<String, NodeFacts> inventory) {
         if (underWay.isEmpty()) {
             return Set.of();
         }
@@ -168,7 +187,8 @@ public final class Planner {
         Set<String> leaving = new java.util.TreeSet<>(underWay);
         if (named.enabled()) {
             leaving.removeAll(new java.util.HashSet<>(named.nodes())); // a list's contains for each would be quadratic
-        } else if (named.controller().isEmpty() || !inventory.containsKey(named.controller())
+        } else if (named.controller().isEmpty()
+                || !inventory.containsKey(named.controller())
                 || !named.withEnabled(true).check().isEmpty()) {
             return Set.of();
         }
@@ -186,16 +206,23 @@ public final class Planner {
         if (leaving.isEmpty()) {
             return settings;
         }
-        SlurmSettings s = settings.enabled() ? settings : settings.withEnabled(true).withLent(List.of());
+        SlurmSettings s =
+                settings.enabled() ? settings : settings.withEnabled(true).withLent(List.of());
         List<String> nodes = new ArrayList<>(s.nodes());
         Set<String> named = new java.util.HashSet<>(nodes);
-        new java.util.TreeSet<>(leaving).stream().filter(n -> !named.contains(n)).forEach(nodes::add);
+        new java.util.TreeSet<>(leaving)
+                .stream().filter(n -> !named.contains(n)).forEach(nodes::add);
         return s.withNodeList(nodes);
     }
 
-    private static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, Optional<MungeKey> mungeKey, Lent lending,
-                              List<Account> accounts) {
-        SlurmSettings s = inSlurm(settings, lending.leaving()).withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
+    private static Plans plan(
+            SlurmSettings settings,
+            Map<String, NodeFacts> inventory,
+            Optional<MungeKey> mungeKey,
+            Lent lending,
+            List<Account> accounts) {
+        SlurmSettings s =
+                inSlurm(settings, lending.leaving()).withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
         List<Problem> problems = new ArrayList<>();
         List<String> notes = new ArrayList<>();
         Map<String, String> files = Map.of();
@@ -204,28 +231,40 @@ public final class Planner {
         Set<Long> memoryClasses = lending.memoryClasses();
 
         for (String node : new java.util.TreeSet<>(lending.leaving())) {
-            notes.add(("%s leaves Slurm once its reclaim has ended (its last job done, the release hook run): until then it "
-                    + "stays in slurm.conf, drained, with its slurmd and mounts").formatted(node));
+            notes.add(
+                    ("%s leaves Slurm once its reclaim has ended (its last job done, the release hook run): until then it "
+                                    + "stays in slurm.conf, drained, with its slurmd and mounts")
+                            .formatted(node));
         }
         if (s.enabled()) {
             NodeFacts controller = inventory.get(s.controller());
             if (controller == null) {
-                notes.add("the controller %s has no agent yet: install slurmlet-agent there and join it".formatted(s.controller()));
+                notes.add("the controller %s has no agent yet: install slurmlet-agent there and join it"
+                        .formatted(s.controller()));
             } else {
                 controllerVersion = SlurmVersion.parse(controller.slurmVersion());
                 if (controllerVersion.isEmpty()) {
-                    notes.add("Slurm's files wait for the controller %s to report its Slurm version (its packages step installs Slurm)"
-                            .formatted(s.controller()));
+                    notes.add(
+                            "Slurm's files wait for the controller %s to report its Slurm version (its packages step installs Slurm)"
+                                    .formatted(s.controller()));
                 }
             }
             if (controllerVersion.isPresent()) {
                 // slurm.conf drains (State=DRAIN) only nodes slurmctld has no record of and that are not lent:
                 // the rest are drained and resumed at run time, so lending never rewrites slurm.conf.
                 List<String> renderedLent = s.nodes().stream()
-                        .filter(n -> lending.lent().contains(n) || lending.knownToSlurm().contains(n)).toList();
-                boolean pyxis = s.containers() && containersWaitFor(s, inventory, notes).isEmpty();
-                Rendered rendered = SlurmConfig.render(new RenderInput(s.withLent(renderedLent), inventory, controllerVersion.get(),
-                        io.slurmlet.agent.slurm.conf.Layout.DEBIAN, lending.memoryClasses(), pyxis));
+                        .filter(n -> lending.lent().contains(n)
+                                || lending.knownToSlurm().contains(n))
+                        .toList();
+                boolean pyxis =
+                        s.containers() && containersWaitFor(s, inventory, notes).isEmpty();
+                Rendered rendered = SlurmConfig.render(new RenderInput(
+                        s.withLent(renderedLent),
+                        inventory,
+                        controllerVersion.get(),
+                        io.slurmlet.agent.slurm.conf.Layout.DEBIAN,
+                        lending.memoryClasses(),
+                        pyxis));
                 problems.addAll(rendered.problems());
                 notes.addAll(rendered.notes());
                 Map<String, String> paths = new LinkedHashMap<>();
@@ -254,22 +293,29 @@ public final class Planner {
             boolean slurmdMayRun = true;
             boolean slurmctldMayRun = true;
             if (roles.contains(Role.CONTROLLER) && controllerVersion.isPresent()) {
-                Optional<String> unreadable = io.slurmlet.agent.slurm.SavedState.cannotStart(controllerVersion.get(),
-                        facts.slurmctldState(), io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + " on " + name);
+                Optional<String> unreadable = io.slurmlet.agent.slurm.SavedState.cannotStart(
+                        controllerVersion.get(),
+                        facts.slurmctldState(),
+                        io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + " on " + name);
                 if (unreadable.isPresent()) {
                     nodeProblems.add(new Problem("controller", name, unreadable.get()));
                     slurmctldMayRun = false;
                 } else {
                     // Said before an upgrade of the machine's packages makes it so.
-                    SlurmVersion.parse(facts.slurmctldCandidate()).flatMap(next -> io.slurmlet.agent.slurm.SavedState.beforeUpgradeTo(next,
-                            facts.slurmctldState(), io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + " on " + name))
-                            .map(why -> name + ": " + why).ifPresent(notes::add);
+                    SlurmVersion.parse(facts.slurmctldCandidate())
+                            .flatMap(next -> io.slurmlet.agent.slurm.SavedState.beforeUpgradeTo(
+                                    next,
+                                    facts.slurmctldState(),
+                                    io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + " on " + name))
+                            .map(why -> name + ": " + why)
+                            .ifPresent(notes::add);
                 }
             }
             if (roles.contains(Role.COMPUTE) && controllerVersion.isPresent()) {
                 Optional<SlurmVersion> own = SlurmVersion.parse(facts.slurmVersion());
                 if (own.isPresent()) {
-                    Optional<String> skew = VersionSkew.problem(name, own.get(), s.controller(), controllerVersion.get());
+                    Optional<String> skew =
+                            VersionSkew.problem(name, own.get(), s.controller(), controllerVersion.get());
                     if (skew.isPresent()) {
                         nodeProblems.add(new Problem("nodes", name, skew.get()));
                         slurmdMayRun = false;
@@ -281,19 +327,31 @@ public final class Planner {
             PamPlan pam = PamPlan.of(roles, keepsUsers);
             List<String> retired = retired(s, roles, !files.isEmpty());
             ContainersPlan containers = containers(s, roles, storage, facts);
-            plans.put(name, NodePlan.of(name, roles)
-                    .withPackages(packages(roles, facts.os(), storage, pam, containers))
-                    .withMungeKey(roles.isEmpty() ? Optional.empty() : mungeKey)
-                    .withStorage(storage)
-                    .withUsers(users(keepsUsers, s, accounts))
-                    .withSlurm(roles.isEmpty() ? SlurmPlan.retiring(retired)
-                            : new SlurmPlan(SlurmPlan.configs(files),
-                            services(roles, slurmdMayRun && !files.isEmpty(), slurmctldMayRun && !files.isEmpty()), retired))
-                    .withPam(pam)
-                    .withContainers(containers)
-                    .withNodeStates(roles.contains(Role.CONTROLLER) && !files.isEmpty() ? nodeStates(s, lending) : Map.of())
-                    .withProblems(nodeProblems)
-                    .madeFrom(facts));
+            plans.put(
+                    name,
+                    NodePlan.of(name, roles)
+                            .withPackages(packages(roles, facts.os(), storage, pam, containers))
+                            .withMungeKey(roles.isEmpty() ? Optional.empty() : mungeKey)
+                            .withStorage(storage)
+                            .withUsers(users(keepsUsers, s, accounts))
+                            .withSlurm(
+                                    roles.isEmpty()
+                                            ? SlurmPlan.retiring(retired)
+                                            : new SlurmPlan(
+                                                    SlurmPlan.configs(files),
+                                                    services(
+                                                            roles,
+                                                            slurmdMayRun && !files.isEmpty(),
+                                                            slurmctldMayRun && !files.isEmpty()),
+                                                    retired))
+                            .withPam(pam)
+                            .withContainers(containers)
+                            .withNodeStates(
+                                    roles.contains(Role.CONTROLLER) && !files.isEmpty()
+                                            ? nodeStates(s, lending)
+                                            : Map.of())
+                            .withProblems(nodeProblems)
+                            .madeFrom(facts));
             problems.addAll(nodeProblems);
         }
         return new Plans(plans, problems, notes, memoryClasses);
@@ -308,7 +366,10 @@ public final class Planner {
      */
     public static StoragePlan storage(SlurmSettings s, String node, Set<Role> roles, List<String> machines) {
         SharedStorage shared = s.shared();
-        if (roles.isEmpty() || shared == null || shared.path() == null || shared.path().isEmpty()) {
+        if (roles.isEmpty()
+                || shared == null
+                || shared.path() == null
+                || shared.path().isEmpty()) {
             return StoragePlan.NONE;
         }
         String path = shared.path().replaceAll("/+$", "");
@@ -319,7 +380,9 @@ public final class Planner {
         if (server.isEmpty()) {
             return new StoragePlan.Check(path);
         }
-        return server.equals(node) ? new StoragePlan.Export(path, machines) : new StoragePlan.Mount(path, server + ":" + path, true);
+        return server.equals(node)
+                ? new StoragePlan.Export(path, machines)
+                : new StoragePlan.Mount(path, server + ":" + path, true);
     }
 
     /**
@@ -332,10 +395,14 @@ public final class Planner {
     }
 
     /** The same, with what pyxis is built with where containers are installed (a compiler, make, Slurm's headers). */
-    static List<String> packages(Set<Role> roles, String os, StoragePlan storage, PamPlan pam, ContainersPlan containers) {
+    static List<String> packages(
+            Set<Role> roles, String os, StoragePlan storage, PamPlan pam, ContainersPlan containers) {
         List<String> packages = new ArrayList<>(packages(roles, os));
         if (containers.install()) {
-            packages.addAll(isRpmFamily(os) ? List.of("gcc", "make", "slurm-devel") : List.of("gcc", "make", "libc6-dev", "libslurm-dev"));
+            packages.addAll(
+                    isRpmFamily(os)
+                            ? List.of("gcc", "make", "slurm-devel")
+                            : List.of("gcc", "make", "libc6-dev", "libslurm-dev"));
         }
         if (storage instanceof StoragePlan.Export) {
             packages.addAll(List.of("nfs-ganesha", "nfs-ganesha-vfs"));
@@ -368,7 +435,8 @@ public final class Planner {
      * until none is left, plugstack.conf does not name pyxis (a machine without the plugin it names
      * fails every job). A note for each goes to {@code notes}, for status.
      */
-    public static List<String> containersWaitFor(SlurmSettings s, Map<String, NodeFacts> inventory, List<String> notes) {
+    public static List<String> containersWaitFor(
+            SlurmSettings s, Map<String, NodeFacts> inventory, List<String> notes) {
         java.util.Set<String> machines = new java.util.TreeSet<>(s.nodes());
         if (!s.controller().isEmpty()) {
             machines.add(s.controller());
@@ -376,13 +444,16 @@ public final class Planner {
         List<String> waiting = new ArrayList<>();
         for (String machine : machines) {
             NodeFacts facts = inventory.get(machine);
-            String lacks = facts == null ? "no agent has joined from it" : facts.containerTools().lacks(facts.slurmVersion(), facts.gpuCount() > 0);
+            String lacks = facts == null
+                    ? "no agent has joined from it"
+                    : facts.containerTools().lacks(facts.slurmVersion(), facts.gpuCount() > 0);
             if (!lacks.isEmpty()) {
                 waiting.add(machine + " (" + lacks + ")");
             }
         }
         if (!waiting.isEmpty()) {
-            notes.add("containers: Slurm loads pyxis once every Slurm machine has it; waiting for " + String.join(", ", waiting));
+            notes.add("containers: Slurm loads pyxis once every Slurm machine has it; waiting for "
+                    + String.join(", ", waiting));
         }
         return waiting;
     }
@@ -392,7 +463,11 @@ public final class Planner {
         if (!keeps) {
             return UsersPlan.LEAVE;
         }
-        return UsersPlan.keep(accounts, s.shared() == null || s.shared().path() == null ? "" : s.shared().path());
+        return UsersPlan.keep(
+                accounts,
+                s.shared() == null || s.shared().path() == null
+                        ? ""
+                        : s.shared().path());
     }
 
     /**
@@ -402,9 +477,14 @@ public final class Planner {
     static Map<String, NodeWish> nodeStates(SlurmSettings s, Lent lending) {
         Map<String, NodeWish> states = new TreeMap<>();
         for (String n : s.nodes()) {
-            states.put(n, lending.lent().contains(n) && !lending.leaving().contains(n) ? NodeWish.RESUME
-                    : lending.reclaiming().contains(n) || lending.leaving().contains(n) ? NodeWish.RECLAIM
-                    : NodeWish.PLATFORMS);
+            states.put(
+                    n,
+                    lending.lent().contains(n) && !lending.leaving().contains(n)
+                            ? NodeWish.RESUME
+                            : lending.reclaiming().contains(n)
+                                            || lending.leaving().contains(n)
+                                    ? NodeWish.RECLAIM
+                                    : NodeWish.PLATFORMS);
         }
         return states;
     }
@@ -427,7 +507,8 @@ public final class Planner {
 
     private static boolean isRpmFamily(String os) {
         String id = os.toLowerCase(Locale.ROOT).split(" ")[0];
-        return Set.of("rhel", "rocky", "almalinux", "centos", "fedora", "ol", "amzn").contains(id);
+        return Set.of("rhel", "rocky", "almalinux", "centos", "fedora", "ol", "amzn")
+                .contains(id);
     }
 
     /**

@@ -10,19 +10,18 @@ import io.slurmlet.agent.slurm.NodeStatesDiff;
 import io.slurmlet.agent.slurm.SlurmDiff;
 import io.slurmlet.agent.storage.StorageDiff;
 import io.slurmlet.agent.users.UsersDiff;
-import io.slurmlet.model.observed.Observed;
-import io.slurmlet.model.observed.PamSeen;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.api.SettingsPreview.FileChange;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.PamSeen;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,8 +41,7 @@ public final class Preview {
     /** Lines of context around each change, as {@code diff -u} and {@code git diff} print. */
     static final int CONTEXT = FileDiffs.CONTEXT;
 
-    private Preview() {
-    }
+    private Preview() {}
 
     /**
      * @param current   the settings stored now, with their revision
@@ -55,9 +53,15 @@ public final class Preview {
     }
 
     /** @param observed what each machine's agent last reported of it, by name */
-    public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Map<String, NodeFacts> inventory,
-                                     Map<String, Observed> observed) {
-        return of(current, next, new Cluster(inventory, observed, Map.of(), java.util.Set.of(), java.util.Set.of(), List.of()));
+    public static SettingsPreview of(
+            SettingsDocument current,
+            SlurmSettings next,
+            Map<String, NodeFacts> inventory,
+            Map<String, Observed> observed) {
+        return of(
+                current,
+                next,
+                new Cluster(inventory, observed, Map.of(), java.util.Set.of(), java.util.Set.of(), List.of()));
     }
 
     /**
@@ -72,49 +76,76 @@ public final class Preview {
      * @param accounts   the cluster's accounts (with users = "slurmlet", each a user on every Slurm machine)
      * @param memoryClasses the memory classes slurm.conf had partitions for, which stay
      */
-    public record Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
-                          Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
-                          java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts,
-                          java.util.Set<Long> memoryClasses, List<io.slurmlet.model.plan.Artifact> artifacts) {
+    public record Cluster(
+            Map<String, NodeFacts> inventory,
+            Map<String, Observed> observed,
+            Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes,
+            java.util.Set<String> underWay,
+            java.util.Set<String> known,
+            List<io.slurmlet.model.users.Account> accounts,
+            java.util.Set<Long> memoryClasses,
+            List<io.slurmlet.model.plan.Artifact> artifacts) {
 
         /** @param artifacts the pinned files of jobs in containers, as the plans carry them */
         public Cluster {
             artifacts = List.copyOf(artifacts);
         }
 
-        public Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
-                       Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
-                       java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts, java.util.Set<Long> memoryClasses) {
+        public Cluster(
+                Map<String, NodeFacts> inventory,
+                Map<String, Observed> observed,
+                Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes,
+                java.util.Set<String> underWay,
+                java.util.Set<String> known,
+                List<io.slurmlet.model.users.Account> accounts,
+                java.util.Set<Long> memoryClasses) {
             this(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, List.of());
         }
 
-        public Cluster(Map<String, NodeFacts> inventory, Map<String, Observed> observed,
-                       Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes, java.util.Set<String> underWay,
-                       java.util.Set<String> known, List<io.slurmlet.model.users.Account> accounts) {
+        public Cluster(
+                Map<String, NodeFacts> inventory,
+                Map<String, Observed> observed,
+                Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes,
+                java.util.Set<String> underWay,
+                java.util.Set<String> known,
+                List<io.slurmlet.model.users.Account> accounts) {
             this(inventory, observed, slurmNodes, underWay, known, accounts, java.util.Set.of());
         }
     }
 
     public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Cluster cluster) {
         var inventory = cluster.inventory();
-        Planner.Plans was = Planner.review(current.settings(), inventory,
-                Planner.Lent.asWished(current.settings(), cluster.underWay(), cluster.known(), inventory, cluster.memoryClasses()),
+        Planner.Plans was = Planner.review(
+                current.settings(),
+                inventory,
+                Planner.Lent.asWished(
+                        current.settings(), cluster.underWay(), cluster.known(), inventory, cluster.memoryClasses()),
                 cluster.accounts());
-        Planner.Plans will = Planner.review(next, inventory, Planner.Lent.asWished(next, cluster.underWay(), cluster.known(), inventory,
-                cluster.memoryClasses()), cluster.accounts());
+        Planner.Plans will = Planner.review(
+                next,
+                inventory,
+                Planner.Lent.asWished(next, cluster.underWay(), cluster.known(), inventory, cluster.memoryClasses()),
+                cluster.accounts());
         FileDiffs diffs = new FileDiffs();
         List<NodeChange> nodes = new ArrayList<>();
         for (NodePlan after : will.nodes().values()) {
             NodePlan before = was.nodes().get(after.node());
-            NodeChange change = node(before, after, cluster.observed().getOrDefault(after.node(), Observed.NOTHING),
-                    cluster.slurmNodes().get(after.node()), diffs, containers(before, after, inventory.get(after.node()), cluster.artifacts()));
-            if (!change.rolesBefore().equals(change.rolesAfter()) || !change.files().isEmpty()
-                    || !change.daemons().isEmpty() || !change.actions().isEmpty()) {
+            NodeChange change = node(
+                    before,
+                    after,
+                    cluster.observed().getOrDefault(after.node(), Observed.NOTHING),
+                    cluster.slurmNodes().get(after.node()),
+                    diffs,
+                    containers(before, after, inventory.get(after.node()), cluster.artifacts()));
+            if (!change.rolesBefore().equals(change.rolesAfter())
+                    || !change.files().isEmpty()
+                    || !change.daemons().isEmpty()
+                    || !change.actions().isEmpty()) {
                 nodes.add(change);
             }
         }
-        return new SettingsPreview(current.revision(), !next.equals(current.settings()), next, nodes,
-                will.problems(), will.notes());
+        return new SettingsPreview(
+                current.revision(), !next.equals(current.settings()), next, nodes, will.problems(), will.notes());
     }
 
     /** Every step's diff on one machine, as an agent's pass runs them (node states as its plan had them). */
@@ -123,33 +154,53 @@ public final class Preview {
     }
 
     /** @param slurmNodes what the machine's agent showed of slurmctld's node table; null where it showed none */
-    static List<Diff> diffs(NodePlan before, NodePlan after, Observed seen, List<io.slurmlet.model.api.SlurmNodeState> slurmNodes) {
+    static List<Diff> diffs(
+            NodePlan before, NodePlan after, Observed seen, List<io.slurmlet.model.api.SlurmNodeState> slurmNodes) {
         MungeDiff.Wanted munge = MungeDiff.desired(after);
         StorageDiff.Wanted storage = StorageDiff.desired(after);
         PamDiff.Wanted pam = PamDiff.desired(after, PamDiff.DEFAULT_BACKUP);
-        PamSeen pamSeen = seen.pam() != null ? seen.pam() : PamDiff.assumed(PamDiff.desired(before, PamDiff.DEFAULT_BACKUP));
+        PamSeen pamSeen =
+                seen.pam() != null ? seen.pam() : PamDiff.assumed(PamDiff.desired(before, PamDiff.DEFAULT_BACKUP));
         return List.of(
-                PackagesDiff.diff(PackagesDiff.desired(after),
+                PackagesDiff.diff(
+                        PackagesDiff.desired(after),
                         seen.packages() != null ? seen.packages() : PackagesDiff.assumed(PackagesDiff.desired(before))),
-                MungeDiff.diff(munge, seen.munge() != null ? seen.munge() : MungeDiff.assumed(MungeDiff.desired(before))),
-                StorageDiff.diff(storage, (seen.storage() != null ? seen.storage() : StorageDiff.assumed(StorageDiff.desired(before)))
-                        .withJobs(seen.jobs())),
+                MungeDiff.diff(
+                        munge, seen.munge() != null ? seen.munge() : MungeDiff.assumed(MungeDiff.desired(before))),
+                StorageDiff.diff(
+                        storage,
+                        (seen.storage() != null ? seen.storage() : StorageDiff.assumed(StorageDiff.desired(before)))
+                                .withJobs(seen.jobs())),
                 Diff.of(users(before, after), ""),
-                UsersDiff.diff(UsersDiff.desired(after), seen.users() != null ? seen.users() : UsersDiff.assumed(UsersDiff.desired(before))),
+                UsersDiff.diff(
+                        UsersDiff.desired(after),
+                        seen.users() != null ? seen.users() : UsersDiff.assumed(UsersDiff.desired(before))),
                 slurm(before, after, seen),
                 // The slurm step runs before it in the same pass: slurmd then runs the plan's slurm.conf.
                 PamDiff.diff(pam, PamDiff.afterSlurm(pamSeen, pam, after.slurm().runs("slurmd"))),
-                NodeStatesDiff.diff(NodeStatesDiff.desired(after),
+                NodeStatesDiff.diff(
+                        NodeStatesDiff.desired(after),
                         slurmNodes != null ? slurmNodes : NodeStatesDiff.assumed(NodeStatesDiff.desired(before))));
     }
 
     /** One machine: its plan now against the one it would get. */
-    private static NodeChange node(NodePlan before, NodePlan after, Observed seen, List<io.slurmlet.model.api.SlurmNodeState> slurmNodes,
-                                   FileDiffs fileDiffs, List<Action> containers) {
+    private static NodeChange node(
+            NodePlan before,
+            NodePlan after,
+            Observed seen,
+            List<io.slurmlet.model.api.SlurmNodeState> slurmNodes,
+            FileDiffs fileDiffs,
+            List<Action> containers) {
         List<Diff> diffs = diffs(before, after, seen, slurmNodes);
-        List<Action> actions = new ArrayList<>(diffs.stream().flatMap(d -> d.actions().stream()).toList());
+        List<Action> actions = new ArrayList<>(
+                diffs.stream().flatMap(d -> d.actions().stream()).toList());
         actions.addAll(containers);
-        return change(after.node(), roles(before), roles(after), actions, diffs.stream().flatMap(d -> d.waiting().stream()).toList(),
+        return change(
+                after.node(),
+                roles(before),
+                roles(after),
+                actions,
+                diffs.stream().flatMap(d -> d.waiting().stream()).toList(),
                 fileDiffs);
     }
 
@@ -162,47 +213,75 @@ public final class Preview {
      * @param facts     the machine's facts; null where it has not reported
      * @param artifacts the pinned files, as the plans carry them
      */
-    static List<Action> containers(NodePlan before, NodePlan after, NodeFacts facts, List<io.slurmlet.model.plan.Artifact> artifacts) {
+    static List<Action> containers(
+            NodePlan before, NodePlan after, NodeFacts facts, List<io.slurmlet.model.plan.Artifact> artifacts) {
         boolean was = before != null && before.containers().install();
         boolean will = after.containers().install();
         if (was == will) {
             return List.of();
         }
         if (!will) {
-            return List.of(sentence("containers off: nothing installed for them is removed (enroot, pyxis, slurmlet's prolog stay)"));
+            return List.of(sentence(
+                    "containers off: nothing installed for them is removed (enroot, pyxis, slurmlet's prolog stay)"));
         }
         io.slurmlet.model.facts.ContainerFacts has = facts == null || facts.containers() == null
-                ? io.slurmlet.model.facts.ContainerFacts.NONE : facts.containers();
+                ? io.slurmlet.model.facts.ContainerFacts.NONE
+                : facts.containers();
         String slurm = facts == null ? "" : facts.slurmVersion();
         List<Action> actions = new ArrayList<>();
-        actions.add(sentence("write enroot's settings (each user's folders under /run/enroot and /var/lib/enroot, the shared path in "
-                + "every container) and slurmlet's prolog"));
-        pinned(artifacts, "enroot").filter(v -> !v.equals(has.enroot())).ifPresent(v -> actions.add(sentence(
-                "install enroot %s (enroot, enroot+caps)%s, %s, its sha256 checked first".formatted(v,
-                        has.enroot().isEmpty() ? "" : " in place of " + has.enroot(), from(artifacts, "enroot")))));
-        pinned(artifacts, "pyxis").filter(v -> !v.equals(has.pyxis()) || slurm.isEmpty()
-                        || !io.slurmlet.model.facts.ContainerFacts.release(has.pyxisSlurm()).equals(io.slurmlet.model.facts.ContainerFacts.release(slurm)))
-                .ifPresent(v -> actions.add(sentence("build pyxis %s against this machine's Slurm%s (its headers), %s, and install it at %s"
-                        .formatted(v, slurm.isEmpty() ? "" : " " + slurm, from(artifacts, "pyxis"),
-                                io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN))));
+        actions.add(sentence(
+                "write enroot's settings (each user's folders under /run/enroot and /var/lib/enroot, the shared path in "
+                        + "every container) and slurmlet's prolog"));
+        pinned(artifacts, "enroot")
+                .filter(v -> !v.equals(has.enroot()))
+                .ifPresent(v ->
+                        actions.add(sentence("install enroot %s (enroot, enroot+caps)%s, %s, its sha256 checked first"
+                                .formatted(
+                                        v,
+                                        has.enroot().isEmpty() ? "" : " in place of " + has.enroot(),
+                                        from(artifacts, "enroot")))));
+        pinned(artifacts, "pyxis")
+                .filter(v -> !v.equals(has.pyxis())
+                        || slurm.isEmpty()
+                        || !io.slurmlet.model.facts.ContainerFacts.release(has.pyxisSlurm())
+                                .equals(io.slurmlet.model.facts.ContainerFacts.release(slurm)))
+                .ifPresent(v -> actions.add(
+                        sentence("build pyxis %s against this machine's Slurm%s (its headers), %s, and install it at %s"
+                                .formatted(
+                                        v,
+                                        slurm.isEmpty() ? "" : " " + slurm,
+                                        from(artifacts, "pyxis"),
+                                        io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN))));
         if (after.containers().gpus()) {
-            pinned(artifacts, "libnvidia-container-tools").filter(v -> !v.equals(has.nvidiaCli())).ifPresent(v -> actions.add(sentence(
-                    "install nvidia-container-cli %s (it has NVIDIA GPUs), %s".formatted(v, from(artifacts, "libnvidia-container-tools")))));
+            pinned(artifacts, "libnvidia-container-tools")
+                    .filter(v -> !v.equals(has.nvidiaCli()))
+                    .ifPresent(v -> actions.add(sentence("install nvidia-container-cli %s (it has NVIDIA GPUs), %s"
+                            .formatted(v, from(artifacts, "libnvidia-container-tools")))));
         }
         if (artifacts.isEmpty()) {
-            actions.add(sentence("nothing is installed yet: the leader has no pinned file to give (its table, mirror or imported files)"));
+            actions.add(
+                    sentence(
+                            "nothing is installed yet: the leader has no pinned file to give (its table, mirror or imported files)"));
         }
         return actions;
     }
 
     private static java.util.Optional<String> pinned(List<io.slurmlet.model.plan.Artifact> artifacts, String name) {
-        return artifacts.stream().filter(a -> a.name().equals(name)).map(io.slurmlet.model.plan.Artifact::version).findFirst();
+        return artifacts.stream()
+                .filter(a -> a.name().equals(name))
+                .map(io.slurmlet.model.plan.Artifact::version)
+                .findFirst();
     }
 
     /** Where a machine fetches the files of {@code name}: the leader, where it holds them, or the mirror. */
     private static String from(List<io.slurmlet.model.plan.Artifact> artifacts, String name) {
-        boolean leader = artifacts.stream().filter(a -> a.name().equals(name))
-                .anyMatch(a -> java.net.URI.create(a.url()).getRawPath().startsWith(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES));
+        boolean leader = artifacts.stream()
+                .filter(a -> a.name().equals(name))
+                .anyMatch(a -> java.net
+                        .URI
+                        .create(a.url())
+                        .getRawPath()
+                        .startsWith(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES));
         return leader ? "fetched from the leader" : "fetched from the mirror";
     }
 
@@ -211,8 +290,13 @@ public final class Preview {
      * sentence for each other action that is not housekeeping, in the order they are done; then what
      * waits for the machine to be free.
      */
-    public static NodeChange change(String node, List<String> rolesBefore, List<String> rolesAfter, List<Action> all,
-                                    List<String> waiting, FileDiffs fileDiffs) {
+    public static NodeChange change(
+            String node,
+            List<String> rolesBefore,
+            List<String> rolesAfter,
+            List<Action> all,
+            List<String> waiting,
+            FileDiffs fileDiffs) {
         List<FileChange> files = new ArrayList<>();
         List<DaemonChange> daemons = new ArrayList<>();
         List<String> actions = new ArrayList<>();
@@ -262,9 +346,10 @@ public final class Preview {
             return diff;
         }
         List<Action> actions = new ArrayList<>();
-        actions.add(sentence(("%s: not what this machine's plan holds (an earlier plan, a change by hand, or a write that failed): "
-                + "written whole; its diff and what the daemons do for it are shown against the plan it had, if it had one")
-                .formatted(String.join(", ", reported.unknown()))));
+        actions.add(sentence(
+                ("%s: not what this machine's plan holds (an earlier plan, a change by hand, or a write that failed): "
+                                + "written whole; its diff and what the daemons do for it are shown against the plan it had, if it had one")
+                        .formatted(String.join(", ", reported.unknown()))));
         actions.addAll(diff.actions());
         return new Diff(actions, diff.settled(), diff.blocked(), diff.waiting());
     }

@@ -2,7 +2,6 @@ package io.slurmlet.agent.leader.plan;
 
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.lang.ref.SoftReference;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
@@ -18,15 +17,18 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public final class Reviews {
 
-    private record Reviewed(SlurmSettings settings, Map<String, NodeFacts> machines, Planner.Lent lent, Planner.Plans plans) {
-    }
+    private record Reviewed(
+            SlurmSettings settings, Map<String, NodeFacts> machines, Planner.Lent lent, Planner.Plans plans) {}
 
     private final AtomicReference<SoftReference<Reviewed>> last = new AtomicReference<>(new SoftReference<>(null));
 
     /** The review of {@code settings} on {@code machines} with {@code lent}: the one kept where it was made from them, else made now. */
     public Planner.Plans of(SlurmSettings settings, Map<String, NodeFacts> machines, Planner.Lent lent) {
         Reviewed kept = last.get().get();
-        if (kept != null && kept.machines() == machines && kept.settings().equals(settings) && kept.lent().equals(lent)) {
+        if (kept != null
+                && kept.machines() == machines
+                && kept.settings().equals(settings)
+                && kept.lent().equals(lent)) {
             return kept.plans();
         }
         Planner.Plans plans = Planner.review(settings, machines, lent);

@@ -1,9 +1,8 @@
 package io.slurmlet.agent.leader.plan;
 
-import org.jboss.logging.Logger;
-
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jboss.logging.Logger;
 
 /**
  * The answers one publish woke (the machines whose polls waited for their new plans), timed from
@@ -21,6 +20,7 @@ public final class Wave {
     private final AtomicInteger said = new AtomicInteger();
     /** Counted after each answer's time is kept: whoever counts the last reads every time (the counter's order). */
     private final AtomicInteger kept = new AtomicInteger();
+
     private final java.util.function.Consumer<String> log;
 
     /** @param began {@link System#nanoTime()} when the planning began; {@code size} answers follow */
@@ -53,14 +53,20 @@ public final class Wave {
         long[] sent = Arrays.stream(times).filter(t -> t >= 0).sorted().toArray();
         long lost = times.length - sent.length;
         if (sent.length == 0) {
-            return "none of the %d new plans that polls waited for was written: the polls had ended (their time up, or their connections gone)".formatted(took.length);
+            return "none of the %d new plans that polls waited for was written: the polls had ended (their time up, or their connections gone)"
+                    .formatted(took.length);
         }
-        String notWritten = lost == 0 ? "" : "; %d not written (the poll had ended, its time up or its connection gone: that machine's next poll gets it)".formatted(lost);
+        String notWritten = lost == 0
+                ? ""
+                : "; %d not written (the poll had ended, its time up or its connection gone: that machine's next poll gets it)"
+                        .formatted(lost);
         if (sent.length == 1) {
-            return "the new plan of 1 waiting machine written to its connection %d ms after planning began%s".formatted(sent[0], notWritten);
+            return "the new plan of 1 waiting machine written to its connection %d ms after planning began%s"
+                    .formatted(sent[0], notWritten);
         }
         return ("the new plans of %d waiting machines written to their connections %d ms (p50), %d ms (p99), %d ms (the last) after "
-                + "planning began%s").formatted(sent.length, at(sent, 50), at(sent, 99), sent[sent.length - 1], notWritten);
+                        + "planning began%s")
+                .formatted(sent.length, at(sent, 50), at(sent, 99), sent[sent.length - 1], notWritten);
     }
 
     private static long at(long[] sorted, int percent) {

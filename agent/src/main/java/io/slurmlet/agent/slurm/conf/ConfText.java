@@ -1,7 +1,6 @@
 package io.slurmlet.agent.slurm.conf;
 
 import io.slurmlet.model.text.Text;
-
 import java.util.regex.Pattern;
 
 /**
@@ -24,7 +23,10 @@ final class ConfText {
 
     ConfText(String file, String generator) {
         this.file = file;
-        text.append("# ").append(file).append(": written by slurmlet, with its generator for Slurm ").append(generator)
+        text.append("# ")
+                .append(file)
+                .append(": written by slurmlet, with its generator for Slurm ")
+                .append(generator)
                 .append(".\n")
                 .append("# slurmlet rewrites this file: edits here are lost. Change the cluster with `ctl slurm set`\n")
                 .append("# (`ctl slurm set --help` lists the keys; slurm.conf lines of a site's own go in\n")
@@ -43,7 +45,8 @@ final class ConfText {
 
     private String oneLine(String comment) {
         if (Text.unsafe(comment).isPresent()) {
-            throw new IllegalArgumentException("a comment of " + file + " holds a line break or a control character: " + Text.quote(comment));
+            throw new IllegalArgumentException(
+                    "a comment of " + file + " holds a line break or a control character: " + Text.quote(comment));
         }
         return comment;
     }
@@ -74,10 +77,13 @@ final class ConfText {
      */
     ConfText plugin(String requirement, String path, String... args) {
         if (!requirement.equals("required") && !requirement.equals("optional")) {
-            throw new IllegalArgumentException("a plugstack line is required or optional, not " + Text.quote(requirement));
+            throw new IllegalArgumentException(
+                    "a plugstack line is required or optional, not " + Text.quote(requirement));
         }
         StringBuilder line = new StringBuilder(requirement);
-        for (String word : java.util.stream.Stream.concat(java.util.stream.Stream.of(path), java.util.Arrays.stream(args)).toList()) {
+        for (String word : java.util.stream.Stream.concat(
+                        java.util.stream.Stream.of(path), java.util.Arrays.stream(args))
+                .toList()) {
             if (!PLUGSTACK_WORD.matcher(word).matches()) {
                 throw new IllegalArgumentException("not a word of " + file + ": " + Text.quote(word));
             }
@@ -96,8 +102,11 @@ final class ConfText {
 
     /** {@code value} as written after {@code key=}: in double quotes where it holds a space. */
     private String value(String key, String value) {
-        if (value.isEmpty() || value.chars().anyMatch(c -> c == '"' || c == '\\' || c == '#') || Text.unsafe(value).isPresent()) {
-            throw new IllegalArgumentException("%s of %s cannot be written as one value: %s".formatted(key, file, Text.quote(value)));
+        if (value.isEmpty()
+                || value.chars().anyMatch(c -> c == '"' || c == '\\' || c == '#')
+                || Text.unsafe(value).isPresent()) {
+            throw new IllegalArgumentException(
+                    "%s of %s cannot be written as one value: %s".formatted(key, file, Text.quote(value)));
         }
         return value.contains(" ") ? "\"" + value + "\"" : value;
     }

@@ -2,7 +2,6 @@ package io.slurmlet.agent.slurm.conf;
 
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.settings.Problem;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
@@ -29,8 +28,7 @@ public final class KnownKeys {
 
     private static final Map<String, Optional<Map<String, String>>> LOADED = new ConcurrentHashMap<>();
 
-    private KnownKeys() {
-    }
+    private KnownKeys() {}
 
     /** The release's keys, lower case → as the man page spells them; empty for a release without a list. */
     static Optional<Map<String, String>> of(String release) {
@@ -43,8 +41,10 @@ public final class KnownKeys {
                 return Optional.empty();
             }
             Map<String, String> keys = new TreeMap<>();
-            new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8)).lines()
-                    .filter(l -> !l.isBlank() && !l.startsWith("#")).forEach(k -> keys.put(k.strip().toLowerCase(Locale.ROOT), k.strip()));
+            new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))
+                    .lines()
+                    .filter(l -> !l.isBlank() && !l.startsWith("#"))
+                    .forEach(k -> keys.put(k.strip().toLowerCase(Locale.ROOT), k.strip()));
             return Optional.of(Collections.unmodifiableMap(keys));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read the slurm.conf keys of Slurm " + release, e);
@@ -67,11 +67,16 @@ public final class KnownKeys {
             if (entry.getValue().isEmpty() || known.get().containsKey(key.toLowerCase(Locale.ROOT))) {
                 continue;
             }
-            String hint = closest(key, known.get()).map(k -> "; did you mean " + k + "?").orElse("");
-            problems.add(new Problem("slurm_conf." + key, entry.getValue(), ("%s is not a slurm.conf key of Slurm %s, which the "
-                    + "controller %s runs: slurmctld, every slurmd and every Slurm command would stop at it (\"Parsing error at "
-                    + "unrecognized key\")%s; clear it with slurm_conf.%s= (the keys are those of slurm.conf(5) for %s)")
-                    .formatted(key, version.release(), controller, hint, key, version.release())));
+            String hint = closest(key, known.get())
+                    .map(k -> "; did you mean " + k + "?")
+                    .orElse("");
+            problems.add(new Problem(
+                    "slurm_conf." + key,
+                    entry.getValue(),
+                    ("%s is not a slurm.conf key of Slurm %s, which the "
+                                    + "controller %s runs: slurmctld, every slurmd and every Slurm command would stop at it (\"Parsing error at "
+                                    + "unrecognized key\")%s; clear it with slurm_conf.%s= (the keys are those of slurm.conf(5) for %s)")
+                            .formatted(key, version.release(), controller, hint, key, version.release())));
         }
         return problems;
     }
@@ -101,7 +106,9 @@ public final class KnownKeys {
         for (int i = 1; i <= a.length(); i++) {
             cur[0] = i;
             for (int j = 1; j <= b.length(); j++) {
-                cur[j] = Math.min(Math.min(cur[j - 1] + 1, prev[j] + 1), prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
+                cur[j] = Math.min(
+                        Math.min(cur[j - 1] + 1, prev[j] + 1),
+                        prev[j - 1] + (a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1));
             }
             int[] t = prev;
             prev = cur;

@@ -14,18 +14,37 @@ package io.slurmlet.agent.slurm.conf;
  * @param slurmctldPort     slurmctld's port
  * @param slurmdPort        slurmd's port; 0: each node gets its own, from 6818 up in name order
  */
-public record Layout(String stateSaveLocation, String slurmdSpoolDir, String slurmctldPidFile, String slurmdPidFile,
-                     String slurmctldLogFile, String slurmdLogFile, int slurmctldPort, int slurmdPort) {
+public record Layout(
+        String stateSaveLocation,
+        String slurmdSpoolDir,
+        String slurmctldPidFile,
+        String slurmdPidFile,
+        String slurmctldLogFile,
+        String slurmdLogFile,
+        int slurmctldPort,
+        int slurmdPort) {
 
-    public static final Layout DEBIAN = new Layout("/var/lib/slurm/slurmctld", "/var/lib/slurm/slurmd",
-            "/run/slurmctld.pid", "/run/slurmd.pid", "/var/log/slurm/slurmctld.log", "/var/log/slurm/slurmd.log",
-            6817, 6818);
+    public static final Layout DEBIAN = new Layout(
+            "/var/lib/slurm/slurmctld",
+            "/var/lib/slurm/slurmd",
+            "/run/slurmctld.pid",
+            "/run/slurmd.pid",
+            "/var/log/slurm/slurmctld.log",
+            "/var/log/slurm/slurmd.log",
+            6817,
+            6818);
 
     /**
      * Several slurmd on one machine, as tests run them: Debian's folders with a spool, pid file and
      * log per node, and a port per node.
      */
-    public static final Layout ONE_MACHINE = new Layout("/var/lib/slurm/slurmctld", "/var/lib/slurm/slurmd/%n",
-            "/run/slurmctld.pid", "/run/slurmd-%n.pid", "/var/log/slurm/slurmctld.log", "/var/log/slurm/slurmd-%n.log",
-            6817, 0);
+    public static final Layout ONE_MACHINE = new Layout(
+            "/var/lib/slurm/slurmctld",
+            "/var/lib/slurm/slurmd/%n",
+            "/run/slurmctld.pid",
+            "/run/slurmd-%n.pid",
+            "/var/log/slurm/slurmctld.log",
+            "/var/log/slurm/slurmd-%n.log",
+            6817,
+            0);
 }

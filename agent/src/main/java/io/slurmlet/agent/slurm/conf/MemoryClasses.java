@@ -4,7 +4,6 @@ import io.slurmlet.agent.slurm.HostList;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmConfKeys;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -84,7 +83,9 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
 
     /** Whether {@code name} is the settings' partition {@code partition} or one of its memory classes' partitions. */
     public static boolean isOrBelongsTo(String name, String partition) {
-        return name.equals(partition) || name.startsWith(partition + "_m") && name.substring(partition.length() + 2).matches("[0-9]{1,19}");
+        return name.equals(partition)
+                || name.startsWith(partition + "_m")
+                        && name.substring(partition.length() + 2).matches("[0-9]{1,19}");
     }
 
     /**
@@ -94,7 +95,9 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
      */
     static MemoryClasses of(SlurmSettings s, List<NodeFacts> nodes, Set<Long> kept) {
         boolean siteMemory = MEMORY_KEYS.stream().anyMatch(k -> SlurmConfKeys.overrides(s.slurmConf(), k));
-        boolean siteDecides = siteMemory || SlurmConfKeys.overrides(s.slurmConf(), "JobSubmitPlugins") || schedulingWithout(s.slurmConf());
+        boolean siteDecides = siteMemory
+                || SlurmConfKeys.overrides(s.slurmConf(), "JobSubmitPlugins")
+                || schedulingWithout(s.slurmConf());
         Map<Long, List<NodeFacts>> byClass = new TreeMap<>();
         for (NodeFacts n : nodes) {
             byClass.computeIfAbsent(classOf(perCpu(n)), c -> new ArrayList<>()).add(n);
@@ -109,8 +112,15 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
         SortedMap<Long, Partition> partitions = new TreeMap<>();
         for (long c : classes) {
             List<NodeFacts> members = byClass.getOrDefault(c, List.of());
-            long def = siteMemory ? 0 : members.stream().mapToLong(MemoryClasses::perCpu).min().orElse(c);
-            partitions.put(c, new Partition(partitionName(s.partition(), c), members.stream().map(NodeFacts::name).toList(), def));
+            long def = siteMemory
+                    ? 0
+                    : members.stream().mapToLong(MemoryClasses::perCpu).min().orElse(c);
+            partitions.put(
+                    c,
+                    new Partition(
+                            partitionName(s.partition(), c),
+                            members.stream().map(NodeFacts::name).toList(),
+                            def));
         }
         return new MemoryClasses(partitions, !siteDecides);
     }
@@ -127,13 +137,16 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
         List<String> each = new ArrayList<>();
         for (Partition p : partitions.values()) {
             String nodes = p.nodes().isEmpty() ? "no node left, kept" : HostList.compress(p.nodes());
-            each.add(p.defMemPerCpu() > 0 ? "%s (%s: %d MiB per CPU)".formatted(p.name(), nodes, p.defMemPerCpu())
-                    : "%s (%s)".formatted(p.name(), nodes));
+            each.add(
+                    p.defMemPerCpu() > 0
+                            ? "%s (%s: %d MiB per CPU)".formatted(p.name(), nodes, p.defMemPerCpu())
+                            : "%s (%s)".formatted(p.name(), nodes));
         }
         String by = "the hidden partitions " + String.join(", ", each);
-        return java.util.Optional.of(submitToAll
-                ? "a job that names no memory gets its node class's share of memory, by " + by
-                : "the site's slurm_conf sets the memory defaults; slurm.conf keeps " + by);
+        return java.util.Optional.of(
+                submitToAll
+                        ? "a job that names no memory gets its node class's share of memory, by " + by
+                        : "the site's slurm_conf sets the memory defaults; slurm.conf keeps " + by);
     }
 
     /** Whether the site's own lines schedule in a way the class partitions would break (see the class comment). */

@@ -2,7 +2,6 @@ package io.slurmlet.agent.slurm.conf;
 
 import io.slurmlet.agent.slurm.HostList;
 import io.slurmlet.model.facts.NodeFacts;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,11 +26,9 @@ final class NodeLines {
      * One line: its host list, its addresses' host list (empty: none), the attributes its machines
      * share, and its first machine.
      */
-    record Line(String names, String addresses, List<Object> attributes, NodeFacts first) {
-    }
+    record Line(String names, String addresses, List<Object> attributes, NodeFacts first) {}
 
-    private NodeLines() {
-    }
+    private NodeLines() {}
 
     /**
      * slurm.conf's NodeName lines for {@code nodes}: those with equal {@code attributes} together,
@@ -63,8 +60,13 @@ final class NodeLines {
     /** gres.conf's lines, which name no addresses: the machines of equal {@code key} on one line each. */
     static List<Line> groupNames(List<NodeFacts> nodes, Function<NodeFacts, ?> key) {
         List<Line> lines = new ArrayList<>();
-        alike(nodes, key).values().forEach(members -> lines.add(new Line(HostList.compress(members.stream().map(NodeFacts::name).toList()),
-                "", List.of(), members.get(0))));
+        alike(nodes, key)
+                .values()
+                .forEach(members -> lines.add(new Line(
+                        HostList.compress(members.stream().map(NodeFacts::name).toList()),
+                        "",
+                        List.of(),
+                        members.get(0))));
         return lines;
     }
 
@@ -86,7 +88,9 @@ final class NodeLines {
         }
         List<String> addresses = run.stream().map(NodeFacts::address).toList();
         String addressList = HostList.compress(addresses);
-        if (run.size() == 1 || HostList.expand(hostList).equals(names) && HostList.expand(addressList).equals(addresses)) {
+        if (run.size() == 1
+                || HostList.expand(hostList).equals(names)
+                        && HostList.expand(addressList).equals(addresses)) {
             return List.of(new Line(hostList, addressList, attrs, run.get(0)));
         }
         return run.stream().map(n -> new Line(n.name(), n.address(), attrs, n)).toList();
@@ -104,6 +108,8 @@ final class NodeLines {
         if (last.address().isEmpty() && next.address().isEmpty()) {
             return true;
         }
-        return !last.address().contains(":") && !next.address().contains(":") && HostList.rises(last.address(), next.address());
+        return !last.address().contains(":")
+                && !next.address().contains(":")
+                && HostList.rises(last.address(), next.address());
     }
 }

@@ -3,7 +3,6 @@ package io.slurmlet.agent.slurm.conf;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -31,8 +30,7 @@ public final class PluginNames {
     private static final Pattern NAMED = Pattern.compile("([A-Za-z][A-Za-z0-9_]*)/([A-Za-z0-9_]+)");
     private static final Pattern LOADS_PLUGINS = Pattern.compile("(?i).*(types?|plugins?)");
 
-    private PluginNames() {
-    }
+    private PluginNames() {}
 
     /** A problem for each key of {@code slurmConf} that names a plugin {@code controller} does not have. */
     public static List<Problem> missing(Map<String, String> slurmConf, NodeFacts controller, SlurmVersion version) {
@@ -51,20 +49,37 @@ public final class PluginNames {
                     continue;
                 }
                 String type = m.group(1).toLowerCase(Locale.ROOT);
-                List<String> ofType = installed.stream().filter(p -> p.startsWith(type + "_"))
-                        .map(p -> type + "/" + p.substring(type.length() + 1)).toList();
+                List<String> ofType = installed.stream()
+                        .filter(p -> p.startsWith(type + "_"))
+                        .map(p -> type + "/" + p.substring(type.length() + 1))
+                        .toList();
                 if (ofType.isEmpty() || installed.contains(m.group(1) + "_" + m.group(2))) {
                     continue; // a kind this Slurm has no plugin of is not known to be one
                 }
                 String key = entry.getKey();
-                String hint = closest(m.group(), ofType).map(p -> " Did you mean " + p + "?").orElse("");
-                problems.add(new Problem("slurm_conf." + key, entry.getValue(), ("%s names the plugin %s, which the controller %s "
-                        + "(Slurm %s) does not have (no %s_%s.so in its plugin folder; its %s plugins: %s): every daemon and command "
-                        + "that loads it would stop at it (\"fatal: Can't find plugin for %s\"; slurmctld, slurmd and srun do).%s Name "
-                        + "one it has, install the package that brings it on the controller and every node first, or clear the key "
-                        + "with slurm_conf.%s=")
-                        .formatted(key, m.group(), controller.name(), version, m.group(1), m.group(2), type, String.join(", ", ofType),
-                                m.group(), hint, key)));
+                String hint = closest(m.group(), ofType)
+                        .map(p -> " Did you mean " + p + "?")
+                        .orElse("");
+                problems.add(new Problem(
+                        "slurm_conf." + key,
+                        entry.getValue(),
+                        ("%s names the plugin %s, which the controller %s "
+                                        + "(Slurm %s) does not have (no %s_%s.so in its plugin folder; its %s plugins: %s): every daemon and command "
+                                        + "that loads it would stop at it (\"fatal: Can't find plugin for %s\"; slurmctld, slurmd and srun do).%s Name "
+                                        + "one it has, install the package that brings it on the controller and every node first, or clear the key "
+                                        + "with slurm_conf.%s=")
+                                .formatted(
+                                        key,
+                                        m.group(),
+                                        controller.name(),
+                                        version,
+                                        m.group(1),
+                                        m.group(2),
+                                        type,
+                                        String.join(", ", ofType),
+                                        m.group(),
+                                        hint,
+                                        key)));
             }
         }
         return problems;

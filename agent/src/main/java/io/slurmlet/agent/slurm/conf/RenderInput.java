@@ -3,7 +3,6 @@ package io.slurmlet.agent.slurm.conf;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -21,11 +20,20 @@ import java.util.TreeMap;
  * @param pyxis             whether Slurm loads pyxis (plugstack.conf) and runs slurmlet's prolog for it:
  *                          only once every Slurm machine reports both, built for its own Slurm
  */
-public record RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion,
-                          Layout layout, Set<Long> memoryClasses, boolean pyxis) {
+public record RenderInput(
+        SlurmSettings settings,
+        Map<String, NodeFacts> facts,
+        SlurmVersion controllerVersion,
+        Layout layout,
+        Set<Long> memoryClasses,
+        boolean pyxis) {
 
-    public RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion,
-                       Layout layout, Set<Long> memoryClasses) {
+    public RenderInput(
+            SlurmSettings settings,
+            Map<String, NodeFacts> facts,
+            SlurmVersion controllerVersion,
+            Layout layout,
+            Set<Long> memoryClasses) {
         this(settings, facts, controllerVersion, layout, memoryClasses, false);
     }
 
@@ -34,7 +42,8 @@ public record RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, 
         memoryClasses = Set.copyOf(memoryClasses);
     }
 
-    public RenderInput(SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion, Layout layout) {
+    public RenderInput(
+            SlurmSettings settings, Map<String, NodeFacts> facts, SlurmVersion controllerVersion, Layout layout) {
         this(settings, facts, controllerVersion, layout, Set.of());
     }
 

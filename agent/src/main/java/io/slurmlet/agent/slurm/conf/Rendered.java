@@ -1,7 +1,6 @@
 package io.slurmlet.agent.slurm.conf;
 
 import io.slurmlet.model.settings.Problem;
-
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,8 +21,13 @@ import java.util.Set;
  * @param memoryClasses the memory classes (MiB per CPU) slurm.conf has a partition for: the leader keeps
  *                  them before it sends the files, so no later slurm.conf loses one
  */
-public record Rendered(String generator, Map<String, String> files, List<Problem> problems, List<String> notes,
-                       List<String> machines, Set<Long> memoryClasses) {
+public record Rendered(
+        String generator,
+        Map<String, String> files,
+        List<Problem> problems,
+        List<String> notes,
+        List<String> machines,
+        Set<Long> memoryClasses) {
 
     public Rendered {
         files = Collections.unmodifiableMap(new LinkedHashMap<>(files));

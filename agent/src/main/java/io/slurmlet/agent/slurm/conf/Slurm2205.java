@@ -6,11 +6,9 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmConfKeys;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -36,9 +34,11 @@ class Slurm2205 {
     List<Problem> unsupported(SlurmSettings settings, SlurmVersion controller) {
         List<Problem> problems = new ArrayList<>();
         if (settings.experimental().enableAsyncReply()) {
-            problems.add(new Problem("experimental.enable_async_reply", "true",
+            problems.add(new Problem(
+                    "experimental.enable_async_reply",
+                    "true",
                     ("experimental.enable_async_reply needs Slurm 25.11 or later, and the controller runs %s: "
-                            + "upgrade Slurm on the controller, or set experimental.enable_async_reply=false")
+                                    + "upgrade Slurm on the controller, or set experimental.enable_async_reply=false")
                             .formatted(controller)));
         }
         return problems;
@@ -96,29 +96,41 @@ class Slurm2205 {
             // Without a default, a job that names no memory is given the whole node's, and nothing
             // else fits beside it: the smallest node's memory per CPU never over-commits any node.
             // Where nodes differ, each class of them has its own default (MemoryClasses).
-            setDefault(c, s, "DefMemPerCPU", nodes.stream().mapToLong(MemoryClasses::perCpu).min().orElseThrow());
+            setDefault(
+                    c,
+                    s,
+                    "DefMemPerCPU",
+                    nodes.stream().mapToLong(MemoryClasses::perCpu).min().orElseThrow());
         }
         if (classes.submitToAll()) {
-            c.comment("A job that names no partition is sent to every one, so it starts in its node's memory class with that "
-                    + "class's DefMemPerCPU");
+            c.comment(
+                    "A job that names no partition is sent to every one, so it starts in its node's memory class with that "
+                            + "class's DefMemPerCPU");
             c.set("JobSubmitPlugins", "all_partitions");
         }
-        c.section("Processes: each job in its own cgroup" + (s.makesUsers()
-                ? "; PrologFlags=Contain lets pam_slurm_adopt put a user's ssh session into their job" : ""));
+        c.section("Processes: each job in its own cgroup"
+                + (s.makesUsers()
+                        ? "; PrologFlags=Contain lets pam_slurm_adopt put a user's ssh session into their job"
+                        : ""));
         c.set("ProctrackType", "proctrack/cgroup");
         c.set("TaskPlugin", "task/cgroup,task/affinity");
         if (s.makesUsers()) {
             c.set("PrologFlags", "Contain");
         }
-        Optional<String> siteProlog = s.slurmConf().entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase("Prolog"))
-                .map(Map.Entry::getValue).findFirst();
+        Optional<String> siteProlog = s.slurmConf().entrySet().stream()
+                .filter(e -> e.getKey().equalsIgnoreCase("Prolog"))
+                .map(Map.Entry::getValue)
+                .findFirst();
         if (in.pyxis()) {
-            c.section("Jobs in containers: slurmlet's prolog makes the job's user their enroot folders (0700, theirs) before the job; "
-                    + "that part never fails, so no node is drained for it");
+            c.section(
+                    "Jobs in containers: slurmlet's prolog makes the job's user their enroot folders (0700, theirs) before the job; "
+                            + "that part never fails, so no node is drained for it");
             c.set("Prolog", io.slurmlet.model.facts.ContainerFacts.PROLOG);
             siteProlog.ifPresent(site -> {
-                // Slurm 22.05 runs one Prolog program: the site's runs from slurmlet's, after it, and ends the prolog as it ends.
-                c.comment("The site's Prolog (settings: slurm_conf.Prolog) runs from slurmlet's, after it; the prolog ends as it ends");
+                // Slurm 22.05 runs one Prolog program: the site's runs from slurmlet's, after it, and ends the prolog
+                // as it ends.
+                c.comment(
+                        "The site's Prolog (settings: slurm_conf.Prolog) runs from slurmlet's, after it; the prolog ends as it ends");
                 c.comment(SITE_PROLOG + site);
             });
         }
@@ -129,8 +141,8 @@ class Slurm2205 {
         if (nodes.stream().anyMatch(n -> n.gpuCount() > 0)) {
             c.set("GresTypes", "gpu");
         }
-        c.section("Nodes: each as it reported its machine; a node not lent starts drained (" + NOT_LENT + "). Machines alike "
-                + "(hardware, GPUs, lent or not) share a line, by host list");
+        c.section("Nodes: each as it reported its machine; a node not lent starts drained (" + NOT_LENT
+                + "). Machines alike " + "(hardware, GPUs, lent or not) share a line, by host list");
         Set<String> lent = s.lentNodes();
         if (l.slurmdPort() == 0) {
             // Every slurmd on one host (a test layout): each node its own line and port.
@@ -154,17 +166,22 @@ class Slurm2205 {
                 c.line(line.toArray());
             }
         }
-        c.section(classes.partitions().isEmpty() ? "The one partition, every node of the settings"
-                : "The settings' partition, every node of the settings: a job that names it gets the cluster's DefMemPerCPU");
+        c.section(
+                classes.partitions().isEmpty()
+                        ? "The one partition, every node of the settings"
+                        : "The settings' partition, every node of the settings: a job that names it gets the cluster's DefMemPerCPU");
         List<Object> partition = new ArrayList<>(List.of("PartitionName", s.partition()));
         if (!nodes.isEmpty()) {
-            partition.addAll(List.of("Nodes", HostList.compress(nodes.stream().map(NodeFacts::name).toList())));
+            partition.addAll(List.of(
+                    "Nodes",
+                    HostList.compress(nodes.stream().map(NodeFacts::name).toList())));
         }
         partition.addAll(List.of("Default", "YES", "MaxTime", "INFINITE", "State", "UP"));
         c.line(partition.toArray());
         if (!classes.partitions().isEmpty()) {
-            c.section("Memory classes: hidden, each with its nodes' memory per CPU as the default of a job that names none; "
-                    + "a class is kept, empty if need be, since Slurm fails every job that names a partition slurm.conf loses");
+            c.section(
+                    "Memory classes: hidden, each with its nodes' memory per CPU as the default of a job that names none; "
+                            + "a class is kept, empty if need be, since Slurm fails every job that names a partition slurm.conf loses");
             classes.lines().forEach(c::line);
         }
         if (!s.slurmConf().isEmpty()) {
@@ -217,10 +234,19 @@ class Slurm2205 {
 
     String gresConf(List<NodeFacts> nodes) {
         ConfText c = new ConfText("gres.conf", name());
-        for (NodeLines.Line group : NodeLines.groupNames(nodes.stream().filter(n -> n.gpuCount() > 0).toList(), NodeFacts::gpus)) {
+        for (NodeLines.Line group : NodeLines.groupNames(
+                nodes.stream().filter(n -> n.gpuCount() > 0).toList(), NodeFacts::gpus)) {
             int first = 0;
             for (NodeFacts.Gpus g : group.first().gpus()) {
-                c.line("NodeName", group.names(), "Name", "gpu", "Type", g.slurmType(), "File", deviceFiles(first, g.count()));
+                c.line(
+                        "NodeName",
+                        group.names(),
+                        "Name",
+                        "gpu",
+                        "Type",
+                        g.slurmType(),
+                        "File",
+                        deviceFiles(first, g.count()));
                 first += g.count();
             }
         }
@@ -230,11 +256,14 @@ class Slurm2205 {
     String plugstackConf(RenderInput in) {
         ConfText c = new ConfText("plugstack.conf", name());
         if (in.pyxis()) {
-            c.comment("pyxis (srun --container-image), built on every Slurm machine against its own Slurm: every one reported it.");
-            c.comment("required: a job on a machine without it fails, so slurmlet names it only while every machine has it.");
+            c.comment(
+                    "pyxis (srun --container-image), built on every Slurm machine against its own Slurm: every one reported it.");
+            c.comment(
+                    "required: a job on a machine without it fails, so slurmlet names it only while every machine has it.");
             c.plugin("required", io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN);
         } else if (in.settings().containers()) {
-            c.comment("No SPANK plugins yet: pyxis comes here once every Slurm machine reports it (ctl slurm containers status).");
+            c.comment(
+                    "No SPANK plugins yet: pyxis comes here once every Slurm machine reports it (ctl slurm containers status).");
         } else {
             c.comment("No SPANK plugins: containers are off (ctl slurm containers on).");
         }
@@ -249,19 +278,35 @@ class Slurm2205 {
 
     static String deviceFiles(int first, int count) {
         if (first < 0 || count < 1) {
-            throw new IllegalArgumentException("GPU device files from %d, %d of them: facts that FactsCheck refuses".formatted(first, count));
+            throw new IllegalArgumentException(
+                    "GPU device files from %d, %d of them: facts that FactsCheck refuses".formatted(first, count));
         }
         return count == 1 ? "/dev/nvidia" + first : "/dev/nvidia[" + first + "-" + (first + count - 1) + "]";
     }
 
     /** What a node's line says after its name and address: hardware, GPUs and state, the same for machines alike. */
     private static List<Object> nodeAttributes(NodeFacts n, Set<String> lent) {
-        List<Object> line = new ArrayList<>(List.of("CPUs", n.cpus(), "Boards", n.boards(), "SocketsPerBoard", n.sockets(),
-                "CoresPerSocket", n.coresPerSocket(), "ThreadsPerCore", n.threadsPerCore(),
-                "RealMemory", realMemory(n.memoryMiB())));
+        List<Object> line = new ArrayList<>(List.of(
+                "CPUs",
+                n.cpus(),
+                "Boards",
+                n.boards(),
+                "SocketsPerBoard",
+                n.sockets(),
+                "CoresPerSocket",
+                n.coresPerSocket(),
+                "ThreadsPerCore",
+                n.threadsPerCore(),
+                "RealMemory",
+                realMemory(n.memoryMiB())));
         if (n.gpuCount() > 0) {
-            line.addAll(List.of("Gres", String.join(",", n.gpus().stream()
-                    .map(g -> "gpu:" + g.slurmType() + ":" + g.count()).toList())));
+            line.addAll(List.of(
+                    "Gres",
+                    String.join(
+                            ",",
+                            n.gpus().stream()
+                                    .map(g -> "gpu:" + g.slurmType() + ":" + g.count())
+                                    .toList())));
         }
         if (lent.contains(n.name())) {
             line.addAll(List.of("State", "UNKNOWN"));

@@ -2,7 +2,6 @@ package io.slurmlet.agent.slurm.conf;
 
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.facts.NodeFacts;
-
 import java.util.List;
 
 /**
@@ -19,7 +18,8 @@ class Slurm2411 extends Slurm2302 {
     @Override
     String gresConf(List<NodeFacts> nodes) {
         ConfText c = new ConfText("gres.conf", name());
-        for (NodeLines.Line group : NodeLines.groupNames(nodes.stream().filter(n -> n.gpuCount() > 0).toList(), this::gpuKey)) {
+        for (NodeLines.Line group : NodeLines.groupNames(
+                nodes.stream().filter(n -> n.gpuCount() > 0).toList(), this::gpuKey)) {
             gpuLines(c, group.names(), group.first());
         }
         return c.toString();

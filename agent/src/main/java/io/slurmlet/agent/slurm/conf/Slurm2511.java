@@ -3,7 +3,6 @@ package io.slurmlet.agent.slurm.conf;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.util.List;
 
 /**

@@ -2,7 +2,6 @@ package io.slurmlet.agent.slurm.conf;
 
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.util.List;
 
 /**
@@ -26,8 +25,9 @@ class Slurm2611 extends Slurm2511 {
     List<String> notes(SlurmSettings s, SlurmVersion controller) {
         return s.experimental().enableAsyncReply()
                 ? List.of(("experimental.enable_async_reply: Slurm %s always replies asynchronously (26.11 removed "
-                        + "the enable_async_reply parameter), so nothing is written for it; "
-                        + "set experimental.enable_async_reply=false to drop this note").formatted(controller))
+                                + "the enable_async_reply parameter), so nothing is written for it; "
+                                + "set experimental.enable_async_reply=false to drop this note")
+                        .formatted(controller))
                 : List.of();
     }
 }

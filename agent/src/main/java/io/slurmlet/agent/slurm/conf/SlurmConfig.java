@@ -5,7 +5,6 @@ import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
-
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -29,29 +28,39 @@ public final class SlurmConfig {
      */
     static final SlurmVersion NEWEST_KNOWN = SlurmVersion.of(26, 5);
 
-    private SlurmConfig() {
-    }
+    private SlurmConfig() {}
 
     public static Rendered render(RenderInput in) {
         SlurmVersion version = in.controllerVersion();
-        Slurm2205 generator = GENERATORS.stream().filter(g -> version.compareTo(g.since()) >= 0).findFirst().orElse(null);
+        Slurm2205 generator = GENERATORS.stream()
+                .filter(g -> version.compareTo(g.since()) >= 0)
+                .findFirst()
+                .orElse(null);
         if (generator == null) {
             Slurm2205 oldest = GENERATORS.get(GENERATORS.size() - 1);
-            return new Rendered("", Map.of(), List.of(new Problem("controller", version.toString(),
-                    ("the controller %s runs Slurm %s, older than %s, the oldest release slurmlet writes for: "
-                            + "upgrade Slurm on it to %s or later").formatted(in.settings().controller(), version,
-                            oldest.name(), oldest.name()))), List.of());
+            return new Rendered(
+                    "",
+                    Map.of(),
+                    List.of(new Problem(
+                            "controller",
+                            version.toString(),
+                            ("the controller %s runs Slurm %s, older than %s, the oldest release slurmlet writes for: "
+                                            + "upgrade Slurm on it to %s or later")
+                                    .formatted(in.settings().controller(), version, oldest.name(), oldest.name()))),
+                    List.of());
         }
         List<String> notes = new ArrayList<>();
         if (version.compareTo(SlurmVersion.of(NEWEST_KNOWN.year(), NEWEST_KNOWN.month() + 1)) >= 0) {
-            notes.add(("the controller runs Slurm %s, newer than %s, the newest release slurmlet is proven against: its files "
-                    + "are written as for %s; a newer slurmlet may know more").formatted(version,
-                    NEWEST_KNOWN.release(), generator.name()));
+            notes.add(
+                    ("the controller runs Slurm %s, newer than %s, the newest release slurmlet is proven against: its files "
+                                    + "are written as for %s; a newer slurmlet may know more")
+                            .formatted(version, NEWEST_KNOWN.release(), generator.name()));
         }
         notes.addAll(generator.notes(in.settings(), version));
         List<Problem> problems = new ArrayList<>(generator.unsupported(in.settings(), version));
         // No file the controller's own Slurm would refuse is written: the machines keep the files they have.
-        problems.addAll(KnownKeys.unknown(in.settings().slurmConf(), version, in.settings().controller()));
+        problems.addAll(KnownKeys.unknown(
+                in.settings().slurmConf(), version, in.settings().controller()));
         NodeFacts controller = in.facts().get(in.settings().controller());
         if (controller != null) {
             problems.addAll(PluginNames.missing(in.settings().slurmConf(), controller, version));
@@ -77,7 +86,12 @@ public final class SlurmConfig {
         nodes.forEach(n -> machines.add(n.name()));
         MemoryClasses classes = MemoryClasses.of(in.settings(), nodes, in.memoryClasses());
         classes.note().ifPresent(notes::add);
-        return new Rendered(generator.name(), generator.files(in, nodes, classes), List.of(), notes, List.copyOf(machines),
+        return new Rendered(
+                generator.name(),
+                generator.files(in, nodes, classes),
+                List.of(),
+                notes,
+                List.copyOf(machines),
                 classes.partitions().keySet());
     }
 

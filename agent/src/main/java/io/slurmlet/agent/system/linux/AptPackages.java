@@ -3,7 +3,6 @@ package io.slurmlet.agent.system.linux;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.SystemException;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -49,8 +48,16 @@ public final class AptPackages implements Packages {
         if (names.isEmpty()) {
             return;
         }
-        List<String> argv = new ArrayList<>(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y",
-                "-q", "--no-install-recommends", "-o", "Dpkg::Options::=--force-confold"));
+        List<String> argv = new ArrayList<>(List.of(
+                "env",
+                "DEBIAN_FRONTEND=noninteractive",
+                "apt-get",
+                "install",
+                "-y",
+                "-q",
+                "--no-install-recommends",
+                "-o",
+                "Dpkg::Options::=--force-confold"));
         argv.addAll(names);
         commands.runChecked(argv, INSTALL);
     }

@@ -3,7 +3,6 @@ package io.slurmlet.agent.system.linux;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.SystemException;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;

@@ -2,7 +2,6 @@ package io.slurmlet.agent.system.linux;
 
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
-
 import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
@@ -82,7 +81,8 @@ public final class LinuxCommands implements Commands {
         Path program = locate(argv.get(0)).orElseThrow(() -> CommandFailed.notFound(argv, where(argv.get(0))));
         List<String> actual = new ArrayList<>(argv);
         actual.set(0, program.toString());
-        ProcessBuilder pb = new ProcessBuilder(actual).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+        ProcessBuilder pb =
+                new ProcessBuilder(actual).redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
         pb.environment().clear();
         pb.environment().putAll(environment());
 
@@ -109,7 +109,10 @@ public final class LinuxCommands implements Commands {
             }
             long leftMs = Math.max(0, TimeUnit.NANOSECONDS.toMillis(deadline.toNanos() - (System.nanoTime() - start)));
             if (!out.await(leftMs) || !err.await(Math.max(1, leftMs))) {
-                throw CommandFailed.pastDeadline(argv, deadline, err.text(),
+                throw CommandFailed.pastDeadline(
+                        argv,
+                        deadline,
+                        err.text(),
                         "it exited with status " + process.exitValue()
                                 + " but a process it left in the background kept its output open");
             }
@@ -145,7 +148,9 @@ public final class LinuxCommands implements Commands {
     }
 
     private String where(String name) {
-        return name.contains("/") ? "that path" : searchPath.stream().map(Path::toString).collect(Collectors.joining(":"));
+        return name.contains("/")
+                ? "that path"
+                : searchPath.stream().map(Path::toString).collect(Collectors.joining(":"));
     }
 
     /** SIGKILL to the process and all its descendants, twice over, to catch children forked meanwhile. */

@@ -2,7 +2,6 @@ package io.slurmlet.agent.system.linux;
 
 import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.agent.system.Files;
-
 import java.io.IOException;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -24,9 +23,13 @@ public final class LinuxFiles implements Files {
     @Override
     public Optional<Stat> stat(Path path) throws IOException {
         try {
-            PosixFileAttributes a = java.nio.file.Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+            PosixFileAttributes a =
+                    java.nio.file.Files.readAttributes(path, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             byte[] content = java.nio.file.Files.readAllBytes(path);
-            return Optional.of(new Stat(content, PosixFilePermissions.toString(a.permissions()), a.owner().getName(),
+            return Optional.of(new Stat(
+                    content,
+                    PosixFilePermissions.toString(a.permissions()),
+                    a.owner().getName(),
                     a.group().getName()));
         } catch (NoSuchFileException e) {
             return Optional.empty();

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.system.linux;
 
 import io.slurmlet.agent.system.HostFiles;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -52,7 +51,9 @@ public final class LinuxHostFiles implements HostFiles {
     public List<Path> list(Path dir) {
         Path real = real(dir);
         try (Stream<Path> entries = Files.list(real)) {
-            return entries.map(p -> dir.resolve(p.getFileName().toString())).sorted().toList();
+            return entries.map(p -> dir.resolve(p.getFileName().toString()))
+                    .sorted()
+                    .toList();
         } catch (NoSuchFileException | NotDirectoryException e) {
             return List.of();
         } catch (IOException e) {

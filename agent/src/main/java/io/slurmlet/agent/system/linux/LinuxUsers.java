@@ -4,7 +4,6 @@ import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
-
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -31,13 +30,16 @@ public final class LinuxUsers implements Users {
         if (r.exit() == 2) {
             return Optional.empty();
         }
-        String[] f = r.orThrow(List.of("getent", "passwd", login)).stdout().strip().split(":", -1);
+        String[] f =
+                r.orThrow(List.of("getent", "passwd", login)).stdout().strip().split(":", -1);
         if (f.length < 7) {
             return Optional.empty();
         }
         Commands.Result shadow = commands.run(List.of("getent", "shadow", login), DEADLINE);
         String[] s = shadow.stdout().strip().split(":", -1);
-        boolean expired = s.length > 7 && !s[7].isEmpty() && !s[7].equals("-1")
+        boolean expired = s.length > 7
+                && !s[7].isEmpty()
+                && !s[7].equals("-1")
                 && Long.parseLong(s[7]) <= LocalDate.now().toEpochDay();
         return Optional.of(new Entry(f[0], Long.parseLong(f[2]), Long.parseLong(f[3]), f[5], f[4], expired));
     }
@@ -48,7 +50,8 @@ public final class LinuxUsers implements Users {
         if (r.exit() == 2) {
             return Optional.empty();
         }
-        String[] f = r.orThrow(List.of("getent", "group", name)).stdout().strip().split(":", -1);
+        String[] f =
+                r.orThrow(List.of("getent", "group", name)).stdout().strip().split(":", -1);
         return f.length > 2 ? Optional.of(Long.parseLong(f[2])) : Optional.empty();
     }
 
@@ -62,8 +65,19 @@ public final class LinuxUsers implements Users {
 
     @Override
     public void addUser(String login, long uid, long gid, String home, String comment) throws SystemException {
-        List<String> argv = new ArrayList<>(List.of("useradd", "-M", "-u", Long.toString(uid), "-g", Long.toString(gid),
-                "-d", home, "-s", "/bin/bash", "-c", comment));
+        List<String> argv = new ArrayList<>(List.of(
+                "useradd",
+                "-M",
+                "-u",
+                Long.toString(uid),
+                "-g",
+                Long.toString(gid),
+                "-d",
+                home,
+                "-s",
+                "/bin/bash",
+                "-c",
+                comment));
         argv.addAll(HIGH_IDS);
         argv.add(login);
         commands.runChecked(argv, DEADLINE);
@@ -91,8 +105,17 @@ public final class LinuxUsers implements Users {
      * user's, who can read its environment in /proc, so nothing of the agent's may be in it.
      */
     static List<String> asUser(long uid, long gid, String script, String... args) {
-        List<String> argv = new ArrayList<>(List.of("setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--reset-env",
-                "--", "sh", "-c", script, "sh"));
+        List<String> argv = new ArrayList<>(List.of(
+                "setpriv",
+                "--reuid=" + uid,
+                "--regid=" + gid,
+                "--clear-groups",
+                "--reset-env",
+                "--",
+                "sh",
+                "-c",
+                script,
+                "sh"));
         argv.addAll(List.of(args));
         return argv;
     }
@@ -114,9 +137,10 @@ public final class LinuxUsers implements Users {
      * The shell the user's reads run in: 3 for a linked folder, 11 for no 0600 file in a 0700
      * folder, 12 for a file larger than $3 bytes (never read); else the file, at most $3 bytes of it.
      */
-    static final String READ_AS_USER = "[ -L \"$1\" ] && exit 3; [ -d \"$1\" ] && [ \"$(stat -c %a \"$1\")\" = 700 ] || exit 11; "
-            + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(stat -c %a \"$2\")\" = 600 ] || exit 11; "
-            + "[ \"$(stat -c %s \"$2\")\" -le \"$3\" ] || exit 12; head -c \"$3\" \"$2\"";
+    static final String READ_AS_USER =
+            "[ -L \"$1\" ] && exit 3; [ -d \"$1\" ] && [ \"$(stat -c %a \"$1\")\" = 700 ] || exit 11; "
+                    + "[ -f \"$2\" ] && [ ! -L \"$2\" ] && [ \"$(stat -c %a \"$2\")\" = 600 ] || exit 11; "
+                    + "[ \"$(stat -c %s \"$2\")\" -le \"$3\" ] || exit 12; head -c \"$3\" \"$2\"";
 
     /** Runs {@code argv} (one of {@link #asUser}) within {@link #IN_HOME}; past it, says whose file it could not {@code what}. */
     private Commands.Result inHome(List<String> argv, String what, Path file, long uid) throws SystemException {
@@ -127,21 +151,31 @@ public final class LinuxUsers implements Users {
                 throw e;
             }
             throw new SystemException("cannot %s %s as uid %d: it took more than %d s (a key file is a few KiB: "
-                    .formatted(what, file, uid, IN_HOME.toSeconds()) + "is it on storage that hangs, or something other than a file?)");
+                            .formatted(what, file, uid, IN_HOME.toSeconds())
+                    + "is it on storage that hangs, or something other than a file?)");
         }
     }
 
     @Override
     public Held readAsUser(long uid, long gid, Path dir, Path file) throws SystemException {
-        Commands.Result r = inHome(asUser(uid, gid, READ_AS_USER, dir.toString(), file.toString(), Long.toString(MOST_KEYS)),
-                "read", file, uid);
+        Commands.Result r = inHome(
+                asUser(uid, gid, READ_AS_USER, dir.toString(), file.toString(), Long.toString(MOST_KEYS)),
+                "read",
+                file,
+                uid);
         return switch (r.exit()) {
             case 0 -> new Held(false, Optional.of(r.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
             case 3 -> Held.LINKED;
             // Too large to be the keys slurmlet wrote: not read, and written again.
             case 11, 12 -> Held.NONE;
-            default -> throw new SystemException("cannot read %s as uid %d: %s".formatted(file, uid,
-                    r.stderr().isBlank() ? "exit " + r.exit() : r.stderr().strip()));
+            default ->
+                throw new SystemException("cannot read %s as uid %d: %s"
+                        .formatted(
+                                file,
+                                uid,
+                                r.stderr().isBlank()
+                                        ? "exit " + r.exit()
+                                        : r.stderr().strip()));
         };
     }
 
@@ -152,25 +186,42 @@ public final class LinuxUsers implements Users {
             if (now.stderr().contains("No such file")) {
                 return Optional.empty();
             }
-            throw new SystemException("cannot look at %s: %s".formatted(dir, now.stderr().strip()));
+            throw new SystemException(
+                    "cannot look at %s: %s".formatted(dir, now.stderr().strip()));
         }
         String[] f = now.stdout().strip().split("\\|");
         if (f.length != 4) {
-            throw new SystemException("cannot look at %s: stat said %s".formatted(dir, now.stdout().strip()));
+            throw new SystemException("cannot look at %s: stat said %s"
+                    .formatted(dir, now.stdout().strip()));
         }
         return Optional.of(new Dir(f[0], f[1], Long.parseLong(f[2]), Long.parseLong(f[3])));
     }
 
     @Override
     public boolean writeAsUser(long uid, long gid, Path dir, Path file, byte[] content) throws SystemException {
-        Commands.Result r = inHome(asUser(uid, gid, AS_USER, dir.toString(), file.toString(),
-                new String(content, java.nio.charset.StandardCharsets.UTF_8), Integer.toString(content.length)), "write", file, uid);
+        Commands.Result r = inHome(
+                asUser(
+                        uid,
+                        gid,
+                        AS_USER,
+                        dir.toString(),
+                        file.toString(),
+                        new String(content, java.nio.charset.StandardCharsets.UTF_8),
+                        Integer.toString(content.length)),
+                "write",
+                file,
+                uid);
         if (r.exit() == 10) {
             return false;
         }
         if (r.exit() != 0) {
-            throw new SystemException("cannot write %s as uid %d: %s".formatted(file, uid,
-                    r.stderr().isBlank() ? "exit " + r.exit() : r.stderr().strip()));
+            throw new SystemException("cannot write %s as uid %d: %s"
+                    .formatted(
+                            file,
+                            uid,
+                            r.stderr().isBlank()
+                                    ? "exit " + r.exit()
+                                    : r.stderr().strip()));
         }
         return true;
     }
@@ -178,7 +229,9 @@ public final class LinuxUsers implements Users {
     @Override
     public List<String> managed(String commentPrefix) throws SystemException {
         List<String> logins = new ArrayList<>();
-        for (String line : commands.runChecked(List.of("getent", "passwd"), DEADLINE).stdout().split("\n")) {
+        for (String line : commands.runChecked(List.of("getent", "passwd"), DEADLINE)
+                .stdout()
+                .split("\n")) {
             String[] f = line.split(":", -1);
             if (f.length >= 7 && f[4].startsWith(commentPrefix)) {
                 logins.add(f[0]);
@@ -194,11 +247,22 @@ public final class LinuxUsers implements Users {
             return false;
         }
         if (now.succeeded() && !now.stdout().startsWith("directory ")) {
-            throw new SystemException("%s is a %s, not a folder: slurmlet does not follow or replace it; remove it and the next pass makes the folder"
-                    .formatted(dir, now.stdout().strip().replaceAll(" \\d+ \\d+ \\d+$", "")));
+            throw new SystemException(
+                    "%s is a %s, not a folder: slurmlet does not follow or replace it; remove it and the next pass makes the folder"
+                            .formatted(dir, now.stdout().strip().replaceAll(" \\d+ \\d+ \\d+$", "")));
         }
-        commands.runChecked(List.of("install", "-d", "-m", "0700", "-o", Long.toString(uid), "-g", Long.toString(gid),
-                dir.toString()), DEADLINE);
+        commands.runChecked(
+                List.of(
+                        "install",
+                        "-d",
+                        "-m",
+                        "0700",
+                        "-o",
+                        Long.toString(uid),
+                        "-g",
+                        Long.toString(gid),
+                        dir.toString()),
+                DEADLINE);
         return true;
     }
 }

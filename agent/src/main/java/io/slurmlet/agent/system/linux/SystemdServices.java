@@ -3,7 +3,6 @@ package io.slurmlet.agent.system.linux;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
-
 import java.time.Duration;
 import java.util.List;
 
@@ -49,7 +48,8 @@ public final class SystemdServices implements Services {
 
     @Override
     public boolean isEnabled(String unit) throws SystemException {
-        return commands.run(List.of("systemctl", "is-enabled", "--quiet", unit), QUERY).succeeded();
+        return commands.run(List.of("systemctl", "is-enabled", "--quiet", unit), QUERY)
+                .succeeded();
     }
 
     /**
@@ -65,7 +65,8 @@ public final class SystemdServices implements Services {
     public boolean isActive(String unit) throws SystemException {
         long start = nanos.getAsLong();
         while (true) {
-            if (commands.run(List.of("systemctl", "is-active", "--quiet", unit), QUERY).succeeded()) {
+            if (commands.run(List.of("systemctl", "is-active", "--quiet", unit), QUERY)
+                    .succeeded()) {
                 return true;
             }
             UnitState state = states(List.of(unit)).get(unit);
@@ -73,23 +74,31 @@ public final class SystemdServices implements Services {
                 return false;
             }
             if (nanos.getAsLong() - start >= TRANSITION_LIMIT.toNanos()) {
-                LOG.infof("%s is still %s/%s after %d s; taken as %s", unit, state.active(), state.sub(),
-                        TRANSITION_LIMIT.toSeconds(), state.up() ? "running" : "not running");
+                LOG.infof(
+                        "%s is still %s/%s after %d s; taken as %s",
+                        unit,
+                        state.active(),
+                        state.sub(),
+                        TRANSITION_LIMIT.toSeconds(),
+                        state.up() ? "running" : "not running");
                 return state.up();
             }
             try {
                 sleeper.sleep(Duration.ofMillis(250));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new SystemException("interrupted while waiting for " + unit + " to be " + state.active() + " no more");
+                throw new SystemException(
+                        "interrupted while waiting for " + unit + " to be " + state.active() + " no more");
             }
         }
     }
 
     /** Between two states: activating (not an automatic restart's wait), deactivating or reloading. */
     private static boolean onItsWay(UnitState state) {
-        return !state.restarting() && (state.active().equals("activating") || state.active().equals("deactivating")
-                || state.active().equals("reloading"));
+        return !state.restarting()
+                && (state.active().equals("activating")
+                        || state.active().equals("deactivating")
+                        || state.active().equals("reloading"));
     }
 
     /** One {@code systemctl show} for every unit: blocks of Id=, ActiveState=, SubState=, Result=, NRestarts=, one per unit. */
@@ -99,7 +108,8 @@ public final class SystemdServices implements Services {
         if (units.isEmpty()) {
             return states;
         }
-        List<String> argv = new java.util.ArrayList<>(List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result,NRestarts"));
+        List<String> argv = new java.util.ArrayList<>(
+                List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result,NRestarts"));
         argv.addAll(units);
         String out = commands.runChecked(argv, QUERY).stdout();
         for (String block : out.strip().split("\n\s*\n")) {
@@ -114,8 +124,13 @@ public final class SystemdServices implements Services {
             for (String unit : units) {
                 if (id.equals(unit) || id.equals(unit + ".service")) {
                     String restarts = p.getOrDefault("NRestarts", "");
-                    states.put(unit, new UnitState(p.getOrDefault("ActiveState", ""), p.getOrDefault("SubState", ""),
-                            p.getOrDefault("Result", ""), restarts.matches("[0-9]{1,9}") ? Integer.parseInt(restarts) : 0));
+                    states.put(
+                            unit,
+                            new UnitState(
+                                    p.getOrDefault("ActiveState", ""),
+                                    p.getOrDefault("SubState", ""),
+                                    p.getOrDefault("Result", ""),
+                                    restarts.matches("[0-9]{1,9}") ? Integer.parseInt(restarts) : 0));
                 }
             }
         }
@@ -124,9 +139,12 @@ public final class SystemdServices implements Services {
 
     @Override
     public String invocation(String unit) throws SystemException {
-        String id = commands.runChecked(List.of("systemctl", "show", "--property=InvocationID", "--value", unit), QUERY).stdout().strip();
+        String id = commands.runChecked(List.of("systemctl", "show", "--property=InvocationID", "--value", unit), QUERY)
+                .stdout()
+                .strip();
         if (!id.isEmpty() && !id.matches("[0-9a-f]{32}")) {
-            throw new SystemException("systemctl show %s printed InvocationID %s, not 32 hexadecimal digits".formatted(unit, id));
+            throw new SystemException(
+                    "systemctl show %s printed InvocationID %s, not 32 hexadecimal digits".formatted(unit, id));
         }
         return id;
     }
@@ -188,18 +206,23 @@ public final class SystemdServices implements Services {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new SystemException("interrupted while waiting for " + unit + " to settle before it rereads its files");
+            throw new SystemException(
+                    "interrupted while waiting for " + unit + " to settle before it rereads its files");
         }
         if (isActive(unit)) {
             commands.runChecked(List.of("systemctl", "kill", "--kill-whom=main", "--signal=HUP", unit), CHANGE);
-            LOG.infof("%s (main PID %s) sent SIGHUP to reread its files, %.1f s after they were written; its main PID changed %d "
-                    + "times meanwhile", unit, pid, (nanos.getAsLong() - start) / 1e9, changes);
+            LOG.infof(
+                    "%s (main PID %s) sent SIGHUP to reread its files, %.1f s after they were written; its main PID changed %d "
+                            + "times meanwhile",
+                    unit, pid, (nanos.getAsLong() - start) / 1e9, changes);
         }
     }
 
     /** The unit's main PID as systemd has it; "0" where none runs. */
     private String mainPid(String unit) throws SystemException {
-        return commands.runChecked(List.of("systemctl", "show", "-p", "MainPID", "--value", unit), QUERY).stdout().strip();
+        return commands.runChecked(List.of("systemctl", "show", "-p", "MainPID", "--value", unit), QUERY)
+                .stdout()
+                .strip();
     }
 
     @Override

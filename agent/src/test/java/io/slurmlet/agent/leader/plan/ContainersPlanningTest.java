@@ -1,5 +1,9 @@
 package io.slurmlet.agent.leader.plan;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.ContainersPlan;
@@ -7,15 +11,10 @@ import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.settings.SharedStorage;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** Containers on: every Slurm machine installs them, and Slurm loads pyxis only once the last one reports it. */
 class ContainersPlanningTest {
@@ -24,8 +23,18 @@ class ContainersPlanningTest {
     static final ContainerFacts READY = new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true);
 
     static SlurmSettings containers(boolean on) {
-        return new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of(), null,
-                new SharedStorage("/shared", "", "c0"), null, on, null);
+        return new SlurmSettings(
+                true,
+                "lab",
+                "c0",
+                List.of("n1", "n2"),
+                false,
+                List.of(),
+                null,
+                new SharedStorage("/shared", "", "c0"),
+                null,
+                on,
+                null);
     }
 
     static Map<String, NodeFacts> machines(ContainerFacts c0, ContainerFacts n1, ContainerFacts n2) {
@@ -43,15 +52,26 @@ class ContainersPlanningTest {
         for (String node : List.of("c0", "n1", "n2")) {
             ContainersPlan c = plans.nodes().get(node).containers();
             assertEquals(new ContainersPlan(true, List.of(), "/shared", false), c, node);
-            assertTrue(plans.nodes().get(node).packages().containsAll(List.of("gcc", "make", "libc6-dev", "libslurm-dev")), node);
+            assertTrue(
+                    plans.nodes().get(node).packages().containsAll(List.of("gcc", "make", "libc6-dev", "libslurm-dev")),
+                    node);
         }
-        assertEquals(ContainersPlan.NONE, plans.nodes().get("other").containers(), "a machine without a role installs nothing");
+        assertEquals(
+                ContainersPlan.NONE,
+                plans.nodes().get("other").containers(),
+                "a machine without a role installs nothing");
         String plugstack = plans.nodes().get("n1").files().get("/etc/slurm/plugstack.conf");
         assertFalse(plugstack.contains("required"), plugstack);
-        assertTrue(plugstack.contains("No SPANK plugins yet: pyxis comes here once every Slurm machine reports it"), plugstack);
+        assertTrue(
+                plugstack.contains("No SPANK plugins yet: pyxis comes here once every Slurm machine reports it"),
+                plugstack);
         assertFalse(plans.nodes().get("n1").files().get("/etc/slurm/slurm.conf").contains("Prolog="));
-        assertTrue(plans.notes().contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 (enroot, pyxis, "
-                + "slurmlet's prolog)"), plans.notes().toString());
+        assertTrue(
+                plans.notes()
+                        .contains(
+                                "containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 (enroot, pyxis, "
+                                        + "slurmlet's prolog)"),
+                plans.notes().toString());
     }
 
     @Test
@@ -59,10 +79,15 @@ class ContainersPlanningTest {
         Map<String, NodeFacts> m = machines(READY, READY, ContainerFacts.NONE);
         m.put("n2", PlannerTest.machine("n2", "rocky 9.4", "24.11.5").withContainers(ContainerFacts.NONE));
         var plans = Planner.plan(containers(true), m, KEY);
-        assertTrue(plans.nodes().get("n2").packages().containsAll(List.of("gcc", "make", "slurm-devel")),
+        assertTrue(
+                plans.nodes().get("n2").packages().containsAll(List.of("gcc", "make", "slurm-devel")),
                 plans.nodes().get("n2").packages().toString());
-        assertFalse(plans.nodes().get("n2").packages().contains("libslurm-dev"), plans.nodes().get("n2").packages().toString());
-        assertTrue(plans.nodes().get("n1").packages().contains("libslurm-dev"), "a Debian machine beside it keeps Debian's names");
+        assertFalse(
+                plans.nodes().get("n2").packages().contains("libslurm-dev"),
+                plans.nodes().get("n2").packages().toString());
+        assertTrue(
+                plans.nodes().get("n1").packages().contains("libslurm-dev"),
+                "a Debian machine beside it keeps Debian's names");
     }
 
     @Test
@@ -71,18 +96,29 @@ class ContainersPlanningTest {
         for (String node : List.of("c0", "n1", "n2")) {
             String plugstack = plans.nodes().get(node).files().get("/etc/slurm/plugstack.conf");
             assertTrue(plugstack.endsWith("\nrequired " + ContainerFacts.PYXIS_PLUGIN + "\n"), plugstack);
-            assertTrue(plans.nodes().get(node).files().get("/etc/slurm/slurm.conf").contains("\nProlog=" + ContainerFacts.PROLOG + "\n"));
+            assertTrue(plans.nodes()
+                    .get(node)
+                    .files()
+                    .get("/etc/slurm/slurm.conf")
+                    .contains("\nProlog=" + ContainerFacts.PROLOG + "\n"));
         }
-        assertTrue(plans.notes().stream().noneMatch(n -> n.startsWith("containers:")), plans.notes().toString());
+        assertTrue(
+                plans.notes().stream().noneMatch(n -> n.startsWith("containers:")),
+                plans.notes().toString());
     }
 
     @Test
     void aPyxisBuiltForAnotherSlurmOrAMachineThatLostItTakesPyxisBackOffForEveryone() {
         ContainerFacts old = new ContainerFacts("4.1.2", "0.24.0", "22.05.8", "e".repeat(64), true);
         var plans = Planner.plan(containers(true), machines(READY, old, READY), KEY);
-        assertFalse(plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
-        assertTrue(plans.notes().contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n1 (a pyxis built for "
-                + "its Slurm 24.11.5 (it has one for 22.05.8))"), plans.notes().toString());
+        assertFalse(
+                plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
+        assertTrue(
+                plans.notes()
+                        .contains(
+                                "containers: Slurm loads pyxis once every Slurm machine has it; waiting for n1 (a pyxis built for "
+                                        + "its Slurm 24.11.5 (it has one for 22.05.8))"),
+                plans.notes().toString());
     }
 
     /**
@@ -94,36 +130,75 @@ class ContainersPlanningTest {
     @Test
     void duringAnUpgradeEachMachinesPyxisIsForItsOwnSlurmNotTheControllers() {
         Map<String, NodeFacts> m = machines(READY, READY, READY);
-        m.put("n2", PlannerTest.machine("n2", "debian 13", "24.05.3")
-                .withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.05.3", "e".repeat(64), true)));
+        m.put(
+                "n2",
+                PlannerTest.machine("n2", "debian 13", "24.05.3")
+                        .withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.05.3", "e".repeat(64), true)));
         var plans = Planner.plan(containers(true), m, KEY);
         for (String node : List.of("c0", "n1", "n2")) {
-            assertTrue(plans.nodes().get(node).files().get("/etc/slurm/plugstack.conf").endsWith("\nrequired " + ContainerFacts.PYXIS_PLUGIN + "\n"),
+            assertTrue(
+                    plans.nodes()
+                            .get(node)
+                            .files()
+                            .get("/etc/slurm/plugstack.conf")
+                            .endsWith("\nrequired " + ContainerFacts.PYXIS_PLUGIN + "\n"),
                     node + ": " + plans.notes());
         }
 
         m.put("n2", m.get("n2").withContainers(READY)); // built for 24.11.5, the controller's, on a machine of 24.05.3
         plans = Planner.plan(containers(true), m, KEY);
-        assertFalse(plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
-        assertTrue(plans.notes().contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 (a pyxis built for "
-                + "its Slurm 24.05.3 (it has one for 24.11.5))"), plans.notes().toString());
+        assertFalse(
+                plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
+        assertTrue(
+                plans.notes()
+                        .contains(
+                                "containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 (a pyxis built for "
+                                        + "its Slurm 24.05.3 (it has one for 24.11.5))"),
+                plans.notes().toString());
     }
 
     @Test
     void aMachineWithGpusInstallsNvidiaContainerCliAndHoldsPyxisBackUntilItHasIt() {
         Map<String, NodeFacts> m = machines(READY, READY, READY);
-        m.put("n2", new NodeFacts("n2", "", 8, 1, 1, 8, 1, 32_000, List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 2)), "debian 13",
-                "24.11.5").withContainers(READY));
+        m.put(
+                "n2",
+                new NodeFacts(
+                                "n2",
+                                "",
+                                8,
+                                1,
+                                1,
+                                8,
+                                1,
+                                32_000,
+                                List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 2)),
+                                "debian 13",
+                                "24.11.5")
+                        .withContainers(READY));
         var plans = Planner.plan(containers(true), m, KEY);
         assertTrue(plans.nodes().get("n2").containers().gpus(), "n2 gets nvidia-container-cli");
-        assertFalse(plans.nodes().get("n1").containers().gpus(), "n1 has no GPU: no nvidia-container-cli, and containers told so");
-        assertFalse(plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
-        assertTrue(plans.notes().contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 "
-                + "(nvidia-container-cli (it has NVIDIA GPUs))"), plans.notes().toString());
+        assertFalse(
+                plans.nodes().get("n1").containers().gpus(),
+                "n1 has no GPU: no nvidia-container-cli, and containers told so");
+        assertFalse(
+                plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("required"));
+        assertTrue(
+                plans.notes()
+                        .contains("containers: Slurm loads pyxis once every Slurm machine has it; waiting for n2 "
+                                + "(nvidia-container-cli (it has NVIDIA GPUs))"),
+                plans.notes().toString());
 
-        m.put("n2", m.get("n2").withContainers(new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8")));
+        m.put(
+                "n2",
+                m.get("n2")
+                        .withContainers(
+                                new ContainerFacts("4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true, "1.17.8")));
         plans = Planner.plan(containers(true), m, KEY);
-        assertTrue(plans.nodes().get("c0").files().get("/etc/slurm/plugstack.conf").contains("\nrequired " + ContainerFacts.PYXIS_PLUGIN + "\n"));
+        assertTrue(plans.nodes()
+                .get("c0")
+                .files()
+                .get("/etc/slurm/plugstack.conf")
+                .contains("\nrequired " + ContainerFacts.PYXIS_PLUGIN + "\n"));
     }
 
     @Test
@@ -137,7 +212,13 @@ class ContainersPlanningTest {
 
     @Test
     void thePublishedPlansCarryTheLeadersPinnedFiles() {
-        var artifacts = List.of(new io.slurmlet.model.plan.Artifact("pyxis", "0.24.0", "all", "source", "pyxis-0.24.0.tar.gz", "c".repeat(64),
+        var artifacts = List.of(new io.slurmlet.model.plan.Artifact(
+                "pyxis",
+                "0.24.0",
+                "all",
+                "source",
+                "pyxis-0.24.0.tar.gz",
+                "c".repeat(64),
                 "http://m/pyxis-0.24.0.tar.gz"));
         var plans = io.slurmlet.agent.leader.PlanPublisherAccess.withArtifacts(
                 Planner.plan(containers(true), machines(READY, READY, READY), KEY), artifacts);

@@ -1,26 +1,24 @@
 package io.slurmlet.agent.leader.plan;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.MungeKey;
-import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.PlanDigest;
 import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class PlanBookTest {
 
@@ -34,14 +32,16 @@ class PlanBookTest {
         for (String n : List.of("c0", "n1")) {
             inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
         }
-        SlurmSettings s = new SlurmSettings(true, "lab", "c0", List.of("n1"), false, List.of("n1"), partition, null, null,
-                false, null, Map.of());
+        SlurmSettings s = new SlurmSettings(
+                true, "lab", "c0", List.of("n1"), false, List.of("n1"), partition, null, null, false, null, Map.of());
         return Planner.plan(s, inv, KEY);
     }
 
     /** What an agent holding {@code answer}'s plan polls with: the digest of the plan as it read it from the leader's answer. */
     static String held(PlanBook.Answer answer) throws Exception {
-        return PlanDigest.of(SettingsJson.STRICT.readValue(answer.json().bytes(), PublishedPlan.class).plan());
+        return PlanDigest.of(SettingsJson.STRICT
+                .readValue(answer.json().bytes(), PublishedPlan.class)
+                .plan());
     }
 
     static PlanBook.Answer answer(PlanBook book, String node) {
@@ -61,7 +61,10 @@ class PlanBookTest {
         book.whenNewer("c0", book.get("c0").orElseThrow().revision(), woken::add);
         book.publish(plans("batch"));
         assertEquals(2, woken.size());
-        assertTrue(woken.get(0).wave() != null && woken.get(0).wave() == woken.get(1).wave(), "one wave for the publish's answers");
+        assertTrue(
+                woken.get(0).wave() != null
+                        && woken.get(0).wave() == woken.get(1).wave(),
+                "one wave for the publish's answers");
     }
 
     @Test
@@ -103,14 +106,17 @@ class PlanBookTest {
         PlanBook changed = PlanBook.open(state);
         changed.publish(plans("debug"));
         long debug = changed.get("n1").orElseThrow().revision();
-        assertTrue(debug > woken.get(0).published().revision(), "a changed plan never reuses a revision an agent may hold");
+        assertTrue(
+                debug > woken.get(0).published().revision(),
+                "a changed plan never reuses a revision an agent may hold");
         List<PlanBook.Answer> told = new ArrayList<>();
         changed.whenNewer("n1", batch, digest, told::add);
         assertEquals(1, told.size(), "an agent holding another plan is answered at once");
         assertEquals(debug, told.get(0).published().revision());
 
         String kept = Files.readString(state.resolve(PlanBook.FILE_NAME));
-        assertEquals(debug, SettingsJson.STRICT.readTree(kept).get("revisions_up_to").asLong());
+        assertEquals(
+                debug, SettingsJson.STRICT.readTree(kept).get("revisions_up_to").asLong());
         assertTrue(kept.length() < 64, "one number however many machines: " + kept);
     }
 
@@ -124,13 +130,20 @@ class PlanBookTest {
         List<PlanBook.Answer> woken = new ArrayList<>();
         restarted.whenNewer("n1", held.published().revision(), held(held), woken::add);
         restarted.whenNewer("c0", answer(first, "c0").published().revision(), woken::add);
-        assertEquals(1, restarted.publish(plans("batch")), "c0's agent did not say what it holds: it alone is sent its plan");
-        assertEquals(List.of("c0"), woken.stream().map(a -> a.published().plan().node()).toList());
-        assertEquals(held.published().revision(), restarted.get("n1").orElseThrow().revision());
+        assertEquals(
+                1,
+                restarted.publish(plans("batch")),
+                "c0's agent did not say what it holds: it alone is sent its plan");
+        assertEquals(
+                List.of("c0"),
+                woken.stream().map(a -> a.published().plan().node()).toList());
+        assertEquals(
+                held.published().revision(), restarted.get("n1").orElseThrow().revision());
         assertEquals(1, restarted.waiting(), "n1's poll still waits");
         restarted.publish(plans("debug"));
         assertEquals(2, woken.size(), "and is answered by the next change");
-        assertTrue(woken.get(1).published().revision() > woken.get(0).published().revision());
+        assertTrue(
+                woken.get(1).published().revision() > woken.get(0).published().revision());
     }
 
     @Test
@@ -163,16 +176,25 @@ class PlanBookTest {
         book.publish(plans("batch"));
         assertEquals(7, book.get("n1").orElseThrow().revision(), "an unchanged plan keeps its revision");
         assertEquals(8, book.get("c0").orElseThrow().revision(), "a changed one gets one above every earlier revision");
-        assertEquals(8, SettingsJson.STRICT.readTree(Files.readString(state.resolve(PlanBook.FILE_NAME))).get("revisions_up_to").asLong());
-        assertEquals(7, PlanBook.open(state).get("n1").map(PublishedPlan::revision).orElse(7L));
+        assertEquals(
+                8,
+                SettingsJson.STRICT
+                        .readTree(Files.readString(state.resolve(PlanBook.FILE_NAME)))
+                        .get("revisions_up_to")
+                        .asLong());
+        assertEquals(
+                7, PlanBook.open(state).get("n1").map(PublishedPlan::revision).orElse(7L));
     }
 
     @Test
     void anUnreadablePlansDocumentNamesItsFileAndTheFix() throws Exception {
         Files.writeString(state.resolve(PlanBook.FILE_NAME), "{\"revisions_up_to\": \"many\"}");
         var e = org.junit.jupiter.api.Assertions.assertThrows(java.io.IOException.class, () -> PlanBook.open(state));
-        assertTrue(e.getMessage().contains(state.resolve(PlanBook.FILE_NAME).toString()) && e.getMessage().contains("revisions_up_to")
-                && e.getMessage().contains("restore it from a backup"), e.getMessage());
+        assertTrue(
+                e.getMessage().contains(state.resolve(PlanBook.FILE_NAME).toString())
+                        && e.getMessage().contains("revisions_up_to")
+                        && e.getMessage().contains("restore it from a backup"),
+                e.getMessage());
     }
 
     @Test
@@ -199,9 +221,12 @@ class PlanBookTest {
         assertEquals(0, book.waiting());
         book.whenNewer("n1", n1, woken::add);
         assertEquals(2, woken.size(), "a poll holding an old revision is answered at once");
-        // Made once at publish for the waiting poll, made again for the later one: each reads back as the plan published.
+        // Made once at publish for the waiting poll, made again for the later one: each reads back as the plan
+        // published.
         for (PlanBook.Answer a : woken) {
-            assertEquals(a.published(), io.slurmlet.model.api.SettingsJson.STRICT.readValue(a.json().bytes(), PublishedPlan.class));
+            assertEquals(
+                    a.published(),
+                    io.slurmlet.model.api.SettingsJson.STRICT.readValue(a.json().bytes(), PublishedPlan.class));
             assertEquals(book.get("n1").orElseThrow(), a.published());
         }
     }

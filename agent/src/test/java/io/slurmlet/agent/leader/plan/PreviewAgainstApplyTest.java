@@ -1,40 +1,41 @@
 package io.slurmlet.agent.leader.plan;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+
 import io.slurmlet.agent.munge.MungeStep;
 import io.slurmlet.agent.packages.PackagesStep;
-import io.slurmlet.agent.users.UsersStep;
-import io.slurmlet.agent.system.fake.FakePackages;
-import io.slurmlet.agent.system.fake.FakeSlurmctld;
-import io.slurmlet.agent.slurm.NodeStatesStep;
-import io.slurmlet.agent.system.fake.FakeUsers;
-import io.slurmlet.model.observed.PackagesSeen;
-import io.slurmlet.model.observed.UsersSeen;
-import io.slurmlet.model.users.Account;
 import io.slurmlet.agent.pam.PamStep;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.FileDiffs;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.slurm.NodeStatesStep;
 import io.slurmlet.agent.slurm.SlurmStep;
 import io.slurmlet.agent.storage.StorageStep;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.agent.system.fake.FakeFiles;
 import io.slurmlet.agent.system.fake.FakeHostFiles;
+import io.slurmlet.agent.system.fake.FakePackages;
 import io.slurmlet.agent.system.fake.FakeServices;
+import io.slurmlet.agent.system.fake.FakeSlurmctld;
+import io.slurmlet.agent.system.fake.FakeUsers;
+import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.PackagesSeen;
 import io.slurmlet.model.observed.PamSeen;
 import io.slurmlet.model.observed.StorageSeen;
+import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-
+import io.slurmlet.model.users.Account;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,9 +44,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import org.junit.jupiter.api.Test;
 
 /**
  * For every step (packages, munge, storage, users, slurm, PAM, Slurm's node states): a dry run of a change, made from
@@ -70,8 +69,8 @@ class PreviewAgainstApplyTest {
     static final SlurmSettings NONE = SlurmSettings.DEFAULTS;
 
     static SlurmSettings cluster(Map<String, Object> with) {
-        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) SettingsJson.STRICT.valueToTree(
-                new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null, false, null));
+        var tree = (com.fasterxml.jackson.databind.node.ObjectNode) SettingsJson.STRICT.valueToTree(new SlurmSettings(
+                true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null, false, null));
         with.forEach((k, v) -> tree.set(k, SettingsJson.STRICT.valueToTree(v)));
         return SettingsJson.toSettings(tree);
     }
@@ -80,24 +79,32 @@ class PreviewAgainstApplyTest {
     static final class Machine {
         final FakeFiles files = new FakeFiles();
         final FakeServices services = new FakeServices();
-        final FakeSlurmctld commands = new FakeSlurmctld(new FakeCommands().answerPrefix(List.of("install"), Commands.Result.ok("")).notInstalled("showmount")
-                .answerPrefix(List.of("exportfs"), Commands.Result.ok("")).answerPrefix(List.of("scontrol"), Commands.Result.ok("")));
-        final FakeHostFiles host = new FakeHostFiles(files).with("/proc/filesystems", "nodev\tsysfs\n\text4\nnodev\tnfsd\n");
+        final FakeSlurmctld commands = new FakeSlurmctld(new FakeCommands()
+                .answerPrefix(List.of("install"), Commands.Result.ok(""))
+                .notInstalled("showmount")
+                .answerPrefix(List.of("exportfs"), Commands.Result.ok(""))
+                .answerPrefix(List.of("scontrol"), Commands.Result.ok("")));
+        final FakeHostFiles host =
+                new FakeHostFiles(files).with("/proc/filesystems", "nodev\tsysfs\n\text4\nnodev\tnfsd\n");
         final FakePackages packages = new FakePackages();
         final FakeUsers users = new FakeUsers();
         final PackagesStep packaging = new PackagesStep(packages);
         final UsersStep accounts = new UsersStep(users, Path.of("/"));
         final MungeStep munge = new MungeStep(files, services, Path.of("/"));
         final StorageStep storage = new StorageStep(files, host, services, commands, Path.of("/"));
-        final SlurmStep slurm = new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), host);
-        final PamStep pam = new PamStep(files, services, Path.of("/"), Path.of("/var/lib/slurmlet"), Optional.of("hpc-admins"));
+        final SlurmStep slurm =
+                new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), host);
+        final PamStep pam =
+                new PamStep(files, services, Path.of("/"), Path.of("/var/lib/slurmlet"), Optional.of("hpc-admins"));
         final NodeStatesStep nodeStates = new NodeStatesStep(commands);
         final List<Reconciler<?, ?>> steps = List.of(packaging, munge, storage, accounts, slurm, pam, nodeStates);
         boolean broken;
 
         Machine() {
-            put("/etc/pam.d/sshd", "@include common-auth\naccount required pam_nologin.so\n@include common-account\n"
-                    + "@include common-session\n");
+            put(
+                    "/etc/pam.d/sshd",
+                    "@include common-auth\naccount required pam_nologin.so\n@include common-account\n"
+                            + "@include common-session\n");
             put("/etc/pam.d/common-session", "session required pam_unix.so\nsession optional pam_systemd.so\n");
             put("/usr/lib/security/pam_slurm_adopt.so", "\u007fELF");
         }
@@ -122,9 +129,14 @@ class PreviewAgainstApplyTest {
         }
 
         Observed observed() {
-            return new Observed((MungeSeen) munge.seen().orElse(null), (StorageSeen) storage.seen().orElse(null),
-                    (PamSeen) pam.seen().orElse(null), io.slurmlet.agent.slurm.LocalJobs.running(host),
-                    (UsersSeen) accounts.seen().orElse(null), (PackagesSeen) packaging.seen().orElse(null), slurm.reported().orElse(null));
+            return new Observed(
+                    (MungeSeen) munge.seen().orElse(null),
+                    (StorageSeen) storage.seen().orElse(null),
+                    (PamSeen) pam.seen().orElse(null),
+                    io.slurmlet.agent.slurm.LocalJobs.running(host),
+                    (UsersSeen) accounts.seen().orElse(null),
+                    (PackagesSeen) packaging.seen().orElse(null),
+                    slurm.reported().orElse(null));
         }
     }
 
@@ -134,29 +146,35 @@ class PreviewAgainstApplyTest {
      * a node table, and neither the dry run nor the pass has node states to change.
      */
     static void slurmctldKnows(Planner.Plans was, Map<String, Machine> machines) {
-        was.nodes().get("c0").nodeStates().keySet().stream().sorted()
+        was.nodes().get("c0").nodeStates().keySet().stream()
+                .sorted()
                 .forEach(node -> machines.get("c0").commands.node(node, "slurmlet: not lent"));
     }
 
     /** Every machine applies {@code before} until it settles; then the dry run of {@code after} is compared with its apply. */
     static Map<String, NodeChange> previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after) {
-        return previewIsWhatApplyDoes(before, after, machines -> { }, machines -> { });
+        return previewIsWhatApplyDoes(before, after, machines -> {}, machines -> {});
     }
 
     /**
      * @param broken what goes wrong on the machines before they apply {@code before} (they then report it)
      * @param mended what is mended before they apply {@code after}
      */
-    static Map<String, NodeChange> previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after,
-                                                          java.util.function.Consumer<Map<String, Machine>> broken,
-                                       java.util.function.Consumer<Map<String, Machine>> mended) {
+    static Map<String, NodeChange> previewIsWhatApplyDoes(
+            SlurmSettings before,
+            SlurmSettings after,
+            java.util.function.Consumer<Map<String, Machine>> broken,
+            java.util.function.Consumer<Map<String, Machine>> mended) {
         return previewIsWhatApplyDoes(before, after, List.of(), broken, mended);
     }
 
     /** @param accounts the cluster's accounts, before and after */
-    static Map<String, NodeChange> previewIsWhatApplyDoes(SlurmSettings before, SlurmSettings after, List<Account> accounts,
-                                                          java.util.function.Consumer<Map<String, Machine>> broken,
-                                                          java.util.function.Consumer<Map<String, Machine>> mended) {
+    static Map<String, NodeChange> previewIsWhatApplyDoes(
+            SlurmSettings before,
+            SlurmSettings after,
+            List<Account> accounts,
+            java.util.function.Consumer<Map<String, Machine>> broken,
+            java.util.function.Consumer<Map<String, Machine>> mended) {
         Map<String, NodeFacts> inventory = inventory();
         Map<String, Machine> machines = new LinkedHashMap<>();
         Map<String, Observed> reported = new TreeMap<>();
@@ -172,21 +190,44 @@ class PreviewAgainstApplyTest {
         }
         mended.accept(machines);
         Map<String, NodeChange> preview = new TreeMap<>();
-        Preview.of(new SettingsDocument(3, before), after, new Preview.Cluster(inventory, reported,
-                        Map.of("c0", machines.get("c0").nodeStates.nodes()), java.util.Set.of(), java.util.Set.of(), accounts))
-                .nodes().forEach(c -> preview.put(c.node(), c));
+        Preview.of(
+                        new SettingsDocument(3, before),
+                        after,
+                        new Preview.Cluster(
+                                inventory,
+                                reported,
+                                Map.of("c0", machines.get("c0").nodeStates.nodes()),
+                                java.util.Set.of(),
+                                java.util.Set.of(),
+                                accounts))
+                .nodes()
+                .forEach(c -> preview.put(c.node(), c));
         Planner.Plans will = Planner.plan(after, inventory, KEY, Planner.Lent.asWished(after), accounts);
         for (String n : MACHINES) {
             List<Action> did = machines.get(n).pass(will.nodes().get(n));
-            NodeChange applied = Preview.change(n, Preview.roles(was.nodes().get(n)), Preview.roles(will.nodes().get(n)), did,
-                    machines.get(n).waited, new FileDiffs());
+            NodeChange applied = Preview.change(
+                    n,
+                    Preview.roles(was.nodes().get(n)),
+                    Preview.roles(will.nodes().get(n)),
+                    did,
+                    machines.get(n).waited,
+                    new FileDiffs());
             NodeChange shown = preview.get(n);
-            List<String> users = shown == null ? List.of() : Preview.users(was.nodes().get(n), will.nodes().get(n)).stream()
-                    .map(Action::will).toList();
+            List<String> users = shown == null
+                    ? List.of()
+                    : Preview.users(was.nodes().get(n), will.nodes().get(n)).stream()
+                            .map(Action::will)
+                            .toList();
             assertEquals(applied.files(), shown == null ? List.of() : shown.files(), n + ": the files");
             assertEquals(applied.daemons(), shown == null ? List.of() : shown.daemons(), n + ": the daemons");
-            assertEquals(applied.actions(), shown == null ? List.of()
-                    : shown.actions().stream().filter(a -> !users.contains(a)).toList(), n + ": the other actions");
+            assertEquals(
+                    applied.actions(),
+                    shown == null
+                            ? List.of()
+                            : shown.actions().stream()
+                                    .filter(a -> !users.contains(a))
+                                    .toList(),
+                    n + ": the other actions");
         }
         return preview;
     }
@@ -208,18 +249,21 @@ class PreviewAgainstApplyTest {
 
     @Test
     void sharedStorageMovedToASitesExport() {
-        previewIsWhatApplyDoes(cluster(Map.of("shared", Map.of("path", "/shared", "server", "c0"))),
+        previewIsWhatApplyDoes(
+                cluster(Map.of("shared", Map.of("path", "/shared", "server", "c0"))),
                 cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))));
     }
 
     @Test
     void sharedStorageTakenAway() {
-        previewIsWhatApplyDoes(cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))), cluster(Map.of()));
+        previewIsWhatApplyDoes(
+                cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))), cluster(Map.of()));
     }
 
     @Test
     void slurmletDisabled() {
-        previewIsWhatApplyDoes(cluster(Map.of("shared", Map.of("path", "/shared", "server", "c0"))),
+        previewIsWhatApplyDoes(
+                cluster(Map.of("shared", Map.of("path", "/shared", "server", "c0"))),
                 cluster(Map.of("shared", Map.of("path", "/shared", "server", "c0"), "enabled", false)));
     }
 
@@ -232,7 +276,9 @@ class PreviewAgainstApplyTest {
     @Test
     void aMountThatFailedIsShownAsTheMountItStillIsNotTheOneThePlanSays() {
         SlurmSettings nfs = cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export")));
-        previewIsWhatApplyDoes(nfs, cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"), "partition", "batch")),
+        previewIsWhatApplyDoes(
+                nfs,
+                cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"), "partition", "batch")),
                 machines -> {
                     machines.get("n2").services.failing("shared.mount");
                     machines.get("n2").broken = true;
@@ -242,24 +288,40 @@ class PreviewAgainstApplyTest {
 
     @Test
     void aMountUnderARunningJobStaysAndTheDryRunSaysItWaits() {
-        Map<String, NodeChange> moved = previewIsWhatApplyDoes(cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))),
+        Map<String, NodeChange> moved = previewIsWhatApplyDoes(
+                cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))),
                 cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/other"))),
-                machines -> machines.get("n2").host.stepOf(4242, "12"), machines -> { });
-        assertEquals(List.of("mounting nas:/other at /shared instead of nas:/export waits for job 12 running here to end"),
+                machines -> machines.get("n2").host.stepOf(4242, "12"),
+                machines -> {});
+        assertEquals(
+                List.of("mounting nas:/other at /shared instead of nas:/export waits for job 12 running here to end"),
                 moved.get("n2").actions());
-        assertEquals(List.of("mount nas:/other at /shared again, instead of nas:/export"), moved.get("n1").actions());
-        Map<String, NodeChange> gone = previewIsWhatApplyDoes(cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))),
-                cluster(Map.of()), machines -> machines.get("n1").host.stepOf(4242, "12").stepOf(4243, "9"), machines -> { });
-        assertEquals(List.of("have slurmd no longer wait for shared storage", "unmounting /shared waits for jobs 9, 12 running here to end"),
+        assertEquals(
+                List.of("mount nas:/other at /shared again, instead of nas:/export"),
+                moved.get("n1").actions());
+        Map<String, NodeChange> gone = previewIsWhatApplyDoes(
+                cluster(Map.of("shared", Map.of("path", "/shared", "nfs", "nas:/export"))),
+                cluster(Map.of()),
+                machines -> machines.get("n1").host.stepOf(4242, "12").stepOf(4243, "9"),
+                machines -> {});
+        assertEquals(
+                List.of(
+                        "have slurmd no longer wait for shared storage",
+                        "unmounting /shared waits for jobs 9, 12 running here to end"),
                 gone.get("n1").actions());
     }
 
     @Test
     void aNodeTakenOutOfSlurm() {
-        Map<String, NodeChange> out = previewIsWhatApplyDoes(cluster(Map.of()), cluster(Map.of("nodes", List.of("n1"), "lent", List.of("n1"))));
-        // 22.05 takes a changed node set only at slurmctld's start; the reconfigure it then owes the slurmds is shown too.
-        assertEquals(List.of("RESTART slurmctld", "RECONFIGURE slurmctld"), out.get("c0").daemons().stream()
-                .map(d -> d.action() + " " + d.unit()).toList());
+        Map<String, NodeChange> out = previewIsWhatApplyDoes(
+                cluster(Map.of()), cluster(Map.of("nodes", List.of("n1"), "lent", List.of("n1"))));
+        // 22.05 takes a changed node set only at slurmctld's start; the reconfigure it then owes the slurmds is shown
+        // too.
+        assertEquals(
+                List.of("RESTART slurmctld", "RECONFIGURE slurmctld"),
+                out.get("c0").daemons().stream()
+                        .map(d -> d.action() + " " + d.unit())
+                        .toList());
     }
 
     @Test
@@ -268,19 +330,30 @@ class PreviewAgainstApplyTest {
         previewIsWhatApplyDoes(cluster(Map.of()), cluster(Map.of("slurm_conf", Map.of("SwitchType", "switch/none"))));
     }
 
-    static final String KEY_A = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
-    static final String KEY_B = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb bob@laptop";
+    static final String KEY_A =
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIEuOvAXyxKBTxdBHVC6xfUjUGNUmwL6gPgKTGWGGjX2H alice@laptop";
+    static final String KEY_B =
+            "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIBbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb bob@laptop";
     static final Account ALICE = new Account("alice@example.org", "alice", 200000, 200000, List.of(KEY_A), true, false);
     static final Account BOB = new Account("bob@example.org", "bob", 200001, 200001, List.of(KEY_B), true, false);
 
     @Test
     void accountsAddedDisabledRemovedAndGivenNewKeys() {
         SlurmSettings users = cluster(Map.of("users", "slurmlet"));
-        Map<String, NodeChange> first = previewIsWhatApplyDoes(cluster(Map.of()), users, List.of(ALICE, BOB), m -> { }, m -> { });
-        assertEquals(true, first.get("n1").actions().contains("add user alice (uid 200000), its home /home/alice"), first.get("n1").actions().toString());
-        assertEquals(true, first.get("n1").actions().contains("write alice's 1 key to /home/alice/.ssh/authorized_keys"),
+        Map<String, NodeChange> first =
+                previewIsWhatApplyDoes(cluster(Map.of()), users, List.of(ALICE, BOB), m -> {}, m -> {});
+        assertEquals(
+                true,
+                first.get("n1").actions().contains("add user alice (uid 200000), its home /home/alice"),
                 first.get("n1").actions().toString());
-        assertEquals(true, first.get("n1").actions().contains("install libpam-slurm-adopt"), first.get("n1").actions().toString());
+        assertEquals(
+                true,
+                first.get("n1").actions().contains("write alice's 1 key to /home/alice/.ssh/authorized_keys"),
+                first.get("n1").actions().toString());
+        assertEquals(
+                true,
+                first.get("n1").actions().contains("install libpam-slurm-adopt"),
+                first.get("n1").actions().toString());
         assertFalse(first.containsKey("other"), "no role, no users");
     }
 
@@ -288,42 +361,62 @@ class PreviewAgainstApplyTest {
     @Test
     void aChangeOfTheAccountsIsShownAsEachMachineHoldsThem() {
         SlurmSettings users = cluster(Map.of("users", "slurmlet"));
-        Map<String, NodeChange> changed = previewAccounts(users, List.of(ALICE, BOB),
-                List.of(ALICE.withEnabled(false), BOB.withKeys(List.of(KEY_B, KEY_A))));
-        assertEquals(List.of("lock alice (disabled): its files are kept", "write bob's 2 keys to /home/bob/.ssh/authorized_keys"),
+        Map<String, NodeChange> changed = previewAccounts(
+                users, List.of(ALICE, BOB), List.of(ALICE.withEnabled(false), BOB.withKeys(List.of(KEY_B, KEY_A))));
+        assertEquals(
+                List.of(
+                        "lock alice (disabled): its files are kept",
+                        "write bob's 2 keys to /home/bob/.ssh/authorized_keys"),
                 changed.get("n1").actions());
         Map<String, NodeChange> removed = previewAccounts(users, List.of(ALICE, BOB), List.of(ALICE, BOB.asRemoved()));
-        assertEquals(List.of("lock bob (removed): its files are kept"), removed.get("c0").actions());
+        assertEquals(
+                List.of("lock bob (removed): its files are kept"),
+                removed.get("c0").actions());
     }
 
     @Test
     void aUserOfTheSiteOrASymbolicLinkInAHomeHoldsOnlyThatAccountBack() {
         SlurmSettings users = cluster(Map.of("users", "slurmlet"));
         Account carol = new Account("carol@example.org", "carol", 200002, 200002, List.of(KEY_A), true, false);
-        Map<String, NodeChange> shown = previewAccounts(users, List.of(ALICE, BOB, carol),
+        Map<String, NodeChange> shown = previewAccounts(
+                users,
+                List.of(ALICE, BOB, carol),
                 List.of(ALICE.withKeys(List.of(KEY_B)), BOB, carol.withKeys(List.of(KEY_B, KEY_A))),
                 machines -> {
-                    machines.get("n2").users.users.put("carol", new io.slurmlet.agent.system.Users.Entry("carol", 200002, 200002,
-                            "/home/carol", "Carol of the site", false));
+                    machines.get("n2")
+                            .users
+                            .users
+                            .put(
+                                    "carol",
+                                    new io.slurmlet.agent.system.Users.Entry(
+                                            "carol", 200002, 200002, "/home/carol", "Carol of the site", false));
                     machines.get("n2").users.links.add(Path.of("/home/alice/.ssh"));
                     machines.get("n2").broken = true;
                 });
-        assertEquals(List.of(), shown.containsKey("n2") ? shown.get("n2").actions() : List.of(),
+        assertEquals(
+                List.of(),
+                shown.containsKey("n2") ? shown.get("n2").actions() : List.of(),
                 "alice's keys are not written through a link, carol is the site's: n2 has nothing to do for either");
-        assertEquals(List.of("write alice's 1 key to /home/alice/.ssh/authorized_keys",
-                "write carol's 2 keys to /home/carol/.ssh/authorized_keys"), shown.get("n1").actions());
+        assertEquals(
+                List.of(
+                        "write alice's 1 key to /home/alice/.ssh/authorized_keys",
+                        "write carol's 2 keys to /home/carol/.ssh/authorized_keys"),
+                shown.get("n1").actions());
     }
 
     static Map<String, NodeChange> previewAccounts(SlurmSettings settings, List<Account> before, List<Account> after) {
-        return previewAccounts(settings, before, after, machines -> { });
+        return previewAccounts(settings, before, after, machines -> {});
     }
 
     /**
      * The machines apply {@code settings} with the accounts {@code before}; the dry run of the same
      * settings with the accounts {@code after} is compared with what they then do.
      */
-    static Map<String, NodeChange> previewAccounts(SlurmSettings settings, List<Account> before, List<Account> after,
-                                                   java.util.function.Consumer<Map<String, Machine>> broken) {
+    static Map<String, NodeChange> previewAccounts(
+            SlurmSettings settings,
+            List<Account> before,
+            List<Account> after,
+            java.util.function.Consumer<Map<String, Machine>> broken) {
         Map<String, NodeFacts> inventory = inventory();
         Map<String, Machine> machines = new LinkedHashMap<>();
         Map<String, Observed> reported = new TreeMap<>();
@@ -340,12 +433,21 @@ class PreviewAgainstApplyTest {
         }
         // The settings are the same: what differs is the accounts the plans are made with.
         Map<String, NodeChange> preview = new TreeMap<>();
-        for (NodePlan plan : Planner.plan(settings, inventory, KEY, Planner.Lent.asWished(settings), after).nodes().values()) {
+        for (NodePlan plan : Planner.plan(settings, inventory, KEY, Planner.Lent.asWished(settings), after)
+                .nodes()
+                .values()) {
             Machine m = machines.get(plan.node());
-            List<io.slurmlet.agent.reconcile.Diff> shown = Preview.diffs(was.nodes().get(plan.node()), plan, reported.get(plan.node()),
+            List<io.slurmlet.agent.reconcile.Diff> shown = Preview.diffs(
+                    was.nodes().get(plan.node()),
+                    plan,
+                    reported.get(plan.node()),
                     plan.node().equals("c0") ? machines.get("c0").nodeStates.nodes() : null);
-            NodeChange would = Preview.change(plan.node(), List.of(), List.of(),
-                    shown.stream().flatMap(d -> d.actions().stream()).toList(), shown.stream().flatMap(d -> d.waiting().stream()).toList(),
+            NodeChange would = Preview.change(
+                    plan.node(),
+                    List.of(),
+                    List.of(),
+                    shown.stream().flatMap(d -> d.actions().stream()).toList(),
+                    shown.stream().flatMap(d -> d.waiting().stream()).toList(),
                     new FileDiffs());
             List<Action> did = m.pass(plan);
             NodeChange applied = Preview.change(plan.node(), List.of(), List.of(), did, m.waited, new FileDiffs());
@@ -357,17 +459,27 @@ class PreviewAgainstApplyTest {
 
     @Test
     void nodesLentAndReclaimedUnderRunningJobs() {
-        Map<String, NodeChange> lent = previewIsWhatApplyDoes(cluster(Map.of()), cluster(Map.of("lent", List.of("n2"))),
-                machines -> machines.get("c0").commands.job("n1", "12 of alice"), machines -> { });
-        assertEquals(List.of("resume n2 in Slurm", "drain n1 in Slurm (slurmlet: not lent): running jobs finish"),
+        Map<String, NodeChange> lent = previewIsWhatApplyDoes(
+                cluster(Map.of()),
+                cluster(Map.of("lent", List.of("n2"))),
+                machines -> machines.get("c0").commands.job("n1", "12 of alice"),
+                machines -> {});
+        assertEquals(
+                List.of("resume n2 in Slurm", "drain n1 in Slurm (slurmlet: not lent): running jobs finish"),
                 lent.get("c0").actions());
     }
 
     @Test
     void aClusterRenamedKeepsTheIdSlurmctldWroteInItsState() {
-        Map<String, NodeChange> renamed = previewIsWhatApplyDoes(cluster(Map.of()), cluster(Map.of("cluster_name", "prod")),
-                machines -> machines.get("c0").put("/var/lib/slurm/slurmctld/clustername", "lab|617"), machines -> { });
-        var state = renamed.get("c0").files().stream().filter(f -> f.path().endsWith("/clustername")).findFirst().orElseThrow();
+        Map<String, NodeChange> renamed = previewIsWhatApplyDoes(
+                cluster(Map.of()),
+                cluster(Map.of("cluster_name", "prod")),
+                machines -> machines.get("c0").put("/var/lib/slurm/slurmctld/clustername", "lab|617"),
+                machines -> {});
+        var state = renamed.get("c0").files().stream()
+                .filter(f -> f.path().endsWith("/clustername"))
+                .findFirst()
+                .orElseThrow();
         assertEquals(true, state.diff().contains("-lab|617") && state.diff().contains("+prod|617"), state.diff());
     }
 
@@ -377,31 +489,68 @@ class PreviewAgainstApplyTest {
         Planner.Plans was = Planner.plan(cluster(Map.of()), inventory, KEY);
         Planner.Plans will = Planner.plan(cluster(Map.of("partition", "batch")), inventory, KEY);
         // What n1's agent reports of a slurm.conf someone edited by hand.
-        Observed seen = new Observed(null, null, null, List.of(), null, null,
-                io.slurmlet.agent.slurm.SlurmDiff.report(new io.slurmlet.agent.slurm.SlurmDiff.Seen(
-                        Map.of("/etc/slurm/slurm.conf", new io.slurmlet.agent.slurm.SlurmDiff.FileNow("# edited by hand\n", "rw-r--r--",
-                                "root", "root")), java.util.Set.of(), java.util.Set.of(), Map.of(), false, Map.of()),
+        Observed seen = new Observed(
+                null,
+                null,
+                null,
+                List.of(),
+                null,
+                null,
+                io.slurmlet.agent.slurm.SlurmDiff.report(
+                        new io.slurmlet.agent.slurm.SlurmDiff.Seen(
+                                Map.of(
+                                        "/etc/slurm/slurm.conf",
+                                        new io.slurmlet.agent.slurm.SlurmDiff.FileNow(
+                                                "# edited by hand\n", "rw-r--r--", "root", "root")),
+                                java.util.Set.of(),
+                                java.util.Set.of(),
+                                Map.of(),
+                                false,
+                                Map.of()),
                         io.slurmlet.agent.slurm.SlurmDiff.desired(was.nodes().get("n1"))));
         List<String> said = Preview.diffs(was.nodes().get("n1"), will.nodes().get("n1"), seen).stream()
-                .flatMap(d -> d.will().stream()).toList();
-        assertEquals(true, said.get(0).startsWith("/etc/slurm/slurm.conf: not what this machine's plan holds"), said.toString());
+                .flatMap(d -> d.will().stream())
+                .toList();
+        assertEquals(
+                true,
+                said.get(0).startsWith("/etc/slurm/slurm.conf: not what this machine's plan holds"),
+                said.toString());
         assertEquals(true, said.stream().anyMatch(w -> w.startsWith("write /etc/slurm/slurm.conf")), said.toString());
     }
 
     @Test
     void aNodeBackInSlurmWhoseSlurmdStillRanIsNotStartedAgain() {
-        // n2 left the nodes while a job still ran there (a job of its own, not one Slurm lists): slurmlet stops no slurmd a
+        // n2 left the nodes while a job still ran there (a job of its own, not one Slurm lists): slurmlet stops no
+        // slurmd a
         // job needs, so its slurmd and files are still there when it comes back.
-        Map<String, NodeChange> back = previewIsWhatApplyDoes(cluster(Map.of("nodes", List.of("n1"), "lent", List.of("n1"))),
-                cluster(Map.of()), machines -> {
+        Map<String, NodeChange> back = previewIsWhatApplyDoes(
+                cluster(Map.of("nodes", List.of("n1"), "lent", List.of("n1"))),
+                cluster(Map.of()),
+                machines -> {
                     machines.get("n2").host.stepOf(4242, "77");
                     machines.get("n2").services.running("slurmd");
-                    machines.get("n2").put("/etc/slurm/slurm.conf", Planner.plan(cluster(Map.of()), inventory(), KEY).nodes().get("n2")
-                            .files().get("/etc/slurm/slurm.conf"));
-                }, machines -> { });
-        assertEquals(List.of(), back.get("n2").daemons().stream().filter(d -> d.unit().equals("slurmd")
-                && d.action() == io.slurmlet.model.api.SettingsPreview.Action.START).toList(), "slurmd runs already");
-        assertEquals(List.of(), back.get("n2").files().stream().filter(f -> f.path().equals("/etc/slurm/slurm.conf")).toList(),
+                    machines.get("n2")
+                            .put(
+                                    "/etc/slurm/slurm.conf",
+                                    Planner.plan(cluster(Map.of()), inventory(), KEY)
+                                            .nodes()
+                                            .get("n2")
+                                            .files()
+                                            .get("/etc/slurm/slurm.conf"));
+                },
+                machines -> {});
+        assertEquals(
+                List.of(),
+                back.get("n2").daemons().stream()
+                        .filter(d -> d.unit().equals("slurmd")
+                                && d.action() == io.slurmlet.model.api.SettingsPreview.Action.START)
+                        .toList(),
+                "slurmd runs already");
+        assertEquals(
+                List.of(),
+                back.get("n2").files().stream()
+                        .filter(f -> f.path().equals("/etc/slurm/slurm.conf"))
+                        .toList(),
                 "the file it kept is the one it gets back");
     }
 }

@@ -1,17 +1,16 @@
 package io.slurmlet.agent.leader.plan;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
+
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertSame;
+import org.junit.jupiter.api.Test;
 
 class ReviewsTest {
 
@@ -28,7 +27,18 @@ class ReviewsTest {
     }
 
     static SlurmSettings settings(String maxJobs) {
-        return new SlurmSettings(true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null, false, null,
+        return new SlurmSettings(
+                true,
+                "lab",
+                "c0",
+                List.of("n1", "n2"),
+                false,
+                List.of("n1"),
+                "gpu",
+                null,
+                null,
+                false,
+                null,
                 Map.of("MaxJobCount", maxJobs));
     }
 
@@ -49,8 +59,11 @@ class ReviewsTest {
         Planner.Plans newFacts = reviews.of(settings("100"), machines(), lent);
         assertNotSame(first, newFacts);
         assertEquals(first, newFacts);
-        Planner.Plans lending = reviews.of(settings("100"), machines, new Planner.Lent(Set.of("n1"), Set.of(), Set.of("n1", "n2")));
+        Planner.Plans lending =
+                reviews.of(settings("100"), machines, new Planner.Lent(Set.of("n1"), Set.of(), Set.of("n1", "n2")));
         assertNotSame(newFacts, lending);
-        assertEquals(Planner.review(settings("100"), machines, new Planner.Lent(Set.of("n1"), Set.of(), Set.of("n1", "n2"))), lending);
+        assertEquals(
+                Planner.review(settings("100"), machines, new Planner.Lent(Set.of("n1"), Set.of(), Set.of("n1", "n2"))),
+                lending);
     }
 }

@@ -1,6 +1,8 @@
 package io.slurmlet.agent.leader.plan;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -8,10 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class WaveTest {
 
@@ -25,8 +24,14 @@ class WaveTest {
         wave.written(true);
         wave.written(true); // said again by mistake: neither counted nor logged again
         assertEquals(1, said.size());
-        assertTrue(said.get(0).startsWith("the new plans of 2 waiting machines written to their connections "), said.get(0));
-        assertTrue(said.get(0).endsWith("after planning began; 1 not written (the poll had ended, its time up or its connection gone: that machine's next poll gets it)"), said.get(0));
+        assertTrue(
+                said.get(0).startsWith("the new plans of 2 waiting machines written to their connections "),
+                said.get(0));
+        assertTrue(
+                said.get(0)
+                        .endsWith(
+                                "after planning began; 1 not written (the poll had ended, its time up or its connection gone: that machine's next poll gets it)"),
+                said.get(0));
         // Timed from when the planning began: a second before.
         long p50 = Long.parseLong(said.get(0).replaceAll(".*connections (\\d+) ms \\(p50\\).*", "$1"));
         assertTrue(p50 >= 1000 && p50 < 60_000, said.get(0));
@@ -38,7 +43,11 @@ class WaveTest {
         Wave wave = new Wave(System.nanoTime(), 1, said::add);
         wave.written(true);
         assertEquals(1, said.size());
-        assertTrue(said.get(0).matches("the new plan of 1 waiting machine written to its connection \\d+ ms after planning began"), said.get(0));
+        assertTrue(
+                said.get(0)
+                        .matches(
+                                "the new plan of 1 waiting machine written to its connection \\d+ ms after planning began"),
+                said.get(0));
     }
 
     @Test
@@ -47,7 +56,10 @@ class WaveTest {
         Wave wave = new Wave(System.nanoTime(), 2, said::add);
         wave.written(false);
         wave.written(false);
-        assertEquals(List.of("none of the 2 new plans that polls waited for was written: the polls had ended (their time up, or their connections gone)"), said);
+        assertEquals(
+                List.of(
+                        "none of the 2 new plans that polls waited for was written: the polls had ended (their time up, or their connections gone)"),
+                said);
     }
 
     @Test

@@ -1,20 +1,19 @@
 package io.slurmlet.agent.slurm.conf;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Experimental;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * The files each generator writes for one example cluster, kept in src/test/resources/golden/RELEASE/
@@ -29,15 +28,38 @@ class GoldenFilesTest {
     static RenderInput example(String version) {
         SlurmVersion v = SlurmVersion.parse(version).orElseThrow();
         boolean async = v.atLeast(25, 11);
-        SlurmSettings settings = new SlurmSettings(true, "lab", "head", List.of("gpu001", "gpu002", "gpu003", "gpu004", "cpu1"),
-                false, List.of("gpu001", "gpu002", "cpu1"), "batch", null, "slurmlet", false, new Experimental(async));
+        SlurmSettings settings = new SlurmSettings(
+                true,
+                "lab",
+                "head",
+                List.of("gpu001", "gpu002", "gpu003", "gpu004", "cpu1"),
+                false,
+                List.of("gpu001", "gpu002", "cpu1"),
+                "batch",
+                null,
+                "slurmlet",
+                false,
+                new Experimental(async));
         Map<String, NodeFacts> facts = new java.util.HashMap<>();
         facts.put("head", new NodeFacts("head", "10.40.0.10", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 12", version));
         for (String g : List.of("gpu001", "gpu002", "gpu003", "gpu004")) {
-            facts.put(g, new NodeFacts(g, "", 224, 1, 2, 56, 2, 2_063_000,
-                    List.of(new NodeFacts.Gpus("NVIDIA H200", 8)), "debian 12", version));
+            facts.put(
+                    g,
+                    new NodeFacts(
+                            g,
+                            "",
+                            224,
+                            1,
+                            2,
+                            56,
+                            2,
+                            2_063_000,
+                            List.of(new NodeFacts.Gpus("NVIDIA H200", 8)),
+                            "debian 12",
+                            version));
         }
-        facts.put("cpu1", new NodeFacts("cpu1", "10.40.1.1", 128, 1, 2, 64, 1, 515_000, List.of(), "debian 12", version));
+        facts.put(
+                "cpu1", new NodeFacts("cpu1", "10.40.1.1", 128, 1, 2, 64, 1, 515_000, List.of(), "debian 12", version));
         return new RenderInput(settings, facts, v);
     }
 

@@ -1,11 +1,12 @@
 package io.slurmlet.agent.slurm.conf;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.slurmlet.agent.slurm.HostList;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -15,25 +16,43 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class NodeLinesTest {
 
     private static final Pattern LINE = Pattern.compile("(?m)^NodeName=(\\S+)(?: NodeAddr=(\\S+))? (.*)$");
 
     private static NodeFacts machine(String name, String address, int gpus) {
-        return new NodeFacts(name, address, 224, 1, 2, 56, 2, 2_063_000,
-                gpus == 0 ? List.of() : List.of(new NodeFacts.Gpus("NVIDIA H200", gpus)), "debian 12", "24.11.5");
+        return new NodeFacts(
+                name,
+                address,
+                224,
+                1,
+                2,
+                56,
+                2,
+                2_063_000,
+                gpus == 0 ? List.of() : List.of(new NodeFacts.Gpus("NVIDIA H200", gpus)),
+                "debian 12",
+                "24.11.5");
     }
 
     private static String slurmConf(List<NodeFacts> nodes, List<String> lent) {
         Map<String, NodeFacts> facts = new HashMap<>();
         nodes.forEach(n -> facts.put(n.name(), n));
         facts.put("head", new NodeFacts("head", "10.9.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 12", "24.11.5"));
-        SlurmSettings s = new SlurmSettings(true, "lab", "head", nodes.stream().map(NodeFacts::name).toList(), false, lent,
-                "batch", null, "", false, null);
+        SlurmSettings s = new SlurmSettings(
+                true,
+                "lab",
+                "head",
+                nodes.stream().map(NodeFacts::name).toList(),
+                false,
+                lent,
+                "batch",
+                null,
+                "",
+                false,
+                null);
         Rendered r = SlurmConfig.render(new RenderInput(s, facts, SlurmVersion.of(24, 11)));
         assertTrue(r.ok(), r.problems().toString());
         return r.files().get("slurm.conf");
@@ -46,9 +65,12 @@ class NodeLinesTest {
         while (m.find()) {
             List<String> names = HostList.expand(m.group(1));
             List<String> addresses = m.group(2) == null ? List.of() : HostList.expand(m.group(2));
-            assertTrue(addresses.isEmpty() || addresses.size() == names.size(), "as many addresses as names: " + m.group());
+            assertTrue(
+                    addresses.isEmpty() || addresses.size() == names.size(),
+                    "as many addresses as names: " + m.group());
             for (int i = 0; i < names.size(); i++) {
-                List<String> was = nodes.put(names.get(i), List.of(addresses.isEmpty() ? "" : addresses.get(i), m.group(3)));
+                List<String> was =
+                        nodes.put(names.get(i), List.of(addresses.isEmpty() ? "" : addresses.get(i), m.group(3)));
                 assertEquals(null, was, names.get(i) + " on two lines");
             }
         }
@@ -62,7 +84,8 @@ class NodeLinesTest {
         for (int i = 1; i <= 10_000; i++) {
             String name = "gpu%05d".formatted(i);
             // 250 machines a /24, in the order of their names; every tenth has no GPUs.
-            nodes.add(machine(name, "10.%d.%d.%d".formatted(1 + i / 62_500, (i / 250) % 256, 1 + i % 250), i % 10 == 0 ? 0 : 8));
+            nodes.add(machine(
+                    name, "10.%d.%d.%d".formatted(1 + i / 62_500, (i / 250) % 256, 1 + i % 250), i % 10 == 0 ? 0 : 8));
             if (i <= 5_000) {
                 lent.add(name);
             }
@@ -90,21 +113,41 @@ class NodeLinesTest {
         }
         String conf = slurmConf(nodes, nodes.stream().map(NodeFacts::name).toList());
         List<String> lines = conf.lines().filter(l -> l.startsWith("NodeName=")).toList();
-        assertEquals(List.of("NodeName=gpu[1-10000] CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 ThreadsPerCore=2 "
-                + "RealMemory=2046616 Gres=gpu:nvidia_h200:8 State=UNKNOWN"), lines);
+        assertEquals(
+                List.of("NodeName=gpu[1-10000] CPUs=224 Boards=1 SocketsPerBoard=2 CoresPerSocket=56 ThreadsPerCore=2 "
+                        + "RealMemory=2046616 Gres=gpu:nvidia_h200:8 State=UNKNOWN"),
+                lines);
         assertTrue(conf.length() < 5_000, conf.length() + " bytes");
     }
 
     @Test
     void anAddressOutOfStepStartsAnotherLineAndSlurmPairsEachNameWithItsOwnAddress() {
-        List<NodeFacts> nodes = List.of(machine("n1", "10.0.0.11", 0), machine("n2", "10.0.0.12", 0), machine("n3", "10.0.0.20", 0),
-                machine("n4", "10.0.0.5", 0), machine("n5", "fd00::5", 0), machine("n6", "fd00::6", 0), machine("n7", "n7.site", 0),
-                machine("n8", "n8.site", 0), machine("n9", "10.0.0.9", 0), machine("n10", "10.0.0.10", 0));
+        List<NodeFacts> nodes = List.of(
+                machine("n1", "10.0.0.11", 0),
+                machine("n2", "10.0.0.12", 0),
+                machine("n3", "10.0.0.20", 0),
+                machine("n4", "10.0.0.5", 0),
+                machine("n5", "fd00::5", 0),
+                machine("n6", "fd00::6", 0),
+                machine("n7", "n7.site", 0),
+                machine("n8", "n8.site", 0),
+                machine("n9", "10.0.0.9", 0),
+                machine("n10", "10.0.0.10", 0));
         String conf = slurmConf(nodes, nodes.stream().map(NodeFacts::name).toList());
-        List<String> lines = conf.lines().filter(l -> l.startsWith("NodeName=")).map(l -> l.split(" CPUs=")[0]).toList();
-        assertEquals(List.of("NodeName=n[1-3] NodeAddr=10.0.0.[11-12,20]", "NodeName=n4 NodeAddr=10.0.0.5",
-                "NodeName=n5 NodeAddr=fd00::5", "NodeName=n6 NodeAddr=fd00::6", "NodeName=n7 NodeAddr=n7.site",
-                "NodeName=n8 NodeAddr=n8.site", "NodeName=n[9-10] NodeAddr=10.0.0.[9-10]"), lines);
+        List<String> lines = conf.lines()
+                .filter(l -> l.startsWith("NodeName="))
+                .map(l -> l.split(" CPUs=")[0])
+                .toList();
+        assertEquals(
+                List.of(
+                        "NodeName=n[1-3] NodeAddr=10.0.0.[11-12,20]",
+                        "NodeName=n4 NodeAddr=10.0.0.5",
+                        "NodeName=n5 NodeAddr=fd00::5",
+                        "NodeName=n6 NodeAddr=fd00::6",
+                        "NodeName=n7 NodeAddr=n7.site",
+                        "NodeName=n8 NodeAddr=n8.site",
+                        "NodeName=n[9-10] NodeAddr=10.0.0.[9-10]"),
+                lines);
         Map<String, List<String>> read = perNode(conf);
         nodes.forEach(n -> assertEquals(n.address(), read.get(n.name()).get(0), n.name()));
     }
@@ -112,8 +155,8 @@ class NodeLinesTest {
     @Test
     void aRunWhoseHostListsWouldNotReadBackInOrderIsOneMachineALine() {
         // gpu9 and gpu1000 unpadded, gpu099 padded: a host list orders them by width, not by number.
-        List<NodeFacts> nodes = List.of(machine("gpu9", "10.0.0.1", 0), machine("gpu099", "10.0.0.2", 0),
-                machine("gpu1000", "10.0.0.3", 0));
+        List<NodeFacts> nodes = List.of(
+                machine("gpu9", "10.0.0.1", 0), machine("gpu099", "10.0.0.2", 0), machine("gpu1000", "10.0.0.3", 0));
         String conf = slurmConf(nodes, List.of("gpu9", "gpu099", "gpu1000"));
         Map<String, List<String>> read = perNode(conf);
         nodes.forEach(n -> assertEquals(n.address(), read.get(n.name()).get(0), n.name()));
@@ -142,8 +185,10 @@ class NodeLinesTest {
             List<String> line = read.get(n.name());
             assertEquals(n.address(), line.get(0), n.name());
             assertEquals(lentSet.contains(n.name()), line.get(1).contains("State=UNKNOWN"), n.name());
-            assertEquals(n.gpuCount() == 0 ? "" : "Gres=gpu:nvidia_h200:" + n.gpuCount(),
-                    line.get(1).replaceAll(".*(Gres=\\S+).*", "$1").replaceAll("^(?!Gres=).*", ""), n.name());
+            assertEquals(
+                    n.gpuCount() == 0 ? "" : "Gres=gpu:nvidia_h200:" + n.gpuCount(),
+                    line.get(1).replaceAll(".*(Gres=\\S+).*", "$1").replaceAll("^(?!Gres=).*", ""),
+                    n.name());
         }
     }
 }

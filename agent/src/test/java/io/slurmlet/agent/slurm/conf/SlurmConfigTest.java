@@ -1,32 +1,41 @@
 package io.slurmlet.agent.slurm.conf;
 
-import io.slurmlet.agent.slurm.SlurmVersion;
-import io.slurmlet.model.facts.NodeFacts;
-import io.slurmlet.model.settings.Experimental;
-import io.slurmlet.model.settings.SlurmSettings;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.stream.IntStream;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.settings.Experimental;
+import io.slurmlet.model.settings.SlurmSettings;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
 class SlurmConfigTest {
 
     static SlurmSettings settings(boolean asyncReply, String users, List<String> nodes, List<String> lent) {
-        return new SlurmSettings(true, "lab", "ctl0", nodes, false, lent, "gpu", null, users, false,
-                new Experimental(asyncReply));
+        return new SlurmSettings(
+                true, "lab", "ctl0", nodes, false, lent, "gpu", null, users, false, new Experimental(asyncReply));
     }
 
     static NodeFacts gpuNode(String name, String address, int gpus) {
-        return new NodeFacts(name, address, 64, 1, 2, 16, 2, 1_031_000, gpus == 0 ? List.of()
-                : List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", gpus)), "debian 12", "22.05.8");
+        return new NodeFacts(
+                name,
+                address,
+                64,
+                1,
+                2,
+                16,
+                2,
+                1_031_000,
+                gpus == 0 ? List.of() : List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", gpus)),
+                "debian 12",
+                "22.05.8");
     }
 
     static Map<String, NodeFacts> facts(String... names) {
@@ -39,7 +48,8 @@ class SlurmConfigTest {
     }
 
     static Rendered render(SlurmSettings s, Map<String, NodeFacts> facts, String version) {
-        return SlurmConfig.render(new RenderInput(s, facts, SlurmVersion.parse(version).orElseThrow()));
+        return SlurmConfig.render(
+                new RenderInput(s, facts, SlurmVersion.parse(version).orElseThrow()));
     }
 
     static String slurmConf(Rendered r) {
@@ -51,13 +61,21 @@ class SlurmConfigTest {
     @ValueSource(strings = {"22.05.8", "23.02.7", "23.11.10", "24.05.8", "24.11.5", "25.05.3", "25.11.1", "26.05.5"})
     void everyVersionGetsTheFourFilesEachWithOurHeader(String version) {
         Rendered r = render(settings(false, "slurmlet", List.of("g1"), List.of("g1")), facts("g1"), version);
-        assertEquals(List.of("slurm.conf", "cgroup.conf", "gres.conf", "plugstack.conf"), List.copyOf(r.files().keySet()));
-        r.files().forEach((name, text) -> assertTrue(text.startsWith("# " + name + ": written by slurmlet, with its generator for Slurm " + r.generator() + ".\n")
-                && text.contains("Change the cluster with `ctl slurm set`"), name + ":\n" + text));
+        assertEquals(
+                List.of("slurm.conf", "cgroup.conf", "gres.conf", "plugstack.conf"),
+                List.copyOf(r.files().keySet()));
+        r.files()
+                .forEach((name, text) -> assertTrue(
+                        text.startsWith("# " + name + ": written by slurmlet, with its generator for Slurm "
+                                        + r.generator() + ".\n")
+                                && text.contains("Change the cluster with `ctl slurm set`"),
+                        name + ":\n" + text));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"22.05.8", "23.02.1", "24.05.1", "24.11.5", "25.05.0", "25.11.0", "26.05.5", "26.11.0", "27.05.1"})
+    @ValueSource(
+            strings = {"22.05.8", "23.02.1", "24.05.1", "24.11.5", "25.05.0", "25.11.0", "26.05.5", "26.11.0", "27.05.1"
+            })
     void theGeneratorIsChosenByTheControllersRelease(String version) {
         String expected = switch (version.substring(0, 5)) {
             case "22.05" -> "22.05";
@@ -67,7 +85,10 @@ class SlurmConfigTest {
             case "25.11", "26.05" -> "25.11";
             default -> "26.11";
         };
-        assertEquals(expected, render(settings(false, "", List.of(), List.of()), facts(), version).generator());
+        assertEquals(
+                expected,
+                render(settings(false, "", List.of(), List.of()), facts(), version)
+                        .generator());
     }
 
     @Test
@@ -75,17 +96,23 @@ class SlurmConfigTest {
         Rendered r = render(settings(false, "", List.of(), List.of()), facts(), "21.08.8");
         assertFalse(r.ok());
         assertTrue(r.files().isEmpty());
-        assertEquals("the controller ctl0 runs Slurm 21.08.8, older than 22.05, the oldest release slurmlet writes "
-                + "for: upgrade Slurm on it to 22.05 or later", r.problems().get(0).message());
+        assertEquals(
+                "the controller ctl0 runs Slurm 21.08.8, older than 22.05, the oldest release slurmlet writes "
+                        + "for: upgrade Slurm on it to 22.05 or later",
+                r.problems().get(0).message());
     }
 
     @Test
     void aVersionNewerThanAnyKnownIsWrittenAsTheNewestAndSaysSo() {
         Rendered r = render(settings(false, "", List.of(), List.of()), facts(), "27.05.1");
         assertTrue(r.ok());
-        assertEquals(List.of("the controller runs Slurm 27.05.1, newer than 26.05, the newest release slurmlet "
-                + "is proven against: its files are written as for 26.11; a newer slurmlet may know more"), r.notes());
-        assertTrue(render(settings(false, "", List.of(), List.of()), facts(), "26.05.5").notes().isEmpty());
+        assertEquals(
+                List.of("the controller runs Slurm 27.05.1, newer than 26.05, the newest release slurmlet "
+                        + "is proven against: its files are written as for 26.11; a newer slurmlet may know more"),
+                r.notes());
+        assertTrue(render(settings(false, "", List.of(), List.of()), facts(), "26.05.5")
+                .notes()
+                .isEmpty());
     }
 
     @ParameterizedTest
@@ -95,8 +122,10 @@ class SlurmConfigTest {
         assertTrue(r.files().isEmpty());
         assertEquals(1, r.problems().size());
         assertEquals("experimental.enable_async_reply", r.problems().get(0).key());
-        assertEquals(("experimental.enable_async_reply needs Slurm 25.11 or later, and the controller runs %s: "
-                + "upgrade Slurm on the controller, or set experimental.enable_async_reply=false").formatted(version),
+        assertEquals(
+                ("experimental.enable_async_reply needs Slurm 25.11 or later, and the controller runs %s: "
+                                + "upgrade Slurm on the controller, or set experimental.enable_async_reply=false")
+                        .formatted(version),
                 r.problems().get(0).message());
     }
 
@@ -107,8 +136,10 @@ class SlurmConfigTest {
         assertFalse(slurmConf(render(settings(false, "", List.of(), List.of()), facts(), "26.05.5"))
                 .contains("SlurmctldParameters"));
         for (String old : List.of("22.05.8", "24.11.5", "25.05.1")) {
-            assertFalse(slurmConf(render(settings(false, "", List.of(), List.of()), facts(), old))
-                    .contains("enable_async_reply"), old);
+            assertFalse(
+                    slurmConf(render(settings(false, "", List.of(), List.of()), facts(), old))
+                            .contains("enable_async_reply"),
+                    old);
         }
     }
 
@@ -119,28 +150,44 @@ class SlurmConfigTest {
         assertEquals(List.of(), asked.problems());
         assertFalse(slurmConf(asked).contains("enable_async_reply"), slurmConf(asked));
         assertFalse(slurmConf(asked).contains("SlurmctldParameters"), slurmConf(asked));
-        assertTrue(asked.notes().contains(("experimental.enable_async_reply: Slurm %s always replies asynchronously "
-                + "(26.11 removed the enable_async_reply parameter), so nothing is written for it; "
-                + "set experimental.enable_async_reply=false to drop this note").formatted(version)), asked.notes().toString());
+        assertTrue(
+                asked.notes()
+                        .contains(("experimental.enable_async_reply: Slurm %s always replies asynchronously "
+                                        + "(26.11 removed the enable_async_reply parameter), so nothing is written for it; "
+                                        + "set experimental.enable_async_reply=false to drop this note")
+                                .formatted(version)),
+                asked.notes().toString());
         Rendered not = render(settings(false, "", List.of(), List.of()), facts(), version);
-        assertTrue(not.notes().stream().noneMatch(n -> n.contains("enable_async_reply")), not.notes().toString());
+        assertTrue(
+                not.notes().stream().noneMatch(n -> n.contains("enable_async_reply")),
+                not.notes().toString());
         assertEquals(slurmConf(not), slurmConf(asked), "the setting changes nothing in the files from 26.11");
     }
 
     @Test
     void lentNodesStartUnknownAndOthersDrainedWithOurReason() {
-        String conf = slurmConf(render(settings(false, "", List.of("g1", "g2"), List.of("g2")), facts("g1", "g2"), "22.05.8"));
-        assertTrue(conf.contains("\nNodeName=g1 CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=16 ThreadsPerCore=2 "
-                + "RealMemory=1014616 Gres=gpu:nvidia_h100_80gb_hbm3:8 State=DRAIN Reason=\"slurmlet: not lent\"\n"), conf);
-        assertTrue(conf.contains("\nNodeName=g2 CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=16 ThreadsPerCore=2 "
-                + "RealMemory=1014616 Gres=gpu:nvidia_h100_80gb_hbm3:8 State=UNKNOWN\n"), conf);
+        String conf = slurmConf(
+                render(settings(false, "", List.of("g1", "g2"), List.of("g2")), facts("g1", "g2"), "22.05.8"));
+        assertTrue(
+                conf.contains(
+                        "\nNodeName=g1 CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=16 ThreadsPerCore=2 "
+                                + "RealMemory=1014616 Gres=gpu:nvidia_h100_80gb_hbm3:8 State=DRAIN Reason=\"slurmlet: not lent\"\n"),
+                conf);
+        assertTrue(
+                conf.contains("\nNodeName=g2 CPUs=64 Boards=1 SocketsPerBoard=2 CoresPerSocket=16 ThreadsPerCore=2 "
+                        + "RealMemory=1014616 Gres=gpu:nvidia_h100_80gb_hbm3:8 State=UNKNOWN\n"),
+                conf);
     }
 
     @Test
     void thePartitionListsEveryNodeAsACompressedHostList() {
-        List<String> nodes = IntStream.rangeClosed(1, 128).mapToObj(i -> "gpu%03d".formatted(i)).toList();
-        String conf = slurmConf(render(settings(false, "", nodes, List.of()), facts(nodes.toArray(String[]::new)), "24.11.5"));
-        assertTrue(conf.contains("\nPartitionName=gpu Nodes=gpu[001-128] Default=YES MaxTime=INFINITE State=UP\n"), conf);
+        List<String> nodes = IntStream.rangeClosed(1, 128)
+                .mapToObj(i -> "gpu%03d".formatted(i))
+                .toList();
+        String conf = slurmConf(
+                render(settings(false, "", nodes, List.of()), facts(nodes.toArray(String[]::new)), "24.11.5"));
+        assertTrue(
+                conf.contains("\nPartitionName=gpu Nodes=gpu[001-128] Default=YES MaxTime=INFINITE State=UP\n"), conf);
     }
 
     @Test
@@ -154,8 +201,10 @@ class SlurmConfigTest {
     @Test
     void cgroupProctrackAndContainWheneverSlurmletMakesTheUsers() {
         String withUsers = slurmConf(render(settings(false, "slurmlet", List.of(), List.of()), facts(), "22.05.8"));
-        assertTrue(withUsers.contains("\nProctrackType=proctrack/cgroup\nTaskPlugin=task/cgroup,task/affinity\n"
-                + "PrologFlags=Contain\n"), withUsers);
+        assertTrue(
+                withUsers.contains("\nProctrackType=proctrack/cgroup\nTaskPlugin=task/cgroup,task/affinity\n"
+                        + "PrologFlags=Contain\n"),
+                withUsers);
         String siteUsers = slurmConf(render(settings(false, "", List.of(), List.of()), facts(), "22.05.8"));
         assertFalse(siteUsers.contains("PrologFlags"));
     }
@@ -173,20 +222,28 @@ class SlurmConfigTest {
         SlurmSettings s = settings(false, "", List.of("g1", "c1"), List.of());
         Map<String, NodeFacts> facts = facts("g1");
         facts.put("c1", gpuNode("c1", "", 0));
-        assertEquals("NodeName=g1 Name=gpu Type=nvidia_h100_80gb_hbm3 File=/dev/nvidia[0-7]",
+        assertEquals(
+                "NodeName=g1 Name=gpu Type=nvidia_h100_80gb_hbm3 File=/dev/nvidia[0-7]",
                 lastLine(render(s, facts, "22.05.8").files().get("gres.conf")));
-        assertEquals("NodeName=g1 AutoDetect=nvidia", lastLine(render(s, facts, "24.11.5").files().get("gres.conf")));
-        assertEquals("NodeName=g1 AutoDetect=nvidia Name=gpu Type=nvidia_h100_80gb_hbm3",
+        assertEquals(
+                "NodeName=g1 AutoDetect=nvidia",
+                lastLine(render(s, facts, "24.11.5").files().get("gres.conf")));
+        assertEquals(
+                "NodeName=g1 AutoDetect=nvidia Name=gpu Type=nvidia_h100_80gb_hbm3",
                 lastLine(render(s, facts, "25.05.0").files().get("gres.conf")));
         assertTrue(slurmConf(render(s, facts, "22.05.8")).contains("\nGresTypes=gpu\n"));
-        assertFalse(slurmConf(render(s, Map.of("c1", gpuNode("c1", "", 0)), "22.05.8")).contains("GresTypes"));
+        assertFalse(slurmConf(render(s, Map.of("c1", gpuNode("c1", "", 0)), "22.05.8"))
+                .contains("GresTypes"));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"22.05.8", "23.11.4", "24.11.5", "26.05.5"})
     void cgroupConfIsAlwaysWrittenWithoutTheDefunctCgroupAutomount(String version) {
-        String cgroup = render(settings(false, "", List.of(), List.of()), facts(), version).files().get("cgroup.conf");
-        assertTrue(cgroup.contains("\nCgroupPlugin=autodetect\n") && cgroup.contains("\nConstrainDevices=yes\n"), cgroup);
+        String cgroup = render(settings(false, "", List.of(), List.of()), facts(), version)
+                .files()
+                .get("cgroup.conf");
+        assertTrue(
+                cgroup.contains("\nCgroupPlugin=autodetect\n") && cgroup.contains("\nConstrainDevices=yes\n"), cgroup);
         assertFalse(cgroup.contains("CgroupAutomount"), cgroup);
         assertFalse(cgroup.contains("EnableControllers"), "22.05 refuses EnableControllers: " + cgroup);
     }
@@ -206,10 +263,23 @@ class SlurmConfigTest {
         facts.put("small", new NodeFacts("small", "", 4, 1, 1, 4, 1, 8_192, List.of(), "", ""));
         String conf = slurmConf(render(settings(false, "", List.of("g1", "small"), List.of()), facts, "24.11.5"));
         assertTrue(conf.contains("\nDefMemPerCPU=1920\n"), conf);
-        SlurmSettings own = new SlurmSettings(true, "lab", "ctl0", List.of("g1"), false, List.of(), "gpu", null, "",
-                false, null, Map.of("DefMemPerCPU", "4096"));
+        SlurmSettings own = new SlurmSettings(
+                true,
+                "lab",
+                "ctl0",
+                List.of("g1"),
+                false,
+                List.of(),
+                "gpu",
+                null,
+                "",
+                false,
+                null,
+                Map.of("DefMemPerCPU", "4096"));
         String replaced = slurmConf(render(own, facts, "24.11.5"));
-        assertTrue(replaced.endsWith("DefMemPerCPU=4096\n") && replaced.indexOf("DefMemPerCPU") == replaced.lastIndexOf("DefMemPerCPU"),
+        assertTrue(
+                replaced.endsWith("DefMemPerCPU=4096\n")
+                        && replaced.indexOf("DefMemPerCPU") == replaced.lastIndexOf("DefMemPerCPU"),
                 replaced);
     }
 
@@ -239,8 +309,19 @@ class SlurmConfigTest {
 
     @Test
     void siteLinesComeLastInKeyOrderAndReplaceOurDefaults() {
-        SlurmSettings s = new SlurmSettings(true, "lab", "ctl0", List.of("g1"), false, List.of("g1"), "gpu", null, "",
-                false, null, Map.of("MaxJobCount", "50000", "MailProg", "/usr/bin/mail", "KillWait", "60"));
+        SlurmSettings s = new SlurmSettings(
+                true,
+                "lab",
+                "ctl0",
+                List.of("g1"),
+                false,
+                List.of("g1"),
+                "gpu",
+                null,
+                "",
+                false,
+                null,
+                Map.of("MaxJobCount", "50000", "MailProg", "/usr/bin/mail", "KillWait", "60"));
         String conf = slurmConf(render(s, facts("g1"), "24.11.5"));
         assertTrue(conf.endsWith("""
 
@@ -254,7 +335,8 @@ class SlurmConfigTest {
     }
 
     static SlurmSettings withConf(Map<String, String> conf) {
-        return new SlurmSettings(true, "lab", "ctl0", List.of("n1"), false, List.of(), "gpu", null, null, false, null, conf);
+        return new SlurmSettings(
+                true, "lab", "ctl0", List.of("n1"), false, List.of(), "gpu", null, null, false, null, conf);
     }
 
     @org.junit.jupiter.params.ParameterizedTest
@@ -265,28 +347,55 @@ class SlurmConfigTest {
         assertEquals(1, typo.problems().size(), typo.problems().toString());
         assertEquals("slurm_conf.MaxJobCnt", typo.problems().get(0).key());
         String release = version.substring(0, 5);
-        assertEquals(("MaxJobCnt is not a slurm.conf key of Slurm %s, which the controller ctl0 runs: slurmctld, every slurmd and "
-                + "every Slurm command would stop at it (\"Parsing error at unrecognized key\"); did you mean MaxJobCount?; clear "
-                + "it with slurm_conf.MaxJobCnt= (the keys are those of slurm.conf(5) for %s)").formatted(release, release),
+        assertEquals(
+                ("MaxJobCnt is not a slurm.conf key of Slurm %s, which the controller ctl0 runs: slurmctld, every slurmd and "
+                                + "every Slurm command would stop at it (\"Parsing error at unrecognized key\"); did you mean MaxJobCount?; clear "
+                                + "it with slurm_conf.MaxJobCnt= (the keys are those of slurm.conf(5) for %s)")
+                        .formatted(release, release),
                 typo.problems().get(0).message());
-        assertFalse(render(withConf(Map.of("FooBar", "1")), facts("n1"), version).problems().get(0).message().contains("did you mean"),
+        assertFalse(
+                render(withConf(Map.of("FooBar", "1")), facts("n1"), version)
+                        .problems()
+                        .get(0)
+                        .message()
+                        .contains("did you mean"),
                 "no hint that is not near");
-        assertTrue(slurmConf(render(withConf(Map.of("maxjobcount", "50000", "SwitchType", "switch/none")), facts("n1"), version))
-                .contains("maxjobcount=50000"), "a key it knows, in any case");
+        assertTrue(
+                slurmConf(render(
+                                withConf(Map.of("maxjobcount", "50000", "SwitchType", "switch/none")),
+                                facts("n1"),
+                                version))
+                        .contains("maxjobcount=50000"),
+                "a key it knows, in any case");
     }
 
     @Test
     void aKeyGoneFromAReleaseIsRefusedAndAReleaseWithoutAListIsNotChecked() {
-        assertTrue(render(withConf(Map.of("FastSchedule", "1")), facts("n1"), "22.05.8").problems().size() == 1,
+        assertTrue(
+                render(withConf(Map.of("FastSchedule", "1")), facts("n1"), "22.05.8")
+                                .problems()
+                                .size()
+                        == 1,
                 "FastSchedule is gone from 22.05's slurm.conf(5)");
         assertTrue(KnownKeys.of("24.11").orElseThrow().containsKey("maxjobcount"));
         assertTrue(KnownKeys.of("23.02").isEmpty(), "a release Debian does not ship is not checked");
-        assertTrue(render(withConf(Map.of("FooBar", "1")), facts("n1"), "23.02.7").ok(), "not checked there");
+        assertTrue(
+                render(withConf(Map.of("FooBar", "1")), facts("n1"), "23.02.7").ok(), "not checked there");
     }
 
     /** The plugins of Debian 13's slurm-wlm-basic-plugins that these tests name (24.11). */
-    static final List<String> TRIXIE_PLUGINS = List.of("auth_munge", "jobacct_gather_cgroup", "jobacct_gather_linux", "mpi_pmi2",
-            "mpi_pmix", "mpi_pmix_v5", "sched_backfill", "sched_builtin", "switch_nvidia_imex", "task_affinity", "task_cgroup");
+    static final List<String> TRIXIE_PLUGINS = List.of(
+            "auth_munge",
+            "jobacct_gather_cgroup",
+            "jobacct_gather_linux",
+            "mpi_pmi2",
+            "mpi_pmix",
+            "mpi_pmix_v5",
+            "sched_backfill",
+            "sched_builtin",
+            "switch_nvidia_imex",
+            "task_affinity",
+            "task_cgroup");
 
     static Map<String, NodeFacts> withControllerPlugins(List<String> plugins) {
         Map<String, NodeFacts> facts = facts("n1");
@@ -296,40 +405,88 @@ class SlurmConfigTest {
 
     @Test
     void aPluginTheControllerDoesNotHaveWritesNoFileAndNamesTheOnesItHas() {
-        Rendered typo = render(withConf(Map.of("JobAcctGatherType", "jobacct_gather/cgroupp")), withControllerPlugins(TRIXIE_PLUGINS),
+        Rendered typo = render(
+                withConf(Map.of("JobAcctGatherType", "jobacct_gather/cgroupp")),
+                withControllerPlugins(TRIXIE_PLUGINS),
                 "24.11.5");
         assertTrue(typo.files().isEmpty(), "no file slurmctld would stop at");
         assertEquals(1, typo.problems().size(), typo.problems().toString());
         assertEquals("slurm_conf.JobAcctGatherType", typo.problems().get(0).key());
         assertEquals("jobacct_gather/cgroupp", typo.problems().get(0).value());
-        assertEquals("JobAcctGatherType names the plugin jobacct_gather/cgroupp, which the controller ctl0 (Slurm 24.11.5) does not "
-                + "have (no jobacct_gather_cgroupp.so in its plugin folder; its jobacct_gather plugins: jobacct_gather/cgroup, "
-                + "jobacct_gather/linux): every daemon and command that loads it would stop at it (\"fatal: Can't find plugin for "
-                + "jobacct_gather/cgroupp\"; slurmctld, slurmd and srun do). Did you mean jobacct_gather/cgroup? Name one it has, "
-                + "install the package that brings it on the controller and every node first, or clear the key with "
-                + "slurm_conf.JobAcctGatherType=", typo.problems().get(0).message());
-        Rendered inList = render(withConf(Map.of("TaskPlugin", "task/affinity, task/bogus")), withControllerPlugins(TRIXIE_PLUGINS),
+        assertEquals(
+                "JobAcctGatherType names the plugin jobacct_gather/cgroupp, which the controller ctl0 (Slurm 24.11.5) does not "
+                        + "have (no jobacct_gather_cgroupp.so in its plugin folder; its jobacct_gather plugins: jobacct_gather/cgroup, "
+                        + "jobacct_gather/linux): every daemon and command that loads it would stop at it (\"fatal: Can't find plugin for "
+                        + "jobacct_gather/cgroupp\"; slurmctld, slurmd and srun do). Did you mean jobacct_gather/cgroup? Name one it has, "
+                        + "install the package that brings it on the controller and every node first, or clear the key with "
+                        + "slurm_conf.JobAcctGatherType=",
+                typo.problems().get(0).message());
+        Rendered inList = render(
+                withConf(Map.of("TaskPlugin", "task/affinity, task/bogus")),
+                withControllerPlugins(TRIXIE_PLUGINS),
                 "24.11.5");
-        assertEquals(List.of("slurm_conf.TaskPlugin"), inList.problems().stream().map(p -> p.key()).toList(), "each name of a list");
-        assertTrue(inList.problems().get(0).message().contains("task/bogus"), inList.problems().toString());
-        assertTrue(slurmConf(render(withConf(Map.of("SwitchType", "switch/none", "SchedulerType", "sched/builtin",
-                        "MpiDefault", "pmix", "Epilog", "/etc/slurm/epilog.d/x", "JobSubmitPlugins", "lua")),
-                withControllerPlugins(TRIXIE_PLUGINS), "24.11.5")).contains("SwitchType=switch/none"),
+        assertEquals(
+                List.of("slurm_conf.TaskPlugin"),
+                inList.problems().stream().map(p -> p.key()).toList(),
+                "each name of a list");
+        assertTrue(
+                inList.problems().get(0).message().contains("task/bogus"),
+                inList.problems().toString());
+        assertTrue(
+                slurmConf(render(
+                                withConf(Map.of(
+                                        "SwitchType",
+                                        "switch/none",
+                                        "SchedulerType",
+                                        "sched/builtin",
+                                        "MpiDefault",
+                                        "pmix",
+                                        "Epilog",
+                                        "/etc/slurm/epilog.d/x",
+                                        "JobSubmitPlugins",
+                                        "lua")),
+                                withControllerPlugins(TRIXIE_PLUGINS),
+                                "24.11.5"))
+                        .contains("SwitchType=switch/none"),
                 "none means no plugin; names it has, paths and names without a kind are not checked");
-        assertTrue(render(withConf(Map.of("SwitchType", "switch/bogus")), facts("n1"), "24.11.5").ok(),
+        assertTrue(
+                render(withConf(Map.of("SwitchType", "switch/bogus")), facts("n1"), "24.11.5")
+                        .ok(),
                 "a controller that reported no plugins is not checked");
-        assertTrue(render(withConf(Map.of("BurstBufferType", "burst_buffer/lua")), withControllerPlugins(TRIXIE_PLUGINS), "24.11.5").ok(),
+        assertTrue(
+                render(
+                                withConf(Map.of("BurstBufferType", "burst_buffer/lua")),
+                                withControllerPlugins(TRIXIE_PLUGINS),
+                                "24.11.5")
+                        .ok(),
                 "a kind the controller has no plugin of is not known to be a plugin name");
         List<String> withGres = new java.util.ArrayList<>(TRIXIE_PLUGINS);
         withGres.add("gres_gpu");
-        assertTrue(render(withConf(Map.of("AccountingStorageTRES", "gres/gpu,gres/fpga")), withControllerPlugins(withGres), "24.11.5").ok(),
+        assertTrue(
+                render(
+                                withConf(Map.of("AccountingStorageTRES", "gres/gpu,gres/fpga")),
+                                withControllerPlugins(withGres),
+                                "24.11.5")
+                        .ok(),
                 "a resource's name is not a plugin's, though gres plugins exist");
-        assertTrue(render(withConf(Map.of("PluginDir", "/usr/lib/x86_64-linux-gnu/slurm-wlm:/opt/slurm/plugins", "SwitchType",
-                "switch/site")), withControllerPlugins(TRIXIE_PLUGINS), "24.11.5").ok(), "a site's own plugin folders are its own");
-        Rendered cased = render(withConf(Map.of("SchedulerType", "Sched/Backfill")), withControllerPlugins(TRIXIE_PLUGINS), "24.11.5");
+        assertTrue(
+                render(
+                                withConf(Map.of(
+                                        "PluginDir",
+                                        "/usr/lib/x86_64-linux-gnu/slurm-wlm:/opt/slurm/plugins",
+                                        "SwitchType",
+                                        "switch/site")),
+                                withControllerPlugins(TRIXIE_PLUGINS),
+                                "24.11.5")
+                        .ok(),
+                "a site's own plugin folders are its own");
+        Rendered cased = render(
+                withConf(Map.of("SchedulerType", "Sched/Backfill")), withControllerPlugins(TRIXIE_PLUGINS), "24.11.5");
         assertEquals(1, cased.problems().size(), "Slurm looks for Sched_Backfill.so: " + cased.problems());
-        assertTrue(cased.problems().get(0).message().contains("no Sched_Backfill.so") && cased.problems().get(0).message()
-                .contains("Did you mean sched/backfill?"), cased.problems().get(0).message());
+        assertTrue(
+                cased.problems().get(0).message().contains("no Sched_Backfill.so")
+                        && cased.problems().get(0).message().contains("Did you mean sched/backfill?"),
+                cased.problems().get(0).message());
     }
 
     /**
@@ -339,16 +496,36 @@ class SlurmConfigTest {
     @ParameterizedTest
     @ValueSource(strings = {"22.05.8", "24.11.5", "26.05.5"})
     void aSitesPrologRunsFromSlurmletsWhereContainersTakeSlurmConfsProlog(String version) {
-        SlurmSettings s = new SlurmSettings(true, "lab", "ctl0", List.of("g1"), false, List.of("g1"), "gpu", null, "local", true,
-                null, Map.of("prolog", "/etc/slurm/prolog.d/*,/usr/local/sbin/site-prolog", "KillWait", "60"));
-        String withPyxis = slurmConf(SlurmConfig.render(new RenderInput(s, facts("g1"), SlurmVersion.parse(version).orElseThrow(),
-                Layout.DEBIAN, java.util.Set.of(), true)));
+        SlurmSettings s = new SlurmSettings(
+                true,
+                "lab",
+                "ctl0",
+                List.of("g1"),
+                false,
+                List.of("g1"),
+                "gpu",
+                null,
+                "local",
+                true,
+                null,
+                Map.of("prolog", "/etc/slurm/prolog.d/*,/usr/local/sbin/site-prolog", "KillWait", "60"));
+        String withPyxis = slurmConf(SlurmConfig.render(new RenderInput(
+                s, facts("g1"), SlurmVersion.parse(version).orElseThrow(), Layout.DEBIAN, java.util.Set.of(), true)));
         assertTrue(withPyxis.contains("\nProlog=/usr/local/lib/slurmlet/prolog\n"), withPyxis);
-        assertTrue(withPyxis.contains("\n# " + Slurm2205.SITE_PROLOG + "/etc/slurm/prolog.d/*,/usr/local/sbin/site-prolog\n"), withPyxis);
-        assertEquals(1, withPyxis.lines().filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("prolog=")).count(), withPyxis);
+        assertTrue(
+                withPyxis.contains(
+                        "\n# " + Slurm2205.SITE_PROLOG + "/etc/slurm/prolog.d/*,/usr/local/sbin/site-prolog\n"),
+                withPyxis);
+        assertEquals(
+                1,
+                withPyxis
+                        .lines()
+                        .filter(l -> l.toLowerCase(java.util.Locale.ROOT).startsWith("prolog="))
+                        .count(),
+                withPyxis);
         assertTrue(withPyxis.contains("\nKillWait=60\n"), "the site's other lines stay");
-        String without = slurmConf(SlurmConfig.render(new RenderInput(s, facts("g1"), SlurmVersion.parse(version).orElseThrow(),
-                Layout.DEBIAN, java.util.Set.of(), false)));
+        String without = slurmConf(SlurmConfig.render(new RenderInput(
+                s, facts("g1"), SlurmVersion.parse(version).orElseThrow(), Layout.DEBIAN, java.util.Set.of(), false)));
         assertTrue(without.contains("\nprolog=/etc/slurm/prolog.d/*,/usr/local/sbin/site-prolog\n"), without);
         assertFalse(without.contains(Slurm2205.SITE_PROLOG), without);
     }

@@ -2,7 +2,6 @@ package io.slurmlet.agent.system.fake;
 
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -17,8 +16,7 @@ import java.util.Map;
 public final class FakeCommands implements Commands {
 
     /** One call: what was run, with which deadline. */
-    public record Call(List<String> argv, Duration deadline) {
-    }
+    public record Call(List<String> argv, Duration deadline) {}
 
     /** What a call gives. */
     @FunctionalInterface
@@ -78,7 +76,9 @@ public final class FakeCommands implements Commands {
             int best = -1;
             for (var e : prefixes.entrySet()) {
                 List<String> p = e.getKey();
-                if (p.size() > best && p.size() <= argv.size() && argv.subList(0, p.size()).equals(p)) {
+                if (p.size() > best
+                        && p.size() <= argv.size()
+                        && argv.subList(0, p.size()).equals(p)) {
                     best = p.size();
                     answer = e.getValue();
                 }

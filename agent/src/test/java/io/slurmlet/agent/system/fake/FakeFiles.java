@@ -1,7 +1,6 @@
 package io.slurmlet.agent.system.fake;
 
 import io.slurmlet.agent.system.Files;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -38,7 +37,9 @@ public final class FakeFiles implements Files {
     @Override
     public Optional<Stat> stat(Path path) {
         Stat s = files.get(path);
-        return s == null ? Optional.empty() : Optional.of(new Stat(s.content().clone(), s.mode(), s.owner(), s.group()));
+        return s == null
+                ? Optional.empty()
+                : Optional.of(new Stat(s.content().clone(), s.mode(), s.owner(), s.group()));
     }
 
     @Override

@@ -1,7 +1,6 @@
 package io.slurmlet.agent.system.fake;
 
 import io.slurmlet.agent.system.HostFiles;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
@@ -27,7 +26,8 @@ public final class FakeHostFiles implements HostFiles {
 
     /** A slurmstepd of {@code job} runs as process {@code pid}. */
     public FakeHostFiles stepOf(int pid, String job) {
-        return with("/proc/" + pid + "/comm", "slurmstepd\n").with("/proc/" + pid + "/cmdline", "slurmstepd: [" + job + ".batch]\0")
+        return with("/proc/" + pid + "/comm", "slurmstepd\n")
+                .with("/proc/" + pid + "/cmdline", "slurmstepd: [" + job + ".batch]\0")
                 .with("/proc/" + pid + "/status", "Name:\tslurmstepd\nUid:\t0\t0\t0\t0\n");
     }
 
@@ -49,7 +49,9 @@ public final class FakeHostFiles implements HostFiles {
     @Override
     public Optional<byte[]> bytes(Path path) {
         String text = own.get(path);
-        return text != null ? Optional.of(text.getBytes(StandardCharsets.UTF_8)) : files.stat(path).map(s -> s.content());
+        return text != null
+                ? Optional.of(text.getBytes(StandardCharsets.UTF_8))
+                : files.stat(path).map(s -> s.content());
     }
 
     @Override

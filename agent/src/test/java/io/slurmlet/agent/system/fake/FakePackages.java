@@ -2,7 +2,6 @@ package io.slurmlet.agent.system.fake;
 
 import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.SystemException;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -24,7 +23,8 @@ public final class FakePackages implements Packages {
     public void install(List<String> names) throws SystemException {
         log.add("install " + String.join(" ", names));
         if (broken) {
-            throw new SystemException("`apt-get install -y slurmd` exited with status 100; it printed: E: Unable to locate package slurmd");
+            throw new SystemException(
+                    "`apt-get install -y slurmd` exited with status 100; it printed: E: Unable to locate package slurmd");
         }
         installed.addAll(names);
     }

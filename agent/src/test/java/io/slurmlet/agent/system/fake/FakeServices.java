@@ -2,7 +2,6 @@ package io.slurmlet.agent.system.fake;
 
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -91,9 +90,15 @@ public final class FakeServices implements Services {
     public java.util.Map<String, UnitState> states(List<String> units) {
         java.util.Map<String, UnitState> states = new java.util.LinkedHashMap<>();
         for (String u : units) {
-            states.put(u, active.contains(u) ? new UnitState("active", "running", "success", restarts.getOrDefault(u, 0))
-                    : autoRestarting.contains(u) ? new UnitState("activating", "auto-restart", results.get(u))
-                    : results.containsKey(u) ? new UnitState("failed", "failed", results.get(u)) : new UnitState("inactive", "dead", "success"));
+            states.put(
+                    u,
+                    active.contains(u)
+                            ? new UnitState("active", "running", "success", restarts.getOrDefault(u, 0))
+                            : autoRestarting.contains(u)
+                                    ? new UnitState("activating", "auto-restart", results.get(u))
+                                    : results.containsKey(u)
+                                            ? new UnitState("failed", "failed", results.get(u))
+                                            : new UnitState("inactive", "dead", "success"));
         }
         return states;
     }
@@ -153,8 +158,9 @@ public final class FakeServices implements Services {
     private void fail(String unit, String verb) throws SystemException {
         if (failing.contains(unit)) {
             active.remove(unit);
-            throw new SystemException("systemctl %s %s failed (exit 1): Job for %s.service failed because the control process exited with error code."
-                    .formatted(verb, unit, unit));
+            throw new SystemException(
+                    "systemctl %s %s failed (exit 1): Job for %s.service failed because the control process exited with error code."
+                            .formatted(verb, unit, unit));
         }
     }
 

@@ -2,7 +2,6 @@ package io.slurmlet.agent.system.fake;
 
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
-
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -55,24 +54,34 @@ public final class FakeSlurmctld implements Commands {
     public Result run(List<String> argv, Duration deadline) throws CommandFailed {
         if (argv.equals(List.of("scontrol", "-o", "show", "node"))) {
             StringBuilder out = new StringBuilder();
-            nodes.forEach((name, n) -> out.append("NodeName=%s Arch=x86_64 State=%s Partitions=gpu%s\n".formatted(name, n.state,
-                    n.reason.isEmpty() ? "" : " Reason=" + n.reason + " [slurm@2026-12-01T00:00:00]")));
+            nodes.forEach((name, n) -> out.append("NodeName=%s Arch=x86_64 State=%s Partitions=gpu%s\n"
+                    .formatted(
+                            name,
+                            n.state,
+                            n.reason.isEmpty() ? "" : " Reason=" + n.reason + " [slurm@2026-12-01T00:00:00]")));
             return Result.ok(out.toString());
         }
         if (argv.size() > 1 && argv.get(0).equals("squeue") && argv.contains("-p")) {
             // The one partition: every job is in it.
             StringBuilder out = new StringBuilder();
-            nodes.values().forEach(n -> n.jobs.forEach(j -> out.append(j.split(" ")[0]).append('\n')));
+            nodes.values()
+                    .forEach(
+                            n -> n.jobs.forEach(j -> out.append(j.split(" ")[0]).append('\n')));
             return Result.ok(out.toString());
         }
         if (argv.size() > 1 && argv.get(0).equals("squeue")) {
             StringBuilder out = new StringBuilder();
-            nodes.forEach((name, n) -> n.jobs.forEach(j -> out.append(j.split(" ")[0]).append('|').append(j.split(" ")[2])
-                    .append('|').append(name).append('\n')));
+            nodes.forEach((name, n) -> n.jobs.forEach(j -> out.append(j.split(" ")[0])
+                    .append('|')
+                    .append(j.split(" ")[2])
+                    .append('|')
+                    .append(name)
+                    .append('\n')));
             return Result.ok(out.toString());
         }
         if (argv.size() > 2 && argv.get(0).equals("scontrol") && argv.get(1).equals("update")) {
-            for (String name : io.slurmlet.agent.slurm.HostList.expand(argv.get(2).substring("nodename=".length()))) {
+            for (String name :
+                    io.slurmlet.agent.slurm.HostList.expand(argv.get(2).substring("nodename=".length()))) {
                 Node n = nodes.get(name);
                 if (n == null) {
                     return new Result(1, "", "scontrol: error: Invalid node name specified");

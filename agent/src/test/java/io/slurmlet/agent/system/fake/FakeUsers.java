@@ -2,7 +2,6 @@ package io.slurmlet.agent.system.fake;
 
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -49,7 +48,11 @@ public final class FakeUsers implements Users {
 
     @Override
     public List<String> managed(String commentPrefix) {
-        return users.values().stream().filter(e -> e.comment().startsWith(commentPrefix)).map(Entry::login).sorted().toList();
+        return users.values().stream()
+                .filter(e -> e.comment().startsWith(commentPrefix))
+                .map(Entry::login)
+                .sorted()
+                .toList();
     }
 
     public final Map<Path, byte[]> userFiles = new HashMap<>();
@@ -99,13 +102,16 @@ public final class FakeUsers implements Users {
             return Held.LINKED;
         }
         byte[] content = userFiles.get(file);
-        return content == null || !(uid + ":" + gid + " 0700").equals(dirs.get(dir)) ? Held.NONE : new Held(false, Optional.of(content.clone()));
+        return content == null || !(uid + ":" + gid + " 0700").equals(dirs.get(dir))
+                ? Held.NONE
+                : new Held(false, Optional.of(content.clone()));
     }
 
     @Override
     public boolean ensurePrivateDirectory(Path dir, long uid, long gid) throws SystemException {
         if (links.contains(dir)) {
-            throw new SystemException(dir + " is a symbolic link, not a folder: slurmlet does not follow or replace it");
+            throw new SystemException(
+                    dir + " is a symbolic link, not a folder: slurmlet does not follow or replace it");
         }
         String want = uid + ":" + gid + " 0700";
         if (want.equals(dirs.get(dir))) {

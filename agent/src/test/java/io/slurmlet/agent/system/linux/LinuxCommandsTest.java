@@ -1,20 +1,19 @@
 package io.slurmlet.agent.system.linux;
 
-import io.slurmlet.agent.system.CommandFailed;
-import io.slurmlet.agent.system.Commands.Result;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.agent.system.CommandFailed;
+import io.slurmlet.agent.system.Commands.Result;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LinuxCommandsTest {
 
@@ -46,19 +45,30 @@ class LinuxCommandsTest {
 
     @Test
     void theEnvironmentHasLcAllC() throws Exception {
-        assertEquals("C\n", commands.run(List.of("sh", "-c", "echo $LC_ALL"), TEN_S).stdout());
+        assertEquals(
+                "C\n", commands.run(List.of("sh", "-c", "echo $LC_ALL"), TEN_S).stdout());
     }
 
     /** Nothing the agent was started with (a join token of an old join.env, HOME, a proxy's password) reaches a command. */
     @Test
     void theEnvironmentIsMadeFromNothingButPathAndLcAll() throws Exception {
-        assertTrue(System.getenv().containsKey("PATH") && System.getenv().size() > 2, "this JVM has an environment of its own");
+        assertTrue(
+                System.getenv().containsKey("PATH") && System.getenv().size() > 2,
+                "this JVM has an environment of its own");
         String env = commands.run(List.of("env", "-0"), TEN_S).stdout();
-        List<String> names = java.util.Arrays.stream(env.split("\0")).filter(l -> !l.isEmpty()).map(l -> l.substring(0, l.indexOf('='))).sorted().toList();
+        List<String> names = java.util.Arrays.stream(env.split("\0"))
+                .filter(l -> !l.isEmpty())
+                .map(l -> l.substring(0, l.indexOf('=')))
+                .sorted()
+                .toList();
         assertEquals(List.of("LC_ALL", "PATH"), names, env);
-        assertEquals(commands.environment().get("PATH"), commands.run(List.of("sh", "-c", "printf %s \"$PATH\""), TEN_S).stdout());
-        assertTrue(commands.environment().get("PATH").endsWith("/usr/local/sbin:/usr/sbin:/sbin") || commands.environment().get("PATH")
-                .contains("/usr/sbin"), commands.environment().toString());
+        assertEquals(
+                commands.environment().get("PATH"),
+                commands.run(List.of("sh", "-c", "printf %s \"$PATH\""), TEN_S).stdout());
+        assertTrue(
+                commands.environment().get("PATH").endsWith("/usr/local/sbin:/usr/sbin:/sbin")
+                        || commands.environment().get("PATH").contains("/usr/sbin"),
+                commands.environment().toString());
     }
 
     @Test
@@ -69,16 +79,19 @@ class LinuxCommandsTest {
 
     @Test
     void aMissingProgramIsNotInstalledRatherThanFailed() throws Exception {
-        CommandFailed e = assertThrows(CommandFailed.class,
-                () -> commands.run(List.of("slurmlet-no-such-program", "-V"), TEN_S));
+        CommandFailed e =
+                assertThrows(CommandFailed.class, () -> commands.run(List.of("slurmlet-no-such-program", "-V"), TEN_S));
         assertEquals(CommandFailed.Kind.NOT_FOUND, e.kind());
         assertTrue(e.notInstalled());
-        assertTrue(e.getMessage().startsWith(
-                "`slurmlet-no-such-program -V` could not run: slurmlet-no-such-program is not installed (not found in "),
+        assertTrue(
+                e.getMessage()
+                        .startsWith(
+                                "`slurmlet-no-such-program -V` could not run: slurmlet-no-such-program is not installed (not found in "),
                 e.getMessage());
         assertTrue(e.getMessage().contains("/usr/sbin"), e.getMessage());
 
-        CommandFailed byPath = assertThrows(CommandFailed.class, () -> commands.run(List.of("/nonexistent/slurmd"), TEN_S));
+        CommandFailed byPath =
+                assertThrows(CommandFailed.class, () -> commands.run(List.of("/nonexistent/slurmd"), TEN_S));
         assertTrue(byPath.notInstalled());
     }
 
@@ -93,10 +106,12 @@ class LinuxCommandsTest {
     @Test
     void aCommandPastItsDeadlineIsKilledAndTheCallReturnsFast() throws Exception {
         long start = System.nanoTime();
-        CommandFailed e = assertThrows(CommandFailed.class, () -> commands.run(List.of("sleep", "30"), Duration.ofMillis(300)));
+        CommandFailed e =
+                assertThrows(CommandFailed.class, () -> commands.run(List.of("sleep", "30"), Duration.ofMillis(300)));
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(CommandFailed.Kind.PAST_DEADLINE, e.kind());
-        assertEquals("`sleep 30` ran past its deadline of 0.3 s and was killed with its child processes", e.getMessage());
+        assertEquals(
+                "`sleep 30` ran past its deadline of 0.3 s and was killed with its child processes", e.getMessage());
         assertTrue(ms < 3_000, "took " + ms + " ms");
     }
 
@@ -104,15 +119,20 @@ class LinuxCommandsTest {
     void theChildrenOfACommandPastItsDeadlineAreKilledToo(@TempDir Path dir) throws Exception {
         Path pidFile = dir.resolve("pid");
         long start = System.nanoTime();
-        CommandFailed e = assertThrows(CommandFailed.class, () -> commands.run(
-                List.of("sh", "-c", "sleep 30 & echo $! > " + pidFile + "; echo waiting >&2; wait"), Duration.ofMillis(500)));
+        CommandFailed e = assertThrows(
+                CommandFailed.class,
+                () -> commands.run(
+                        List.of("sh", "-c", "sleep 30 & echo $! > " + pidFile + "; echo waiting >&2; wait"),
+                        Duration.ofMillis(500)));
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(CommandFailed.Kind.PAST_DEADLINE, e.kind());
         assertTrue(e.getMessage().endsWith("; it had printed: waiting"), e.getMessage());
         assertTrue(ms < 3_000, "took " + ms + " ms");
         long pid = Long.parseLong(Files.readString(pidFile).strip());
         // The kill is sent; give the kernel a moment.
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20)).until(() -> !running(pid));
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(20))
+                .until(() -> !running(pid));
         assertFalse(running(pid), "the background sleep still runs");
     }
 
@@ -132,7 +152,8 @@ class LinuxCommandsTest {
     @Test
     void fiveMegabytesOnEachStreamNeitherDeadlockNorFillMemory() throws Exception {
         long start = System.nanoTime();
-        Result r = commands.run(List.of("sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' x; head -c 5000000 /dev/zero >&2"),
+        Result r = commands.run(
+                List.of("sh", "-c", "head -c 5000000 /dev/zero | tr '\\0' x; head -c 5000000 /dev/zero >&2"),
                 Duration.ofSeconds(30));
         long ms = (System.nanoTime() - start) / 1_000_000;
         assertEquals(0, r.exit());
@@ -145,7 +166,8 @@ class LinuxCommandsTest {
 
     @Test
     void theSearchPathAddsTheSbinFolders() throws Exception {
-        assertEquals(List.of(Path.of("/bin"), Path.of("/usr/sbin"), Path.of("/usr/local/sbin"), Path.of("/sbin")),
+        assertEquals(
+                List.of(Path.of("/bin"), Path.of("/usr/sbin"), Path.of("/usr/local/sbin"), Path.of("/sbin")),
                 LinuxCommands.defaultSearchPath("/bin::/usr/sbin"));
     }
 }

@@ -1,18 +1,17 @@
 package io.slurmlet.agent.system.linux;
 
-import io.slurmlet.agent.system.Files;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import java.util.Optional;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.slurmlet.agent.system.Files;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LinuxFilesTest {
 
@@ -44,7 +43,9 @@ class LinuxFilesTest {
     void anUnknownOwnerChangesNothing() throws IOException {
         Path file = dir.resolve("f");
         files.write(file, new byte[] {1}, "rw-r--r--", "root", "root");
-        assertThrows(IOException.class, () -> files.write(file, new byte[] {2}, "rw-r--r--", "no-such-user-slurmlet", "root"));
+        assertThrows(
+                IOException.class,
+                () -> files.write(file, new byte[] {2}, "rw-r--r--", "no-such-user-slurmlet", "root"));
         assertArrayEquals(new byte[] {1}, files.stat(file).orElseThrow().content());
         assertTrue(files.stat(file).isPresent());
     }

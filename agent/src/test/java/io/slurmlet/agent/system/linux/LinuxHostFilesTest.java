@@ -1,18 +1,16 @@
 package io.slurmlet.agent.system.linux;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Optional;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class LinuxHostFilesTest {
 
@@ -38,8 +36,12 @@ class LinuxHostFilesTest {
             Files.createDirectories(cpus.resolve(d));
         }
         LinuxHostFiles files = new LinuxHostFiles(root);
-        assertEquals(List.of(Path.of("/sys/devices/system/cpu/cpu0"), Path.of("/sys/devices/system/cpu/cpu1"),
-                        Path.of("/sys/devices/system/cpu/cpufreq"), Path.of("/sys/devices/system/cpu/online")),
+        assertEquals(
+                List.of(
+                        Path.of("/sys/devices/system/cpu/cpu0"),
+                        Path.of("/sys/devices/system/cpu/cpu1"),
+                        Path.of("/sys/devices/system/cpu/cpufreq"),
+                        Path.of("/sys/devices/system/cpu/online")),
                 files.list(Path.of("/sys/devices/system/cpu")));
         assertEquals(List.of(), files.list(Path.of("/sys/missing")));
     }
@@ -48,8 +50,8 @@ class LinuxHostFilesTest {
     void aFileThatCannotBeReadIsAnErrorThatNamesIt() throws Exception {
         // Root reads any file whatever its mode: a folder where a file should be cannot be read by anyone.
         Path notAFile = Files.createDirectories(root.resolve("etc/os-release"));
-        UncheckedIOException e = assertThrows(UncheckedIOException.class,
-                () -> new LinuxHostFiles(root).read(Path.of("/etc/os-release")));
+        UncheckedIOException e = assertThrows(
+                UncheckedIOException.class, () -> new LinuxHostFiles(root).read(Path.of("/etc/os-release")));
         assertTrue(e.getMessage().contains(notAFile.toString()), e.getMessage());
     }
 
