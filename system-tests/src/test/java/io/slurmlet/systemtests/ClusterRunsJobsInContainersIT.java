@@ -100,13 +100,7 @@ class ClusterRunsJobsInContainersIT extends ClusterTest {
             ok("n0", "sh", "-c", """
                     printf '    containers:\n      table: /etc/slurmlet/containers-table.json\n      mirror: %s\n' >>/etc/slurmlet/agent.yaml
                     systemctl restart slurmlet-agent""".formatted(mirror.url()));
-            await(Duration.ofSeconds(60), "the leader answers", () -> {
-                try {
-                    return on("n0", "ctl", "slurm", "show").exit() == 0;
-                } catch (Exception e) {
-                    return false;
-                }
-            });
+            awaitLeaderAnswers();
             ok("n0", "curl", "-fsS", "-o", "/shared/tiny.sqsh", mirror.url() + "tiny.sqsh");
 
             // A file on the mirror that is not the one the table pins: refused on every machine, both digests in

@@ -203,13 +203,7 @@ abstract class ClusterTest {
             }
         }
         if (did.stream().anyMatch(d -> d.startsWith("n0:"))) {
-            await(Duration.ofSeconds(60), "the leader answers", () -> {
-                try {
-                    return on("n0", "ctl", "slurm", "show").exit() == 0;
-                } catch (Exception e) {
-                    return false;
-                }
-            });
+            awaitLeaderAnswers();
         }
         String queued = ok("n0", "squeue", "-h", "-o", "%i").strip();
         if (!queued.isEmpty()) {
@@ -289,6 +283,17 @@ abstract class ClusterTest {
         }
     }
 
+    /** Waits (60 s at most) until the leader answers ctl on n0, after its agent was started or restarted. */
+    static void awaitLeaderAnswers() throws InterruptedException {
+        await(Duration.ofSeconds(60), "the leader answers", () -> {
+            try {
+                return on("n0", "ctl", "slurm", "show").exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+    }
+
     /** The site's platform hooks ({@link #HOOK}) in the leader's agent.yaml, and the leader started again with them. */
     static void installHooks() throws Exception {
         ok(
@@ -311,13 +316,7 @@ abstract class ClusterTest {
                       hook-deadline: 20s
                 YAML
                 systemctl restart slurmlet-agent""");
-        await(Duration.ofSeconds(60), "the leader answers", () -> {
-            try {
-                return on("n0", "ctl", "slurm", "show").exit() == 0;
-            } catch (Exception e) {
-                return false;
-            }
-        });
+        awaitLeaderAnswers();
     }
 
     static List<String> cluster(String... args) {
