@@ -89,10 +89,10 @@ class MungeKeyCommandTest {
                         409,
                         json(
                                 ApiError.of(
-                                        "this leader keeps the cluster's secrets in etcd, sealed, and slurmlet does not rotate the munge key there yet: nothing was changed"))));
+                                        "the agent of n3 is older than munge key rotations: upgrade slurmlet there first; nothing was changed"))));
         var r = ctl.run("slurm", "munge-key", "rotate");
         assertEquals(1, r.exit(), r::toString);
-        assertTrue(r.err().contains("does not rotate the munge key there yet: nothing was changed"), r::toString);
+        assertTrue(r.err().contains("upgrade slurmlet there first; nothing was changed"), r::toString);
         assertTrue(!r.err().contains("at io.slurmlet"), r::toString);
         assertEquals("", r.out());
     }

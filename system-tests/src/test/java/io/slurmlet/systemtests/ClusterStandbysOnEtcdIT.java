@@ -20,12 +20,12 @@ import org.junit.jupiter.api.TestMethodOrder;
  * The leader on etcd, on the local cluster: a three-member etcd on n0, n1 and n2, n0's file store
  * moved into it, three leader-eligible agents. The last class on the trixie cluster (failsafe runs
  * the classes in alphabetical order): the store move cannot be undone, so the cluster is taken down
- * after it. A sequence: cell 32 builds on the store and the standbys cell 31 sets up.
+ * after it. A sequence: cells 32 and 33 build on the store and the standbys cell 31 sets up.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class ClusterStandbysOnEtcdIT extends ClusterTest {
 
-    /** A sequence: cell 32 builds on the store and the standbys cell 31 sets up. */
+    /** A sequence: cells 32 and 33 build on the store and the standbys cell 31 sets up. */
     @Override
     boolean eachCellStartsFromTheBaseline() {
         return false;
@@ -66,9 +66,9 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
         assertEquals(0, etcd.exit(), etcd.toString());
         String slurmctld = ok("n0", "systemctl", "show", "-p", "InvocationID", "--value", "slurmctld")
                 .strip();
-        // The leader's own lines of n0's agent.yaml (the platform's hooks of cell 7, the containers table of cell 28),
-        // and the
-        // files they name, for every leader-eligible agent: whichever leads runs the hooks and plans with the table.
+        // The leader's own lines of n0's agent.yaml (the platform's hooks of the baseline, and the containers table
+        // where ClusterRunsJobsInContainersIT ran before), and the files they name, for every leader-eligible agent:
+        // whichever leads runs the hooks and plans with the table.
         StringBuilder own = new StringBuilder();
         boolean in = false;
         for (String line : ok("n0", "cat", "/etc/slurmlet/agent.yaml").lines().toList()) {
@@ -80,11 +80,17 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
                 own.append(line).append('\n');
             }
         }
-        assertTrue(
-                own.toString().contains("    platform:") && own.toString().contains("    containers:"), own.toString());
-        String table = ok("n0", "cat", "/etc/slurmlet/containers-table.json");
+        assertTrue(own.toString().contains("    platform:"), own.toString());
+        boolean containers = own.toString().contains("    containers:");
+        String table = containers ? ok("n0", "cat", "/etc/slurmlet/containers-table.json") : "";
+        // The platform's memory, the same on every leader-eligible machine, past the three drains of n3 it answers busy
+        // (HOOK): the storm's record of hooks counts every drain as given, whichever class ran before this one.
+        String memory = hookLog() + "drain n3\n".repeat(3);
+        ok("n0", "sh", "-c", "printf '%s' \"$0\" >/var/log/platform-hook.log", memory);
         for (String node : List.of("n1", "n2")) {
-            ok(node, "sh", "-c", "printf '%s' \"$0\" >/etc/slurmlet/containers-table.json", table);
+            if (containers) {
+                ok(node, "sh", "-c", "printf '%s' \"$0\" >/etc/slurmlet/containers-table.json", table);
+            }
             // The hook's log is the platform's memory (it answers busy for a node's first three drains): the same
             // everywhere.
             ok(
@@ -94,7 +100,7 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
                     "printf '%s' \"$0\" >/usr/local/bin/platform-hook && chmod 0755 /usr/local/bin/platform-hook"
                             + " && printf '%s' \"$1\" >/var/log/platform-hook.log",
                     HOOK,
-                    hookLog());
+                    memory);
         }
 
         // n0's file store into etcd, its agent stopped meanwhile (Slurm runs on); then n1 and n2 leader-eligible too.
@@ -240,6 +246,82 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
             storm.close();
             afterTheStorm(cell, electedLeader("n0"), storm, from, lentBefore, slurmctld, jobs, since);
         }
+    }
+
+    /**
+     * A munge key rotation on a leader whose secrets are in etcd, and the leader's agent killed before
+     * the rotation's moment: the rotation is sealed into etcd before it is answered, so the agent
+     * elected next serves the same rotation and moment (never the key before it, which would switch
+     * every machine back); every machine whose agent runs switches at that moment, once; the killed
+     * leader's machine takes the key when its agent is back; slurmctld and slurmd are not restarted by
+     * it; then, as after every change of the matrix, they are restarted, and the job that ran through it
+     * all ends well.
+     */
+    @Test
+    @Order(33)
+    void onEtcdAMungeKeyRotationOutlivesItsLeaderAndEveryMachineSwitchesOnceAtItsMoment() throws Exception {
+        String cell = "etcd-munge-rotate";
+        leadOn("n2"); // not Slurm's controller, and runs no job
+        Map<String, String> keys = mungeKeys(NODES);
+        Map<String, String> slurm = new java.util.LinkedHashMap<>();
+        for (String node : NODES) {
+            slurm.put(node, daemons(node));
+        }
+        Instant since = Instant.now();
+        List<String> jobs = List.of(sleepJob("n1", 300));
+        await(
+                Duration.ofSeconds(30),
+                cell + ": " + jobs + " runs",
+                () -> jobState(jobs.get(0)).equals("RUNNING"));
+        Instant asked = Instant.now();
+        Proc.Result rotated = on("n2", "ctl", "-o", "json", "slurm", "munge-key", "rotate", "--under-jobs");
+        assertEquals(0, rotated.exit(), cell + ": " + rotated);
+        var answer = SettingsJson.STRICT.readTree(rotated.out());
+        long rotation = answer.path("rotation").asLong();
+        Instant switchAt = Instant.parse(answer.path("switch_at").asText());
+        ok(
+                "n2",
+                "sh",
+                "-c",
+                "mkdir -p /run/systemd/system/slurmlet-agent.service.d && printf '[Service]\\nRestart=no\\n' "
+                        + ">/run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
+                        + "&& systemctl kill --signal=KILL slurmlet-agent");
+        Instant killed = Instant.now();
+        assertTrue(killed.isBefore(switchAt), cell + ": the leader was killed at " + killed + ", after the moment");
+        Failover failover = awaitAnotherLeader(cell, "n2", "n1", System.nanoTime());
+        System.out.printf(
+                "ClusterIT %s %s: rotation %d asked of n2 at %s, moment %s; n2's agent killed at %s, %s elected after %.2f s%n",
+                SUITE, cell, rotation, asked, switchAt, killed, failover.leader(), failover.elected());
+        var held = SettingsJson.STRICT.readTree(
+                ok(failover.leader(), "ctl", "-o", "json", "slurm", "munge-key", "status"));
+        assertEquals(rotation, held.path("rotation").asLong(), cell + ": the next leader's rotation: " + held);
+        assertEquals(switchAt.toString(), held.path("switch_at").asText(), cell + ": the same moment: " + held);
+
+        List<String> running = List.of("n0", "n1", "n3");
+        Map<String, String> before = new java.util.LinkedHashMap<>(keys);
+        before.remove("n2");
+        awaitOneNewMungeKey(cell, before);
+        for (String node : running) {
+            assertSwitchedAtTheMoment(cell, node, asked, switchAt);
+        }
+        // The killed leader's machine, its agent back (a standby now), takes the key from the plan the new leader
+        // serves.
+        Instant back = Instant.now();
+        ok(
+                "n2",
+                "sh",
+                "-c",
+                "rm -f /run/systemd/system/slurmlet-agent.service.d/it-no-restart.conf && systemctl daemon-reload "
+                        + "&& systemctl start slurmlet-agent");
+        awaitPassesAfter(back, "n2");
+        String key = ok("n0", "md5sum", "/etc/munge/munge.key").split(" ")[0];
+        assertEquals(key, ok("n2", "md5sum", "/etc/munge/munge.key").split(" ")[0], cell + ": n2 holds the key");
+        mungeStartedOnceSince(cell, "n2", asked);
+        awaitEveryMachineHoldsRotation(cell, "n1", rotation);
+        for (String node : NODES) {
+            assertEquals(slurm.get(node), daemons(node), cell + ": slurmctld and slurmd are not restarted on " + node);
+        }
+        restartEveryDaemonAndAwait(cell, jobs, List.of(), List.of("n1"), since);
     }
 
     /**

@@ -1295,4 +1295,74 @@ abstract class ClusterTest {
                 ? sorted[sorted.length / 2]
                 : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
     }
+
+    /** Each of {@code nodes}' munge key's md5sum, by node. */
+    static Map<String, String> mungeKeys(List<String> nodes) throws Exception {
+        Map<String, String> keys = new java.util.LinkedHashMap<>();
+        for (String node : nodes) {
+            keys.put(node, ok(node, "md5sum", "/etc/munge/munge.key").split(" ")[0]);
+        }
+        return keys;
+    }
+
+    /** Waits until every one of {@code before}'s machines holds a munge key other than the one it held, the same. */
+    static void awaitOneNewMungeKey(String cell, Map<String, String> before) throws InterruptedException {
+        await(Duration.ofSeconds(60), cell + ": " + before.keySet() + " hold a new munge key, the same", () -> {
+            try {
+                Map<String, String> now = mungeKeys(List.copyOf(before.keySet()));
+                return now.entrySet().stream().noneMatch(k -> k.getValue().equals(before.get(k.getKey())))
+                        && Set.copyOf(now.values()).size() == 1;
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
+    /** Waits until {@code asker}'s ctl says every machine holds the munge key of {@code rotation}. */
+    static void awaitEveryMachineHoldsRotation(String cell, String asker, long rotation) throws InterruptedException {
+        await(Duration.ofSeconds(60), cell + ": ctl slurm munge-key status says every machine holds it", () -> {
+            try {
+                var st = SettingsJson.STRICT.readTree(ok(asker, "ctl", "-o", "json", "slurm", "munge-key", "status"));
+                return st.path("rotation").asLong() == rotation
+                        && st.path("machines").size() == NODES.size()
+                        && java.util.stream.StreamSupport.stream(
+                                        st.path("machines").spliterator(), false)
+                                .allMatch(m -> m.path("holds").asBoolean());
+            } catch (Exception | AssertionError e) {
+                return false;
+            }
+        });
+    }
+
+    /** The InvocationIDs of slurmctld and slurmd on {@code node}, a line each. */
+    static String daemons(String node) throws Exception {
+        return ok(
+                node,
+                "sh",
+                "-c",
+                "for u in slurmctld slurmd; do echo \"$u $(systemctl show -p InvocationID --value $u)\"; done");
+    }
+
+    /** When {@code node}'s munged started, once since {@code since} (asserted): seconds of the clock the machines share. */
+    static double mungeStartedOnceSince(String cell, String node, Instant since) throws Exception {
+        String starts = ok(
+                node,
+                "sh",
+                "-c",
+                "journalctl -u munge -o short-unix --no-pager --since @%d | grep 'Started munge' || true"
+                        .formatted(since.getEpochSecond()));
+        assertEquals(1, starts.strip().lines().count(), cell + ": munged restarted once on " + node + ":\n" + starts);
+        return Double.parseDouble(starts.strip().substring(0, starts.strip().indexOf(' ')));
+    }
+
+    /** {@code node}'s munged restarted once since {@code asked}, within 2 s of {@code switchAt} (printed). */
+    static void assertSwitchedAtTheMoment(String cell, String node, Instant asked, Instant switchAt) throws Exception {
+        double at = mungeStartedOnceSince(cell, node, asked);
+        System.out.printf(
+                "ClusterIT %s %s: %s's munged started %+.3f s from the moment%n",
+                SUITE, cell, node, at - switchAt.toEpochMilli() / 1000.0);
+        assertTrue(
+                Math.abs(at - switchAt.toEpochMilli() / 1000.0) < 2.0,
+                cell + ": " + node + " switched at the moment, not " + at);
+    }
 }

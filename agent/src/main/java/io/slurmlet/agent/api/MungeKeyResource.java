@@ -116,8 +116,11 @@ public class MungeKeyResource {
         MungeKeys.Rotation r;
         try {
             r = keys.rotate(JoinResource.caller(http));
-        } catch (MungeKeys.NotHere e) {
-            return SettingsResource.error(409, ApiError.of(e.getMessage()));
+        } catch (io.slurmlet.agent.store.StorageException e) {
+            throw e; // the store's own answer (ErrorMappers)
+        } catch (IOException e) {
+            // The leader's own files, or the sealed secrets it could not replace: never the key in the message.
+            return SettingsResource.error(500, ApiError.of("munge key rotation: " + e.getMessage()));
         }
         publisher.nudge();
         List<String> notes = List.of(

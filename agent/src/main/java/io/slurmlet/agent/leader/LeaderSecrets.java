@@ -40,14 +40,33 @@ public final class LeaderSecrets {
 
     private final SealedSecrets seal;
     private final Map<String, Path> files;
+    private final Map<String, Path> optional;
 
     /**
      * @param key   the 32 bytes of the site's key file
      * @param files each secret's name (as kept in etcd) and the file of this machine's that holds it
      */
     LeaderSecrets(byte[] key, Map<String, Path> files) {
+        this(key, files, Map.of());
+    }
+
+    /**
+     * @param optional the secrets kept only once they exist (the munge key's last rotation), and their files: one
+     *                 the store lacks is removed from this machine, so that no earlier leadership's is taken for the
+     *                 cluster's
+     */
+    LeaderSecrets(byte[] key, Map<String, Path> files, Map<String, Path> optional) {
         this.seal = new SealedSecrets(key);
         this.files = Map.copyOf(files);
+        this.optional = Map.copyOf(optional);
+    }
+
+    /** The secrets of a leader whose state folder is {@code stateDir}, sealed with the site's {@code keyFile}. */
+    static LeaderSecrets of(Path keyFile, Path stateDir, Path adminToken) throws IOException {
+        return new LeaderSecrets(
+                SealedSecrets.readKeyFile(keyFile),
+                SealedSecrets.files(stateDir, adminToken),
+                SealedSecrets.optionalFiles(stateDir));
     }
 
     /**
@@ -60,12 +79,12 @@ public final class LeaderSecrets {
      */
     public static void whenElected(EtcdStore etcd, Path keyFile, Path stateDir, Path adminToken, List<String> advertise)
             throws IOException {
-        var secrets = new LeaderSecrets(SealedSecrets.readKeyFile(keyFile), SealedSecrets.files(stateDir, adminToken));
-        secrets.sync(etcd, etcd.where(KEY), etcd.get(SettingsStore.FILE_NAME).isPresent(), () -> {
-            Pki.open(stateDir.resolve(Pki.DIR), Pki.localNames(advertise));
-            PlanPublisher.mungeKey(stateDir);
-            TokenFile.loadOrCreate(adminToken);
-        });
+        of(keyFile, stateDir, adminToken)
+                .sync(etcd, etcd.where(KEY), etcd.get(SettingsStore.FILE_NAME).isPresent(), () -> {
+                    Pki.open(stateDir.resolve(Pki.DIR), Pki.localNames(advertise));
+                    PlanPublisher.mungeKey(stateDir);
+                    TokenFile.loadOrCreate(adminToken);
+                });
     }
 
     /**
@@ -92,6 +111,16 @@ public final class LeaderSecrets {
                 }
                 take(file.getKey(), file.getValue(), value);
             }
+            for (Map.Entry<String, Path> file : optional.entrySet()) {
+                byte[] value = held.get(file.getKey());
+                if (value != null) {
+                    take(file.getKey(), file.getValue(), value);
+                } else if (Files.deleteIfExists(file.getValue())) {
+                    LOG.infof(
+                            "removed %s: the cluster's secrets in %s hold no %s, and this one was not the cluster's",
+                            file.getValue(), where, file.getKey());
+                }
+            }
             return;
         }
         if (stateHeld) {
@@ -110,6 +139,11 @@ public final class LeaderSecrets {
         for (Map.Entry<String, Path> file : files.entrySet()) {
             own.put(file.getKey(), Files.readAllBytes(file.getValue()));
         }
+        for (Map.Entry<String, Path> file : optional.entrySet()) {
+            if (Files.isRegularFile(file.getValue())) {
+                own.put(file.getKey(), Files.readAllBytes(file.getValue()));
+            }
+        }
         if (!store.createReserved(KEY, seal.seal(own, where))) {
             throw new IOException(
                     "the cluster's secrets appeared in %s while this leader was putting its own there: it starts again to take them"
@@ -118,6 +152,36 @@ public final class LeaderSecrets {
         LOG.infof(
                 "put this leader's CA, munge key and admin token into %s, sealed with the key file (every leader after it takes them)",
                 where);
+    }
+
+    /**
+     * Puts a new munge key and its rotation ({@code munge-rotation.json}'s bytes) into the cluster's
+     * secrets in {@code store}, in place of the key they hold, in one write that is made only if
+     * nothing else changed them since they were read and only while this agent leads (the store's
+     * fence): what a leader on etcd does before it writes the rotation into its own folder, so that a
+     * leader elected after it takes the same key, rotation number and moment. Durable when it
+     * returns; on an error nothing was changed.
+     */
+    void putMungeRotation(EtcdStore store, byte[] key, byte[] rotation) throws IOException {
+        String where = store.where(KEY);
+        for (int tries = 1; ; tries++) {
+            var sealed = store.reservedVersioned(KEY)
+                    .orElseThrow(() -> new IOException(
+                            ("the cluster's secrets are not in %s, where this leader took them from when it was elected: "
+                                            + "restore %s from a backup of etcd; nothing was changed")
+                                    .formatted(where, KEY)));
+            Map<String, byte[]> held = new LinkedHashMap<>(seal.open(sealed.value(), where));
+            held.put(SealedSecrets.MUNGE_KEY_FILE, key);
+            held.put(SealedSecrets.MUNGE_ROTATION_FILE, rotation);
+            if (store.replaceReserved(KEY, sealed.version(), seal.seal(held, where))) {
+                return;
+            }
+            if (tries == 3) {
+                throw new IOException(
+                        "the cluster's secrets in %s changed under this rotation 3 times (is another program writing them?): nothing was changed"
+                                .formatted(where));
+            }
+        }
     }
 
     /**
@@ -147,7 +211,7 @@ public final class LeaderSecrets {
             Files.deleteIfExists(file.resolveSibling("leader.key"));
         }
         AtomicFile.write(
-                file, value, name.equals("munge.key") ? PosixFilePermissions.fromString("r--------") : PRIVATE);
+                file, value, name.startsWith("munge") ? PosixFilePermissions.fromString("r--------") : PRIVATE);
         LOG.infof(
                 now == null
                         ? "took the cluster's %s from the store into %s"

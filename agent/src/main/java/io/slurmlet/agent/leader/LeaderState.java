@@ -172,9 +172,15 @@ public class LeaderState {
     @Produces
     @Singleton
     MungeKeys mungeKeys(AgentConfig config, Store store) throws IOException {
-        return store instanceof EtcdStore
-                ? MungeKeys.onEtcd(config.stateDir(), Clock.systemUTC())
-                : MungeKeys.open(config.stateDir(), Clock.systemUTC());
+        if (!(store instanceof EtcdStore etcd)) {
+            return MungeKeys.open(config.stateDir(), Clock.systemUTC());
+        }
+        LeaderSecrets secrets = LeaderSecrets.of(
+                config.leader().store().etcd().secretsKeyFile().orElseThrow(),
+                config.stateDir(),
+                adminTokenFile(config));
+        return MungeKeys.open(
+                config.stateDir(), Clock.systemUTC(), (key, rotation) -> secrets.putMungeRotation(etcd, key, rotation));
     }
 
     @Produces

@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.slurmlet.agent.store.SealedSecrets;
 import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.model.plan.MungeKey;
 import java.io.IOException;
@@ -28,22 +29,31 @@ import org.jboss.logging.Logger;
  * <p>A rotation is durable before it is answered: {@code munge-rotation.json} (0400), written
  * atomically, holds the new key, its rotation number and its moment, and is what the leader reads
  * at start; {@code munge.key} is written after it (a leader that stopped between the two writes it
- * at its next start). Neither the key nor anything made from it is ever logged or answered.
+ * at its next start). With etcd, both are first put into the cluster's sealed secrets ({@link Keeper}),
+ * so that a leader elected after this one takes the same key, number and moment and its plans keep
+ * the moment. Neither the key nor anything made from it is ever logged or answered.
  */
 public final class MungeKeys {
 
-    public static final String ROTATION_FILE = "munge-rotation.json";
+    public static final String ROTATION_FILE = SealedSecrets.MUNGE_ROTATION_FILE;
     /** How far out a rotation's moment is: long enough for every agent's long poll to bring its plan. */
     public static final Duration LEAD = Duration.ofSeconds(10);
 
     private static final Logger LOG = Logger.getLogger(MungeKeys.class);
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    /** A rotation this leader does not make, and why. */
-    public static final class NotHere extends IOException {
-        NotHere(String why) {
-            super(why);
-        }
+    /**
+     * Where a rotation is made durable for the whole cluster before this leader's own files are
+     * written: nothing more with the file store (its folder is the cluster's state); with etcd, the
+     * cluster's sealed secrets ({@link LeaderSecrets#putMungeRotation}), which every next leader
+     * takes.
+     */
+    @FunctionalInterface
+    public interface Keeper {
+        Keeper FOLDER = (key, rotation) -> {};
+
+        /** Keeps {@code key} and its rotation ({@code munge-rotation.json}'s bytes); on an error nothing was kept. */
+        void keep(byte[] key, byte[] rotation) throws IOException;
     }
 
     /** A rotation, as answered: never the key. */
@@ -51,40 +61,37 @@ public final class MungeKeys {
 
     private final Path stateDir;
     private final Clock clock;
-    private final boolean rotates;
+    private final Keeper keeper;
     private MungeKey current;
     private Optional<Rotation> last;
 
-    private MungeKeys(Path stateDir, Clock clock, boolean rotates, MungeKey current, Optional<Rotation> last) {
+    private MungeKeys(Path stateDir, Clock clock, Keeper keeper, MungeKey current, Optional<Rotation> last) {
         this.stateDir = stateDir;
-        this.rotates = rotates;
+        this.keeper = keeper;
         this.clock = clock;
         this.current = current;
         this.last = last;
     }
 
-    /** The key of {@code stateDir} (made at the first start) and its last rotation, if any. */
+    /** The key of {@code stateDir} (made at the first start) and its last rotation, if any: the file store's. */
     public static MungeKeys open(Path stateDir, Clock clock) throws IOException {
-        return open(stateDir, clock, true);
+        return open(stateDir, clock, Keeper.FOLDER);
     }
 
     /**
-     * A leader whose secrets are kept in etcd, sealed, beside other leaders' ({@link LeaderSecrets}):
-     * it does not rotate yet (a new key only in its own folder would be undone by the next leader's
-     * election), and reads the key only.
+     * The key of a leader whose secrets are kept in etcd, sealed, beside other leaders'
+     * ({@link LeaderSecrets}): read from {@code stateDir}, where the election took them (the key and
+     * its last rotation), and rotated into etcd first through {@code keeper}, so that the next
+     * leader's election takes the new key with its number and moment.
      */
-    public static MungeKeys onEtcd(Path stateDir, Clock clock) throws IOException {
-        return new MungeKeys(stateDir, clock, false, PlanPublisher.mungeKey(stateDir), Optional.empty());
-    }
-
-    private static MungeKeys open(Path stateDir, Clock clock, boolean rotates) throws IOException {
+    public static MungeKeys open(Path stateDir, Clock clock, Keeper keeper) throws IOException {
         MungeKey key = PlanPublisher.mungeKey(stateDir);
         Path file = stateDir.resolve(ROTATION_FILE);
         byte[] text;
         try {
             text = Files.readAllBytes(file);
         } catch (NoSuchFileException e) {
-            return new MungeKeys(stateDir, clock, rotates, key, Optional.empty());
+            return new MungeKeys(stateDir, clock, keeper, key, Optional.empty());
         }
         JsonNode j;
         MungeKey rotated;
@@ -119,7 +126,7 @@ public final class MungeKeys {
                     "wrote rotation %d's munge key to %s (the leader had stopped before it did)",
                     r.rotation(), stateDir.resolve(PlanPublisher.MUNGE_KEY_FILE));
         }
-        return new MungeKeys(stateDir, clock, rotates, rotated, Optional.of(r));
+        return new MungeKeys(stateDir, clock, keeper, rotated, Optional.of(r));
     }
 
     /** The key every plan carries now, with its rotation and moment. */
@@ -138,11 +145,6 @@ public final class MungeKeys {
      * @param by who asked, as the leader's log names callers
      */
     public synchronized Rotation rotate(String by) throws IOException {
-        if (!rotates) {
-            throw new NotHere(
-                    "this leader keeps the cluster's secrets in etcd, sealed, and slurmlet does not rotate the munge key "
-                            + "there yet: nothing was changed");
-        }
         Instant now = clock.instant();
         Rotation r = new Rotation(current.rotation() + 1, now.plus(LEAD), now, by);
         MungeKey made = MungeKey.random().rotated(r.rotation(), Optional.of(r.switchAt()));
@@ -152,12 +154,22 @@ public final class MungeKeys {
         j.put("requested", r.requested().toString());
         j.put("by", r.by());
         j.put("key", Base64.getEncoder().encodeToString(made.bytes()));
-        AtomicFile.ensurePrivateDirectory(stateDir);
-        AtomicFile.write(
-                stateDir.resolve(ROTATION_FILE),
-                JSON.writeValueAsBytes(j),
-                PosixFilePermissions.fromString("r--------"));
-        writeKey(stateDir, made);
+        byte[] rotation = JSON.writeValueAsBytes(j);
+        keeper.keep(made.bytes(), rotation);
+        try {
+            AtomicFile.ensurePrivateDirectory(stateDir);
+            AtomicFile.write(stateDir.resolve(ROTATION_FILE), rotation, PosixFilePermissions.fromString("r--------"));
+            writeKey(stateDir, made);
+        } catch (IOException e) {
+            if (keeper == Keeper.FOLDER) {
+                throw e;
+            }
+            throw new IOException(
+                    ("rotation %d is kept in the cluster's secrets, and this leader could not write it into %s (%s): "
+                                    + "restart this agent, which takes it from there when elected")
+                            .formatted(r.rotation(), stateDir, e.getMessage()),
+                    e);
+        }
         current = made;
         last = Optional.of(r);
         LOG.infof(

@@ -355,6 +355,40 @@ public final class EtcdStore implements Store, AutoCloseable {
         return r.getKvs().stream().findFirst().map(v -> v.getValue().getBytes());
     }
 
+    /** What one of the store's own keys holds, with its mod revision: what {@link #replaceReserved} compares. */
+    public Optional<Versioned> reservedVersioned(String name) throws StorageException {
+        GetResponse r = await(() -> kv().get(bytes(reservedName(name))), "read " + where(name))
+                .answer();
+        return r.getKvs().stream()
+                .findFirst()
+                .map(v -> new Versioned(v.getValue().getBytes(), v.getModRevision()));
+    }
+
+    /**
+     * Replaces what one of the store's own keys holds if it is still at {@code expected} (its mod
+     * revision as read), fenced as every write is; says whether it did. A try that timed out and was
+     * made all the same is told by the value read back.
+     */
+    public boolean replaceReserved(String name, long expected, byte[] value) throws StorageException {
+        ByteSequence k = bytes(reservedName(name));
+        Fence f = fence;
+        Tried<TxnResponse> tried = await(
+                () -> guarded(kv().txn(), new Cmp(k, Cmp.Op.EQUAL, CmpTarget.modRevision(expected)), f)
+                        .Then(Op.put(k, ByteSequence.from(value), PutOption.DEFAULT))
+                        .Else(leaderKey(f, Op.get(k, GetOption.DEFAULT)))
+                        .commit(),
+                "write " + where(name));
+        TxnResponse r = tried.answer();
+        if (r.isSucceeded()) {
+            return true;
+        }
+        refuseUnfenced(f, r, "write " + where(name));
+        List<KeyValue> now = r.getGetResponses().get(0).getKvs();
+        return tried.tries() > 1
+                && !now.isEmpty()
+                && java.util.Arrays.equals(now.get(0).getValue().getBytes(), value);
+    }
+
     /** Puts {@code value} under one of the store's own keys if it holds nothing yet (fenced as every write is); says whether it did. */
     public boolean createReserved(String name, byte[] value) throws StorageException {
         ByteSequence k = bytes(reservedName(name));

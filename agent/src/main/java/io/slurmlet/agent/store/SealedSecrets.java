@@ -37,6 +37,12 @@ public final class SealedSecrets {
     public static final String KEY = "_secrets";
     /** The munge key's file in the state folder. */
     public static final String MUNGE_KEY_FILE = "munge.key";
+    /**
+     * The munge key's last rotation in the state folder ({@code leader.MungeKeys}): kept sealed beside
+     * the key once the cluster rotated it, so that every next leader keeps the rotation's number and
+     * moment; absent before the first rotation.
+     */
+    public static final String MUNGE_ROTATION_FILE = "munge-rotation.json";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CIPHER = "AES/GCM/NoPadding";
@@ -66,6 +72,11 @@ public final class SealedSecrets {
         files.put("munge.key", stateDir.resolve(MUNGE_KEY_FILE));
         files.put("admin.token", adminToken);
         return files;
+    }
+
+    /** The secrets kept only once they exist, by name, and their files: the munge key's last rotation. */
+    public static Map<String, Path> optionalFiles(Path stateDir) {
+        return Map.of(MUNGE_ROTATION_FILE, stateDir.resolve(MUNGE_ROTATION_FILE));
     }
 
     /**

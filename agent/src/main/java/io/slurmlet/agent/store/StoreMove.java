@@ -162,6 +162,13 @@ public final class StoreMove {
         for (Map.Entry<String, Path> file : files.entrySet()) {
             secrets.put(file.getKey(), Files.readAllBytes(file.getValue()));
         }
+        // The munge key's last rotation, once there was one: the next leader keeps its number and moment.
+        for (Map.Entry<String, Path> file :
+                SealedSecrets.optionalFiles(stateDir).entrySet()) {
+            if (Files.isRegularFile(file.getValue())) {
+                secrets.put(file.getKey(), Files.readAllBytes(file.getValue()));
+            }
+        }
         return secrets;
     }
 

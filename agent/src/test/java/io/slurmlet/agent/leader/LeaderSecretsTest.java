@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.slurmlet.agent.store.SealedSecrets;
+import io.slurmlet.model.plan.MungeKey;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -185,6 +186,84 @@ class LeaderSecretsTest {
         Files.write(file, binary); // openssl rand 32, without -hex
         IOException raw = assertThrows(IOException.class, () -> SealedSecrets.readKeyFile(file));
         assertTrue(raw.getMessage().contains("does not hold 64 hex digits (it holds 32 characters)"), raw.getMessage());
+    }
+
+    /**
+     * A munge key rotation on a leader whose secrets are in etcd: sealed into them before the leader's
+     * own files are written, taken by the next elected leader with its number and moment (a stale
+     * rotation of an earlier leadership is removed, not taken), and written by no agent that does not lead.
+     */
+    @Test
+    void aRotationOnEtcdIsSealedFirstAndTheNextLeaderKeepsItsKeyNumberAndMoment() throws Exception {
+        java.time.Clock clock =
+                java.time.Clock.fixed(java.time.Instant.parse("2026-12-07T10:00:00Z"), java.time.ZoneOffset.UTC);
+        try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
+                var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/rot/");
+                var standby = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/rot/")) {
+            Path first = dir.resolve("first");
+            LeaderSecrets a = secrets(first);
+            a.sync(store, "etcd", false, () -> {
+                io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1"));
+                PlanPublisher.mungeKey(first);
+                io.slurmlet.agent.trust.TokenFile.loadOrCreate(first.resolve("admin.token"));
+            });
+            // A machine that led before, with a rotation of its own in its folder: not the cluster's, removed.
+            Path second = dir.resolve("second");
+            MungeKeys.open(second, clock).rotate("root@earlier");
+            LeaderSecrets b = secrets(second);
+            b.sync(store, "etcd", true, () -> {});
+            assertFalse(Files.exists(second.resolve(MungeKeys.ROTATION_FILE)), "an earlier leadership's rotation");
+            assertEquals(0, MungeKeys.open(second, clock).current().rotation());
+
+            MungeKeys keys = MungeKeys.open(first, clock, (k, r) -> a.putMungeRotation(store, k, r));
+            MungeKeys.Rotation r = keys.rotate("root");
+            assertEquals(1, r.rotation());
+            Map<String, byte[]> sealed =
+                    new SealedSecrets(key(3)).open(store.reserved("_secrets").orElseThrow(), "etcd");
+            assertArrayEquals(Files.readAllBytes(first.resolve("munge.key")), sealed.get("munge.key"));
+            assertArrayEquals(
+                    Files.readAllBytes(first.resolve(MungeKeys.ROTATION_FILE)), sealed.get(MungeKeys.ROTATION_FILE));
+            assertFalse(etcd.etcdctl("get", "--prefix", "/rot/").contains("switch_at"), "sealed, not in the clear");
+
+            b.sync(store, "etcd", true, () -> {});
+            MungeKeys next = MungeKeys.open(second, clock, (k, x) -> b.putMungeRotation(store, k, x));
+            assertEquals(1, next.current().rotation());
+            assertEquals(java.util.Optional.of(r.switchAt()), next.current().switchAt());
+            assertEquals(r, next.last().orElseThrow());
+            assertTrue(next.current().sameKey(keys.current().bytes()));
+            assertEquals(
+                    "r--------",
+                    PosixFilePermissions.toString(
+                            Files.getPosixFilePermissions(second.resolve(MungeKeys.ROTATION_FILE))));
+            // The next leader's own rotation goes on from the number it took.
+            assertEquals(2, next.rotate("root").rotation());
+            assertTrue(next.current()
+                    .sameKey(secrets(dir.resolve("third"))
+                            .peek(store, "etcd")
+                            .orElseThrow()
+                            .get("munge.key")));
+
+            // An agent that stands by writes nothing: neither etcd nor its own folder.
+            standby.election(
+                    new io.slurmlet.agent.store.EtcdElection.Record("n9", "https://n9:7443"),
+                    java.time.Duration.ofSeconds(5),
+                    why -> {});
+            byte[] before = store.reserved("_secrets").orElseThrow();
+            MungeKeys refused = MungeKeys.open(first, clock, (k, x) -> a.putMungeRotation(standby, k, x));
+            MungeKey held = refused.current();
+            IOException e = assertThrows(IOException.class, () -> refused.rotate("root"));
+            assertTrue(e.getMessage().contains("stands by"), e.getMessage());
+            assertArrayEquals(before, store.reserved("_secrets").orElseThrow());
+            assertEquals(held, refused.current());
+            assertEquals(held, MungeKeys.open(first, clock).current());
+        }
+    }
+
+    private LeaderSecrets secrets(Path stateDir) {
+        return new LeaderSecrets(
+                key(3),
+                SealedSecrets.files(stateDir, stateDir.resolve("admin.token")),
+                SealedSecrets.optionalFiles(stateDir));
     }
 
     @Test

@@ -85,16 +85,4 @@ class MungeKeysTest {
                 e.getMessage());
         assertFalse(e.getMessage().contains(base64.substring(0, 12)));
     }
-
-    @Test
-    void aLeaderOnEtcdRefusesToRotateAndChangesNothing() throws IOException {
-        MungeKeys keys = MungeKeys.onEtcd(state, clock);
-        MungeKey before = keys.current();
-        MungeKeys.NotHere e = assertThrows(MungeKeys.NotHere.class, () -> keys.rotate("root"));
-        assertTrue(
-                e.getMessage().contains("does not rotate the munge key there yet: nothing was changed"),
-                e.getMessage());
-        assertEquals(before, keys.current());
-        assertFalse(Files.exists(state.resolve(MungeKeys.ROTATION_FILE)));
-    }
 }

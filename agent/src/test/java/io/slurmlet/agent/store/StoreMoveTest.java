@@ -239,6 +239,24 @@ class StoreMoveTest {
         }
     }
 
+    /** A folder whose munge key was rotated: the move seals the rotation too, and the next leader takes it with the key. */
+    @Test
+    void aRotatedMungeKeyIsMovedWithItsRotation(@TempDir Path conf, @TempDir Path other) throws Exception {
+        leaderState();
+        Files.writeString(state.resolve(SealedSecrets.MUNGE_ROTATION_FILE), "{\"rotation\":3,\"secret\":\"x\"}");
+        try (EtcdStore to = etcd.store("/rotated/")) {
+            Moved moved = move(to, keyFile(conf));
+            assertEquals(
+                    List.of("ca.crt", "ca.key", "munge.key", "admin.token", SealedSecrets.MUNGE_ROTATION_FILE),
+                    moved.secrets());
+            io.slurmlet.agent.leader.LeaderSecrets.whenElected(
+                    to, keyFile(conf), other, other.resolve("admin.token"), List.of("127.0.0.1"));
+            assertArrayEquals(
+                    Files.readAllBytes(state.resolve(SealedSecrets.MUNGE_ROTATION_FILE)),
+                    Files.readAllBytes(other.resolve(SealedSecrets.MUNGE_ROTATION_FILE)));
+        }
+    }
+
     /**
      * The move seals the folder's CA, munge key and admin token into etcd, so that another
      * leader-eligible machine that leads first — one with a CA of its own, made at an earlier start —
