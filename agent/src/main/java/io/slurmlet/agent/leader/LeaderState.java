@@ -171,6 +171,24 @@ public class LeaderState {
 
     @Produces
     @Singleton
+    SettingsAdmission settingsAdmission(
+            AgentConfig config,
+            Inventory inventory,
+            NodeReports reports,
+            LendingBook lending,
+            io.slurmlet.agent.containers.ArtifactTable artifacts,
+            ContainerFiles containerFiles) {
+        return new SettingsAdmission(
+                inventory,
+                reports,
+                lending,
+                artifacts,
+                containerFiles,
+                config.leader().maxBodyBytes());
+    }
+
+    @Produces
+    @Singleton
     MungeKeys mungeKeys(AgentConfig config, Store store) throws IOException {
         if (!(store instanceof EtcdStore etcd)) {
             return MungeKeys.open(config.stateDir(), Clock.systemUTC());

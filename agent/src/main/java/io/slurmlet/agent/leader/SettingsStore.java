@@ -28,8 +28,11 @@ public final class SettingsStore {
     private static final Logger LOG = Logger.getLogger(SettingsStore.class);
 
     private final Document<SettingsDocument> file;
-    /** Guarded by this: set under the lock its write to the store is made with, so a watcher reading it sees the change. */
-    private SettingsDocument current;
+    /**
+     * Set under this store's lock, after its write: read without it, so that no reader waits on a write (the
+     * admission of one runs under the lock and reads other parts of the leader, which read this).
+     */
+    private volatile SettingsDocument current;
 
     private SettingsStore(Document<SettingsDocument> file, SettingsDocument current) {
         this.file = file;
@@ -55,7 +58,7 @@ public final class SettingsStore {
                         "restore the file from a backup; slurmlet never starts over from empty settings on its own"));
     }
 
-    public synchronized SettingsDocument current() {
+    public SettingsDocument current() {
         return current;
     }
 
@@ -80,12 +83,39 @@ public final class SettingsStore {
     }
 
     /**
+     * The leader's rules beyond the settings' own checks (leader.SettingsAdmission): what refuses
+     * {@code next} over {@code current}, judged by a write under this store's lock, so against the
+     * settings it is stored over.
+     */
+    @FunctionalInterface
+    public interface Admission {
+        /** None: the settings' own checks only. */
+        Admission NONE = (current, next, checked) -> List.of();
+
+        /**
+         * @param checked whether {@code next} passed its own checks ({@link SlurmSettings#check}): the rules that plan
+         *                it run only then
+         */
+        List<Problem> judge(SlurmSettings current, SlurmSettings next, boolean checked);
+    }
+
+    /**
      * Applies {@code change} to the current settings and stores the result, if {@code expected}
      * (when present) is the current revision and the result has no problems. Settings equal to the
      * current ones are accepted without a write or a new revision.
      */
     public Result update(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
-        return store(expected, change);
+        return update(expected, change, Admission.NONE);
+    }
+
+    /**
+     * As {@link #update(OptionalLong, UnaryOperator)}, and refused where {@code admission} says so, judged
+     * under this store's lock against the settings the change is stored over: two writes never judge
+     * against the same settings and both store.
+     */
+    public Result update(OptionalLong expected, UnaryOperator<SlurmSettings> change, Admission admission)
+            throws IOException {
+        return store(expected, change, admission);
     }
 
     /**
@@ -93,24 +123,39 @@ public final class SettingsStore {
      * stores nothing: a conflict, a refusal, or what the change would make of the current settings.
      */
     public Result dryRun(OptionalLong expected, UnaryOperator<SlurmSettings> change) {
-        return judge(current(), expected, change);
+        return dryRun(expected, change, Admission.NONE);
     }
 
-    private static Result judge(SettingsDocument now, OptionalLong expected, UnaryOperator<SlurmSettings> change) {
+    /** Judges {@code change} exactly as {@link #update(OptionalLong, UnaryOperator, Admission)} does, storing nothing. */
+    public Result dryRun(OptionalLong expected, UnaryOperator<SlurmSettings> change, Admission admission) {
+        return judge(current(), expected, change, admission);
+    }
+
+    /**
+     * The revision, then the leader's rules (whose refusal is said first, as a change that would hurt
+     * jobs is the one to fix first), then the settings' own checks.
+     */
+    private static Result judge(
+            SettingsDocument now, OptionalLong expected, UnaryOperator<SlurmSettings> change, Admission admission) {
         if (expected.isPresent() && expected.getAsLong() != now.revision()) {
             return new Result.Conflict(expected.getAsLong(), now);
         }
         SlurmSettings next = change.apply(now.settings());
         List<Problem> problems = next.check();
+        List<Problem> refused = admission.judge(now.settings(), next, problems.isEmpty());
+        if (!refused.isEmpty()) {
+            return new Result.Refused(refused);
+        }
         if (!problems.isEmpty()) {
             return new Result.Refused(problems);
         }
         return new Result.WouldStore(now, next);
     }
 
-    private synchronized Result store(OptionalLong expected, UnaryOperator<SlurmSettings> change) throws IOException {
+    private synchronized Result store(OptionalLong expected, UnaryOperator<SlurmSettings> change, Admission admission)
+            throws IOException {
         SettingsDocument now = current;
-        Result judged = judge(now, expected, change);
+        Result judged = judge(now, expected, change, admission);
         if (!(judged instanceof Result.WouldStore accepted)) {
             return judged;
         }

@@ -146,4 +146,59 @@ class SettingsStoreTest {
                                 + "settings on its own"),
                 e.getMessage());
     }
+
+    /**
+     * Two writes sent together, neither naming a revision: the leader's rules judge each under the
+     * store's lock, against what the other stored, never both against the settings they both read.
+     * The rule here (one lend at a time) depends on the settings a change is stored over.
+     */
+    @Test
+    void twoWritesWithoutIfMatchAreEachJudgedAgainstWhatTheOtherStored() throws Exception {
+        SettingsStore store = SettingsStore.open(state);
+        store.update(ANY, s -> cluster());
+        java.util.concurrent.CountDownLatch firstJudged = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch goOn = new java.util.concurrent.CountDownLatch(1);
+        List<List<String>> judgedOver = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        SettingsStore.Admission oneLendAtATime = (current, next, checked) -> {
+            judgedOver.add(current.lent());
+            if (next.lent().equals(List.of("n1"))) {
+                firstJudged.countDown();
+                try {
+                    goOn.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            return !current.lent().isEmpty()
+                            && next.lent().size() > current.lent().size()
+                    ? List.of(new io.slurmlet.model.settings.Problem("lent", "", "one lend at a time"))
+                    : List.of();
+        };
+        java.util.function.UnaryOperator<SlurmSettings> lendN1 = s -> s.withLent(List.of("n1"));
+        java.util.function.UnaryOperator<SlurmSettings> lendN2 = s -> {
+            List<String> lent = new java.util.ArrayList<>(s.lent());
+            lent.add("n2");
+            return s.withLent(lent);
+        };
+        var pool = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            var first = pool.submit(() -> store.update(ANY, lendN1, oneLendAtATime));
+            firstJudged.await();
+            var second = pool.submit(() -> store.update(ANY, lendN2, oneLendAtATime));
+            // The second waits for the first's store: its rules have not run yet.
+            Thread.sleep(200); // a wait for something that must not happen: nothing to poll for
+            assertEquals(List.of(List.of()), judgedOver);
+            goOn.countDown();
+            assertInstanceOf(Result.Accepted.class, first.get());
+            Result.Refused refused = assertInstanceOf(Result.Refused.class, second.get());
+            assertEquals("one lend at a time", refused.problems().get(0).message());
+            assertEquals(List.of(List.of(), List.of("n1")), judgedOver, "the second judged over what the first stored");
+            assertEquals(List.of("n1"), store.current().settings().lent());
+            // The dry run judges by the same rules, and stores nothing.
+            assertInstanceOf(Result.Refused.class, store.dryRun(ANY, lendN2, oneLendAtATime));
+            assertEquals(2, store.current().revision());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
 }
