@@ -51,7 +51,7 @@ public class ContainersResource {
                             files.put(table, file, Optional.ofNullable(sha256).filter(s -> !s.isEmpty()), body))
                     .build();
         } catch (ContainerFiles.Refused e) {
-            return SettingsResource.error(400, ApiError.of(e.getMessage()));
+            return Answers.error(400, ApiError.of(e.getMessage()));
         }
     }
 }

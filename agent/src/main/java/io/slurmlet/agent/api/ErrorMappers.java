@@ -18,12 +18,12 @@ public class ErrorMappers {
 
     @ServerExceptionMapper
     public Response badJson(BadJson e) {
-        return SettingsResource.error(400, ApiError.of(e.getMessage()));
+        return Answers.error(400, ApiError.of(e.getMessage()));
     }
 
     @ServerExceptionMapper
     public Response unreadable(JsonProcessingException e) {
-        return SettingsResource.error(400, ApiError.of("the body is not valid JSON: " + e.getOriginalMessage()));
+        return Answers.error(400, ApiError.of("the body is not valid JSON: " + e.getOriginalMessage()));
     }
 
     @ServerExceptionMapper
@@ -40,13 +40,13 @@ public class ErrorMappers {
         if (status >= 500) {
             LOG.error("request failed", e);
         }
-        return SettingsResource.error(status, ApiError.of(message));
+        return Answers.error(status, ApiError.of(message));
     }
 
     @ServerExceptionMapper
     public Response storage(io.slurmlet.agent.store.StorageException e) {
         LOG.error("could not store a change", e);
-        return SettingsResource.error(
+        return Answers.error(
                 500,
                 ApiError.of(
                         "the leader could not store the change (%s); nothing was changed".formatted(e.getMessage())));
@@ -66,7 +66,7 @@ public class ErrorMappers {
             root = root.getCause();
         }
         LOG.infof("a request's body could not be read: %s", root.getMessage());
-        return SettingsResource.error(
+        return Answers.error(
                 400,
                 ApiError.of(
                         "the request's body could not be read (%s); nothing was changed".formatted(root.getMessage())));
@@ -75,7 +75,7 @@ public class ErrorMappers {
     @ServerExceptionMapper
     public Response unexpected(Exception e) {
         LOG.error("request failed", e);
-        return SettingsResource.error(
+        return Answers.error(
                 500,
                 ApiError.of("the leader failed to handle this request (%s); its log has the details"
                         .formatted(e.getClass().getSimpleName())));

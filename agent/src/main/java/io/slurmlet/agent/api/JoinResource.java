@@ -73,7 +73,7 @@ public class JoinResource {
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     public Response create(byte[] body, @Context HttpServerRequest http) throws IOException {
-        byte[] bytes = SettingsResource.limit(body, config.leader().maxBodyBytes(), "the token's ttl and description");
+        byte[] bytes = Answers.limit(body, config.leader().maxBodyBytes(), "the token's ttl and description");
         NewToken asked = bytes.length == 0
                 ? new NewToken(null, null)
                 : SettingsJson.toValue(SettingsJson.readObject(bytes), NewToken.class);

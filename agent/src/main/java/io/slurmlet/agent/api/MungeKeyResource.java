@@ -91,7 +91,7 @@ public class MungeKeyResource {
             throws IOException {
         List<String> running = reports.jobsRunning(store.current().settings().controller());
         if (!underJobs && !running.isEmpty()) {
-            return SettingsResource.error(409, ApiError.of(underJobsRefused(running)));
+            return Answers.error(409, ApiError.of(underJobsRefused(running)));
         }
         Map<String, MungeSeen> seen = new java.util.TreeMap<>();
         reports.observed().forEach((node, o) -> {
@@ -102,7 +102,7 @@ public class MungeKeyResource {
         List<String> older =
                 olderAgents(planned().stream().map(p -> p.plan().node()).toList(), seen);
         if (!older.isEmpty()) {
-            return SettingsResource.error(
+            return Answers.error(
                     409,
                     ApiError.of(("the agent%s of %s %s older than munge key rotations: %s would refuse the plan "
                                     + "that carries the new key and keep the old one, which the other machines no longer accept; upgrade slurmlet there "
@@ -120,7 +120,7 @@ public class MungeKeyResource {
             throw e; // the store's own answer (ErrorMappers)
         } catch (IOException e) {
             // The leader's own files, or the sealed secrets it could not replace: never the key in the message.
-            return SettingsResource.error(500, ApiError.of("munge key rotation: " + e.getMessage()));
+            return Answers.error(500, ApiError.of("munge key rotation: " + e.getMessage()));
         }
         publisher.nudge();
         List<String> notes = List.of(

@@ -95,7 +95,7 @@ public class SettingsResource {
         boolean preview = dryRun(dryRun);
         OptionalLong expected = revision(ifMatch);
         if (ifMatch == null) {
-            return error(
+            return Answers.error(
                     428,
                     ApiError.of("a PUT replaces every setting, so it must say which revision it read: "
                             + "send \"If-Match\" with the ETag of GET /v1/slurm/settings, as If-Match: \"%d\""
@@ -221,16 +221,7 @@ public class SettingsResource {
     }
 
     private byte[] limit(byte[] body) {
-        return limit(body, config.leader().maxBodyBytes(), "the settings");
-    }
-
-    /** {@code body}, unless it is over {@code max} bytes (slurmlet.leader.max-body-bytes): then 400, naming {@code what} to send. */
-    static byte[] limit(byte[] body, int max, String what) {
-        if (body != null && body.length > max) {
-            throw new BadJson(
-                    "the body is %d bytes, over the %d this API reads: send only %s".formatted(body.length, max, what));
-        }
-        return body == null ? new byte[0] : body;
+        return Answers.limit(body, config.leader().maxBodyBytes(), "the settings");
     }
 
     /** The revision an If-Match header names; empty for none or {@code *}. */
@@ -255,7 +246,7 @@ public class SettingsResource {
             return ok(a.document());
         }
         if (result instanceof Result.Conflict c) {
-            return error(
+            return Answers.error(
                     409,
                     new ApiError(
                             ("the settings changed since revision %d, which this change was based on; "
@@ -265,7 +256,7 @@ public class SettingsResource {
                             c.current().revision()));
         }
         Result.Refused r = (Result.Refused) result;
-        return error(
+        return Answers.error(
                 400,
                 new ApiError(
                         "the settings were not changed: %d problem%s"
@@ -277,13 +268,6 @@ public class SettingsResource {
     private static Response ok(SettingsDocument doc) {
         return Response.ok(doc)
                 .tag(new EntityTag(Long.toString(doc.revision())))
-                .build();
-    }
-
-    static Response error(int status, ApiError error) {
-        return Response.status(status)
-                .type(MediaType.APPLICATION_JSON_TYPE)
-                .entity(error)
                 .build();
     }
 }

@@ -58,7 +58,7 @@ public class UsersResource {
     AgentConfig config;
 
     private byte[] limit(byte[] body, String what) {
-        return SettingsResource.limit(body, config.leader().maxBodyBytes(), what);
+        return Answers.limit(body, config.leader().maxBodyBytes(), what);
     }
 
     @GET
@@ -120,7 +120,7 @@ public class UsersResource {
                     .build();
         }
         if (result instanceof Result.Refused r) {
-            return SettingsResource.error(
+            return Answers.error(
                     400,
                     new ApiError(
                             "the accounts were not changed: %d problem%s"
@@ -128,7 +128,7 @@ public class UsersResource {
                             r.problems(),
                             null));
         }
-        return SettingsResource.error(
+        return Answers.error(
                 404,
                 ApiError.of("no account has the login or e-mail %s: 'ctl users list' shows them"
                         .formatted(((Result.NotFound) result).login())));
