@@ -148,6 +148,24 @@ class ScriptsIT {
         }
     }
 
+    /** A mistyped option of {@code dev/cluster up} is named with the options it takes, before anything is made. */
+    @Test
+    void devClusterUpNamesAnUnknownOptionAndTheOnesItTakes() throws Exception {
+        Path dir = Path.of("/var/tmp/slurmlet-it-scripts");
+        for (String typo : List.of("--container", "--containers=yes")) {
+            Proc.Result r = Proc.run(
+                    List.of(ROOT.resolve("dev/cluster").toString(), "up", "--suite", "trixie", typo),
+                    Map.of("SLURMLET_CLUSTER_DIR", dir.toString()),
+                    30);
+            assertEquals(2, r.exit(), r.toString());
+            assertEquals(
+                    "dev/cluster: up: unknown option '" + typo
+                            + "': its options are --suite SUITE, --node NODE=SUITE and --containers",
+                    r.err().strip());
+        }
+        assertTrue(!Files.exists(dir), "nothing was made");
+    }
+
     /**
      * The join token never enters the agent's environment: {@code join --token -} reads it from stdin
      * into a root-only file of its own, and the launcher moves one an older join.env holds there,
