@@ -57,10 +57,12 @@ public class MungeKeyCommand implements Runnable {
                 "machines disagree for as short a time as possible (slurmctld, slurmd and jobs keep running).",
                 "A step launched within about a second of that moment may still be refused",
                 "(srun: Protocol authentication error). A machine that is down then takes the key when it is",
-                "back; until it does, Slurm refuses its messages (a batch job ending there is requeued), and",
+                "back; until it does, Slurm refuses its messages (a batch job ending there is requeued on",
+                "24.11 and later, or ends late on 22.05), and",
                 "after SlurmdTimeout it is set DOWN: bring it back, or remove it, soon.",
                 "While jobs run it is refused, unless --under-jobs: a batch job that ends within a fraction of a",
-                "second of the moment can have its end refused by slurmctld, and Slurm then requeues it.",
+                "second of the moment can have its end refused by slurmctld: Slurm 24.11 and later then",
+                "requeue it; 22.05 sends the end again and the job ends up to 15 s late.",
                 "Use it after removing a machine that is not trusted (ctl slurm machines remove)."
             })
     static class Rotate implements Callable<Integer> {
@@ -71,7 +73,7 @@ public class MungeKeyCommand implements Runnable {
                 names = "--under-jobs",
                 description = {
                     "Rotate while jobs run, taking the risk that a batch job ending at the",
-                    "moment of the switch is requeued by Slurm."
+                    "moment of the switch is requeued by Slurm (24.11 and later) or ends late (22.05)."
                 })
         boolean underJobs;
 

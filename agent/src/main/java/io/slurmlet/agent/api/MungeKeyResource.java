@@ -129,7 +129,7 @@ public class MungeKeyResource {
                         .formatted(r.rotation(), r.switchAt()),
                 "a machine that is down or cut off then takes the new key as soon as it has its plan again; until it does, "
                         + "Slurm refuses its messages: its jobs keep running, but a batch job that ends there has its end refused and "
-                        + "is requeued",
+                        + "is requeued (24.11 and later) or ends late (22.05, sent again every 15 s)",
                 "watch it: ctl slurm munge-key status");
         return Response.ok(state(notes)).build();
     }
@@ -137,13 +137,15 @@ public class MungeKeyResource {
     /**
      * Why a rotation waits for the jobs to end, unless the admin says to go on under them: munged knows
      * one key, and a message signed just before one machine's switch and checked just after another's is
-     * refused; slurmstepd does not send a batch job's end again after a refusal, and Slurm requeues the
-     * job (system-tests/slurm/FINDINGS.md, "Changing the munge key under jobs").
+     * refused; on 24.11 slurmstepd does not send a batch job's end again after a refusal, and Slurm
+     * requeues the job; on 22.05 it sends it again 15 s later and the job ends late
+     * (system-tests/slurm/FINDINGS.md, "Changing the munge key under jobs").
      */
     static String underJobsRefused(List<String> running) {
         int shown = Math.min(running.size(), 5);
         return ("%d job%s run%s (%s%s): a batch job that ends within a fraction of a second of the switch can have its end refused "
-                        + "by slurmctld, and Slurm then requeues it; rotate once squeue shows none, or say so with --under-jobs "
+                        + "by slurmctld, and Slurm then requeues it (24.11 and later; 22.05 sends it again, the job ends up to 15 s "
+                        + "late); rotate once squeue shows none, or say so with --under-jobs "
                         + "(under_jobs=true) to take that risk; nothing was changed")
                 .formatted(
                         running.size(),
