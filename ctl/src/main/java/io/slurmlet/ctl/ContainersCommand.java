@@ -1,9 +1,16 @@
 package io.slurmlet.ctl;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.slurmlet.model.api.ContainerFile;
 import io.slurmlet.model.api.SettingsDocument;
+import io.slurmlet.model.api.SlurmStatus;
+import io.slurmlet.model.facts.ContainerFacts;
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -49,7 +56,7 @@ public class ContainersCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         if (state == null) {
-            throw new picocli.CommandLine.ParameterException(
+            throw new CommandLine.ParameterException(
                     spec.commandLine(), "name what to do: on, off, status or import FILE...");
         }
         Session session = Session.of(spec);
@@ -84,16 +91,15 @@ public class ContainersCommand implements Callable<Integer> {
     /** A row per machine of the Slurm cluster, then whether Slurm loads pyxis, or what it waits for. */
     private static int status(Session session) {
         try (Leader leader = session.connect()) {
-            Leader.Answer<io.slurmlet.model.api.SlurmStatus> answer = leader.status();
+            Leader.Answer<SlurmStatus> answer = leader.status();
             if (session.json()) {
                 session.printJson(answer.body());
                 return 0;
             }
             boolean on = leader.settings().value().settings().containers();
-            java.util.List<io.slurmlet.model.api.ContainerFile> held =
-                    leader.containerFiles().value();
-            io.slurmlet.model.api.SlurmStatus s = answer.value();
-            java.io.PrintWriter out = session.out();
+            List<ContainerFile> held = leader.containerFiles().value();
+            SlurmStatus s = answer.value();
+            PrintWriter out = session.out();
             out.println("containers " + (on ? "on" : "off"));
             Table table = new Table(
                     "NODE",
@@ -108,15 +114,13 @@ public class ContainersCommand implements Callable<Integer> {
                     "READY");
             boolean all = true;
             int machines = 0;
-            java.util.List<String> failed = new java.util.ArrayList<>();
-            for (io.slurmlet.model.api.SlurmStatus.NodeStatus n :
-                    s.nodes() == null ? java.util.List.<io.slurmlet.model.api.SlurmStatus.NodeStatus>of() : s.nodes()) {
+            List<String> failed = new ArrayList<>();
+            for (SlurmStatus.NodeStatus n : s.nodes() == null ? List.<SlurmStatus.NodeStatus>of() : s.nodes()) {
                 if (n.roles() == null || n.roles().isEmpty()) {
                     continue; // no Slurm here: nothing of containers either
                 }
                 machines++;
-                io.slurmlet.model.facts.ContainerFacts c =
-                        n.containers() == null ? io.slurmlet.model.facts.ContainerFacts.NONE : n.containers();
+                ContainerFacts c = n.containers() == null ? ContainerFacts.NONE : n.containers();
                 String slurm = n.slurm() == null ? "" : n.slurm();
                 boolean ready = c.readyFor(slurm, n.gpus() > 0);
                 all &= ready;
@@ -141,7 +145,7 @@ public class ContainersCommand implements Callable<Integer> {
             }
             table.print(out);
             out.println(
-                    "pyxis's plugin is " + io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN
+                    "pyxis's plugin is " + ContainerFacts.PYXIS_PLUGIN
                             + " on every machine (where plugstack.conf names it); PLUGIN SHA256 is the start of that file's sha256 (--json: all of it)");
             out.println();
             if (!failed.isEmpty()) {
@@ -157,7 +161,7 @@ public class ContainersCommand implements Callable<Integer> {
                 files.print(out);
                 out.println();
             }
-            java.util.List<String> waiting = (s.notes() == null ? java.util.List.<String>of() : s.notes())
+            List<String> waiting = (s.notes() == null ? List.<String>of() : s.notes())
                     .stream().filter(note -> note.startsWith("containers: ")).toList();
             if (!on) {
                 out.println(

@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -167,7 +168,7 @@ public class ContainersImportCommand implements Callable<Integer> {
                                 .formatted(sums, i + 1));
             }
             String name = m.group(2).substring(m.group(2).lastIndexOf('/') + 1);
-            listed.put(name, m.group(1).toLowerCase(java.util.Locale.ROOT));
+            listed.put(name, m.group(1).toLowerCase(Locale.ROOT));
         }
         return listed;
     }

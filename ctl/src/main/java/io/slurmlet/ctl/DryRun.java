@@ -5,6 +5,7 @@ import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.api.SettingsPreview.FileChange;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.settings.Problem;
+import io.slurmlet.model.text.Text;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -46,7 +47,7 @@ final class DryRun {
                         .formatted(n.node(), d.action().name().toLowerCase(Locale.ROOT), d.unit(), d.why()));
             }
             for (String action : n.actions()) {
-                out.println("%s: %s".formatted(n.node(), io.slurmlet.model.text.Text.oneLine(action)));
+                out.println("%s: %s".formatted(n.node(), Text.oneLine(action)));
             }
             for (FileChange f : n.files()) {
                 List<Object> key = new ArrayList<>();

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.ContainerFile;
 import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SettingsDocument;
@@ -99,7 +100,7 @@ public final class Leader implements AutoCloseable {
     }
 
     /** The files of jobs in containers the leader holds for machines to fetch from it; none from a leader older than import. */
-    public Answer<List<io.slurmlet.model.api.ContainerFile>> containerFiles() {
+    public Answer<List<ContainerFile>> containerFiles() {
         LeaderClient.Response r = client.send(HttpMethod.GET, CONTAINER_FILES, Map.of(), (String) null);
         if (r.status() == 404
                 && apiError(r.body()).map(ApiError::error).orElse("").startsWith(NO_SUCH_RESOURCE)) {
@@ -110,7 +111,7 @@ public final class Leader implements AutoCloseable {
         }
         return read(
                 r,
-                JSON.getTypeFactory().constructCollectionType(List.class, io.slurmlet.model.api.ContainerFile.class),
+                JSON.getTypeFactory().constructCollectionType(List.class, ContainerFile.class),
                 "GET " + CONTAINER_FILES);
     }
 
@@ -118,8 +119,7 @@ public final class Leader implements AutoCloseable {
      * Hands {@code bytes} to the leader as its table's file {@code file}; {@code sha256}: the digest
      * its publisher lists, where the leader's table pins none.
      */
-    public Answer<io.slurmlet.model.api.ContainerFile> importContainerFile(
-            String file, byte[] bytes, Optional<String> sha256) {
+    public Answer<ContainerFile> importContainerFile(String file, byte[] bytes, Optional<String> sha256) {
         String path = CONTAINER_FILES + "/" + segment(file)
                 + sha256.map(s -> "?sha256=" + s).orElse("");
         LeaderClient.Response r =
@@ -127,7 +127,7 @@ public final class Leader implements AutoCloseable {
         if (!r.ok()) {
             throw refusal("PUT " + CONTAINER_FILES + "/" + file, r);
         }
-        return read(r, io.slurmlet.model.api.ContainerFile.class, "PUT " + path);
+        return read(r, ContainerFile.class, "PUT " + path);
     }
 
     /**

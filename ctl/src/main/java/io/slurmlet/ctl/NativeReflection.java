@@ -2,6 +2,7 @@ package io.slurmlet.ctl;
 
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.ContainerFile;
 import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.JoinReply;
 import io.slurmlet.model.api.NodeLending;
@@ -11,11 +12,28 @@ import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.StepStatus;
+import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.observed.MungeSeen;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.PackagesSeen;
+import io.slurmlet.model.observed.PamSeen;
+import io.slurmlet.model.observed.QueuedJob;
+import io.slurmlet.model.observed.SlurmSeen;
+import io.slurmlet.model.observed.StorageSeen;
+import io.slurmlet.model.observed.UsersSeen;
+import io.slurmlet.model.plan.Artifact;
+import io.slurmlet.model.plan.ContainersPlan;
+import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.NodeWish;
+import io.slurmlet.model.plan.PamPlan;
 import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.SlurmPlan;
+import io.slurmlet.model.plan.StoragePlan;
+import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.settings.Experimental;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SharedStorage;
@@ -32,7 +50,7 @@ import io.slurmlet.model.users.Accounts;
 @RegisterForReflection(
         targets = {
             ApiError.class,
-            io.slurmlet.model.api.ContainerFile.class,
+            ContainerFile.class,
             JoinInfo.class,
             JoinReply.class,
             NodeReport.class,
@@ -51,38 +69,38 @@ import io.slurmlet.model.users.Accounts;
             StepStatus.class,
             NodeFacts.class,
             NodeFacts.Gpus.class,
-            io.slurmlet.model.facts.ContainerFacts.class,
-            io.slurmlet.model.plan.ContainersPlan.class,
-            io.slurmlet.model.plan.Artifact.class,
+            ContainerFacts.class,
+            ContainersPlan.class,
+            Artifact.class,
             MungeKey.class,
             NodePlan.class,
             PublishedPlan.class,
             Role.class,
-            io.slurmlet.model.plan.StoragePlan.class,
-            io.slurmlet.model.plan.StoragePlan.None.class,
-            io.slurmlet.model.plan.StoragePlan.Mount.class,
-            io.slurmlet.model.plan.StoragePlan.Export.class,
-            io.slurmlet.model.plan.StoragePlan.Check.class,
-            io.slurmlet.model.plan.SlurmPlan.class,
-            io.slurmlet.model.plan.PamPlan.class,
-            io.slurmlet.model.plan.UsersPlan.class,
-            io.slurmlet.model.plan.UsersPlan.Leave.class,
-            io.slurmlet.model.plan.UsersPlan.Keep.class,
-            io.slurmlet.model.plan.ManagedFile.class,
-            io.slurmlet.model.plan.NodeWish.class,
-            io.slurmlet.model.plan.NodeWish.Resume.class,
-            io.slurmlet.model.plan.NodeWish.Drain.class,
-            io.slurmlet.model.observed.Observed.class,
-            io.slurmlet.model.observed.QueuedJob.class,
-            io.slurmlet.model.observed.MungeSeen.class,
-            io.slurmlet.model.observed.UsersSeen.class,
-            io.slurmlet.model.observed.UsersSeen.User.class,
-            io.slurmlet.model.observed.PackagesSeen.class,
-            io.slurmlet.model.observed.SlurmSeen.class,
-            io.slurmlet.model.observed.SlurmSeen.File.class,
-            io.slurmlet.model.observed.StorageSeen.class,
-            io.slurmlet.model.observed.StorageSeen.Unit.class,
-            io.slurmlet.model.observed.PamSeen.class,
+            StoragePlan.class,
+            StoragePlan.None.class,
+            StoragePlan.Mount.class,
+            StoragePlan.Export.class,
+            StoragePlan.Check.class,
+            SlurmPlan.class,
+            PamPlan.class,
+            UsersPlan.class,
+            UsersPlan.Leave.class,
+            UsersPlan.Keep.class,
+            ManagedFile.class,
+            NodeWish.class,
+            NodeWish.Resume.class,
+            NodeWish.Drain.class,
+            Observed.class,
+            QueuedJob.class,
+            MungeSeen.class,
+            UsersSeen.class,
+            UsersSeen.User.class,
+            PackagesSeen.class,
+            SlurmSeen.class,
+            SlurmSeen.File.class,
+            StorageSeen.class,
+            StorageSeen.Unit.class,
+            PamSeen.class,
             SlurmSettings.class,
             SharedStorage.class,
             Experimental.class,

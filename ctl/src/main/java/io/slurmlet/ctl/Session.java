@@ -3,6 +3,8 @@ package io.slurmlet.ctl;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.function.BiConsumer;
+import java.util.function.Function;
 import picocli.CommandLine.Model.CommandSpec;
 
 /**
@@ -65,9 +67,7 @@ public final class Session {
      * One call to the leader and its answer printed: the leader's body with {@code -o json}, else
      * what {@code human} writes of it. Returns the exit code, 0; a refusal is thrown as ctl's error.
      */
-    public <T> int answer(
-            java.util.function.Function<Leader, Leader.Answer<T>> call,
-            java.util.function.BiConsumer<PrintWriter, T> human) {
+    public <T> int answer(Function<Leader, Leader.Answer<T>> call, BiConsumer<PrintWriter, T> human) {
         try (Leader leader = connect()) {
             Leader.Answer<T> answer = call.apply(leader);
             if (json()) {

@@ -1,5 +1,6 @@
 package io.slurmlet.ctl;
 
+import io.slurmlet.model.text.Text;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,7 +21,7 @@ final class Table {
     Table row(String... cells) {
         String[] shown = new String[cells.length];
         for (int i = 0; i < cells.length; i++) {
-            shown[i] = cells[i] == null ? "" : io.slurmlet.model.text.Text.oneLine(cells[i]);
+            shown[i] = cells[i] == null ? "" : Text.oneLine(cells[i]);
         }
         rows.add(shown);
         return this;

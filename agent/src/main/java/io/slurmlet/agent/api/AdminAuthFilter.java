@@ -1,9 +1,12 @@
 package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.LeaderStartup;
+import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.trust.TokenFile;
 import io.slurmlet.model.api.ApiError;
 import io.vertx.core.http.HttpServerRequest;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.container.ContainerRequestContext;
 import jakarta.ws.rs.core.HttpHeaders;
@@ -20,13 +23,13 @@ public class AdminAuthFilter {
     private static final String BEARER = "Bearer ";
 
     @Inject
-    jakarta.enterprise.inject.Instance<TokenFile> token;
+    Instance<TokenFile> token;
 
     @Inject
-    jakarta.enterprise.inject.Instance<io.slurmlet.agent.store.Leadership> leadership;
+    Instance<Leadership> leadership;
 
     @Inject
-    io.slurmlet.agent.leader.LeaderStartup startup;
+    LeaderStartup startup;
 
     @Inject
     AgentConfig config;

@@ -1,6 +1,10 @@
 package io.slurmlet.agent.api;
 
+import io.netty.buffer.Unpooled;
+import io.netty.handler.ssl.OpenSsl;
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.containers.ArtifactTable;
+import io.slurmlet.agent.leader.ContainerFiles;
 import io.slurmlet.agent.leader.FactsLimit;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
@@ -8,31 +12,58 @@ import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.lending.LendingEngine;
 import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.trust.JoinTokens;
+import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.JoinReply;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PlanDigest;
+import io.slurmlet.model.plan.PlanJson;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.text.Text;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.http.ClientAuth;
+import io.vertx.core.http.HttpClient;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpConnection;
 import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
+import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.JdkSSLEngineOptions;
+import io.vertx.core.net.OpenSSLEngineOptions;
 import io.vertx.core.net.PemKeyCertOptions;
+import io.vertx.core.net.PemTrustOptions;
+import io.vertx.core.net.SSLEngineOptions;
+import io.vertx.core.net.SocketAddress;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.security.cert.Certificate;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
 import org.jboss.logging.Logger;
 
 /**
@@ -71,9 +102,9 @@ public final class AgentChannel implements AutoCloseable {
     private final NodeReports reports;
     private final Duration pollWait;
     private final LendingEngine lending;
-    private final io.slurmlet.agent.leader.ContainerFiles containerFiles;
-    private final java.nio.file.Path adminSocket;
-    private io.vertx.core.http.HttpClient admin;
+    private final ContainerFiles containerFiles;
+    private final Path adminSocket;
+    private HttpClient admin;
     private HttpServer server;
     private ConnectionLimits connections;
     private ContainerFileTransfers fileTransfers;
@@ -93,8 +124,8 @@ public final class AgentChannel implements AutoCloseable {
             NodeReports reports,
             Duration pollWait,
             LendingEngine lending,
-            io.slurmlet.agent.leader.ContainerFiles containerFiles,
-            java.nio.file.Path adminSocket) {
+            ContainerFiles containerFiles,
+            Path adminSocket) {
         this.adminSocket = adminSocket;
         this.lending = lending;
         this.containerFiles = containerFiles;
@@ -138,8 +169,7 @@ public final class AgentChannel implements AutoCloseable {
                     .handler(BodyHandler.create(false).setBodyLimit(StandbyForwarder.BODY_BYTES));
             router.route(ADMIN_FORWARD + "/*").handler(this::toAdminApi);
         }
-        admin = vertx.createHttpClient(
-                new io.vertx.core.http.HttpClientOptions().setMaxPoolSize(8).setIdleTimeout(60));
+        admin = vertx.createHttpClient(new HttpClientOptions().setMaxPoolSize(8).setIdleTimeout(60));
         router.route("/v1/agent/*").handler(this::authenticate);
         router.route("/v1/agent/*")
                 .handler(BodyHandler.create(false).setBodyLimit(config.leader().maxBodyBytes()));
@@ -148,8 +178,7 @@ public final class AgentChannel implements AutoCloseable {
         router.put("/v1/agent/status").handler(this::status);
         fileTransfers = new ContainerFileTransfers(
                 containerFiles, config.leader().containers().partTimeout());
-        router.get(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES + ":sha256/:file")
-                .handler(this::containerFile);
+        router.get(ArtifactTable.LEADER_FILES + ":sha256/:file").handler(this::containerFile);
         router.route()
                 .last()
                 .handler(ctx -> error(
@@ -179,9 +208,9 @@ public final class AgentChannel implements AutoCloseable {
         if (standbys) {
             // A standby shows its own credential, a client certificate of the cluster's CA; agents show none (asked,
             // not required).
-            options.setClientAuth(io.vertx.core.http.ClientAuth.REQUEST)
-                    .setTrustOptions(new io.vertx.core.net.PemTrustOptions()
-                            .addCertPath(pki.caFile().toString()));
+            options.setClientAuth(ClientAuth.REQUEST)
+                    .setTrustOptions(
+                            new PemTrustOptions().addCertPath(pki.caFile().toString()));
         }
         CIPHER_SUITES.forEach(options::addEnabledCipherSuite);
         connections = new ConnectionLimits(
@@ -199,9 +228,7 @@ public final class AgentChannel implements AutoCloseable {
                 config.leader().agentHost(),
                 server.actualPort(),
                 pki.caHash(),
-                options.getSslEngineOptions() instanceof io.vertx.core.net.OpenSSLEngineOptions
-                        ? "BoringSSL"
-                        : "the JDK");
+                options.getSslEngineOptions() instanceof OpenSSLEngineOptions ? "BoringSSL" : "the JDK");
         return server.actualPort();
     }
 
@@ -221,7 +248,7 @@ public final class AgentChannel implements AutoCloseable {
      * certificate); BoringSSL also took CBC suites by default, and its choices are not the JDK's
      * {@code jdk.tls.*} settings. Every client of the channel (the agents' JDK, Python's ssl) has these.
      */
-    static final java.util.List<String> CIPHER_SUITES = java.util.List.of(
+    static final List<String> CIPHER_SUITES = List.of(
             "TLS_AES_128_GCM_SHA256",
             "TLS_AES_256_GCM_SHA384",
             "TLS_CHACHA20_POLY1305_SHA256",
@@ -235,19 +262,19 @@ public final class AgentChannel implements AutoCloseable {
      * 630 MB of garbage, and the collector stopped the leader for it) and spent most of a restart's
      * CPU in handshakes; BoringSSL writes into the channel's pooled direct buffers.
      */
-    static io.vertx.core.net.SSLEngineOptions tlsEngine() {
-        if (io.vertx.core.net.OpenSSLEngineOptions.isAvailable()) {
-            LOG.debugf("the agents' channel's TLS by BoringSSL (%s)", io.netty.handler.ssl.OpenSsl.versionString());
-            return new io.vertx.core.net.OpenSSLEngineOptions().setSessionCacheEnabled(true);
+    static SSLEngineOptions tlsEngine() {
+        if (OpenSSLEngineOptions.isAvailable()) {
+            LOG.debugf("the agents' channel's TLS by BoringSSL (%s)", OpenSsl.versionString());
+            return new OpenSSLEngineOptions().setSessionCacheEnabled(true);
         }
         LOG.infof(
                 "the agents' channel's TLS by the JDK: BoringSSL does not load here (%s)",
-                String.valueOf(io.netty.handler.ssl.OpenSsl.unavailabilityCause()));
-        return new io.vertx.core.net.JdkSSLEngineOptions();
+                String.valueOf(OpenSsl.unavailabilityCause()));
+        return new JdkSSLEngineOptions();
     }
 
     /** Where a standby hands an admin's request on: the path of the admin API follows. */
-    public static final String ADMIN_FORWARD = io.slurmlet.agent.trust.LeaderChannel.ADMIN_FORWARD;
+    public static final String ADMIN_FORWARD = LeaderChannel.ADMIN_FORWARD;
     /** On a request handed on into the leader's socket: the standby's address, for the leader's log. */
     public static final String FORWARDED_FOR = "Slurmlet-Handed-On-From";
 
@@ -257,14 +284,14 @@ public final class AgentChannel implements AutoCloseable {
      * token, which ctl users on other machines hold too, opens nothing here.
      */
     private void checkStandby(RoutingContext ctx) {
-        java.util.Optional<String> standby = java.util.Optional.empty();
+        Optional<String> standby = Optional.empty();
         try {
-            javax.net.ssl.SSLSession session = ctx.request().sslSession();
-            java.security.cert.Certificate[] chain = session == null ? null : session.getPeerCertificates();
-            if (chain != null && chain.length > 0 && chain[0] instanceof java.security.cert.X509Certificate peer) {
-                standby = io.slurmlet.agent.trust.Pki.standbyOf(peer, pki.ca());
+            SSLSession session = ctx.request().sslSession();
+            Certificate[] chain = session == null ? null : session.getPeerCertificates();
+            if (chain != null && chain.length > 0 && chain[0] instanceof X509Certificate peer) {
+                standby = Pki.standbyOf(peer, pki.ca());
             }
-        } catch (javax.net.ssl.SSLPeerUnverifiedException e) {
+        } catch (SSLPeerUnverifiedException e) {
             // no certificate: not a standby
         }
         if (standby.isEmpty()) {
@@ -296,7 +323,7 @@ public final class AgentChannel implements AutoCloseable {
                             + "by a standby go to: enable it, or run ctl on the leader's machine");
             return;
         }
-        String lower = path.toLowerCase(java.util.Locale.ROOT);
+        String lower = path.toLowerCase(Locale.ROOT);
         if (!path.startsWith(ADMIN_FORWARD + "/v1/")
                 || lower.contains("%2e")
                 || lower.contains("%2f")
@@ -306,9 +333,9 @@ public final class AgentChannel implements AutoCloseable {
         }
         String query = ctx.request().query();
         String uri = path.substring(ADMIN_FORWARD.length()) + (query == null ? "" : "?" + query);
-        io.vertx.core.http.RequestOptions options = new io.vertx.core.http.RequestOptions()
+        RequestOptions options = new RequestOptions()
                 .setMethod(ctx.request().method())
-                .setServer(io.vertx.core.net.SocketAddress.domainSocketAddress(adminSocket.toString()))
+                .setServer(SocketAddress.domainSocketAddress(adminSocket.toString()))
                 .setHost("localhost")
                 .setPort(80)
                 .setURI(uri)
@@ -325,9 +352,7 @@ public final class AgentChannel implements AutoCloseable {
                 options.putHeader(h, v);
             }
         }
-        io.vertx.core.buffer.Buffer body = ctx.body().buffer() == null
-                ? io.vertx.core.buffer.Buffer.buffer()
-                : ctx.body().buffer();
+        Buffer body = ctx.body().buffer() == null ? Buffer.buffer() : ctx.body().buffer();
         admin.request(options)
                 .compose(request -> request.send(body))
                 .compose(response -> response.body().map(answer -> {
@@ -358,7 +383,7 @@ public final class AgentChannel implements AutoCloseable {
         String header = ctx.request().getHeader("Authorization");
         var token = header != null && header.startsWith(BEARER)
                 ? joinTokens.match(header.substring(BEARER.length()))
-                : java.util.Optional.<JoinTokens.Entry>empty();
+                : Optional.<JoinTokens.Entry>empty();
         if (token.isEmpty()) {
             LOG.infof(
                     "a join from %s was refused: no live join token",
@@ -388,8 +413,8 @@ public final class AgentChannel implements AutoCloseable {
         if (ctx.response().ended()) {
             return;
         }
-        io.vertx.core.http.HttpServerRequest request = ctx.request();
-        io.vertx.core.http.HttpConnection connection = request.connection();
+        HttpServerRequest request = ctx.request();
+        HttpConnection connection = request.connection();
         Vertx vertx = ctx.vertx();
         byte[] body;
         try {
@@ -401,7 +426,7 @@ public final class AgentChannel implements AutoCloseable {
                 .setStatusCode(status)
                 .putHeader("Content-Type", "application/json")
                 .putHeader("Connection", "close")
-                .end(io.vertx.core.buffer.Buffer.buffer(body))
+                .end(Buffer.buffer(body))
                 .onComplete(done -> {
                     if (request.isEnded()) {
                         connection.close();
@@ -494,7 +519,7 @@ public final class AgentChannel implements AutoCloseable {
         String header = ctx.request().getHeader("Authorization");
         var node = header != null && header.startsWith(BEARER)
                 ? credentials.nodeOf(header.substring(BEARER.length()))
-                : java.util.Optional.<String>empty();
+                : Optional.<String>empty();
         if (node.isEmpty()) {
             refuseUnread(
                     ctx,
@@ -512,7 +537,7 @@ public final class AgentChannel implements AutoCloseable {
      * again where its report is written, under the lock a removal's forgetting takes, as the
      * credential may have been revoked since it was checked.
      */
-    private java.util.function.BooleanSupplier stillJoined(RoutingContext ctx) {
+    private BooleanSupplier stillJoined(RoutingContext ctx) {
         String node = ctx.get(NODE);
         String credential = ctx.get(CREDENTIAL);
         return () -> credentials.nodeOf(credential).filter(node::equals).isPresent();
@@ -648,7 +673,7 @@ public final class AgentChannel implements AutoCloseable {
         });
     }
 
-    private static final String RECONNECT_WINDOW = io.slurmlet.agent.trust.LeaderChannel.RECONNECT_WINDOW;
+    private static final String RECONNECT_WINDOW = LeaderChannel.RECONNECT_WINDOW;
 
     /**
      * Whole seconds the machines' reconnections spread over when they lost this leader: the
@@ -671,7 +696,7 @@ public final class AgentChannel implements AutoCloseable {
                         node,
                         report.planRevision(),
                         report.steps().stream()
-                                .map(st -> new io.slurmlet.model.api.StepStatus(
+                                .map(st -> new StepStatus(
                                         Text.oneLine(st.step()),
                                         Text.oneLine(st.state()),
                                         Text.oneLine(st.detail()),
@@ -680,7 +705,7 @@ public final class AgentChannel implements AutoCloseable {
                                         Text.oneLine(st.lastErrorAt())))
                                 .toList(),
                         report.slurmNodes().stream()
-                                .map(n -> new io.slurmlet.model.api.SlurmNodeState(
+                                .map(n -> new SlurmNodeState(
                                         Text.oneLine(n.name()),
                                         Text.oneLine(n.state()),
                                         Text.oneLine(n.reason()),
@@ -773,7 +798,7 @@ public final class AgentChannel implements AutoCloseable {
             ctx.response()
                     .setStatusCode(status)
                     .putHeader("Content-Type", "application/json")
-                    .end(io.vertx.core.buffer.Buffer.buffer(json));
+                    .end(Buffer.buffer(json));
         }
     }
 
@@ -781,16 +806,14 @@ public final class AgentChannel implements AutoCloseable {
      * A plan's answer, made once for every poll waiting for it, sent from its pieces as they are: the
      * texts every plan carries alike are not copied into each answer.
      */
-    private static io.vertx.core.Future<Void> json(
-            RoutingContext ctx, int status, io.slurmlet.model.plan.PlanJson json) {
+    private static Future<Void> json(RoutingContext ctx, int status, PlanJson json) {
         if (ctx.response().ended()) {
-            return io.vertx.core.Future.failedFuture("answered already");
+            return Future.failedFuture("answered already");
         }
         return ctx.response()
                 .setStatusCode(status)
                 .putHeader("Content-Type", "application/json")
-                .end(io.vertx.core.buffer.Buffer.buffer(
-                        io.netty.buffer.Unpooled.wrappedBuffer(json.parts().toArray(byte[][]::new))));
+                .end(Buffer.buffer(Unpooled.wrappedBuffer(json.parts().toArray(byte[][]::new))));
     }
 
     /**
@@ -805,7 +828,7 @@ public final class AgentChannel implements AutoCloseable {
                 server.close().toCompletionStage().toCompletableFuture().get(5, TimeUnit.SECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            } catch (ExecutionException | TimeoutException e) {
                 LOG.debugf(
                         "the agents' channel did not close within 5 s (%s): Vert.x closes what is left", e.toString());
             }

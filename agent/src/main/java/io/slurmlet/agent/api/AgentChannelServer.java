@@ -2,7 +2,9 @@ package io.slurmlet.agent.api;
 
 import io.quarkus.runtime.ShutdownEvent;
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.ContainerFiles;
 import io.slurmlet.agent.leader.Inventory;
+import io.slurmlet.agent.leader.LeaderStartup;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.lending.LendingEngine;
@@ -17,6 +19,8 @@ import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
+import java.nio.file.Path;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /** On the leader: opens the {@link AgentChannel} once the leader's state is open, and closes it at shutdown. */
 @ApplicationScoped
@@ -47,23 +51,19 @@ public class AgentChannelServer implements LeaderChannel {
     Instance<LendingEngine> lending;
 
     @Inject
-    Instance<io.slurmlet.agent.leader.ContainerFiles> containerFiles;
+    Instance<ContainerFiles> containerFiles;
 
-    @org.eclipse.microprofile.config.inject.ConfigProperty(
-            name = "quarkus.http.domain-socket",
-            defaultValue = "/run/slurmlet/leader.sock")
+    @ConfigProperty(name = "quarkus.http.domain-socket", defaultValue = "/run/slurmlet/leader.sock")
     String adminSocket;
 
-    @org.eclipse.microprofile.config.inject.ConfigProperty(
-            name = "quarkus.http.domain-socket-enabled",
-            defaultValue = "false")
+    @ConfigProperty(name = "quarkus.http.domain-socket-enabled", defaultValue = "false")
     boolean adminSocketEnabled;
 
     private volatile AgentChannel channel;
     private volatile int agentPort;
 
     /** Once this agent leads (at start with the file store; once elected with etcd), after the leader's state opened. */
-    void start(@Observes io.slurmlet.agent.leader.LeaderStartup.Leading leading) throws Exception {
+    void start(@Observes LeaderStartup.Leading leading) throws Exception {
         Vertx vertx = leading.vertx();
         channel = new AgentChannel(
                 pki.get(),
@@ -75,7 +75,7 @@ public class AgentChannelServer implements LeaderChannel {
                 config.node().pollWait(),
                 lending.get(),
                 containerFiles.get(),
-                adminSocketEnabled ? java.nio.file.Path.of(adminSocket) : null);
+                adminSocketEnabled ? Path.of(adminSocket) : null);
         agentPort = channel.start(vertx, config);
     }
 

@@ -3,16 +3,27 @@ package io.slurmlet.agent.api;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.handler.traffic.GlobalTrafficShapingHandler;
 import io.netty.util.AttributeKey;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpConnection;
+import io.vertx.core.http.HttpServer;
+import io.vertx.core.http.HttpServerOptions;
 import io.vertx.core.http.HttpServerRequest;
+import io.vertx.core.http.impl.HttpServerImpl;
+import io.vertx.core.impl.ContextInternal;
+import io.vertx.core.impl.VertxInternal;
+import io.vertx.core.net.SocketAddress;
+import io.vertx.core.net.impl.ConnectionBase;
+import io.vertx.core.net.impl.SslChannelProvider;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BiConsumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -95,13 +106,11 @@ final class ConnectionLimits {
      * sets it up (TLS first): Vert.x's own connection handler runs only after the handshake. The
      * hook is Vert.x 4's server's own seam for a new channel (what its traffic shaping uses).
      */
-    io.vertx.core.http.HttpServer server(io.vertx.core.Vertx vertx, io.vertx.core.http.HttpServerOptions options) {
-        return new io.vertx.core.http.impl.HttpServerImpl((io.vertx.core.impl.VertxInternal) vertx, options) {
+    HttpServer server(Vertx vertx, HttpServerOptions options) {
+        return new HttpServerImpl((VertxInternal) vertx, options) {
             @Override
-            protected java.util.function.BiConsumer<Channel, io.vertx.core.net.impl.SslChannelProvider> childHandler(
-                    io.vertx.core.impl.ContextInternal context,
-                    io.vertx.core.net.SocketAddress address,
-                    io.netty.handler.traffic.GlobalTrafficShapingHandler shaping) {
+            protected BiConsumer<Channel, SslChannelProvider> childHandler(
+                    ContextInternal context, SocketAddress address, GlobalTrafficShapingHandler shaping) {
                 var vertxs = super.childHandler(context, address, shaping);
                 return (channel, ssl) -> {
                     if (accepted(channel)) {
@@ -115,7 +124,7 @@ final class ConnectionLimits {
     /** A request's line and headers arrived: its clock stops; the next starts with the first byte after this one is read. */
     void requested(HttpServerRequest request) {
         HttpConnection connection = request.connection();
-        if (connection instanceof io.vertx.core.net.impl.ConnectionBase base) {
+        if (connection instanceof ConnectionBase base) {
             Clock clock = base.channel().attr(CLOCK).get();
             if (clock != null) {
                 clock.stop();

@@ -6,6 +6,7 @@ import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
 import io.vertx.ext.web.RoutingContext;
+import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Set;
@@ -174,7 +175,7 @@ final class ContainerFileTransfers {
                     ctx.vertx().cancelTimer(watch);
                     if (sent.succeeded()) {
                         send(index + 1);
-                    } else if (response.closed() || sent.cause() instanceof java.nio.channels.ClosedChannelException) {
+                    } else if (response.closed() || sent.cause() instanceof ClosedChannelException) {
                         over("the connection closed before the file went out");
                     } else {
                         cut("part %d did not go out: %s".formatted(index + 1, sent.cause()));

@@ -1,10 +1,13 @@
 package io.slurmlet.agent.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsJson.BadJson;
+import io.vertx.core.http.HttpServerRequest;
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
+import java.io.IOException;
 import org.jboss.logging.Logger;
 import org.jboss.resteasy.reactive.server.ServerExceptionMapper;
 
@@ -44,7 +47,7 @@ public class ErrorMappers {
     }
 
     @ServerExceptionMapper
-    public Response storage(io.slurmlet.agent.store.StorageException e) {
+    public Response storage(StorageException e) {
         LOG.error("could not store a change", e);
         return Answers.error(
                 500,
@@ -57,7 +60,7 @@ public class ErrorMappers {
      * Vert.x could not decode was answered already, by {@link BrokenBodies}: nothing more is written.
      */
     @ServerExceptionMapper
-    public Response unreadableRequest(java.io.IOException e, io.vertx.core.http.HttpServerRequest http) {
+    public Response unreadableRequest(IOException e, HttpServerRequest http) {
         if (http.response().ended()) {
             return null;
         }

@@ -169,7 +169,7 @@ public class JoinResource {
             String handedOn = http.getHeader(AgentChannel.FORWARDED_FOR);
             return handedOn == null
                     ? "root over the leader's socket"
-                    : "a request handed on by " + io.slurmlet.model.text.Text.oneLine(handedOn);
+                    : "a request handed on by " + Text.oneLine(handedOn);
         }
         return "the admin token from " + http.remoteAddress();
     }

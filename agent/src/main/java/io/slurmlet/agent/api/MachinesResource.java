@@ -26,6 +26,7 @@ import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.TreeSet;
 import org.jboss.logging.Logger;
@@ -207,7 +208,7 @@ public class MachinesResource {
         LOG.infof(
                 "machine %s allowed again by %s: its name may join with a join token",
                 allowed.get(), JoinResource.caller(http));
-        return Response.ok(java.util.Map.of(
+        return Response.ok(Map.of(
                         "node",
                         allowed.get(),
                         "allowed",

@@ -7,6 +7,7 @@ import io.slurmlet.agent.leader.MungeKeys;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
+import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.observed.Observed;
@@ -24,9 +25,11 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 
 /**
  * The cluster's munge key: which rotation every machine holds, and rolling a new one to all of them.
@@ -93,7 +96,7 @@ public class MungeKeyResource {
         if (!underJobs && !running.isEmpty()) {
             return Answers.error(409, ApiError.of(underJobsRefused(running)));
         }
-        Map<String, MungeSeen> seen = new java.util.TreeMap<>();
+        Map<String, MungeSeen> seen = new TreeMap<>();
         reports.observed().forEach((node, o) -> {
             if (o.munge() != null) {
                 seen.put(node, o.munge());
@@ -116,7 +119,7 @@ public class MungeKeyResource {
         MungeKeys.Rotation r;
         try {
             r = keys.rotate(JoinResource.caller(http));
-        } catch (io.slurmlet.agent.store.StorageException e) {
+        } catch (StorageException e) {
             throw e; // the store's own answer (ErrorMappers)
         } catch (IOException e) {
             // The leader's own files, or the sealed secrets it could not replace: never the key in the message.
@@ -196,7 +199,7 @@ public class MungeKeyResource {
     private List<PublishedPlan> planned() {
         return publisher.book().all().values().stream()
                 .filter(p -> p.plan().mungeKey().isPresent())
-                .sorted(java.util.Comparator.comparing(p -> p.plan().node()))
+                .sorted(Comparator.comparing(p -> p.plan().node()))
                 .toList();
     }
 

@@ -2,8 +2,11 @@ package io.slurmlet.agent.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.AccountsStore;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.PlanPublisher;
+import io.slurmlet.agent.leader.SettingsAdmission;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.SettingsStore.Result;
 import io.slurmlet.agent.leader.lending.LendingBook;
@@ -13,6 +16,7 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsJson.BadJson;
 import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.settings.SlurmSettings;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -35,6 +39,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -72,13 +80,13 @@ public class SettingsResource {
     LendingBook lending;
 
     @Inject
-    io.slurmlet.agent.leader.AccountsStore accounts;
+    AccountsStore accounts;
 
     @Inject
-    io.slurmlet.agent.leader.PlanPublisher plans;
+    PlanPublisher plans;
 
     @Inject
-    io.slurmlet.agent.leader.SettingsAdmission admission;
+    SettingsAdmission admission;
 
     @GET
     @Path("/settings")
@@ -184,12 +192,11 @@ public class SettingsResource {
      * What each machine reported of itself, for a dry run, with the jobs the controller's agent last
      * saw there as well (it knows a job before its slurmstepd starts; the machine's report may be older).
      */
-    private Map<String, io.slurmlet.model.observed.Observed> observed(SlurmSettings current) {
-        Map<String, io.slurmlet.model.observed.Observed> seen = new java.util.TreeMap<>(reports.observed());
+    private Map<String, Observed> observed(SlurmSettings current) {
+        Map<String, Observed> seen = new TreeMap<>(reports.observed());
         for (String node : inventory.all().keySet()) {
-            io.slurmlet.model.observed.Observed own =
-                    seen.getOrDefault(node, io.slurmlet.model.observed.Observed.NOTHING);
-            java.util.Set<String> jobs = new java.util.TreeSet<>(own.jobs());
+            Observed own = seen.getOrDefault(node, Observed.NOTHING);
+            Set<String> jobs = new TreeSet<>(own.jobs());
             reports.jobsReportedBy(current.controller(), n -> n.equals(node)).forEach(j -> jobs.add(j.split(" ")[0]));
             seen.put(
                     node,
@@ -212,7 +219,7 @@ public class SettingsResource {
                 + "or leave it out to make the change");
     }
 
-    private static UnaryOperator<SlurmSettings> changeLent(java.util.function.Consumer<List<String>> edit) {
+    private static UnaryOperator<SlurmSettings> changeLent(Consumer<List<String>> edit) {
         return current -> {
             List<String> lent = new ArrayList<>(current.lent());
             edit.accept(lent);

@@ -1,8 +1,12 @@
 package io.slurmlet.agent.api;
 
+import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.LeaderStartup;
 import io.slurmlet.agent.leader.SettingsStore;
+import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.store.Store;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
@@ -18,16 +22,16 @@ import org.eclipse.microprofile.health.Readiness;
 public class SettingsStoreHealth implements HealthCheck {
 
     @Inject
-    jakarta.enterprise.inject.Instance<SettingsStore> store;
+    Instance<SettingsStore> store;
 
     @Inject
-    io.slurmlet.agent.store.Leadership leadership;
+    Leadership leadership;
 
     @Inject
-    io.slurmlet.agent.leader.LeaderStartup startup;
+    LeaderStartup startup;
 
     @Inject
-    io.slurmlet.agent.config.AgentConfig config;
+    AgentConfig config;
 
     @Inject
     Store kept;

@@ -4,13 +4,16 @@ import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.LeaderStartup;
 import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.Leadership;
+import io.slurmlet.agent.trust.LeaderRole;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsJson;
+import io.vertx.core.Future;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpClient;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.RequestOptions;
+import io.vertx.core.net.PemKeyCertOptions;
 import io.vertx.core.net.PemTrustOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
@@ -18,11 +21,15 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import javax.net.ssl.SSLException;
 import org.jboss.logging.Logger;
 
 /**
@@ -67,11 +74,10 @@ public class StandbyForwarder {
      * The cluster's CA and admin token, and a client that trusts that CA and shows this standby's own
      * credential (a certificate the CA makes for it, {@link #CREDENTIAL_LIFE}), made again before it ends.
      */
-    private record Keys(
-            io.slurmlet.agent.trust.LeaderRole.ClusterKeys keys, HttpClient client, java.time.Instant renew) {}
+    private record Keys(LeaderRole.ClusterKeys keys, HttpClient client, Instant renew) {}
 
     /** How long a standby's credential for handing requests on is valid; made again an hour before its end. */
-    static final java.time.Duration CREDENTIAL_LIFE = java.time.Duration.ofDays(1);
+    static final Duration CREDENTIAL_LIFE = Duration.ofDays(1);
 
     private volatile Keys keys;
 
@@ -121,12 +127,12 @@ public class StandbyForwarder {
         });
     }
 
-    private synchronized Keys keys() throws java.io.IOException {
+    private synchronized Keys keys() throws IOException {
         Keys now = keys;
-        if (now != null && java.time.Instant.now().isBefore(now.renew())) {
+        if (now != null && Instant.now().isBefore(now.renew())) {
             return now;
         }
-        Optional<io.slurmlet.agent.trust.LeaderRole.ClusterKeys> found = startup.clusterKeys();
+        Optional<LeaderRole.ClusterKeys> found = startup.clusterKeys();
         if (found.isEmpty()) {
             return null;
         }
@@ -135,7 +141,7 @@ public class StandbyForwarder {
                 .setSsl(true)
                 .setTrustOptions(new PemTrustOptions()
                         .addCertValue(Buffer.buffer(found.get().caPem())))
-                .setKeyCertOptions(new io.vertx.core.net.PemKeyCertOptions()
+                .setKeyCertOptions(new PemKeyCertOptions()
                         .addKeyValue(Buffer.buffer(own.keyPem()))
                         .addCertValue(Buffer.buffer(own.certificatePem())))
                 .setConnectTimeout(5_000)
@@ -145,7 +151,7 @@ public class StandbyForwarder {
             now.client().close();
         }
         keys = new Keys(
-                found.get(), client, own.certificate().getNotAfter().toInstant().minus(java.time.Duration.ofHours(1)));
+                found.get(), client, own.certificate().getNotAfter().toInstant().minus(Duration.ofHours(1)));
         return keys;
     }
 
@@ -201,15 +207,15 @@ public class StandbyForwarder {
                     options.putHeader(h, v);
                 }
             }
-            io.vertx.core.Future<Buffer> read = ctx.body().available()
-                    ? io.vertx.core.Future.succeededFuture(
+            Future<Buffer> read = ctx.body().available()
+                    ? Future.succeededFuture(
                             ctx.body().buffer() == null
                                     ? Buffer.buffer()
                                     : ctx.body().buffer())
                     : ctx.request().body();
             read.compose(body -> {
                         if (body.length() > BODY_BYTES) {
-                            return io.vertx.core.Future.failedFuture(new TooLarge(body.length()));
+                            return Future.failedFuture(new TooLarge(body.length()));
                         }
                         return k.client()
                                 .request(options)
@@ -248,7 +254,7 @@ public class StandbyForwarder {
                 "handing %s %s to the leader %s failed: %s", ctx.request().method(), ctx.normalizedPath(), leader, why);
         if (e instanceof TooLarge) {
             answer(ctx, 413, self, why + ": nothing was handed to the leader " + leader.name());
-        } else if (e instanceof javax.net.ssl.SSLException || e.getCause() instanceof javax.net.ssl.SSLException) {
+        } else if (e instanceof SSLException || e.getCause() instanceof SSLException) {
             keys = null;
             answer(
                     ctx,
@@ -276,7 +282,7 @@ public class StandbyForwarder {
                     .putHeader("Content-Type", "application/json")
                     .putHeader(FORWARDED_BY, self)
                     .end(Buffer.buffer(SettingsJson.STRICT.writeValueAsBytes(ApiError.of(message))));
-        } catch (java.io.IOException json) {
+        } catch (IOException json) {
             ctx.response().setStatusCode(status).end();
         }
     }

@@ -2,6 +2,7 @@ package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.plan.Planner;
@@ -17,10 +18,12 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The Slurm cluster as the leader sees it: the settings' nodes (with all_nodes, every machine that
@@ -43,7 +46,7 @@ public class StatusResource {
     LendingBook lending;
 
     @Inject
-    io.slurmlet.agent.leader.PlanPublisher plans;
+    PlanPublisher plans;
 
     @GET
     public SlurmStatus status() {
@@ -56,15 +59,15 @@ public class StatusResource {
         Set<String> underWay = lending.underWay();
         Set<String> known = lending.knownToSlurm();
         Set<String> leaving = Planner.leaving(doc.settings(), underWay, known, facts);
-        SlurmSettings s = Planner.inSlurm(doc.settings(), leaving)
-                .withNodes(List.copyOf(new java.util.TreeSet<>(facts.keySet())));
+        SlurmSettings s =
+                Planner.inSlurm(doc.settings(), leaving).withNodes(List.copyOf(new TreeSet<>(facts.keySet())));
         Set<String> names = new LinkedHashSet<>();
         if (!s.controller().isEmpty()) {
             names.add(s.controller());
         }
         names.addAll(s.nodes());
         Set<String> slurmd = Set.copyOf(s.nodes());
-        Set<String> lent = new java.util.HashSet<>(
+        Set<String> lent = new HashSet<>(
                 doc.settings().withNodes(List.copyOf(facts.keySet())).lentNodes());
         lent.removeAll(leaving);
         List<NodeStatus> nodes = new ArrayList<>();

@@ -2,6 +2,9 @@ package io.slurmlet.agent.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -46,10 +49,10 @@ public interface AgentConfig {
         default String machineName() {
             return name().orElseGet(() -> {
                 try {
-                    return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/hostname"))
+                    return Files.readString(Path.of("/proc/sys/kernel/hostname"))
                             .strip()
                             .split("\\.")[0];
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     return System.getenv().getOrDefault("HOSTNAME", "localhost").split("\\.")[0];
                 }
             });
@@ -182,8 +185,8 @@ public interface AgentConfig {
         default String advertisedHost() {
             return advertise().orElse(List.of()).stream().findFirst().orElseGet(() -> {
                 try {
-                    return java.net.InetAddress.getLocalHost().getHostName();
-                } catch (java.io.IOException e) {
+                    return InetAddress.getLocalHost().getHostName();
+                } catch (IOException e) {
                     return "localhost";
                 }
             });

@@ -1,8 +1,11 @@
 package io.slurmlet.agent.containers;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+import io.slurmlet.model.api.ContainerFile;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.Artifact;
+import io.slurmlet.model.text.Text;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -10,6 +13,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
+import org.jboss.logging.Logger;
 
 /**
  * The pinned files of jobs in containers, as the leader holds them: this release's own table (in
@@ -29,7 +34,7 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
     public static final List<String> NEEDED_WITH_GPUS = List.of("libnvidia-container1", "libnvidia-container-tools");
 
     static final String RELEASE_TABLE = "/containers/artifacts.json";
-    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(ArtifactTable.class);
+    private static final Logger LOG = Logger.getLogger(ArtifactTable.class);
 
     /**
      * One row of the table, as its JSON has it; {@code sha256} null where the release does not know it.
@@ -37,7 +42,7 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
      * row that pins a digest pins it too (a site's table written before sizes is still read, its
      * files fetched up to {@link Fetcher#CEILING}, but containers are not turned on with it).
      */
-    @io.quarkus.runtime.annotations.RegisterForReflection
+    @RegisterForReflection
     public record Entry(
             @JsonProperty("name") String name,
             @JsonProperty("version") String version,
@@ -47,7 +52,7 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
             @JsonProperty("sha256") String sha256,
             @JsonProperty("bytes") Long bytes) {}
 
-    @io.quarkus.runtime.annotations.RegisterForReflection
+    @RegisterForReflection
     private record Json(
             @JsonProperty("release") String release,
             @JsonProperty("note") String note,
@@ -147,7 +152,7 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
             } catch (IllegalArgumentException bad) {
                 throw new IOException(("slurmlet.leader.containers.mirror %s is not an http or https URL of a folder "
                                 + "(http://mirror.example.org/slurmlet/)")
-                        .formatted(io.slurmlet.model.text.Text.quote(mirror)));
+                        .formatted(Text.quote(mirror)));
             }
         }
     }
@@ -165,10 +170,10 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
      * @param leader the leader's agents' channel, as {@code https://HOST:PORT}: a file the leader holds is
      *               fetched at {@link #LEADER_FILES} there (an agent asks whichever leader it follows)
      */
-    public List<Artifact> pinned(List<io.slurmlet.model.api.ContainerFile> held, String leader) {
+    public List<Artifact> pinned(List<ContainerFile> held, String leader) {
         List<Artifact> pinned = new ArrayList<>();
         for (Entry e : entries) {
-            Optional<io.slurmlet.model.api.ContainerFile> kept = heldFor(e, held);
+            Optional<ContainerFile> kept = heldFor(e, held);
             if (kept.isPresent()) {
                 pinned.add(artifact(
                         e,
@@ -186,8 +191,7 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
     public static final String LEADER_FILES = "/v1/agent/containers/files/";
 
     /** The file of row {@code e} the leader holds: the row's name, with the row's digest where it pins one. */
-    private static Optional<io.slurmlet.model.api.ContainerFile> heldFor(
-            Entry e, List<io.slurmlet.model.api.ContainerFile> held) {
+    private static Optional<ContainerFile> heldFor(Entry e, List<ContainerFile> held) {
         return held.stream()
                 .filter(h -> h.file().equals(e.file())
                         && (e.sha256() == null || e.sha256().equals(h.sha256())))
@@ -203,9 +207,9 @@ public record ArtifactTable(String source, List<Entry> entries, String mirror) {
      * @param gpuMachines the Slurm machines whose facts show NVIDIA GPUs
      * @param held        the files the leader holds ({@code ctl slurm containers import})
      */
-    public Optional<String> unusable(List<String> gpuMachines, List<io.slurmlet.model.api.ContainerFile> held) {
+    public Optional<String> unusable(List<String> gpuMachines, List<ContainerFile> held) {
         List<String> why = new ArrayList<>();
-        java.util.function.Predicate<String> heldName = n -> entries.stream()
+        Predicate<String> heldName = n -> entries.stream()
                 .anyMatch(e -> e.name().equals(n) && heldFor(e, held).isPresent());
         List<String> needed = new ArrayList<>(NEEDED);
         if (!gpuMachines.isEmpty()) {

@@ -1,17 +1,23 @@
 package io.slurmlet.agent.containers;
 
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.agent.reconcile.ManagedFiles;
+import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.plan.Artifact;
 import io.slurmlet.model.plan.ContainersPlan;
 import io.slurmlet.model.plan.NodePlan;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The containers step's pure half: what a machine holds for jobs in containers as its plan wants
@@ -40,9 +46,9 @@ public final class ContainersDiff {
      * go in, which every user must be able to read (srun loads pyxis as the user; enroot reads its
      * settings as the user), made before any file is written into them.
      */
-    public static final List<String> FOLDERS = java.util.stream.Stream.concat(
+    public static final List<String> FOLDERS = Stream.concat(
                     USER_FOLDERS.stream(),
-                    java.util.stream.Stream.of(
+                    Stream.of(
                             "/etc/enroot",
                             "/etc/enroot/enroot.conf.d",
                             "/etc/enroot/mounts.d",
@@ -66,7 +72,7 @@ public final class ContainersDiff {
             boolean install, List<Artifact> artifacts, Map<String, Kept> files, List<String> absent, boolean gpus) {
         public Wanted {
             artifacts = List.copyOf(artifacts);
-            files = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(files));
+            files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
             absent = List.copyOf(absent);
         }
     }
@@ -122,19 +128,15 @@ public final class ContainersDiff {
      * @param sourceSha256 the source tarball's digest
      * @param sha256       the plugin's digest when it was installed
      */
-    @io.quarkus.runtime.annotations.RegisterForReflection
+    @RegisterForReflection
     public record Stamp(
-            @com.fasterxml.jackson.annotation.JsonProperty("pyxis")
-            String pyxis,
+            @JsonProperty("pyxis") String pyxis,
 
-            @com.fasterxml.jackson.annotation.JsonProperty("slurm")
-            String slurm,
+            @JsonProperty("slurm") String slurm,
 
-            @com.fasterxml.jackson.annotation.JsonProperty("source_sha256")
-            String sourceSha256,
+            @JsonProperty("source_sha256") String sourceSha256,
 
-            @com.fasterxml.jackson.annotation.JsonProperty("sha256")
-            String sha256) {
+            @JsonProperty("sha256") String sha256) {
 
         /**
          * The stamp in {@code json}; empty where it cannot be read or lacks a field: no stamp, so the
@@ -142,7 +144,7 @@ public final class ContainersDiff {
          */
         public static Optional<Stamp> parse(byte[] json) {
             try {
-                Stamp read = io.slurmlet.model.api.SettingsJson.lenient().readValue(json, Stamp.class);
+                Stamp read = SettingsJson.lenient().readValue(json, Stamp.class);
                 return read == null
                                 || read.pyxis() == null
                                 || read.slurm() == null
@@ -150,7 +152,7 @@ public final class ContainersDiff {
                                 || read.sha256() == null
                         ? Optional.empty()
                         : Optional.of(read);
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 return Optional.empty();
             }
         }

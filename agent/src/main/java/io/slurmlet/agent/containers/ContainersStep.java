@@ -12,6 +12,7 @@ import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.plan.Artifact;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -23,6 +24,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Jobs in containers on a Slurm machine: enroot installed from its pinned packages, pyxis built
@@ -122,14 +125,14 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
 
     static final String SLURM_VERSION_H = "/usr/include/slurm/slurm_version.h";
     /** As Slurm's headers say their version: {@code #define SLURM_VERSION_NUMBER 0x180b05} is 24.11.5. */
-    private static final java.util.regex.Pattern VERSION_NUMBER = java.util.regex.Pattern.compile(
+    private static final Pattern VERSION_NUMBER = Pattern.compile(
             "(?m)^#define\\s+SLURM_VERSION_NUMBER\\s+0x([0-9a-fA-F]{2})([0-9a-fA-F]{2})([0-9a-fA-F]{2})\\s*$");
 
     /** The version of the Slurm headers installed (what pyxis is built against), as 24.11.5; "" where there are none. */
     private String headers() throws IOException {
         return files.stat(at(SLURM_VERSION_H))
                 .map(f -> VERSION_NUMBER.matcher(new String(f.content(), StandardCharsets.UTF_8)))
-                .filter(java.util.regex.Matcher::find)
+                .filter(Matcher::find)
                 .map(m -> "%d.%02d.%d"
                         .formatted(
                                 Integer.parseInt(m.group(1), 16),
@@ -186,12 +189,12 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         List<String> wrong = new ArrayList<>();
         for (String folder : ContainersDiff.FOLDERS) {
             Path p = at(folder);
-            if (!java.nio.file.Files.isDirectory(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (!java.nio.file.Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)) {
                 wrong.add(folder);
                 continue;
             }
-            PosixFileAttributes a = java.nio.file.Files.readAttributes(
-                    p, PosixFileAttributes.class, java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            PosixFileAttributes a =
+                    java.nio.file.Files.readAttributes(p, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
             if (!PosixFilePermissions.toString(a.permissions()).equals("rwxr-xr-x")
                     || !a.owner().getName().equals("root")) {
                 wrong.add(folder);

@@ -1,5 +1,6 @@
 package io.slurmlet.agent.containers;
 
+import io.slurmlet.agent.system.AtomicFile;
 import io.slurmlet.model.plan.Artifact;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,6 +16,12 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.HexFormat;
+import java.util.Timer;
+import java.util.TimerTask;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Fetches a pinned file into a cache folder and hands it over only once its bytes have the size and
@@ -55,7 +62,7 @@ public interface Fetcher {
                 .followRedirects(HttpClient.Redirect.NORMAL)
                 .build();
         return artifact -> {
-            io.slurmlet.agent.system.AtomicFile.ensurePrivateDirectory(cache);
+            AtomicFile.ensurePrivateDirectory(cache);
             Path file = cache.resolve(artifact.sha256() + "-" + artifact.file());
             if (Files.isRegularFile(file)
                     && (artifact.bytes() == null || Files.size(file) == artifact.bytes())
@@ -118,12 +125,12 @@ public interface Fetcher {
                                     .GET()
                                     .build(),
                             HttpResponse.BodyHandlers.ofInputStream())
-                    .get(timeout.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.TimeoutException e) {
+                    .get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
             throw new IOException(
                     "%s did not answer within %d s: nothing installed".formatted(artifact.url(), timeout.toSeconds()),
                     e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             throw new IOException(
                     "cannot fetch %s (%s): nothing installed".formatted(artifact.url(), e.getCause()), e.getCause());
         }
@@ -155,10 +162,10 @@ public interface Fetcher {
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while fetching from " + from, e);
         }
-        java.util.concurrent.atomic.AtomicBoolean late = new java.util.concurrent.atomic.AtomicBoolean();
-        java.util.Timer watchdog = new java.util.Timer("slurmlet-fetch-deadline", true);
+        AtomicBoolean late = new AtomicBoolean();
+        Timer watchdog = new Timer("slurmlet-fetch-deadline", true);
         watchdog.schedule(
-                new java.util.TimerTask() {
+                new TimerTask() {
                     @Override
                     public void run() {
                         late.set(true);

@@ -5,6 +5,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 
@@ -66,13 +67,12 @@ public record CpuTopology(int cpus, int sockets, int coresPerSocket, int threads
         return cpus;
     }
 
-    private static java.util.Optional<Cpu> block(Map<String, String> kv) {
+    private static Optional<Cpu> block(Map<String, String> kv) {
         OptionalInt processor = number(kv.get("processor"));
         if (processor.isEmpty()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
-        return java.util.Optional.of(
-                new Cpu(processor.getAsInt(), number(kv.get("physical id")), number(kv.get("core id"))));
+        return Optional.of(new Cpu(processor.getAsInt(), number(kv.get("physical id")), number(kv.get("core id"))));
     }
 
     /** The number {@code text} holds ({@code "0\n"} as sysfs prints it); empty when it holds none. */

@@ -1,17 +1,23 @@
 package io.slurmlet.agent.facts;
 
+import io.slurmlet.agent.containers.ContainersDiff;
+import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.agent.slurm.conf.Layout;
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.HostFiles;
+import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.FactsCheck;
 import io.slurmlet.model.facts.NodeFacts;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -31,12 +37,8 @@ public final class FactsCollector {
     public static final List<String> SLURMD_CONFIG = List.of("slurmd", "-C");
     public static final List<String> SLURMD_VERSION = List.of("slurmd", "-V");
     /** The first two bytes of slurmctld's saved state: the protocol version of the release that wrote it. */
-    public static final List<String> SAVED_STATE = List.of(
-            "od",
-            "-An",
-            "-tu1",
-            "-N2",
-            io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + "/assoc_usage");
+    public static final List<String> SAVED_STATE =
+            List.of("od", "-An", "-tu1", "-N2", Layout.DEBIAN.stateSaveLocation() + "/assoc_usage");
     /** What apt would install of slurmctld: asked only where slurmctld saved state. */
     public static final List<String> APT_POLICY = List.of("apt-cache", "policy", "slurmctld");
 
@@ -200,10 +202,10 @@ public final class FactsCollector {
                 ? cpu.packageId()
                 : files.read(dir.resolve("physical_package_id"))
                         .map(CpuTopology::number)
-                        .orElse(java.util.OptionalInt.empty());
+                        .orElse(OptionalInt.empty());
         var core = cpu.coreId().isPresent()
                 ? cpu.coreId()
-                : files.read(dir.resolve("core_id")).map(CpuTopology::number).orElse(java.util.OptionalInt.empty());
+                : files.read(dir.resolve("core_id")).map(CpuTopology::number).orElse(OptionalInt.empty());
         return new CpuTopology.Cpu(cpu.processor(), pkg, core);
     }
 
@@ -237,17 +239,17 @@ public final class FactsCollector {
      * file's own), and slurmlet's prolog. Nothing where none of it is there;
      * a file that cannot be read counts as absent.
      */
-    private io.slurmlet.model.facts.ContainerFacts containers() {
+    private ContainerFacts containers() {
         try {
             String enroot = files.read(ENROOT)
                     .map(ENROOT_VERSION::matcher)
-                    .filter(java.util.regex.Matcher::find)
+                    .filter(Matcher::find)
                     .map(m -> m.group(1))
                     .orElse("");
-            String plugin = files.bytes(Path.of(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN))
-                    .map(io.slurmlet.agent.reconcile.ManagedFiles::sha256)
+            String plugin = files.bytes(Path.of(ContainerFacts.PYXIS_PLUGIN))
+                    .map(ManagedFiles::sha256)
                     .orElse("");
-            Optional<String> text = files.read(Path.of(io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP));
+            Optional<String> text = files.read(Path.of(ContainersDiff.PYXIS_STAMP));
             // A stamp without its plugin, or one that cannot be read, is no pyxis: the containers step builds it again.
             // A plugin
             // that is not the one its stamp records is reported with its own digest (the two differ for a moment while
@@ -255,14 +257,13 @@ public final class FactsCollector {
             // containers step installs a new build, plugin then stamp: the leader is not made to take pyxis out for
             // that);
             // the slurm step does not load such a plugin, and the containers step builds it again.
-            Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = text.isPresent() && !plugin.isEmpty()
-                    ? io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(
-                            text.get().getBytes(java.nio.charset.StandardCharsets.UTF_8))
+            Optional<ContainersDiff.Stamp> stamp = text.isPresent() && !plugin.isEmpty()
+                    ? ContainersDiff.Stamp.parse(text.get().getBytes(StandardCharsets.UTF_8))
                     : Optional.empty();
-            boolean prolog = files.read(Path.of(io.slurmlet.model.facts.ContainerFacts.PROLOG))
+            boolean prolog = files.read(Path.of(ContainerFacts.PROLOG))
                     .filter(script -> script.contains("written by slurmlet"))
                     .isPresent();
-            return new io.slurmlet.model.facts.ContainerFacts(
+            return new ContainerFacts(
                     enroot,
                     stamp.map(st -> st.pyxis()).orElse(""),
                     stamp.map(st -> st.slurm()).orElse(""),
@@ -270,7 +271,7 @@ public final class FactsCollector {
                     prolog,
                     nvidiaCli());
         } catch (UncheckedIOException e) {
-            return io.slurmlet.model.facts.ContainerFacts.NONE;
+            return ContainerFacts.NONE;
         }
     }
 
@@ -288,7 +289,7 @@ public final class FactsCollector {
         }
         try {
             Commands.Result r = commands.run(List.of(NVIDIA_CLI.toString(), "--version"), deadline);
-            java.util.regex.Matcher m = NVIDIA_CLI_VERSION.matcher(r.stdout());
+            Matcher m = NVIDIA_CLI_VERSION.matcher(r.stdout());
             return r.succeeded() && m.find() ? m.group(1) : "";
         } catch (CommandFailed e) {
             return "";
@@ -347,12 +348,12 @@ public final class FactsCollector {
 
     /** The protocol version of slurmctld's saved state here; 0 where there is none. */
     private int savedState() {
-        java.nio.file.Path file = java.nio.file.Path.of(SAVED_STATE.get(SAVED_STATE.size() - 1));
+        Path file = Path.of(SAVED_STATE.get(SAVED_STATE.size() - 1));
         try {
             if (!files.list(file.getParent()).contains(file)) {
                 return 0;
             }
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             return 0;
         }
         try {

@@ -2,6 +2,7 @@ package io.slurmlet.agent.facts;
 
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.NodeFacts;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,7 +110,7 @@ public final class FactsDiff {
         return changes.isEmpty() ? "the leader's copy differs" : "the leader has " + String.join(", ", changes);
     }
 
-    private static String pyxis(io.slurmlet.model.facts.ContainerFacts c) {
+    private static String pyxis(ContainerFacts c) {
         return c.pyxis().isEmpty()
                 ? ""
                 : "%s for Slurm %s (sha256 %s)"

@@ -12,8 +12,10 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 
 /**
@@ -120,7 +122,7 @@ public final class AccountsStore {
             for (int i = 0; i < entries.size(); i++) {
                 Imported e = entries.get(i);
                 String at = "[" + i + "] ";
-                if (e.email() == null || !seen.add(e.email().strip().toLowerCase(java.util.Locale.ROOT))) {
+                if (e.email() == null || !seen.add(e.email().strip().toLowerCase(Locale.ROOT))) {
                     problems.add(new Problem(
                             "accounts[" + i + "].email",
                             String.valueOf(e.email()),
@@ -154,7 +156,7 @@ public final class AccountsStore {
             }
             if (disableOthers && problems.isEmpty()) {
                 for (Account a : next.accounts()) {
-                    if (a.active() && !seen.contains(a.email().toLowerCase(java.util.Locale.ROOT))) {
+                    if (a.active() && !seen.contains(a.email().toLowerCase(Locale.ROOT))) {
                         next = ((Result.Stored) replaced(next, a.withEnabled(false))).accounts();
                     }
                 }
@@ -186,7 +188,7 @@ public final class AccountsStore {
         return new Result.Stored(new Accounts(all.revision(), all.nextUid(), next), Optional.of(account));
     }
 
-    private Result change(java.util.function.Function<Accounts, Result> edit) throws IOException {
+    private Result change(Function<Accounts, Result> edit) throws IOException {
         Result result;
         synchronized (this) {
             Accounts now = current;

@@ -1,6 +1,7 @@
 package io.slurmlet.agent.leader;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.containers.ArtifactTable;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.ContainerFile;
@@ -11,6 +12,7 @@ import java.io.InputStream;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
@@ -53,7 +55,7 @@ public final class ContainerFiles {
     }
 
     /** What the store keeps of a file besides its parts. */
-    @io.quarkus.runtime.annotations.RegisterForReflection
+    @RegisterForReflection
     record Manifest(
             @JsonProperty("file") ContainerFile file,
             @JsonProperty("part_bytes") int partBytes) {
@@ -162,7 +164,7 @@ public final class ContainerFiles {
                 }
                 digest.update(part, 0, filled);
                 if (!held) {
-                    write(partKey(id, parts++), java.util.Arrays.copyOf(part, filled));
+                    write(partKey(id, parts++), Arrays.copyOf(part, filled));
                 }
             }
             if (row.bytes() != null && total < most) {

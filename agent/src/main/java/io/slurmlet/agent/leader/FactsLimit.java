@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import org.jboss.logging.Logger;
 
@@ -38,7 +39,7 @@ public final class FactsLimit {
 
     private final long interval;
     private final LongSupplier nanoTime;
-    private final java.util.function.Consumer<String> warn;
+    private final Consumer<String> warn;
     private final Map<String, Account> accounts = new ConcurrentHashMap<>();
 
     /** One change an {@code interval} after the first {@link #BURST}; {@link Duration#ZERO}: every change is taken. */
@@ -52,7 +53,7 @@ public final class FactsLimit {
     }
 
     /** @param warn where a refusal's line goes: the leader's log */
-    FactsLimit(Duration interval, LongSupplier nanoTime, java.util.function.Consumer<String> warn) {
+    FactsLimit(Duration interval, LongSupplier nanoTime, Consumer<String> warn) {
         if (interval.isNegative()) {
             throw new IllegalArgumentException("a facts change interval of " + interval + " is negative");
         }

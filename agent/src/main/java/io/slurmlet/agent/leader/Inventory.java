@@ -16,6 +16,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.BooleanSupplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -46,8 +49,7 @@ public final class Inventory {
      * machine's file once it is durable, before the report has put the facts here, so a look at
      * the inventory waits for the reports under way and sees every change it may have heard of.
      */
-    private final java.util.concurrent.locks.ReadWriteLock gate =
-            new java.util.concurrent.locks.ReentrantReadWriteLock();
+    private final ReadWriteLock gate = new ReentrantReadWriteLock();
 
     private Inventory(Folder<NodeFacts> folder, Map<String, NodeFacts> facts) {
         this.folder = folder;
@@ -170,7 +172,7 @@ public final class Inventory {
      * removal and written after it is refused, or written before the facts are forgotten; it never
      * puts a removed machine back (into slurm.conf, into an export's clients).
      */
-    public Stored report(NodeFacts reported, java.util.function.BooleanSupplier stillJoined) throws IOException {
+    public Stored report(NodeFacts reported, BooleanSupplier stillJoined) throws IOException {
         return report(reported, stillJoined, FactsLimit.NONE);
     }
 
@@ -180,8 +182,7 @@ public final class Inventory {
      * nor the first of a machine whose facts are not held (new, or removed and allowed again), which
      * is not counted either.
      */
-    public Stored report(NodeFacts reported, java.util.function.BooleanSupplier stillJoined, FactsLimit limit)
-            throws IOException {
+    public Stored report(NodeFacts reported, BooleanSupplier stillJoined, FactsLimit limit) throws IOException {
         String node = reported.name();
         synchronized (lock(node)) {
             if (!stillJoined.getAsBoolean()) {

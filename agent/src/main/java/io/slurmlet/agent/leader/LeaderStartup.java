@@ -4,11 +4,14 @@ import io.quarkus.runtime.Quarkus;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.leader.lending.LendingEngine;
 import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.EtcdStore;
 import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.store.SealedSecrets;
 import io.slurmlet.agent.store.Store;
+import io.slurmlet.agent.system.linux.LinuxCommands;
+import io.slurmlet.agent.trust.LeaderRole;
 import io.slurmlet.agent.trust.TokenFile;
 import io.vertx.core.Vertx;
 import jakarta.annotation.Priority;
@@ -19,7 +22,11 @@ import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /**
@@ -31,7 +38,7 @@ import org.jboss.logging.Logger;
  * ({@link LeaderSecrets}); until then it stands by.
  */
 @ApplicationScoped
-public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
+public class LeaderStartup implements LeaderRole {
 
     private static final Logger LOG = Logger.getLogger(LeaderStartup.class);
 
@@ -51,7 +58,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
     Instance<AccountsStore> accounts;
 
     @Inject
-    Instance<io.slurmlet.agent.leader.lending.LendingEngine> lending;
+    Instance<LendingEngine> lending;
 
     @Inject
     Instance<Leadership> leadership;
@@ -110,8 +117,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
         started = true;
         lending.get().start();
         config.leader().accountsSync().filter(a -> !a.isEmpty()).ifPresent(argv -> {
-            AccountsSync sync =
-                    new AccountsSync(new io.slurmlet.agent.system.linux.LinuxCommands(), argv, accounts.get());
+            AccountsSync sync = new AccountsSync(new LinuxCommands(), argv, accounts.get());
             vertx.executeBlocking(() -> sync.run());
             vertx.setPeriodic(
                     Math.max(1000, config.leader().accountsSyncEvery().toMillis()),
@@ -141,7 +147,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
                     LeaderState.adminTokenFile(config),
                     config.leader().advertise().orElse(List.of()));
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e.getMessage(), e);
+            throw new UncheckedIOException(e.getMessage(), e);
         }
     }
 
@@ -150,9 +156,9 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
      * file: empty with the file store, or before the first leader put them there.
      */
     @Override
-    public java.util.Optional<ClusterKeys> clusterKeys() throws IOException {
+    public Optional<ClusterKeys> clusterKeys() throws IOException {
         if (!(store.get() instanceof EtcdStore etcd)) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
         var secrets = new LeaderSecrets(
@@ -162,7 +168,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
                 .map(held -> new ClusterKeys(
                         held.get("ca.crt"),
                         held.get("ca.key"),
-                        new String(held.get("admin.token"), java.nio.charset.StandardCharsets.UTF_8).strip()));
+                        new String(held.get("admin.token"), StandardCharsets.UTF_8).strip()));
     }
 
     /** After the agents' channel closed (api.AgentChannelServer). */
@@ -172,7 +178,7 @@ public class LeaderStartup implements io.slurmlet.agent.trust.LeaderRole {
         }
         if (started) {
             // A leader that lost the lead kills its running hooks at once: the new leader may be running them already.
-            lending.get().close(leadership.get().leads() ? java.time.Duration.ofSeconds(5) : java.time.Duration.ZERO);
+            lending.get().close(leadership.get().leads() ? Duration.ofSeconds(5) : Duration.ZERO);
         }
     }
 }

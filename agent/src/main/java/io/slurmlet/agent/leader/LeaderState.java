@@ -1,14 +1,18 @@
 package io.slurmlet.agent.leader;
 
+import io.quarkus.runtime.Quarkus;
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.containers.ArtifactTable;
 import io.slurmlet.agent.leader.lending.Hooks;
 import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.lending.LendingEngine;
+import io.slurmlet.agent.leader.plan.PlanBook;
 import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.EtcdStore;
 import io.slurmlet.agent.store.FileStore;
 import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.store.Store;
+import io.slurmlet.agent.store.StoreMove;
 import io.slurmlet.agent.system.linux.LinuxCommands;
 import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.trust.JoinTokens;
@@ -19,8 +23,11 @@ import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
+import org.jboss.logging.Logger;
 
 /**
  * Opens the leader's durable state: the settings store, the node inventory, the tokens, the
@@ -42,12 +49,11 @@ public class LeaderState {
     Store store(AgentConfig config) throws IOException {
         AgentConfig.StoreConfig store = config.leader().store();
         if (store.kind() == AgentConfig.StoreConfig.Kind.FILE) {
-            io.slurmlet.agent.store.StoreMove.refuseMoved(config.stateDir());
+            StoreMove.refuseMoved(config.stateDir());
             return FileStore.open(config.stateDir());
         }
         AgentConfig.Etcd etcd = store.etcd();
-        if (etcd.lease().compareTo(java.time.Duration.ofSeconds(2)) < 0
-                || etcd.lease().compareTo(java.time.Duration.ofSeconds(60)) > 0) {
+        if (etcd.lease().compareTo(Duration.ofSeconds(2)) < 0 || etcd.lease().compareTo(Duration.ofSeconds(60)) > 0) {
             throw new IllegalStateException(
                     ("slurmlet.leader.store.etcd.lease is %s: give 2s to 60s (5s, the default, has a standby "
                                     + "lead within about 6 s of the leader's death)")
@@ -85,14 +91,14 @@ public class LeaderState {
                         + config.leader().agentPort());
         return etcd.election(self, config.leader().store().etcd().lease(), why -> {
             LOG.fatalf("this agent stops: it lost the lead (%s); systemd starts it again, and it stands by", why);
-            io.quarkus.runtime.Quarkus.asyncExit(EXIT_LOST_LEAD);
+            Quarkus.asyncExit(EXIT_LOST_LEAD);
         });
     }
 
     /** The exit code of an agent that lost the lead (systemd's Restart=on-failure starts it again). */
     public static final int EXIT_LOST_LEAD = 75;
 
-    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(LeaderState.class);
+    private static final Logger LOG = Logger.getLogger(LeaderState.class);
 
     void closeLeadership(@Disposes Leadership leadership) {
         if (leadership instanceof EtcdElection election) {
@@ -101,7 +107,7 @@ public class LeaderState {
     }
 
     /** The admin token's file: agent.yaml's, else admin.token in the state folder. */
-    static java.nio.file.Path adminTokenFile(AgentConfig config) {
+    static Path adminTokenFile(AgentConfig config) {
         return config.leader().adminTokenFile().orElse(config.stateDir().resolve(TokenFile.FILE_NAME));
     }
 
@@ -153,7 +159,7 @@ public class LeaderState {
             ContainerFiles containerFiles,
             MungeKeys mungeKeys)
             throws IOException {
-        io.slurmlet.agent.containers.ArtifactTable table = artifacts(config);
+        ArtifactTable table = artifacts(config);
         String host = config.leader().advertisedHost();
         // The host a person reads in a plan; an agent asks whichever leader it follows for the path.
         String leader = "https://" + (host.contains(":") ? "[" + host + "]" : host) + ":"
@@ -163,7 +169,7 @@ public class LeaderState {
                 settings,
                 inventory,
                 mungeKeys::current,
-                io.slurmlet.agent.leader.plan.PlanBook.open(store),
+                PlanBook.open(store),
                 lending,
                 accounts,
                 () -> table.pinned(containerFiles.held(), leader));
@@ -176,7 +182,7 @@ public class LeaderState {
             Inventory inventory,
             NodeReports reports,
             LendingBook lending,
-            io.slurmlet.agent.containers.ArtifactTable artifacts,
+            ArtifactTable artifacts,
             ContainerFiles containerFiles) {
         return new SettingsAdmission(
                 inventory,
@@ -213,8 +219,8 @@ public class LeaderState {
      */
     @Produces
     @Singleton
-    io.slurmlet.agent.containers.ArtifactTable artifacts(AgentConfig config) throws IOException {
-        return io.slurmlet.agent.containers.ArtifactTable.load(
+    ArtifactTable artifacts(AgentConfig config) throws IOException {
+        return ArtifactTable.load(
                 config.leader().containers().table(),
                 config.leader().containers().mirror());
     }

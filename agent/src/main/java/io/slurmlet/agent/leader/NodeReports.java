@@ -1,13 +1,25 @@
 package io.slurmlet.agent.leader;
 
 import io.slurmlet.model.api.NodeReport;
+import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.api.StepStatus;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.QueuedJob;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BooleanSupplier;
+import java.util.function.Predicate;
 
 /**
  * The last reconcile pass each agent posted, and when, with each step's last error kept across the
@@ -31,7 +43,7 @@ public final class NodeReports {
      * {@link #forget} takes too: a removal revokes the credential and then forgets the report, so a
      * report checked before the removal and kept after it cannot be.
      */
-    public boolean put(NodeReport report, java.util.function.BooleanSupplier stillJoined) {
+    public boolean put(NodeReport report, BooleanSupplier stillJoined) {
         Received now = new Received(report, Instant.now());
         boolean[] kept = {false};
         reports.compute(report.node(), (node, before) -> {
@@ -46,7 +58,7 @@ public final class NodeReports {
 
     /** {@code now}, each step's last error kept from {@code before} where {@code now} has none. */
     private static Received merged(Received before, Received now) {
-        Map<String, StepStatus> old = new java.util.HashMap<>();
+        Map<String, StepStatus> old = new HashMap<>();
         before.report().steps().forEach(st -> old.put(st.step(), st));
         List<StepStatus> steps = new ArrayList<>();
         for (StepStatus st : now.report().steps()) {
@@ -76,12 +88,12 @@ public final class NodeReports {
         if (controller == null) {
             return Map.of();
         }
-        Map<String, java.util.LinkedHashSet<String>> byNode = new java.util.HashMap<>();
+        Map<String, LinkedHashSet<String>> byNode = new HashMap<>();
         get(controller).stream()
                 .flatMap(r -> r.report().slurmNodes().stream())
-                .forEach(n -> byNode.computeIfAbsent(n.name(), k -> new java.util.LinkedHashSet<>())
+                .forEach(n -> byNode.computeIfAbsent(n.name(), k -> new LinkedHashSet<>())
                         .addAll(n.jobs()));
-        Map<String, List<String>> jobs = new java.util.HashMap<>();
+        Map<String, List<String>> jobs = new HashMap<>();
         byNode.forEach((node, ids) -> jobs.put(node, List.copyOf(ids)));
         return jobs;
     }
@@ -90,14 +102,14 @@ public final class NodeReports {
      * The jobs the controller's agent last reported on the Slurm nodes {@code onNode} takes, each
      * once; none when there is no controller or no report from it.
      */
-    public List<String> jobsReportedBy(String controller, java.util.function.Predicate<String> onNode) {
+    public List<String> jobsReportedBy(String controller, Predicate<String> onNode) {
         if (controller == null) {
             return List.of();
         }
         return get(controller).stream()
                 .flatMap(r -> r.report().slurmNodes().stream())
                 .filter(n -> onNode.test(n.name()))
-                .map(io.slurmlet.model.api.SlurmNodeState::jobs)
+                .map(SlurmNodeState::jobs)
                 .flatMap(List::stream)
                 .distinct()
                 .toList();
@@ -114,9 +126,8 @@ public final class NodeReports {
         Instant controllerAt = controller == null
                 ? Instant.MIN
                 : get(controller).map(Received::at).orElse(Instant.MIN);
-        java.util.Set<String> ids =
-                new java.util.HashSet<>(jobs.stream().map(j -> j.split(" ")[0]).toList());
-        new java.util.TreeMap<>(reports).forEach((node, r) -> {
+        Set<String> ids = new HashSet<>(jobs.stream().map(j -> j.split(" ")[0]).toList());
+        new TreeMap<>(reports).forEach((node, r) -> {
             if (r.at().isAfter(controllerAt)) {
                 r.report().observed().jobs().stream().filter(ids::add).forEach(jobs::add);
             }
@@ -125,19 +136,19 @@ public final class NodeReports {
     }
 
     /** The jobs {@code controller}'s slurmctld held queued (not started) at its agent's last look; none where it has not said. */
-    public List<io.slurmlet.model.observed.QueuedJob> jobsQueued(String controller) {
+    public List<QueuedJob> jobsQueued(String controller) {
         if (controller == null) {
             return List.of();
         }
         return get(controller)
                 .map(r -> r.report().observed().queued())
-                .filter(java.util.Objects::nonNull)
+                .filter(Objects::nonNull)
                 .orElse(List.of());
     }
 
     /** The nodes {@code controller}'s agent last showed slurmctld holding a record of. */
-    public java.util.Set<String> slurmNodesReportedBy(String controller) {
-        java.util.Set<String> nodes = new java.util.TreeSet<>();
+    public Set<String> slurmNodesReportedBy(String controller) {
+        Set<String> nodes = new TreeSet<>();
         get(controller).ifPresent(r -> r.report().slurmNodes().forEach(n -> nodes.add(n.name())));
         return nodes;
     }
@@ -148,8 +159,8 @@ public final class NodeReports {
     }
 
     /** The Slurm nodes each controller's agent last showed, by the machine that showed them: what a dry run of node states diffs against. */
-    public Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes() {
-        Map<String, List<io.slurmlet.model.api.SlurmNodeState>> shown = new java.util.TreeMap<>();
+    public Map<String, List<SlurmNodeState>> slurmNodes() {
+        Map<String, List<SlurmNodeState>> shown = new TreeMap<>();
         reports.forEach((node, r) -> {
             if (!r.report().slurmNodes().isEmpty()) {
                 shown.put(node, r.report().slurmNodes());
@@ -159,8 +170,8 @@ public final class NodeReports {
     }
 
     /** What each machine's steps last saw of it, by name: what a dry run diffs against. */
-    public Map<String, io.slurmlet.model.observed.Observed> observed() {
-        Map<String, io.slurmlet.model.observed.Observed> seen = new java.util.TreeMap<>();
+    public Map<String, Observed> observed() {
+        Map<String, Observed> seen = new TreeMap<>();
         reports.forEach((node, r) -> seen.put(node, r.report().observed()));
         return seen;
     }

@@ -1,17 +1,26 @@
 package io.slurmlet.agent.leader;
 
+import io.quarkus.runtime.Quarkus;
 import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.plan.PlanBook;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.plan.Artifact;
+import io.slurmlet.model.plan.ContainersPlan;
 import io.slurmlet.model.plan.MungeKey;
+import io.slurmlet.model.plan.NodePlan;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -34,7 +43,7 @@ public final class PlanPublisher implements AutoCloseable {
 
     private final SettingsStore settings;
     private final Inventory inventory;
-    private final java.util.function.Supplier<MungeKey> mungeKey;
+    private final Supplier<MungeKey> mungeKey;
     private final PlanBook book;
     private final LendingBook lending;
     private final AccountsStore accounts;
@@ -58,13 +67,13 @@ public final class PlanPublisher implements AutoCloseable {
             PlanBook book,
             LendingBook lending,
             AccountsStore accounts) {
-        this(store, settings, inventory, mungeKey, book, lending, accounts, java.util.List::of);
+        this(store, settings, inventory, mungeKey, book, lending, accounts, List::of);
     }
 
     /** The pinned files of jobs in containers as they are when the leader plans: the files it holds change them. */
     @FunctionalInterface
     public interface Artifacts {
-        java.util.List<io.slurmlet.model.plan.Artifact> now() throws IOException;
+        List<Artifact> now() throws IOException;
     }
 
     /** @param artifacts the pinned files of jobs in containers, with their URLs, read at each plan (a file the leader is handed changes them) */
@@ -85,7 +94,7 @@ public final class PlanPublisher implements AutoCloseable {
             Store store,
             SettingsStore settings,
             Inventory inventory,
-            java.util.function.Supplier<MungeKey> mungeKey,
+            Supplier<MungeKey> mungeKey,
             PlanBook book,
             LendingBook lending,
             AccountsStore accounts,
@@ -171,7 +180,7 @@ public final class PlanPublisher implements AutoCloseable {
                 // leave every machine on its last plan while the leader answered as if all were well.
                 // The agent exits and systemd starts it again, which plans from the store at once.
                 LOG.fatalf(e, "the planner stopped on %s: the agent exits so that systemd starts it again", e);
-                io.quarkus.runtime.Quarkus.asyncExit(3);
+                Quarkus.asyncExit(3);
                 return;
             }
             if (published) {
@@ -207,11 +216,11 @@ public final class PlanPublisher implements AutoCloseable {
         var doc = settings.current();
         var s = doc.settings();
         var machines = inventory.all();
-        java.util.List<io.slurmlet.model.plan.Artifact> pinned;
+        List<Artifact> pinned;
         try {
             pinned = artifacts.now();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException("reading the files the leader holds for containers", e);
+            throw new UncheckedIOException("reading the files the leader holds for containers", e);
         }
         Planner.Plans plans = withArtifacts(
                 Planner.plan(
@@ -224,8 +233,8 @@ public final class PlanPublisher implements AutoCloseable {
         try {
             // Kept before any machine can be sent a slurm.conf with them: no later plan may drop one.
             lending.memoryClasses(plans.memoryClasses());
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException("keeping the memory classes of the plans", e);
+        } catch (IOException e) {
+            throw new UncheckedIOException("keeping the memory classes of the plans", e);
         }
         long planned = System.nanoTime();
         int changed = book.publish(plans, t0);
@@ -241,12 +250,12 @@ public final class PlanPublisher implements AutoCloseable {
     }
 
     /** The pinned files of jobs in containers as plans carry them now; none where the leader's store cannot say. */
-    public java.util.List<io.slurmlet.model.plan.Artifact> artifacts() {
+    public List<Artifact> artifacts() {
         try {
             return artifacts.now();
         } catch (IOException e) {
             LOG.warnf("reading the files the leader holds for containers: %s", e.getMessage());
-            return java.util.List.of();
+            return List.of();
         }
     }
 
@@ -256,15 +265,14 @@ public final class PlanPublisher implements AutoCloseable {
     }
 
     /** {@code plans} with {@code artifacts} in each plan that installs containers. */
-    static Planner.Plans withArtifacts(Planner.Plans plans, java.util.List<io.slurmlet.model.plan.Artifact> artifacts) {
-        java.util.Map<String, io.slurmlet.model.plan.NodePlan> nodes = new java.util.TreeMap<>();
+    static Planner.Plans withArtifacts(Planner.Plans plans, List<Artifact> artifacts) {
+        Map<String, NodePlan> nodes = new TreeMap<>();
         plans.nodes().forEach((name, plan) -> {
-            io.slurmlet.model.plan.ContainersPlan c = plan.containers();
+            ContainersPlan c = plan.containers();
             nodes.put(
                     name,
                     c.install()
-                            ? plan.withContainers(new io.slurmlet.model.plan.ContainersPlan(
-                                    true, artifacts, c.sharedPath(), c.gpus()))
+                            ? plan.withContainers(new ContainersPlan(true, artifacts, c.sharedPath(), c.gpus()))
                             : plan);
         });
         return new Planner.Plans(nodes, plans.problems(), plans.notes(), plans.memoryClasses());

@@ -1,17 +1,27 @@
 package io.slurmlet.agent.leader;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.slurmlet.agent.containers.ArtifactTable;
 import io.slurmlet.agent.leader.lending.LendingBook;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.leader.plan.Reviews;
+import io.slurmlet.agent.slurm.conf.MemoryClasses;
+import io.slurmlet.model.api.ContainerFile;
 import io.slurmlet.model.api.SettingsJson;
+import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.QueuedJob;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
+import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Whether the leader takes a change of its settings: the rules that refuse a change that would hurt
@@ -62,13 +72,13 @@ public final class SettingsAdmission implements SettingsStore.Admission {
     public synchronized List<Problem> judge(SlurmSettings current, SlurmSettings next, boolean checked) {
         List<Problem> hurts = new ArrayList<>();
         // Read once for every check: the machines, the lendings under way, the nodes slurmctld knows.
-        Map<String, io.slurmlet.model.facts.NodeFacts> machines = inventory.all();
-        java.util.Set<String> underWay = lending.underWay();
-        java.util.Set<String> known = known(current);
+        Map<String, NodeFacts> machines = inventory.all();
+        Set<String> underWay = lending.underWay();
+        Set<String> known = known(current);
         List<String> gpuMachines = new ArrayList<>();
         if (checked) { // else the store refuses it, and says why
             // The plans of both settings, made once for every check that compares them.
-            java.util.Set<Long> classes = lending.memoryClasses();
+            Set<Long> classes = lending.memoryClasses();
             Planner.Plans was =
                     reviews.of(current, machines, Planner.Lent.asWished(current, underWay, known, machines, classes));
             Planner.Plans will =
@@ -115,7 +125,7 @@ public final class SettingsAdmission implements SettingsStore.Admission {
         }
         // Each machine's own look (every 2 s) knows a job the controller's last report may not have had yet.
         List<String> jobs = reports.jobsRunning(current.controller());
-        List<io.slurmlet.model.observed.QueuedJob> queued = reports.jobsQueued(current.controller());
+        List<QueuedJob> queued = reports.jobsQueued(current.controller());
         if (!next.controller().equals(current.controller()) && (!jobs.isEmpty() || !queued.isEmpty())) {
             // The jobs live in the old slurmctld's state: a new one, elsewhere, knows none of them.
             problems.add(new Problem(
@@ -133,16 +143,14 @@ public final class SettingsAdmission implements SettingsStore.Admission {
                                                             .map(Object::toString)
                                                             .toList(),
                                                     "waiting in its queue",
-                                                    queued.size()
-                                                            >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST)),
+                                                    queued.size() >= QueuedJob.REPORTED_AT_MOST)),
                                     queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
         }
         String was = current.partition(); // never empty: SlurmSettings gives the default
         String now = next.partition();
         // Its memory classes' partitions are renamed with it.
         List<String> waitingThere = queued.stream()
-                .filter(j -> j.partitions().stream()
-                        .anyMatch(p -> io.slurmlet.agent.slurm.conf.MemoryClasses.isOrBelongsTo(p, was)))
+                .filter(j -> j.partitions().stream().anyMatch(p -> MemoryClasses.isOrBelongsTo(p, was)))
                 .map(Object::toString)
                 .toList();
         if (was.equals(now) || jobs.isEmpty() && waitingThere.isEmpty()) {
@@ -163,8 +171,7 @@ public final class SettingsAdmission implements SettingsStore.Admission {
                                         count(
                                                 waitingThere,
                                                 "waiting for it",
-                                                queued.size()
-                                                        >= io.slurmlet.model.observed.QueuedJob.REPORTED_AT_MOST)),
+                                                queued.size() >= QueuedJob.REPORTED_AT_MOST)),
                                 waitingThere.isEmpty()
                                         ? "ctl slurm unlend the nodes to let them drain"
                                         : WAITING_FIX)));
@@ -198,8 +205,8 @@ public final class SettingsAdmission implements SettingsStore.Admission {
      * The nodes slurmctld has a record of: those the lending engine noted, and those the controller's
      * agent showed since (the engine notes them at its next look, up to a second later).
      */
-    public java.util.Set<String> known(SlurmSettings current) {
-        java.util.Set<String> known = new java.util.TreeSet<>(lending.knownToSlurm());
+    public Set<String> known(SlurmSettings current) {
+        Set<String> known = new TreeSet<>(lending.knownToSlurm());
         known.addAll(reports.slurmNodesReportedBy(current.controller()));
         return known;
     }
@@ -228,7 +235,7 @@ public final class SettingsAdmission implements SettingsStore.Admission {
      */
     private List<Problem> exportsUnderJobs(
             SlurmSettings current, SlurmSettings next, Planner.Plans was, Planner.Plans will) {
-        Map<String, io.slurmlet.model.observed.Observed> seen = reports.observed();
+        Map<String, Observed> seen = reports.observed();
         List<Problem> problems = new ArrayList<>();
         Map<String, List<String>> controllerSaw = null; // read once, where a client's export is cut
         for (NodePlan server : was.nodes().values()) {
@@ -237,13 +244,13 @@ public final class SettingsAdmission implements SettingsStore.Admission {
             }
             NodePlan after = will.nodes().get(server.node());
             // A set: a list's contains for each of 10,000 clients would be quadratic.
-            java.util.Set<String> stillServed = after != null
+            Set<String> stillServed = after != null
                             && after.storage() instanceof StoragePlan.Export e
                             && e.path().equals(export.path())
-                    ? new java.util.HashSet<>(e.clients())
-                    : java.util.Set.of();
+                    ? new HashSet<>(e.clients())
+                    : Set.of();
             String source = server.node() + ":" + export.path();
-            java.util.Set<String> jobs = new java.util.TreeSet<>();
+            Set<String> jobs = new TreeSet<>();
             List<String> cut = new ArrayList<>();
             for (NodePlan client : was.nodes().values()) {
                 String node = client.node();
@@ -321,7 +328,7 @@ public final class SettingsAdmission implements SettingsStore.Admission {
         int size;
         try {
             size = SettingsJson.STRICT.writeValueAsBytes(next).length;
-        } catch (RuntimeException | com.fasterxml.jackson.core.JsonProcessingException e) {
+        } catch (RuntimeException | JsonProcessingException e) {
             return List.of(); // the store judges it, and says what is wrong
         }
         int max = maxBodyBytes;
@@ -338,10 +345,10 @@ public final class SettingsAdmission implements SettingsStore.Admission {
     }
 
     /** The files the leader holds for containers; none where its store cannot say (the check then asks for a mirror). */
-    private List<io.slurmlet.model.api.ContainerFile> heldFiles() {
+    private List<ContainerFile> heldFiles() {
         try {
             return containerFiles.held();
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             return List.of();
         }
     }

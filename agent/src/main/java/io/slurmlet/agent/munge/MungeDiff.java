@@ -2,11 +2,13 @@ package io.slurmlet.agent.munge;
 
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.FileDiffs;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -52,18 +54,18 @@ public final class MungeDiff {
 
     /** The diff of a preview, which shows a switch as its plan says it, whenever it comes. */
     public static Diff diff(Wanted wanted, MungeSeen seen) {
-        return diff(wanted, seen, java.time.Instant.MIN);
+        return diff(wanted, seen, Instant.MIN);
     }
 
     /** @param now the machine's clock: a switch still to come is written at its moment, one past at once */
-    public static Diff diff(Wanted wanted, MungeSeen seen, java.time.Instant now) {
+    public static Diff diff(Wanted wanted, MungeSeen seen, Instant now) {
         if (!wanted.role()) {
             return Diff.of(List.of(), "no Slurm role here: munge is left as it is");
         }
         List<MungeAction> a = new ArrayList<>();
         if (!seen.matches()) {
             // Only a machine that holds a key (the one before) waits for the moment every machine switches.
-            Optional<java.time.Instant> at =
+            Optional<Instant> at =
                     seen.key() ? wanted.key().flatMap(MungeKey::switchAt).filter(now::isBefore) : Optional.empty();
             a.add(new WriteKey(seen.key(), at));
         } else if (!seen.owned()) {
@@ -86,7 +88,7 @@ public final class MungeDiff {
      * @param replaces whether another key is there now (the one before a rotation, or another cluster's)
      * @param at       the moment to write it, agreed by every machine; empty: now
      */
-    record WriteKey(boolean replaces, Optional<java.time.Instant> at) implements MungeAction {
+    record WriteKey(boolean replaces, Optional<Instant> at) implements MungeAction {
         WriteKey(boolean replaces) {
             this(replaces, Optional.empty());
         }
@@ -102,7 +104,7 @@ public final class MungeDiff {
         }
 
         @Override
-        public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
+        public List<SettingsPreview.FileChange> files(FileDiffs diffs) {
             return List.of(new SettingsPreview.FileChange(
                     KEY_FILE, replaces ? SettingsPreview.Change.CHANGED : SettingsPreview.Change.CREATED, null));
         }

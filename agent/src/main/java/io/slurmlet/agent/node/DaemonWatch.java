@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
@@ -45,7 +46,7 @@ final class DaemonWatch extends Worker {
 
     private final Services services;
     private final Supplier<List<String>> wanted;
-    private final java.util.function.BooleanSupplier busy;
+    private final BooleanSupplier busy;
     private final Consumer<Outcome> record;
     private final Clock clock;
     private final Duration every;
@@ -66,7 +67,7 @@ final class DaemonWatch extends Worker {
     DaemonWatch(
             Services services,
             Supplier<List<String>> wanted,
-            java.util.function.BooleanSupplier busy,
+            BooleanSupplier busy,
             Consumer<Outcome> record,
             Clock clock,
             Duration every) {

@@ -2,6 +2,7 @@ package io.slurmlet.agent.node;
 
 import io.slurmlet.agent.slurm.LocalJobs;
 import io.slurmlet.agent.system.HostFiles;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.List;
 
@@ -36,7 +37,7 @@ final class JobsWatch extends Worker {
         List<String> now;
         try {
             now = LocalJobs.running(host);
-        } catch (java.io.UncheckedIOException e) {
+        } catch (UncheckedIOException e) {
             return false;
         }
         if (now.equals(jobs)) {

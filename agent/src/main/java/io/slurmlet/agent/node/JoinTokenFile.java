@@ -8,6 +8,7 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.EnumSet;
 import java.util.Optional;
 import java.util.Set;
@@ -58,10 +59,7 @@ public final class JoinTokenFile {
                     ("%s is readable by others than the agent's user (owner uid %s, mode %s): a join token others "
                                     + "could read is no longer secret; revoke it (ctl slurm join-token revoke ID on the leader) and join with a new one, "
                                     + "which slurmlet-agent join writes root-only")
-                            .formatted(
-                                    file,
-                                    owner,
-                                    java.nio.file.attribute.PosixFilePermissions.toString(a.permissions())));
+                            .formatted(file, owner, PosixFilePermissions.toString(a.permissions())));
         }
         String text = Files.readString(file, StandardCharsets.US_ASCII).strip();
         if (!TOKEN.matcher(text).matches()) {

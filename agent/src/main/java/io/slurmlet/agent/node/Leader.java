@@ -4,6 +4,7 @@ import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PublishedPlan;
 import java.io.IOException;
+import java.io.InputStream;
 import java.time.Duration;
 import java.util.Optional;
 
@@ -45,7 +46,7 @@ public interface Leader {
      * A file the leader serves at {@code path} on the agents' channel (one of jobs in containers it
      * holds): its bytes as they come; a refusal is a {@link LeaderLink.Refused}.
      */
-    default java.io.InputStream open(String path, Duration timeout) throws IOException, InterruptedException {
+    default InputStream open(String path, Duration timeout) throws IOException, InterruptedException {
         throw new IOException("this leader serves no files");
     }
 }

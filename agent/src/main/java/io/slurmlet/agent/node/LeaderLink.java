@@ -1,7 +1,9 @@
 package io.slurmlet.agent.node;
 
+import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.JoinReply;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsJson;
@@ -9,21 +11,35 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PlanDigest;
 import io.slurmlet.model.plan.PublishedPlan;
 import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
 import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
+import java.security.cert.Certificate;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import javax.net.ssl.KeyManagerFactory;
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLEngine;
+import javax.net.ssl.SSLException;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedTrustManager;
@@ -64,7 +80,7 @@ public final class LeaderLink implements Leader {
     }
 
     /** Every leader-eligible agent's channel, as known at each call; {@link #at} is the one that answered last. */
-    private final java.util.function.Supplier<List<URI>> bases;
+    private final Supplier<List<URI>> bases;
 
     private volatile int at;
     /** Whether {@link #bases} follows an election: a call then ends once its leader is no longer named. */
@@ -88,7 +104,7 @@ public final class LeaderLink implements Leader {
         this(fixed(bases), false, ca, credential);
     }
 
-    private static java.util.function.Supplier<List<URI>> fixed(List<URI> bases) {
+    private static Supplier<List<URI>> fixed(List<URI> bases) {
         if (bases.isEmpty()) {
             throw new IllegalArgumentException("no leader's address");
         }
@@ -103,16 +119,12 @@ public final class LeaderLink implements Leader {
      * cut off, or its machine died, and another was elected) is given up at once, rather than when
      * its time runs out (a long poll's: its wait and 30 s).
      */
-    public LeaderLink(java.util.function.Supplier<List<URI>> bases, X509Certificate ca, String credential)
+    public LeaderLink(Supplier<List<URI>> bases, X509Certificate ca, String credential)
             throws GeneralSecurityException, IOException {
         this(bases, true, ca, credential);
     }
 
-    private LeaderLink(
-            java.util.function.Supplier<List<URI>> bases,
-            boolean followsElection,
-            X509Certificate ca,
-            String credential)
+    private LeaderLink(Supplier<List<URI>> bases, boolean followsElection, X509Certificate ca, String credential)
             throws GeneralSecurityException, IOException {
         this.bases = bases;
         this.followsElection = followsElection;
@@ -122,7 +134,7 @@ public final class LeaderLink implements Leader {
 
     /** The leader's addresses as agent.yaml gives them: one URL, or several separated by commas (every leader-eligible agent's). */
     public static List<URI> addresses(String configured) {
-        return java.util.Arrays.stream(configured.split(","))
+        return Arrays.stream(configured.split(","))
                 .map(String::strip)
                 .filter(a -> !a.isEmpty())
                 .map(URI::create)
@@ -133,13 +145,11 @@ public final class LeaderLink implements Leader {
     private record Answered<T>(URI base, HttpResponse<T> response) {}
 
     /** One exchange with the leader that answered last, else each other in turn; the last failure when none could be reached. */
-    private Answered<byte[]> call(java.util.function.Function<URI, HttpRequest> request)
-            throws IOException, InterruptedException {
+    private Answered<byte[]> call(Function<URI, HttpRequest> request) throws IOException, InterruptedException {
         return call(request, HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    private <T> Answered<T> call(
-            java.util.function.Function<URI, HttpRequest> request, HttpResponse.BodyHandler<T> body)
+    private <T> Answered<T> call(Function<URI, HttpRequest> request, HttpResponse.BodyHandler<T> body)
             throws IOException, InterruptedException {
         List<URI> now = bases.get();
         if (now.isEmpty()) {
@@ -173,13 +183,13 @@ public final class LeaderLink implements Leader {
      * leader answers: its bytes as they come, for the caller to bound, time and check.
      */
     @Override
-    public java.io.InputStream open(String path, Duration timeout) throws IOException, InterruptedException {
-        Answered<java.io.InputStream> answered = call(
+    public InputStream open(String path, Duration timeout) throws IOException, InterruptedException {
+        Answered<InputStream> answered = call(
                 base -> request(base, path).timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofInputStream());
-        HttpResponse<java.io.InputStream> response = answered.response();
+        HttpResponse<InputStream> response = answered.response();
         if (response.statusCode() != 200) {
             byte[] said;
-            try (java.io.InputStream in = response.body()) {
+            try (InputStream in = response.body()) {
                 said = in.readNBytes(64 * 1024);
             }
             checked(answered.base(), path, response.statusCode(), said);
@@ -248,10 +258,9 @@ public final class LeaderLink implements Leader {
      * role joins, holding the cluster's secrets but no credential of its machine's yet. Valid 10
      * minutes; the leader logs it as made by this standby.
      */
-    public static String joinTokenFromLeader(
-            URI base, X509Certificate ca, io.slurmlet.agent.trust.Pki.StandbyCredential standby, String node)
+    public static String joinTokenFromLeader(URI base, X509Certificate ca, Pki.StandbyCredential standby, String node)
             throws IOException, InterruptedException, GeneralSecurityException {
-        String path = io.slurmlet.agent.trust.LeaderChannel.ADMIN_FORWARD + "/v1/join-tokens";
+        String path = LeaderChannel.ADMIN_FORWARD + "/v1/join-tokens";
         HttpResponse<byte[]> response = exchange(
                 client(showing(ca, standby)),
                 base,
@@ -263,9 +272,8 @@ public final class LeaderLink implements Leader {
                         .build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         checked(base, path, response);
-        String token = SettingsJson.STRICT
-                .readValue(response.body(), io.slurmlet.model.api.JoinInfo.class)
-                .token();
+        String token =
+                SettingsJson.STRICT.readValue(response.body(), JoinInfo.class).token();
         if (token == null || token.isBlank()) {
             throw new IOException("the leader at %s made a join token but its answer holds none".formatted(base));
         }
@@ -308,9 +316,7 @@ public final class LeaderLink implements Leader {
         Answered<byte[]> answered =
                 call(base -> request(base, path).timeout(wait.plus(CALL)).GET().build());
         HttpResponse<byte[]> response = answered.response();
-        response.headers()
-                .firstValue(io.slurmlet.agent.trust.LeaderChannel.RECONNECT_WINDOW)
-                .ifPresent(w -> reconnectWindow = window(w));
+        response.headers().firstValue(LeaderChannel.RECONNECT_WINDOW).ifPresent(w -> reconnectWindow = window(w));
         if (response.statusCode() == 204) {
             return Optional.empty();
         }
@@ -362,25 +368,21 @@ public final class LeaderLink implements Leader {
 
     /** {@link #exchange(HttpClient, URI, HttpRequest, HttpResponse.BodyHandler)}, given up once {@code named} (if given) is false. */
     private static <T> HttpResponse<T> exchange(
-            HttpClient client,
-            URI base,
-            HttpRequest request,
-            HttpResponse.BodyHandler<T> body,
-            java.util.function.BooleanSupplier named)
+            HttpClient client, URI base, HttpRequest request, HttpResponse.BodyHandler<T> body, BooleanSupplier named)
             throws IOException, InterruptedException {
         try {
             return named == null
                     ? client.send(request, body)
                     : whileNamed(client.sendAsync(request, body), base, named);
-        } catch (java.net.ConnectException e) {
+        } catch (ConnectException e) {
             throw new IOException(
                     "cannot reach the leader at %s: connection refused (is slurmlet-agent running there, "
                                     .formatted(base)
                             + "and is port " + base.getPort() + " open to this machine?)",
                     e);
-        } catch (java.net.http.HttpTimeoutException e) {
+        } catch (HttpTimeoutException e) {
             throw new IOException("the leader at %s did not answer in time".formatted(base), e);
-        } catch (javax.net.ssl.SSLException e) {
+        } catch (SSLException e) {
             throw new IOException(
                     "TLS with the leader at %s failed: %s (a leader whose certificate the pinned CA did not sign "
                                     .formatted(base, e.getMessage())
@@ -396,22 +398,20 @@ public final class LeaderLink implements Leader {
     }
 
     private static <T> HttpResponse<T> whileNamed(
-            java.util.concurrent.CompletableFuture<HttpResponse<T>> answer,
-            URI base,
-            java.util.function.BooleanSupplier named)
+            CompletableFuture<HttpResponse<T>> answer, URI base, BooleanSupplier named)
             throws IOException, InterruptedException {
         try {
             while (true) {
                 try {
-                    return answer.get(LOOK.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
-                } catch (java.util.concurrent.TimeoutException e) {
+                    return answer.get(LOOK.toMillis(), TimeUnit.MILLISECONDS);
+                } catch (TimeoutException e) {
                     if (!named.getAsBoolean()) {
                         answer.cancel(true);
                         throw new IOException("given up: the election names another leader than " + base + " now");
                     }
                 }
             }
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             if (e.getCause() instanceof IOException io) {
                 throw io;
             }
@@ -486,15 +486,13 @@ public final class LeaderLink implements Leader {
     }
 
     /** Trusting {@code ca}, and showing {@code standby}'s certificate when the leader asks for one. */
-    public static SSLContext showing(X509Certificate ca, io.slurmlet.agent.trust.Pki.StandbyCredential standby)
+    public static SSLContext showing(X509Certificate ca, Pki.StandbyCredential standby)
             throws GeneralSecurityException, IOException {
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);
         char[] none = new char[0];
-        keys.setKeyEntry(
-                "slurmlet-standby", standby.key(), none, new java.security.cert.Certificate[] {standby.certificate()});
-        javax.net.ssl.KeyManagerFactory keyFactory =
-                javax.net.ssl.KeyManagerFactory.getInstance(javax.net.ssl.KeyManagerFactory.getDefaultAlgorithm());
+        keys.setKeyEntry("slurmlet-standby", standby.key(), none, new Certificate[] {standby.certificate()});
+        KeyManagerFactory keyFactory = KeyManagerFactory.getInstance(KeyManagerFactory.getDefaultAlgorithm());
         keyFactory.init(keys, none);
         SSLContext context = SSLContext.getInstance("TLS");
         context.init(keyFactory.getKeyManagers(), trustManagers(ca), null);

@@ -4,8 +4,12 @@ import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.reconcile.Outcome;
+import io.slurmlet.agent.slurm.SlurmStep;
+import io.slurmlet.agent.store.EtcdElection;
+import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.trust.LeaderChannel;
+import io.slurmlet.agent.trust.LeaderRole;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SlurmNodeState;
@@ -21,9 +25,14 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -38,7 +47,7 @@ public class NodeAgent {
 
     private static final Logger LOG = Logger.getLogger(NodeAgent.class);
     /** The daemons the daemon watch keeps running: Slurm's and munge. */
-    static final java.util.Set<String> DAEMONS = java.util.Set.of("munge", "slurmctld", "slurmd");
+    static final Set<String> DAEMONS = Set.of("munge", "slurmctld", "slurmd");
 
     /**
      * The daemons the daemon watch keeps: those of the plan last applied, but none the newest plan
@@ -55,7 +64,7 @@ public class NodeAgent {
                 .orElse(List.of());
     }
     /** The steps that start and restart them: the watch starts none while one of these runs. */
-    static final java.util.Set<String> STARTS_DAEMONS = java.util.Set.of("munge", "slurm");
+    static final Set<String> STARTS_DAEMONS = Set.of("munge", "slurm");
     /** How often the controller looks at Slurm with nothing to watch: the jobs that only wait in the queue reach the leader within it. */
     static final Duration IDLE_LOOK = Duration.ofSeconds(10);
 
@@ -72,10 +81,10 @@ public class NodeAgent {
     Instance<Pki> pki;
 
     @Inject
-    Instance<io.slurmlet.agent.store.Leadership> leadership;
+    Instance<Leadership> leadership;
 
     @Inject
-    Instance<io.slurmlet.agent.trust.LeaderRole> startup;
+    Instance<LeaderRole> startup;
 
     private StepBook book;
     private volatile Thread thread;
@@ -96,7 +105,7 @@ public class NodeAgent {
             PlanPoller p = poller;
             Leader link = p == null ? null : p.link().orElse(null);
             if (link == null) {
-                throw new java.io.IOException("this machine has not reached its leader yet");
+                throw new IOException("this machine has not reached its leader yet");
             }
             return link.open(path, timeout);
         });
@@ -170,9 +179,9 @@ public class NodeAgent {
                     runner.jobsChanged();
                 },
                 Duration.ofSeconds(2));
-        io.slurmlet.agent.slurm.SlurmStep slurm = wiring.steps().stream()
-                .filter(io.slurmlet.agent.slurm.SlurmStep.class::isInstance)
-                .map(io.slurmlet.agent.slurm.SlurmStep.class::cast)
+        SlurmStep slurm = wiring.steps().stream()
+                .filter(SlurmStep.class::isInstance)
+                .map(SlurmStep.class::cast)
                 .findFirst()
                 .orElse(null);
         // A slurm step held back by a plugin the plan requires and the machine lacks has not made the daemons the
@@ -185,7 +194,7 @@ public class NodeAgent {
                     book.record(outcome);
                     poster.changed();
                 },
-                java.time.Clock.systemUTC(),
+                Clock.systemUTC(),
                 Duration.ofSeconds(1));
         PlanPoller.Connector connector = new PlanPoller.Connector() {
             @Override
@@ -264,7 +273,7 @@ public class NodeAgent {
      */
     private PlanPoller.NodeStatesWatch nodeStatesWatch(NodeWiring wiring) {
         return new PlanPoller.NodeStatesWatch() {
-            private volatile java.time.Instant lastLook = java.time.Instant.EPOCH;
+            private volatile Instant lastLook = Instant.EPOCH;
 
             @Override
             public boolean watching(PublishedPlan plan) {
@@ -273,7 +282,7 @@ public class NodeAgent {
                         || wiring.nodeStates().nodes().stream()
                                 .anyMatch(n -> !n.jobs().isEmpty())
                         || !plan.plan().nodeStates().isEmpty()
-                                && !lastLook.isAfter(java.time.Instant.now().minus(IDLE_LOOK));
+                                && !lastLook.isAfter(Instant.now().minus(IDLE_LOOK));
             }
 
             @Override
@@ -287,14 +296,14 @@ public class NodeAgent {
                 Outcome outcome;
                 List<SlurmNodeState> after;
                 boolean queueChanged;
-                lastLook = java.time.Instant.now();
+                lastLook = Instant.now();
                 synchronized (wiring.nodeStates()) { // with the pass's own run of it, one at a time
                     before = wiring.nodeStates().nodes();
                     var queuedBefore = wiring.nodeStates().queued();
                     outcome = wiring.nodeStates().apply(plan.plan());
                     after = wiring.nodeStates().nodes();
-                    queueChanged = !java.util.Objects.equals(
-                            queuedBefore, wiring.nodeStates().queued());
+                    queueChanged =
+                            !Objects.equals(queuedBefore, wiring.nodeStates().queued());
                 }
                 book.record(outcome);
                 if (outcome.kind() == Outcome.Kind.CHANGED) {
@@ -312,7 +321,7 @@ public class NodeAgent {
             throws IOException, InterruptedException, GeneralSecurityException {
         List<URI> bases;
         boolean ownLeader = config.isLeader() && config.node().leader().isEmpty();
-        if (ownLeader && leadership.get() instanceof io.slurmlet.agent.store.EtcdElection election) {
+        if (ownLeader && leadership.get() instanceof EtcdElection election) {
             return leaderEligible(name, state, election);
         }
         if (ownLeader) {
@@ -406,8 +415,7 @@ public class NodeAgent {
      * election names ({@link io.slurmlet.agent.store.EtcdElection#seenOther}), unless it has no port;
      * none while no leader is known.
      */
-    static List<URI> leaderEligibleBases(
-            boolean serving, int ownPort, Optional<io.slurmlet.agent.store.EtcdElection.Record> other) {
+    static List<URI> leaderEligibleBases(boolean serving, int ownPort, Optional<EtcdElection.Record> other) {
         if (serving && ownPort != 0) {
             return List.of(URI.create("https://127.0.0.1:" + ownPort));
         }
@@ -425,9 +433,9 @@ public class NodeAgent {
      * the cluster's CA (which the standby reads from etcd, sealed). Its credential is in the cluster's store, so it holds
      * whoever leads.
      */
-    private LeaderLink leaderEligible(String name, NodeState state, io.slurmlet.agent.store.EtcdElection election)
+    private LeaderLink leaderEligible(String name, NodeState state, EtcdElection election)
             throws IOException, InterruptedException, GeneralSecurityException {
-        java.util.function.Supplier<List<URI>> bases =
+        Supplier<List<URI>> bases =
                 () -> leaderEligibleBases(startup.get().serving(), leader.get().agentPort(), election.seenOther(name));
         if (state.joined().isEmpty()) {
             if (startup.get().serving() && leader.get().agentPort() != 0) {

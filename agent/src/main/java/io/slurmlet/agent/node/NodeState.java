@@ -5,6 +5,7 @@ import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.plan.PublishedPlan;
 import java.io.IOException;
+import java.nio.charset.MalformedInputException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -12,6 +13,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.Base64;
 import java.util.Optional;
 
 /**
@@ -65,7 +68,7 @@ public final class NodeState {
             AtomicFile.write(
                     dir.resolve(CA),
                     ("-----BEGIN CERTIFICATE-----\n"
-                                    + java.util.Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
+                                    + Base64.getMimeEncoder(64, "\n".getBytes(StandardCharsets.US_ASCII))
                                             .encodeToString(ca.getEncoded())
                                     + "\n-----END CERTIFICATE-----\n")
                             .getBytes(StandardCharsets.US_ASCII),
@@ -110,15 +113,15 @@ public final class NodeState {
      * an agent that starts while the leader is away (a whole site powered on at once) spreads its
      * calls over it too; none before the first answer, or where the file is not a window.
      */
-    public java.time.Duration reconnectWindow() throws IOException {
+    public Duration reconnectWindow() throws IOException {
         try {
             return LeaderLink.window(Files.readString(dir.resolve(WINDOW), StandardCharsets.US_ASCII));
-        } catch (NoSuchFileException | java.nio.charset.MalformedInputException e) {
-            return java.time.Duration.ZERO;
+        } catch (NoSuchFileException | MalformedInputException e) {
+            return Duration.ZERO;
         }
     }
 
-    public void saveReconnectWindow(java.time.Duration window) throws IOException {
+    public void saveReconnectWindow(Duration window) throws IOException {
         AtomicFile.write(
                 dir.resolve(WINDOW),
                 (window.toSeconds() + "\n").getBytes(StandardCharsets.US_ASCII),

@@ -1,6 +1,8 @@
 package io.slurmlet.agent.node;
 
 import io.slurmlet.agent.config.AgentConfig;
+import io.slurmlet.agent.containers.ContainersStep;
+import io.slurmlet.agent.containers.Fetcher;
 import io.slurmlet.agent.facts.FactsCollector;
 import io.slurmlet.agent.munge.MungeStep;
 import io.slurmlet.agent.packages.PackagesStep;
@@ -66,12 +68,7 @@ record NodeWiring(
      * @param leader     the leader this machine follows, for the files of jobs in containers it holds
      */
     static NodeWiring of(
-            Ports p,
-            String node,
-            Path root,
-            Path stateDir,
-            Optional<String> adminGroup,
-            io.slurmlet.agent.containers.Fetcher.FromLeader leader) {
+            Ports p, String node, Path root, Path stateDir, Optional<String> adminGroup, Fetcher.FromLeader leader) {
         NodeStatesStep nodeStates = new NodeStatesStep(p.commands());
         FactsCollector collector = new FactsCollector(p.commands(), p.hostFiles());
         return new NodeWiring(
@@ -83,16 +80,14 @@ record NodeWiring(
                         new UsersStep(p.users(), root),
                         new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir, p.hostFiles()),
                         new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
-                        io.slurmlet.agent.containers.ContainersStep.onMachine(
-                                p.files(), p.commands(), root, stateDir, leader),
+                        ContainersStep.onMachine(p.files(), p.commands(), root, stateDir, leader),
                         nodeStates),
                 nodeStates,
                 p.hostFiles(),
                 p.services());
     }
 
-    static NodeWiring of(
-            Ports p, AgentConfig config, String node, io.slurmlet.agent.containers.Fetcher.FromLeader leader) {
+    static NodeWiring of(Ports p, AgentConfig config, String node, Fetcher.FromLeader leader) {
         return of(
                 p, node, config.node().root(), config.stateDir(), config.node().adminGroup(), leader);
     }

@@ -5,6 +5,8 @@ import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.random.RandomGenerator;
 import org.jboss.logging.Logger;
 
 /**
@@ -71,7 +73,7 @@ final class PlanPoller {
     private boolean away;
 
     private volatile boolean stopping;
-    private final java.util.random.RandomGenerator random;
+    private final RandomGenerator random;
 
     PlanPoller(
             Connector connector,
@@ -101,7 +103,7 @@ final class PlanPoller {
             NodeStatesWatch watch,
             Duration pollWait,
             Duration firstBackoff,
-            java.util.random.RandomGenerator random) {
+            RandomGenerator random) {
         this.random = random;
         this.connector = connector;
         this.state = state;
@@ -271,11 +273,7 @@ final class PlanPoller {
         boolean lost = !away;
         away = true;
         try {
-            Thread.sleep(wait(
-                            lost,
-                            backoff,
-                            window,
-                            random != null ? random : java.util.concurrent.ThreadLocalRandom.current())
+            Thread.sleep(wait(lost, backoff, window, random != null ? random : ThreadLocalRandom.current())
                     .toMillis());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -295,7 +293,7 @@ final class PlanPoller {
      * is still called at its rate, not every machine every 10 to 20 s; in a cluster whose window is
      * shorter than that, the backoff and up to a second more.
      */
-    static Duration wait(boolean lost, Duration backoff, Duration window, java.util.random.RandomGenerator random) {
+    static Duration wait(boolean lost, Duration backoff, Duration window, RandomGenerator random) {
         if (lost) {
             return Duration.ofMillis(random.nextLong(Math.max(backoff.toMillis(), window.toMillis()) + 1));
         }

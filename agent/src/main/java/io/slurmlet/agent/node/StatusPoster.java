@@ -4,6 +4,7 @@ import io.slurmlet.model.api.NodeReport;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
@@ -57,8 +58,7 @@ final class StatusPoster extends Worker {
                     wait = retry;
                 } else {
                     // Many machines lose the same leader at once: they call again apart, less and less often.
-                    Thread.sleep(wait.toMillis()
-                            + java.util.concurrent.ThreadLocalRandom.current().nextLong(1 + wait.toMillis()));
+                    Thread.sleep(wait.toMillis() + ThreadLocalRandom.current().nextLong(1 + wait.toMillis()));
                     wait = wait.multipliedBy(2).compareTo(LONGEST) > 0 ? LONGEST : wait.multipliedBy(2);
                     changed();
                 }

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -34,10 +35,7 @@ public final class StepBook {
 
     /** Every step that ran, in the order the steps run. */
     List<StepStatus> all() {
-        return names.stream()
-                .map(statuses::get)
-                .filter(java.util.Objects::nonNull)
-                .toList();
+        return names.stream().map(statuses::get).filter(Objects::nonNull).toList();
     }
 
     void record(Outcome outcome) {

@@ -1,6 +1,7 @@
 package io.slurmlet.agent.node;
 
 import java.time.Duration;
+import org.jboss.logging.Logger;
 
 /** A loop on a daemon thread of its own: {@link #start}, and {@link #stop}, which wakes and interrupts it. */
 abstract class Worker {
@@ -68,5 +69,5 @@ abstract class Worker {
         }
     }
 
-    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(Worker.class);
+    private static final Logger LOG = Logger.getLogger(Worker.class);
 }

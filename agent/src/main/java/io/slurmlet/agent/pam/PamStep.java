@@ -7,12 +7,16 @@ import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.observed.PamSeen;
+import io.slurmlet.model.text.Text;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Function;
+import java.util.regex.Pattern;
 
 /**
  * pam_slurm_adopt in sshd's account stack on machines that run slurmd and are not the controller
@@ -47,7 +51,7 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
     private final Path backup;
     private final Optional<String> adminGroup;
     /** A group name as groupadd takes it (Debian's default NAME_REGEX, without the trailing $). */
-    private static final java.util.regex.Pattern GROUP = java.util.regex.Pattern.compile("[a-z_][a-z0-9_-]{0,31}");
+    private static final Pattern GROUP = Pattern.compile("[a-z_][a-z0-9_-]{0,31}");
 
     /**
      * @param stateDir   where the original /etc/pam.d/sshd is kept while slurmlet's stands in its place
@@ -82,7 +86,7 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
                         // A line break or a colon would give access.conf a rule of its own.
                         ? ("slurmlet.node.admin-group %s is not a group name (a-z, 0-9, _ and -, starting with a letter or _, at most 32): "
                                         + "set the group's name in /etc/slurmlet/agent.yaml; sshd's PAM stack is left as it is")
-                                .formatted(io.slurmlet.model.text.Text.quote(adminGroup.get()))
+                                .formatted(Text.quote(adminGroup.get()))
                         : "";
         return new PamSeen(
                 kept.isPresent(),
@@ -136,7 +140,7 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
      * sshd's PAM file with pam_access and pam_slurm_adopt after its last account line, and its
      * session include replaced by that file's session lines without pam_systemd.
      */
-    static String render(String original, String module, java.util.function.Function<String, List<String>> included) {
+    static String render(String original, String module, Function<String, List<String>> included) {
         List<String> lines = new ArrayList<>(List.of(original.split("\n", -1)));
         int lastAccount = -1;
         for (int i = 0; i < lines.size(); i++) {
@@ -190,7 +194,7 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
             }
             return lines;
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 

@@ -1,5 +1,9 @@
 package io.slurmlet.agent.reconcile;
 
+import io.slurmlet.model.api.SettingsPreview;
+import java.util.List;
+import java.util.Optional;
+
 /**
  * One thing a step's {@link Reconciler#diff} found to do on a machine: what a preview shows before
  * it is done ({@link #will}) and what the outcome says once it is ({@link #did}). Each step has its
@@ -18,13 +22,13 @@ public interface Action {
      *
      * @param diffs makes the diff, once for a change many machines share
      */
-    default java.util.List<io.slurmlet.model.api.SettingsPreview.FileChange> files(FileDiffs diffs) {
-        return java.util.List.of();
+    default List<SettingsPreview.FileChange> files(FileDiffs diffs) {
+        return List.of();
     }
 
     /** What this action makes a daemon do, as a preview lists it; empty for an action on anything else. */
-    default java.util.Optional<io.slurmlet.model.api.SettingsPreview.DaemonChange> daemon() {
-        return java.util.Optional.empty();
+    default Optional<SettingsPreview.DaemonChange> daemon() {
+        return Optional.empty();
     }
 
     /** Housekeeping (enabling a unit that is about to start, a folder made where missing): not worth a line in an outcome or a preview. */

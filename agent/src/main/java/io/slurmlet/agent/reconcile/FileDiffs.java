@@ -3,7 +3,9 @@ package io.slurmlet.agent.reconcile;
 import com.github.difflib.DiffUtils;
 import com.github.difflib.UnifiedDiffUtils;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * A file's change as a unified diff, as {@code diff -u} and {@code git diff} print it: what previews
@@ -15,7 +17,7 @@ public final class FileDiffs {
     /** Lines of context around each change. */
     public static final int CONTEXT = 3;
 
-    private final java.util.Map<List<String>, String> made = new java.util.HashMap<>();
+    private final Map<List<String>, String> made = new HashMap<>();
 
     /** {@link #unified}, made once per path, content before and after. */
     public String of(String path, String before, String after) {

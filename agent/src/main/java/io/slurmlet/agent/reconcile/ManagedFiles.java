@@ -5,7 +5,10 @@ import io.slurmlet.model.plan.ManagedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Optional;
 
 /** What every step that keeps a whole file does: compare content, mode, owner and group with the plan's, and write it whole. */
@@ -37,10 +40,8 @@ public final class ManagedFiles {
     /** The sha256 of {@code content} in hex: how a machine reports a file it keeps, never by its content. */
     public static String sha256(byte[] content) {
         try {
-            return java.util.HexFormat.of()
-                    .formatHex(
-                            java.security.MessageDigest.getInstance("SHA-256").digest(content));
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content));
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -7,6 +7,8 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * A step in the four parts kubelet and the Operator SDK keep apart: {@link #desired} (pure, from the
@@ -21,18 +23,15 @@ import java.util.Optional;
 public abstract class Reconciler<D, A> implements Step {
 
     private final String name;
-    private final java.util.function.Function<NodePlan, D> desired;
-    private final java.util.function.BiFunction<D, A, Diff> diff;
+    private final Function<NodePlan, D> desired;
+    private final BiFunction<D, A, Diff> diff;
 
     /**
      * @param name    the step's name, as status, health and ctl show it
      * @param desired what the plan wants of this concern (pure)
      * @param diff    the actions from what the machine holds to that (pure)
      */
-    protected Reconciler(
-            String name,
-            java.util.function.Function<NodePlan, D> desired,
-            java.util.function.BiFunction<D, A, Diff> diff) {
+    protected Reconciler(String name, Function<NodePlan, D> desired, BiFunction<D, A, Diff> diff) {
         this.name = name;
         this.desired = desired;
         this.diff = diff;

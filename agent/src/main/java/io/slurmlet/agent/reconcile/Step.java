@@ -1,6 +1,7 @@
 package io.slurmlet.agent.reconcile;
 
 import io.slurmlet.model.plan.NodePlan;
+import java.util.List;
 
 /**
  * One concern of a machine made to match its plan: observe the machine, compare with what the plan
@@ -27,7 +28,7 @@ public interface Step {
      * under running jobs, a server that does not export yet), each a sentence; the step is not failed
      * for it, and the machine is looked at again soon.
      */
-    default java.util.List<String> waiting() {
-        return java.util.List.of();
+    default List<String> waiting() {
+        return List.of();
     }
 }

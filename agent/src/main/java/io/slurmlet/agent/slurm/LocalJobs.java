@@ -1,6 +1,7 @@
 package io.slurmlet.agent.slurm;
 
 import io.slurmlet.agent.system.HostFiles;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
@@ -41,7 +42,7 @@ public final class LocalJobs {
                     continue;
                 }
                 cmdline = host.read(proc.resolve("cmdline"));
-            } catch (java.io.UncheckedIOException e) {
+            } catch (UncheckedIOException e) {
                 continue; // it ended while being read
             }
             Matcher m = TITLE.matcher(cmdline.orElse("").replace('\0', ' '));

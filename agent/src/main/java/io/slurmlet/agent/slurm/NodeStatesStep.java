@@ -11,10 +11,13 @@ import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.NodeWish;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.regex.Matcher;
@@ -81,8 +84,7 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
     }
 
     /** The states of {@link #JOBS} that hold nodes; any other it prints is a pending job's (with a flag: REQUEUE_HOLD and the like). */
-    private static final java.util.Set<String> ON_NODES =
-            java.util.Set.of("RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED");
+    private static final Set<String> ON_NODES = Set.of("RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", "STOPPED");
 
     /** Whether a line of {@link #JOBS}, split, is a job on nodes (a line without the state field is taken as one). */
     private static boolean onNodes(String[] f) {
@@ -103,7 +105,7 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
                 continue;
             }
             String user = QueuedJob.NAME.matcher(f[1].strip()).matches() ? f[1].strip() : "?";
-            List<String> partitions = java.util.Arrays.stream(f[4].strip().split(","))
+            List<String> partitions = Arrays.stream(f[4].strip().split(","))
                     .filter(p -> QueuedJob.NAME.matcher(p).matches())
                     .toList();
             List<String> named = new ArrayList<>();
@@ -117,9 +119,9 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
             }
             jobs.add(new QueuedJob(f[0].strip(), user, partitions, named));
         }
-        jobs.sort(java.util.Comparator.comparingLong(
-                        (QueuedJob j) -> Long.parseLong(j.id().split("[_+]", 2)[0]))
-                .thenComparing(QueuedJob::id));
+        jobs.sort(
+                Comparator.comparingLong((QueuedJob j) -> Long.parseLong(j.id().split("[_+]", 2)[0]))
+                        .thenComparing(QueuedJob::id));
         return List.copyOf(jobs.subList(0, Math.min(jobs.size(), QueuedJob.REPORTED_AT_MOST)));
     }
 

@@ -1,5 +1,6 @@
 package io.slurmlet.agent.slurm;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -65,7 +66,7 @@ public final class SavedState {
             return Optional.empty();
         }
         // The releases to go through, each the furthest that reads the last one's state.
-        List<String> steps = new java.util.ArrayList<>();
+        List<String> steps = new ArrayList<>();
         for (int at = state; own - at > reach(own); ) {
             int furthest = at;
             for (int j = at + 1; j < own; j++) {

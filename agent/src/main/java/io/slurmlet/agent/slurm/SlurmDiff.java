@@ -2,14 +2,18 @@ package io.slurmlet.agent.slurm;
 
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.reconcile.FileDiffs;
 import io.slurmlet.agent.reconcile.ManagedFiles;
+import io.slurmlet.agent.slurm.conf.Layout;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
+import io.slurmlet.model.observed.SlurmSeen;
 import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,6 +23,8 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The slurm step's pure half: Slurm's files as the plan has them, and what slurmctld and slurmd
@@ -178,16 +184,14 @@ public final class SlurmDiff {
      * as slurmctld writes it (no newline, 0644, SlurmUser's), and a rename never leaves a slurmctld
      * that cannot start again. It is written only where it exists: slurmctld writes it at its first start.
      */
-    static final String CLUSTER_NAME_FILE =
-            io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + "/clustername";
+    static final String CLUSTER_NAME_FILE = Layout.DEBIAN.stateSaveLocation() + "/clustername";
 
-    private static final java.util.regex.Pattern CLUSTER_NAME =
-            java.util.regex.Pattern.compile("(?m)^ClusterName=(\\S+)$");
+    private static final Pattern CLUSTER_NAME = Pattern.compile("(?m)^ClusterName=(\\S+)$");
 
     public static Wanted desired(NodePlan plan) {
         List<ManagedFile> files = plan.slurm().files();
         boolean controls = plan.runs(Role.CONTROLLER);
-        java.util.regex.Matcher name = CLUSTER_NAME.matcher(plan.files().getOrDefault(SLURM_CONF, ""));
+        Matcher name = CLUSTER_NAME.matcher(plan.files().getOrDefault(SLURM_CONF, ""));
         if (controls && name.find()) {
             files = new ArrayList<>(files);
             files.add(new ManagedFile(CLUSTER_NAME_FILE, name.group(1), "0644", "slurm", "slurm", false));
@@ -214,12 +218,12 @@ public final class SlurmDiff {
      * or empty: the slurmctld that squeue and scontrol ask there.
      */
     public static Optional<String> controllerOf(String slurmConf) {
-        java.util.regex.Matcher m = CONTROLLER_HOST.matcher(slurmConf);
+        Matcher m = CONTROLLER_HOST.matcher(slurmConf);
         return m.find() ? Optional.of(m.group(1)) : Optional.empty();
     }
 
-    private static final java.util.regex.Pattern CONTROLLER_HOST =
-            java.util.regex.Pattern.compile("(?mi)^\\s*(?:SlurmctldHost|ControlMachine)\\s*=\\s*([^\\s(#]+)");
+    private static final Pattern CONTROLLER_HOST =
+            Pattern.compile("(?mi)^\\s*(?:SlurmctldHost|ControlMachine)\\s*=\\s*([^\\s(#]+)");
 
     /**
      * A file as it is on the machine.
@@ -274,9 +278,9 @@ public final class SlurmDiff {
             files = Map.copyOf(files);
             running = Set.copyOf(running);
             enabled = Set.copyOf(enabled);
-            owed = java.util.Collections.unmodifiableMap(new LinkedHashMap<>(owed));
-            partitionJobs = java.util.Collections.unmodifiableMap(new TreeMap<>(partitionJobs));
-            leftovers = java.util.Collections.unmodifiableMap(new TreeMap<>(leftovers));
+            owed = Collections.unmodifiableMap(new LinkedHashMap<>(owed));
+            partitionJobs = Collections.unmodifiableMap(new TreeMap<>(partitionJobs));
+            leftovers = Collections.unmodifiableMap(new TreeMap<>(leftovers));
         }
 
         public Seen(
@@ -304,21 +308,19 @@ public final class SlurmDiff {
     /** Where Slurm reads its SPANK plugins from, slurmd and every command alike. */
     public static final String PLUGSTACK = "/etc/slurm/plugstack.conf";
 
-    private static final java.util.regex.Pattern REQUIRED_PLUGIN =
-            java.util.regex.Pattern.compile("(?m)^required\\s+(/\\S+)");
+    private static final Pattern REQUIRED_PLUGIN = Pattern.compile("(?m)^required\\s+(/\\S+)");
 
     /** The plugins {@code plugstack} (plugstack.conf's text) requires: a job fails, and slurmd does not start, without one. */
     public static List<String> requiredPlugins(String plugstack) {
         List<String> paths = new ArrayList<>();
-        java.util.regex.Matcher m = REQUIRED_PLUGIN.matcher(plugstack);
+        Matcher m = REQUIRED_PLUGIN.matcher(plugstack);
         while (m.find()) {
             paths.add(m.group(1));
         }
         return paths;
     }
 
-    private static final java.util.regex.Pattern PARTITION =
-            java.util.regex.Pattern.compile("(?m)^PartitionName=(\\S+)");
+    private static final Pattern PARTITION = Pattern.compile("(?m)^PartitionName=(\\S+)");
 
     /**
      * The partitions the controller's slurm.conf holds now ({@code seen}) that {@code wanted}'s
@@ -339,12 +341,12 @@ public final class SlurmDiff {
         return now != null && SUBMITS_TO_ALL.matcher(now.content()).find();
     }
 
-    private static final java.util.regex.Pattern SUBMITS_TO_ALL =
-            java.util.regex.Pattern.compile("(?mi)^\\s*JobSubmitPlugins\\s*=\\s*\"?[^#\\n]*\\ball_partitions\\b");
+    private static final Pattern SUBMITS_TO_ALL =
+            Pattern.compile("(?mi)^\\s*JobSubmitPlugins\\s*=\\s*\"?[^#\\n]*\\ball_partitions\\b");
 
     private static Set<String> partitions(String slurmConf) {
         Set<String> names = new TreeSet<>();
-        java.util.regex.Matcher m = PARTITION.matcher(slurmConf);
+        Matcher m = PARTITION.matcher(slurmConf);
         while (m.find()) {
             names.add(m.group(1));
         }
@@ -400,16 +402,16 @@ public final class SlurmDiff {
      *
      * @param wanted what the pass that saw it compared it with (which files hold a secret)
      */
-    public static io.slurmlet.model.observed.SlurmSeen report(Seen seen, Wanted wanted) {
+    public static SlurmSeen report(Seen seen, Wanted wanted) {
         Set<String> secret = new HashSet<>();
         wanted.files().stream().filter(ManagedFile::secret).forEach(f -> secret.add(f.path()));
-        List<io.slurmlet.model.observed.SlurmSeen.File> files = new ArrayList<>();
+        List<SlurmSeen.File> files = new ArrayList<>();
         for (var e : new TreeMap<>(seen.files()).entrySet()) {
             FileNow f = e.getValue();
             boolean hidden = secret.contains(e.getKey());
-            boolean shortLine = f.content().length() <= io.slurmlet.model.observed.SlurmSeen.TEXT_MAX
+            boolean shortLine = f.content().length() <= SlurmSeen.TEXT_MAX
                     && f.content().chars().allMatch(c -> c >= 0x20 && c < 0x7f);
-            files.add(new io.slurmlet.model.observed.SlurmSeen.File(
+            files.add(new SlurmSeen.File(
                     e.getKey(),
                     hidden ? "" : ManagedFiles.sha256(f.content()),
                     hidden || !shortLine ? "" : f.content(),
@@ -419,10 +421,10 @@ public final class SlurmDiff {
         }
         for (var e : new TreeMap<>(seen.dropIns()).entrySet()) {
             FileNow f = e.getValue();
-            files.add(new io.slurmlet.model.observed.SlurmSeen.File(
+            files.add(new SlurmSeen.File(
                     restartDropIn(e.getKey()), ManagedFiles.sha256(f.content()), "", f.mode(), f.owner(), f.group()));
         }
-        return new io.slurmlet.model.observed.SlurmSeen(
+        return new SlurmSeen(
                 files,
                 new TreeSet<>(seen.running()).stream().toList(),
                 new TreeSet<>(seen.enabled()).stream().toList(),
@@ -437,7 +439,7 @@ public final class SlurmDiff {
      * hold the plan's before (or the new one, where the plan before had none: nothing is claimed of
      * it) and named in {@link Reported#unknown}. A secret is taken to hold the plan's.
      */
-    public static Reported fromReport(io.slurmlet.model.observed.SlurmSeen report, Wanted before, Wanted after) {
+    public static Reported fromReport(SlurmSeen report, Wanted before, Wanted after) {
         Map<String, List<String>> known = new LinkedHashMap<>();
         Map<String, String> was = before.contents();
         for (Wanted w : List.of(before, after)) {
@@ -448,7 +450,7 @@ public final class SlurmDiff {
         Map<String, FileNow> files = new LinkedHashMap<>();
         List<String> unknown = new ArrayList<>();
         Map<String, FileNow> dropIns = new LinkedHashMap<>();
-        for (io.slurmlet.model.observed.SlurmSeen.File f : report.files()) {
+        for (SlurmSeen.File f : report.files()) {
             Optional<String> daemon = DAEMONS.stream()
                     .filter(u -> restartDropIn(u).equals(f.path()))
                     .findFirst();
@@ -726,7 +728,7 @@ public final class SlurmDiff {
         }
 
         @Override
-        public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
+        public List<SettingsPreview.FileChange> files(FileDiffs diffs) {
             return before.entrySet().stream()
                     .map(e -> new SettingsPreview.FileChange(
                             restartDropIn(e.getKey()),
@@ -822,7 +824,7 @@ public final class SlurmDiff {
         }
 
         @Override
-        public List<SettingsPreview.FileChange> files(io.slurmlet.agent.reconcile.FileDiffs diffs) {
+        public List<SettingsPreview.FileChange> files(FileDiffs diffs) {
             return files.stream()
                     .map(f -> new SettingsPreview.FileChange(
                             f.path(),

@@ -1,5 +1,6 @@
 package io.slurmlet.agent.slurm;
 
+import io.slurmlet.agent.containers.ContainersDiff;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Failpoints;
 import io.slurmlet.agent.reconcile.ManagedFiles;
@@ -11,6 +12,8 @@ import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.facts.ContainerFacts;
+import io.slurmlet.model.observed.SlurmSeen;
 import io.slurmlet.model.plan.ManagedFile;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +21,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,6 +30,9 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Slurm's files as the plan has them, and slurmctld / slurmd enabled and running. A change Slurm
@@ -106,7 +114,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     private volatile boolean pluginsMissing;
 
     /** What the machine's report says of Slurm's files and daemons, from the last pass; empty before it. */
-    public Optional<io.slurmlet.model.observed.SlurmSeen> reported() {
+    public Optional<SlurmSeen> reported() {
         SlurmDiff.Wanted wanted = looked;
         return seen().map(s -> SlurmDiff.report(s, wanted));
     }
@@ -120,7 +128,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
             // No role (yet, or any more): what is left of Slurm here is looked at, for the report (a dry run that
             // gives the machine a role then knows the slurmd that still runs, and the files it keeps), and what the
             // plan retires stops once no job needs it.
-            Daemons left = daemons(new java.util.TreeSet<>(SlurmDiff.DAEMONS));
+            Daemons left = daemons(new TreeSet<>(SlurmDiff.DAEMONS));
             Map<String, SlurmDiff.FileNow> kept = filesNow(LEFT_FILES);
             return new SlurmDiff.Seen(
                     kept, left.running(), left.enabled(), Map.of(), false, Map.of(), leftovers(wanted, kept, left));
@@ -221,14 +229,14 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     /** The plugins the wanted plugstack.conf requires that are not on this machine. */
     private Set<String> missingPlugins(SlurmDiff.Wanted wanted) throws IOException {
-        Set<String> missing = new java.util.TreeSet<>();
+        Set<String> missing = new TreeSet<>();
         for (ManagedFile f : wanted.files()) {
             if (f.path().equals(SlurmDiff.PLUGSTACK)) {
                 for (String plugin : SlurmDiff.requiredPlugins(f.content())) {
                     Optional<Files.Stat> st = files.stat(ManagedFiles.under(root, plugin));
                     if (st.isEmpty()) {
                         missing.add(plugin);
-                    } else if (plugin.equals(io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN)) {
+                    } else if (plugin.equals(ContainerFacts.PYXIS_PLUGIN)) {
                         unloadablePyxis(st.get().content()).ifPresent(why -> missing.add(plugin + " " + why));
                     }
                 }
@@ -244,12 +252,10 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
      * one that is not what slurmlet built and recorded is of no known release.
      */
     private Optional<String> unloadablePyxis(byte[] plugin) throws IOException {
-        Optional<io.slurmlet.agent.containers.ContainersDiff.Stamp> stamp = files.stat(
-                        ManagedFiles.under(root, io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP))
-                .flatMap(f -> io.slurmlet.agent.containers.ContainersDiff.Stamp.parse(f.content()));
+        Optional<ContainersDiff.Stamp> stamp = files.stat(ManagedFiles.under(root, ContainersDiff.PYXIS_STAMP))
+                .flatMap(f -> ContainersDiff.Stamp.parse(f.content()));
         if (stamp.isEmpty() || !stamp.get().sha256().equals(ManagedFiles.sha256(plugin))) {
-            return Optional.of("(not the one slurmlet built and recorded in "
-                    + io.slurmlet.agent.containers.ContainersDiff.PYXIS_STAMP + ")");
+            return Optional.of("(not the one slurmlet built and recorded in " + ContainersDiff.PYXIS_STAMP + ")");
         }
         Optional<SlurmVersion> installed = installedSlurm();
         if (installed.isPresent()
@@ -310,7 +316,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     /** Which of {@code units} run, and which are enabled. */
     private record Daemons(Set<String> running, Set<String> enabled) {}
 
-    private Daemons daemons(java.util.Collection<String> units) throws SystemException {
+    private Daemons daemons(Collection<String> units) throws SystemException {
         Set<String> running = new HashSet<>();
         Set<String> enabled = new HashSet<>();
         for (String unit : units) {
@@ -398,7 +404,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
 
     /** squeue's {@code %M}: {@code 0:05}, {@code 1:02:03}, {@code 2-01:02:03}; empty for one it cannot read. */
     static OptionalLong elapsedSeconds(String time) {
-        java.util.regex.Matcher m = ELAPSED.matcher(time);
+        Matcher m = ELAPSED.matcher(time);
         if (!m.matches()) {
             return OptionalLong.empty();
         }
@@ -408,8 +414,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
                 ((days * 24 + hours) * 60 + Long.parseLong(m.group(3))) * 60 + Long.parseLong(m.group(4)));
     }
 
-    private static final java.util.regex.Pattern ELAPSED =
-            java.util.regex.Pattern.compile("^(?:(\\d{1,6})-)?(?:(\\d{1,6}):)?(\\d{1,6}):(\\d{1,2})$");
+    private static final Pattern ELAPSED = Pattern.compile("^(?:(\\d{1,6})-)?(?:(\\d{1,6}):)?(\\d{1,6}):(\\d{1,2})$");
 
     /**
      * The jobs slurmctld has, in any state but ended, in each of {@code partitions}; one it cannot be
@@ -420,7 +425,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     private Map<String, List<String>> partitionJobs(List<String> partitions, boolean everyJob) {
         Map<String, List<String>> jobs = new LinkedHashMap<>();
         // With every job asked for, one squeue answers for every partition that goes.
-        Map<List<String>, List<String>> asked = new java.util.HashMap<>();
+        Map<List<String>, List<String>> asked = new HashMap<>();
         for (String partition : partitions) {
             List<String> argv = everyJob
                     ? EVERY_JOB

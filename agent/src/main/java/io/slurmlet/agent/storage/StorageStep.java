@@ -4,6 +4,7 @@ import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.slurm.LocalJobs;
+import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.HostFiles;
@@ -11,15 +12,19 @@ import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.observed.StorageSeen;
 import io.slurmlet.model.plan.StoragePlan;
+import io.slurmlet.model.text.Text;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
+import java.util.regex.Pattern;
 
 /**
  * The Slurm cluster's shared storage on this machine, as the plan's {@link StoragePlan} says (the
@@ -59,21 +64,20 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
     private final Services services;
     private final Commands commands;
     private final Path root;
-    private final java.time.Clock clock;
+    private final Clock clock;
     /** The export this machine waits for its server to export, and since when; null while it waits for none. */
     private String awaited;
 
-    private java.time.Instant awaitedSince;
+    private Instant awaitedSince;
 
     /** How long a mount waits for its server (a slurmlet machine) to export: its own pass may install the NFS server first. */
     static final Duration SERVER_GRACE = Duration.ofMinutes(5);
 
     public StorageStep(Files files, HostFiles host, Services services, Commands commands, Path root) {
-        this(files, host, services, commands, root, java.time.Clock.systemUTC());
+        this(files, host, services, commands, root, Clock.systemUTC());
     }
 
-    public StorageStep(
-            Files files, HostFiles host, Services services, Commands commands, Path root, java.time.Clock clock) {
+    public StorageStep(Files files, HostFiles host, Services services, Commands commands, Path root, Clock clock) {
         super("storage", StorageDiff::desired, StorageDiff::diff);
         this.files = files;
         this.host = host;
@@ -114,8 +118,7 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
                                     "",
                                     none.enabled(),
                                     true,
-                                    io.slurmlet.model.text.Text.oneLine(
-                                            mountedAt(p.path()).orElse("")),
+                                    Text.oneLine(mountedAt(p.path()).orElse("")),
                                     p.path())
                             : none);
         }
@@ -138,8 +141,7 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
                 ganeshaMajor(),
                 server,
                 p instanceof StoragePlan.Check
-                        ? io.slurmlet.model.text.Text.oneLine(
-                                mountedAt(p.path()).orElse(""))
+                        ? Text.oneLine(mountedAt(p.path()).orElse(""))
                         : "",
                 exported(ganesha),
                 LocalJobs.running(host));
@@ -161,13 +163,13 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         return text.lines()
                 .filter(l -> l.startsWith(key))
                 .findFirst()
-                .map(l -> io.slurmlet.model.text.Text.oneLine(l.substring(key.length())))
+                .map(l -> Text.oneLine(l.substring(key.length())))
                 .orElse("");
     }
 
     /** Whether two ganesha.conf texts differ at most in their {@code Clients = …;} lines: a reload takes that. */
     static boolean sameButClients(String before, String after) {
-        java.util.regex.Pattern clients = java.util.regex.Pattern.compile("(?m)^(\\s*Clients = )[^;\n]*;$");
+        Pattern clients = Pattern.compile("(?m)^(\\s*Clients = )[^;\n]*;$");
         return clients.matcher(before)
                 .replaceAll("$1…;")
                 .equals(clients.matcher(after).replaceAll("$1…;"));
@@ -180,16 +182,12 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             List<String> lines = new String(exports.get().content(), StandardCharsets.UTF_8)
                     .lines()
                     .toList();
-            return lines.size() > 1
-                    ? io.slurmlet.model.text.Text.oneLine(lines.get(1).split(" ")[0])
-                    : "";
+            return lines.size() > 1 ? Text.oneLine(lines.get(1).split(" ")[0]) : "";
         }
         String conf = ganesha.map(g -> new String(g.content(), StandardCharsets.UTF_8))
                 .orElse("");
-        var path = java.util.regex.Pattern.compile("(?m)^\\s*Path = (\\S+);").matcher(conf);
-        return conf.startsWith(MARK.substring(0, 20)) && path.find()
-                ? io.slurmlet.model.text.Text.oneLine(path.group(1))
-                : "";
+        var path = Pattern.compile("(?m)^\\s*Path = (\\S+);").matcher(conf);
+        return conf.startsWith(MARK.substring(0, 20)) && path.find() ? Text.oneLine(path.group(1)) : "";
     }
 
     private static String digest(Optional<Files.Stat> file) {
@@ -315,14 +313,14 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
             }
             why = r.exit() == 0
                     ? "it does not list " + mount.path() + " yet"
-                    : io.slurmlet.model.text.Text.oneLine(r.stderr().strip());
-        } catch (io.slurmlet.agent.system.CommandFailed e) {
-            if (e.kind() == io.slurmlet.agent.system.CommandFailed.Kind.NOT_FOUND) {
+                    : Text.oneLine(r.stderr().strip());
+        } catch (CommandFailed e) {
+            if (e.kind() == CommandFailed.Kind.NOT_FOUND) {
                 return;
             }
             why = e.getMessage();
         }
-        java.time.Instant now = clock.instant();
+        Instant now = clock.instant();
         if (!mount.source().equals(awaited)) {
             awaited = mount.source();
             awaitedSince = now;
@@ -368,8 +366,7 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         return 0;
     }
 
-    private static final java.util.regex.Pattern GANESHA_VERSION =
-            java.util.regex.Pattern.compile("(?m)^Version: (?:\\d+:)?(\\d+)");
+    private static final Pattern GANESHA_VERSION = Pattern.compile("(?m)^Version: (?:\\d+:)?(\\d+)");
 
     /** What is mounted at {@code path}, from /proc/self/mountinfo; empty: nothing. */
     private Optional<String> mountedAt(String path) {

@@ -14,6 +14,7 @@ import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
@@ -346,8 +347,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         try {
             return JSON.readValue(kv.getValue().getBytes(), Record.class);
         } catch (IOException e) {
-            return new Record(
-                    "(unreadable: " + kv.getValue().toString(java.nio.charset.StandardCharsets.UTF_8) + ")", "");
+            return new Record("(unreadable: " + kv.getValue().toString(StandardCharsets.UTF_8) + ")", "");
         }
     }
 

@@ -2,8 +2,11 @@ package io.slurmlet.agent.store;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
+import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.KeyValue;
+import io.etcd.jetcd.Lease;
+import io.etcd.jetcd.Txn;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.kv.GetResponse;
 import io.etcd.jetcd.kv.TxnResponse;
@@ -16,8 +19,12 @@ import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
+import io.slurmlet.agent.config.AgentConfig;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -27,7 +34,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
+import javax.net.ssl.SSLException;
 import org.jboss.logging.Logger;
 
 /**
@@ -60,7 +70,7 @@ public final class EtcdStore implements Store, AutoCloseable {
      */
     private final List<Client> members;
 
-    private final java.util.concurrent.atomic.AtomicInteger member = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger member = new AtomicInteger();
     private final String prefix;
     private final String endpoints;
     private final Duration timeout;
@@ -79,8 +89,7 @@ public final class EtcdStore implements Store, AutoCloseable {
     private volatile Fence fence;
 
     /** The leader's key and the create revision this agent's win gave it; {@code lost} is told when a write finds it changed. */
-    private record Fence(
-            ByteSequence key, long revision, Consumer<String> lost, java.util.function.BooleanSupplier leads) {
+    private record Fence(ByteSequence key, long revision, Consumer<String> lost, BooleanSupplier leads) {
         Cmp held() {
             return new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(revision));
         }
@@ -130,7 +139,7 @@ public final class EtcdStore implements Store, AutoCloseable {
     }
 
     /** The lease requests of the member that answered last. */
-    io.etcd.jetcd.Lease lease() {
+    Lease lease() {
         return members.get(member.get() % members.size()).getLeaseClient();
     }
 
@@ -140,9 +149,9 @@ public final class EtcdStore implements Store, AutoCloseable {
      */
     public static EtcdStore connect(
             List<String> endpoints,
-            Optional<java.nio.file.Path> caFile,
-            Optional<java.nio.file.Path> certFile,
-            Optional<java.nio.file.Path> keyFile,
+            Optional<Path> caFile,
+            Optional<Path> certFile,
+            Optional<Path> keyFile,
             String prefix,
             Duration timeout)
             throws StorageException {
@@ -157,19 +166,19 @@ public final class EtcdStore implements Store, AutoCloseable {
      */
     public static EtcdStore connect(
             List<String> endpoints,
-            Optional<java.nio.file.Path> caFile,
-            Optional<java.nio.file.Path> certFile,
-            Optional<java.nio.file.Path> keyFile,
+            Optional<Path> caFile,
+            Optional<Path> certFile,
+            Optional<Path> keyFile,
             String prefix,
             Duration timeout,
             boolean reachNow)
             throws StorageException {
         String named = String.join(",", endpoints);
-        List<Client> opened = new java.util.ArrayList<>();
+        List<Client> opened = new ArrayList<>();
         try {
             Client client = client(endpoints, caFile, certFile, keyFile, named, timeout);
             opened.add(client);
-            List<Client> members = new java.util.ArrayList<>();
+            List<Client> members = new ArrayList<>();
             if (endpoints.size() == 1) {
                 members.add(client);
             } else {
@@ -188,16 +197,16 @@ public final class EtcdStore implements Store, AutoCloseable {
 
     private static Client client(
             List<String> endpoints,
-            Optional<java.nio.file.Path> caFile,
-            Optional<java.nio.file.Path> certFile,
-            Optional<java.nio.file.Path> keyFile,
+            Optional<Path> caFile,
+            Optional<Path> certFile,
+            Optional<Path> keyFile,
             String named,
             Duration timeout)
             throws StorageException {
         // A member cut off from the network holds the requests the client sends it with no answer and no
         // reset: gRPC's keepalive, while a request waits, finds its connection dead and the client stops
         // sending it any (10 s is gRPC's shortest; etcd allows pings every 5 s, and none while nothing waits).
-        io.etcd.jetcd.ClientBuilder builder = Client.builder()
+        ClientBuilder builder = Client.builder()
                 .endpoints(endpoints.toArray(String[]::new))
                 .connectTimeout(timeout)
                 .keepaliveTime(Duration.ofSeconds(10))
@@ -212,7 +221,7 @@ public final class EtcdStore implements Store, AutoCloseable {
                         tls.keyManager(certFile.get().toFile(), keyFile.get().toFile());
                     }
                 });
-            } catch (javax.net.ssl.SSLException | RuntimeException e) {
+            } catch (SSLException | RuntimeException e) {
                 throw new StorageException(
                         "cannot read the TLS files for etcd (%s): %s".formatted(named, e.getMessage()), e);
             }
@@ -246,7 +255,7 @@ public final class EtcdStore implements Store, AutoCloseable {
             List<KeyValue> now = r.getGetResponses().get(0).getKvs();
             if (tried.tries() > 1
                     && !now.isEmpty()
-                    && java.util.Arrays.equals(now.get(0).getValue().getBytes(), value)
+                    && Arrays.equals(now.get(0).getValue().getBytes(), value)
                     && now.get(0).getModRevision() > expected) {
                 return made(now.get(0).getModRevision());
             }
@@ -281,7 +290,7 @@ public final class EtcdStore implements Store, AutoCloseable {
      * A transaction's comparisons: {@code unchanged}, and where this agent leads by an election, the
      * leader's key still its own. An agent that stands by writes nothing.
      */
-    private static io.etcd.jetcd.Txn guarded(io.etcd.jetcd.Txn txn, Cmp unchanged, Fence f) throws StorageException {
+    private static Txn guarded(Txn txn, Cmp unchanged, Fence f) throws StorageException {
         if (f != null && f.revision() == STANDING_BY) {
             throw new StorageException(
                     "this agent stands by (another leads the cluster, or none yet), so it writes nothing to the store",
@@ -300,7 +309,7 @@ public final class EtcdStore implements Store, AutoCloseable {
 
     /** What a refused transaction reads back to tell a changed document from a lost election: the leader's key. */
     private static Op[] leaderKey(Fence f, Op... before) {
-        Op[] ops = java.util.Arrays.copyOf(before, before.length + (f == null ? 0 : 1));
+        Op[] ops = Arrays.copyOf(before, before.length + (f == null ? 0 : 1));
         if (f != null) {
             ops[before.length] =
                     Op.get(f.key(), GetOption.builder().withKeysOnly(true).build());
@@ -330,7 +339,7 @@ public final class EtcdStore implements Store, AutoCloseable {
      * one this agent's election win gave it), in the same transaction: a leader whose lease lapsed
      * writes nothing, however late it runs, and {@code lost} is told.
      */
-    void fenceBy(ByteSequence key, long revision, Consumer<String> lost, java.util.function.BooleanSupplier leads) {
+    void fenceBy(ByteSequence key, long revision, Consumer<String> lost, BooleanSupplier leads) {
         fence = new Fence(key, revision, lost, leads);
     }
 
@@ -386,7 +395,7 @@ public final class EtcdStore implements Store, AutoCloseable {
         List<KeyValue> now = r.getGetResponses().get(0).getKvs();
         return tried.tries() > 1
                 && !now.isEmpty()
-                && java.util.Arrays.equals(now.get(0).getValue().getBytes(), value);
+                && Arrays.equals(now.get(0).getValue().getBytes(), value);
     }
 
     /** Puts {@code value} under one of the store's own keys if it holds nothing yet (fenced as every write is); says whether it did. */
@@ -718,7 +727,7 @@ public final class EtcdStore implements Store, AutoCloseable {
      * key to use it; http only where the site said {@code insecure-plaintext: true}. The same check
      * for the agent and for {@code slurmlet-agent store-move}.
      */
-    public static List<String> endpoints(io.slurmlet.agent.config.AgentConfig.Etcd etcd) {
+    public static List<String> endpoints(AgentConfig.Etcd etcd) {
         List<String> endpoints = etcd.endpoints().orElse(List.of());
         if (endpoints.isEmpty()) {
             throw new IllegalStateException(

@@ -1,6 +1,7 @@
 package io.slurmlet.agent.store;
 
 import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.model.settings.TemporaryFiles;
 import java.util.regex.Pattern;
 
 /**
@@ -15,8 +16,7 @@ final class Keys {
     /** A member of a collection: a node's name as Slurm takes it (letters, digits, _ . -, not starting with . or -). */
     static final Pattern MEMBER = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}");
     /** A member's temporary file ({@link AtomicFile}'s name: the target's, the mark, 12 hex digits), never a member. */
-    static final Pattern LEFTOVER =
-            Pattern.compile("(" + MEMBER.pattern() + ")" + io.slurmlet.model.settings.TemporaryFiles.SUFFIX);
+    static final Pattern LEFTOVER = Pattern.compile("(" + MEMBER.pattern() + ")" + TemporaryFiles.SUFFIX);
 
     private Keys() {}
 

@@ -2,6 +2,7 @@ package io.slurmlet.agent.store;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.slurmlet.agent.trust.Pki;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -67,8 +68,8 @@ public final class SealedSecrets {
      */
     public static Map<String, Path> files(Path stateDir, Path adminToken) {
         Map<String, Path> files = new LinkedHashMap<>();
-        files.put("ca.crt", stateDir.resolve(io.slurmlet.agent.trust.Pki.DIR).resolve("ca.crt"));
-        files.put("ca.key", stateDir.resolve(io.slurmlet.agent.trust.Pki.DIR).resolve("ca.key"));
+        files.put("ca.crt", stateDir.resolve(Pki.DIR).resolve("ca.crt"));
+        files.put("ca.key", stateDir.resolve(Pki.DIR).resolve("ca.key"));
         files.put("munge.key", stateDir.resolve(MUNGE_KEY_FILE));
         files.put("admin.token", adminToken);
         return files;

@@ -62,7 +62,7 @@ public interface Store {
      * Why the store cannot be used now (an engine that does not answer), for the leader's readiness;
      * empty when it can. Cheap: at most one short request.
      */
-    default java.util.Optional<String> unreachable() {
-        return java.util.Optional.empty();
+    default Optional<String> unreachable() {
+        return Optional.empty();
     }
 }

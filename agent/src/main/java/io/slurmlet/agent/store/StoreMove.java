@@ -1,12 +1,21 @@
 package io.slurmlet.agent.store;
 
+import io.quarkus.runtime.configuration.DurationConverter;
+import io.quarkus.runtime.configuration.PathConverter;
+import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.system.AtomicFile;
+import io.slurmlet.agent.trust.TokenFile;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import io.smallrye.config.source.yaml.YamlConfigSource;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -101,7 +110,7 @@ public final class StoreMove {
                             .formatted(stateDir));
         }
         Map<String, byte[]> secrets = secrets(stateDir, adminToken);
-        List<String> there = new java.util.ArrayList<>(held(to).keySet());
+        List<String> there = new ArrayList<>(held(to).keySet());
         if (to.reserved(SealedSecrets.KEY).isPresent()) {
             there.add(0, SealedSecrets.KEY);
         }
@@ -207,29 +216,27 @@ public final class StoreMove {
     }
 
     /** The command, from the agent's configuration at {@code where} and the SLURMLET_* variables; its exit status. */
-    static int run(String where, java.io.PrintStream out, java.io.PrintStream err) {
-        io.slurmlet.agent.config.AgentConfig config;
+    static int run(String where, PrintStream out, PrintStream err) {
+        AgentConfig config;
         try {
             // The agent's own reading of agent.yaml: its file (ordinal 250, as Quarkus's config locations), the
             // SLURMLET_*
             // variables and system properties over it, and Quarkus's converters (5s, paths); no application.properties.
-            io.smallrye.config.SmallRyeConfigBuilder builder = new io.smallrye.config.SmallRyeConfigBuilder()
+            SmallRyeConfigBuilder builder = new SmallRyeConfigBuilder()
                     .addSystemSources()
-                    .withConverter(
-                            java.time.Duration.class, 200, new io.quarkus.runtime.configuration.DurationConverter())
-                    .withConverter(Path.class, 200, new io.quarkus.runtime.configuration.PathConverter())
-                    .withMapping(io.slurmlet.agent.config.AgentConfig.class);
+                    .withConverter(Duration.class, 200, new DurationConverter())
+                    .withConverter(Path.class, 200, new PathConverter())
+                    .withMapping(AgentConfig.class);
             if (Files.isRegularFile(Path.of(where))) {
-                builder.withSources(new io.smallrye.config.source.yaml.YamlConfigSource(
-                        Path.of(where).toUri().toURL(), 250));
+                builder.withSources(new YamlConfigSource(Path.of(where).toUri().toURL(), 250));
             }
-            config = builder.build().getConfigMapping(io.slurmlet.agent.config.AgentConfig.class);
+            config = builder.build().getConfigMapping(AgentConfig.class);
         } catch (IOException | RuntimeException e) {
             err.println("slurmlet-agent store-move: cannot read " + where + ": " + e.getMessage());
             return 2;
         }
         var store = config.leader().store();
-        if (store.kind() != io.slurmlet.agent.config.AgentConfig.StoreConfig.Kind.ETCD) {
+        if (store.kind() != AgentConfig.StoreConfig.Kind.ETCD) {
             err.println(
                     "slurmlet-agent store-move: " + where + " has slurmlet.leader.store.kind "
                             + store.kind().name().toLowerCase()
@@ -252,9 +259,8 @@ public final class StoreMove {
                     + "leader-eligible machine, then move");
             return 2;
         }
-        Path adminToken = config.leader()
-                .adminTokenFile()
-                .orElse(config.stateDir().resolve(io.slurmlet.agent.trust.TokenFile.FILE_NAME));
+        Path adminToken =
+                config.leader().adminTokenFile().orElse(config.stateDir().resolve(TokenFile.FILE_NAME));
         try (EtcdStore to = EtcdStore.connect(
                 endpoints, etcd.caFile(), etcd.certFile(), etcd.keyFile(), etcd.prefix(), etcd.timeout())) {
             Moved moved =

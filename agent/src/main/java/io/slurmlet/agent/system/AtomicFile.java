@@ -1,5 +1,6 @@
 package io.slurmlet.agent.system;
 
+import io.slurmlet.model.settings.TemporaryFiles;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -22,7 +23,7 @@ import java.util.Set;
 public final class AtomicFile {
 
     /** Temporary files start with the target's name and this; a crash can leave one behind. */
-    public static final String TEMP_MARK = io.slurmlet.model.settings.TemporaryFiles.MARK;
+    public static final String TEMP_MARK = TemporaryFiles.MARK;
 
     private static final SecureRandom RANDOM = new SecureRandom();
     /** The most bytes one write call hands the kernel. */
@@ -103,7 +104,7 @@ public final class AtomicFile {
     }
 
     private static byte[] randomBytes() {
-        byte[] b = new byte[io.slurmlet.model.settings.TemporaryFiles.RANDOM_BYTES];
+        byte[] b = new byte[TemporaryFiles.RANDOM_BYTES];
         RANDOM.nextBytes(b);
         return b;
     }

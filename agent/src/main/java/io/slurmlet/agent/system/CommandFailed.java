@@ -2,6 +2,7 @@ package io.slurmlet.agent.system;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
@@ -154,6 +155,6 @@ public final class CommandFailed extends SystemException {
     /** 10 s, 0.3 s. */
     static String seconds(Duration d) {
         long ms = d.toMillis();
-        return ms % 1000 == 0 ? (ms / 1000) + " s" : String.format(java.util.Locale.ROOT, "%.1f s", ms / 1000.0);
+        return ms % 1000 == 0 ? (ms / 1000) + " s" : String.format(Locale.ROOT, "%.1f s", ms / 1000.0);
     }
 }

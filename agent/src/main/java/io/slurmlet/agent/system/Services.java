@@ -1,5 +1,8 @@
 package io.slurmlet.agent.system;
 
+import java.util.List;
+import java.util.Map;
+
 /** systemd units, as the reconcile steps need them. Failures say which unit and what systemctl printed. */
 public interface Services {
 
@@ -55,7 +58,7 @@ public interface Services {
     }
 
     /** Each unit's state, in one query. */
-    java.util.Map<String, UnitState> states(java.util.List<String> units) throws SystemException;
+    Map<String, UnitState> states(List<String> units) throws SystemException;
 
     /**
      * The unit's current systemd invocation (InvocationID, 32 hex digits; systemd 232 and newer): a

@@ -15,11 +15,19 @@ import java.nio.file.Path;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.time.Instant;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HexFormat;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.SortedMap;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
@@ -131,7 +139,7 @@ public final class AgentCredentials {
     /** Each removed machine's document. */
     private final Folder<Removal> removedFolder;
     /** Each removed name to its removal; guarded by {@code this}. */
-    private final Map<String, Removal> removals = new java.util.TreeMap<>();
+    private final Map<String, Removal> removals = new TreeMap<>();
     /** Each removed name, lower-cased, to the name removed. */
     private final Map<String, String> removedByLowerName = new HashMap<>();
     /** The id of the join token each machine joined with, where known. */
@@ -144,7 +152,7 @@ public final class AgentCredentials {
      * without it ({@link #nodeOf}), so a check never waits for a write in flight. A concurrent map,
      * not a copy replaced at each write: 10,000 joins would copy 50 million entries.
      */
-    private final Map<String, String> byHash = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> byHash = new ConcurrentHashMap<>();
     /** How many machines {@link #hashes} holds, set with it: read without the lock, as {@link #byHash}. */
     private volatile int joined;
     /** Each name joined, lower-cased, to the name it joined as: host names ignore case. */
@@ -239,7 +247,7 @@ public final class AgentCredentials {
     }
 
     private static String lower(String node) {
-        return node.toLowerCase(java.util.Locale.ROOT);
+        return node.toLowerCase(Locale.ROOT);
     }
 
     /**
@@ -288,7 +296,7 @@ public final class AgentCredentials {
      * The one of {@code kept} whose sha256 ({@code hashOf}) is that of {@code presented}, compared
      * in constant time with every one; empty for none, or for nothing presented.
      */
-    static <T> Optional<T> matching(String presented, Iterable<T> kept, java.util.function.Function<T, String> hashOf) {
+    static <T> Optional<T> matching(String presented, Iterable<T> kept, Function<T, String> hashOf) {
         if (presented == null || presented.isBlank()) {
             return Optional.empty();
         }
@@ -320,8 +328,8 @@ public final class AgentCredentials {
     }
 
     /** The names of every machine that has joined. */
-    public synchronized java.util.Set<String> machines() {
-        return java.util.Set.copyOf(hashes.keySet());
+    public synchronized Set<String> machines() {
+        return Set.copyOf(hashes.keySet());
     }
 
     /** How many machines have joined; takes no lock, as {@link #nodeOf} (a plan's answer tells it, on the event loop). */
@@ -348,7 +356,7 @@ public final class AgentCredentials {
      * @param at when, for the list of removed machines
      * @param by who asked, as the leader's log says it
      */
-    public synchronized Removed remove(String node, java.time.Instant at, String by) throws IOException {
+    public synchronized Removed remove(String node, Instant at, String by) throws IOException {
         Optional<String> joinToken = Optional.ofNullable(joinedWith.get(node));
         // Removed again (its facts were still kept): the token its first removal revoked stays named.
         String named = joinToken
@@ -377,8 +385,8 @@ public final class AgentCredentials {
     }
 
     /** Every machine removed and not allowed again, by name, in order. */
-    public synchronized java.util.SortedMap<String, Removal> removed() {
-        return java.util.Collections.unmodifiableSortedMap(new java.util.TreeMap<>(removals));
+    public synchronized SortedMap<String, Removal> removed() {
+        return Collections.unmodifiableSortedMap(new TreeMap<>(removals));
     }
 
     /** The id of the join token {@code node}'s credential was made with; empty where none is known. */

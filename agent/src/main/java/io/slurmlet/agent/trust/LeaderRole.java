@@ -1,6 +1,7 @@
 package io.slurmlet.agent.trust;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Optional;
 
 /**
@@ -24,7 +25,7 @@ public interface LeaderRole {
      */
     record ClusterKeys(byte[] caPem, byte[] caKeyPem, String adminToken) {
         /** A credential of this standby's own, {@code node}, for handing requests to the leader. */
-        public Pki.StandbyCredential standby(String node, java.time.Duration life) throws IOException {
+        public Pki.StandbyCredential standby(String node, Duration life) throws IOException {
             return Pki.standbyCredential(caPem, caKeyPem, node, life);
         }
 

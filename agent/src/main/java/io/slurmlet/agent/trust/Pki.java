@@ -5,6 +5,7 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetAddress;
+import java.net.NetworkInterface;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,10 +26,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.Date;
 import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 import org.bouncycastle.asn1.x500.X500Name;
@@ -132,8 +135,8 @@ public final class Pki {
             // no resolvable host name: the addresses below still serve
         }
         try {
-            for (var nic : java.util.Collections.list(java.net.NetworkInterface.getNetworkInterfaces())) {
-                for (InetAddress address : java.util.Collections.list(nic.getInetAddresses())) {
+            for (var nic : Collections.list(NetworkInterface.getNetworkInterfaces())) {
+                for (InetAddress address : Collections.list(nic.getInetAddresses())) {
                     if (!address.isLinkLocalAddress()) {
                         names.add(address.getHostAddress().replaceAll("%.*$", ""));
                     }
@@ -233,7 +236,7 @@ public final class Pki {
      * for client authentication, and naming a standby. Empty for anything else (an agent's
      * connection has no certificate; the leader's own is the CA's too, but for serving).
      */
-    public static java.util.Optional<String> standbyOf(X509Certificate peer, X509Certificate ca) {
+    public static Optional<String> standbyOf(X509Certificate peer, X509Certificate ca) {
         try {
             peer.verify(ca.getPublicKey());
             peer.checkValidity();
@@ -241,17 +244,17 @@ public final class Pki {
             if (usages == null
                     || !usages.contains(KeyPurposeId.id_kp_clientAuth.getId())
                     || peer.getSubjectAlternativeNames() == null) {
-                return java.util.Optional.empty();
+                return Optional.empty();
             }
             for (List<?> san : peer.getSubjectAlternativeNames()) {
                 if (Integer.valueOf(GeneralName.uniformResourceIdentifier).equals(san.get(0))
                         && String.valueOf(san.get(1)).startsWith(STANDBY)) {
-                    return java.util.Optional.of(String.valueOf(san.get(1)).substring(STANDBY.length()));
+                    return Optional.of(String.valueOf(san.get(1)).substring(STANDBY.length()));
                 }
             }
-            return java.util.Optional.empty();
+            return Optional.empty();
         } catch (GeneralSecurityException e) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
     }
 

@@ -1,6 +1,8 @@
 package io.slurmlet.model.api;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.settings.Problem;
 import java.util.List;
 
@@ -83,13 +85,10 @@ public record SlurmStatus(
             @JsonProperty("plan_revision") long planRevision,
             @JsonProperty("steps") List<StepStatus> steps,
 
-            @JsonProperty("containers")
-            @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
-            io.slurmlet.model.facts.ContainerFacts containers,
+            @JsonProperty("containers") @JsonInclude(JsonInclude.Include.NON_NULL)
+            ContainerFacts containers,
 
-            @JsonProperty("gpus")
-            @com.fasterxml.jackson.annotation.JsonInclude(
-                    com.fasterxml.jackson.annotation.JsonInclude.Include.NON_DEFAULT)
+            @JsonProperty("gpus") @JsonInclude(JsonInclude.Include.NON_DEFAULT)
             int gpus,
 
             @JsonProperty("plan_published") long planPublished) {
@@ -108,7 +107,7 @@ public record SlurmStatus(
                 String reported,
                 long planRevision,
                 List<StepStatus> steps,
-                io.slurmlet.model.facts.ContainerFacts containers,
+                ContainerFacts containers,
                 int gpus) {
             this(name, roles, lent, slurm, reported, planRevision, steps, containers, gpus, planRevision);
         }

@@ -1,6 +1,9 @@
 package io.slurmlet.model.facts;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * What a machine has for jobs in containers, as its agent reports it: what the leader waits for
@@ -24,8 +27,7 @@ public record ContainerFacts(
         @JsonProperty("pyxis_sha256") String pyxisSha256,
         @JsonProperty("prolog") boolean prolog,
 
-        @JsonProperty("nvidia_container_cli")
-        @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_EMPTY)
+        @JsonProperty("nvidia_container_cli") @JsonInclude(JsonInclude.Include.NON_EMPTY)
         String nvidiaCli) {
 
     /** Where pyxis is installed on every machine (its upstream default), as plugstack.conf names it. */
@@ -70,7 +72,7 @@ public record ContainerFacts(
 
     /** What this machine still lacks for jobs in containers with Slurm {@code slurmVersion}, in words; empty: nothing. */
     public String lacks(String slurmVersion, boolean gpus) {
-        java.util.List<String> lacks = new java.util.ArrayList<>();
+        List<String> lacks = new ArrayList<>();
         if (enroot.isEmpty()) {
             lacks.add("enroot");
         }

@@ -3,6 +3,7 @@ package io.slurmlet.model.observed;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * What the packages step saw: of the packages its plan names and of every other package a plan of
@@ -23,7 +24,7 @@ public record PackagesSeen(
         installed = List.copyOf(installed == null ? List.of() : installed);
         missing = List.copyOf(missing == null ? List.of() : missing);
         if (installed.size() + missing.size() > 1000
-                || java.util.stream.Stream.concat(installed.stream(), missing.stream())
+                || Stream.concat(installed.stream(), missing.stream())
                         .anyMatch(n -> !NAME.matcher(n).matches())) {
             throw new IllegalArgumentException("packages: installed and missing are package names");
         }

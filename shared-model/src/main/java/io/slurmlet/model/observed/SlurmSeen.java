@@ -2,6 +2,8 @@ package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * What the slurm step saw of Slurm's files and daemons on a machine. A file is named by its sha256
@@ -24,8 +26,8 @@ public record SlurmSeen(
     /** The longest text a file's report carries. */
     public static final int TEXT_MAX = 128;
 
-    private static final java.util.regex.Pattern UNIT = java.util.regex.Pattern.compile("[a-z][a-z0-9@._-]{0,63}");
-    private static final java.util.regex.Pattern PATH = java.util.regex.Pattern.compile("(/[A-Za-z0-9._+-]+)+");
+    private static final Pattern UNIT = Pattern.compile("[a-z][a-z0-9@._-]{0,63}");
+    private static final Pattern PATH = Pattern.compile("(/[A-Za-z0-9._+-]+)+");
 
     public SlurmSeen {
         files = List.copyOf(files == null ? List.of() : files);
@@ -35,7 +37,7 @@ public record SlurmSeen(
         if (files.size() > 64 || running.size() > 8 || enabled.size() > 8 || owed.size() > 8) {
             throw new IllegalArgumentException("slurm: at most 64 files and 8 daemons or owed lines");
         }
-        if (java.util.stream.Stream.concat(running.stream(), enabled.stream())
+        if (Stream.concat(running.stream(), enabled.stream())
                 .anyMatch(u -> !UNIT.matcher(u).matches())) {
             throw new IllegalArgumentException("slurm: running and enabled are unit names");
         }

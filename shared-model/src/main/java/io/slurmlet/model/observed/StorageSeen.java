@@ -1,6 +1,7 @@
 package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 
@@ -33,7 +34,7 @@ public record StorageSeen(
         @JsonProperty("server") Unit server,
         @JsonProperty("mounted_at") String mountedAt,
         @JsonProperty("exported") String exported,
-        @JsonProperty("jobs") java.util.List<String> jobs) {
+        @JsonProperty("jobs") List<String> jobs) {
 
     private static final Pattern DIGEST = Pattern.compile("|[0-9a-f]{64}");
     private static final Pattern UNIT = Pattern.compile("[A-Za-z0-9:_.\\\\-]{1,255}\\.mount");
@@ -45,7 +46,7 @@ public record StorageSeen(
         ganeshaConf = digest("ganesha_conf", ganeshaConf);
         mountedAt = mountedAt == null ? "" : mountedAt;
         exported = exported == null ? "" : exported;
-        jobs = java.util.List.copyOf(jobs == null ? java.util.List.of() : jobs);
+        jobs = List.copyOf(jobs == null ? List.of() : jobs);
         if (jobs.size() > 100_000 || jobs.stream().anyMatch(j -> !j.matches("[0-9]{1,12}"))) {
             throw new IllegalArgumentException("storage: jobs are job ids");
         }
@@ -60,7 +61,7 @@ public record StorageSeen(
     }
 
     /** The same machine with {@code now} as the jobs that run on it (fresher than the pass that saw the rest). */
-    public StorageSeen withJobs(java.util.List<String> now) {
+    public StorageSeen withJobs(List<String> now) {
         return new StorageSeen(
                 mounts,
                 slurmdDropIn,

@@ -3,7 +3,9 @@ package io.slurmlet.model.plan;
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.slurmlet.model.text.Text;
 import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
@@ -47,7 +49,7 @@ public record Artifact(
         check(name, "name", name, NAME);
         check(name, "version", version, VERSION);
         check(name, "arch", arch, NAME);
-        if (!java.util.Set.of("deb", "rpm", "source").contains(format)) {
+        if (!Set.of("deb", "rpm", "source").contains(format)) {
             throw new IllegalArgumentException(
                     "artifact %s: format is deb, rpm or source, not %s".formatted(name, format));
         }
@@ -72,7 +74,7 @@ public record Artifact(
     private static void check(String name, String key, String value, Pattern form) {
         if (value == null || !form.matcher(value).matches()) {
             throw new IllegalArgumentException("artifact %s: %s is not one (%s)"
-                    .formatted(name, key, value == null ? "missing" : io.slurmlet.model.text.Text.quote(value)));
+                    .formatted(name, key, value == null ? "missing" : Text.quote(value)));
         }
     }
 

@@ -1,6 +1,7 @@
 package io.slurmlet.model.plan;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.slurmlet.model.text.Text;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -39,7 +40,7 @@ public record ContainersPlan(
         if (!sharedPath.isEmpty() && !PATH.matcher(sharedPath).matches()) {
             throw new IllegalArgumentException(
                     "containers: shared_path is an absolute path of letters, digits and . _ + @ -, not "
-                            + io.slurmlet.model.text.Text.quote(sharedPath));
+                            + Text.quote(sharedPath));
         }
         if (!install && !artifacts.isEmpty()) {
             throw new IllegalArgumentException("containers: a plan that installs nothing names no artifact");

@@ -7,6 +7,8 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.users.Account;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -347,8 +349,8 @@ public record NodePlan(
             try {
                 mungeKey = mungeKey.rotated(
                         mungeRotation == null ? 0 : mungeRotation,
-                        Optional.ofNullable(mungeSwitchAt).map(java.time.Instant::parse));
-            } catch (java.time.format.DateTimeParseException e) {
+                        Optional.ofNullable(mungeSwitchAt).map(Instant::parse));
+            } catch (DateTimeParseException e) {
                 throw new IllegalArgumentException(
                         "the plan's munge_switch_at is not a time (as 2026-12-07T10:00:00Z)", null);
             }
@@ -395,9 +397,7 @@ public record NodePlan(
     @JsonProperty("munge_switch_at")
     @JsonInclude(JsonInclude.Include.NON_NULL)
     String mungeSwitchAtForJson() {
-        return mungeKey.flatMap(MungeKey::switchAt)
-                .map(java.time.Instant::toString)
-                .orElse(null);
+        return mungeKey.flatMap(MungeKey::switchAt).map(Instant::toString).orElse(null);
     }
 
     /** The key as the plan's JSON carries it, to its own machine only; absent without a role. */

@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.List;
 import java.util.regex.Pattern;
 
 /**
@@ -30,11 +31,11 @@ public final class PlanDigest {
     }
 
     public static String of(byte[] planJson) {
-        return of(java.util.List.of(planJson));
+        return of(List.of(planJson));
     }
 
     /** The digest of {@code parts}' bytes one after the other (a plan's JSON in pieces, {@link PlanJson}). */
-    static String of(java.util.List<byte[]> parts) {
+    static String of(List<byte[]> parts) {
         try {
             MessageDigest sha = MessageDigest.getInstance("SHA-256");
             parts.forEach(sha::update);

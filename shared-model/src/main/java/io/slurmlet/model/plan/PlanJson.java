@@ -1,6 +1,7 @@
 package io.slurmlet.model.plan;
 
 import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.SerializedString;
 import io.slurmlet.model.api.SettingsJson;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -118,7 +119,7 @@ public record PlanJson(List<byte[]> parts, int length) {
      * string value: shared as a piece where the generator writes into {@link Pieces}, else copied.
      * The separator before it is the generator's, as for any value.
      */
-    static void writeQuoted(JsonGenerator gen, com.fasterxml.jackson.core.io.SerializedString text) throws IOException {
+    static void writeQuoted(JsonGenerator gen, SerializedString text) throws IOException {
         if (!(gen.getOutputTarget() instanceof Pieces pieces)) {
             gen.writeString(text);
             return;

@@ -6,6 +6,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What one machine holds and runs of Slurm itself: its files and the daemons that must run.
@@ -37,7 +38,7 @@ public record SlurmPlan(
         }
         services = services == null ? List.of() : List.copyOf(services);
         retired = retired == null ? List.of() : List.copyOf(retired);
-        if (!java.util.Set.of("slurmctld", "slurmd").containsAll(retired)) {
+        if (!Set.of("slurmctld", "slurmd").containsAll(retired)) {
             throw new IllegalArgumentException("a plan retires only Slurm's daemons, slurmctld and slurmd: " + retired);
         }
         if (retired.stream().anyMatch(services::contains)) {

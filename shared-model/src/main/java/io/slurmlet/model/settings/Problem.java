@@ -1,6 +1,7 @@
 package io.slurmlet.model.settings;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.util.regex.Pattern;
 
 /**
  * One thing wrong with some settings: the key as {@code ctl slurm set} spells it (with an index
@@ -37,7 +38,7 @@ public record Problem(
 
     /** Whether {@code word} stands in {@code sentence} as a word of its own (n1 is not in n10 or cn1). */
     private static boolean names(String sentence, String word) {
-        return java.util.regex.Pattern.compile("(?<![\\w.-])" + java.util.regex.Pattern.quote(word) + "(?![\\w-])")
+        return Pattern.compile("(?<![\\w.-])" + Pattern.quote(word) + "(?![\\w-])")
                 .matcher(sentence)
                 .find();
     }

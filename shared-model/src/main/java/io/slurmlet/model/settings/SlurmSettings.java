@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 
@@ -134,7 +135,7 @@ public record SlurmSettings(
     }
 
     /** Why {@code name} cannot name a node (reported under {@code key}); empty when it can. */
-    public static java.util.Optional<Problem> nodeNameProblem(String key, String name) {
+    public static Optional<Problem> nodeNameProblem(String key, String name) {
         return SettingsCheck.nodeName(key, name);
     }
 

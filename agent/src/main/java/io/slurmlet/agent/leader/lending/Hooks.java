@@ -1,9 +1,12 @@
 package io.slurmlet.agent.leader.lending;
 
+import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -20,10 +23,10 @@ public final class Hooks {
     private final Optional<List<String>> drain;
     private final Optional<List<String>> release;
     private final Duration deadline;
-    private final io.slurmlet.agent.store.Leadership leadership;
+    private final Leadership leadership;
 
     public Hooks(Commands commands, Optional<List<String>> drain, Optional<List<String>> release, Duration deadline) {
-        this(commands, drain, release, deadline, io.slurmlet.agent.store.Leadership.SOLE);
+        this(commands, drain, release, deadline, Leadership.SOLE);
     }
 
     /** @param leadership checked right before each run: a leader that lost the election runs no hook (the new one does) */
@@ -32,7 +35,7 @@ public final class Hooks {
             Optional<List<String>> drain,
             Optional<List<String>> release,
             Duration deadline,
-            io.slurmlet.agent.store.Leadership leadership) {
+            Leadership leadership) {
         this.leadership = leadership;
         this.commands = commands;
         this.drain = drain.filter(a -> !a.isEmpty());
@@ -49,7 +52,7 @@ public final class Hooks {
                 .orElseThrow().stream()
                         .map(a -> a.replace("{node}", node).replace("{run}", run))
                         .toList();
-        leadership.check("run the " + hook.name().toLowerCase(java.util.Locale.ROOT) + " hook for " + node);
+        leadership.check("run the " + hook.name().toLowerCase(Locale.ROOT) + " hook for " + node);
         try {
             Commands.Result r = commands.run(argv, deadline);
             return new Lending.HookResult(
@@ -63,8 +66,8 @@ public final class Hooks {
     static String tail(String output) {
         String[] lines = output.strip().split("\n");
         int from = Math.max(0, lines.length - 5);
-        String text = String.join("\n", java.util.Arrays.copyOfRange(lines, from, lines.length))
-                .strip();
+        String text =
+                String.join("\n", Arrays.copyOfRange(lines, from, lines.length)).strip();
         return text.length() > 2000 ? text.substring(text.length() - 2000) : text;
     }
 }

@@ -1,6 +1,7 @@
 package io.slurmlet.agent.leader.lending;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
+import com.fasterxml.jackson.core.type.TypeReference;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.store.Document;
@@ -80,7 +81,7 @@ public final class LendingBook {
      * so a crash between leaves both and the move is made again at the next start.
      */
     public static LendingBook open(Store store) throws IOException {
-        Document<Stored> file = Document.in(store, FILE_NAME, new com.fasterxml.jackson.core.type.TypeReference<>() {});
+        Document<Stored> file = Document.in(store, FILE_NAME, new TypeReference<>() {});
         Stored stored = file.read(
                 () -> new Stored(Map.of(), Set.of(), Set.of()),
                 "the nodes' lending",

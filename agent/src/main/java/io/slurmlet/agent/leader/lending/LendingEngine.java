@@ -4,14 +4,23 @@ import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.agent.slurm.HostList;
+import io.slurmlet.agent.storage.StorageDiff;
 import io.slurmlet.model.api.NodeLending;
 import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.observed.Observed;
+import io.slurmlet.model.observed.QueuedJob;
+import io.slurmlet.model.observed.StorageSeen;
+import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.settings.SlurmSettings;
 import java.io.IOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -21,6 +30,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import org.jboss.logging.Logger;
 
 /**
@@ -177,8 +187,8 @@ public final class LendingEngine implements AutoCloseable {
                     inSlurm,
                     leaving,
                     named.lentNodes(),
-                    new java.util.HashSet<>(named.nodes()),
-                    new java.util.HashSet<>(inSlurm.nodes()));
+                    new HashSet<>(named.nodes()),
+                    new HashSet<>(inSlurm.nodes()));
         }
     }
 
@@ -226,16 +236,12 @@ public final class LendingEngine implements AutoCloseable {
      * write to the bare folder under the mount point. Empty where the node mounts nothing (it is the
      * server, or the site mounts the path) or has it mounted.
      */
-    static Optional<String> storageUnready(
-            SlurmSettings s, String node, Optional<io.slurmlet.model.observed.Observed> seen) {
-        if (!(Planner.storage(s, node, java.util.EnumSet.of(io.slurmlet.model.plan.Role.COMPUTE), List.of())
-                instanceof io.slurmlet.model.plan.StoragePlan.Mount m)) {
+    static Optional<String> storageUnready(SlurmSettings s, String node, Optional<Observed> seen) {
+        if (!(Planner.storage(s, node, EnumSet.of(Role.COMPUTE), List.of()) instanceof StoragePlan.Mount m)) {
             return Optional.empty();
         }
-        io.slurmlet.model.observed.StorageSeen storage =
-                seen.map(io.slurmlet.model.observed.Observed::storage).orElse(null);
-        io.slurmlet.model.observed.StorageSeen.Unit unit =
-                storage == null ? null : storage.mounts().get(io.slurmlet.agent.storage.StorageDiff.unitName(m.path()));
+        StorageSeen storage = seen.map(Observed::storage).orElse(null);
+        StorageSeen.Unit unit = storage == null ? null : storage.mounts().get(StorageDiff.unitName(m.path()));
         if (unit != null && unit.active() && unit.what().equals(m.source())) {
             return Optional.empty();
         }
@@ -244,10 +250,10 @@ public final class LendingEngine implements AutoCloseable {
     }
 
     /** Whether one of the host lists {@code job} names holds {@code node}; one that cannot be read is taken to. */
-    private static boolean names(io.slurmlet.model.observed.QueuedJob job, String node) {
+    private static boolean names(QueuedJob job, String node) {
         for (String hosts : job.nodes()) {
             try {
-                if (io.slurmlet.agent.slurm.HostList.expand(hosts).contains(node)) {
+                if (HostList.expand(hosts).contains(node)) {
                     return true;
                 }
             } catch (IllegalArgumentException e) {
@@ -349,7 +355,7 @@ public final class LendingEngine implements AutoCloseable {
 
     @Override
     public void close() {
-        close(java.time.Duration.ofSeconds(5));
+        close(Duration.ofSeconds(5));
     }
 
     /**
@@ -357,15 +363,15 @@ public final class LendingEngine implements AutoCloseable {
      * killed (its process tree), its result not kept (hook_running stays in the book), and the next
      * leader runs it again. A leader that lost the lead gives none: the next leader may run it already.
      */
-    public void close(java.time.Duration grace) {
+    public void close(Duration grace) {
         stopped = true;
         wake();
         hookThreads.shutdown();
         try {
-            if (!hookThreads.awaitTermination(grace.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            if (!hookThreads.awaitTermination(grace.toMillis(), TimeUnit.MILLISECONDS)) {
                 hooksStopped = true;
                 hookThreads.shutdownNow();
-                hookThreads.awaitTermination(2, java.util.concurrent.TimeUnit.SECONDS);
+                hookThreads.awaitTermination(2, TimeUnit.SECONDS);
             }
         } catch (InterruptedException e) {
             hooksStopped = true;

@@ -11,6 +11,7 @@ import io.slurmlet.model.plan.PlanJson;
 import io.slurmlet.model.plan.PublishedPlan;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -20,6 +21,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import org.jboss.logging.Logger;
 
 /**
  * The plans the leader has published, each with its revision: a machine's revision changes only
@@ -34,7 +36,7 @@ import java.util.function.Consumer;
  */
 public final class PlanBook {
 
-    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(PlanBook.class);
+    private static final Logger LOG = Logger.getLogger(PlanBook.class);
 
     public static final String FILE_NAME = "plans.json";
     /** plans.json's one member: every revision any leader handed out is at most this. */
@@ -73,8 +75,7 @@ public final class PlanBook {
         }
 
         static Answer of(PublishedPlan published, PlanJson planJson, Wave wave) {
-            byte[] head = ("{\"revision\":" + published.revision() + ",\"plan\":")
-                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+            byte[] head = ("{\"revision\":" + published.revision() + ",\"plan\":").getBytes(StandardCharsets.US_ASCII);
             return new Answer(published, planJson.between(head, TAIL), wave);
         }
 

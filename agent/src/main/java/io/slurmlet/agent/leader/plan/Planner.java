@@ -1,7 +1,9 @@
 package io.slurmlet.agent.leader.plan;
 
+import io.slurmlet.agent.slurm.SavedState;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.agent.slurm.VersionSkew;
+import io.slurmlet.agent.slurm.conf.Layout;
 import io.slurmlet.agent.slurm.conf.RenderInput;
 import io.slurmlet.agent.slurm.conf.Rendered;
 import io.slurmlet.agent.slurm.conf.SlurmConfig;
@@ -20,7 +22,9 @@ import io.slurmlet.model.settings.SharedStorage;
 import io.slurmlet.model.settings.SlurmSettings;
 import io.slurmlet.model.users.Account;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumSet;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -28,6 +32,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The leader's planner: settings × what every agent reported → one plan per machine. Pure: the
@@ -49,10 +54,10 @@ public final class Planner {
     public record Plans(
             Map<String, NodePlan> nodes, List<Problem> problems, List<String> notes, Set<Long> memoryClasses) {
         public Plans {
-            nodes = java.util.Collections.unmodifiableMap(new TreeMap<>(nodes));
+            nodes = Collections.unmodifiableMap(new TreeMap<>(nodes));
             problems = List.copyOf(problems);
             notes = List.copyOf(notes);
-            memoryClasses = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(memoryClasses));
+            memoryClasses = Collections.unmodifiableSortedSet(new TreeSet<>(memoryClasses));
         }
 
         public Plans(Map<String, NodePlan> nodes, List<Problem> problems, List<String> notes) {
@@ -184,9 +189,9 @@ public final class Planner {
             return Set.of();
         }
         SlurmSettings named = settings.withNodes(List.copyOf(new TreeMap<>(inventory).keySet()));
-        Set<String> leaving = new java.util.TreeSet<>(underWay);
+        Set<String> leaving = new TreeSet<>(underWay);
         if (named.enabled()) {
-            leaving.removeAll(new java.util.HashSet<>(named.nodes())); // a list's contains for each would be quadratic
+            leaving.removeAll(new HashSet<>(named.nodes())); // a list's contains for each would be quadratic
         } else if (named.controller().isEmpty()
                 || !inventory.containsKey(named.controller())
                 || !named.withEnabled(true).check().isEmpty()) {
@@ -209,9 +214,8 @@ public final class Planner {
         SlurmSettings s =
                 settings.enabled() ? settings : settings.withEnabled(true).withLent(List.of());
         List<String> nodes = new ArrayList<>(s.nodes());
-        Set<String> named = new java.util.HashSet<>(nodes);
-        new java.util.TreeSet<>(leaving)
-                .stream().filter(n -> !named.contains(n)).forEach(nodes::add);
+        Set<String> named = new HashSet<>(nodes);
+        new TreeSet<>(leaving).stream().filter(n -> !named.contains(n)).forEach(nodes::add);
         return s.withNodeList(nodes);
     }
 
@@ -230,7 +234,7 @@ public final class Planner {
         Optional<SlurmVersion> controllerVersion = Optional.empty();
         Set<Long> memoryClasses = lending.memoryClasses();
 
-        for (String node : new java.util.TreeSet<>(lending.leaving())) {
+        for (String node : new TreeSet<>(lending.leaving())) {
             notes.add(
                     ("%s leaves Slurm once its reclaim has ended (its last job done, the release hook run): until then it "
                                     + "stays in slurm.conf, drained, with its slurmd and mounts")
@@ -262,7 +266,7 @@ public final class Planner {
                         s.withLent(renderedLent),
                         inventory,
                         controllerVersion.get(),
-                        io.slurmlet.agent.slurm.conf.Layout.DEBIAN,
+                        Layout.DEBIAN,
                         lending.memoryClasses(),
                         pyxis));
                 problems.addAll(rendered.problems());
@@ -293,20 +297,18 @@ public final class Planner {
             boolean slurmdMayRun = true;
             boolean slurmctldMayRun = true;
             if (roles.contains(Role.CONTROLLER) && controllerVersion.isPresent()) {
-                Optional<String> unreadable = io.slurmlet.agent.slurm.SavedState.cannotStart(
+                Optional<String> unreadable = SavedState.cannotStart(
                         controllerVersion.get(),
                         facts.slurmctldState(),
-                        io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + " on " + name);
+                        Layout.DEBIAN.stateSaveLocation() + " on " + name);
                 if (unreadable.isPresent()) {
                     nodeProblems.add(new Problem("controller", name, unreadable.get()));
                     slurmctldMayRun = false;
                 } else {
                     // Said before an upgrade of the machine's packages makes it so.
                     SlurmVersion.parse(facts.slurmctldCandidate())
-                            .flatMap(next -> io.slurmlet.agent.slurm.SavedState.beforeUpgradeTo(
-                                    next,
-                                    facts.slurmctldState(),
-                                    io.slurmlet.agent.slurm.conf.Layout.DEBIAN.stateSaveLocation() + " on " + name))
+                            .flatMap(next -> SavedState.beforeUpgradeTo(
+                                    next, facts.slurmctldState(), Layout.DEBIAN.stateSaveLocation() + " on " + name))
                             .map(why -> name + ": " + why)
                             .ifPresent(notes::add);
                 }
@@ -437,7 +439,7 @@ public final class Planner {
      */
     public static List<String> containersWaitFor(
             SlurmSettings s, Map<String, NodeFacts> inventory, List<String> notes) {
-        java.util.Set<String> machines = new java.util.TreeSet<>(s.nodes());
+        Set<String> machines = new TreeSet<>(s.nodes());
         if (!s.controller().isEmpty()) {
             machines.add(s.controller());
         }

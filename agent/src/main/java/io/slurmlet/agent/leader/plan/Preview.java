@@ -1,5 +1,6 @@
 package io.slurmlet.agent.leader.plan;
 
+import io.slurmlet.agent.containers.ArtifactTable;
 import io.slurmlet.agent.munge.MungeDiff;
 import io.slurmlet.agent.packages.PackagesDiff;
 import io.slurmlet.agent.pam.PamDiff;
@@ -15,16 +16,23 @@ import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SettingsPreview.DaemonChange;
 import io.slurmlet.model.api.SettingsPreview.FileChange;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
+import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.PamSeen;
+import io.slurmlet.model.plan.Artifact;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.plan.UsersPlan;
 import io.slurmlet.model.settings.SlurmSettings;
+import io.slurmlet.model.users.Account;
+import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * What a change of the settings would do on each machine, before anything is stored: every step's
@@ -58,10 +66,7 @@ public final class Preview {
             SlurmSettings next,
             Map<String, NodeFacts> inventory,
             Map<String, Observed> observed) {
-        return of(
-                current,
-                next,
-                new Cluster(inventory, observed, Map.of(), java.util.Set.of(), java.util.Set.of(), List.of()));
+        return of(current, next, new Cluster(inventory, observed, Map.of(), Set.of(), Set.of(), List.of()));
     }
 
     /**
@@ -79,12 +84,12 @@ public final class Preview {
     public record Cluster(
             Map<String, NodeFacts> inventory,
             Map<String, Observed> observed,
-            Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes,
-            java.util.Set<String> underWay,
-            java.util.Set<String> known,
-            List<io.slurmlet.model.users.Account> accounts,
-            java.util.Set<Long> memoryClasses,
-            List<io.slurmlet.model.plan.Artifact> artifacts) {
+            Map<String, List<SlurmNodeState>> slurmNodes,
+            Set<String> underWay,
+            Set<String> known,
+            List<Account> accounts,
+            Set<Long> memoryClasses,
+            List<Artifact> artifacts) {
 
         /** @param artifacts the pinned files of jobs in containers, as the plans carry them */
         public Cluster {
@@ -94,22 +99,22 @@ public final class Preview {
         public Cluster(
                 Map<String, NodeFacts> inventory,
                 Map<String, Observed> observed,
-                Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes,
-                java.util.Set<String> underWay,
-                java.util.Set<String> known,
-                List<io.slurmlet.model.users.Account> accounts,
-                java.util.Set<Long> memoryClasses) {
+                Map<String, List<SlurmNodeState>> slurmNodes,
+                Set<String> underWay,
+                Set<String> known,
+                List<Account> accounts,
+                Set<Long> memoryClasses) {
             this(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, List.of());
         }
 
         public Cluster(
                 Map<String, NodeFacts> inventory,
                 Map<String, Observed> observed,
-                Map<String, List<io.slurmlet.model.api.SlurmNodeState>> slurmNodes,
-                java.util.Set<String> underWay,
-                java.util.Set<String> known,
-                List<io.slurmlet.model.users.Account> accounts) {
-            this(inventory, observed, slurmNodes, underWay, known, accounts, java.util.Set.of());
+                Map<String, List<SlurmNodeState>> slurmNodes,
+                Set<String> underWay,
+                Set<String> known,
+                List<Account> accounts) {
+            this(inventory, observed, slurmNodes, underWay, known, accounts, Set.of());
         }
     }
 
@@ -154,8 +159,7 @@ public final class Preview {
     }
 
     /** @param slurmNodes what the machine's agent showed of slurmctld's node table; null where it showed none */
-    static List<Diff> diffs(
-            NodePlan before, NodePlan after, Observed seen, List<io.slurmlet.model.api.SlurmNodeState> slurmNodes) {
+    static List<Diff> diffs(NodePlan before, NodePlan after, Observed seen, List<SlurmNodeState> slurmNodes) {
         MungeDiff.Wanted munge = MungeDiff.desired(after);
         StorageDiff.Wanted storage = StorageDiff.desired(after);
         PamDiff.Wanted pam = PamDiff.desired(after, PamDiff.DEFAULT_BACKUP);
@@ -188,7 +192,7 @@ public final class Preview {
             NodePlan before,
             NodePlan after,
             Observed seen,
-            List<io.slurmlet.model.api.SlurmNodeState> slurmNodes,
+            List<SlurmNodeState> slurmNodes,
             FileDiffs fileDiffs,
             List<Action> containers) {
         List<Diff> diffs = diffs(before, after, seen, slurmNodes);
@@ -213,8 +217,7 @@ public final class Preview {
      * @param facts     the machine's facts; null where it has not reported
      * @param artifacts the pinned files, as the plans carry them
      */
-    static List<Action> containers(
-            NodePlan before, NodePlan after, NodeFacts facts, List<io.slurmlet.model.plan.Artifact> artifacts) {
+    static List<Action> containers(NodePlan before, NodePlan after, NodeFacts facts, List<Artifact> artifacts) {
         boolean was = before != null && before.containers().install();
         boolean will = after.containers().install();
         if (was == will) {
@@ -224,9 +227,7 @@ public final class Preview {
             return List.of(sentence(
                     "containers off: nothing installed for them is removed (enroot, pyxis, slurmlet's prolog stay)"));
         }
-        io.slurmlet.model.facts.ContainerFacts has = facts == null || facts.containers() == null
-                ? io.slurmlet.model.facts.ContainerFacts.NONE
-                : facts.containers();
+        ContainerFacts has = facts == null || facts.containers() == null ? ContainerFacts.NONE : facts.containers();
         String slurm = facts == null ? "" : facts.slurmVersion();
         List<Action> actions = new ArrayList<>();
         actions.add(sentence(
@@ -243,15 +244,14 @@ public final class Preview {
         pinned(artifacts, "pyxis")
                 .filter(v -> !v.equals(has.pyxis())
                         || slurm.isEmpty()
-                        || !io.slurmlet.model.facts.ContainerFacts.release(has.pyxisSlurm())
-                                .equals(io.slurmlet.model.facts.ContainerFacts.release(slurm)))
+                        || !ContainerFacts.release(has.pyxisSlurm()).equals(ContainerFacts.release(slurm)))
                 .ifPresent(v -> actions.add(
                         sentence("build pyxis %s against this machine's Slurm%s (its headers), %s, and install it at %s"
                                 .formatted(
                                         v,
                                         slurm.isEmpty() ? "" : " " + slurm,
                                         from(artifacts, "pyxis"),
-                                        io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN))));
+                                        ContainerFacts.PYXIS_PLUGIN))));
         if (after.containers().gpus()) {
             pinned(artifacts, "libnvidia-container-tools")
                     .filter(v -> !v.equals(has.nvidiaCli()))
@@ -266,22 +266,18 @@ public final class Preview {
         return actions;
     }
 
-    private static java.util.Optional<String> pinned(List<io.slurmlet.model.plan.Artifact> artifacts, String name) {
+    private static Optional<String> pinned(List<Artifact> artifacts, String name) {
         return artifacts.stream()
                 .filter(a -> a.name().equals(name))
-                .map(io.slurmlet.model.plan.Artifact::version)
+                .map(Artifact::version)
                 .findFirst();
     }
 
     /** Where a machine fetches the files of {@code name}: the leader, where it holds them, or the mirror. */
-    private static String from(List<io.slurmlet.model.plan.Artifact> artifacts, String name) {
+    private static String from(List<Artifact> artifacts, String name) {
         boolean leader = artifacts.stream()
                 .filter(a -> a.name().equals(name))
-                .anyMatch(a -> java.net
-                        .URI
-                        .create(a.url())
-                        .getRawPath()
-                        .startsWith(io.slurmlet.agent.containers.ArtifactTable.LEADER_FILES));
+                .anyMatch(a -> URI.create(a.url()).getRawPath().startsWith(ArtifactTable.LEADER_FILES));
         return leader ? "fetched from the leader" : "fetched from the mirror";
     }
 

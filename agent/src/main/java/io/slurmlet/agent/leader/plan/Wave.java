@@ -2,6 +2,7 @@ package io.slurmlet.agent.leader.plan;
 
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -21,14 +22,14 @@ public final class Wave {
     /** Counted after each answer's time is kept: whoever counts the last reads every time (the counter's order). */
     private final AtomicInteger kept = new AtomicInteger();
 
-    private final java.util.function.Consumer<String> log;
+    private final Consumer<String> log;
 
     /** @param began {@link System#nanoTime()} when the planning began; {@code size} answers follow */
     Wave(long began, int size) {
         this(began, size, LOG::info);
     }
 
-    Wave(long began, int size, java.util.function.Consumer<String> log) {
+    Wave(long began, int size, Consumer<String> log) {
         this.began = began;
         this.took = new long[size];
         this.log = log;

@@ -1,7 +1,9 @@
 package io.slurmlet.agent.slurm.conf;
 
 import io.slurmlet.model.text.Text;
+import java.util.Arrays;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /**
  * One of Slurm's files as it is written: a header, sections, {@code Key=Value} lines. Values with
@@ -81,9 +83,7 @@ final class ConfText {
                     "a plugstack line is required or optional, not " + Text.quote(requirement));
         }
         StringBuilder line = new StringBuilder(requirement);
-        for (String word : java.util.stream.Stream.concat(
-                        java.util.stream.Stream.of(path), java.util.Arrays.stream(args))
-                .toList()) {
+        for (String word : Stream.concat(Stream.of(path), Arrays.stream(args)).toList()) {
             if (!PLUGSTACK_WORD.matcher(word).matches()) {
                 throw new IllegalArgumentException("not a word of " + file + ": " + Text.quote(word));
             }

@@ -5,8 +5,11 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmConfKeys;
 import io.slurmlet.model.settings.SlurmSettings;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
 import java.util.TreeMap;
@@ -61,7 +64,7 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
     }
 
     public MemoryClasses {
-        partitions = java.util.Collections.unmodifiableSortedMap(new TreeMap<>(partitions));
+        partitions = Collections.unmodifiableSortedMap(new TreeMap<>(partitions));
     }
 
     static final MemoryClasses NONE = new MemoryClasses(new TreeMap<>(), false);
@@ -130,9 +133,9 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
      * hidden partitions batch_m2048 (cpu1: 3895 MiB per CPU) and batch_m8192 (gpu[001-004]: 9136)";
      * empty without classes.
      */
-    java.util.Optional<String> note() {
+    Optional<String> note() {
         if (partitions.isEmpty()) {
-            return java.util.Optional.empty();
+            return Optional.empty();
         }
         List<String> each = new ArrayList<>();
         for (Partition p : partitions.values()) {
@@ -143,7 +146,7 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
                             : "%s (%s)".formatted(p.name(), nodes));
         }
         String by = "the hidden partitions " + String.join(", ", each);
-        return java.util.Optional.of(
+        return Optional.of(
                 submitToAll
                         ? "a job that names no memory gets its node class's share of memory, by " + by
                         : "the site's slurm_conf sets the memory defaults; slurm.conf keeps " + by);
@@ -152,8 +155,8 @@ public record MemoryClasses(SortedMap<Long, Partition> partitions, boolean submi
     /** Whether the site's own lines schedule in a way the class partitions would break (see the class comment). */
     private static boolean schedulingWithout(Map<String, String> site) {
         return site.entrySet().stream().anyMatch(e -> {
-            String key = e.getKey().toLowerCase(java.util.Locale.ROOT);
-            String value = e.getValue().strip().toLowerCase(java.util.Locale.ROOT);
+            String key = e.getKey().toLowerCase(Locale.ROOT);
+            String value = e.getValue().strip().toLowerCase(Locale.ROOT);
             return key.equals("schedulertype") && !value.equals("sched/backfill")
                     || key.equals("enforcepartlimits") && value.equals("all")
                     || key.equals("preempttype") && value.contains("partition_prio");

@@ -6,6 +6,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Slurm's files for one controller version, or why they cannot be made.
@@ -34,7 +35,7 @@ public record Rendered(
         problems = List.copyOf(problems);
         notes = List.copyOf(notes);
         machines = List.copyOf(machines);
-        memoryClasses = java.util.Collections.unmodifiableSortedSet(new java.util.TreeSet<>(memoryClasses));
+        memoryClasses = Collections.unmodifiableSortedSet(new TreeSet<>(memoryClasses));
     }
 
     /** No files: nothing named. */

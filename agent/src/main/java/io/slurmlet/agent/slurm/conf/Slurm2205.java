@@ -2,7 +2,9 @@ package io.slurmlet.agent.slurm.conf;
 
 import io.slurmlet.agent.slurm.HostList;
 import io.slurmlet.agent.slurm.SlurmVersion;
+import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.plan.NodeWish;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmConfKeys;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -20,7 +22,7 @@ import java.util.Set;
 class Slurm2205 {
 
     /** The reason of the drain a node not lent to Slurm starts with. */
-    static final String NOT_LENT = io.slurmlet.model.plan.NodeWish.NOT_LENT;
+    static final String NOT_LENT = NodeWish.NOT_LENT;
 
     SlurmVersion since() {
         return SlurmVersion.of(22, 5);
@@ -125,7 +127,7 @@ class Slurm2205 {
             c.section(
                     "Jobs in containers: slurmlet's prolog makes the job's user their enroot folders (0700, theirs) before the job; "
                             + "that part never fails, so no node is drained for it");
-            c.set("Prolog", io.slurmlet.model.facts.ContainerFacts.PROLOG);
+            c.set("Prolog", ContainerFacts.PROLOG);
             siteProlog.ifPresent(site -> {
                 // Slurm 22.05 runs one Prolog program: the site's runs from slurmlet's, after it, and ends the prolog
                 // as it ends.
@@ -260,7 +262,7 @@ class Slurm2205 {
                     "pyxis (srun --container-image), built on every Slurm machine against its own Slurm: every one reported it.");
             c.comment(
                     "required: a job on a machine without it fails, so slurmlet names it only while every machine has it.");
-            c.plugin("required", io.slurmlet.model.facts.ContainerFacts.PYXIS_PLUGIN);
+            c.plugin("required", ContainerFacts.PYXIS_PLUGIN);
         } else if (in.settings().containers()) {
             c.comment(
                     "No SPANK plugins yet: pyxis comes here once every Slurm machine reports it (ctl slurm containers status).");

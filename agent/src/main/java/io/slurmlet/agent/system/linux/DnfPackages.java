@@ -3,6 +3,8 @@ package io.slurmlet.agent.system.linux;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.SystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -56,8 +58,8 @@ public final class DnfPackages implements Packages {
 
     /** The machine's own package manager: dnf where it is installed and apt is not, else apt. */
     public static Packages forMachine(Commands commands) {
-        boolean dnf = java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/dnf"));
-        boolean apt = java.nio.file.Files.isExecutable(java.nio.file.Path.of("/usr/bin/apt-get"));
+        boolean dnf = Files.isExecutable(Path.of("/usr/bin/dnf"));
+        boolean apt = Files.isExecutable(Path.of("/usr/bin/apt-get"));
         return dnf && !apt ? new DnfPackages(commands) : new AptPackages(commands);
     }
 }

@@ -4,6 +4,7 @@ import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDate;
@@ -164,7 +165,7 @@ public final class LinuxUsers implements Users {
                 file,
                 uid);
         return switch (r.exit()) {
-            case 0 -> new Held(false, Optional.of(r.stdout().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            case 0 -> new Held(false, Optional.of(r.stdout().getBytes(StandardCharsets.UTF_8)));
             case 3 -> Held.LINKED;
             // Too large to be the keys slurmlet wrote: not read, and written again.
             case 11, 12 -> Held.NONE;
@@ -206,7 +207,7 @@ public final class LinuxUsers implements Users {
                         AS_USER,
                         dir.toString(),
                         file.toString(),
-                        new String(content, java.nio.charset.StandardCharsets.UTF_8),
+                        new String(content, StandardCharsets.UTF_8),
                         Integer.toString(content.length)),
                 "write",
                 file,

@@ -4,7 +4,13 @@ import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import org.jboss.logging.Logger;
 
 /**
  * {@link Services} through systemctl. Queries read systemctl's exit status (is-enabled and
@@ -30,17 +36,17 @@ public final class SystemdServices implements Services {
         void sleep(Duration d) throws InterruptedException;
     }
 
-    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(SystemdServices.class);
+    private static final Logger LOG = Logger.getLogger(SystemdServices.class);
 
     private final Commands commands;
     private final Sleeper sleeper;
-    private final java.util.function.LongSupplier nanos;
+    private final LongSupplier nanos;
 
     public SystemdServices(Commands commands) {
         this(commands, d -> Thread.sleep(d.toMillis()), System::nanoTime);
     }
 
-    SystemdServices(Commands commands, Sleeper sleeper, java.util.function.LongSupplier nanos) {
+    SystemdServices(Commands commands, Sleeper sleeper, LongSupplier nanos) {
         this.commands = commands;
         this.sleeper = sleeper;
         this.nanos = nanos;
@@ -103,17 +109,17 @@ public final class SystemdServices implements Services {
 
     /** One {@code systemctl show} for every unit: blocks of Id=, ActiveState=, SubState=, Result=, NRestarts=, one per unit. */
     @Override
-    public java.util.Map<String, UnitState> states(List<String> units) throws SystemException {
-        java.util.Map<String, UnitState> states = new java.util.LinkedHashMap<>();
+    public Map<String, UnitState> states(List<String> units) throws SystemException {
+        Map<String, UnitState> states = new LinkedHashMap<>();
         if (units.isEmpty()) {
             return states;
         }
-        List<String> argv = new java.util.ArrayList<>(
-                List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result,NRestarts"));
+        List<String> argv =
+                new ArrayList<>(List.of("systemctl", "show", "--property=Id,ActiveState,SubState,Result,NRestarts"));
         argv.addAll(units);
         String out = commands.runChecked(argv, QUERY).stdout();
         for (String block : out.strip().split("\n\s*\n")) {
-            java.util.Map<String, String> p = new java.util.HashMap<>();
+            Map<String, String> p = new HashMap<>();
             for (String line : block.split("\n")) {
                 int eq = line.indexOf('=');
                 if (eq > 0) {
