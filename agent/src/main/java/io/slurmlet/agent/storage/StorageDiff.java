@@ -1,14 +1,26 @@
 package io.slurmlet.agent.storage;
 
 import static io.slurmlet.agent.reconcile.ManagedFiles.sha256;
+import static io.slurmlet.agent.storage.StorageTexts.dropIn;
+import static io.slurmlet.agent.storage.StorageTexts.exportsLine;
+import static io.slurmlet.agent.storage.StorageTexts.ganeshaConf;
+import static io.slurmlet.agent.storage.StorageTexts.unit;
+import static io.slurmlet.agent.storage.StorageTexts.unitName;
 
-import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Diff;
+import io.slurmlet.agent.storage.StorageActions.Export;
+import io.slurmlet.agent.storage.StorageActions.MakeExportDirs;
+import io.slurmlet.agent.storage.StorageActions.Mount;
+import io.slurmlet.agent.storage.StorageActions.RemoveDropIn;
+import io.slurmlet.agent.storage.StorageActions.RemoveMount;
+import io.slurmlet.agent.storage.StorageActions.Run;
+import io.slurmlet.agent.storage.StorageActions.StorageAction;
+import io.slurmlet.agent.storage.StorageActions.Unexport;
+import io.slurmlet.agent.storage.StorageActions.WriteDropIn;
 import io.slurmlet.model.observed.StorageSeen;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
 import io.slurmlet.model.plan.StoragePlan;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +34,6 @@ import java.util.TreeMap;
  */
 public final class StorageDiff {
 
-    static final String MARK = "# Written by slurmlet: the Slurm cluster's shared storage.";
-    static final String KERNEL_SERVER = "nfs-server";
-    static final String GANESHA = "nfs-ganesha";
     private static final StorageSeen.Unit NONE = new StorageSeen.Unit("", false, false);
 
     private StorageDiff() {}
@@ -78,20 +87,61 @@ public final class StorageDiff {
      * What to do, in order: the wanted mount (a remount with slurmd's wait for it lifted around it, as
      * systemd stops what requires a mount it restarts); slurmd's wait for it (before any other mount
      * goes, so that systemd, having read the drop-in again, no longer stops slurmd with a mount that goes);
-     * the removal of other mounts; then the export or its removal. While a job runs here, no mount is
-     * removed or mounted again from another export: that waits for the machine to be free, and says so.
+     * the removal of other mounts; then, by the storage's mode, the export, or its removal and the site's
+     * mount checked. While a job runs here, no mount is removed or mounted again from another export: that
+     * waits for the machine to be free, and says so.
      */
     public static Diff diff(Wanted wanted, StorageSeen seen) {
-        List<StorageAction> a = new ArrayList<>();
-        List<String> waiting = new ArrayList<>();
-        StoragePlan p = wanted.storage();
-        String path = p.path();
-        String wantedUnit = "";
-        boolean mounting = false;
-        String jobs = seen.jobs().isEmpty()
-                ? ""
-                : (seen.jobs().size() == 1 ? "job " : "jobs ") + String.join(", ", seen.jobs());
-        if (p instanceof StoragePlan.Mount m) {
+        Pass pass = new Pass(wanted, seen);
+        if (wanted.storage() instanceof StoragePlan.Mount m) {
+            Diff foreign = pass.mount(m);
+            if (foreign != null) {
+                return foreign;
+            }
+        }
+        pass.slurmdsWaitAndMountsThatGo();
+        if (wanted.storage() instanceof StoragePlan.Export e) {
+            return pass.export(e);
+        }
+        pass.unexport();
+        if (wanted.storage() instanceof StoragePlan.Check) {
+            return pass.check();
+        }
+        return pass.done(
+                wanted.storage() instanceof StoragePlan.None
+                        ? "no shared storage in the settings"
+                        : "the shared storage is mounted");
+    }
+
+    /** systemd's name for the mount unit of {@code path} ({@link StorageTexts#unitName}). */
+    public static String unitName(String path) {
+        return StorageTexts.unitName(path);
+    }
+
+    /** One diff's way through the parts, with what they add up: the actions, the waits, the jobs here. */
+    private static final class Pass {
+        private final Wanted wanted;
+        private final StorageSeen seen;
+        private final String path;
+        private final String jobs;
+        private final List<StorageAction> a = new ArrayList<>();
+        private final List<String> waiting = new ArrayList<>();
+        private String wantedUnit = "";
+        private boolean mounting;
+        private List<Map.Entry<String, StorageSeen.Unit>> going = List.of();
+        private boolean removing;
+
+        Pass(Wanted wanted, StorageSeen seen) {
+            this.wanted = wanted;
+            this.seen = seen;
+            this.path = wanted.storage().path();
+            this.jobs = seen.jobs().isEmpty()
+                    ? ""
+                    : (seen.jobs().size() == 1 ? "job " : "jobs ") + String.join(", ", seen.jobs());
+        }
+
+        /** The wanted mount; a diff blocked where something slurmlet did not mount holds the path, else null. */
+        Diff mount(StoragePlan.Mount m) {
             wantedUnit = unitName(path);
             String text = unit(m);
             StorageSeen.Unit u = seen.mounts().getOrDefault(wantedUnit, NONE);
@@ -111,8 +161,7 @@ public final class StorageDiff {
                         .formatted(m.source(), path, u.what().isEmpty() ? "what is mounted there" : u.what(), jobs));
             } else if (changed || !u.enabled() || run != Run.NONE) {
                 // A remount (another export, or its unit changed) stops every unit that requires the mount: slurmd's
-                // wait
-                // for it is lifted around it.
+                // wait for it is lifted around it.
                 boolean lift = run == Run.RESTART
                         && wanted.slurmdWaits()
                         && !seen.slurmdDropIn().isEmpty();
@@ -120,43 +169,49 @@ public final class StorageDiff {
                         wantedUnit, m, changed ? text : null, !u.enabled(), run, u.what(), wanted.slurmdWaits(), lift));
                 mounting = run == Run.START;
             }
+            return null;
         }
-        String waitFor = wanted.slurmdWaits() ? path : "";
-        String kept = wantedUnit;
-        List<Map.Entry<String, StorageSeen.Unit>> going = new TreeMap<>(seen.mounts())
-                .entrySet().stream()
-                        .filter(u ->
-                                !u.getKey().equals(kept) && !u.getValue().file().isEmpty())
-                        .toList();
-        boolean dropInGoes = waitFor.isEmpty() && !seen.slurmdDropIn().isEmpty();
-        boolean removing = jobs.isEmpty() && !going.isEmpty();
-        // A mount that goes from the path slurmd goes on waiting for (a client of it becomes its server,
-        // or the site mounts it from now on): slurmd's wait is lifted around the unmount, then put back.
-        boolean samePath = removing
-                && !waitFor.isEmpty()
-                && going.stream().anyMatch(u -> u.getValue().where().equals(waitFor));
-        if (dropInGoes || samePath) {
-            a.add(new RemoveDropIn(removing));
-        } else if (!waitFor.isEmpty() && !seen.slurmdDropIn().equals(sha256(dropIn(waitFor)))) {
-            a.add(new WriteDropIn(waitFor, dropIn(waitFor), mounting));
-        }
-        for (var unit : going) {
-            StorageSeen.Unit u = unit.getValue();
-            if (!jobs.isEmpty()) {
-                waiting.add("unmounting %s waits for %s running here to end"
-                        .formatted(u.where().isEmpty() ? unit.getKey() : u.where(), jobs));
-            } else {
-                a.add(new RemoveMount(unit.getKey(), u.what(), u.where(), dropInGoes || samePath));
+
+        /** slurmd's wait for the storage (its drop-in), and slurmlet's mounts the plan no longer wants. */
+        void slurmdsWaitAndMountsThatGo() {
+            String waitFor = wanted.slurmdWaits() ? path : "";
+            String kept = wantedUnit;
+            going = new TreeMap<>(seen.mounts())
+                    .entrySet().stream()
+                            .filter(u -> !u.getKey().equals(kept)
+                                    && !u.getValue().file().isEmpty())
+                            .toList();
+            boolean dropInGoes = waitFor.isEmpty() && !seen.slurmdDropIn().isEmpty();
+            removing = jobs.isEmpty() && !going.isEmpty();
+            // A mount that goes from the path slurmd goes on waiting for (a client of it becomes its server,
+            // or the site mounts it from now on): slurmd's wait is lifted around the unmount, then put back.
+            boolean samePath = removing
+                    && !waitFor.isEmpty()
+                    && going.stream().anyMatch(u -> u.getValue().where().equals(waitFor));
+            if (dropInGoes || samePath) {
+                a.add(new RemoveDropIn(removing));
+            } else if (!waitFor.isEmpty() && !seen.slurmdDropIn().equals(sha256(dropIn(waitFor)))) {
+                a.add(new WriteDropIn(waitFor, dropIn(waitFor), mounting));
+            }
+            for (var unit : going) {
+                StorageSeen.Unit u = unit.getValue();
+                if (!jobs.isEmpty()) {
+                    waiting.add("unmounting %s waits for %s running here to end"
+                            .formatted(u.where().isEmpty() ? unit.getKey() : u.where(), jobs));
+                } else {
+                    a.add(new RemoveMount(unit.getKey(), u.what(), u.where(), dropInGoes || samePath));
+                }
+            }
+            if (samePath) {
+                a.add(new WriteDropIn(waitFor, dropIn(waitFor), true));
             }
         }
-        if (samePath) {
-            a.add(new WriteDropIn(waitFor, dropIn(waitFor), true));
-        }
-        if (p instanceof StoragePlan.Export e) {
+
+        /** This machine as the server: the export to the cluster's machines, once nothing else is mounted there. */
+        Diff export(StoragePlan.Export e) {
             String to = String.join(", ", e.clients());
             // Another export still mounted at the path (it waits for this machine's jobs): exported now, it would be
-            // that
-            // export's files the clients get, gone from under them once it is unmounted.
+            // that export's files the clients get, gone from under them once it is unmounted.
             var over = going.stream()
                     .filter(u -> u.getValue().where().equals(path))
                     .findFirst();
@@ -169,13 +224,10 @@ public final class StorageDiff {
                                         : over.get().getValue().what(),
                                 jobs,
                                 seen.jobs().size() == 1 ? "has" : "have"));
-                return Diff.of(a, "").waitingFor(waiting);
+                return done("");
             }
             if (e.clients().isEmpty()) {
-                return Diff.of(
-                                a,
-                                "the export of " + path + " waits for the cluster's machines to be known (slurm.conf)")
-                        .waitingFor(waiting);
+                return done("the export of " + path + " waits for the cluster's machines to be known (slurm.conf)");
             }
             a.add(new MakeExportDirs(path));
             StorageSeen.Unit server = seen.server() == null ? NONE : seen.server();
@@ -187,13 +239,18 @@ public final class StorageDiff {
             if (changed || !server.enabled() || run != Run.NONE) {
                 a.add(new Export(seen.kernelServer(), path, to, changed ? text : null, !server.enabled(), run));
             }
-            return Diff.of(a, "%s is exported to %s".formatted(path, to)).waitingFor(waiting);
+            return done("%s is exported to %s".formatted(path, to));
         }
-        if (!seen.exports().isEmpty() || seen.ganeshaOurs()) {
-            a.add(new Unexport(!seen.exports().isEmpty(), seen.ganeshaOurs(), seen.exported()));
+
+        /** No longer the server: slurmlet's export removed where it is there. */
+        void unexport() {
+            if (!seen.exports().isEmpty() || seen.ganeshaOurs()) {
+                a.add(new Unexport(!seen.exports().isEmpty(), seen.ganeshaOurs(), seen.exported()));
+            }
         }
-        if (p instanceof StoragePlan.Check) {
-            // What is mounted there now may be slurmlet's own mount, which this pass removes.
+
+        /** The site mounts the storage itself: something must be mounted at the path, and not slurmlet's mount that goes. */
+        Diff check() {
             boolean unmounting = a.stream()
                     .anyMatch(x -> x instanceof RemoveMount r && r.where().equals(path));
             if (seen.mountedAt().isEmpty() || unmounting) {
@@ -203,289 +260,11 @@ public final class StorageDiff {
                                         + "mounts it): mount the shared file system there; slurmd waits for it")
                                 .formatted(path));
             }
-            return Diff.of(a, path + " is mounted (" + seen.mountedAt() + ")").waitingFor(waiting);
-        }
-        return Diff.of(
-                        a,
-                        p instanceof StoragePlan.None
-                                ? "no shared storage in the settings"
-                                : "the shared storage is mounted")
-                .waitingFor(waiting);
-    }
-
-    /** What a unit is to do: start (it does not run), restart (its file changed while it runs), or nothing. */
-    enum Run {
-        START,
-        RESTART,
-        NONE
-    }
-
-    /** What the storage step does; only {@link StorageStep} knows how. */
-    sealed interface StorageAction extends Action
-            permits Mount, RemoveMount, WriteDropIn, RemoveDropIn, MakeExportDirs, Export, Unexport {}
-
-    /**
-     * The wanted mount: its unit written (when {@code text} is not null), enabled, started or restarted.
-     *
-     * @param was         the export mounted there now; "" when none, or unknown
-     * @param slurmdWaits whether slurmd runs here and waits for it
-     * @param lift        whether slurmd's wait (its drop-in) is lifted around a remount, which would stop slurmd with it
-     */
-    record Mount(
-            String unit,
-            StoragePlan.Mount mount,
-            String text,
-            boolean enable,
-            Run run,
-            String was,
-            boolean slurmdWaits,
-            boolean lift)
-            implements StorageAction {
-        public String will() {
-            if (run == Run.START) {
-                return "mount %s at %s%s"
-                        .formatted(mount.source(), mount.path(), slurmdWaits ? " (slurmd waits for it)" : "");
-            }
-            if (run == Run.RESTART) {
-                return !was.isEmpty() && !was.equals(mount.source())
-                        ? "mount %s at %s again, instead of %s".formatted(mount.source(), mount.path(), was)
-                        : "mount %s at %s again, its mount unit changed".formatted(mount.source(), mount.path());
-            }
-            return "enable " + unit;
+            return done(path + " is mounted (" + seen.mountedAt() + ")");
         }
 
-        public String did() {
-            List<String> did = new ArrayList<>();
-            if (text != null) {
-                did.add("wrote " + unit);
-            }
-            if (run == Run.START) {
-                did.add("mounted " + mount.source() + " at " + mount.path());
-            } else if (run == Run.RESTART) {
-                did.add("mounted " + mount.source() + " at " + mount.path() + " again (its mount unit changed)");
-            }
-            return String.join("; ", did);
+        Diff done(String state) {
+            return Diff.of(a, state).waitingFor(waiting);
         }
-
-        @Override
-        public boolean housekeeping() {
-            return text == null && run == Run.NONE;
-        }
-
-        @Override
-        public String failed(String error) {
-            return ("%s: the export %s could not be mounted at %s (%s): check that it answers and exports %s to this machine; slurmd "
-                            + "waits for it")
-                    .formatted(
-                            mount.ours() ? "shared.server" : "shared.nfs",
-                            mount.source(),
-                            mount.path(),
-                            error,
-                            mount.path());
-        }
-    }
-
-    /**
-     * A mount unit of slurmlet's that the plan no longer wants: stopped and removed, once no job
-     * runs here. slurmd's wait for it is gone or moved by then (its drop-in is changed first), so
-     * stopping the mount does not stop slurmd.
-     *
-     * @param what       its export, where its unit file says; "" when unknown
-     * @param where      its folder
-     * @param withDropIn whether slurmd's wait goes in the same pass
-     */
-    record RemoveMount(String unit, String what, String where, boolean withDropIn) implements StorageAction {
-        public String will() {
-            return (what.isEmpty() || where.isEmpty()
-                            ? "unmount and remove the mount unit " + unit
-                            : "unmount %s from %s and remove its mount unit".formatted(what, where))
-                    + (withDropIn ? " and slurmd's wait for it (first, so slurmd keeps running)" : "");
-        }
-
-        public String did() {
-            return "unmounted and removed " + unit;
-        }
-    }
-
-    /** @param saidWithMount whether the fresh mount's own sentence says so */
-    record WriteDropIn(String path, String text, boolean saidWithMount) implements StorageAction {
-        public String will() {
-            return "have slurmd start only once " + path + " is mounted";
-        }
-
-        public String did() {
-            return "slurmd starts only once " + path + " is mounted";
-        }
-
-        @Override
-        public boolean housekeeping() {
-            return saidWithMount;
-        }
-    }
-
-    /** @param saidWithUnmount whether an unmount's own sentence says so (it comes right after) */
-    record RemoveDropIn(boolean saidWithUnmount) implements StorageAction {
-        public String will() {
-            return "have slurmd no longer wait for shared storage";
-        }
-
-        public String did() {
-            return "slurmd no longer waits for shared storage";
-        }
-
-        @Override
-        public boolean housekeeping() {
-            return saidWithUnmount;
-        }
-    }
-
-    /** The exported folder and its home folder, made where missing (install -d); done at every pass, not worth a line. */
-    record MakeExportDirs(String path) implements StorageAction {
-        public String will() {
-            return "make " + path + " and " + path + "/home where missing";
-        }
-
-        public String did() {
-            return "";
-        }
-    }
-
-    /**
-     * The export: the kernel's exports file of slurmlet's own (re-read by exportfs while the server
-     * runs) or ganesha.conf, written when {@code text} is not null; the server enabled, started, or
-     * (ganesha) restarted for its new configuration.
-     */
-    record Export(boolean kernel, String path, String to, String text, boolean enable, Run run)
-            implements StorageAction {
-        public String will() {
-            if (run == Run.START) {
-                return "export %s to %s".formatted(path, to);
-            }
-            return text != null ? "export %s again, now to %s".formatted(path, to) : "enable " + unit();
-        }
-
-        public String did() {
-            List<String> did = new ArrayList<>();
-            if (text != null) {
-                did.add("wrote " + (kernel ? StorageStep.EXPORTS : StorageStep.GANESHA_CONF));
-            }
-            if (run == Run.START) {
-                did.add("exported %s with %s to %s"
-                        .formatted(path, kernel ? "the kernel's NFS server" : "nfs-ganesha", to));
-            } else if (run == Run.RESTART && !kernel) {
-                did.add("exported %s again, now to %s".formatted(path, to));
-            }
-            return String.join("; ", did);
-        }
-
-        @Override
-        public boolean housekeeping() {
-            return text == null && run == Run.NONE;
-        }
-
-        String unit() {
-            return kernel ? KERNEL_SERVER : GANESHA;
-        }
-    }
-
-    /**
-     * No longer shared.server: slurmlet's exports file removed (and re-read) and its ganesha stopped and its configuration removed.
-     *
-     * @param path what was exported; "" when unknown
-     */
-    record Unexport(boolean exportsFile, boolean ganesha, String path) implements StorageAction {
-        public String will() {
-            return "stop exporting " + (path.isEmpty() ? "the shared storage" : path);
-        }
-
-        public String did() {
-            List<String> did = new ArrayList<>();
-            if (exportsFile) {
-                did.add("removed " + StorageStep.EXPORTS + " (no longer shared.server)");
-            }
-            if (ganesha) {
-                did.add("stopped exporting the shared storage (no longer shared.server)");
-            }
-            return String.join("; ", did);
-        }
-    }
-
-    /** systemd's name for the mount unit of {@code path}, as {@code systemd-escape --path --suffix=mount} makes it. */
-    public static String unitName(String path) {
-        String p = path.replaceAll("/+", "/").replaceAll("^/|/$", "");
-        if (p.isEmpty()) {
-            return "-.mount";
-        }
-        StringBuilder out = new StringBuilder();
-        byte[] bytes = p.getBytes(StandardCharsets.UTF_8);
-        for (int i = 0; i < bytes.length; i++) {
-            char c = (char) (bytes[i] & 0xff);
-            if (c == '/') {
-                out.append('-');
-            } else if ((c >= 'a' && c <= 'z')
-                    || (c >= 'A' && c <= 'Z')
-                    || (c >= '0' && c <= '9')
-                    || c == ':'
-                    || c == '_'
-                    || (c == '.' && i > 0)) {
-                out.append(c);
-            } else {
-                out.append(String.format("\\x%02x", bytes[i] & 0xff));
-            }
-        }
-        return out + ".mount";
-    }
-
-    static String unit(StoragePlan.Mount m) {
-        return unit(m.source(), m.path(), m.ours() ? "_netdev,vers=3" : "_netdev");
-    }
-
-    static String unit(String what, String where, String options) {
-        return MARK + "\n"
-                + "[Unit]\n"
-                + "Description=slurmlet shared storage at " + where + "\n"
-                + "Wants=network-online.target\n"
-                + "After=network-online.target\n\n"
-                + "[Mount]\n"
-                + "What=" + what + "\n"
-                + "Where=" + where + "\n"
-                + "Type=nfs\n"
-                + "Options=" + options + "\n"
-                + "TimeoutSec=60\n\n"
-                + "[Install]\n"
-                + "WantedBy=remote-fs.target\n";
-    }
-
-    static String dropIn(String path) {
-        return MARK + "\n[Unit]\nRequiresMountsFor=" + path + "\n";
-    }
-
-    static String exportsLine(String path, List<String> clients) {
-        StringBuilder line = new StringBuilder(MARK + "\n" + path);
-        for (String c : clients) {
-            line.append(' ').append(c).append("(rw,sync,no_subtree_check,no_root_squash)");
-        }
-        return line.append('\n').toString();
-    }
-
-    /**
-     * ganesha.conf exporting {@code path} to {@code clients}. nfs-ganesha 6 (trixie and newer) ends at
-     * start when it cannot mark itself an I/O flusher (PR_SET_IO_FLUSHER needs CAP_SYS_RESOURCE,
-     * which a container's root may lack): {@code allowFlusherFail} lets it go on with a warning
-     * there; where the capability is held nothing changes. nfs-ganesha 4 (bookworm) neither sets the
-     * flag nor knows the key, so it is written only for 6 and newer (system-tests/slurm/FINDINGS.md).
-     */
-    static String ganeshaConf(String path, List<String> clients, boolean allowFlusherFail) {
-        return MARK.replace("storage.", "storage: nfs-ganesha exports shared.path to its machines only.") + "\n"
-                + "NFS_CORE_PARAM {\n    Protocols = 3, 4;\n    Enable_NLM = false;\n    Enable_RQUOTA = false;\n"
-                + (allowFlusherFail ? "    allow_set_io_flusher_fail = true;\n" : "") + "}\n"
-                + "NFS_KRB5 {\n    Active_krb5 = false;\n}\n"
-                + "NFSV4 {\n    Graceless = true;\n}\n"
-                + "EXPORT {\n    Export_Id = 1;\n    Path = " + path + ";\n    Pseudo = " + path
-                + ";\n    Protocols = 3, 4;\n"
-                + "    Transports = TCP;\n    SecType = sys;\n    Squash = No_Root_Squash;\n    Access_Type = None;\n"
-                + "    CLIENT {\n        Clients = " + String.join(", ", clients)
-                + ";\n        Access_Type = RW;\n    }\n"
-                + "    FSAL {\n        Name = VFS;\n    }\n}\n";
     }
 }

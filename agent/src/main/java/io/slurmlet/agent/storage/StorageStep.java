@@ -4,7 +4,6 @@ import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.slurm.LocalJobs;
-import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.HostFiles;
@@ -18,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -51,27 +49,23 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
 
     static final Path UNITS = Path.of("/etc/systemd/system");
     static final Path SLURMD_DROP_IN = Path.of("/etc/systemd/system/slurmd.service.d/slurmlet-storage.conf");
-    static final String MARK = StorageDiff.MARK;
+    static final String MARK = StorageTexts.MARK;
     static final String MODE = "rw-r--r--";
 
     static final Path GANESHA_CONF = Path.of("/etc/ganesha/ganesha.conf");
     static final Path EXPORTS = Path.of("/etc/exports.d/slurmlet.exports");
-    static final String KERNEL_SERVER = StorageDiff.KERNEL_SERVER;
-    static final String GANESHA = StorageDiff.GANESHA;
+    static final String KERNEL_SERVER = StorageTexts.KERNEL_SERVER;
+    static final String GANESHA = StorageTexts.GANESHA;
 
     private final Files files;
     private final HostFiles host;
     private final Services services;
     private final Commands commands;
     private final Path root;
-    private final Clock clock;
-    /** The export this machine waits for its server to export, and since when; null while it waits for none. */
-    private String awaited;
-
-    private Instant awaitedSince;
+    private final ServerExport serverExport;
 
     /** How long a mount waits for its server (a slurmlet machine) to export: its own pass may install the NFS server first. */
-    static final Duration SERVER_GRACE = Duration.ofMinutes(5);
+    static final Duration SERVER_GRACE = ServerExport.GRACE;
 
     public StorageStep(Files files, HostFiles host, Services services, Commands commands, Path root) {
         this(files, host, services, commands, root, Clock.systemUTC());
@@ -84,16 +78,14 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
         this.services = services;
         this.commands = commands;
         this.root = root;
-        this.clock = clock;
+        this.serverExport = new ServerExport(commands, clock);
     }
 
     /** slurmlet's mount units (and the wanted one), slurmd's drop-in, the exports and ganesha's configuration, the server's unit. */
     @Override
     public StorageSeen observe(StorageDiff.Wanted wanted) throws IOException, SystemException {
         StoragePlan p = wanted.storage();
-        if (!(p instanceof StoragePlan.Mount m && m.source().equals(awaited))) {
-            awaited = null;
-        }
+        serverExport.forgetUnless(p);
         String wantedUnit = p instanceof StoragePlan.Mount ? StorageDiff.unitName(p.path()) : "";
         Map<String, StorageSeen.Unit> mounts = new TreeMap<>();
         for (Path unit : host.list(UNITS)) {
@@ -196,138 +188,117 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
 
     @Override
     protected void act(StorageDiff.Wanted wanted, Action action) throws IOException, SystemException {
-        if (action instanceof StorageDiff.Mount m) {
-            if (m.run() != StorageDiff.Run.NONE && m.mount().ours()) {
-                awaitExport(m.mount());
-            }
-            if (m.run() == StorageDiff.Run.RESTART) {
-                // Before the unit file: written without the remount, the next pass would take it as done.
-                noJobStartedMeanwhile(
-                        "mounting " + m.mount().source() + " at " + m.mount().path() + " again");
-            }
-            if (m.lift()) {
-                // Read by systemd before the remount: a restart of the mount would stop slurmd with it.
-                files.delete(at(SLURMD_DROP_IN));
-            }
-            try {
-                if (m.text() != null || m.lift()) {
-                    if (m.text() != null) {
-                        files.write(at(UNITS.resolve(m.unit())), bytes(m.text()), MODE, "root", "root");
-                    }
-                    services.reload();
-                }
-                if (m.enable()) {
-                    services.enable(m.unit());
-                }
-                if (m.run() == StorageDiff.Run.START) {
-                    services.start(m.unit());
-                } else if (m.run() == StorageDiff.Run.RESTART) {
-                    services.restart(m.unit());
-                }
-            } finally {
-                if (m.lift()) {
-                    files.write(
-                            at(SLURMD_DROP_IN),
-                            bytes(StorageDiff.dropIn(m.mount().path())),
-                            MODE,
-                            "root",
-                            "root");
-                    services.reload();
-                }
-            }
-        } else if (action instanceof StorageDiff.RemoveMount r) {
-            noJobStartedMeanwhile("unmounting " + (r.where().isEmpty() ? r.unit() : r.where()));
-            services.stop(r.unit());
-            files.delete(at(UNITS.resolve(r.unit())));
-            services.reload();
-        } else if (action instanceof StorageDiff.WriteDropIn d) {
+        if (action instanceof StorageActions.Mount m) {
+            mount(m);
+        } else if (action instanceof StorageActions.RemoveMount r) {
+            unmount(r);
+        } else if (action instanceof StorageActions.WriteDropIn d) {
             files.write(at(SLURMD_DROP_IN), bytes(d.text()), MODE, "root", "root");
             services.reload();
-        } else if (action instanceof StorageDiff.RemoveDropIn) {
+        } else if (action instanceof StorageActions.RemoveDropIn) {
             files.delete(at(SLURMD_DROP_IN));
             services.reload();
-        } else if (action instanceof StorageDiff.MakeExportDirs d) {
+        } else if (action instanceof StorageActions.MakeExportDirs d) {
             commands.runChecked(
                     List.of("install", "-d", "-m", "0755", d.path(), d.path() + "/home"), Duration.ofSeconds(30));
-        } else if (action instanceof StorageDiff.Export x) {
-            boolean clientsOnly = false;
-            if (x.text() != null) {
-                if (!x.kernel()) {
-                    clientsOnly = files.stat(at(GANESHA_CONF))
-                            .map(f -> sameButClients(new String(f.content(), StandardCharsets.UTF_8), x.text()))
-                            .orElse(false);
-                }
-                files.write(at(x.kernel() ? EXPORTS : GANESHA_CONF), bytes(x.text()), MODE, "root", "root");
-                if (x.kernel() && x.run() != StorageDiff.Run.START) {
-                    commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
-                }
-            }
-            if (x.enable()) {
-                services.enable(x.unit());
-            }
-            if (x.run() == StorageDiff.Run.START) {
-                services.start(x.unit());
-            } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel() && clientsOnly) {
-                // Only who may mount changed (a machine joined or left): nfs-ganesha rereads its exports on SIGHUP (its
-                // unit's reload), with no pause for the clients. A restart stalled every job's /shared writes 0.4 s on
-                // an
-                // idle machine, over 1 s under load (ClusterIT's heartbeat, a machine rejoining). Not Services.reread:
-                // that
-                // waits out slurmd's re-execution, which ganesha does not do; reload-or-restart restarts it, as before,
-                // only
-                // where a site's unit has no ExecReload.
-                commands.runChecked(List.of("systemctl", "reload-or-restart", x.unit()), Duration.ofSeconds(60));
-            } else if (x.run() == StorageDiff.Run.RESTART && !x.kernel()) {
-                services.restart(x.unit());
-            }
-        } else if (action instanceof StorageDiff.Unexport u) {
-            if (u.exportsFile()) {
-                files.delete(at(EXPORTS));
-                commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
-            }
-            if (u.ganesha()) {
-                services.stop(GANESHA);
-                files.delete(at(GANESHA_CONF));
-            }
+        } else if (action instanceof StorageActions.Export x) {
+            export(x);
+        } else if (action instanceof StorageActions.Unexport u) {
+            unexport(u);
         } else {
             throw new IllegalArgumentException("not a storage action: " + action);
         }
     }
 
-    /**
-     * Holds a mount of a slurmlet server's export back while that server does not list it ({@code
-     * showmount -e}; both machines' steps act on the same settings at once, and the server's may
-     * first install its NFS server); past {@link #SERVER_GRACE} the mount is tried, and fails
-     * with the server's own answer. Where showmount is not installed, the mount is tried at once.
-     */
-    private void awaitExport(StoragePlan.Mount mount) throws SystemException {
-        String server = mount.source().substring(0, mount.source().indexOf(':'));
-        String why;
+    /** A client's mount: once the server lists the export, with slurmd's wait lifted around a remount. */
+    private void mount(StorageActions.Mount m) throws IOException, SystemException {
+        if (m.run() != StorageActions.Run.NONE && m.mount().ours()) {
+            serverExport.await(m.mount());
+        }
+        if (m.run() == StorageActions.Run.RESTART) {
+            // Before the unit file: written without the remount, the next pass would take it as done.
+            noJobStartedMeanwhile(
+                    "mounting " + m.mount().source() + " at " + m.mount().path() + " again");
+        }
+        if (m.lift()) {
+            // Read by systemd before the remount: a restart of the mount would stop slurmd with it.
+            files.delete(at(SLURMD_DROP_IN));
+        }
         try {
-            Commands.Result r =
-                    commands.run(List.of("showmount", "-e", "--no-headers", server), Duration.ofSeconds(10));
-            boolean listed = r.exit() == 0 && r.stdout().lines().anyMatch(l -> l.split("\\s+")[0].equals(mount.path()));
-            if (listed) {
-                awaited = null;
-                return;
+            if (m.text() != null || m.lift()) {
+                if (m.text() != null) {
+                    files.write(at(UNITS.resolve(m.unit())), bytes(m.text()), MODE, "root", "root");
+                }
+                services.reload();
             }
-            why = r.exit() == 0
-                    ? "it does not list " + mount.path() + " yet"
-                    : Text.oneLine(r.stderr().strip());
-        } catch (CommandFailed e) {
-            if (e.kind() == CommandFailed.Kind.NOT_FOUND) {
-                return;
+            if (m.enable()) {
+                services.enable(m.unit());
             }
-            why = e.getMessage();
+            if (m.run() == StorageActions.Run.START) {
+                services.start(m.unit());
+            } else if (m.run() == StorageActions.Run.RESTART) {
+                services.restart(m.unit());
+            }
+        } finally {
+            if (m.lift()) {
+                files.write(
+                        at(SLURMD_DROP_IN), bytes(StorageTexts.dropIn(m.mount().path())), MODE, "root", "root");
+                services.reload();
+            }
         }
-        Instant now = clock.instant();
-        if (!mount.source().equals(awaited)) {
-            awaited = mount.source();
-            awaitedSince = now;
+    }
+
+    /** A mount that goes, once no job started here meanwhile. */
+    private void unmount(StorageActions.RemoveMount r) throws IOException, SystemException {
+        noJobStartedMeanwhile("unmounting " + (r.where().isEmpty() ? r.unit() : r.where()));
+        services.stop(r.unit());
+        files.delete(at(UNITS.resolve(r.unit())));
+        services.reload();
+    }
+
+    /** The server's export: its file written, the server enabled, started, or told of its new clients. */
+    private void export(StorageActions.Export x) throws IOException, SystemException {
+        boolean clientsOnly = false;
+        if (x.text() != null) {
+            if (!x.kernel()) {
+                clientsOnly = files.stat(at(GANESHA_CONF))
+                        .map(f -> sameButClients(new String(f.content(), StandardCharsets.UTF_8), x.text()))
+                        .orElse(false);
+            }
+            files.write(at(x.kernel() ? EXPORTS : GANESHA_CONF), bytes(x.text()), MODE, "root", "root");
+            if (x.kernel() && x.run() != StorageActions.Run.START) {
+                commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
+            }
         }
-        if (Duration.between(awaitedSince, now).compareTo(SERVER_GRACE) < 0) {
-            throw new Held("mounting %s at %s waits for %s to export it (showmount -e %s: %s)"
-                    .formatted(mount.source(), mount.path(), server, server, why));
+        if (x.enable()) {
+            services.enable(x.unit());
+        }
+        if (x.run() == StorageActions.Run.START) {
+            services.start(x.unit());
+        } else if (x.run() == StorageActions.Run.RESTART && !x.kernel() && clientsOnly) {
+            // Only who may mount changed (a machine joined or left): nfs-ganesha rereads its exports on SIGHUP (its
+            // unit's reload), with no pause for the clients. A restart stalled every job's /shared writes 0.4 s on
+            // an
+            // idle machine, over 1 s under load (ClusterIT's heartbeat, a machine rejoining). Not Services.reread:
+            // that
+            // waits out slurmd's re-execution, which ganesha does not do; reload-or-restart restarts it, as before,
+            // only
+            // where a site's unit has no ExecReload.
+            commands.runChecked(List.of("systemctl", "reload-or-restart", x.unit()), Duration.ofSeconds(60));
+        } else if (x.run() == StorageActions.Run.RESTART && !x.kernel()) {
+            services.restart(x.unit());
+        }
+    }
+
+    /** No longer the server: slurmlet's exports file removed, its ganesha stopped. */
+    private void unexport(StorageActions.Unexport u) throws IOException, SystemException {
+        if (u.exportsFile()) {
+            files.delete(at(EXPORTS));
+            commands.runChecked(List.of("exportfs", "-ra"), Duration.ofSeconds(60));
+        }
+        if (u.ganesha()) {
+            services.stop(GANESHA);
+            files.delete(at(GANESHA_CONF));
         }
     }
 
