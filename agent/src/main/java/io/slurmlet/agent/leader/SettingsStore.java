@@ -29,10 +29,10 @@ public final class SettingsStore {
 
     private final Document<SettingsDocument> file;
     /**
-     * Set under this store's lock, after its write: read without it, so that no reader waits on a write (the
-     * admission of one runs under the lock and reads other parts of the leader, which read this).
+     * Guarded by this: set under the lock its write to the store is made with, so that a watcher told of the
+     * write and reading it waits for it and sees the change.
      */
-    private volatile SettingsDocument current;
+    private SettingsDocument current;
 
     private SettingsStore(Document<SettingsDocument> file, SettingsDocument current) {
         this.file = file;
@@ -58,7 +58,7 @@ public final class SettingsStore {
                         "restore the file from a backup; slurmlet never starts over from empty settings on its own"));
     }
 
-    public SettingsDocument current() {
+    public synchronized SettingsDocument current() {
         return current;
     }
 
@@ -85,7 +85,9 @@ public final class SettingsStore {
     /**
      * The leader's rules beyond the settings' own checks (leader.SettingsAdmission): what refuses
      * {@code next} over {@code current}, judged by a write under this store's lock, so against the
-     * settings it is stored over.
+     * settings it is stored over. It reads the settings from its arguments only, and nothing that waits
+     * on this store (a reader of {@link #current} waits for a write in progress): the lending book, the
+     * inventory and the reports do not.
      */
     @FunctionalInterface
     public interface Admission {
