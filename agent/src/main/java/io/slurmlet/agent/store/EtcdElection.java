@@ -61,7 +61,11 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         }
     }
 
+    /** The store this election's win fences. */
     private final EtcdStore store;
+    /** The store's etcd clients, which the election's requests go through. */
+    private final EtcdClient etcd;
+
     private final ByteSequence key;
     private final Record self;
     private final Duration ttl;
@@ -83,6 +87,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
 
     EtcdElection(
             EtcdStore store,
+            EtcdClient etcd,
             ByteSequence key,
             Record self,
             Duration ttl,
@@ -93,6 +98,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
             throw new IllegalArgumentException("the leader's lease lasts at least 2 s (etcd's shortest), not " + ttl);
         }
         this.store = store;
+        this.etcd = etcd;
         this.key = key;
         this.self = self;
         this.ttl = ttl;
@@ -134,7 +140,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
 
     /** One try: the key is read, and taken with a new lease where it holds nothing. */
     private boolean tryToLead() throws StorageException {
-        GetResponse now = await(() -> store.kv().get(key), "read who leads", timeout);
+        GetResponse now = await(() -> etcd.kv().get(key), "read who leads", timeout);
         if (!now.getKvs().isEmpty()) {
             Optional<Record> before = seen;
             seen = Optional.of(parse(now.getKvs().get(0)));
@@ -144,13 +150,13 @@ public final class EtcdElection implements Leadership, AutoCloseable {
             return false;
         }
         long asked = nanos.getAsLong();
-        LeaseGrantResponse grant = await(() -> store.lease().grant(ttl.toSeconds()), "ask for a lease", timeout);
+        LeaseGrantResponse grant = await(() -> etcd.lease().grant(ttl.toSeconds()), "ask for a lease", timeout);
         TxnResponse won;
         try {
             // Made again after a try that timed out: if that one took the key, this one finds it taken, and the
             // lease given back below takes the key with it.
             won = await(
-                    () -> store.kv()
+                    () -> etcd.kv()
                             .txn()
                             .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
                             .Then(Op.put(
@@ -163,11 +169,11 @@ public final class EtcdElection implements Leadership, AutoCloseable {
                     "take the leader's key",
                     timeout);
         } catch (StorageException e) {
-            store.lease().revoke(grant.getID());
+            etcd.lease().revoke(grant.getID());
             throw e;
         }
         if (!won.isSucceeded()) {
-            store.lease().revoke(grant.getID()); // another was quicker
+            etcd.lease().revoke(grant.getID()); // another was quicker
             return false;
         }
         return won(grant, asked, won.getHeader().getRevision());
@@ -177,7 +183,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
     private synchronized boolean won(LeaseGrantResponse grant, long asked, long keyRevision) {
         leaseId = grant.getID();
         if (closed) {
-            store.lease().revoke(leaseId);
+            etcd.lease().revoke(leaseId);
             return false;
         }
         revision = keyRevision;
@@ -235,12 +241,12 @@ public final class EtcdElection implements Leadership, AutoCloseable {
                     Math.max(1_000_000, Math.min(Math.min(timeout.toNanos(), every), validUntil - asked)));
             try {
                 LeaseKeepAliveResponse renewed =
-                        await(() -> store.lease().keepAliveOnce(leaseId), "renew the leader's lease", within);
+                        await(() -> etcd.lease().keepAliveOnce(leaseId), "renew the leader's lease", within);
                 if (renewed.getTTL() <= 0) {
                     lose("etcd says the leader's lease ended");
                     return;
                 }
-                GetResponse mine = await(() -> store.kv().get(key), "read the leader's key", within);
+                GetResponse mine = await(() -> etcd.kv().get(key), "read the leader's key", within);
                 if (mine.getKvs().isEmpty() || mine.getKvs().get(0).getCreateRevision() != revision) {
                     lose("the leader's key was removed, or holds another's");
                     return;
@@ -332,7 +338,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
         if (leading) {
             leading = false;
             try {
-                store.lease().revoke(leaseId).get(1, TimeUnit.SECONDS);
+                etcd.lease().revoke(leaseId).get(1, TimeUnit.SECONDS);
                 LOG.infof("gave the leader's lease back");
             } catch (ExecutionException | TimeoutException e) {
                 LOG.warnf(
@@ -372,7 +378,7 @@ public final class EtcdElection implements Leadership, AutoCloseable {
     }
 
     /** etcd's answer to {@code request}, made again after each try that takes longer than {@link #attempt()}, within {@code within}. */
-    private <T> T await(EtcdStore.Request<T> request, String what, Duration within) throws StorageException {
-        return store.answered(request, what, within, attempt()).answer();
+    private <T> T await(EtcdClient.Request<T> request, String what, Duration within) throws StorageException {
+        return etcd.answered(request, what, within, attempt()).answer();
     }
 }

@@ -126,7 +126,7 @@ class EtcdStoreTest extends StoreContract {
     @Test
     void aCollectionOfMoreMembersThanAPageIsListedWholeAtOneRevision() throws Exception {
         EtcdStore store = open("/slurmlet-pages/");
-        int machines = EtcdStore.PAGE * 2 + 7;
+        int machines = EtcdDocuments.PAGE * 2 + 7;
         for (int i = 0; i < machines; i++) {
             store.put("inventory/gpu%04d".formatted(i), text("facts of " + i), Store.ABSENT)
                     .orElseThrow();
