@@ -368,7 +368,7 @@ class SlurmStepTest {
                                 + "lose it; it stays owed for the next pass"),
                 held.waiting());
         assertEquals(List.of(), services.log, "no restart while job 7 launches");
-        assertEquals(SlurmStep.LAUNCH_LOOKS, pauses.size(), "a second between looks, 20 looks");
+        assertEquals(LaunchGate.LAUNCH_LOOKS, pauses.size(), "a second between looks, 20 looks");
         assertTrue(
                 new String(owedFile(), java.nio.charset.StandardCharsets.UTF_8).contains("slurmctld RESTART "),
                 "the restart stays owed");
@@ -387,7 +387,7 @@ class SlurmStepTest {
                 .answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:02\n"))
                 .answerPrefix(List.of("scontrol"), Commands.Result.ok(""));
         List<Long> pauses = new java.util.ArrayList<>();
-        SlurmStep.Pause pause = ms -> {
+        LaunchGate.Pause pause = ms -> {
             pauses.add(ms);
             // A second later job 7 has launched, and job 9 has just started.
             busy.answerPrefix(List.of("squeue"), Commands.Result.ok("7 RUNNING 0:12\n9 RUNNING 0:01\n"));
@@ -413,14 +413,14 @@ class SlurmStepTest {
     void aJobIsLaunchingWhileConfiguringOrRunningUnderTenSecondsAndOneWhoseTimeSqueueCannotPrintIsNot() {
         assertEquals(
                 List.of("job 1 (configuring)", "job 2 (running 9 s)", "job 6 (running 0 s)"),
-                List.copyOf(SlurmStep.launching(
+                List.copyOf(LaunchGate.launching(
                                 "1 CONFIGURING 0:00\n2 RUNNING 0:09\n3 RUNNING 0:10\n4 RUNNING 1-00:00:01\n5 RUNNING INVALID\n"
                                         + "6 RUNNING 0:00\n")
                         .values()));
-        assertEquals(java.util.OptionalLong.of(3723), SlurmStep.elapsedSeconds("1:02:03"));
-        assertEquals(java.util.OptionalLong.of(86_400 + 3723), SlurmStep.elapsedSeconds("1-01:02:03"));
-        assertEquals(java.util.OptionalLong.of(754), SlurmStep.elapsedSeconds("12:34"));
-        assertEquals(java.util.OptionalLong.empty(), SlurmStep.elapsedSeconds("INVALID"));
+        assertEquals(java.util.OptionalLong.of(3723), LaunchGate.elapsedSeconds("1:02:03"));
+        assertEquals(java.util.OptionalLong.of(86_400 + 3723), LaunchGate.elapsedSeconds("1-01:02:03"));
+        assertEquals(java.util.OptionalLong.of(754), LaunchGate.elapsedSeconds("12:34"));
+        assertEquals(java.util.OptionalLong.empty(), LaunchGate.elapsedSeconds("INVALID"));
     }
 
     static NodePlan planOf(String node, String slurm, List<String> nodes) {
@@ -452,7 +452,7 @@ class SlurmStepTest {
                 commands.log(),
                 "no job launching, the restart; after it, the slurmds read the new node set");
         assertTrue(
-                SlurmDiff.effects(
+                RestartRules.effects(
                                 Map.of(
                                         "/etc/slurm/slurm.conf",
                                         planOf("c0", "22.05.8", List.of("n1", "n2", "n3"))
@@ -512,11 +512,11 @@ class SlurmStepTest {
 
     @Test
     void aKeyReadOnlyAtStartRestartsTheDaemon() {
-        assertTrue(SlurmDiff.needsRestart(
+        assertTrue(RestartRules.needsRestart(
                 "SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/linear\nKillWait=30\n"));
-        assertTrue(!SlurmDiff.needsRestart(
+        assertTrue(!RestartRules.needsRestart(
                 "SelectType=select/cons_tres\nKillWait=30\n", "SelectType=select/cons_tres\nKillWait=60\n"));
-        assertTrue(!SlurmDiff.needsRestart("# SelectType=x\n", "# SelectType=y\n"));
+        assertTrue(!RestartRules.needsRestart("# SelectType=x\n", "# SelectType=y\n"));
     }
 
     @Test
@@ -590,7 +590,7 @@ class SlurmStepTest {
                         null,
                         Map.of()));
         assertTrue(
-                SlurmDiff.needsRestart(
+                RestartRules.needsRestart(
                         before.files().get("/etc/slurm/slurm.conf"),
                         restart.files().get("/etc/slurm/slurm.conf")),
                 "users=slurmlet adds PrologFlags, read only at start");

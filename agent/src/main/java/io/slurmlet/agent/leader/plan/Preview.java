@@ -9,6 +9,7 @@ import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.agent.reconcile.FileDiffs;
 import io.slurmlet.agent.slurm.NodeStatesDiff;
 import io.slurmlet.agent.slurm.SlurmDiff;
+import io.slurmlet.agent.slurm.SlurmReport;
 import io.slurmlet.agent.storage.StorageDiff;
 import io.slurmlet.agent.users.UsersDiff;
 import io.slurmlet.model.api.SettingsDocument;
@@ -334,9 +335,9 @@ public final class Preview {
         SlurmDiff.Wanted was = SlurmDiff.desired(before);
         SlurmDiff.Wanted will = SlurmDiff.desired(after);
         if (seen.slurm() == null) {
-            return SlurmDiff.diff(will, SlurmDiff.assumed(was, will));
+            return SlurmDiff.diff(will, SlurmReport.assumed(was, will));
         }
-        SlurmDiff.Reported reported = SlurmDiff.fromReport(seen.slurm(), was, will);
+        SlurmReport.Reported reported = SlurmReport.fromReport(seen.slurm(), was, will);
         Diff diff = SlurmDiff.diff(will, reported.seen());
         if (reported.unknown().isEmpty()) {
             return diff;

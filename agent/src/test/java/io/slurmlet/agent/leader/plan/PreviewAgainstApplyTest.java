@@ -496,7 +496,7 @@ class PreviewAgainstApplyTest {
                 List.of(),
                 null,
                 null,
-                io.slurmlet.agent.slurm.SlurmDiff.report(
+                io.slurmlet.agent.slurm.SlurmReport.report(
                         new io.slurmlet.agent.slurm.SlurmDiff.Seen(
                                 Map.of(
                                         "/etc/slurm/slurm.conf",
