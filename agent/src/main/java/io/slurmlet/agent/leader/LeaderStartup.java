@@ -8,7 +8,6 @@ import io.slurmlet.agent.leader.lending.LendingEngine;
 import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.EtcdStore;
 import io.slurmlet.agent.store.Leadership;
-import io.slurmlet.agent.store.SealedSecrets;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.agent.system.linux.LinuxCommands;
 import io.slurmlet.agent.trust.LeaderRole;
@@ -161,10 +160,8 @@ public class LeaderStartup implements LeaderRole {
             return Optional.empty();
         }
         var file = config.leader().store().etcd().secretsKeyFile().orElseThrow();
-        var secrets = new LeaderSecrets(
-                SealedSecrets.readKeyFile(file),
-                SealedSecrets.files(config.stateDir(), LeaderState.adminTokenFile(config)));
-        return secrets.peek(etcd, etcd.where(LeaderSecrets.KEY))
+        return LeaderSecrets.of(file, config.stateDir(), LeaderState.adminTokenFile(config))
+                .peek(etcd, etcd.where(LeaderSecrets.KEY))
                 .map(held -> new ClusterKeys(
                         held.get("ca.crt"),
                         held.get("ca.key"),

@@ -80,6 +80,17 @@ public final class SealedSecrets {
         return Map.of(MUNGE_ROTATION_FILE, stateDir.resolve(MUNGE_ROTATION_FILE));
     }
 
+    /** The optional secrets ({@link #optionalFiles}) that {@code stateDir} holds, by name, read. */
+    public static Map<String, byte[]> readOptional(Path stateDir) throws IOException {
+        Map<String, byte[]> held = new LinkedHashMap<>();
+        for (Map.Entry<String, Path> file : optionalFiles(stateDir).entrySet()) {
+            if (Files.isRegularFile(file.getValue())) {
+                held.put(file.getKey(), Files.readAllBytes(file.getValue()));
+            }
+        }
+        return held;
+    }
+
     /**
      * Reads the site's key file: 64 hex digits (32 bytes, as {@code openssl rand -hex 32} writes),
      * readable by its owner only. Anything else is refused with the setting, the file, what is wrong

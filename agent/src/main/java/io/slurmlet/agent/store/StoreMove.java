@@ -172,12 +172,7 @@ public final class StoreMove {
             secrets.put(file.getKey(), Files.readAllBytes(file.getValue()));
         }
         // The munge key's last rotation, once there was one: the next leader keeps its number and moment.
-        for (Map.Entry<String, Path> file :
-                SealedSecrets.optionalFiles(stateDir).entrySet()) {
-            if (Files.isRegularFile(file.getValue())) {
-                secrets.put(file.getKey(), Files.readAllBytes(file.getValue()));
-            }
-        }
+        secrets.putAll(SealedSecrets.readOptional(stateDir));
         return secrets;
     }
 
