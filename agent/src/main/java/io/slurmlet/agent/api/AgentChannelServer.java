@@ -65,17 +65,17 @@ public class AgentChannelServer implements LeaderChannel {
     /** Once this agent leads (at start with the file store; once elected with etcd), after the leader's state opened. */
     void start(@Observes LeaderStartup.Leading leading) throws Exception {
         Vertx vertx = leading.vertx();
-        channel = new AgentChannel(
-                pki.get(),
-                joinTokens.get(),
-                credentials.get(),
-                inventory.get(),
-                plans.get(),
-                reports.get(),
-                config.node().pollWait(),
-                lending.get(),
-                containerFiles.get(),
-                adminSocketEnabled ? Path.of(adminSocket) : null);
+        channel = AgentChannel.builder()
+                .pki(pki.get())
+                .joinTokens(joinTokens.get())
+                .credentials(credentials.get())
+                .inventory(inventory.get())
+                .plans(plans.get())
+                .reports(reports.get())
+                .lending(lending.get())
+                .containerFiles(containerFiles.get())
+                .adminSocket(adminSocketEnabled ? Path.of(adminSocket) : null)
+                .build();
         agentPort = channel.start(vertx, config);
     }
 

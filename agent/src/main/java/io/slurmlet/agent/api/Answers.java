@@ -4,11 +4,25 @@ import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsJson.BadJson;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import java.util.Optional;
 
-/** What every resource of the API answers alike: an error as JSON, and a body refused for its size. */
+/**
+ * What every resource of the API answers alike: an error as JSON, and a body refused for its size;
+ * and the token an {@code Authorization} header bears, read alike where the admin token is handed
+ * on ({@link StandbyForwarder}) and on the agents' channel.
+ */
 final class Answers {
 
+    private static final String BEARER = "Bearer ";
+
     private Answers() {}
+
+    /** The token after {@code Bearer } in an {@code Authorization} header, as sent; none for another header or none. */
+    static Optional<String> bearer(String header) {
+        return header != null && header.startsWith(BEARER)
+                ? Optional.of(header.substring(BEARER.length()))
+                : Optional.empty();
+    }
 
     /** {@code error} as the body of a {@code status} answer, in JSON. */
     static Response error(int status, ApiError error) {

@@ -1,10 +1,12 @@
 package io.slurmlet.agent.api;
 
+import io.slurmlet.agent.containers.ArtifactTable;
 import io.slurmlet.agent.leader.ContainerFiles;
 import io.slurmlet.model.text.Text;
 import io.vertx.core.Context;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.http.HttpServerResponse;
+import io.vertx.ext.web.Router;
 import io.vertx.ext.web.RoutingContext;
 import java.nio.channels.ClosedChannelException;
 import java.time.Duration;
@@ -56,6 +58,14 @@ final class ContainerFileTransfers {
         this.partTimeout = partTimeout;
     }
 
+    /**
+     * {@code GET} {@link ArtifactTable#LEADER_FILES}{@code SHA256/FILE}, behind {@link AgentAuth}: a
+     * file the machine's plan names, to the machine that asked. It checks the digest before it installs.
+     */
+    void routes(Router router) {
+        router.get(ArtifactTable.LEADER_FILES + ":sha256/:file").handler(ctx -> serve(ctx, AgentAuth.node(ctx)));
+    }
+
     /** Sends {@code node} the file of {@code ctx}'s path (its sha256 and name), or tells it why not; on the event loop. */
     void serve(RoutingContext ctx, String node) {
         String sha256 = ctx.pathParam("sha256");
@@ -63,7 +73,7 @@ final class ContainerFileTransfers {
         if (!sending.add(node)) {
             LOG.infof("%s asked for %s while a file is still going to it: told to come back", node, file);
             ctx.response().putHeader("Retry-After", RETRY_AFTER);
-            AgentChannel.error(
+            ChannelAnswers.error(
                     ctx,
                     429,
                     ("the leader sends each machine one file at a time, and one is still going to %s: fetch "
@@ -74,7 +84,7 @@ final class ContainerFileTransfers {
         if (!slots.tryAcquire()) {
             sending.remove(node);
             ctx.response().putHeader("Retry-After", RETRY_AFTER);
-            AgentChannel.error(
+            ChannelAnswers.error(
                     ctx,
                     503,
                     "the leader sends %d files at a time and is busy: this machine's next pass fetches %s again"
@@ -117,7 +127,7 @@ final class ContainerFileTransfers {
                         if (found.failed()) {
                             failed(found.cause());
                         } else if (found.result().isEmpty()) {
-                            AgentChannel.error(
+                            ChannelAnswers.error(
                                     ctx,
                                     404,
                                     ("the leader holds no %s with sha256 %s: the plan that named it is older than "
@@ -196,7 +206,7 @@ final class ContainerFileTransfers {
                 return;
             }
             LOG.errorf("%s: %s", file, cause.getMessage());
-            AgentChannel.error(ctx, 500, "the leader cannot read " + file + ": " + cause.getMessage());
+            ChannelAnswers.error(ctx, 500, "the leader cannot read " + file + ": " + cause.getMessage());
             over(null);
         }
 

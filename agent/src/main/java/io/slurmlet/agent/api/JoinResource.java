@@ -166,7 +166,7 @@ public class JoinResource {
     /** Who made an admin call, for the log: root on the leader's socket, or the admin token from an address. */
     static String caller(HttpServerRequest http) {
         if (http.localAddress() != null && http.localAddress().isDomainSocket()) {
-            String handedOn = http.getHeader(AgentChannel.FORWARDED_FOR);
+            String handedOn = http.getHeader(AdminForwardRoutes.FORWARDED_FOR);
             return handedOn == null
                     ? "root over the leader's socket"
                     : "a request handed on by " + Text.oneLine(handedOn);

@@ -4,6 +4,7 @@ import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.leader.LeaderStartup;
 import io.slurmlet.agent.store.EtcdElection;
 import io.slurmlet.agent.store.Leadership;
+import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.LeaderRole;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.SettingsJson;
@@ -35,7 +36,7 @@ import org.jboss.logging.Logger;
 /**
  * A leader-eligible agent that stands by hands every admin request it gets to the agent that
  * leads, so ctl works on any of them: over the leader's agents' channel (TLS to the cluster's CA,
- * {@link AgentChannel#ADMIN_FORWARD}), showing a credential of this standby's own, a client
+ * {@link LeaderChannel#ADMIN_FORWARD}), showing a credential of this standby's own, a client
  * certificate it makes with the CA's key; the CA is taken from etcd, where the first leader sealed it. What the leader answers is answered, with {@value #FORWARDED_BY}
  * and {@value #LEADER} naming the two. A request over this machine's unix socket is root's and is
  * handed on as it is; one over TCP only with the cluster's admin token (a standby is no open door
@@ -56,7 +57,6 @@ public class StandbyForwarder {
 
     static final int BODY_BYTES = 8 << 20;
     private static final Logger LOG = Logger.getLogger(StandbyForwarder.class);
-    private static final String BEARER = "Bearer ";
 
     @Inject
     AgentConfig config;
@@ -156,11 +156,10 @@ public class StandbyForwarder {
     }
 
     private static boolean bearerMatches(String header, String token) {
-        return header != null
-                && header.startsWith(BEARER)
-                && MessageDigest.isEqual(
-                        header.substring(BEARER.length()).strip().getBytes(StandardCharsets.US_ASCII),
-                        token.getBytes(StandardCharsets.US_ASCII));
+        return Answers.bearer(header)
+                .filter(sent -> MessageDigest.isEqual(
+                        sent.strip().getBytes(StandardCharsets.US_ASCII), token.getBytes(StandardCharsets.US_ASCII)))
+                .isPresent();
     }
 
     /** A body over {@link #BODY_BYTES}: refused here, not handed on. */
@@ -199,7 +198,7 @@ public class StandbyForwarder {
                     .setHost(base.getHost())
                     .setPort(base.getPort())
                     .setSsl(true)
-                    .setURI(AgentChannel.ADMIN_FORWARD + ctx.normalizedPath() + (query == null ? "" : "?" + query))
+                    .setURI(LeaderChannel.ADMIN_FORWARD + ctx.normalizedPath() + (query == null ? "" : "?" + query))
                     .setTimeout(60_000);
             for (String h : HANDED_ON) {
                 String v = ctx.request().getHeader(h);

@@ -346,7 +346,7 @@ class AgentChannelLimitsTest {
             org.junit.jupiter.api.Assertions.assertEquals(
                     "TLSv1.3", s.getSession().getProtocol());
         }
-        for (String suite : AgentChannel.CIPHER_SUITES.stream()
+        for (String suite : ChannelTls.CIPHER_SUITES.stream()
                 .filter(c -> c.startsWith("TLS_ECDHE_"))
                 .toList()) {
             try (SSLSocket s = handshake("127.0.6.2", "TLSv1.2", suite)) {

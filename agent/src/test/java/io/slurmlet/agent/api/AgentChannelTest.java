@@ -158,10 +158,10 @@ class AgentChannelTest {
     void aFactsChangeIntervalOutsideNoneToAnHourStopsTheLeaderNamingTheKeyTheValueAndTheFix() {
         assertEquals(
                 Duration.ofSeconds(10),
-                AgentChannel.factsLimit(Duration.ofSeconds(10)).interval());
-        assertEquals(Duration.ZERO, AgentChannel.factsLimit(Duration.ZERO).interval());
+                ReportRoutes.factsLimit(Duration.ofSeconds(10)).interval());
+        assertEquals(Duration.ZERO, ReportRoutes.factsLimit(Duration.ZERO).interval());
         for (Duration wrong : List.of(Duration.ofHours(2), Duration.ofSeconds(-5))) {
-            IllegalStateException e = assertThrows(IllegalStateException.class, () -> AgentChannel.factsLimit(wrong));
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> ReportRoutes.factsLimit(wrong));
             assertTrue(
                     e.getMessage()
                             .startsWith("slurmlet.leader.facts-change-interval is " + wrong.toSeconds()
@@ -382,11 +382,11 @@ class AgentChannelTest {
 
     @Test
     void theReconnectionWindowIsTheMachinesAtTheRateRoundedUpAndAtLeastASecond() {
-        assertEquals(1, AgentChannel.reconnectWindow(0, 200));
-        assertEquals(1, AgentChannel.reconnectWindow(200, 200));
-        assertEquals(2, AgentChannel.reconnectWindow(201, 200));
-        assertEquals(50, AgentChannel.reconnectWindow(10_000, 200));
-        assertEquals(100_000, AgentChannel.reconnectWindow(100_000, 1));
+        assertEquals(1, PlanRoutes.reconnectWindow(0, 200));
+        assertEquals(1, PlanRoutes.reconnectWindow(200, 200));
+        assertEquals(2, PlanRoutes.reconnectWindow(201, 200));
+        assertEquals(50, PlanRoutes.reconnectWindow(10_000, 200));
+        assertEquals(100_000, PlanRoutes.reconnectWindow(100_000, 1));
     }
 
     @Test
