@@ -182,6 +182,7 @@ class ClusterLendingIT extends ClusterTest {
         assertEquals(
                 "n0:/shared",
                 ok("n2", "findmnt", "-n", "-o", "SOURCE", "/shared").strip());
+        finish("disable", List.of(job));
 
         awaitPhase("n2", "PLATFORM", Duration.ofSeconds(60));
         assertEquals("finished", ok("n0", "cat", "/shared/home/bob/disable.out").strip(), "the job ran to its end");

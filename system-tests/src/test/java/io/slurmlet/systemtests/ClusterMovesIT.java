@@ -58,6 +58,7 @@ class ClusterMovesIT extends ClusterTest {
         });
         assertEquals("active", ok("n0", "systemctl", "is-active", "slurmctld").strip());
         assertEquals("RUNNING", jobState(job), "the job runs on");
+        finish("rename", List.of(job));
         await(Duration.ofSeconds(60), "job " + job + " ran to its end", () -> {
             try {
                 return on("n0", "cat", "/shared/home/bob/rename.out")
@@ -124,6 +125,7 @@ class ClusterMovesIT extends ClusterTest {
         // s.
         String waiting = ok("n0", "sbatch", "--parsable", "-w", "n3", "-o", "/dev/null", "--wrap", "true")
                 .strip();
+        finish("refused", List.of(job));
         await(
                 Duration.ofSeconds(60),
                 "job " + job + " ends",
@@ -233,6 +235,7 @@ class ClusterMovesIT extends ClusterTest {
                         && ready.contains("systemd started slurmd again after it ended 1 time"),
                 ready);
         System.out.printf("ClusterIT %s: after the kill, status said: %s%n", SUITE, restarted[0]);
+        finish("killed", List.of(job));
         await(
                 Duration.ofSeconds(60),
                 "job " + job + " ran to its end",
@@ -491,6 +494,7 @@ class ClusterMovesIT extends ClusterTest {
                         .contains(
                                 "n0 would stop exporting /shared to n1 while 1 job that may use it still runs (" + job),
                 refused.toString());
+        finish("to-nas-refused", List.of(job));
         await(
                 Duration.ofSeconds(60),
                 "job " + job + " ends",

@@ -278,8 +278,8 @@ class SlurmConfIT {
      * n1 gets n1's class default, one on n2 n2's, and a job that names the settings' partition the
      * cluster's smallest. Real slurmctld of each suite, with job_submit/all_partitions from its
      * Debian package. A job pinned to a node that is not in the first class partition its list
-     * names is started by the backfill scheduler (up to bf_interval, 30 s, after it is submitted):
-     * the main scheduler gives up on it at the first partition without that node.
+     * names is started by the backfill scheduler (up to bf_interval after it is submitted, 30 s by
+     * default, 1 s here): the main scheduler gives up on it at the first partition without that node.
      */
     @ParameterizedTest(name = "{0}")
     @CsvSource({"bookworm", "trixie", "forky"})
@@ -315,7 +315,8 @@ class SlurmConfIT {
                 "slurmlet",
                 false,
                 new Experimental(false),
-                Map.of());
+                // The backfill scheduler every second, not every 30 s: this cell is about memory, not about when.
+                Map.of("SchedulerParameters", "bf_interval=1"));
         Rendered rendered =
                 SlurmConfig.render(new RenderInput(settings, facts, version, Layout.ONE_MACHINE, java.util.Set.of(1L)));
         assertTrue(rendered.ok(), rendered.problems().toString());
@@ -415,7 +416,7 @@ class SlurmConfIT {
                         started.put(job.getKey(), fields);
                     }
                 }
-                Thread.sleep(1000);
+                Thread.sleep(200);
             }
             assertEquals(jobs.keySet(), started.keySet(), "every job started within 90 s: " + started);
             assertEquals(
