@@ -63,7 +63,7 @@ final class Debs {
         Files.writeString(work.resolve("DEBIAN/md5sums"), sums);
         Files.createDirectories(outDir);
         Path out = outDir.resolve("slurmlet_" + newer + "_all.deb");
-        host(List.of("dpkg-deb", "--root-owner-group", "-Zxz", "-z1", "--build", work.toString(), out.toString()));
+        host(List.of("dpkg-deb", "--root-owner-group", "-Zgzip", "-z1", "--build", work.toString(), out.toString()));
         Proc.deleteTree(work);
         return out;
     }
