@@ -99,7 +99,7 @@ class ScriptsIT {
             assertTrue(
                     r.err()
                             .startsWith(
-                                    "host-tools: missing: default-jdk-headless rpm curl debootstrap systemd-container util-linux iproute2"),
+                                    "host-tools: missing: default-jdk-headless rpm curl mmdebstrap systemd-container util-linux iproute2"),
                     r.err());
             assertTrue(
                     r.err()

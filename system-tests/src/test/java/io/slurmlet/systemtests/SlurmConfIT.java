@@ -24,8 +24,9 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The files slurmlet writes, run by the real Slurm of each Debian suite: munged, slurmctld and two
- * slurmd (one lent, one not) from Debian's packages, in a root made with mmdebstrap (cached in
- * /var/cache/slurmlet-test/roots, made when absent). The daemons' logs must show no configuration
+ * slurmd (one lent, one not) from Debian's packages, on an overlay of the suite's node image (the
+ * local cluster's, with -updates and -security; cached in /var/cache/slurmlet-test/images, made
+ * when absent). The daemons' logs must show no configuration
  * problem, so a generator that writes what its version rejects fails here and not on a site.
  */
 class SlurmConfIT {
@@ -805,7 +806,11 @@ class SlurmConfIT {
         }
     }
 
-    /** What {@code slurmd -C} in the root prints about this machine, as the agent's facts step reads it. */
+    /**
+     * What {@code slurmd -C} in the root prints about this machine, as the agent's facts step reads it.
+     * The root is the suite's node image, the lower layer of every local cluster's nodes: it is
+     * bound read-only first, so nothing slurmd does can write it.
+     */
     private static String slurmdC(Path root) throws Exception {
         String r = root.toString();
         Process p = new ProcessBuilder(
@@ -815,7 +820,8 @@ class SlurmConfIT {
                         "private",
                         "sh",
                         "-ec",
-                        "mount --bind /proc \"$1/proc\"; mount --rbind /sys \"$1/sys\"; exec chroot \"$1\" /usr/sbin/slurmd -C",
+                        "mount --bind \"$1\" \"$1\"; mount -o remount,bind,ro \"$1\"; mount --bind /proc \"$1/proc\"; "
+                                + "mount --rbind /sys \"$1/sys\"; exec chroot \"$1\" /usr/sbin/slurmd -C",
                         "slurmd-C",
                         r)
                 .redirectErrorStream(true)
