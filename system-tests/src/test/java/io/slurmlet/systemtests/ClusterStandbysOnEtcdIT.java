@@ -147,7 +147,7 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
         boolean lentBefore = lent("n3");
         // n3 lent and given back again and again, through n1's ctl: a standby hands each call to whichever agent leads.
         try (Storm storm = new Storm("n1", null)) {
-            storm.awaitMore(cell + ": before the kill", 4, Duration.ofSeconds(60));
+            storm.awaitMore(cell + ": before the kill", 2, Duration.ofSeconds(60));
             String old = electedLeader("n1");
             assertTrue(ELIGIBLE.contains(old), old);
             ok(
@@ -207,7 +207,7 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
         double from = Instant.now().getEpochSecond();
         boolean lentBefore = lent("n3");
         try (Storm storm = new Storm("n1", "n0")) {
-            storm.awaitMore(cell + ": before the cut", 4, Duration.ofSeconds(60));
+            storm.awaitMore(cell + ": before the cut", 2, Duration.ofSeconds(60));
             Instant cutAt = Instant.now().minusSeconds(1);
             long cut = System.nanoTime();
             machine("cut", "n2");
@@ -231,7 +231,7 @@ class ClusterStandbysOnEtcdIT extends ClusterTest {
 
             leadOn("n2");
             storm.resume();
-            storm.awaitMore(cell + ": before n2's machine is lost", 4, Duration.ofSeconds(60));
+            storm.awaitMore(cell + ": before n2's machine is lost", 2, Duration.ofSeconds(60));
             long lost = System.nanoTime();
             machine("crash", "n2");
             Failover crash = awaitAnotherLeader(cell, "n2", "n0", lost);
