@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Which way the agent's packages may depend on each other, read from the sources (imports and
- * names written out in full): the node role never reaches into the leader's or the REST API's code,
+ * names written out in full): the node role never reaches into the leader's, the store's or the REST API's code,
  * the leader never into the API, the node role, or a node step (a preview runs the steps' pure
  * diffs, never the steps); the pieces both roles share (trust, store, reconcile, the steps'
  * packages) into neither role.
@@ -51,6 +51,11 @@ class ArchitectureTest {
     @Test
     void theNodeRoleUsesNothingOfTheLeadersOrTheApis() throws IOException {
         assertEquals(List.of(), offending("node", Pattern.compile("(leader|api)\\b")));
+    }
+
+    @Test
+    void theNodeRoleFindsItsLeaderThroughTrustNotTheStore() throws IOException {
+        assertEquals(List.of(), offending("node", Pattern.compile("store\\b")));
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.slurmlet.agent.store.EtcdStore;
 import io.slurmlet.agent.store.Leadership;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.agent.system.linux.LinuxCommands;
+import io.slurmlet.agent.trust.LeaderFinder;
 import io.slurmlet.agent.trust.LeaderRole;
 import io.slurmlet.agent.trust.TokenFile;
 import io.vertx.core.Vertx;
@@ -22,6 +23,7 @@ import jakarta.inject.Inject;
 import jakarta.interceptor.Interceptor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -37,7 +39,7 @@ import org.jboss.logging.Logger;
  * ({@link LeaderSecrets}); until then it stands by.
  */
 @ApplicationScoped
-public class LeaderStartup implements LeaderRole {
+public class LeaderStartup implements LeaderRole, LeaderFinder {
 
     private static final Logger LOG = Logger.getLogger(LeaderStartup.class);
 
@@ -134,6 +136,19 @@ public class LeaderStartup implements LeaderRole {
     @Override
     public boolean serving() {
         return serving && leadership.get().leads();
+    }
+
+    @Override
+    public boolean elected() {
+        return leadership.get() instanceof EtcdElection;
+    }
+
+    /** The agents' channel of the agent the election last seen names ({@link EtcdElection#seenOther}). */
+    @Override
+    public Optional<URI> leaderOtherThan(String self) {
+        return leadership.get() instanceof EtcdElection election
+                ? election.seenOther(self).map(r -> URI.create(r.agents()))
+                : Optional.empty();
     }
 
     /** The cluster's CA, munge key and admin token into the state folder from etcd, or this machine's into etcd (a new cluster's first leader). */

@@ -115,7 +115,7 @@ public final class NodeState {
      */
     public Duration reconnectWindow() throws IOException {
         try {
-            return LeaderLink.window(Files.readString(dir.resolve(WINDOW), StandardCharsets.US_ASCII));
+            return LeaderCalls.window(Files.readString(dir.resolve(WINDOW), StandardCharsets.US_ASCII));
         } catch (NoSuchFileException | MalformedInputException e) {
             return Duration.ZERO;
         }

@@ -12,18 +12,8 @@ import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.slurm.NodeStatesStep;
 import io.slurmlet.agent.slurm.SlurmStep;
 import io.slurmlet.agent.storage.StorageStep;
-import io.slurmlet.agent.system.Commands;
-import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.HostFiles;
-import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.Services;
-import io.slurmlet.agent.system.Users;
-import io.slurmlet.agent.system.linux.DnfPackages;
-import io.slurmlet.agent.system.linux.LinuxCommands;
-import io.slurmlet.agent.system.linux.LinuxFiles;
-import io.slurmlet.agent.system.linux.LinuxHostFiles;
-import io.slurmlet.agent.system.linux.LinuxUsers;
-import io.slurmlet.agent.system.linux.SystemdServices;
 import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.model.observed.Observed;
 import java.nio.file.Path;
@@ -43,23 +33,6 @@ import java.util.Optional;
  */
 record NodeWiring(
         FactsStep facts, List<Step> steps, NodeStatesStep nodeStates, HostFiles hostFiles, Services services) {
-
-    /** The ports a machine's steps act through. */
-    record Ports(
-            Commands commands, Files files, HostFiles hostFiles, Services services, Users users, Packages packages) {
-
-        /** This machine's: systemctl, dpkg or rpm, the real file system. */
-        static Ports linux() {
-            Commands commands = new LinuxCommands();
-            return new Ports(
-                    commands,
-                    new LinuxFiles(),
-                    new LinuxHostFiles(),
-                    new SystemdServices(commands),
-                    new LinuxUsers(commands),
-                    DnfPackages.forMachine(commands));
-        }
-    }
 
     /**
      * @param root       where the machine's files are (/ but in tests)

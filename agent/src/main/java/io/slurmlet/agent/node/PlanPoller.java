@@ -4,6 +4,7 @@ import io.slurmlet.model.plan.PublishedPlan;
 import java.io.IOException;
 import java.security.GeneralSecurityException;
 import java.time.Duration;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.random.RandomGenerator;
@@ -75,45 +76,104 @@ final class PlanPoller {
     private volatile boolean stopping;
     private final RandomGenerator random;
 
-    PlanPoller(
-            Connector connector,
-            NodeState state,
-            FactsStep facts,
-            StepBook book,
-            StepRunner runner,
-            StatusPoster poster,
-            NodeStatesWatch watch,
-            Duration pollWait,
-            Duration firstBackoff) {
-        this(connector, state, facts, book, runner, poster, watch, pollWait, firstBackoff, null);
+    private PlanPoller(Builder b) {
+        this.connector = Objects.requireNonNull(b.connector, "connector");
+        this.state = Objects.requireNonNull(b.state, "state");
+        this.facts = Objects.requireNonNull(b.facts, "facts");
+        this.book = Objects.requireNonNull(b.book, "book");
+        this.runner = Objects.requireNonNull(b.runner, "runner");
+        this.poster = Objects.requireNonNull(b.poster, "poster");
+        this.watch = Objects.requireNonNull(b.watch, "watch");
+        this.pollWait = b.pollWait;
+        this.firstBackoff = b.firstBackoff;
+        this.random = b.random;
     }
 
-    /**
-     * @param random where the moments of calls to a leader that is away are drawn from; null: the
-     *               polling thread's own {@code ThreadLocalRandom}, asked for where it is used (one
-     *               taken on another thread would draw from a seed every machine shares)
-     */
-    PlanPoller(
-            Connector connector,
-            NodeState state,
-            FactsStep facts,
-            StepBook book,
-            StepRunner runner,
-            StatusPoster poster,
-            NodeStatesWatch watch,
-            Duration pollWait,
-            Duration firstBackoff,
-            RandomGenerator random) {
-        this.random = random;
-        this.connector = connector;
-        this.state = state;
-        this.facts = facts;
-        this.book = book;
-        this.runner = runner;
-        this.poster = poster;
-        this.watch = watch;
-        this.pollWait = pollWait;
-        this.firstBackoff = firstBackoff;
+    static Builder builder() {
+        return new Builder();
+    }
+
+    /** The poller's parts, each named where it is made (the node role's, or a test's fakes). */
+    static final class Builder {
+        private Connector connector;
+        private NodeState state;
+        private FactsStep facts;
+        private StepBook book;
+        private StepRunner runner;
+        private StatusPoster poster;
+        private NodeStatesWatch watch;
+        private Duration pollWait = Duration.ofSeconds(30);
+        private Duration firstBackoff = Duration.ofSeconds(1);
+        private RandomGenerator random;
+
+        private Builder() {}
+
+        /** Joins, and forgets the credential the leader refused. */
+        Builder connector(Connector connector) {
+            this.connector = connector;
+            return this;
+        }
+
+        /** Where the plan and the reconnection window are kept between starts. */
+        Builder state(NodeState state) {
+            this.state = state;
+            return this;
+        }
+
+        /** The machine's facts, reported before every poll. */
+        Builder facts(FactsStep facts) {
+            this.facts = facts;
+            return this;
+        }
+
+        Builder book(StepBook book) {
+            this.book = book;
+            return this;
+        }
+
+        /** Where each new plan is offered. */
+        Builder runner(StepRunner runner) {
+            this.runner = runner;
+            return this;
+        }
+
+        /** Told when what the leader hears of this machine changed. */
+        Builder poster(StatusPoster poster) {
+            this.poster = poster;
+            return this;
+        }
+
+        /** The controller's look at Slurm's node states between passes. */
+        Builder watch(NodeStatesWatch watch) {
+            this.watch = watch;
+            return this;
+        }
+
+        /** How long the leader may hold a poll ({@code slurmlet.node.poll-wait}); 30 s unless said. */
+        Builder pollWait(Duration pollWait) {
+            this.pollWait = pollWait;
+            return this;
+        }
+
+        /** The first wait after a failed call, doubling to 10 s; 1 s unless said. */
+        Builder firstBackoff(Duration firstBackoff) {
+            this.firstBackoff = firstBackoff;
+            return this;
+        }
+
+        /**
+         * Where the moments of calls to a leader that is away are drawn from; unset: the polling
+         * thread's own {@code ThreadLocalRandom}, asked for where it is used (one taken on another
+         * thread would draw from a seed every machine shares).
+         */
+        Builder random(RandomGenerator random) {
+            this.random = random;
+            return this;
+        }
+
+        PlanPoller build() {
+            return new PlanPoller(this);
+        }
     }
 
     /** The link held now; empty while the machine has not joined or the leader refused it. */
@@ -169,7 +229,7 @@ final class PlanPoller {
                     Optional<PublishedPlan> applied = runner.applied();
                     runner.offer(next.get());
                     if (applied.isPresent()
-                            && onlyNodeStatesChange(applied.get(), next.get())
+                            && applied.get().onlyNodeStatesChangeTo(next.get())
                             && watch.look(next.get())) {
                         // A lend: the node is resumed now, not after the pass's other steps.
                         poster.changed();
@@ -235,13 +295,6 @@ final class PlanPoller {
         }
     }
 
-    /** Whether {@code next} differs from the plan applied last in Slurm's node states and in nothing else. */
-    static boolean onlyNodeStatesChange(PublishedPlan applied, PublishedPlan next) {
-        return !applied.plan().nodeStates().equals(next.plan().nodeStates())
-                && applied.plan()
-                        .equals(next.plan().withNodeStates(applied.plan().nodeStates()));
-    }
-
     private void offerPlanOnDisk() {
         try {
             state.plan().ifPresent(runner::offer);
@@ -258,7 +311,7 @@ final class PlanPoller {
         return problem;
     }
 
-    /** Waits {@code asked} (a leader's Retry-After, at most {@link LeaderLink#LONGEST_WINDOW}) before the next call. */
+    /** Waits {@code asked} (a leader's Retry-After, at most {@link LeaderCalls#LONGEST_WINDOW}) before the next call. */
     private void pause(Duration asked) {
         try {
             Thread.sleep(asked.toMillis());

@@ -135,7 +135,7 @@ final class StepRunner extends Worker {
             if (step.newestPlanOnly()) {
                 PublishedPlan newest = plan().orElse(plan);
                 if (!newest.equals(plan)) {
-                    if (!PlanPoller.onlyNodeStatesChange(plan, newest)) {
+                    if (!plan.onlyNodeStatesChangeTo(newest)) {
                         continue; // the newest plan's own pass comes next and runs it
                     }
                     wanted = newest.plan(); // never an older wish over what the poller applied

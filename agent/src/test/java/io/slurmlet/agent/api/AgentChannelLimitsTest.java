@@ -6,7 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
-import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.agent.node.LeaderJoin;
+import io.slurmlet.agent.node.LeaderTls;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import jakarta.inject.Inject;
@@ -63,8 +64,8 @@ class AgentChannelLimitsTest {
         synchronized (AgentChannelLimitsTest.class) {
             if (tls == null) {
                 X509Certificate ca =
-                        LeaderLink.fetchPinnedCa(URI.create("https://127.0.0.1:" + leader.agentPort()), pki.caHash());
-                tls = LeaderLink.trusting(ca);
+                        LeaderJoin.fetchPinnedCa(URI.create("https://127.0.0.1:" + leader.agentPort()), pki.caHash());
+                tls = LeaderTls.trusting(ca);
             }
             return tls;
         }

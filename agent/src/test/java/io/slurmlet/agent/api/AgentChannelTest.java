@@ -14,7 +14,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.node.LeaderCalls;
+import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.agent.node.LeaderTls;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.api.NodeReport;
@@ -85,8 +88,8 @@ class AgentChannelTest {
     }
 
     LeaderLink joined(String node) throws Exception {
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
-        var reply = LeaderLink.join(base(), ca, joinToken(), node);
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base(), pki.caHash());
+        var reply = LeaderJoin.join(base(), ca, joinToken(), node);
         assertEquals(node, reply.node());
         assertFalse(reply.toString().contains(reply.credential()), "a join reply never prints its credential");
         return new LeaderLink(base(), ca, reply.credential());
@@ -104,8 +107,8 @@ class AgentChannelTest {
             closed = s.getLocalPort();
         }
         String node = "follow" + Long.toString(System.nanoTime(), 36);
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
-        String credential = LeaderLink.join(base(), ca, joinToken(), node).credential();
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base(), pki.caHash());
+        String credential = LeaderJoin.join(base(), ca, joinToken(), node).credential();
         List<URI> addresses = LeaderLink.addresses(" https://127.0.0.1:%d , %s ".formatted(closed, base()));
         assertEquals(List.of(URI.create("https://127.0.0.1:" + closed), base()), addresses);
         LeaderLink link = new LeaderLink(addresses, ca, credential);
@@ -177,9 +180,9 @@ class AgentChannelTest {
      */
     @Test
     void theFileStoresLeaderServesNoAdminForward() throws Exception {
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base(), pki.caHash());
         var client = java.net.http.HttpClient.newBuilder()
-                .sslContext(LeaderLink.trusting(ca))
+                .sslContext(LeaderTls.trusting(ca))
                 .build();
         var none = client.send(
                 java.net.http.HttpRequest.newBuilder(base().resolve("/v1/admin-forward/v1/join-tokens"))
@@ -203,9 +206,9 @@ class AgentChannelTest {
         try (java.net.ServerSocket s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
             closed = s.getLocalPort();
         }
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base(), pki.caHash());
         String node = "standby" + Long.toString(System.nanoTime(), 36);
-        String credential = LeaderLink.join(base(), ca, joinToken(), node).credential();
+        String credential = LeaderJoin.join(base(), ca, joinToken(), node).credential();
 
         java.util.concurrent.atomic.AtomicReference<List<URI>> named =
                 new java.util.concurrent.atomic.AtomicReference<>(List.of());
@@ -233,7 +236,7 @@ class AgentChannelTest {
         });
         // A fixed wait: the link looks at the election each LOOK, and through three looks naming this leader the poll
         // stays.
-        Thread.sleep(3 * LeaderLink.LOOK.toMillis());
+        Thread.sleep(3 * LeaderCalls.LOOK.toMillis());
         assertFalse(polling.isDone(), "the leader holds the poll: " + polling);
         named.set(List.of(URI.create("https://127.0.0.1:" + closed)));
         var given =
@@ -325,7 +328,7 @@ class AgentChannelTest {
                 missing.getMessage().contains("the leader holds no \"" + file + "\" with sha256"),
                 missing.getMessage());
         LeaderLink stranger =
-                new LeaderLink(base(), LeaderLink.fetchPinnedCa(base(), pki.caHash()), "not-a-credential");
+                new LeaderLink(base(), LeaderJoin.fetchPinnedCa(base(), pki.caHash()), "not-a-credential");
         assertEquals(
                 401,
                 assertThrows(LeaderLink.Refused.class, () -> stranger.open(path, Duration.ofSeconds(10)))
@@ -367,7 +370,7 @@ class AgentChannelTest {
         }
         c.poll(Optional.of(plan), Duration.ofSeconds(1)); // answered with no plan, or a plan: each gives the window
         assertEquals(taken((credentials.count() + 1) / 2), c.reconnectWindow(), "three machines more");
-        if (expected < LeaderLink.LONGEST_WINDOW.toSeconds()) {
+        if (expected < LeaderCalls.LONGEST_WINDOW.toSeconds()) {
             assertTrue(c.reconnectWindow().toSeconds() > expected, "the window grew with the joins");
         }
     }
@@ -377,7 +380,7 @@ class AgentChannelTest {
      * longest (a test state kept from many earlier runs, target/test-state, holds over 1,200 machines).
      */
     static Duration taken(long seconds) {
-        return Duration.ofSeconds(Math.min(LeaderLink.LONGEST_WINDOW.toSeconds(), Math.max(1, seconds)));
+        return Duration.ofSeconds(Math.min(LeaderCalls.LONGEST_WINDOW.toSeconds(), Math.max(1, seconds)));
     }
 
     @Test
@@ -498,18 +501,18 @@ class AgentChannelTest {
     @Test
     void aWrongPinAWrongTokenAndAnUnknownCredentialAreRefusedWithTheFix() throws Exception {
         IOException pin =
-                assertThrows(IOException.class, () -> LeaderLink.fetchPinnedCa(base(), "sha256:" + "0".repeat(64)));
+                assertThrows(IOException.class, () -> LeaderJoin.fetchPinnedCa(base(), "sha256:" + "0".repeat(64)));
         assertTrue(pin.getMessage().contains("shows a CA whose pin is " + pki.caHash()), pin.getMessage());
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base(), pki.caHash());
         LeaderLink.Refused token =
-                assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, "not-the-token", "x1"));
+                assertThrows(LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, "not-the-token", "x1"));
         assertEquals(401, token.status());
         assertTrue(token.getMessage().contains("ctl slurm join-token"), token.getMessage());
         LeaderLink.Refused name =
-                assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), "ALL"));
+                assertThrows(LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, joinToken(), "ALL"));
         assertEquals(400, name.status());
         LeaderLink.Refused temp = assertThrows(
-                LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), "n1.tmp-0123456789ab"));
+                LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, joinToken(), "n1.tmp-0123456789ab"));
         assertEquals(400, temp.status(), "a name the leader's store would take for its own temporary file");
         assertTrue(
                 temp.getMessage().contains("node \"n1.tmp-0123456789ab\" ends as slurmlet's temporary files do"),
@@ -553,12 +556,12 @@ class AgentChannelTest {
         assertFalse(
                 Files.readString(STATE_DIR.resolve("join-tokens.json")).contains(secret.substring(id.length() + 1)),
                 "the state keeps only the token's sha256");
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base(), pki.caHash());
         String node = "jt" + Long.toString(System.nanoTime(), 36);
-        LeaderLink.join(base(), ca, secret, node);
+        LeaderJoin.join(base(), ca, secret, node);
         admin().delete("/v1/join-tokens/" + id).then().statusCode(200).body("revoked", equalTo(true));
         LeaderLink.Refused revoked =
-                assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, secret, node + "b"));
+                assertThrows(LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, secret, node + "b"));
         assertEquals(401, revoked.status());
         assertTrue(revoked.getMessage().contains("expired or revoked"), revoked.getMessage());
         admin().delete("/v1/join-tokens/" + id).then().statusCode(404);
@@ -582,15 +585,15 @@ class AgentChannelTest {
         String node = "id" + Long.toString(System.nanoTime(), 36);
         LeaderLink real = joined(node);
         real.reportFacts(facts(node, "24.11.5"));
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base(), pki.caHash());
         // Once, any holder of the join token got n1's credential (and its plan, with the munge key).
         LeaderLink.Refused impostor =
-                assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), node));
+                assertThrows(LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, joinToken(), node));
         assertEquals(409, impostor.status());
         assertTrue(impostor.getMessage().contains("ctl slurm machines remove " + node), impostor.getMessage());
         assertThrows(
                 LeaderLink.Refused.class,
-                () -> LeaderLink.join(base(), ca, joinToken(), node.toUpperCase()),
+                () -> LeaderJoin.join(base(), ca, joinToken(), node.toUpperCase()),
                 "names ignore case");
         real.reportFacts(facts(node, "24.11.6")); // the real one still works
         admin().get("/v1/machines").then().statusCode(200).body("machines", org.hamcrest.Matchers.hasItem(node));
@@ -609,16 +612,16 @@ class AgentChannelTest {
         // (MachinesApiTest).
         assertEquals(
                 401,
-                assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), node))
+                assertThrows(LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, joinToken(), node))
                         .status());
         token = null;
         assertEquals(
                 403,
-                assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, joinToken(), node))
+                assertThrows(LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, joinToken(), node))
                         .status());
         admin().post("/v1/machines/" + node + "/allow").then().statusCode(200);
         LeaderLink again = new LeaderLink(
-                base(), ca, LeaderLink.join(base(), ca, joinToken(), node).credential());
+                base(), ca, LeaderJoin.join(base(), ca, joinToken(), node).credential());
         again.reportFacts(facts(node, "24.11.6"));
     }
 }

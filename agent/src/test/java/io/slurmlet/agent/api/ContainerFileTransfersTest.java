@@ -9,7 +9,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.quarkus.test.junit.QuarkusTest;
 import io.slurmlet.agent.config.AgentConfig;
 import io.slurmlet.agent.containers.ArtifactTable;
+import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.agent.node.LeaderTls;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import jakarta.inject.Inject;
@@ -79,8 +81,8 @@ class ContainerFileTransfersTest {
                 .put("/v1/slurm/containers/files/" + FILE + "?sha256=" + SHA256)
                 .then()
                 .statusCode(200);
-        ca = LeaderLink.fetchPinnedCa(base(), pki.caHash());
-        tls = LeaderLink.trusting(ca);
+        ca = LeaderJoin.fetchPinnedCa(base(), pki.caHash());
+        tls = LeaderTls.trusting(ca);
     }
 
     @AfterEach
@@ -109,7 +111,7 @@ class ContainerFileTransfersTest {
                 .statusCode(201)
                 .extract()
                 .path("token");
-        return LeaderLink.join(base(), ca, token, node).credential();
+        return LeaderJoin.join(base(), ca, token, node).credential();
     }
 
     /** What a GET of the file answers {@code credential} from loopback address {@code from}: its head read, its body left unread. */

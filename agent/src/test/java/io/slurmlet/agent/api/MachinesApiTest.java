@@ -13,7 +13,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
 import io.slurmlet.agent.leader.NodeReports;
+import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.agent.node.LeaderTls;
 import io.slurmlet.agent.trust.AgentCredentials;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
@@ -58,7 +60,7 @@ class MachinesApiTest {
     }
 
     X509Certificate ca() throws Exception {
-        return LeaderLink.fetchPinnedCa(base(), pki.caHash());
+        return LeaderJoin.fetchPinnedCa(base(), pki.caHash());
     }
 
     /** A new join token: its id and the token. */
@@ -88,7 +90,7 @@ class MachinesApiTest {
         String[] token = newToken("MachinesApiTest");
         X509Certificate ca = ca();
         LeaderLink machine = new LeaderLink(
-                base(), ca, LeaderLink.join(base(), ca, token[1], node).credential());
+                base(), ca, LeaderJoin.join(base(), ca, token[1], node).credential());
         machine.reportFacts(facts(node));
 
         admin().delete("/v1/machines/" + node)
@@ -111,7 +113,7 @@ class MachinesApiTest {
         String[] another = newToken("MachinesApiTest, another");
         for (String asked : List.of(node, node.toUpperCase())) {
             LeaderLink.Refused refused =
-                    assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, another[1], asked));
+                    assertThrows(LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, another[1], asked));
             assertEquals(403, refused.status(), refused.getMessage());
             assertTrue(
                     refused.getMessage().contains(node + " was removed from this cluster at "), refused.getMessage());
@@ -153,7 +155,7 @@ class MachinesApiTest {
                                         .formatted(node)));
         admin().get("/v1/machines").then().statusCode(200).body("removed.node", not(hasItem(node)));
         LeaderLink again = new LeaderLink(
-                base(), ca, LeaderLink.join(base(), ca, another[1], node).credential());
+                base(), ca, LeaderJoin.join(base(), ca, another[1], node).credential());
         again.reportFacts(facts(node));
         admin().get("/v1/machines").then().statusCode(200).body("machines", hasItem(node));
         admin().post("/v1/machines/" + node + "/allow")
@@ -177,9 +179,9 @@ class MachinesApiTest {
         String second = first + "b";
         String[] token = newToken("MachinesApiTest, rack");
         X509Certificate ca = ca();
-        LeaderLink.join(base(), ca, token[1], first);
+        LeaderJoin.join(base(), ca, token[1], first);
         LeaderLink other = new LeaderLink(
-                base(), ca, LeaderLink.join(base(), ca, token[1], second).credential());
+                base(), ca, LeaderJoin.join(base(), ca, token[1], second).credential());
 
         String answer = admin().delete("/v1/machines/" + first)
                 .then()
@@ -196,7 +198,7 @@ class MachinesApiTest {
         assertFalse(answer.contains(token[1].substring(token[0].length() + 1)), "the token's secret is in no answer");
         admin().get("/v1/join-tokens").then().statusCode(200).body("tokens.id", not(hasItem(token[0])));
         LeaderLink.Refused revoked =
-                assertThrows(LeaderLink.Refused.class, () -> LeaderLink.join(base(), ca, token[1], first + "c"));
+                assertThrows(LeaderLink.Refused.class, () -> LeaderJoin.join(base(), ca, token[1], first + "c"));
         assertEquals(401, revoked.status(), "no machine joins with it any more");
         other.reportFacts(facts(second)); // the other machine keeps its credential
         admin().get("/v1/machines").then().statusCode(200).body("machines", hasItem(second));
@@ -243,7 +245,7 @@ class MachinesApiTest {
         String node = name("fly");
         String[] token = newToken("MachinesApiTest, in flight");
         X509Certificate ca = ca();
-        String credential = LeaderLink.join(base(), ca, token[1], node).credential();
+        String credential = LeaderJoin.join(base(), ca, token[1], node).credential();
         new LeaderLink(base(), ca, credential).reportFacts(facts(node));
 
         byte[] body = SettingsJson.STRICT.writeValueAsBytes(facts(node).withSlurmctldCandidate("25.05.1"));
@@ -265,7 +267,7 @@ class MachinesApiTest {
         String node = name("sfly");
         String[] token = newToken("MachinesApiTest, status in flight");
         X509Certificate ca = ca();
-        String credential = LeaderLink.join(base(), ca, token[1], node).credential();
+        String credential = LeaderJoin.join(base(), ca, token[1], node).credential();
 
         byte[] body = SettingsJson.STRICT.writeValueAsBytes(new NodeReport(
                 node, 1, List.of(new StepStatus("munge", "ok", "munged runs", "2026-11-30T04:00:00Z", "", ""))));
@@ -284,7 +286,7 @@ class MachinesApiTest {
     String[] removedBetweenCheckAndWrite(X509Certificate ca, String path, String credential, byte[] body, String node)
             throws Exception {
         try (SSLSocket socket =
-                (SSLSocket) LeaderLink.trusting(ca).getSocketFactory().createSocket("127.0.0.1", leader.agentPort())) {
+                (SSLSocket) LeaderTls.trusting(ca).getSocketFactory().createSocket("127.0.0.1", leader.agentPort())) {
             socket.setSoTimeout(20_000);
             OutputStream out = socket.getOutputStream();
             InputStream in = socket.getInputStream();

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.agent.node.LeaderTls;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.facts.NodeFacts;
@@ -69,11 +71,11 @@ class PreTlsLoadTest {
     @Test
     void healthPollsAndTheAdminSocketAnswerWhileClientsHoldConnectionsBeforeTheirRequests() throws Exception {
         URI base = TestAgents.base();
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base, pki.caHash());
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base, pki.caHash());
         String node = "pt" + Long.toString(System.nanoTime(), 36);
         assertEquals(200, TestAgents.join(node).status());
         LeaderLink agent = new LeaderLink(base, ca, TestAgents.credential(node));
-        SSLContext tls = LeaderLink.trusting(ca);
+        SSLContext tls = LeaderTls.trusting(ca);
         NodeFacts facts = new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5");
         agent.reportFacts(facts);
 

@@ -3,7 +3,8 @@ package io.slurmlet.agent.api;
 import static io.slurmlet.agent.api.ApiTestSupport.admin;
 
 import io.quarkus.arc.Arc;
-import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.agent.node.LeaderJoin;
+import io.slurmlet.agent.node.LeaderTls;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import java.net.URI;
@@ -42,10 +43,10 @@ final class TestAgents {
     /** One client for every call: the channel holds at most 32 connections from one address, and each client keeps its own. */
     static synchronized HttpClient client() throws Exception {
         if (client == null) {
-            X509Certificate ca = LeaderLink.fetchPinnedCa(
+            X509Certificate ca = LeaderJoin.fetchPinnedCa(
                     base(), Arc.container().instance(Pki.class).get().caHash());
             client = HttpClient.newBuilder()
-                    .sslContext(LeaderLink.trusting(ca))
+                    .sslContext(LeaderTls.trusting(ca))
                     .connectTimeout(Duration.ofSeconds(10))
                     .build();
         }

@@ -5,7 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
+import io.slurmlet.agent.node.LeaderTls;
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.model.facts.NodeFacts;
@@ -50,7 +52,7 @@ class UnauthenticatedLoadTest {
     @Test
     void theLeaderKeepsAnsweringItsHealthAndItsAgentsWhileUnauthenticatedClientsPress() throws Exception {
         URI base = URI.create("https://127.0.0.1:" + leader.agentPort());
-        X509Certificate ca = LeaderLink.fetchPinnedCa(base, pki.caHash());
+        X509Certificate ca = LeaderJoin.fetchPinnedCa(base, pki.caHash());
         String token = admin().contentType("application/json")
                 .body("{}")
                 .post("/v1/join-tokens")
@@ -60,8 +62,8 @@ class UnauthenticatedLoadTest {
                 .path("token");
         String node = "ld" + Long.toString(System.nanoTime(), 36);
         LeaderLink agent =
-                new LeaderLink(base, ca, LeaderLink.join(base, ca, token, node).credential());
-        SSLContext tls = LeaderLink.trusting(ca);
+                new LeaderLink(base, ca, LeaderJoin.join(base, ca, token, node).credential());
+        SSLContext tls = LeaderTls.trusting(ca);
         int port = leader.agentPort();
 
         AtomicBoolean attacking = new AtomicBoolean(true);

@@ -261,40 +261,45 @@ class NodeRoleTest {
         var other = Optional.of(new io.slurmlet.agent.store.EtcdElection.Record("head2", "https://10.0.0.2:7818"));
         assertEquals(
                 List.of(java.net.URI.create("https://127.0.0.1:7818")),
-                NodeAgent.leaderEligibleBases(true, 7818, io.slurmlet.agent.store.EtcdElection.other(other, "head1")));
+                Joining.leaderEligibleBases(true, 7818, electedOther(other, "head1")));
         assertEquals(
                 List.of(java.net.URI.create("https://10.0.0.2:7818")),
-                NodeAgent.leaderEligibleBases(false, 0, io.slurmlet.agent.store.EtcdElection.other(other, "head1")),
+                Joining.leaderEligibleBases(false, 0, electedOther(other, "head1")),
                 "a standby follows the leader its election names");
         assertEquals(
                 List.of(java.net.URI.create("https://10.0.0.2:7818")),
-                NodeAgent.leaderEligibleBases(true, 0, io.slurmlet.agent.store.EtcdElection.other(other, "head1")),
+                Joining.leaderEligibleBases(true, 0, electedOther(other, "head1")),
                 "its own channel not open yet");
         assertEquals(
                 List.of(),
-                NodeAgent.leaderEligibleBases(
+                Joining.leaderEligibleBases(
                         false,
                         0,
-                        io.slurmlet.agent.store.EtcdElection.other(
+                        electedOther(
                                 Optional.of(new io.slurmlet.agent.store.EtcdElection.Record(
                                         "head1", "https://10.0.0.1:7818")),
                                 "head1")),
                 "its own record, read again after it lost the lead, until the lease lapses");
         assertEquals(
                 List.of(),
-                NodeAgent.leaderEligibleBases(
+                Joining.leaderEligibleBases(
                         false,
                         0,
-                        io.slurmlet.agent.store.EtcdElection.other(
+                        electedOther(
                                 Optional.of(
                                         new io.slurmlet.agent.store.EtcdElection.Record("head2", "https://10.0.0.2:0")),
                                 "head1")),
                 "a record with no port");
         assertEquals(
                 List.of(),
-                NodeAgent.leaderEligibleBases(
-                        false, 0, io.slurmlet.agent.store.EtcdElection.other(Optional.empty(), "head1")),
+                Joining.leaderEligibleBases(false, 0, electedOther(Optional.empty(), "head1")),
                 "no leader yet");
+    }
+
+    /** What the leader role's {@code LeaderFinder} answers from the election's record {@code seen}. */
+    static Optional<java.net.URI> electedOther(
+            Optional<io.slurmlet.agent.store.EtcdElection.Record> seen, String self) {
+        return io.slurmlet.agent.store.EtcdElection.other(seen, self).map(r -> java.net.URI.create(r.agents()));
     }
 
     @Test
@@ -377,17 +382,18 @@ class NodeRoleTest {
                 }
             };
             FactsStep facts = new FactsStep(node -> new FactsCollector.Collected(onTheMachine, List.of()), "n1");
-            poller = new PlanPoller(
-                    connector,
-                    state,
-                    facts,
-                    book,
-                    runner,
-                    poster,
-                    none,
-                    Duration.ofSeconds(30),
-                    Duration.ofMillis(20),
-                    random);
+            poller = PlanPoller.builder()
+                    .connector(connector)
+                    .state(state)
+                    .facts(facts)
+                    .book(book)
+                    .runner(runner)
+                    .poster(poster)
+                    .watch(none)
+                    .pollWait(Duration.ofSeconds(30))
+                    .firstBackoff(Duration.ofMillis(20))
+                    .random(random)
+                    .build();
             self[0] = poller;
             runner.start();
             poster.start();
@@ -606,13 +612,12 @@ class NodeRoleTest {
     @Test
     void onlyNodeStatesChangeComparesEverythingButTheNodeStates() {
         PublishedPlan a = plan(1, Map.of("/f", "x"), Map.of("n2", NodeWish.RESUME));
-        assertTrue(PlanPoller.onlyNodeStatesChange(
-                a, plan(2, Map.of("/f", "x"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
-        assertFalse(PlanPoller.onlyNodeStatesChange(
-                a, plan(2, Map.of("/f", "y"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
+        assertTrue(
+                a.onlyNodeStatesChangeTo(plan(2, Map.of("/f", "x"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
         assertFalse(
-                PlanPoller.onlyNodeStatesChange(a, plan(2, Map.of("/f", "x"), Map.of("n2", NodeWish.RESUME))),
-                "nothing changed");
+                a.onlyNodeStatesChangeTo(plan(2, Map.of("/f", "y"), Map.of("n2", new NodeWish.Drain("slurmlet: r")))));
+        assertFalse(
+                a.onlyNodeStatesChangeTo(plan(2, Map.of("/f", "x"), Map.of("n2", NodeWish.RESUME))), "nothing changed");
     }
 
     @Test

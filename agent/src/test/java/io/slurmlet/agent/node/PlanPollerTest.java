@@ -72,18 +72,18 @@ class PlanPollerTest {
 
     @Test
     void aWindowIsWholeSecondsUpToTenMinutesAndAnythingElseIsNone() {
-        assertEquals(Duration.ofSeconds(50), LeaderLink.window("50"));
-        assertEquals(Duration.ofMinutes(10), LeaderLink.window("99999"));
-        assertEquals(Duration.ZERO, LeaderLink.window("-3"));
-        assertEquals(Duration.ZERO, LeaderLink.window("50s"));
-        assertEquals(Duration.ZERO, LeaderLink.window(""));
+        assertEquals(Duration.ofSeconds(50), LeaderCalls.window("50"));
+        assertEquals(Duration.ofMinutes(10), LeaderCalls.window("99999"));
+        assertEquals(Duration.ZERO, LeaderCalls.window("-3"));
+        assertEquals(Duration.ZERO, LeaderCalls.window("50s"));
+        assertEquals(Duration.ZERO, LeaderCalls.window(""));
     }
 
     @Test
     void aRetryAfterIsWholeSecondsUpToTenMinutesAndAnythingElseIsNone() {
-        assertEquals(java.util.Optional.of(Duration.ofSeconds(7)), LeaderLink.retryAfter("7"));
-        assertEquals(java.util.Optional.of(Duration.ofMinutes(10)), LeaderLink.retryAfter("86400"));
-        assertEquals(java.util.Optional.empty(), LeaderLink.retryAfter("0"));
-        assertEquals(java.util.Optional.empty(), LeaderLink.retryAfter("Wed, 21 Oct 2026 07:28:00 GMT"));
+        assertEquals(java.util.Optional.of(Duration.ofSeconds(7)), LeaderCalls.retryAfter("7"));
+        assertEquals(java.util.Optional.of(Duration.ofMinutes(10)), LeaderCalls.retryAfter("86400"));
+        assertEquals(java.util.Optional.empty(), LeaderCalls.retryAfter("0"));
+        assertEquals(java.util.Optional.empty(), LeaderCalls.retryAfter("Wed, 21 Oct 2026 07:28:00 GMT"));
     }
 }

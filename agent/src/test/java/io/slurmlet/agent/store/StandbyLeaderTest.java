@@ -169,7 +169,7 @@ class StandbyLeaderTest {
         // to a standby's own credential, a certificate the cluster's CA made for it, only.
         java.net.URI agents =
                 java.net.URI.create("https://127.0.0.1:" + channel.get().agentPort());
-        java.security.cert.X509Certificate ca = io.slurmlet.agent.node.LeaderLink.fetchPinnedCa(
+        java.security.cert.X509Certificate ca = io.slurmlet.agent.node.LeaderJoin.fetchPinnedCa(
                 agents, pki.get().caHash());
         Path pkiDir = STATE.resolve(io.slurmlet.agent.trust.Pki.DIR);
         var standby = io.slurmlet.agent.trust.Pki.standbyCredential(
@@ -177,18 +177,18 @@ class StandbyLeaderTest {
                 Files.readAllBytes(pkiDir.resolve("ca.key")),
                 "n9",
                 Duration.ofMinutes(10));
-        String joinToken = io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, standby, "n9");
+        String joinToken = io.slurmlet.agent.node.LeaderJoin.joinTokenFromLeader(agents, ca, standby, "n9");
         RestAssured.given()
                 .header("Authorization", "Bearer " + token())
                 .get("/v1/join-tokens")
                 .then()
                 .statusCode(200)
                 .body("tokens.description", org.hamcrest.Matchers.hasItem("the node role of leader-eligible n9"));
-        io.slurmlet.agent.node.LeaderLink.join(agents, ca, joinToken, "n9");
+        io.slurmlet.agent.node.LeaderJoin.join(agents, ca, joinToken, "n9");
 
         // The admin token, which ctl users elsewhere hold, opens nothing there.
         var client = java.net.http.HttpClient.newBuilder()
-                .sslContext(io.slurmlet.agent.node.LeaderLink.trusting(ca))
+                .sslContext(io.slurmlet.agent.node.LeaderTls.trusting(ca))
                 .build();
         var byToken = client.send(
                 java.net.http.HttpRequest.newBuilder(agents.resolve("/v1/admin-forward/v1/join-tokens"))
@@ -209,7 +209,7 @@ class StandbyLeaderTest {
                 "leader", leaderKey, io.slurmlet.agent.trust.Pki.readCertificate(pkiDir.resolve("leader.crt")));
         org.junit.jupiter.api.Assertions.assertThrows(
                 java.io.IOException.class,
-                () -> io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, notAStandby, "n9"),
+                () -> io.slurmlet.agent.node.LeaderJoin.joinTokenFromLeader(agents, ca, notAStandby, "n9"),
                 "a certificate for serving: refused in the handshake (its purpose), or answered 401");
         Path otherDir = Files.createTempDirectory("other-ca");
         io.slurmlet.agent.trust.Pki.open(otherDir, java.util.List.of("localhost"));
@@ -220,7 +220,7 @@ class StandbyLeaderTest {
                 Duration.ofMinutes(10));
         org.junit.jupiter.api.Assertions.assertThrows(
                 java.io.IOException.class,
-                () -> io.slurmlet.agent.node.LeaderLink.joinTokenFromLeader(agents, ca, strangers, "n9"),
+                () -> io.slurmlet.agent.node.LeaderJoin.joinTokenFromLeader(agents, ca, strangers, "n9"),
                 "a certificate of another CA: refused in the handshake, or answered 401");
     }
 

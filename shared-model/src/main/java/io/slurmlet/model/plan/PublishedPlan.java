@@ -11,4 +11,14 @@ import com.fasterxml.jackson.annotation.JsonProperty;
  */
 public record PublishedPlan(
         @JsonProperty("revision") long revision,
-        @JsonProperty("plan") NodePlan plan) {}
+        @JsonProperty("plan") NodePlan plan) {
+
+    /**
+     * Whether {@code next} differs from this plan (the one applied last) in Slurm's node states and in
+     * nothing else: a lend or an unlend, which the controller applies at once, not after a pass.
+     */
+    public boolean onlyNodeStatesChangeTo(PublishedPlan next) {
+        return !plan.nodeStates().equals(next.plan().nodeStates())
+                && plan.equals(next.plan().withNodeStates(plan.nodeStates()));
+    }
+}
