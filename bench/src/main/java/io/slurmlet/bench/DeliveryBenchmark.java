@@ -54,7 +54,17 @@ public class DeliveryBenchmark {
     static Map<String, NodeFacts> gpuCluster(int machines) {
         Map<String, NodeFacts> facts = new TreeMap<>();
         facts.put(
-                "head", new NodeFacts("head", "10.255.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 13", "24.11.5"));
+                "head",
+                NodeFacts.builder("head")
+                        .address("10.255.0.1")
+                        .cpus(16)
+                        .sockets(1)
+                        .coresPerSocket(8)
+                        .threadsPerCore(2)
+                        .memoryMiB(64_000)
+                        .os("debian 13")
+                        .slurmVersion("24.11.5")
+                        .build());
         for (int i = 1; i <= machines; i++) {
             NodeFacts gpu = RenderBenchmark.gpuMachine(i, "debian 13", "24.11.5");
             facts.put(gpu.name(), gpu);

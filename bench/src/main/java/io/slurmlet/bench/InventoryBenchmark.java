@@ -50,18 +50,17 @@ public class InventoryBenchmark {
     int cpus = 1;
 
     private static NodeFacts machine(String name, int cpus) {
-        return new NodeFacts(
-                name,
-                "10.0.%d.%d".formatted(name.hashCode() & 0xff, name.length()),
-                cpus,
-                1,
-                2,
-                56,
-                2,
-                2_063_000,
-                List.of(new NodeFacts.Gpus("NVIDIA H200", 8)),
-                "debian 13",
-                "24.11.5");
+        return NodeFacts.builder(name)
+                .address("10.0.%d.%d".formatted(name.hashCode() & 0xff, name.length()))
+                .cpus(cpus)
+                .sockets(2)
+                .coresPerSocket(56)
+                .threadsPerCore(2)
+                .memoryMiB(2_063_000)
+                .gpus(List.of(new NodeFacts.Gpus("NVIDIA H200", 8)))
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
     }
 
     @Setup(Level.Trial)

@@ -44,7 +44,18 @@ public class RenderBenchmark {
     public void cluster() {
         List<String> names = new ArrayList<>();
         Map<String, NodeFacts> facts = new HashMap<>();
-        facts.put("head", new NodeFacts("head", "10.0.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 12", "26.05.5"));
+        facts.put(
+                "head",
+                NodeFacts.builder("head")
+                        .address("10.0.0.1")
+                        .cpus(16)
+                        .sockets(1)
+                        .coresPerSocket(8)
+                        .threadsPerCore(2)
+                        .memoryMiB(64_000)
+                        .os("debian 12")
+                        .slurmVersion("26.05.5")
+                        .build());
         for (int i = 1; i <= nodes; i++) {
             NodeFacts gpu = gpuMachine(i, "debian 12", "26.05.5");
             names.add(gpu.name());
@@ -70,18 +81,17 @@ public class RenderBenchmark {
     /** Machine {@code i} of a cluster of GPU machines alike: gpu00001, 224 CPUs, 8 × NVIDIA H200, 2 TB, in subnets of 256. */
     static NodeFacts gpuMachine(int i, String os, String slurm) {
         String name = "gpu%05d".formatted(i);
-        return new NodeFacts(
-                name,
-                "10.%d.%d.%d".formatted(i / 65536, (i / 256) % 256, i % 256),
-                224,
-                1,
-                2,
-                56,
-                2,
-                2_063_000,
-                List.of(new NodeFacts.Gpus("NVIDIA H200", 8)),
-                os,
-                slurm);
+        return NodeFacts.builder(name)
+                .address("10.%d.%d.%d".formatted(i / 65536, (i / 256) % 256, i % 256))
+                .cpus(224)
+                .sockets(2)
+                .coresPerSocket(56)
+                .threadsPerCore(2)
+                .memoryMiB(2_063_000)
+                .gpus(List.of(new NodeFacts.Gpus("NVIDIA H200", 8)))
+                .os(os)
+                .slurmVersion(slurm)
+                .build();
     }
 
     @Benchmark

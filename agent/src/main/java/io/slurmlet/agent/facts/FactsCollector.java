@@ -84,20 +84,13 @@ public final class FactsCollector {
         String version = slurmd.installed() ? slurmVersion(warnings) : "";
         List<NodeFacts.Gpus> gpus = gpus(warnings);
         String os = os(warnings);
-        NodeFacts facts = new NodeFacts(
-                nodeName,
-                "",
-                hw.cpus(),
-                hw.boards(),
-                hw.sockets(),
-                hw.coresPerSocket(),
-                hw.threadsPerCore(),
-                hw.memoryMiB(),
-                gpus,
-                os,
-                version,
-                0,
-                "");
+        NodeFacts facts = hw.toBuilder()
+                .name(nodeName)
+                .address("")
+                .gpus(gpus)
+                .os(os)
+                .slurmVersion(version)
+                .build();
         if (controllerInstalled()) {
             facts = facts.withSlurmPlugins(plugins(warnings));
         }
@@ -148,18 +141,13 @@ public final class FactsCollector {
         } catch (UncheckedIOException e) {
             warnings.add(e.getMessage() + "; memory is reported as 0 MiB");
         }
-        return new NodeFacts(
-                nodeName,
-                "",
-                topology.cpus(),
-                1,
-                topology.sockets(),
-                topology.coresPerSocket(),
-                topology.threadsPerCore(),
-                memory,
-                List.of(),
-                "",
-                "");
+        return NodeFacts.builder(nodeName)
+                .cpus(topology.cpus())
+                .sockets(topology.sockets())
+                .coresPerSocket(topology.coresPerSocket())
+                .threadsPerCore(topology.threadsPerCore())
+                .memoryMiB(memory)
+                .build();
     }
 
     private CpuTopology topology(List<String> warnings) {

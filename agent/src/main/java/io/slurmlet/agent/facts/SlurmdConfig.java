@@ -2,7 +2,6 @@ package io.slurmlet.agent.facts;
 
 import io.slurmlet.model.facts.NodeFacts;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -38,8 +37,14 @@ public final class SlurmdConfig {
                 int cores = Integer.parseInt(kv.getOrDefault("CoresPerSocket", "1"));
                 int threads = Integer.parseInt(kv.getOrDefault("ThreadsPerCore", "1"));
                 long memory = Long.parseLong(kv.get("RealMemory"));
-                return Optional.of(
-                        new NodeFacts(name, "", cpus, boards, sockets, cores, threads, memory, List.of(), "", ""));
+                return Optional.of(NodeFacts.builder(name)
+                        .cpus(cpus)
+                        .boards(boards)
+                        .sockets(sockets)
+                        .coresPerSocket(cores)
+                        .threadsPerCore(threads)
+                        .memoryMiB(memory)
+                        .build());
             } catch (NumberFormatException | NullPointerException e) {
                 return Optional.empty();
             }

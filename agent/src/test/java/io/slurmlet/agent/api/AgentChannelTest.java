@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.node.LeaderCalls;
 import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
@@ -84,7 +85,11 @@ class AgentChannelTest {
     }
 
     static NodeFacts facts(String node, String slurm) {
-        return new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 12", slurm);
+        return TestFacts.fourCoresTwoThreads(node)
+                .memoryMiB(32000)
+                .os("debian 12")
+                .slurmVersion(slurm)
+                .build();
     }
 
     LeaderLink joined(String node) throws Exception {

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.quarkus.test.junit.QuarkusTest;
 import io.restassured.response.Response;
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
@@ -629,8 +630,11 @@ class HostileInputTest {
         assertEquals(200, TestAgents.join(node).status());
         TestAgents.Answer facts = TestAgents.reportFacts(
                 node,
-                SettingsJson.STRICT.writeValueAsString(
-                        new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5")));
+                SettingsJson.STRICT.writeValueAsString(TestFacts.fourCoresTwoThreads(node)
+                        .memoryMiB(32000)
+                        .os("debian 13")
+                        .slurmVersion("24.11.5")
+                        .build()));
         assertEquals(200, facts.status(), facts.body());
         return TestAgents.credential(node);
     }

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
@@ -76,7 +77,11 @@ class MachinesApiTest {
     }
 
     static NodeFacts facts(String node) {
-        return new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 12", "24.11.5");
+        return TestFacts.fourCoresTwoThreads(node)
+                .memoryMiB(32000)
+                .os("debian 12")
+                .slurmVersion("24.11.5")
+                .build();
     }
 
     /** A name of this run's own: the test leader's state outlives a run. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.agent.node.LeaderTls;
@@ -76,7 +77,11 @@ class PreTlsLoadTest {
         assertEquals(200, TestAgents.join(node).status());
         LeaderLink agent = new LeaderLink(base, ca, TestAgents.credential(node));
         SSLContext tls = LeaderTls.trusting(ca);
-        NodeFacts facts = new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5");
+        NodeFacts facts = TestFacts.fourCoresTwoThreads(node)
+                .memoryMiB(32000)
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
         agent.reportFacts(facts);
 
         AtomicBoolean attacking = new AtomicBoolean(true);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.quarkus.test.junit.QuarkusTest;
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.node.LeaderJoin;
 import io.slurmlet.agent.node.LeaderLink;
 import io.slurmlet.agent.node.LeaderTls;
@@ -115,7 +116,11 @@ class UnauthenticatedLoadTest {
 
         List<Long> health = new ArrayList<>();
         List<Long> reports = new ArrayList<>();
-        NodeFacts facts = new NodeFacts(node, "", 8, 1, 1, 4, 2, 32000, List.of(), "debian 13", "24.11.5");
+        NodeFacts facts = TestFacts.fourCoresTwoThreads(node)
+                .memoryMiB(32000)
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
         while (System.nanoTime() - start < 8_000_000_000L) {
             long t = System.nanoTime();
             admin().get("/q/health/live").then().statusCode(200);

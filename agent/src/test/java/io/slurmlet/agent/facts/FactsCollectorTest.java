@@ -164,18 +164,16 @@ class FactsCollectorTest {
         FactsCollector.Collected c = collector.collect("gpu1");
 
         assertEquals(
-                new NodeFacts(
-                        "gpu1",
-                        "",
-                        224,
-                        1,
-                        2,
-                        56,
-                        2,
-                        2_063_000,
-                        List.of(new Gpus("NVIDIA H100 80GB HBM3", 8)),
-                        "debian 12",
-                        "22.05.8"),
+                NodeFacts.builder("gpu1")
+                        .cpus(224)
+                        .sockets(2)
+                        .coresPerSocket(56)
+                        .threadsPerCore(2)
+                        .memoryMiB(2_063_000)
+                        .gpus(List.of(new Gpus("NVIDIA H100 80GB HBM3", 8)))
+                        .os("debian 12")
+                        .slurmVersion("22.05.8")
+                        .build(),
                 c.facts());
         assertEquals(List.of(), c.warnings());
         assertEquals(List.of(SLURMD_C, SLURMD_V, NVIDIA_SMI), commands.log());
@@ -189,18 +187,15 @@ class FactsCollectorTest {
         FactsCollector.Collected c = collector.collect("n1");
 
         assertEquals(
-                new NodeFacts(
-                        "n1",
-                        "",
-                        8,
-                        1,
-                        2,
-                        2,
-                        2,
-                        773_779,
-                        List.of(new Gpus("NVIDIA A100-SXM4-80GB", 4), new Gpus("NVIDIA L40S", 2)),
-                        "debian 12",
-                        ""),
+                NodeFacts.builder("n1")
+                        .cpus(8)
+                        .sockets(2)
+                        .coresPerSocket(2)
+                        .threadsPerCore(2)
+                        .memoryMiB(773_779)
+                        .gpus(List.of(new Gpus("NVIDIA A100-SXM4-80GB", 4), new Gpus("NVIDIA L40S", 2)))
+                        .os("debian 12")
+                        .build(),
                 c.facts());
         assertEquals(List.of(), c.warnings());
         assertEquals(List.of(SLURMD_C, NVIDIA_SMI), commands.log());
@@ -241,7 +236,17 @@ class FactsCollectorTest {
 
         FactsCollector.Collected c = collector.collect("n1");
 
-        assertEquals(new NodeFacts("n1", "", 8, 1, 2, 2, 2, 773_779, List.of(), "debian 12", "24.11.5"), c.facts());
+        assertEquals(
+                NodeFacts.builder("n1")
+                        .cpus(8)
+                        .sockets(2)
+                        .coresPerSocket(2)
+                        .threadsPerCore(2)
+                        .memoryMiB(773_779)
+                        .os("debian 12")
+                        .slurmVersion("24.11.5")
+                        .build(),
+                c.facts());
         assertEquals(
                 List.of("`slurmd -C` ran past its deadline of 10 s and was killed with its child processes; "
                         + "CPUs and memory were read from /proc and /sys instead"),

@@ -2,6 +2,7 @@ package io.slurmlet.agent.facts;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.model.facts.NodeFacts;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -9,7 +10,7 @@ import org.junit.jupiter.api.Test;
 class FactsDiffTest {
 
     static final NodeFacts CONTROLLER =
-            new NodeFacts("n0", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 13", "24.11.5");
+            TestFacts.eightCores("n0").os("debian 13").slurmVersion("24.11.5").build();
 
     @Test
     void changedPluginsAreNamedNotOnlyCounted() {

@@ -3,7 +3,6 @@ package io.slurmlet.agent.facts;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.slurmlet.model.facts.NodeFacts;
-import java.util.List;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
@@ -16,7 +15,13 @@ class SlurmdConfigTest {
                 UpTime=0-00:43:49
                 """;
         assertEquals(
-                Optional.of(new NodeFacts("n1", "", 2, 1, 1, 2, 1, 24105, List.of(), "", "")),
+                Optional.of(NodeFacts.builder("n1")
+                        .cpus(2)
+                        .sockets(1)
+                        .coresPerSocket(2)
+                        .threadsPerCore(1)
+                        .memoryMiB(24105)
+                        .build()),
                 SlurmdConfig.parse("n1", out));
     }
 

@@ -24,7 +24,15 @@ class InventoryTest {
     Path state;
 
     private static NodeFacts machine(String name, int cpus) {
-        return new NodeFacts(name, "", cpus, 1, 1, cpus, 1, 64_000, List.of(), "debian 13", "24.11.5");
+        return NodeFacts.builder(name)
+                .cpus(cpus)
+                .sockets(1)
+                .coresPerSocket(cpus)
+                .threadsPerCore(1)
+                .memoryMiB(64_000)
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
     }
 
     @Test

@@ -54,7 +54,16 @@ class PlanPublisherTest {
     }
 
     static NodeFacts machine(String name) {
-        return new NodeFacts(name, "10.0.0.1", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8");
+        return NodeFacts.builder(name)
+                .address("10.0.0.1")
+                .cpus(8)
+                .sockets(1)
+                .coresPerSocket(8)
+                .threadsPerCore(1)
+                .memoryMiB(32_000)
+                .os("debian 12")
+                .slurmVersion("22.05.8")
+                .build();
     }
 
     @Test
@@ -146,8 +155,16 @@ class PlanPublisherTest {
         book = PlanBook.open(store);
         try (PlanPublisher loop = loop()) {
             inventory.report(machine("n0"));
-            inventory.report(
-                    new NodeFacts("small", "10.0.0.2", 8, 1, 1, 8, 1, 4_000, List.of(), "debian 12", "22.05.8"));
+            inventory.report(NodeFacts.builder("small")
+                    .address("10.0.0.2")
+                    .cpus(8)
+                    .sockets(1)
+                    .coresPerSocket(8)
+                    .threadsPerCore(1)
+                    .memoryMiB(4_000)
+                    .os("debian 12")
+                    .slurmVersion("22.05.8")
+                    .build());
             settings.update(
                     OptionalLong.empty(),
                     s -> new SlurmSettings(
@@ -209,9 +226,26 @@ class PlanPublisherTest {
         });
         java.util.concurrent.atomic.AtomicLong now = new java.util.concurrent.atomic.AtomicLong();
         FactsLimit limit = new FactsLimit(java.time.Duration.ofSeconds(10), now::get);
-        NodeFacts sixteen = new NodeFacts("n1", "10.0.0.2", 16, 1, 1, 16, 1, 32_000, List.of(), "debian 12", "22.05.8");
-        NodeFacts thirtyTwo =
-                new NodeFacts("n1", "10.0.0.2", 32, 1, 1, 32, 1, 32_000, List.of(), "debian 12", "22.05.8");
+        NodeFacts sixteen = NodeFacts.builder("n1")
+                .address("10.0.0.2")
+                .cpus(16)
+                .sockets(1)
+                .coresPerSocket(16)
+                .threadsPerCore(1)
+                .memoryMiB(32_000)
+                .os("debian 12")
+                .slurmVersion("22.05.8")
+                .build();
+        NodeFacts thirtyTwo = NodeFacts.builder("n1")
+                .address("10.0.0.2")
+                .cpus(32)
+                .sockets(1)
+                .coresPerSocket(32)
+                .threadsPerCore(1)
+                .memoryMiB(32_000)
+                .os("debian 12")
+                .slurmVersion("22.05.8")
+                .build();
         try (PlanPublisher loop = loop()) {
             inventory.report(machine("n0"));
             settings.update(

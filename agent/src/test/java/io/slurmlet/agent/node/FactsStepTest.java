@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.facts.FactsCollector;
 import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.agent.reconcile.Outcome;
@@ -20,8 +21,10 @@ import org.junit.jupiter.api.Test;
 /** Facts reported to a leader older than this agent: what it cannot read is left out, the rest still reaches it. */
 class FactsStepTest {
 
-    static final NodeFacts CONTROLLER = new NodeFacts(
-                    "n0", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 13", "24.11.5")
+    static final NodeFacts CONTROLLER = TestFacts.eightCores("n0")
+            .os("debian 13")
+            .slurmVersion("24.11.5")
+            .build()
             .withSlurmctldState(42 << 8);
 
     /** A leader that refuses, as one before the saved-state facts does, every report that carries them. */
@@ -170,8 +173,11 @@ class FactsStepTest {
         assertEquals(Outcome.Kind.UNCHANGED, step.report(leader).kind());
         assertEquals(1, leader.taken.size());
         // The leader's store was restored from before a GPU was added: its plan says so, and it gets the facts again.
-        NodeFacts before = new NodeFacts(
-                "n0", "", 8, 1, 1, 8, 1, 32_000, List.of(new NodeFacts.Gpus("NVIDIA H100", 4)), "debian 13", "24.11.5");
+        NodeFacts before = TestFacts.eightCores("n0")
+                .gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 4)))
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
         step.planned(madeFrom(before));
         Diff diff = step.diff(Optional.of(before), new FactsCollector.Collected(CONTROLLER, List.of()));
         assertEquals(

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.facts.FactsCollector;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Step;
@@ -143,8 +144,12 @@ class NodeRoleTest {
         }
     }
 
-    static final NodeFacts FACTS =
-            new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 32_000, List.of(), "debian 13", "24.11.5");
+    static final NodeFacts FACTS = TestFacts.fourCoresTwoThreads("n1")
+            .address("10.0.0.1")
+            .memoryMiB(32_000)
+            .os("debian 13")
+            .slurmVersion("24.11.5")
+            .build();
 
     /** What the facts step finds on the machine. */
     volatile NodeFacts onTheMachine = FACTS;
@@ -474,7 +479,12 @@ class NodeRoleTest {
         await(
                 "plan 2 taken",
                 () -> role.runner.applied().map(PublishedPlan::revision).equals(Optional.of(2L)));
-        NodeFacts older = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 16_000, List.of(), "debian 13", "24.11.5");
+        NodeFacts older = TestFacts.fourCoresTwoThreads("n1")
+                .address("10.0.0.1")
+                .memoryMiB(16_000)
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
         role.leader.polls.add(new PublishedPlan(3, plan(3).plan().madeFrom(older)));
         await("the facts reported again", () -> role.leader.facts.size() == 2);
         assertEquals(List.of(FACTS, FACTS), role.leader.facts);
@@ -563,10 +573,20 @@ class NodeRoleTest {
         await("facts", () -> role.leader.facts.size() == 1);
         role.leader.factsRefusals.add(new LeaderLink.Refused(
                 429, "n1's facts change more often than the leader takes them", Optional.of(Duration.ofSeconds(1))));
-        onTheMachine = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 16_000, List.of(), "debian 13", "24.11.5");
+        onTheMachine = TestFacts.fourCoresTwoThreads("n1")
+                .address("10.0.0.1")
+                .memoryMiB(16_000)
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
         await("the change refused", () -> role.leader.factsCalls.get() == 2);
         long refused = System.nanoTime();
-        NodeFacts latest = new NodeFacts("n1", "10.0.0.1", 8, 1, 1, 4, 2, 24_000, List.of(), "debian 13", "24.11.5");
+        NodeFacts latest = TestFacts.fourCoresTwoThreads("n1")
+                .address("10.0.0.1")
+                .memoryMiB(24_000)
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
         onTheMachine = latest;
         await("the facts reported again", () -> role.leader.facts.size() == 2);
         long waited = (System.nanoTime() - refused) / 1_000_000;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.leader.plan.Planner;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Commands;
@@ -35,7 +36,12 @@ class SlurmStepTest {
     static NodePlan plan(String node, SlurmSettings s) {
         Map<String, NodeFacts> inv = new HashMap<>();
         for (String n : List.of("c0", "n1", "n2")) {
-            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5"));
+            inv.put(
+                    n,
+                    TestFacts.eightCores(n)
+                            .os("debian 12")
+                            .slurmVersion("24.11.5")
+                            .build());
         }
         return Planner.plan(s, inv, KEY).nodes().get(node);
     }
@@ -145,7 +151,10 @@ class SlurmStepTest {
         for (String n : List.of("c0", "n1", "n2")) {
             inv.put(
                     n,
-                    new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5")
+                    TestFacts.eightCores(n)
+                            .os("debian 12")
+                            .slurmVersion("24.11.5")
+                            .build()
                             .withContainers(new io.slurmlet.model.facts.ContainerFacts(
                                     "4.1.2", "0.24.0", "24.11.5", "e".repeat(64), true)));
         }
@@ -426,7 +435,7 @@ class SlurmStepTest {
     static NodePlan planOf(String node, String slurm, List<String> nodes) {
         Map<String, NodeFacts> inv = new HashMap<>();
         for (String n : List.of("c0", "n1", "n2", "n3")) {
-            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian", slurm));
+            inv.put(n, TestFacts.eightCores(n).os("debian").slurmVersion(slurm).build());
         }
         SlurmSettings s = new SlurmSettings(
                 true, "lab", "c0", nodes, false, List.of("n1"), "gpu", null, null, false, null, Map.of());
@@ -721,7 +730,12 @@ class SlurmStepTest {
         // 22.05 restarts slurmctld for a node set change, then has every slurmd reread it.
         Map<String, NodeFacts> inv = new HashMap<>();
         for (String n : List.of("c0", "n1", "n2", "n3")) {
-            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+            inv.put(
+                    n,
+                    TestFacts.eightCores(n)
+                            .os("debian 12")
+                            .slurmVersion("22.05.8")
+                            .build());
         }
         SlurmSettings two = new SlurmSettings(
                 true, "lab", "c0", List.of("n1", "n2"), false, List.of("n1"), "gpu", null, null, false, null, Map.of());

@@ -58,6 +58,10 @@ public record NodeFacts(
         @JsonProperty("containers") @JsonInclude(JsonInclude.Include.NON_NULL)
         ContainerFacts containers) {
 
+    /**
+     * The hardware alone, as {@code slurmd -C} reports it, with the OS and the Slurm installed; kept
+     * for the system tests' few sites. Anything new is made with {@link #builder}.
+     */
     public NodeFacts(
             String name,
             String address,
@@ -83,171 +87,58 @@ public record NodeFacts(
                 os,
                 slurmVersion,
                 0,
-                "");
-    }
-
-    public NodeFacts(
-            String name,
-            String address,
-            int cpus,
-            int boards,
-            int sockets,
-            int coresPerSocket,
-            int threadsPerCore,
-            long memoryMiB,
-            List<Gpus> gpus,
-            String os,
-            String slurmVersion,
-            int slurmctldState,
-            String slurmctldCandidate) {
-        this(
-                name,
-                address,
-                cpus,
-                boards,
-                sockets,
-                coresPerSocket,
-                threadsPerCore,
-                memoryMiB,
-                gpus,
-                os,
-                slurmVersion,
-                slurmctldState,
-                slurmctldCandidate,
-                List.of());
-    }
-
-    public NodeFacts(
-            String name,
-            String address,
-            int cpus,
-            int boards,
-            int sockets,
-            int coresPerSocket,
-            int threadsPerCore,
-            long memoryMiB,
-            List<Gpus> gpus,
-            String os,
-            String slurmVersion,
-            int slurmctldState,
-            String slurmctldCandidate,
-            List<String> slurmPlugins) {
-        this(
-                name,
-                address,
-                cpus,
-                boards,
-                sockets,
-                coresPerSocket,
-                threadsPerCore,
-                memoryMiB,
-                gpus,
-                os,
-                slurmVersion,
-                slurmctldState,
-                slurmctldCandidate,
-                slurmPlugins,
+                "",
+                List.of(),
                 null);
+    }
+
+    /** Facts of the machine {@code name}, each field named as it is set; what is not set says nothing (one board). */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    /** A builder that starts from these facts, every field kept. */
+    public Builder toBuilder() {
+        return new Builder(name)
+                .address(address)
+                .cpus(cpus)
+                .boards(boards)
+                .sockets(sockets)
+                .coresPerSocket(coresPerSocket)
+                .threadsPerCore(threadsPerCore)
+                .memoryMiB(memoryMiB)
+                .gpus(gpus)
+                .os(os)
+                .slurmVersion(slurmVersion)
+                .slurmctldState(slurmctldState)
+                .slurmctldCandidate(slurmctldCandidate)
+                .slurmPlugins(slurmPlugins)
+                .containers(containers);
     }
 
     /** These facts, every field kept, under the name {@code node}. */
     public NodeFacts withName(String node) {
-        return new NodeFacts(
-                node,
-                address,
-                cpus,
-                boards,
-                sockets,
-                coresPerSocket,
-                threadsPerCore,
-                memoryMiB,
-                gpus,
-                os,
-                slurmVersion,
-                slurmctldState,
-                slurmctldCandidate,
-                slurmPlugins,
-                containers);
+        return toBuilder().name(node).build();
     }
 
     /** These facts with {@code protocol} as the saved state's version. */
     public NodeFacts withSlurmctldState(int protocol) {
-        return new NodeFacts(
-                name,
-                address,
-                cpus,
-                boards,
-                sockets,
-                coresPerSocket,
-                threadsPerCore,
-                memoryMiB,
-                gpus,
-                os,
-                slurmVersion,
-                protocol,
-                slurmctldCandidate,
-                slurmPlugins,
-                containers);
+        return toBuilder().slurmctldState(protocol).build();
     }
 
     /** These facts with {@code version} as the slurmctld an upgrade would install. */
     public NodeFacts withSlurmctldCandidate(String version) {
-        return new NodeFacts(
-                name,
-                address,
-                cpus,
-                boards,
-                sockets,
-                coresPerSocket,
-                threadsPerCore,
-                memoryMiB,
-                gpus,
-                os,
-                slurmVersion,
-                slurmctldState,
-                version,
-                slurmPlugins,
-                containers);
+        return toBuilder().slurmctldCandidate(version).build();
     }
 
     /** These facts with {@code plugins} as the Slurm plugins installed. */
     public NodeFacts withSlurmPlugins(List<String> plugins) {
-        return new NodeFacts(
-                name,
-                address,
-                cpus,
-                boards,
-                sockets,
-                coresPerSocket,
-                threadsPerCore,
-                memoryMiB,
-                gpus,
-                os,
-                slurmVersion,
-                slurmctldState,
-                slurmctldCandidate,
-                plugins,
-                containers);
+        return toBuilder().slurmPlugins(plugins).build();
     }
 
     /** These facts with {@code tools} as what the machine has for containers (null: nothing). */
     public NodeFacts withContainers(ContainerFacts tools) {
-        return new NodeFacts(
-                name,
-                address,
-                cpus,
-                boards,
-                sockets,
-                coresPerSocket,
-                threadsPerCore,
-                memoryMiB,
-                gpus,
-                os,
-                slurmVersion,
-                slurmctldState,
-                slurmctldCandidate,
-                slurmPlugins,
-                tools);
+        return toBuilder().containers(tools).build();
     }
 
     /** What the machine has for containers: nothing where it reported none. */
@@ -296,6 +187,123 @@ public record NodeFacts(
          */
         public String slurmType() {
             return model.strip().toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9_.-]+", "_");
+        }
+    }
+
+    /** {@link NodeFacts} field by field: each setter is the record's component of that name. */
+    public static final class Builder {
+        private String name;
+        private String address = "";
+        private int cpus;
+        private int boards = 1;
+        private int sockets;
+        private int coresPerSocket;
+        private int threadsPerCore;
+        private long memoryMiB;
+        private List<Gpus> gpus = List.of();
+        private String os = "";
+        private String slurmVersion = "";
+        private int slurmctldState;
+        private String slurmctldCandidate = "";
+        private List<String> slurmPlugins = List.of();
+        private ContainerFacts containers;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        public Builder address(String address) {
+            this.address = address;
+            return this;
+        }
+
+        public Builder cpus(int cpus) {
+            this.cpus = cpus;
+            return this;
+        }
+
+        public Builder boards(int boards) {
+            this.boards = boards;
+            return this;
+        }
+
+        public Builder sockets(int sockets) {
+            this.sockets = sockets;
+            return this;
+        }
+
+        public Builder coresPerSocket(int coresPerSocket) {
+            this.coresPerSocket = coresPerSocket;
+            return this;
+        }
+
+        public Builder threadsPerCore(int threadsPerCore) {
+            this.threadsPerCore = threadsPerCore;
+            return this;
+        }
+
+        public Builder memoryMiB(long memoryMiB) {
+            this.memoryMiB = memoryMiB;
+            return this;
+        }
+
+        public Builder gpus(List<Gpus> gpus) {
+            this.gpus = gpus;
+            return this;
+        }
+
+        public Builder os(String os) {
+            this.os = os;
+            return this;
+        }
+
+        public Builder slurmVersion(String slurmVersion) {
+            this.slurmVersion = slurmVersion;
+            return this;
+        }
+
+        public Builder slurmctldState(int slurmctldState) {
+            this.slurmctldState = slurmctldState;
+            return this;
+        }
+
+        public Builder slurmctldCandidate(String slurmctldCandidate) {
+            this.slurmctldCandidate = slurmctldCandidate;
+            return this;
+        }
+
+        public Builder slurmPlugins(List<String> slurmPlugins) {
+            this.slurmPlugins = slurmPlugins;
+            return this;
+        }
+
+        public Builder containers(ContainerFacts containers) {
+            this.containers = containers;
+            return this;
+        }
+
+        public NodeFacts build() {
+            return new NodeFacts(
+                    name,
+                    address,
+                    cpus,
+                    boards,
+                    sockets,
+                    coresPerSocket,
+                    threadsPerCore,
+                    memoryMiB,
+                    gpus,
+                    os,
+                    slurmVersion,
+                    slurmctldState,
+                    slurmctldCandidate,
+                    slurmPlugins,
+                    containers);
         }
     }
 }

@@ -12,18 +12,25 @@ import org.junit.jupiter.api.Test;
 
 class FactsCheckTest {
 
-    static final NodeFacts GOOD = new NodeFacts(
-            "n1",
-            "",
-            64,
-            1,
-            2,
-            16,
-            2,
-            515_000,
-            List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 8)),
-            "debian 13",
-            "24.11.5");
+    static final NodeFacts GOOD = NodeFacts.builder("n1")
+            .cpus(64)
+            .sockets(2)
+            .coresPerSocket(16)
+            .threadsPerCore(2)
+            .memoryMiB(515_000)
+            .gpus(List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 8)))
+            .os("debian 13")
+            .slurmVersion("24.11.5")
+            .build();
+
+    /** One of everything, 1 GiB: what a test changes one field of. */
+    static final NodeFacts ONES = NodeFacts.builder("n1")
+            .cpus(1)
+            .sockets(1)
+            .coresPerSocket(1)
+            .threadsPerCore(1)
+            .memoryMiB(1024)
+            .build();
 
     /** Strings that end a slurm.conf line, start another, close a quote, continue a line, or are not text. */
     static final List<String> HOSTILE = List.of(
@@ -52,7 +59,15 @@ class FactsCheckTest {
         assertEquals(
                 List.of(),
                 FactsCheck.problems(
-                        "n1", with(f -> new NodeFacts("", "10.0.0.7", 1, 1, 1, 1, 1, 1, List.of(), "", ""))));
+                        "n1",
+                        with(f -> NodeFacts.builder("")
+                                .address("10.0.0.7")
+                                .cpus(1)
+                                .sockets(1)
+                                .coresPerSocket(1)
+                                .threadsPerCore(1)
+                                .memoryMiB(1)
+                                .build())));
         for (String address :
                 List.of("10.0.0.7", "fd00::5", "::1", "2001:db8::10.0.0.1", "gpu001", "gpu001.cluster.example.org")) {
             assertEquals(List.of(), FactsCheck.problems("n1", address(address)), address);
@@ -75,34 +90,12 @@ class FactsCheckTest {
                     assertRefused(
                             "os",
                             "debian" + bad,
-                            with(f -> new NodeFacts(
-                                    f.name(),
-                                    f.address(),
-                                    f.cpus(),
-                                    f.boards(),
-                                    f.sockets(),
-                                    f.coresPerSocket(),
-                                    f.threadsPerCore(),
-                                    f.memoryMiB(),
-                                    f.gpus(),
-                                    "debian" + bad,
-                                    f.slurmVersion())));
+                            with(f -> f.toBuilder().os("debian" + bad).build()));
                 }
                 assertRefused(
                         "slurm_version",
                         "24.11.5" + bad,
-                        with(f -> new NodeFacts(
-                                f.name(),
-                                f.address(),
-                                f.cpus(),
-                                f.boards(),
-                                f.sockets(),
-                                f.coresPerSocket(),
-                                f.threadsPerCore(),
-                                f.memoryMiB(),
-                                f.gpus(),
-                                f.os(),
-                                "24.11.5" + bad)));
+                        with(f -> f.toBuilder().slurmVersion("24.11.5" + bad).build()));
             }
             if (bad.equals("a b") || bad.equals("")) {
                 continue;
@@ -122,22 +115,24 @@ class FactsCheckTest {
                 gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 4), new NodeFacts.Gpus("nvidia h100", 4))));
         assertRefused("gpus[0].model", "", gpus(List.of(new NodeFacts.Gpus(null, 1))));
         assertRefused("gpus", "17", gpus(java.util.Collections.nCopies(17, new NodeFacts.Gpus("NVIDIA H100", 1))));
-        assertRefused("cpus", "0", with(f -> new NodeFacts("n1", "", 0, 1, 1, 1, 1, 1024, List.of(), "", "")));
-        assertRefused("cpus", "65536", with(f -> new NodeFacts("n1", "", 65_536, 1, 1, 1, 1, 1024, List.of(), "", "")));
-        assertRefused("sockets", "-1", with(f -> new NodeFacts("n1", "", 1, 1, -1, 1, 1, 1024, List.of(), "", "")));
+        assertRefused("cpus", "0", with(f -> ONES.toBuilder().cpus(0).build()));
+        assertRefused("cpus", "65536", with(f -> ONES.toBuilder().cpus(65_536).build()));
+        assertRefused("sockets", "-1", with(f -> ONES.toBuilder().sockets(-1).build()));
         assertRefused(
                 "cores_per_socket",
                 "70000",
-                with(f -> new NodeFacts("n1", "", 1, 1, 1, 70_000, 1, 1024, List.of(), "", "")));
+                with(f -> ONES.toBuilder().coresPerSocket(70_000).build()));
         assertRefused(
-                "threads_per_core", "0", with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 0, 1024, List.of(), "", "")));
+                "threads_per_core",
+                "0",
+                with(f -> ONES.toBuilder().threadsPerCore(0).build()));
         assertRefused(
-                "boards", "65536", with(f -> new NodeFacts("n1", "", 1, 65_536, 1, 1, 1, 1024, List.of(), "", "")));
-        assertRefused("memory_mib", "0", with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 1, 0, List.of(), "", "")));
+                "boards", "65536", with(f -> ONES.toBuilder().boards(65_536).build()));
+        assertRefused("memory_mib", "0", with(f -> ONES.toBuilder().memoryMiB(0).build()));
         assertRefused(
                 "memory_mib",
                 Long.toString(Long.MAX_VALUE),
-                with(f -> new NodeFacts("n1", "", 1, 1, 1, 1, 1, Long.MAX_VALUE, List.of(), "", "")));
+                with(f -> ONES.toBuilder().memoryMiB(Long.MAX_VALUE).build()));
     }
 
     @Test
@@ -218,7 +213,16 @@ class FactsCheckTest {
 
     @Test
     void theNameIsTheMachinesOwn() {
-        assertRefused("name", "n2", with(f -> new NodeFacts("n2", "", 1, 1, 1, 1, 1, 1024, List.of(), "", "")));
+        assertRefused(
+                "name",
+                "n2",
+                with(f -> NodeFacts.builder("n2")
+                        .cpus(1)
+                        .sockets(1)
+                        .coresPerSocket(1)
+                        .threadsPerCore(1)
+                        .memoryMiB(1024)
+                        .build()));
         List<Problem> problems = FactsCheck.problems("n1\nNodeName=x", GOOD);
         assertTrue(problems.stream().anyMatch(p -> p.key().equals("node")), problems::toString);
     }
@@ -240,32 +244,10 @@ class FactsCheckTest {
     }
 
     static NodeFacts address(String address) {
-        return with(f -> new NodeFacts(
-                f.name(),
-                address,
-                f.cpus(),
-                f.boards(),
-                f.sockets(),
-                f.coresPerSocket(),
-                f.threadsPerCore(),
-                f.memoryMiB(),
-                f.gpus(),
-                f.os(),
-                f.slurmVersion()));
+        return with(f -> f.toBuilder().address(address).build());
     }
 
     static NodeFacts gpus(List<NodeFacts.Gpus> gpus) {
-        return with(f -> new NodeFacts(
-                f.name(),
-                f.address(),
-                f.cpus(),
-                f.boards(),
-                f.sockets(),
-                f.coresPerSocket(),
-                f.threadsPerCore(),
-                f.memoryMiB(),
-                gpus,
-                f.os(),
-                f.slurmVersion()));
+        return with(f -> f.toBuilder().gpus(gpus).build());
     }
 }

@@ -62,18 +62,16 @@ class NodePlanJsonTest {
 
     @Test
     void theFactsAPlanWasMadeFromReadBackAsSentAndAFormat2PlanWasMadeFromNone() throws Exception {
-        NodeFacts facts = new NodeFacts(
-                        "n1",
-                        "",
-                        8,
-                        1,
-                        1,
-                        4,
-                        2,
-                        32_000,
-                        List.of(new NodeFacts.Gpus("NVIDIA H100", 4)),
-                        "debian 13",
-                        "24.11.5")
+        NodeFacts facts = NodeFacts.builder("n1")
+                .cpus(8)
+                .sockets(1)
+                .coresPerSocket(4)
+                .threadsPerCore(2)
+                .memoryMiB(32_000)
+                .gpus(List.of(new NodeFacts.Gpus("NVIDIA H100", 4)))
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build()
                 .withSlurmctldState(42 << 8);
         NodePlan plan = with(StoragePlan.NONE, false).madeFrom(facts);
         String json = SettingsJson.STRICT.writeValueAsString(plan);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;
@@ -14,7 +15,6 @@ import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SlurmNodeState;
-import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.QueuedJob;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -63,7 +63,8 @@ class LendingEngineTest {
     Inventory machines(String slurm, String... names) throws Exception {
         Inventory inventory = Inventory.open(state);
         for (String n : names) {
-            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", slurm));
+            inventory.report(
+                    TestFacts.eightCores(n).os("debian 12").slurmVersion(slurm).build());
         }
         return inventory;
     }
@@ -87,7 +88,10 @@ class LendingEngineTest {
         SettingsStore settings = SettingsStore.open(state);
         Inventory inventory = Inventory.open(state);
         for (String n : List.of("c0", "n1")) {
-            inventory.report(new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+            inventory.report(TestFacts.eightCores(n)
+                    .os("debian 12")
+                    .slurmVersion("22.05.8")
+                    .build());
         }
         NodeReports reports = new NodeReports();
         lend(settings, List.of("n1"));
@@ -147,7 +151,10 @@ class LendingEngineTest {
     void withAllNodesANodeLentBeforeItsAgentJoinsIsLentOnceItHas() throws Exception {
         SettingsStore settings = SettingsStore.open(state);
         Inventory inventory = Inventory.open(state);
-        inventory.report(new NodeFacts("c0", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+        inventory.report(TestFacts.eightCores("c0")
+                .os("debian 12")
+                .slurmVersion("22.05.8")
+                .build());
         settings.update(
                 OptionalLong.empty(),
                 s -> new SlurmSettings(
@@ -168,7 +175,10 @@ class LendingEngineTest {
                         .findFirst()
                         .orElseThrow()
                         .waitingFor());
-        inventory.report(new NodeFacts("n9", "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+        inventory.report(TestFacts.eightCores("n9")
+                .os("debian 12")
+                .slurmVersion("22.05.8")
+                .build());
         engine.tick();
         assertEquals(Phase.LENT, book.get("n9").orElseThrow().phase());
         engine.close();

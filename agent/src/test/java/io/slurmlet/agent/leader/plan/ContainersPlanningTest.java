@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.ContainersPlan;
@@ -162,18 +163,11 @@ class ContainersPlanningTest {
         Map<String, NodeFacts> m = machines(READY, READY, READY);
         m.put(
                 "n2",
-                new NodeFacts(
-                                "n2",
-                                "",
-                                8,
-                                1,
-                                1,
-                                8,
-                                1,
-                                32_000,
-                                List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 2)),
-                                "debian 13",
-                                "24.11.5")
+                TestFacts.eightCores("n2")
+                        .gpus(List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", 2)))
+                        .os("debian 13")
+                        .slurmVersion("24.11.5")
+                        .build()
                         .withContainers(READY));
         var plans = Planner.plan(containers(true), m, KEY);
         assertTrue(plans.nodes().get("n2").containers().gpus(), "n2 gets nvidia-container-cli");

@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader.plan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.MungeKey;
@@ -30,7 +31,12 @@ class PlanBookTest {
     static Planner.Plans plans(String partition) {
         Map<String, NodeFacts> inv = new TreeMap<>();
         for (String n : List.of("c0", "n1")) {
-            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+            inv.put(
+                    n,
+                    TestFacts.eightCores(n)
+                            .os("debian 12")
+                            .slurmVersion("22.05.8")
+                            .build());
         }
         SlurmSettings s = new SlurmSettings(
                 true, "lab", "c0", List.of("n1"), false, List.of("n1"), partition, null, null, false, null, Map.of());

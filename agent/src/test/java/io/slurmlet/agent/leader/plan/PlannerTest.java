@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
@@ -23,7 +24,7 @@ class PlannerTest {
     private static final MungeKey KEY = MungeKey.of(new byte[64]);
 
     static NodeFacts machine(String name, String os, String slurm) {
-        return new NodeFacts(name, "", 8, 1, 1, 8, 1, 32_000, List.of(), os, slurm);
+        return TestFacts.eightCores(name).os(os).slurmVersion(slurm).build();
     }
 
     static SlurmSettings settings(boolean allNodes, String... nodes) {

@@ -3,6 +3,7 @@ package io.slurmlet.agent.leader.plan;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.munge.MungeStep;
 import io.slurmlet.agent.packages.PackagesStep;
 import io.slurmlet.agent.pam.PamStep;
@@ -61,7 +62,12 @@ class PreviewAgainstApplyTest {
     static Map<String, NodeFacts> inventory() {
         Map<String, NodeFacts> inv = new TreeMap<>();
         for (String n : MACHINES) {
-            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+            inv.put(
+                    n,
+                    TestFacts.eightCores(n)
+                            .os("debian 12")
+                            .slurmVersion("22.05.8")
+                            .build());
         }
         return inv;
     }

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.agent.munge.MungeStep;
 import io.slurmlet.agent.slurm.SlurmStep;
 import io.slurmlet.agent.system.Commands;
@@ -46,22 +47,25 @@ class PreviewTest {
     static Map<String, NodeFacts> inventory() {
         Map<String, NodeFacts> inv = new HashMap<>();
         for (String n : List.of("c0", "n1", "n2", "other")) {
-            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "24.11.5"));
+            inv.put(
+                    n,
+                    TestFacts.eightCores(n)
+                            .os("debian 12")
+                            .slurmVersion("24.11.5")
+                            .build());
         }
         inv.put(
                 "g1",
-                new NodeFacts(
-                        "g1",
-                        "",
-                        64,
-                        1,
-                        2,
-                        16,
-                        2,
-                        515_000,
-                        List.of(new NodeFacts.Gpus("NVIDIA H200", 8)),
-                        "debian 12",
-                        "24.11.5"));
+                NodeFacts.builder("g1")
+                        .cpus(64)
+                        .sockets(2)
+                        .coresPerSocket(16)
+                        .threadsPerCore(2)
+                        .memoryMiB(515_000)
+                        .gpus(List.of(new NodeFacts.Gpus("NVIDIA H200", 8)))
+                        .os("debian 12")
+                        .slurmVersion("24.11.5")
+                        .build());
         return inv;
     }
 

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.slurmlet.agent.TestFacts;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.SlurmSettings;
 import java.util.List;
@@ -21,7 +22,12 @@ class ReviewsTest {
     static Map<String, NodeFacts> machines() {
         Map<String, NodeFacts> inv = new TreeMap<>();
         for (String n : List.of("c0", "n1", "n2")) {
-            inv.put(n, new NodeFacts(n, "", 8, 1, 1, 8, 1, 32_000, List.of(), "debian 12", "22.05.8"));
+            inv.put(
+                    n,
+                    TestFacts.eightCores(n)
+                            .os("debian 12")
+                            .slurmVersion("22.05.8")
+                            .build());
         }
         return Map.copyOf(inv);
     }

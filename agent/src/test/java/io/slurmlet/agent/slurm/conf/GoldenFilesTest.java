@@ -41,25 +41,44 @@ class GoldenFilesTest {
                 false,
                 new Experimental(async));
         Map<String, NodeFacts> facts = new java.util.HashMap<>();
-        facts.put("head", new NodeFacts("head", "10.40.0.10", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 12", version));
+        facts.put(
+                "head",
+                NodeFacts.builder("head")
+                        .address("10.40.0.10")
+                        .cpus(16)
+                        .sockets(1)
+                        .coresPerSocket(8)
+                        .threadsPerCore(2)
+                        .memoryMiB(64_000)
+                        .os("debian 12")
+                        .slurmVersion(version)
+                        .build());
         for (String g : List.of("gpu001", "gpu002", "gpu003", "gpu004")) {
             facts.put(
                     g,
-                    new NodeFacts(
-                            g,
-                            "",
-                            224,
-                            1,
-                            2,
-                            56,
-                            2,
-                            2_063_000,
-                            List.of(new NodeFacts.Gpus("NVIDIA H200", 8)),
-                            "debian 12",
-                            version));
+                    NodeFacts.builder(g)
+                            .cpus(224)
+                            .sockets(2)
+                            .coresPerSocket(56)
+                            .threadsPerCore(2)
+                            .memoryMiB(2_063_000)
+                            .gpus(List.of(new NodeFacts.Gpus("NVIDIA H200", 8)))
+                            .os("debian 12")
+                            .slurmVersion(version)
+                            .build());
         }
         facts.put(
-                "cpu1", new NodeFacts("cpu1", "10.40.1.1", 128, 1, 2, 64, 1, 515_000, List.of(), "debian 12", version));
+                "cpu1",
+                NodeFacts.builder("cpu1")
+                        .address("10.40.1.1")
+                        .cpus(128)
+                        .sockets(2)
+                        .coresPerSocket(64)
+                        .threadsPerCore(1)
+                        .memoryMiB(515_000)
+                        .os("debian 12")
+                        .slurmVersion(version)
+                        .build());
         return new RenderInput(settings, facts, v);
     }
 

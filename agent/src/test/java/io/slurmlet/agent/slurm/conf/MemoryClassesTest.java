@@ -27,7 +27,15 @@ class MemoryClassesTest {
             "big2", node("big2", 2, 24_105));
 
     private static NodeFacts node(String name, int cpus, long mib) {
-        return new NodeFacts(name, "", cpus, 1, 1, cpus, 1, mib, List.of(), "debian 13", "24.11.5");
+        return NodeFacts.builder(name)
+                .cpus(cpus)
+                .sockets(1)
+                .coresPerSocket(cpus)
+                .threadsPerCore(1)
+                .memoryMiB(mib)
+                .os("debian 13")
+                .slurmVersion("24.11.5")
+                .build();
     }
 
     private static SlurmSettings settings(List<String> nodes, Map<String, String> site) {

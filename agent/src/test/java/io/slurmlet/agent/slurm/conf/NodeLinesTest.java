@@ -23,24 +23,34 @@ class NodeLinesTest {
     private static final Pattern LINE = Pattern.compile("(?m)^NodeName=(\\S+)(?: NodeAddr=(\\S+))? (.*)$");
 
     private static NodeFacts machine(String name, String address, int gpus) {
-        return new NodeFacts(
-                name,
-                address,
-                224,
-                1,
-                2,
-                56,
-                2,
-                2_063_000,
-                gpus == 0 ? List.of() : List.of(new NodeFacts.Gpus("NVIDIA H200", gpus)),
-                "debian 12",
-                "24.11.5");
+        return NodeFacts.builder(name)
+                .address(address)
+                .cpus(224)
+                .sockets(2)
+                .coresPerSocket(56)
+                .threadsPerCore(2)
+                .memoryMiB(2_063_000)
+                .gpus(gpus == 0 ? List.of() : List.of(new NodeFacts.Gpus("NVIDIA H200", gpus)))
+                .os("debian 12")
+                .slurmVersion("24.11.5")
+                .build();
     }
 
     private static String slurmConf(List<NodeFacts> nodes, List<String> lent) {
         Map<String, NodeFacts> facts = new HashMap<>();
         nodes.forEach(n -> facts.put(n.name(), n));
-        facts.put("head", new NodeFacts("head", "10.9.0.1", 16, 1, 1, 8, 2, 64_000, List.of(), "debian 12", "24.11.5"));
+        facts.put(
+                "head",
+                NodeFacts.builder("head")
+                        .address("10.9.0.1")
+                        .cpus(16)
+                        .sockets(1)
+                        .coresPerSocket(8)
+                        .threadsPerCore(2)
+                        .memoryMiB(64_000)
+                        .os("debian 12")
+                        .slurmVersion("24.11.5")
+                        .build());
         SlurmSettings s = new SlurmSettings(
                 true,
                 "lab",

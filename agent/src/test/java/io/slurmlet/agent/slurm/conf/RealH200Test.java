@@ -46,18 +46,17 @@ class RealH200Test {
                 .orElseThrow();
         assertEquals(16, machine.cpus());
         assertEquals(128_869, machine.memoryMiB());
-        NodeFacts facts = new NodeFacts(
-                "h200",
-                "",
-                machine.cpus(),
-                machine.boards(),
-                machine.sockets(),
-                machine.coresPerSocket(),
-                machine.threadsPerCore(),
-                machine.memoryMiB(),
-                gpus,
-                "ubuntu 24.04",
-                version);
+        NodeFacts facts = NodeFacts.builder("h200")
+                .cpus(machine.cpus())
+                .boards(machine.boards())
+                .sockets(machine.sockets())
+                .coresPerSocket(machine.coresPerSocket())
+                .threadsPerCore(machine.threadsPerCore())
+                .memoryMiB(machine.memoryMiB())
+                .gpus(gpus)
+                .os("ubuntu 24.04")
+                .slurmVersion(version)
+                .build();
 
         SlurmSettings s = new SlurmSettings(
                 true, "lab", "h200", List.of("h200"), false, List.of("h200"), "batch", null, "", false, null);

@@ -24,18 +24,17 @@ class SlurmConfigTest {
     }
 
     static NodeFacts gpuNode(String name, String address, int gpus) {
-        return new NodeFacts(
-                name,
-                address,
-                64,
-                1,
-                2,
-                16,
-                2,
-                1_031_000,
-                gpus == 0 ? List.of() : List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", gpus)),
-                "debian 12",
-                "22.05.8");
+        return NodeFacts.builder(name)
+                .address(address)
+                .cpus(64)
+                .sockets(2)
+                .coresPerSocket(16)
+                .threadsPerCore(2)
+                .memoryMiB(1_031_000)
+                .gpus(gpus == 0 ? List.of() : List.of(new NodeFacts.Gpus("NVIDIA H100 80GB HBM3", gpus)))
+                .os("debian 12")
+                .slurmVersion("22.05.8")
+                .build();
     }
 
     static Map<String, NodeFacts> facts(String... names) {
@@ -260,7 +259,15 @@ class SlurmConfigTest {
     @Test
     void defMemPerCpuIsTheSmallestNodesShareAndASiteMayReplaceIt() {
         Map<String, NodeFacts> facts = facts("g1");
-        facts.put("small", new NodeFacts("small", "", 4, 1, 1, 4, 1, 8_192, List.of(), "", ""));
+        facts.put(
+                "small",
+                NodeFacts.builder("small")
+                        .cpus(4)
+                        .sockets(1)
+                        .coresPerSocket(4)
+                        .threadsPerCore(1)
+                        .memoryMiB(8_192)
+                        .build());
         String conf = slurmConf(render(settings(false, "", List.of("g1", "small"), List.of()), facts, "24.11.5"));
         assertTrue(conf.contains("\nDefMemPerCPU=1920\n"), conf);
         SlurmSettings own = new SlurmSettings(
