@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.agent.leader.plan.Sections;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
@@ -51,7 +51,7 @@ class StorageStepTest {
                 true, "lab", "n0", List.of("n1", "n2"), false, List.of(), "gpu", shared, "", false, null, Map.of());
         return NodePlan.of(node, Set.of(Role.COMPUTE))
                 .withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
-                .withStorage(Planner.storage(s, node, Set.of(Role.COMPUTE), List.of("n0", "n1", "n2")));
+                .withStorage(Sections.storage(s, node, Set.of(Role.COMPUTE), List.of("n0", "n1", "n2")));
     }
 
     @Test
@@ -139,7 +139,7 @@ class StorageStepTest {
                 Map.of());
         NodePlan joined = NodePlan.of("n0", Set.of(Role.COMPUTE))
                 .withSlurm(Map.of("/etc/slurm/slurm.conf", CONF), List.of("slurmd"))
-                .withStorage(Planner.storage(s, "n0", Set.of(Role.COMPUTE), List.of("n0", "n1", "n2", "n3")));
+                .withStorage(Sections.storage(s, "n0", Set.of(Role.COMPUTE), List.of("n0", "n1", "n2", "n3")));
         Outcome o = step.apply(joined);
         assertEquals(Outcome.Kind.CHANGED, o.kind(), o.toString());
         assertTrue(Files.readString(root.resolve("etc/ganesha/ganesha.conf")).contains("Clients = n0, n1, n2, n3;"));

@@ -4,6 +4,7 @@ import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.leader.plan.Planner;
+import io.slurmlet.agent.leader.plan.Sections;
 import io.slurmlet.agent.slurm.HostList;
 import io.slurmlet.agent.storage.StorageDiff;
 import io.slurmlet.model.api.NodeLending;
@@ -237,7 +238,7 @@ public final class LendingEngine implements AutoCloseable {
      * server, or the site mounts the path) or has it mounted.
      */
     static Optional<String> storageUnready(SlurmSettings s, String node, Optional<Observed> seen) {
-        if (!(Planner.storage(s, node, EnumSet.of(Role.COMPUTE), List.of()) instanceof StoragePlan.Mount m)) {
+        if (!(Sections.storage(s, node, EnumSet.of(Role.COMPUTE), List.of()) instanceof StoragePlan.Mount m)) {
             return Optional.empty();
         }
         StorageSeen storage = seen.map(Observed::storage).orElse(null);
