@@ -360,9 +360,9 @@ class FactsCollectorTest {
     @Test
     void slurmctldsSavedStateIsReportedWithTheProtocolVersionItWasWrittenWith() throws IOException {
         put("var/lib/slurm/slurmctld/assoc_usage", "&\0");
-        commands.notInstalled("slurmd").notInstalled("nvidia-smi").answer(FactsCollector.SAVED_STATE, "  38   0\n");
+        commands.notInstalled("slurmd").notInstalled("nvidia-smi").answer(ControllerFacts.SAVED_STATE, "  38   0\n");
 
-        commands.answer(FactsCollector.APT_POLICY, """
+        commands.answer(ControllerFacts.APT_POLICY, """
                 slurmctld:
                   Installed: 22.05.8-4+deb12u3
                   Candidate: 24.11.5-1
@@ -374,10 +374,10 @@ class FactsCollectorTest {
         assertEquals(
                 "24.11.5", facts.slurmctldCandidate(), "what the next upgrade installs, as the leader reads versions");
         assertEquals(
-                List.of(SLURMD_C, NVIDIA_SMI, FactsCollector.SAVED_STATE, FactsCollector.APT_POLICY), commands.log());
+                List.of(SLURMD_C, NVIDIA_SMI, ControllerFacts.SAVED_STATE, ControllerFacts.APT_POLICY), commands.log());
 
         commands.answer(
-                FactsCollector.APT_POLICY,
+                ControllerFacts.APT_POLICY,
                 "slurmctld:\n  Installed: 22.05.8-4+deb12u3\n  Candidate: 22.05.8-4+deb12u3\n");
         assertEquals("", collector.collect("n0").facts().slurmctldCandidate(), "nothing newer");
     }
