@@ -2,6 +2,7 @@ package io.slurmlet.agent.api;
 
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
+import io.slurmlet.agent.trust.StandbyCredential;
 import io.slurmlet.model.text.Text;
 import io.vertx.core.Vertx;
 import io.vertx.core.buffer.Buffer;
@@ -60,7 +61,7 @@ final class AdminForwardRoutes implements AutoCloseable {
 
     /**
      * A request handed on must come from a standby: a connection with a client certificate the
-     * cluster's CA made for a standby ({@link Pki#standbyOf}). The admin token, which ctl users on
+     * cluster's CA made for a standby ({@link StandbyCredential#standbyOf}). The admin token, which ctl users on
      * other machines hold too, opens nothing here.
      */
     private void checkStandby(RoutingContext ctx) {
@@ -69,7 +70,7 @@ final class AdminForwardRoutes implements AutoCloseable {
             SSLSession session = ctx.request().sslSession();
             Certificate[] chain = session == null ? null : session.getPeerCertificates();
             if (chain != null && chain.length > 0 && chain[0] instanceof X509Certificate peer) {
-                standby = Pki.standbyOf(peer, pki.ca());
+                standby = StandbyCredential.standbyOf(peer, pki.ca());
             }
         } catch (SSLPeerUnverifiedException e) {
             // no certificate: not a standby

@@ -2,6 +2,7 @@ package io.slurmlet.agent.node;
 
 import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.agent.trust.Pki;
+import io.slurmlet.agent.trust.StandbyCredential;
 import io.slurmlet.model.api.JoinInfo;
 import io.slurmlet.model.api.JoinReply;
 import io.slurmlet.model.api.SettingsJson;
@@ -84,7 +85,7 @@ public final class LeaderJoin {
      * role joins, holding the cluster's secrets but no credential of its machine's yet. Valid 10
      * minutes; the leader logs it as made by this standby.
      */
-    public static String joinTokenFromLeader(URI base, X509Certificate ca, Pki.StandbyCredential standby, String node)
+    public static String joinTokenFromLeader(URI base, X509Certificate ca, StandbyCredential standby, String node)
             throws IOException, InterruptedException, GeneralSecurityException {
         String path = LeaderChannel.ADMIN_FORWARD + "/v1/join-tokens";
         HttpResponse<byte[]> response = LeaderCalls.exchange(

@@ -1,6 +1,6 @@
 package io.slurmlet.agent.node;
 
-import io.slurmlet.agent.trust.Pki;
+import io.slurmlet.agent.trust.StandbyCredential;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.http.HttpClient;
@@ -52,7 +52,7 @@ public final class LeaderTls {
     }
 
     /** Trusting {@code ca}, and showing {@code standby}'s certificate when the leader asks for one. */
-    public static SSLContext showing(X509Certificate ca, Pki.StandbyCredential standby)
+    public static SSLContext showing(X509Certificate ca, StandbyCredential standby)
             throws GeneralSecurityException, IOException {
         KeyStore keys = KeyStore.getInstance("PKCS12");
         keys.load(null, null);

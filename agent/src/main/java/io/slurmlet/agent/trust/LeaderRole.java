@@ -20,13 +20,13 @@ public interface LeaderRole {
 
     /**
      * The cluster's CA (certificate and key, PEM) and admin token. The key makes this machine's
-     * own credential as a standby ({@link Pki#standbyCredential}); the token is what ctl over TCP
+     * own credential as a standby ({@link StandbyCredential#make}); the token is what ctl over TCP
      * presents to this standby.
      */
     record ClusterKeys(byte[] caPem, byte[] caKeyPem, String adminToken) {
         /** A credential of this standby's own, {@code node}, for handing requests to the leader. */
-        public Pki.StandbyCredential standby(String node, Duration life) throws IOException {
-            return Pki.standbyCredential(caPem, caKeyPem, node, life);
+        public StandbyCredential standby(String node, Duration life) throws IOException {
+            return StandbyCredential.make(caPem, caKeyPem, node, life);
         }
 
         @Override

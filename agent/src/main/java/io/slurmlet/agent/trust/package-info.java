@@ -1,5 +1,6 @@
 /**
- * Who may talk to whom: the cluster's CA and the leader's certificate ({@link Pki}), the join tokens
+ * Who may talk to whom: the cluster's CA and the leader's certificate ({@link Pki}), a standby's own
+ * credential ({@link StandbyCredential}), the join tokens
  * ({@link JoinTokens}), each joined machine's credential, of which only the sha256 is kept
  * ({@link AgentCredentials}), the admin token's file ({@link TokenFile}), where the agents' channel
  * listens ({@link LeaderChannel}), and the leader role as the rest of the agent sees it

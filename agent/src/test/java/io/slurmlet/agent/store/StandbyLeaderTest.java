@@ -172,7 +172,7 @@ class StandbyLeaderTest {
         java.security.cert.X509Certificate ca = io.slurmlet.agent.node.LeaderJoin.fetchPinnedCa(
                 agents, pki.get().caHash());
         Path pkiDir = STATE.resolve(io.slurmlet.agent.trust.Pki.DIR);
-        var standby = io.slurmlet.agent.trust.Pki.standbyCredential(
+        var standby = io.slurmlet.agent.trust.StandbyCredential.make(
                 Files.readAllBytes(pkiDir.resolve("ca.crt")),
                 Files.readAllBytes(pkiDir.resolve("ca.key")),
                 "n9",
@@ -205,7 +205,7 @@ class StandbyLeaderTest {
                 .generatePrivate(new java.security.spec.PKCS8EncodedKeySpec(java.util.Base64.getMimeDecoder()
                         .decode(Files.readString(pkiDir.resolve("leader.key"))
                                 .replaceAll("-----(BEGIN|END) PRIVATE KEY-----", ""))));
-        var notAStandby = new io.slurmlet.agent.trust.Pki.StandbyCredential(
+        var notAStandby = new io.slurmlet.agent.trust.StandbyCredential(
                 "leader", leaderKey, io.slurmlet.agent.trust.Pki.readCertificate(pkiDir.resolve("leader.crt")));
         org.junit.jupiter.api.Assertions.assertThrows(
                 java.io.IOException.class,
@@ -213,7 +213,7 @@ class StandbyLeaderTest {
                 "a certificate for serving: refused in the handshake (its purpose), or answered 401");
         Path otherDir = Files.createTempDirectory("other-ca");
         io.slurmlet.agent.trust.Pki.open(otherDir, java.util.List.of("localhost"));
-        var strangers = io.slurmlet.agent.trust.Pki.standbyCredential(
+        var strangers = io.slurmlet.agent.trust.StandbyCredential.make(
                 Files.readAllBytes(otherDir.resolve("ca.crt")),
                 Files.readAllBytes(otherDir.resolve("ca.key")),
                 "n9",
