@@ -10,24 +10,17 @@ import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.agent.store.Store;
 import io.slurmlet.model.api.SettingsJson;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
-import java.security.MessageDigest;
 import java.security.SecureRandom;
 import java.time.Instant;
 import java.util.Base64;
-import java.util.Collections;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SortedMap;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
@@ -136,12 +129,8 @@ public final class AgentCredentials {
     private final Store store;
     /** Each machine's document. */
     private final Folder<Kept> folder;
-    /** Each removed machine's document. */
-    private final Folder<Removal> removedFolder;
-    /** Each removed name to its removal; guarded by {@code this}. */
-    private final Map<String, Removal> removals = new TreeMap<>();
-    /** Each removed name, lower-cased, to the name removed. */
-    private final Map<String, String> removedByLowerName = new HashMap<>();
+    /** The names removed; guarded by {@code this}. */
+    private final RemovedNames removals;
     /** The id of the join token each machine joined with, where known. */
     private final Map<String, String> joinedWith = new HashMap<>();
     /** Each machine's hash; guarded by {@code this}, as the maps below but {@link #byHash}. */
@@ -161,7 +150,7 @@ public final class AgentCredentials {
     private AgentCredentials(Store store) {
         this.store = store;
         this.folder = new Folder<>(store, FOLDER, Kept.class);
-        this.removedFolder = new Folder<>(store, REMOVED_FOLDER, Removal.class);
+        this.removals = new RemovedNames(store);
     }
 
     /** Opened on the embedded store, the files of {@code stateDir}. */
@@ -181,10 +170,7 @@ public final class AgentCredentials {
                 .folder
                 .readAll("the credential hash", "remove that file and join that machine again")
                 .forEach((node, kept) -> credentials.remember(node, kept));
-        credentials
-                .removedFolder
-                .readAll("the removal", "remove that file to let that machine join again")
-                .forEach(credentials::rememberRemoved);
+        credentials.removals.load();
         return credentials;
     }
 
@@ -241,12 +227,7 @@ public final class AgentCredentials {
         joined = hashes.size();
     }
 
-    private void rememberRemoved(String node, Removal removal) {
-        removals.put(node, removal);
-        removedByLowerName.put(lower(node), node);
-    }
-
-    private static String lower(String node) {
+    static String lower(String node) {
         return node.toLowerCase(Locale.ROOT);
     }
 
@@ -265,7 +246,7 @@ public final class AgentCredentials {
         byte[] random = new byte[32];
         new SecureRandom().nextBytes(random);
         String credential = Base64.getUrlEncoder().withoutPadding().encodeToString(random);
-        Kept kept = new Kept(hash(credential), joinToken);
+        Kept kept = new Kept(Secrets.hash(credential), joinToken);
         folder.put(node, kept);
         remember(node, kept);
         return credential;
@@ -274,7 +255,7 @@ public final class AgentCredentials {
     private void refuseRemoved(String node) throws NameRemoved {
         var removed = removedAs(node);
         if (removed.isPresent()) {
-            throw new NameRemoved(removed.get(), removals.get(removed.get()));
+            throw new NameRemoved(removed.get(), removals.of(removed.get()).orElseThrow());
         }
     }
 
@@ -289,25 +270,7 @@ public final class AgentCredentials {
         if (credential == null || credential.isBlank()) {
             return Optional.empty();
         }
-        return Optional.ofNullable(byHash.get(hash(credential.strip())));
-    }
-
-    /**
-     * The one of {@code kept} whose sha256 ({@code hashOf}) is that of {@code presented}, compared
-     * in constant time with every one; empty for none, or for nothing presented.
-     */
-    static <T> Optional<T> matching(String presented, Iterable<T> kept, Function<T, String> hashOf) {
-        if (presented == null || presented.isBlank()) {
-            return Optional.empty();
-        }
-        byte[] digest = hash(presented.strip()).getBytes(StandardCharsets.US_ASCII);
-        Optional<T> found = Optional.empty();
-        for (T k : kept) {
-            if (MessageDigest.isEqual(digest, hashOf.apply(k).getBytes(StandardCharsets.US_ASCII))) {
-                found = Optional.of(k);
-            }
-        }
-        return found;
+        return Optional.ofNullable(byHash.get(Secrets.hash(credential.strip())));
     }
 
     /**
@@ -359,49 +322,31 @@ public final class AgentCredentials {
     public synchronized Removed remove(String node, Instant at, String by) throws IOException {
         Optional<String> joinToken = Optional.ofNullable(joinedWith.get(node));
         // Removed again (its facts were still kept): the token its first removal revoked stays named.
-        String named = joinToken
-                .or(() -> Optional.ofNullable(removals.get(node)).map(Removal::joinToken))
-                .orElse("");
+        String named =
+                joinToken.or(() -> removals.of(node).map(Removal::joinToken)).orElse("");
         Removal removal = new Removal(at.toString(), by, named);
-        removedFolder.put(node, removal);
-        rememberRemoved(node, removal);
+        removals.put(node, removal);
         return new Removed(revoke(node), joinToken);
     }
 
     /** Lets the name {@code node} (in any case) join again: the name as it was removed; empty when it was not. */
     public synchronized Optional<String> allow(String node) throws IOException {
-        Optional<String> removed = removedAs(node);
-        if (removed.isPresent()) {
-            removedFolder.delete(removed.get());
-            removals.remove(removed.get());
-            removedByLowerName.remove(lower(removed.get()));
-        }
-        return removed;
+        return removals.allow(node);
     }
 
     /** The name removed that is {@code node} but for case; empty when none is. */
     public synchronized Optional<String> removedAs(String node) {
-        return Optional.ofNullable(removedByLowerName.get(lower(node)));
+        return removals.as(node);
     }
 
     /** Every machine removed and not allowed again, by name, in order. */
     public synchronized SortedMap<String, Removal> removed() {
-        return Collections.unmodifiableSortedMap(new TreeMap<>(removals));
+        return removals.all();
     }
 
     /** The id of the join token {@code node}'s credential was made with; empty where none is known. */
     public synchronized Optional<String> joinToken(String node) {
         return Optional.ofNullable(joinedWith.get(node));
-    }
-
-    /** The sha256 of a secret (a credential, a join token), hex: what the leader keeps of it. */
-    static String hash(String secret) {
-        try {
-            return HexFormat.of()
-                    .formatHex(MessageDigest.getInstance("SHA-256").digest(secret.getBytes(StandardCharsets.UTF_8)));
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     @Override

@@ -139,7 +139,7 @@ public final class JoinTokens {
             List<Entry> next = new ArrayList<>(entries);
             next.add(new Entry(
                     "initial0",
-                    AgentCredentials.hash(token),
+                    Secrets.hash(token),
                     "the join token of an earlier slurmlet, which did not expire",
                     now,
                     now.plus(DEFAULT_TTL)));
@@ -184,7 +184,7 @@ public final class JoinTokens {
         random.nextBytes(secret);
         String token = id + "." + Base64.getUrlEncoder().withoutPadding().encodeToString(secret);
         Instant now = clock.instant();
-        Entry entry = new Entry(id, AgentCredentials.hash(token), description, now, now.plus(ttl));
+        Entry entry = new Entry(id, Secrets.hash(token), description, now, now.plus(ttl));
         List<Entry> next = new ArrayList<>(entries);
         next.removeIf(e -> e.expiresAt().plus(KEPT_AFTER_EXPIRY).isBefore(now));
         next.add(entry);
@@ -216,7 +216,7 @@ public final class JoinTokens {
      */
     public Optional<Entry> match(String presented) {
         Instant now = clock.instant();
-        return AgentCredentials.matching(
+        return Secrets.matching(
                 presented, entries.stream().filter(e -> !e.expiredAt(now)).toList(), Entry::sha256);
     }
 

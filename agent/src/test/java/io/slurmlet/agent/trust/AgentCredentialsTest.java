@@ -25,13 +25,13 @@ class AgentCredentialsTest {
         String n2 = credentials.issueUnlessJoined("n2", "tok00001").orElseThrow();
         assertEquals(Optional.of("n1"), credentials.nodeOf(n1));
         assertEquals(Optional.of("n2"), credentials.nodeOf(" " + n2 + "\n"));
-        for (String wrong : new String[] {null, "", "  ", n1.substring(1), n1 + "x", AgentCredentials.hash(n1)}) {
+        for (String wrong : new String[] {null, "", "  ", n1.substring(1), n1 + "x", Secrets.hash(n1)}) {
             assertEquals(Optional.empty(), credentials.nodeOf(wrong), String.valueOf(wrong));
         }
         assertEquals(Optional.empty(), credentials.issueUnlessJoined("N1", "tok00001"), "a name joined, in any case");
         String kept = Files.readString(state.resolve("agents/n1")) + Files.readString(state.resolve("agents/n2"));
         assertFalse(kept.contains(n1) || kept.contains(n2), "no credential in the state folder");
-        assertTrue(kept.contains(AgentCredentials.hash(n1)) && kept.contains(AgentCredentials.hash(n2)), kept);
+        assertTrue(kept.contains(Secrets.hash(n1)) && kept.contains(Secrets.hash(n2)), kept);
         assertFalse(Files.exists(state.resolve(AgentCredentials.FILE_NAME)), "one document a machine, no whole file");
 
         AgentCredentials reopened = AgentCredentials.open(state);
@@ -100,8 +100,7 @@ class AgentCredentialsTest {
     void aCredentialWithoutAJoinTokenIsReadAndWrittenWithoutOne() throws Exception {
         Files.createDirectories(state.resolve("agents"));
         String credential = "c".repeat(43);
-        Files.writeString(
-                state.resolve("agents/n1"), "{\"sha256\": \"%s\"}".formatted(AgentCredentials.hash(credential)));
+        Files.writeString(state.resolve("agents/n1"), "{\"sha256\": \"%s\"}".formatted(Secrets.hash(credential)));
         AgentCredentials credentials = AgentCredentials.open(state);
         assertEquals(Optional.of("n1"), credentials.nodeOf(credential));
         assertEquals(Optional.empty(), credentials.joinToken("n1"));
@@ -123,7 +122,7 @@ class AgentCredentialsTest {
         String n2 = first.issue("gpu-B");
         Files.writeString(
                 state.resolve(AgentCredentials.FILE_NAME),
-                "{\"n1\": \"%s\", \"gpu-B\": \"%s\"}".formatted(AgentCredentials.hash(n1), AgentCredentials.hash(n2)));
+                "{\"n1\": \"%s\", \"gpu-B\": \"%s\"}".formatted(Secrets.hash(n1), Secrets.hash(n2)));
         for (String node : new String[] {"n1", "gpu-B"}) {
             Files.delete(state.resolve("agents/" + node));
         }
@@ -133,7 +132,7 @@ class AgentCredentialsTest {
         assertEquals(Optional.of("gpu-B"), upgraded.nodeOf(n2));
         assertEquals(Optional.of("gpu-B"), upgraded.joinedAs("GPU-b"), "a name joined, in any case");
         assertFalse(Files.exists(state.resolve(AgentCredentials.FILE_NAME)), "the old file is removed once moved");
-        assertTrue(Files.readString(state.resolve("agents/gpu-B")).contains(AgentCredentials.hash(n2)));
+        assertTrue(Files.readString(state.resolve("agents/gpu-B")).contains(Secrets.hash(n2)));
         assertEquals(Optional.of("n1"), AgentCredentials.open(state).nodeOf(n1), "and read again from the documents");
     }
 
