@@ -1,7 +1,5 @@
 package io.slurmlet.ctl;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
@@ -14,11 +12,9 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview;
 import io.slurmlet.model.api.SlurmStatus;
-import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.users.Account;
 import io.slurmlet.model.users.Accounts;
 import io.vertx.core.http.HttpMethod;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,15 +62,16 @@ public final class Leader implements AutoCloseable {
     public record Change(Answer<SettingsDocument> before, Optional<Answer<SettingsDocument>> after) {}
 
     private final LeaderClient client;
-    private final LeaderResolver.Resolved target;
+    private final LeaderAnswers answers;
 
     public Leader(LeaderClient client, LeaderResolver.Resolved target) {
         this.client = client;
-        this.target = target;
+        this.answers = new LeaderAnswers(client, target);
     }
 
     public Answer<SettingsDocument> settings() {
-        return read(send(HttpMethod.GET, SETTINGS, Map.of(), null), SettingsDocument.class, "GET " + SETTINGS);
+        return answers.read(
+                answers.send(HttpMethod.GET, SETTINGS, Map.of(), null), SettingsDocument.class, "GET " + SETTINGS);
     }
 
     /** A new join token that works for {@code ttl} (as 24h; null: the leader's default), and the line that joins a machine with it. */
@@ -86,30 +83,37 @@ public final class Leader implements AutoCloseable {
         if (description != null) {
             body.put("description", description);
         }
-        return read(refusable(HttpMethod.POST, JOIN_TOKENS, body.toString()), JoinInfo.class, "POST " + JOIN_TOKENS);
+        return answers.read(
+                answers.refusable(HttpMethod.POST, JOIN_TOKENS, body.toString()),
+                JoinInfo.class,
+                "POST " + JOIN_TOKENS);
     }
 
     /** The join tokens the leader keeps, live and recently expired: {@code {"tokens": [...]}}, never their secrets. */
     public Answer<ObjectNode> joinTokens() {
-        return read(send(HttpMethod.GET, JOIN_TOKENS, Map.of(), null), ObjectNode.class, "GET " + JOIN_TOKENS);
+        return answers.read(
+                answers.send(HttpMethod.GET, JOIN_TOKENS, Map.of(), null), ObjectNode.class, "GET " + JOIN_TOKENS);
     }
 
     public Answer<ObjectNode> revokeJoinToken(String id) {
         String path = JOIN_TOKENS + "/" + segment(id);
-        return read(refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
+        return answers.read(answers.refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
     }
 
     /** The files of jobs in containers the leader holds for machines to fetch from it; none from a leader older than import. */
     public Answer<List<ContainerFile>> containerFiles() {
         LeaderClient.Response r = client.send(HttpMethod.GET, CONTAINER_FILES, Map.of(), (String) null);
         if (r.status() == 404
-                && apiError(r.body()).map(ApiError::error).orElse("").startsWith(NO_SUCH_RESOURCE)) {
+                && LeaderAnswers.apiError(r.body())
+                        .map(ApiError::error)
+                        .orElse("")
+                        .startsWith(NO_SUCH_RESOURCE)) {
             return new Answer<>(List.of(), JSON.createArrayNode(), "[]");
         }
         if (!r.ok()) {
-            throw refusal("GET " + CONTAINER_FILES, r);
+            throw answers.refusal("GET " + CONTAINER_FILES, r);
         }
-        return read(
+        return answers.read(
                 r,
                 JSON.getTypeFactory().constructCollectionType(List.class, ContainerFile.class),
                 "GET " + CONTAINER_FILES);
@@ -125,9 +129,9 @@ public final class Leader implements AutoCloseable {
         LeaderClient.Response r =
                 client.send(HttpMethod.PUT, path, Map.of("Content-Type", "application/octet-stream"), bytes);
         if (!r.ok()) {
-            throw refusal("PUT " + CONTAINER_FILES + "/" + file, r);
+            throw answers.refusal("PUT " + CONTAINER_FILES + "/" + file, r);
         }
-        return read(r, ContainerFile.class, "PUT " + path);
+        return answers.read(r, ContainerFile.class, "PUT " + path);
     }
 
     /**
@@ -135,7 +139,8 @@ public final class Leader implements AutoCloseable {
      * {@code {"machines": [...], "removed": [{"node", "removed", "by", "join_token"}]}}.
      */
     public Answer<ObjectNode> machines() {
-        return read(send(HttpMethod.GET, MACHINES, Map.of(), null), ObjectNode.class, "GET " + MACHINES);
+        return answers.read(
+                answers.send(HttpMethod.GET, MACHINES, Map.of(), null), ObjectNode.class, "GET " + MACHINES);
     }
 
     /**
@@ -144,7 +149,7 @@ public final class Leader implements AutoCloseable {
      */
     public Answer<ObjectNode> removeMachine(String node) {
         String path = MACHINES + "/" + segment(node);
-        return read(refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
+        return answers.read(answers.refusable(HttpMethod.DELETE, path, null), ObjectNode.class, "DELETE " + path);
     }
 
     /**
@@ -152,7 +157,8 @@ public final class Leader implements AutoCloseable {
      * {@code {"rotation", "switch_at", "requested", "by", "machines": [{"node", "holds", "state"}]}}; never the key.
      */
     public Answer<ObjectNode> mungeKey() {
-        return read(send(HttpMethod.GET, MUNGE_KEY, Map.of(), null), ObjectNode.class, "GET " + MUNGE_KEY);
+        return answers.read(
+                answers.send(HttpMethod.GET, MUNGE_KEY, Map.of(), null), ObjectNode.class, "GET " + MUNGE_KEY);
     }
 
     /**
@@ -162,45 +168,23 @@ public final class Leader implements AutoCloseable {
      */
     public Answer<ObjectNode> rotateMungeKey(boolean underJobs) {
         String path = MUNGE_KEY + "/rotate" + (underJobs ? "?under_jobs=true" : "");
-        return read(refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
+        return answers.read(answers.refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
     }
 
     /** Lets a removed machine's name join again. */
     public Answer<ObjectNode> allowMachine(String node) {
         String path = MACHINES + "/" + segment(node) + "/allow";
-        return read(refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
-    }
-
-    /**
-     * A request about one thing (an account, a token, a machine) whose refusals are a {@link Refused}:
-     * a 400; a 404 that names what is missing (not the leader's "no such resource" for a path it
-     * does not serve); a 409, which here is never a settings revision's conflict but a name taken
-     * or jobs running.
-     */
-    private LeaderClient.Response refusable(HttpMethod method, String path, String body) {
-        LeaderClient.Response r = client.send(method, path, body == null ? Map.of() : JSON_BODY, body);
-        if (r.ok()) {
-            return r;
-        }
-        Optional<String> said = apiError(r.body()).map(ApiError::error).filter(s -> s != null && !s.isBlank());
-        if (r.status() == 404 && said.isPresent() && !said.get().startsWith(NO_SUCH_RESOURCE)) {
-            throw new Refused(said.get(), List.of(), r.body());
-        }
-        if (r.status() == 409) {
-            throw new Refused(said.orElseGet(() -> excerpt(r.body())), List.of(), r.body());
-        }
-        CtlException e = refusal(method + " " + path, r);
-        throw r.status() == 400 ? new Refused(e.getMessage(), e.details(), e.responseBody()) : e;
+        return answers.read(answers.refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
     }
 
     public Answer<SlurmStatus> status() {
-        return read(send(HttpMethod.GET, STATUS, Map.of(), null), SlurmStatus.class, "GET " + STATUS);
+        return answers.read(answers.send(HttpMethod.GET, STATUS, Map.of(), null), SlurmStatus.class, "GET " + STATUS);
     }
 
     /** Every node's lending: its phase, what it waits for, its last error, Slurm's view of it. */
     public Answer<List<NodeLending>> nodes() {
-        return read(
-                send(HttpMethod.GET, NODES, Map.of(), null),
+        return answers.read(
+                answers.send(HttpMethod.GET, NODES, Map.of(), null),
                 JSON.getTypeFactory().constructCollectionType(List.class, NodeLending.class),
                 "GET " + NODES);
     }
@@ -210,8 +194,8 @@ public final class Leader implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Type", MERGE_PATCH);
         ifMatch.ifPresent(rev -> headers.put("If-Match", "\"" + rev + "\""));
-        return read(
-                send(HttpMethod.PATCH, SETTINGS, headers, patch.toString()),
+        return answers.read(
+                answers.send(HttpMethod.PATCH, SETTINGS, headers, patch.toString()),
                 SettingsDocument.class,
                 "PATCH " + SETTINGS);
     }
@@ -224,22 +208,23 @@ public final class Leader implements AutoCloseable {
         Map<String, String> headers = new LinkedHashMap<>();
         headers.put("Content-Type", MERGE_PATCH);
         ifMatch.ifPresent(rev -> headers.put("If-Match", "\"" + rev + "\""));
-        return read(
-                send(HttpMethod.PATCH, SETTINGS + DRY_RUN, headers, patch.toString()),
+        return answers.read(
+                answers.send(HttpMethod.PATCH, SETTINGS + DRY_RUN, headers, patch.toString()),
                 SettingsPreview.class,
                 "PATCH " + SETTINGS + DRY_RUN);
     }
 
     /** Every account, removed ones too, with the list's revision and the next UID. */
     public Answer<Accounts> accounts() {
-        return read(send(HttpMethod.GET, USERS, Map.of(), null), Accounts.class, "GET " + USERS);
+        return answers.read(answers.send(HttpMethod.GET, USERS, Map.of(), null), Accounts.class, "GET " + USERS);
     }
 
     /** A new account for {@code email}, with these keys (none is allowed: it may get them later). */
     public Answer<Account> addAccount(String email, List<String> sshKeys) {
         ObjectNode body = JSON.createObjectNode().put("email", email);
         sshKeys.forEach(body.putArray("ssh_keys")::add);
-        return read(send(HttpMethod.POST, USERS, JSON_BODY, body.toString()), Account.class, "POST " + USERS);
+        return answers.read(
+                answers.send(HttpMethod.POST, USERS, JSON_BODY, body.toString()), Account.class, "POST " + USERS);
     }
 
     /** Locks the account (by login or e-mail) on every machine; its files are kept. */
@@ -268,12 +253,13 @@ public final class Leader implements AutoCloseable {
         ObjectNode body = JSON.createObjectNode();
         body.set("accounts", accounts);
         String path = USERS + "/import";
-        return read(send(HttpMethod.POST, path, JSON_BODY, body.toString()), Accounts.class, "POST " + path);
+        return answers.read(
+                answers.send(HttpMethod.POST, path, JSON_BODY, body.toString()), Accounts.class, "POST " + path);
     }
 
     /** A request about one account: a 400, or a 404 that says the leader has no such account, is a {@link Refused}. */
     private Answer<Account> aboutAccount(HttpMethod method, String path, String body) {
-        return read(refusable(method, path, body), Account.class, method + " " + path);
+        return answers.read(answers.refusable(method, path, body), Account.class, method + " " + path);
     }
 
     /** {@code /v1/users/LOGIN}, the login (or e-mail) percent-encoded as a path segment. */
@@ -350,122 +336,6 @@ public final class Leader implements AutoCloseable {
                 List.of(),
                 last.responseBody(),
                 last);
-    }
-
-    private LeaderClient.Response send(HttpMethod method, String path, Map<String, String> headers, String body) {
-        LeaderClient.Response r = client.send(method, path, headers, body);
-        if (!r.ok()) {
-            throw refusal(method + " " + path, r);
-        }
-        return r;
-    }
-
-    private <T> Answer<T> read(LeaderClient.Response r, Class<T> type, String request) {
-        return read(r, JSON.constructType(type), request);
-    }
-
-    /** Reads a JSON object, or a JSON array for a list type. */
-    private <T> Answer<T> read(LeaderClient.Response r, JavaType type, String request) {
-        try {
-            JsonNode tree = JSON.readTree(r.body());
-            boolean list = type.isCollectionLikeType();
-            if (tree == null || (list ? !tree.isArray() : !tree.isObject())) {
-                throw new IllegalArgumentException(
-                        r.body().isBlank() ? "an empty body" : list ? "not a JSON array" : "not a JSON object");
-            }
-            T value = JSON.readerFor(type).readValue(tree);
-            return new Answer<>(value, tree, r.body());
-        } catch (IOException | IllegalArgumentException e) {
-            throw new CtlException(
-                    "the leader at %s answered %s with something ctl cannot read (%s): is it slurmlet's leader, of this version?"
-                            .formatted(
-                                    client.address(),
-                                    request,
-                                    e instanceof JsonProcessingException j ? j.getOriginalMessage() : e.getMessage()),
-                    e);
-        }
-    }
-
-    private CtlException refusal(String request, LeaderClient.Response r) {
-        Optional<ApiError> error = apiError(r.body());
-        String said = error.map(ApiError::error)
-                .filter(s -> s != null && !s.isBlank())
-                .orElseGet(() -> excerpt(r.body()));
-        String json = error.isPresent() ? r.body() : null;
-        String at = "the leader at " + client.address() + target.leaderOrigin();
-        return switch (r.status()) {
-            case 400 -> {
-                List<Problem> problems = error.map(ApiError::problems).orElse(List.of());
-                // With problems, the leader's sentence says the change was refused ("the settings were not changed:
-                // …").
-                yield new CtlException(
-                        problems.isEmpty() ? "the leader refused the request: " + said : said,
-                        problems.stream().map(Problem::shown).toList(),
-                        json,
-                        null);
-            }
-            case 401 ->
-                new CtlException(
-                        client.sendsToken()
-                                ? "%s refused the token in %s%s: %s"
-                                        .formatted(at, target.tokenFile().orElseThrow(), tokenOrigin(), said)
-                                : ("%s wants a token, and ctl found none (no --token-file, no %s, no token_file in %s, and %s is not "
-                                                + "readable here): name the leader's admin token with --token-file PATH")
-                                        .formatted(
-                                                at,
-                                                LeaderResolver.TOKEN_FILE_ENV,
-                                                LeaderResolver.DEFAULT_CONFIG,
-                                                LeaderResolver.DEFAULT_TOKEN_FILE),
-                        List.of(),
-                        json,
-                        null);
-            case 409, 412 ->
-                new Conflict(
-                        "someone else changed the settings since ctl read them%s: run the command again"
-                                .formatted(error.map(ApiError::revision)
-                                        .map(rev -> " (the leader is at revision " + rev + " now)")
-                                        .orElse("")),
-                        error.map(ApiError::revision).orElse(null),
-                        json);
-            case 404 ->
-                new CtlException(
-                        "%s has no %s (HTTP 404: %s): is it an older slurmlet-agent than ctl %s?"
-                                .formatted(at, request, said, CtlVersion.version()),
-                        List.of(),
-                        json,
-                        null);
-            default ->
-                new CtlException(
-                        "%s answered %s with HTTP %d: %s".formatted(at, request, r.status(), said),
-                        List.of(),
-                        json,
-                        null);
-        };
-    }
-
-    private String tokenOrigin() {
-        return LeaderResolver.DEFAULT_SOURCE.equals(target.tokenSource()) ? "" : " (from " + target.tokenSource() + ")";
-    }
-
-    private static Optional<ApiError> apiError(String body) {
-        try {
-            JsonNode tree = JSON.readTree(body);
-            if (tree != null && tree.isObject() && tree.has("error")) {
-                return Optional.of(JSON.treeToValue(tree, ApiError.class));
-            }
-        } catch (JsonProcessingException | IllegalArgumentException e) {
-            // Not an ApiError: the message quotes the body instead.
-        }
-        return Optional.empty();
-    }
-
-    private static String excerpt(String body) {
-        String b = body.strip();
-        if (b.isEmpty()) {
-            return "no explanation";
-        }
-        String line = b.lines().findFirst().orElse("");
-        return line.length() > 200 ? line.substring(0, 200) + "…" : line;
     }
 
     private static void pause(int attempt) {
