@@ -27,6 +27,7 @@ import io.slurmlet.model.plan.ContainersPlan;
 import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.NodePlanAsRead;
 import io.slurmlet.model.plan.NodeWish;
 import io.slurmlet.model.plan.PamPlan;
 import io.slurmlet.model.plan.PublishedPlan;
@@ -78,6 +79,7 @@ import io.slurmlet.model.users.Accounts;
             Artifact.class,
             MungeKey.class,
             NodePlan.class,
+            NodePlanAsRead.class,
             PublishedPlan.class,
             Role.class,
             StoragePlan.class,

@@ -6,10 +6,7 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.settings.Problem;
-import io.slurmlet.model.users.Account;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.List;
@@ -270,104 +267,10 @@ public record NodePlan(
         return roles.contains(role);
     }
 
-    @JsonCreator
-    static NodePlan fromJson(
-            @JsonProperty("format") Integer format,
-            @JsonProperty("node") String node,
-            @JsonProperty("roles") Set<Role> roles,
-            @JsonProperty("packages") List<String> packages,
-            @JsonProperty("munge_key") MungeKey mungeKey,
-            @JsonProperty("munge_rotation") Long mungeRotation,
-            @JsonProperty("munge_switch_at") String mungeSwitchAt,
-            @JsonProperty("storage") StoragePlan storage,
-            @JsonProperty("linux_users") UsersPlan users,
-            @JsonProperty("slurm") SlurmPlan slurm,
-            @JsonProperty("pam") PamPlan pam,
-            @JsonProperty("containers") ContainersPlan containers,
-            @JsonProperty("node_states") Map<String, NodeWish> nodeStates,
-            @JsonProperty("problems") List<Problem> problems,
-            @JsonProperty("planned_from") NodeFacts plannedFrom,
-            // Formats 2 and 3: the same, not in sections.
-            @JsonProperty("slurm_files") List<ManagedFile> slurmFiles,
-            @JsonProperty("services") List<String> services,
-            @JsonProperty("users") List<Account> accounts,
-            @JsonProperty("home_root") String homeRoot,
-            @JsonProperty("pam_adopt") Boolean pamAdopt,
-            // Older still: refused.
-            @JsonProperty("shared") Object legacyShared,
-            @JsonProperty("files") Object legacyFiles) {
-        if (format != null && format > FORMAT) {
-            throw new IllegalArgumentException(
-                    ("this plan is of format %d, which this agent's slurmlet (format %d) cannot read: upgrade "
-                                    + "slurmlet on this machine; it is left as it is until then")
-                            .formatted(format, FORMAT));
-        }
-        if (format == null || legacyFiles != null || legacyShared != null && storage == null) {
-            // An older leader's plan has neither section: read as none, a mount under running jobs would
-            // be removed and pam_slurm_adopt taken out of sshd. Never applied.
-            throw new IllegalArgumentException(
-                    "this plan comes from an older slurmlet on the leader (it has no format, no pam_adopt, "
-                            + "or says shared, not storage): upgrade slurmlet on the leader; this machine is left as it is until then");
-        }
-        if (format < 4) {
-            if (pamAdopt == null && slurm == null && users == null && pam == null) {
-                throw new IllegalArgumentException(
-                        "this plan comes from an older slurmlet on the leader (it has no pam_adopt): upgrade "
-                                + "slurmlet on the leader; this machine is left as it is until then");
-            }
-            if (pamAdopt == null || slurm != null || users != null || pam != null || containers != null) {
-                throw new IllegalArgumentException(
-                        ("a plan of format %d has pam_adopt and no slurm, linux_users or pam section: this "
-                                        + "one is neither, and is not applied")
-                                .formatted(format));
-            }
-            slurm = new SlurmPlan(slurmFiles, services);
-            users = accounts == null ? UsersPlan.LEAVE : new UsersPlan.Keep(accounts, homeRoot);
-            pam = pamAdopt ? PamPlan.ADOPT : PamPlan.OFF;
-        } else {
-            List<String> flat = new ArrayList<>();
-            if (slurmFiles != null) flat.add("slurm_files");
-            if (services != null) flat.add("services");
-            if (accounts != null) flat.add("users");
-            if (homeRoot != null) flat.add("home_root");
-            if (pamAdopt != null) flat.add("pam_adopt");
-            if (storage == null) flat.add("no storage");
-            if (users == null) flat.add("no linux_users");
-            if (slurm == null) flat.add("no slurm");
-            if (pam == null) flat.add("no pam");
-            if (format >= 6 && containers == null) flat.add("no containers");
-            if (format < 6 && containers != null) flat.add("containers (a section of format 6)");
-            if (!flat.isEmpty()) {
-                // A section left out would be read as none: Slurm's daemons stopped, sshd's stack changed. Never
-                // applied.
-                throw new IllegalArgumentException(
-                        "a plan of format %d has each section and nothing of an older format's; this one has %s, and is not applied"
-                                .formatted(format, String.join(", ", flat)));
-            }
-        }
-        if (mungeKey != null && (mungeRotation != null || mungeSwitchAt != null)) {
-            try {
-                mungeKey = mungeKey.rotated(
-                        mungeRotation == null ? 0 : mungeRotation,
-                        Optional.ofNullable(mungeSwitchAt).map(Instant::parse));
-            } catch (DateTimeParseException e) {
-                throw new IllegalArgumentException(
-                        "the plan's munge_switch_at is not a time (as 2026-12-07T10:00:00Z)", null);
-            }
-        }
-        return new NodePlan(
-                node,
-                roles == null ? Set.of() : roles,
-                packages == null ? List.of() : packages,
-                Optional.ofNullable(mungeKey),
-                storage,
-                users,
-                slurm,
-                pam,
-                containers,
-                nodeStates,
-                problems == null ? List.of() : problems,
-                Optional.ofNullable(plannedFrom));
+    /** A plan read from its JSON, whose format {@link NodePlanAsRead} checks. */
+    @JsonCreator(mode = JsonCreator.Mode.DELEGATING)
+    static NodePlan fromJson(NodePlanAsRead read) {
+        return read.plan();
     }
 
     /** The format this plan is written in: {@link #FORMAT}, or {@link #UNSIZED_FORMAT} where no artifact has a size. */
