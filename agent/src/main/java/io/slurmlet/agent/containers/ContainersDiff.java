@@ -2,7 +2,14 @@ package io.slurmlet.agent.containers;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import io.quarkus.runtime.annotations.RegisterForReflection;
-import io.slurmlet.agent.reconcile.Action;
+import io.slurmlet.agent.containers.ContainersActions.BuildPyxis;
+import io.slurmlet.agent.containers.ContainersActions.CheckArtifacts;
+import io.slurmlet.agent.containers.ContainersActions.ContainersAction;
+import io.slurmlet.agent.containers.ContainersActions.InstallEnroot;
+import io.slurmlet.agent.containers.ContainersActions.InstallNvidiaCli;
+import io.slurmlet.agent.containers.ContainersActions.MakeFolders;
+import io.slurmlet.agent.containers.ContainersActions.RemoveFile;
+import io.slurmlet.agent.containers.ContainersActions.WriteFile;
 import io.slurmlet.agent.reconcile.Diff;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.model.api.SettingsJson;
@@ -163,104 +170,6 @@ public final class ContainersDiff {
     /** enroot's two packages. */
     static final List<String> ENROOT = List.of("enroot", "enroot+caps");
 
-    sealed interface ContainersAction extends Action
-            permits MakeFolders, WriteFile, RemoveFile, CheckArtifacts, InstallEnroot, InstallNvidiaCli, BuildPyxis {}
-
-    /** The folders of {@link #FOLDERS} that are missing or not root's 0755 ones, made so (install -d). */
-    record MakeFolders(List<String> folders) implements ContainersAction {
-        public String will() {
-            return "make " + String.join(", ", folders) + " (root's, 0755)";
-        }
-
-        public String did() {
-            return "made " + String.join(", ", folders);
-        }
-    }
-
-    record WriteFile(String path, Kept file, boolean exists) implements ContainersAction {
-        public String will() {
-            return (exists ? "rewrite " : "write ") + path;
-        }
-
-        public String did() {
-            return (exists ? "rewrote " : "wrote ") + path;
-        }
-    }
-
-    record RemoveFile(String path) implements ContainersAction {
-        public String will() {
-            return "remove " + path;
-        }
-
-        public String did() {
-            return "removed " + path;
-        }
-    }
-
-    /**
-     * Every file the pass installs or builds from, fetched and checked against its digest before the
-     * first of them is installed: one that differs (pyxis's source, say) leaves enroot uninstalled too.
-     */
-    record CheckArtifacts(List<Artifact> artifacts) implements ContainersAction {
-        public String will() {
-            return "fetch and check " + listed(artifacts) + " before installing any";
-        }
-
-        public String did() {
-            return "checked "
-                    + String.join(", ", artifacts.stream().map(Artifact::file).toList());
-        }
-    }
-
-    /** enroot's packages, fetched, checked against their digests, installed together. */
-    record InstallEnroot(List<Artifact> packages, String was) implements ContainersAction {
-        public String will() {
-            return "install enroot %s (%s)%s"
-                    .formatted(packages.get(0).version(), listed(packages), was.isEmpty() ? "" : ", over " + was);
-        }
-
-        public String did() {
-            return "installed enroot %s (%s)".formatted(packages.get(0).version(), listed(packages));
-        }
-    }
-
-    /**
-     * nvidia-container-cli's packages (the CLI and its library), fetched, checked, installed together:
-     * on a GPU machine enroot's hook runs it to give a container the job's GPUs.
-     */
-    record InstallNvidiaCli(List<Artifact> packages, String was) implements ContainersAction {
-        public String will() {
-            return "install nvidia-container-cli %s (%s)%s"
-                    .formatted(packages.get(0).version(), listed(packages), was.isEmpty() ? "" : ", over " + was);
-        }
-
-        public String did() {
-            return "installed nvidia-container-cli %s (%s)"
-                    .formatted(packages.get(0).version(), listed(packages));
-        }
-    }
-
-    /** pyxis's source, fetched, checked, built against this machine's Slurm and installed where plugstack.conf names it. */
-    record BuildPyxis(Artifact source, String slurm, String why) implements ContainersAction {
-        public String will() {
-            return "build pyxis %s for Slurm %s (%s) and install it at %s: %s"
-                    .formatted(source.version(), slurm, listed(List.of(source)), ContainerFacts.PYXIS_PLUGIN, why);
-        }
-
-        public String did() {
-            return "built pyxis %s for Slurm %s into %s"
-                    .formatted(source.version(), slurm, ContainerFacts.PYXIS_PLUGIN);
-        }
-    }
-
-    private static String listed(List<Artifact> artifacts) {
-        return String.join(
-                ", ",
-                artifacts.stream()
-                        .map(a -> a.file() + " sha256 " + a.shortDigest())
-                        .toList());
-    }
-
     /** What {@code plan} wants here. Pure. */
     public static Wanted desired(NodePlan plan) {
         return desired(plan.containers());
@@ -272,15 +181,15 @@ public final class ContainersDiff {
             return new Wanted(false, List.of(), Map.of(), List.of(), false);
         }
         Map<String, Kept> files = new LinkedHashMap<>();
-        files.put(TMPFILES, new Kept(tmpfiles(), false));
-        files.put(ENROOT_CONF, new Kept(enrootConf(), false));
+        files.put(TMPFILES, new Kept(ContainersTexts.tmpfiles(), false));
+        files.put(ENROOT_CONF, new Kept(ContainersTexts.enrootConf(), false));
         if (!c.sharedPath().isEmpty()) {
-            files.put(MOUNTS, new Kept(mounts(c.sharedPath()), false));
+            files.put(MOUNTS, new Kept(ContainersTexts.mounts(c.sharedPath()), false));
         }
         if (!c.gpus()) {
-            files.put(GPU_ENVIRON, new Kept(noGpus(), false));
+            files.put(GPU_ENVIRON, new Kept(ContainersTexts.noGpus(), false));
         }
-        files.put(ContainerFacts.PROLOG, new Kept(prolog(), true));
+        files.put(ContainerFacts.PROLOG, new Kept(ContainersTexts.prolog(), true));
         List<String> absent = new ArrayList<>();
         if (c.sharedPath().isEmpty()) {
             absent.add(MOUNTS);
@@ -452,85 +361,5 @@ public final class ContainersDiff {
     /** Whether {@code installed} (the package manager's version, as 4.1.2-1) is the artifact's upstream version. */
     static boolean installed(Artifact a, String installed) {
         return installed.equals(a.version()) || installed.startsWith(a.version() + "-");
-    }
-
-    static String tmpfiles() {
-        StringBuilder text = new StringBuilder(
-                "# written by slurmlet: the folders enroot and pyxis keep each user's folders in, root's and\n"
-                        + "# 0755 so that no user can make or take another's; slurmlet's Slurm prolog makes each job's user theirs.\n");
-        for (String folder : USER_FOLDERS) {
-            text.append("d ").append(folder).append(" 0755 root root -\n");
-        }
-        return text.toString();
-    }
-
-    static String enrootConf() {
-        return """
-                # written by slurmlet: each user's enroot folders, under root-owned parents; slurmlet's Slurm prolog
-                # makes them (0700, the job's user's) before every job, so no login session is needed.
-                # pyxis drops a job's own ENROOT_*_PATH, so these hold for every job.
-                ENROOT_RUNTIME_PATH /run/enroot/user-$(id -u)
-                ENROOT_DATA_PATH /var/lib/enroot/data/user-$(id -u)
-                ENROOT_CACHE_PATH /var/lib/enroot/cache/user-$(id -u)
-                """;
-    }
-
-    static String mounts(String sharedPath) {
-        return "# written by slurmlet: the shared storage, at the same path in every container\n" + sharedPath + " "
-                + sharedPath + " none x-create=dir,bind,rw,nosuid,nodev,private 0 -1\n";
-    }
-
-    static String noGpus() {
-        return "# written by slurmlet: this machine has no NVIDIA GPU, so containers are told there is none (a CUDA image's\n"
-                + "# NVIDIA_VISIBLE_DEVICES=all would otherwise ask for nvidia-container-cli, which is not installed here)\n"
-                + "NVIDIA_VISIBLE_DEVICES=void\n";
-    }
-
-    static String prolog() {
-        return """
-                #!/bin/sh
-                # written by slurmlet: Slurm's prolog (slurm.conf Prolog=), run by slurmd as root before each job here.
-                # The job's user gets their enroot folders, 0700 and theirs, under parents only root can write.
-                # That part never fails: a prolog that fails drains the node and requeues the job. What it cannot do, it logs.
-                # slurmd gives a prolog no search path.
-                PATH=/usr/sbin:/usr/bin:/sbin:/bin
-                export PATH
-                uid=${SLURM_JOB_UID:-}
-                case "$uid" in
-                    ''|*[!0-9]*) logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: no user id from slurmd; no enroot folders made" || true ;;
-                    *)
-                        gid=${SLURM_JOB_GID:-$(id -g "$uid" 2>/dev/null)}
-                        case "$gid" in ''|*[!0-9]*) gid=$uid ;; esac
-                        for dir in "/run/enroot/user-$uid" "/var/lib/enroot/data/user-$uid" "/var/lib/enroot/cache/user-$uid"; do
-                            if [ -L "$dir" ]; then
-                                logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: $dir is a link; left as it is" || true
-                            elif [ ! -e "$dir" ]; then
-                                install -d -m 0700 -o "$uid" -g "$gid" "$dir" \\
-                                    || logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: could not make $dir" || true
-                            elif [ "$(stat -c %u "$dir" 2>/dev/null)" != "$uid" ]; then
-                                logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: $dir belongs to another user; left as it is" || true
-                            fi
-                        done
-                        ;;
-                esac
-                # Then the site's own Prolog (settings: slurm_conf.Prolog), which slurm.conf names in a comment where this
-                # one takes its place: each program of it (comma-separated; a pattern runs each file it matches), in order,
-                # as Slurm would run it; the first that fails ends the prolog with its status, as Slurm's would.
-                if [ ! -r /etc/slurm/slurm.conf ]; then
-                    logger -t slurmlet-prolog "job ${SLURM_JOB_ID:-?}: cannot read /etc/slurm/slurm.conf: no site Prolog run" || true
-                    exit 0
-                fi
-                site=$(sed -n 's/^# slurmlet-site-prolog: //p' /etc/slurm/slurm.conf | head -n 1)
-                [ -n "$site" ] || exit 0
-                IFS=,
-                for program in $site; do
-                    unset IFS
-                    case "$program" in
-                        *[*?[]*) [ -e "$program" ] || continue ;;
-                    esac
-                    "$program" "$@" || exit $?
-                done
-                exit 0
-                """;
     }
 }

@@ -3,12 +3,14 @@ package io.slurmlet.agent.containers;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.system.CommandFailed;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.facts.ContainerFacts;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.plan.Artifact;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -37,7 +39,7 @@ import java.util.regex.Pattern;
  * Slurm loads pyxis is the leader's: it names pyxis in plugstack.conf only once every machine
  * reports it ({@link ContainerFacts}). Nothing installed is ever removed.
  */
-public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, ContainersDiff.Seen> {
+public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, ContainersDiff.Seen> implements Reports {
 
     static final Duration QUERY = Duration.ofSeconds(30);
     static final Duration INSTALL = Duration.ofMinutes(10);
@@ -205,7 +207,7 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
 
     @Override
     protected void act(ContainersDiff.Wanted wanted, Action action) throws IOException, SystemException {
-        if (action instanceof ContainersDiff.MakeFolders make) {
+        if (action instanceof ContainersActions.MakeFolders make) {
             for (String folder : make.folders()) {
                 commands.runChecked(
                         List.of(
@@ -220,24 +222,24 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
                                 at(folder).toString()),
                         QUERY);
             }
-        } else if (action instanceof ContainersDiff.WriteFile write) {
+        } else if (action instanceof ContainersActions.WriteFile write) {
             files.write(
                     at(write.path()),
                     write.file().content().getBytes(StandardCharsets.UTF_8),
                     write.file().mode(),
                     "root",
                     "root");
-        } else if (action instanceof ContainersDiff.RemoveFile remove) {
+        } else if (action instanceof ContainersActions.RemoveFile remove) {
             files.delete(at(remove.path()));
-        } else if (action instanceof ContainersDiff.CheckArtifacts check) {
+        } else if (action instanceof ContainersActions.CheckArtifacts check) {
             for (Artifact a : check.artifacts()) {
                 fetcher.fetch(a); // a file that differs from its digest is refused here, before anything is installed
             }
-        } else if (action instanceof ContainersDiff.InstallEnroot install) {
+        } else if (action instanceof ContainersActions.InstallEnroot install) {
             installPackages(install.packages());
-        } else if (action instanceof ContainersDiff.InstallNvidiaCli install) {
+        } else if (action instanceof ContainersActions.InstallNvidiaCli install) {
             installPackages(install.packages());
-        } else if (action instanceof ContainersDiff.BuildPyxis build) {
+        } else if (action instanceof ContainersActions.BuildPyxis build) {
             buildPyxis(build.source(), build.slurm());
         } else {
             throw new IllegalArgumentException("not a containers action: " + action);
@@ -325,5 +327,11 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
 
     private Path at(String path) {
         return root.resolve(path.substring(1));
+    }
+
+    /** What the last pass saw, for the leader's dry runs; nothing where containers are off (the step did not look). */
+    @Override
+    public Observed reportInto(Observed report) {
+        return report.withContainers(seen().map(ContainersPreview::report).orElse(null));
     }
 }

@@ -37,6 +37,14 @@ public final class MungeDiff {
      * @param key  the key; empty in a preview, which never holds it
      */
     public record Wanted(boolean role, Optional<MungeKey> key) {
+        /**
+         * Whether munge is kept on the machine: only where its plan holds the key. A preview's plans
+         * never hold it, and show what a machine with the role does once its plan does.
+         */
+        public boolean kept() {
+            return role && key.isPresent();
+        }
+
         @Override
         public String toString() {
             return "Wanted[role=" + role + "]";
@@ -52,16 +60,26 @@ public final class MungeDiff {
         return new MungeSeen(wanted.role(), wanted.role(), wanted.role(), wanted.role(), wanted.role());
     }
 
-    /** The diff of a preview, which shows a switch as its plan says it, whenever it comes. */
+    /**
+     * The diff of a preview, whose plans never hold the key: what a machine with a role does once its
+     * plan holds it, a switch shown as its plan says it, whenever it comes.
+     */
     public static Diff diff(Wanted wanted, MungeSeen seen) {
-        return diff(wanted, seen, Instant.MIN);
+        return wanted.role() ? actions(wanted, seen, Instant.MIN) : LEFT;
     }
 
-    /** @param now the machine's clock: a switch still to come is written at its moment, one past at once */
+    /**
+     * The diff on the machine, where munge is kept only by a plan that holds the key.
+     *
+     * @param now the machine's clock: a switch still to come is written at its moment, one past at once
+     */
     public static Diff diff(Wanted wanted, MungeSeen seen, Instant now) {
-        if (!wanted.role()) {
-            return Diff.of(List.of(), "no Slurm role here: munge is left as it is");
-        }
+        return wanted.kept() ? actions(wanted, seen, now) : LEFT;
+    }
+
+    private static final Diff LEFT = Diff.of(List.of(), "no Slurm role here: munge is left as it is");
+
+    private static Diff actions(Wanted wanted, MungeSeen seen, Instant now) {
         List<MungeAction> a = new ArrayList<>();
         if (!seen.matches()) {
             // Only a machine that holds a key (the one before) waits for the moment every machine switches.

@@ -3,10 +3,12 @@ package io.slurmlet.agent.munge;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.observed.MungeSeen;
+import io.slurmlet.model.observed.Observed;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -20,7 +22,7 @@ import java.util.Optional;
  * running: {@link MungeDiff} decides, this step observes and acts. The key itself is never in an
  * outcome, a log, an error or a report.
  */
-public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
+public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> implements Reports {
 
     public static final Path KEY_FILE = Path.of(MungeDiff.KEY_FILE);
     static final String MODE = "r--------";
@@ -48,11 +50,7 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
     }
 
     public MungeStep(Files files, Services services, Path root, Clock clock, Sleeper sleeper) {
-        // On the machine, only a plan that holds the key has munge kept: a preview's plans never hold it.
-        super(
-                "munge",
-                plan -> new MungeDiff.Wanted(plan.mungeKey().isPresent(), plan.mungeKey()),
-                (wanted, seen) -> MungeDiff.diff(wanted, seen, clock.instant()));
+        super("munge", MungeDiff::desired, (wanted, seen) -> MungeDiff.diff(wanted, seen, clock.instant()));
         this.files = files;
         this.services = services;
         this.keyFile = ManagedFiles.under(root, KEY_FILE.toString());
@@ -62,7 +60,7 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
 
     @Override
     public MungeSeen observe(MungeDiff.Wanted wanted) throws IOException, SystemException {
-        if (!wanted.role()) {
+        if (!wanted.kept()) {
             return new MungeSeen(false, false, false, false, false);
         }
         Optional<Files.Stat> now;
@@ -138,5 +136,10 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> {
         } else {
             throw new IllegalArgumentException("not a munge action: " + action);
         }
+    }
+
+    @Override
+    public Observed reportInto(Observed report) {
+        return report.withMunge(seen().orElse(null));
     }
 }

@@ -3,7 +3,6 @@ package io.slurmlet.agent.node;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;
 import io.slurmlet.agent.config.AgentConfig;
-import io.slurmlet.agent.slurm.SlurmStep;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.plan.PublishedPlan;
@@ -153,16 +152,11 @@ public class NodeAgent {
                     runner.jobsChanged();
                 },
                 Duration.ofSeconds(2));
-        SlurmStep slurm = wiring.steps().stream()
-                .filter(SlurmStep.class::isInstance)
-                .map(SlurmStep.class::cast)
-                .findFirst()
-                .orElse(null);
         // A slurm step held back by a plugin the plan requires and the machine lacks has not made the daemons the
         // plan's.
         daemons = new DaemonWatch(
                 wiring.services(),
-                () -> slurm != null && slurm.waitsForPlugins() ? List.of() : watched(runner),
+                () -> wiring.daemonsHeldBack() ? List.of() : watched(runner),
                 () -> STARTS_DAEMONS.contains(runner.running()),
                 outcome -> {
                     book.record(outcome);

@@ -7,10 +7,12 @@ import io.slurmlet.agent.facts.FactsCollector;
 import io.slurmlet.agent.munge.MungeStep;
 import io.slurmlet.agent.packages.PackagesStep;
 import io.slurmlet.agent.pam.PamStep;
-import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.HoldsDaemonsBack;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.reconcile.Step;
 import io.slurmlet.agent.slurm.NodeStatesStep;
 import io.slurmlet.agent.slurm.SlurmStep;
+import io.slurmlet.agent.steps.StepGraph;
 import io.slurmlet.agent.storage.StorageStep;
 import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.agent.system.Services;
@@ -22,8 +24,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The node role's steps, built once from the machine's ports: the one place that names them and
- * their order. Health, status and {@code ctl slurm status} take the names from here.
+ * The node role's steps, built once from the machine's ports, in the order of the step graph
+ * ({@link StepGraph}, which the leader's preview walks too). Health, status and {@code ctl slurm
+ * status} take the names from here.
  *
  * @param facts      the machine's facts, reported before every poll
  * @param steps      the reconcile steps, in the order a pass runs them
@@ -46,7 +49,8 @@ record NodeWiring(
         FactsCollector collector = new FactsCollector(p.commands(), p.hostFiles());
         return new NodeWiring(
                 new FactsStep(collector::collect, node),
-                List.of(
+                // In the step graph's order, which also says what each waits for.
+                StepGraph.inOrder(List.of(
                         new PackagesStep(p.packages()),
                         new MungeStep(p.files(), p.services(), root),
                         new StorageStep(p.files(), p.hostFiles(), p.services(), p.commands(), root),
@@ -54,7 +58,7 @@ record NodeWiring(
                         new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir, p.hostFiles()),
                         new PamStep(p.files(), p.services(), root, stateDir, adminGroup),
                         ContainersStep.onMachine(p.files(), p.commands(), root, stateDir, leader),
-                        nodeStates),
+                        nodeStates)),
                 nodeStates,
                 p.hostFiles(),
                 p.services());
@@ -66,33 +70,25 @@ record NodeWiring(
     }
 
     /**
-     * What the steps on the step shape last saw of the machine, for the report (a step not looked
-     * yet is null), and the jobs that run here now.
+     * What the steps that report last saw of the machine, for the report (a step not looked yet
+     * leaves its section empty), and the jobs that run here now.
      */
     Observed observed(List<String> jobs) {
-        SlurmStep slurm = steps.stream()
-                .filter(SlurmStep.class::isInstance)
-                .map(SlurmStep.class::cast)
-                .findFirst()
-                .orElseThrow();
-        return new Observed(
-                seen(MungeStep.class),
-                seen(StorageStep.class),
-                seen(PamStep.class),
-                jobs,
-                seen(UsersStep.class),
-                seen(PackagesStep.class),
-                slurm.reported().orElse(null),
-                nodeStates.queued());
-    }
-
-    private <A> A seen(Class<? extends Reconciler<?, A>> type) {
+        Observed report = Observed.NOTHING.withJobs(jobs);
         for (Step s : steps) {
-            if (type.isInstance(s)) {
-                return type.cast(s).seen().orElse(null);
+            if (s instanceof Reports r) {
+                report = r.reportInto(report);
             }
         }
-        return null;
+        return report;
+    }
+
+    /**
+     * Whether a step's last pass left Slurm's daemons as they were, not as the plan has them (a
+     * plugin its plugstack.conf requires is missing here): the daemon watch leaves them alone then.
+     */
+    boolean daemonsHeldBack() {
+        return steps.stream().anyMatch(s -> s instanceof HoldsDaemonsBack h && h.holdsDaemonsBack());
     }
 
     /** Every name that status reports and health checks, facts first, in the order they run, the daemon watch last. */

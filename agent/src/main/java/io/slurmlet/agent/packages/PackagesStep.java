@@ -2,8 +2,10 @@ package io.slurmlet.agent.packages;
 
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.system.Packages;
 import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.PackagesSeen;
 import java.util.HashSet;
 import java.util.List;
@@ -13,7 +15,7 @@ import java.util.Set;
  * The packages the plan names, installed: {@link PackagesDiff} decides, this step asks the
  * package manager what is missing and installs it. Never a removal.
  */
-public final class PackagesStep extends Reconciler<PackagesDiff.Wanted, PackagesSeen> {
+public final class PackagesStep extends Reconciler<PackagesDiff.Wanted, PackagesSeen> implements Reports {
 
     private final Packages packages;
 
@@ -38,5 +40,10 @@ public final class PackagesStep extends Reconciler<PackagesDiff.Wanted, Packages
             throw new IllegalArgumentException("not a packages action: " + action);
         }
         packages.install(install.packages());
+    }
+
+    @Override
+    public Observed reportInto(Observed report) {
+        return report.withPackages(seen().orElse(null));
     }
 }

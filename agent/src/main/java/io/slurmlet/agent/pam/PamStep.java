@@ -3,9 +3,11 @@ package io.slurmlet.agent.pam;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.PamSeen;
 import io.slurmlet.model.text.Text;
 import java.io.IOException;
@@ -28,7 +30,7 @@ import java.util.regex.Pattern;
  * /etc/pam.d/sshd is kept in the state directory and put back, byte for byte, when users is set
  * back to "".
  */
-public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
+public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> implements Reports {
 
     static final Path SSHD = Path.of("/etc/pam.d/sshd");
     static final Path ACCESS = Path.of("/etc/security/access-slurmlet.conf");
@@ -215,5 +217,10 @@ public final class PamStep extends Reconciler<PamDiff.Wanted, PamSeen> {
 
     private Path at(Path absolute) {
         return ManagedFiles.under(root, absolute.toString());
+    }
+
+    @Override
+    public Observed reportInto(Observed report) {
+        return report.withPam(seen().orElse(null));
     }
 }

@@ -49,4 +49,17 @@ public interface Action {
     default String failed(String error) {
         return error;
     }
+
+    /** An action that is only its sentence, done or to be done alike: what a preview says beside a step's own actions. */
+    static Action sentence(String will) {
+        return new Action() {
+            public String will() {
+                return will;
+            }
+
+            public String did() {
+                return will;
+            }
+        };
+    }
 }

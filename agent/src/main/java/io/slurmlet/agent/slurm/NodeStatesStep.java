@@ -3,9 +3,11 @@ package io.slurmlet.agent.slurm;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.api.SlurmNodeState;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.QueuedJob;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.NodeWish;
@@ -29,7 +31,7 @@ import java.util.regex.Pattern;
  * {@code squeue}) and makes each change with one {@code scontrol update}. The controller's agent
  * also runs it between passes (the reclaim watch, a lend), one at a time.
  */
-public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List<SlurmNodeState>> {
+public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List<SlurmNodeState>> implements Reports {
 
     static final Duration DEADLINE = Duration.ofSeconds(30);
     /** The reason a lent node shows where Slurm keeps the drain's reason after a resume (24.11). */
@@ -277,5 +279,10 @@ public final class NodeStatesStep extends Reconciler<NodeStatesDiff.Wanted, List
         Matcher started = SLURMD_START.matcher(line);
         // Both in slurmctld's own clock and format: the text's order is the times' order.
         return set.find() && started.find() && set.group(1).compareTo(started.group(1)) < 0;
+    }
+
+    @Override
+    public Observed reportInto(Observed report) {
+        return report.withQueued(queued());
     }
 }

@@ -2,8 +2,10 @@ package io.slurmlet.agent.slurm;
 
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.Failpoints;
+import io.slurmlet.agent.reconcile.HoldsDaemonsBack;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.slurm.DaemonActions.Enable;
 import io.slurmlet.agent.slurm.DaemonActions.NoteInvocations;
 import io.slurmlet.agent.slurm.DaemonActions.Reconfigure;
@@ -21,6 +23,7 @@ import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.model.api.SettingsPreview;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.SlurmSeen;
 import io.slurmlet.model.plan.ManagedFile;
 import java.io.IOException;
@@ -47,7 +50,7 @@ import java.util.TreeSet;
  * off once done ({@link OwedJournal}); a restart waits for the jobs being launched ({@link
  * LaunchGate}). Nothing of this is kept in memory.
  */
-public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen> {
+public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen> implements Reports, HoldsDaemonsBack {
 
     static final Duration RECONFIGURE_DEADLINE = Duration.ofSeconds(60);
     /** Slurm's files a plan writes, looked at where the plan has none. */
@@ -155,6 +158,11 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     }
 
     @Override
+    public boolean holdsDaemonsBack() {
+        return waitsForPlugins();
+    }
+
+    @Override
     protected void act(SlurmDiff.Wanted wanted, Action action) throws IOException, SystemException {
         if (action instanceof Retire r) {
             String unit = r.change().unit();
@@ -214,5 +222,10 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         } else {
             throw new IllegalArgumentException("not a slurm action: " + action);
         }
+    }
+
+    @Override
+    public Observed reportInto(Observed report) {
+        return report.withSlurm(reported().orElse(null));
     }
 }

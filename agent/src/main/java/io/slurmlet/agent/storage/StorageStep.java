@@ -3,12 +3,14 @@ package io.slurmlet.agent.storage;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.slurm.LocalJobs;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.Files;
 import io.slurmlet.agent.system.HostFiles;
 import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.system.SystemException;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.StorageSeen;
 import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.text.Text;
@@ -45,7 +47,7 @@ import java.util.regex.Pattern;
  * slurmlet made that are no longer wanted, once no job runs here, and slurmd's wait for one is
  * lifted first ({@link StorageDiff}).
  */
-public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSeen> {
+public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSeen> implements Reports {
 
     static final Path UNITS = Path.of("/etc/systemd/system");
     static final Path SLURMD_DROP_IN = Path.of("/etc/systemd/system/slurmd.service.d/slurmlet-storage.conf");
@@ -361,5 +363,10 @@ public final class StorageStep extends Reconciler<StorageDiff.Wanted, StorageSee
 
     private Path at(Path absolute) {
         return ManagedFiles.under(root, absolute.toString());
+    }
+
+    @Override
+    public Observed reportInto(Observed report) {
+        return report.withStorage(seen().orElse(null));
     }
 }

@@ -3,8 +3,10 @@ package io.slurmlet.agent.users;
 import io.slurmlet.agent.reconcile.Action;
 import io.slurmlet.agent.reconcile.ManagedFiles;
 import io.slurmlet.agent.reconcile.Reconciler;
+import io.slurmlet.agent.reconcile.Reports;
 import io.slurmlet.agent.system.SystemException;
 import io.slurmlet.agent.system.Users;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.users.Account;
 import java.io.IOException;
@@ -25,7 +27,7 @@ import org.jboss.logging.Logger;
  * cannot be read or written in a few seconds fails that account's action only, and the others'
  * locks, users and keys still land.
  */
-public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
+public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> implements Reports {
 
     private static final Logger LOG = Logger.getLogger(UsersStep.class);
 
@@ -135,5 +137,10 @@ public final class UsersStep extends Reconciler<UsersDiff.Wanted, UsersSeen> {
                     ssh.resolve("authorized_keys"),
                     UsersDiff.authorizedKeys(k.account()));
         }
+    }
+
+    @Override
+    public Observed reportInto(Observed report) {
+        return report.withUsers(seen().orElse(null));
     }
 }

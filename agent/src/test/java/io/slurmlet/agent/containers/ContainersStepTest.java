@@ -314,7 +314,7 @@ class ContainersStepTest {
         asInstalled();
         files.put(
                 at(ContainerFacts.PROLOG),
-                ContainersDiff.prolog().getBytes(StandardCharsets.UTF_8),
+                ContainersTexts.prolog().getBytes(StandardCharsets.UTF_8),
                 "rw-r--r--",
                 "root",
                 "root");
@@ -506,7 +506,7 @@ class ContainersStepTest {
 
     @Test
     void theProlog() {
-        String prolog = ContainersDiff.prolog();
+        String prolog = ContainersTexts.prolog();
         assertTrue(prolog.startsWith("#!/bin/sh\n"));
         assertTrue(prolog.contains("install -d -m 0700 -o \"$uid\" -g \"$gid\" \"$dir\" \\\n"), prolog);
         assertTrue(prolog.strip().endsWith("exit 0"), prolog);
@@ -523,7 +523,7 @@ class ContainersStepTest {
         Path conf = dir.resolve("slurm.conf");
         Path script = dir.resolve("prolog");
         java.nio.file.Files.writeString(
-                script, ContainersDiff.prolog().replace("/etc/slurm/slurm.conf", conf.toString()));
+                script, ContainersTexts.prolog().replace("/etc/slurm/slurm.conf", conf.toString()));
         Path log = dir.resolve("ran");
         Path d = java.nio.file.Files.createDirectories(dir.resolve("prolog.d"));
         for (String name : List.of("10-first", "20-second")) {

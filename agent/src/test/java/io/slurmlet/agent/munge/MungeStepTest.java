@@ -208,4 +208,19 @@ class MungeStepTest {
                 MungeDiff.diff(wanted, seen, SWITCH).will(),
                 "at the moment itself: now");
     }
+
+    /** One desired for the step and the preview; only the machine's diff asks for the key, which a preview's plans never hold. */
+    @Test
+    void aPlanWithARoleButNoKeyLeavesMungeOnTheMachineAndThePreviewShowsTheKeyWritten() {
+        NodePlan noKey = NodePlan.of("n1", Set.of(Role.COMPUTE));
+        assertEquals(MungeDiff.desired(noKey), step.desired(noKey));
+        assertEquals(Outcome.Kind.UNCHANGED, step.apply(noKey).kind());
+        assertTrue(files.log.isEmpty() && services.log.isEmpty());
+        assertEquals(
+                List.of("write the cluster's key to /etc/munge/munge.key", "enable munge", "start munged"),
+                MungeDiff.diff(
+                                MungeDiff.desired(noKey),
+                                new io.slurmlet.model.observed.MungeSeen(false, false, false, false, false))
+                        .will());
+    }
 }

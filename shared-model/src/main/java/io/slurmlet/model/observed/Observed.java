@@ -12,13 +12,17 @@ import java.util.List;
  * null: the preview then takes the machine to hold its current plan. Never a secret, nor a digest of one.
  *
  * <p>A section a later agent adds is ignored by this leader; one this agent adds after its leader's
- * release ({@code users}, {@code packages}, {@code slurm}, {@code queued}) is left out when null, and an agent whose report is
+ * release ({@code users}, {@code packages}, {@code slurm}, {@code queued},
+ * {@code containers_step}) is left out when null, and an agent whose report is
  * refused for it sends it again without them.
  *
  * @param jobs the ids of the Slurm jobs with a step on the machine, looked at every 2 s (and sent
  *             when they change): fresher than what the steps saw at their last pass
  * @param queued from the controller only: the jobs slurmctld holds that have not started, as its node
  *             states step last saw them; null elsewhere, and before it looked
+ * @param containers what the containers step last saw ({@code containers_step}), where containers are
+ *             on; null elsewhere, before it looked, and from an agent older than it (the dry run then
+ *             says what it can from the facts)
  */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record Observed(
@@ -37,9 +41,12 @@ public record Observed(
         SlurmSeen slurm,
 
         @JsonProperty("queued") @JsonInclude(JsonInclude.Include.NON_NULL)
-        List<QueuedJob> queued) {
+        List<QueuedJob> queued,
 
-    public static final Observed NOTHING = new Observed(null, null, null, List.of(), null, null, null, null);
+        @JsonProperty("containers_step") @JsonInclude(JsonInclude.Include.NON_NULL)
+        ContainersSeen containers) {
+
+    public static final Observed NOTHING = new Observed(null, null, null, List.of(), null, null, null, null, null);
 
     public Observed {
         jobs = List.copyOf(jobs == null ? List.of() : jobs);
@@ -49,6 +56,19 @@ public record Observed(
         queued = queued == null
                 ? null
                 : List.copyOf(queued.subList(0, Math.min(queued.size(), QueuedJob.REPORTED_AT_MOST)));
+    }
+
+    /** Without what the containers step saw. */
+    public Observed(
+            MungeSeen munge,
+            StorageSeen storage,
+            PamSeen pam,
+            List<String> jobs,
+            UsersSeen users,
+            PackagesSeen packages,
+            SlurmSeen slurm,
+            List<QueuedJob> queued) {
+        this(munge, storage, pam, jobs, users, packages, slurm, queued, null);
     }
 
     /** Without the jobs the controller holds queued: what every machine but the controller reports. */
@@ -65,10 +85,42 @@ public record Observed(
 
     /** The same, with {@code now} as the jobs that run on the machine. */
     public Observed withJobs(List<String> now) {
-        return new Observed(munge, storage, pam, now, users, packages, slurm, queued);
+        return new Observed(munge, storage, pam, now, users, packages, slurm, queued, containers);
     }
 
-    /** As an agent before the users, packages, slurm and queued sections reported it, for a leader of that release. */
+    public Observed withMunge(MungeSeen seen) {
+        return new Observed(seen, storage, pam, jobs, users, packages, slurm, queued, containers);
+    }
+
+    public Observed withStorage(StorageSeen seen) {
+        return new Observed(munge, seen, pam, jobs, users, packages, slurm, queued, containers);
+    }
+
+    public Observed withPam(PamSeen seen) {
+        return new Observed(munge, storage, seen, jobs, users, packages, slurm, queued, containers);
+    }
+
+    public Observed withUsers(UsersSeen seen) {
+        return new Observed(munge, storage, pam, jobs, seen, packages, slurm, queued, containers);
+    }
+
+    public Observed withPackages(PackagesSeen seen) {
+        return new Observed(munge, storage, pam, jobs, users, seen, slurm, queued, containers);
+    }
+
+    public Observed withSlurm(SlurmSeen seen) {
+        return new Observed(munge, storage, pam, jobs, users, packages, seen, queued, containers);
+    }
+
+    public Observed withQueued(List<QueuedJob> seen) {
+        return new Observed(munge, storage, pam, jobs, users, packages, slurm, seen, containers);
+    }
+
+    public Observed withContainers(ContainersSeen seen) {
+        return new Observed(munge, storage, pam, jobs, users, packages, slurm, queued, seen);
+    }
+
+    /** As an agent before the users, packages, slurm, queued and containers sections reported it, for a leader of that release. */
     public Observed withoutLaterSections() {
         return new Observed(munge, storage, pam, jobs, null, null, null, null);
     }

@@ -89,4 +89,53 @@ class ObservedJsonTest {
                         Observed.class));
         assertTrue(bad.getMessage().contains("login"), bad.getMessage());
     }
+
+    static ContainersSeen containers() {
+        return containers(
+                "amd64",
+                java.util.Map.of(
+                        "/etc/enroot/enroot.conf.d/50-slurmlet.conf",
+                        DIGEST + " rw-r--r-- root:root",
+                        "/etc/enroot/mounts.d/50-slurmlet-shared.fstab",
+                        ""));
+    }
+
+    static ContainersSeen containers(String arch, java.util.Map<String, String> files) {
+        return new ContainersSeen(
+                arch,
+                "deb",
+                java.util.Map.of("enroot", "4.1.2-1", "enroot+caps", "4.1.2-1"),
+                "24.11.5",
+                "24.11.5",
+                new ContainersSeen.Pyxis("0.24.0", "24.11.5", DIGEST, DIGEST),
+                DIGEST,
+                files,
+                List.of("/run/pyxis"));
+    }
+
+    @Test
+    void theContainersStepsSectionGoesThereAndBackAndAnOlderAgentsReportReadsWithoutIt() throws Exception {
+        Observed seen = Observed.NOTHING.withJobs(List.of("3")).withContainers(containers());
+        String json = SettingsJson.STRICT.writeValueAsString(seen);
+        assertTrue(json.contains("\"containers_step\""), json);
+        assertEquals(seen, SettingsJson.STRICT.readValue(json, Observed.class));
+        Observed older = SettingsJson.STRICT.readValue("{\"jobs\":[\"3\"]}", Observed.class);
+        assertEquals(null, older.containers(), "an agent older than the section: the dry run says what the facts tell");
+        assertFalse(
+                SettingsJson.STRICT
+                        .writeValueAsString(seen.withoutLaterSections())
+                        .contains("containers"),
+                "a leader older than the section gets the report without it");
+    }
+
+    @Test
+    void whatTheContainersStepSawIsWordsAndPathsOnly() {
+        var files = containers().files();
+        assertThrows(IllegalArgumentException.class, () -> containers("amd64\nroot", files));
+        assertThrows(IllegalArgumentException.class, () -> containers("amd64", java.util.Map.of("/etc/../shadow", "")));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> containers("amd64", java.util.Map.of("/etc/enroot/x.conf", "not a digest")));
+        assertThrows(IllegalArgumentException.class, () -> new ContainersSeen.Pyxis("0.24.0", "24.11 5", "", ""));
+    }
 }

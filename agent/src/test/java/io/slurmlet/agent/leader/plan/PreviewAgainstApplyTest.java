@@ -27,12 +27,7 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SettingsJson;
 import io.slurmlet.model.api.SettingsPreview.NodeChange;
 import io.slurmlet.model.facts.NodeFacts;
-import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.observed.Observed;
-import io.slurmlet.model.observed.PackagesSeen;
-import io.slurmlet.model.observed.PamSeen;
-import io.slurmlet.model.observed.StorageSeen;
-import io.slurmlet.model.observed.UsersSeen;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -81,7 +76,7 @@ class PreviewAgainstApplyTest {
         return SettingsJson.toSettings(tree);
     }
 
-    /** One machine the steps act on, as NodeWiring orders them. */
+    /** One machine the steps act on, in the step graph's order. */
     static final class Machine {
         final FakeFiles files = new FakeFiles();
         final FakeServices services = new FakeServices();
@@ -103,7 +98,13 @@ class PreviewAgainstApplyTest {
         final PamStep pam =
                 new PamStep(files, services, Path.of("/"), Path.of("/var/lib/slurmlet"), Optional.of("hpc-admins"));
         final NodeStatesStep nodeStates = new NodeStatesStep(commands);
-        final List<Reconciler<?, ?>> steps = List.of(packaging, munge, storage, accounts, slurm, pam, nodeStates);
+        /** In the step graph's order (containers aside: {@link #containersPreviewIsWhatApplyDoes}). */
+        final List<Reconciler<?, ?>> steps = java.util.stream.Stream.<Reconciler<?, ?>>of(
+                        packaging, munge, storage, accounts, slurm, pam, nodeStates)
+                .sorted(java.util.Comparator.comparing(
+                        s -> io.slurmlet.agent.steps.StepGraph.names().indexOf(s.name())))
+                .toList();
+
         boolean broken;
 
         Machine() {
@@ -135,14 +136,13 @@ class PreviewAgainstApplyTest {
         }
 
         Observed observed() {
-            return new Observed(
-                    (MungeSeen) munge.seen().orElse(null),
-                    (StorageSeen) storage.seen().orElse(null),
-                    (PamSeen) pam.seen().orElse(null),
-                    io.slurmlet.agent.slurm.LocalJobs.running(host),
-                    (UsersSeen) accounts.seen().orElse(null),
-                    (PackagesSeen) packaging.seen().orElse(null),
-                    slurm.reported().orElse(null));
+            Observed report = Observed.NOTHING.withJobs(io.slurmlet.agent.slurm.LocalJobs.running(host));
+            for (Reconciler<?, ?> step : steps) {
+                if (step instanceof io.slurmlet.agent.reconcile.Reports r) {
+                    report = r.reportInto(report);
+                }
+            }
+            return report.withQueued(null);
         }
     }
 
@@ -558,5 +558,151 @@ class PreviewAgainstApplyTest {
                         .filter(f -> f.path().equals("/etc/slurm/slurm.conf"))
                         .toList(),
                 "the file it kept is the one it gets back");
+    }
+
+    static final String MIRROR = "http://10.77.0.2:8080/";
+    static final List<String> DPKG_QUERY =
+            List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n", "enroot", "enroot+caps");
+
+    static io.slurmlet.model.plan.Artifact artifact(
+            String name, String version, String arch, String format, String file) {
+        return new io.slurmlet.model.plan.Artifact(
+                name,
+                version,
+                arch,
+                format,
+                file,
+                Integer.toHexString(file.hashCode() & 0xf).repeat(64),
+                MIRROR + file);
+    }
+
+    static List<io.slurmlet.model.plan.Artifact> pinned(String enroot, String pyxis) {
+        return List.of(
+                artifact("enroot", enroot, "amd64", "deb", "enroot_" + enroot + "-1_amd64.deb"),
+                artifact("enroot+caps", enroot, "amd64", "deb", "enroot+caps_" + enroot + "-1_amd64.deb"),
+                artifact("enroot", enroot, "arm64", "deb", "enroot_" + enroot + "-1_arm64.deb"),
+                artifact("pyxis", pyxis, "all", "source", "pyxis-" + pyxis + ".tar.gz"));
+    }
+
+    /** A Debian machine with Slurm 24.11.5 and its headers, whose containers step acts on files under {@code root}. */
+    static final class ContainersMachine {
+        final FakeFiles files = new FakeFiles();
+        final FakeCommands commands = new FakeCommands();
+        final io.slurmlet.agent.containers.ContainersStep step;
+
+        ContainersMachine(Path root) throws java.io.IOException {
+            files.put(
+                    root.resolve("usr/include/slurm/slurm_version.h"),
+                    "#define SLURM_VERSION_NUMBER 0x180b05\n".getBytes(StandardCharsets.UTF_8),
+                    "rw-r--r--",
+                    "root",
+                    "root");
+            commands.answer(List.of("dpkg", "--print-architecture"), "amd64\n")
+                    .answer(DPKG_QUERY, "enroot installed 4.1.2-1\nenroot+caps installed 4.1.2-1\n")
+                    .answer(List.of("srun", "-V"), "slurm 24.11.5\n")
+                    .answerPrefix(List.of("install", "-d"), Commands.Result.ok(""))
+                    .answerPrefix(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get"), Commands.Result.ok(""))
+                    .answerPrefix(List.of("tar"), Commands.Result.ok(""))
+                    .answerPrefix(List.of("rm"), Commands.Result.ok(""))
+                    .answerPrefix(List.of("env"), call -> {
+                        String dir = call.argv().get(call.argv().indexOf("-C") + 1);
+                        try {
+                            java.nio.file.Files.write(Path.of(dir).resolve("spank_pyxis.so"), new byte[] {1, 2, 3});
+                        } catch (java.io.IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                        return Commands.Result.ok("");
+                    });
+            for (String folder : io.slurmlet.agent.containers.ContainersDiff.FOLDERS) {
+                Path p = root.resolve(folder.substring(1));
+                java.nio.file.Files.createDirectories(p);
+                java.nio.file.Files.setPosixFilePermissions(
+                        p, java.nio.file.attribute.PosixFilePermissions.fromString("rwxr-xr-x"));
+            }
+            step = new io.slurmlet.agent.containers.ContainersStep(
+                    files,
+                    commands,
+                    a -> Path.of("/var/lib/slurmlet/containers/artifacts/" + a.file()),
+                    root,
+                    root.resolve("var/lib/slurmlet"));
+        }
+    }
+
+    /** {@code plan} as the leader publishes it: with the pinned files in its containers section. */
+    static NodePlan publishedWith(NodePlan plan, List<io.slurmlet.model.plan.Artifact> artifacts) {
+        var c = plan.containers();
+        return plan.withContainers(
+                new io.slurmlet.model.plan.ContainersPlan(true, artifacts, c.sharedPath(), c.gpus()));
+    }
+
+    /**
+     * The containers step applies {@code before} (containers on) until it settles and reports what it
+     * saw; the dry run of {@code after}, from that report, is what the step then does.
+     */
+    static NodeChange containersPreviewIsWhatApplyDoes(
+            Path root,
+            SlurmSettings before,
+            List<io.slurmlet.model.plan.Artifact> pinnedBefore,
+            SlurmSettings after,
+            List<io.slurmlet.model.plan.Artifact> pinnedAfter)
+            throws java.io.IOException {
+        Map<String, NodeFacts> inventory = inventory();
+        NodePlan was = Planner.plan(before, inventory, KEY).nodes().get("n1");
+        NodePlan will = Planner.plan(after, inventory, KEY).nodes().get("n1");
+        ContainersMachine m = new ContainersMachine(root);
+        m.step.apply(publishedWith(was, pinnedBefore));
+        assertEquals(
+                Outcome.Kind.UNCHANGED,
+                m.step.apply(publishedWith(was, pinnedBefore)).kind(),
+                "settled");
+        Observed reported = m.step.reportInto(Observed.NOTHING);
+        assertEquals(
+                "amd64 deb",
+                reported.containers().arch() + " " + reported.containers().format(),
+                "the report says what the facts cannot");
+        Observed sent = SettingsJson.STRICT.readValue(SettingsJson.STRICT.writeValueAsString(reported), Observed.class);
+        List<io.slurmlet.agent.reconcile.Diff> shown = io.slurmlet.agent.steps.StepGraph.preview(
+                new io.slurmlet.agent.steps.StepGraph.Machine(was, will, sent, null, inventory.get("n1"), pinnedAfter));
+        io.slurmlet.agent.reconcile.Diff containers =
+                shown.get(io.slurmlet.agent.steps.StepGraph.names().indexOf("containers"));
+        NodeChange would =
+                Preview.change("n1", List.of(), List.of(), containers.actions(), containers.waiting(), new FileDiffs());
+        Outcome o = m.step.apply(publishedWith(will, pinnedAfter));
+        assertFalse(o.failed(), o.toString());
+        NodeChange applied =
+                Preview.change("n1", List.of(), List.of(), m.step.acted(), m.step.waiting(), new FileDiffs());
+        assertEquals(applied, would, "the dry run against what the containers step did");
+        return would;
+    }
+
+    @Test
+    void containersAStepAheadOfTheirPinsAndTheSharedPathTheyBind(@org.junit.jupiter.api.io.TempDir Path root)
+            throws java.io.IOException {
+        SlurmSettings on = cluster(Map.of("containers", true));
+        NodeChange moved = containersPreviewIsWhatApplyDoes(
+                root,
+                on,
+                pinned("4.1.2", "0.24.0"),
+                cluster(Map.of("containers", true, "shared", Map.of("path", "/shared", "nfs", "nas:/export"))),
+                pinned("4.1.3", "0.24.0"));
+        says(moved, "write /etc/enroot/mounts.d/50-slurmlet-shared.fstab", "");
+        says(moved, "install enroot 4.1.3", ", over enroot 4.1.2-1, enroot+caps 4.1.2-1");
+    }
+
+    /** That one of {@code change}'s sentences starts and ends so. */
+    static void says(NodeChange change, String start, String end) {
+        assertEquals(
+                true,
+                change.actions().stream().anyMatch(a -> a.startsWith(start) && a.endsWith(end)),
+                change.actions().toString());
+    }
+
+    @Test
+    void containersWithANewPyxisSourceBuildItAgain(@org.junit.jupiter.api.io.TempDir Path root)
+            throws java.io.IOException {
+        SlurmSettings on = cluster(Map.of("containers", true));
+        NodeChange rebuilt =
+                containersPreviewIsWhatApplyDoes(root, on, pinned("4.1.2", "0.24.0"), on, pinned("4.1.2", "0.25.0"));
+        says(rebuilt, "build pyxis 0.25.0 for Slurm 24.11.5", "the installed one is pyxis 0.24.0, from another source");
     }
 }
