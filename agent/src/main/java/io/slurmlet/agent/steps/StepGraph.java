@@ -83,12 +83,17 @@ public final class StepGraph {
                     List.of("packages"),
                     "no job running here uses a mount it changes (the machine's jobs, looked at again before each change)",
                     StepGraph::storage),
-            new Node("users", List.of("storage"), "the shared storage mounted, where the homes are", StepGraph::users),
+            new Node(
+                    "users",
+                    List.of("storage"),
+                    "the shared storage mounted, where the homes are when they are on it (PATH/home)",
+                    StepGraph::users),
             new Node(
                     "slurm",
-                    List.of("packages", "munge", "storage", "users"),
+                    List.of("packages", "munge", "storage"),
                     "every plugin its plugstack.conf names installed here (the leader names pyxis only once every "
-                            + "Slurm machine's containers step reports it); no restart while a job launches",
+                            + "Slurm machine's facts report the pyxis its containers step built); no restart while a "
+                            + "job launches",
                     StepGraph::slurm),
             new Node(
                     "pam",
@@ -97,7 +102,7 @@ public final class StepGraph {
                     StepGraph::pam),
             new Node(
                     "containers",
-                    List.of("packages", "storage", "slurm"),
+                    List.of("packages"),
                     "Slurm and its headers installed (the packages step), for pyxis to be built against",
                     m -> ContainersPreview.diff(
                             m.before(), m.after(), m.seen().containers(), m.facts(), m.artifacts())),
