@@ -14,6 +14,7 @@ import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.observed.ContainersSeen;
 import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.PackagesSeen;
@@ -93,6 +94,8 @@ import io.slurmlet.model.users.Accounts;
             NodeWish.Resume.class,
             NodeWish.Drain.class,
             Observed.class,
+            ContainersSeen.class,
+            ContainersSeen.Pyxis.class,
             QueuedJob.class,
             MungeSeen.class,
             UsersSeen.class,
