@@ -172,15 +172,13 @@ public class SettingsResource {
             SettingsPreview preview = Preview.of(
                     would.current(),
                     would.next(),
-                    new Preview.Cluster(
-                            inventory.all(),
-                            observed(would.current().settings()),
-                            reports.slurmNodes(),
-                            lending.underWay(),
-                            admission.known(would.current().settings()),
-                            accounts.current().accounts(),
-                            lending.memoryClasses(),
-                            plans.artifacts()));
+                    Preview.Cluster.of(inventory.all(), observed(would.current().settings()))
+                            .withSlurmNodes(reports.slurmNodes())
+                            .withUnderWay(lending.underWay())
+                            .withKnown(admission.known(would.current().settings()))
+                            .withAccounts(accounts.current().accounts())
+                            .withMemoryClasses(lending.memoryClasses())
+                            .withArtifacts(plans.artifacts()));
             return Response.ok(preview)
                     .tag(new EntityTag(Long.toString(would.current().revision())))
                     .build();

@@ -55,7 +55,7 @@ public final class Preview {
             SlurmSettings next,
             Map<String, NodeFacts> inventory,
             Map<String, Observed> observed) {
-        return of(current, next, new Cluster(inventory, observed, Map.of(), Set.of(), Set.of(), List.of()));
+        return of(current, next, Cluster.of(inventory, observed));
     }
 
     /**
@@ -85,25 +85,36 @@ public final class Preview {
             artifacts = List.copyOf(artifacts);
         }
 
-        public Cluster(
-                Map<String, NodeFacts> inventory,
-                Map<String, Observed> observed,
-                Map<String, List<SlurmNodeState>> slurmNodes,
-                Set<String> underWay,
-                Set<String> known,
-                List<Account> accounts,
-                Set<Long> memoryClasses) {
-            this(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, List.of());
+        /**
+         * These machines and what their agents reported, nothing else known: no Slurm node shown, no
+         * lending under way, no account, memory class or pinned file; each {@code with…} sets one.
+         */
+        public static Cluster of(Map<String, NodeFacts> inventory, Map<String, Observed> observed) {
+            return new Cluster(inventory, observed, Map.of(), Set.of(), Set.of(), List.of(), Set.of(), List.of());
         }
 
-        public Cluster(
-                Map<String, NodeFacts> inventory,
-                Map<String, Observed> observed,
-                Map<String, List<SlurmNodeState>> slurmNodes,
-                Set<String> underWay,
-                Set<String> known,
-                List<Account> accounts) {
-            this(inventory, observed, slurmNodes, underWay, known, accounts, Set.of());
+        public Cluster withSlurmNodes(Map<String, List<SlurmNodeState>> slurmNodes) {
+            return new Cluster(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, artifacts);
+        }
+
+        public Cluster withUnderWay(Set<String> underWay) {
+            return new Cluster(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, artifacts);
+        }
+
+        public Cluster withKnown(Set<String> known) {
+            return new Cluster(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, artifacts);
+        }
+
+        public Cluster withAccounts(List<Account> accounts) {
+            return new Cluster(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, artifacts);
+        }
+
+        public Cluster withMemoryClasses(Set<Long> memoryClasses) {
+            return new Cluster(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, artifacts);
+        }
+
+        public Cluster withArtifacts(List<Artifact> artifacts) {
+            return new Cluster(inventory, observed, slurmNodes, underWay, known, accounts, memoryClasses, artifacts);
         }
     }
 

@@ -199,13 +199,10 @@ class PreviewAgainstApplyTest {
         Preview.of(
                         new SettingsDocument(3, before),
                         after,
-                        new Preview.Cluster(
-                                inventory,
-                                reported,
-                                Map.of("c0", machines.get("c0").nodeStates.nodes()),
-                                java.util.Set.of(),
-                                java.util.Set.of(),
-                                accounts))
+                        Preview.Cluster.of(inventory, reported)
+                                .withSlurmNodes(Map.of(
+                                        "c0", machines.get("c0").nodeStates.nodes()))
+                                .withAccounts(accounts))
                 .nodes()
                 .forEach(c -> preview.put(c.node(), c));
         Planner.Plans will = Planner.plan(after, inventory, KEY, Planner.Lent.asWished(after), accounts);

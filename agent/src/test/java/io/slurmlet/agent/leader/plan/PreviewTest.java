@@ -139,8 +139,7 @@ class PreviewTest {
                         "libnvidia-container-tools_1.17.8-1_amd64.deb",
                         sha,
                         "http://mirror.example.org/libnvidia-container-tools_1.17.8-1_amd64.deb"));
-        Preview.Cluster cluster =
-                new Preview.Cluster(inv, Map.of(), Map.of(), Set.of(), Set.of(), List.of(), Set.of(), artifacts);
+        Preview.Cluster cluster = Preview.Cluster.of(inv, Map.of()).withArtifacts(artifacts);
         Map<String, NodeChange> nodes = byNode(Preview.of(new SettingsDocument(7, before), after, cluster));
         String settings =
                 "write enroot's settings (each user's folders under /run/enroot and /var/lib/enroot, the shared path in every "
