@@ -290,18 +290,18 @@ class SlurmConfIT {
                         Harness.ok(60, "slurm-root", "version", root.toString()).strip())
                 .orElseThrow();
         NodeFacts machine = SlurmdConfig.parse("n2", slurmdC(root)).orElseThrow();
-        NodeFacts quarter = new NodeFacts(
-                "n1",
-                "",
-                machine.cpus(),
-                machine.boards(),
-                machine.sockets(),
-                machine.coresPerSocket(),
-                machine.threadsPerCore(),
-                machine.memoryMiB() / 4,
-                List.of(),
-                machine.os(),
-                machine.slurmVersion());
+        NodeFacts quarter = NodeFacts.builder("n1")
+                .address("")
+                .cpus(machine.cpus())
+                .boards(machine.boards())
+                .sockets(machine.sockets())
+                .coresPerSocket(machine.coresPerSocket())
+                .threadsPerCore(machine.threadsPerCore())
+                .memoryMiB(machine.memoryMiB() / 4)
+                .gpus(List.of())
+                .os(machine.os())
+                .slurmVersion(machine.slurmVersion())
+                .build();
         Map<String, NodeFacts> facts =
                 Map.of("ctl", SlurmdConfig.parse("ctl", slurmdC(root)).orElseThrow(), "n1", quarter, "n2", machine);
         SlurmSettings settings = new SlurmSettings(
@@ -481,18 +481,18 @@ class SlurmConfIT {
     private static NodeFacts withGpus(NodeFacts f, int gpus) {
         return gpus == 0
                 ? f
-                : new NodeFacts(
-                        f.name(),
-                        f.address(),
-                        f.cpus(),
-                        f.boards(),
-                        f.sockets(),
-                        f.coresPerSocket(),
-                        f.threadsPerCore(),
-                        f.memoryMiB(),
-                        List.of(new NodeFacts.Gpus("Tesla T4", gpus)),
-                        f.os(),
-                        f.slurmVersion());
+                : NodeFacts.builder(f.name())
+                        .address(f.address())
+                        .cpus(f.cpus())
+                        .boards(f.boards())
+                        .sockets(f.sockets())
+                        .coresPerSocket(f.coresPerSocket())
+                        .threadsPerCore(f.threadsPerCore())
+                        .memoryMiB(f.memoryMiB())
+                        .gpus(List.of(new NodeFacts.Gpus("Tesla T4", gpus)))
+                        .os(f.os())
+                        .slurmVersion(f.slurmVersion())
+                        .build();
     }
 
     /**

@@ -58,40 +58,6 @@ public record NodeFacts(
         @JsonProperty("containers") @JsonInclude(JsonInclude.Include.NON_NULL)
         ContainerFacts containers) {
 
-    /**
-     * The hardware alone, as {@code slurmd -C} reports it, with the OS and the Slurm installed; kept
-     * for the system tests' few sites. Anything new is made with {@link #builder}.
-     */
-    public NodeFacts(
-            String name,
-            String address,
-            int cpus,
-            int boards,
-            int sockets,
-            int coresPerSocket,
-            int threadsPerCore,
-            long memoryMiB,
-            List<Gpus> gpus,
-            String os,
-            String slurmVersion) {
-        this(
-                name,
-                address,
-                cpus,
-                boards,
-                sockets,
-                coresPerSocket,
-                threadsPerCore,
-                memoryMiB,
-                gpus,
-                os,
-                slurmVersion,
-                0,
-                "",
-                List.of(),
-                null);
-    }
-
     /** Facts of the machine {@code name}, each field named as it is set; what is not set says nothing (one board). */
     public static Builder builder(String name) {
         return new Builder(name);
