@@ -341,12 +341,16 @@ class AgentChannelTest {
                 "only joined machines are served");
 
         java.nio.file.Path cache = Files.createTempDirectory("slurmlet-fetch");
-        var artifact = new io.slurmlet.model.plan.Artifact(
-                "enroot", "4.1.2", "amd64", "deb", file, sha256, "https://leader.example:7818" + path);
-        java.nio.file.Path fetched = io.slurmlet.agent.containers.Fetcher.of(
-                        cache, 1L << 30, Duration.ofSeconds(30), link::open)
-                .fetch(artifact);
-        assertTrue(java.util.Arrays.equals(bytes, Files.readAllBytes(fetched)));
+        try {
+            var artifact = new io.slurmlet.model.plan.Artifact(
+                    "enroot", "4.1.2", "amd64", "deb", file, sha256, "https://leader.example:7818" + path);
+            java.nio.file.Path fetched = io.slurmlet.agent.containers.Fetcher.of(
+                            cache, 1L << 30, Duration.ofSeconds(30), link::open)
+                    .fetch(artifact);
+            assertTrue(java.util.Arrays.equals(bytes, Files.readAllBytes(fetched)));
+        } finally {
+            io.slurmlet.agent.TempTrees.delete(cache);
+        }
     }
 
     @Inject

@@ -212,12 +212,17 @@ class StandbyLeaderTest {
                 () -> io.slurmlet.agent.node.LeaderJoin.joinTokenFromLeader(agents, ca, notAStandby, "n9"),
                 "a certificate for serving: refused in the handshake (its purpose), or answered 401");
         Path otherDir = Files.createTempDirectory("other-ca");
-        io.slurmlet.agent.trust.Pki.open(otherDir, java.util.List.of("localhost"));
-        var strangers = io.slurmlet.agent.trust.StandbyCredential.make(
-                Files.readAllBytes(otherDir.resolve("ca.crt")),
-                Files.readAllBytes(otherDir.resolve("ca.key")),
-                "n9",
-                Duration.ofMinutes(10));
+        io.slurmlet.agent.trust.StandbyCredential strangers;
+        try {
+            io.slurmlet.agent.trust.Pki.open(otherDir, java.util.List.of("localhost"));
+            strangers = io.slurmlet.agent.trust.StandbyCredential.make(
+                    Files.readAllBytes(otherDir.resolve("ca.crt")),
+                    Files.readAllBytes(otherDir.resolve("ca.key")),
+                    "n9",
+                    Duration.ofMinutes(10));
+        } finally {
+            io.slurmlet.agent.TempTrees.delete(otherDir); // another CA's key: never left in /tmp
+        }
         org.junit.jupiter.api.Assertions.assertThrows(
                 java.io.IOException.class,
                 () -> io.slurmlet.agent.node.LeaderJoin.joinTokenFromLeader(agents, ca, strangers, "n9"),
