@@ -41,24 +41,6 @@ public final class Preview {
     private Preview() {}
 
     /**
-     * @param current   the settings stored now, with their revision
-     * @param next      the settings as the change would make them, already free of problems
-     * @param inventory every machine with an agent, by name, with its facts
-     */
-    public static SettingsPreview of(SettingsDocument current, SlurmSettings next, Map<String, NodeFacts> inventory) {
-        return of(current, next, inventory, Map.of());
-    }
-
-    /** @param observed what each machine's agent last reported of it, by name */
-    public static SettingsPreview of(
-            SettingsDocument current,
-            SlurmSettings next,
-            Map<String, NodeFacts> inventory,
-            Map<String, Observed> observed) {
-        return of(current, next, Cluster.of(inventory, observed));
-    }
-
-    /**
      * The cluster as the leader knows it, which a preview runs against.
      *
      * @param inventory  every machine with an agent, by name, with its facts
@@ -220,10 +202,5 @@ public final class Preview {
     /** {@link FileDiffs#unified}: {@code before} → {@code after} as a unified diff. */
     public static String diff(String path, String before, String after) {
         return FileDiffs.unified(path, before, after);
-    }
-
-    /** What a change of who keeps the machine's users means, from the plans' own sections: a sentence before the users step's own actions. */
-    static List<Action> users(NodePlan before, NodePlan after) {
-        return StepGraph.keepingUsers(before, after);
     }
 }

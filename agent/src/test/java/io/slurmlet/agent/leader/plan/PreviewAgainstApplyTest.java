@@ -13,6 +13,7 @@ import io.slurmlet.agent.reconcile.Outcome;
 import io.slurmlet.agent.reconcile.Reconciler;
 import io.slurmlet.agent.slurm.NodeStatesStep;
 import io.slurmlet.agent.slurm.SlurmStep;
+import io.slurmlet.agent.steps.StepGraph;
 import io.slurmlet.agent.storage.StorageStep;
 import io.slurmlet.agent.system.Commands;
 import io.slurmlet.agent.system.fake.FakeCommands;
@@ -218,7 +219,7 @@ class PreviewAgainstApplyTest {
             NodeChange shown = preview.get(n);
             List<String> users = shown == null
                     ? List.of()
-                    : Preview.users(was.nodes().get(n), will.nodes().get(n)).stream()
+                    : StepGraph.keepingUsers(was.nodes().get(n), will.nodes().get(n)).stream()
                             .map(Action::will)
                             .toList();
             assertEquals(applied.files(), shown == null ? List.of() : shown.files(), n + ": the files");

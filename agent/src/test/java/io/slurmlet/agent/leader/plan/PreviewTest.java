@@ -81,7 +81,7 @@ class PreviewTest {
     }
 
     static SettingsPreview preview(SlurmSettings before, SlurmSettings after) {
-        return Preview.of(new SettingsDocument(7, before), after, inventory());
+        return Preview.of(new SettingsDocument(7, before), after, Preview.Cluster.of(inventory(), Map.of()));
     }
 
     static Map<String, NodeChange> byNode(SettingsPreview p) {
@@ -388,7 +388,8 @@ class PreviewTest {
         boolean controllerReconfigured =
                 machines.values().stream().anyMatch(m -> m.acted().contains("reconfigure slurmctld"));
 
-        Map<String, NodeChange> shown = byNode(Preview.of(new SettingsDocument(1, before), after, inv));
+        Map<String, NodeChange> shown =
+                byNode(Preview.of(new SettingsDocument(1, before), after, Preview.Cluster.of(inv, Map.of())));
         for (var entry : machines.entrySet()) {
             String node = entry.getKey();
             Machine m = entry.getValue();
