@@ -185,6 +185,18 @@ class ClusterRunsJobsInContainersIT extends ClusterTest {
                 assertFalse(
                         ok("n0", "srun", "--help").contains("--container-image"),
                         "srun offers no --container-image before pyxis is loaded");
+                // The dry run is each machine's containers step's own diff against what it saw with containers off
+                // (its
+                // architecture, enroot's packages, Slurm's headers): the facts alone say neither of these two.
+                String dryRun = ok("n0", "ctl", "slurm", "set", "containers=true", "--dry-run");
+                for (String node : NODES) {
+                    assertTrue(
+                            dryRun.lines().anyMatch(l -> l.startsWith(node + ": fetch and check ")),
+                            node + ": the files checked before any is installed, in the dry run:\n" + dryRun);
+                    assertTrue(
+                            dryRun.lines().anyMatch(l -> l.matches(node + ": build pyxis \\S+ for Slurm [0-9].*")),
+                            node + ": pyxis built for the Slurm of its headers, in the dry run:\n" + dryRun);
+                }
                 ok("n0", "ctl", "slurm", "containers", "on");
                 health.everyMachineListed = true;
                 // Each look reads the machines' plugstack.conf, then the leader's status: once any names pyxis, every

@@ -74,9 +74,17 @@ public final class ContainersDiff {
      * @param files     the files slurmlet keeps for them, by path: content, and whether the file is a program
      * @param absent    the files slurmlet writes only on other machines (the GPU line where there are GPUs)
      * @param gpus      whether the machine has NVIDIA GPUs: nvidia-container-cli is installed too
+     * @param look      whether the step looks at the machine: on every Slurm machine, containers on or
+     *                  off (while off it changes nothing, and what it saw is what a dry run that turns
+     *                  them on is judged against)
      */
     public record Wanted(
-            boolean install, List<Artifact> artifacts, Map<String, Kept> files, List<String> absent, boolean gpus) {
+            boolean install,
+            List<Artifact> artifacts,
+            Map<String, Kept> files,
+            List<String> absent,
+            boolean gpus,
+            boolean look) {
         public Wanted {
             artifacts = List.copyOf(artifacts);
             files = Collections.unmodifiableMap(new LinkedHashMap<>(files));
@@ -167,18 +175,28 @@ public final class ContainersDiff {
 
     /** NVIDIA's container CLI and its library, as their packages are named (deb and rpm alike), for GPU machines. */
     static final List<String> NVIDIA = List.of("libnvidia-container1", "libnvidia-container-tools");
+    /**
+     * Every file the step keeps on some machine: what it looks at, containers on or off (with them on,
+     * each is either one of {@link Wanted#files} or one of {@link Wanted#absent}).
+     */
+    static final List<String> PATHS = List.of(TMPFILES, ENROOT_CONF, MOUNTS, GPU_ENVIRON, ContainerFacts.PROLOG);
+
     /** enroot's two packages. */
     static final List<String> ENROOT = List.of("enroot", "enroot+caps");
 
-    /** What {@code plan} wants here. Pure. */
+    /** What {@code plan} wants here: on a Slurm machine with containers off, nothing but a look. Pure. */
     public static Wanted desired(NodePlan plan) {
-        return desired(plan.containers());
+        Wanted wanted = desired(plan.containers());
+        return wanted.install() || plan.roles().isEmpty() ? wanted : LOOK_ONLY;
     }
+
+    /** Containers off on a Slurm machine: nothing changed, what is there seen. */
+    static final Wanted LOOK_ONLY = new Wanted(false, List.of(), Map.of(), List.of(), false, true);
 
     /** What a machine's containers plan {@code c} wants on it: the folders aside, the files it writes, each as written. Pure. */
     public static Wanted desired(ContainersPlan c) {
         if (!c.install()) {
-            return new Wanted(false, List.of(), Map.of(), List.of(), false);
+            return new Wanted(false, List.of(), Map.of(), List.of(), false, false);
         }
         Map<String, Kept> files = new LinkedHashMap<>();
         files.put(TMPFILES, new Kept(ContainersTexts.tmpfiles(), false));
@@ -197,7 +215,7 @@ public final class ContainersDiff {
         if (c.gpus()) {
             absent.add(GPU_ENVIRON);
         }
-        return new Wanted(true, c.artifacts(), files, absent, c.gpus());
+        return new Wanted(true, c.artifacts(), files, absent, c.gpus(), true);
     }
 
     /** The actions from {@code seen} to {@code wanted}. Pure. */

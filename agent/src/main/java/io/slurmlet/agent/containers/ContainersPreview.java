@@ -14,12 +14,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What a dry run says the containers step would do on one machine. Where containers stay on and the
- * machine's agent reported what its step last saw ({@link ContainersSeen}: its architecture and
- * package format, what is installed and built, the files kept), it is the step's own
- * {@link ContainersDiff#diff}: exactly what the step does. Where they are turned on or off, the step
- * has not looked yet (it looks only while they are on), and an agent older than the report sends
- * none: then only what the machine's facts tell (enroot, pyxis and the Slurm it was built for,
+ * What a dry run says the containers step would do on one machine: the step's own
+ * {@link ContainersDiff#diff} against what it last saw there ({@link ContainersSeen}: the machine's
+ * architecture and package format, what is installed and built, the files kept), which every Slurm
+ * machine's agent reports with containers on or off: exactly what the step does. Only where the
+ * machine has not reported it yet (it has just joined, or runs an agent older than the report) is
+ * it what the machine's facts tell (enroot, pyxis and the Slurm it was built for,
  * nvidia-container-cli), a sentence each, in the step's order. Pure.
  */
 public final class ContainersPreview {
@@ -35,15 +35,17 @@ public final class ContainersPreview {
             NodePlan before, NodePlan after, ContainersSeen reported, NodeFacts facts, List<Artifact> artifacts) {
         boolean was = before != null && before.containers().install();
         ContainersPlan c = after.containers();
-        if (was && c.install() && reported != null) {
-            return ContainersDiff.diff(
-                    ContainersDiff.desired(new ContainersPlan(true, artifacts, c.sharedPath(), c.gpus())),
-                    seen(reported));
+        if (!was && !c.install()) {
+            return Diff.of(List.of(), "");
+        }
+        if (reported != null) {
+            ContainersPlan wanted = c.install() ? new ContainersPlan(true, artifacts, c.sharedPath(), c.gpus()) : c;
+            return ContainersDiff.diff(ContainersDiff.desired(wanted), seen(reported));
         }
         return Diff.of(fromFacts(was, after, facts, artifacts), "");
     }
 
-    /** What the step reports of what it saw; null where it did not look (containers off), or saw what no report can say. */
+    /** What the step reports of what it saw; null where it did not look (no Slurm role), or saw what no report can say. */
     static ContainersSeen report(ContainersDiff.Seen seen) {
         if (seen.arch().isEmpty()) {
             return null;
@@ -81,7 +83,7 @@ public final class ContainersPreview {
                 r.folders());
     }
 
-    /** When containers are turned on or off: what the machine's facts tell of what the step would do. */
+    /** Where the machine has not reported what its step saw: what its facts tell of what the step would do. */
     private static List<Action> fromFacts(boolean was, NodePlan after, NodeFacts facts, List<Artifact> artifacts) {
         boolean will = after.containers().install();
         if (was == will) {

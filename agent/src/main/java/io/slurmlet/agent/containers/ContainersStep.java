@@ -21,11 +21,9 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -84,31 +82,30 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
                 stateDir);
     }
 
+    /** What the step sees where it does not look: a machine without a Slurm role. */
+    private static final ContainersDiff.Seen NOTHING =
+            new ContainersDiff.Seen("", "", Map.of(), "", "", Optional.empty(), "", Map.of(), List.of());
+
+    /** The machine's architecture and package format, once looked at: they do not change under a running agent. */
+    private volatile List<String> archAndFormat = List.of();
+
+    /**
+     * What the machine holds for jobs in containers, on every Slurm machine, containers on or off
+     * (off, nothing is changed: what is seen is for the leader's dry runs that turn them on). Every
+     * package of {@link ContainersDiff#NVIDIA} is looked at where the plan wants them, and where
+     * containers are off (a machine with GPUs wants them once they are on).
+     */
     @Override
     public ContainersDiff.Seen observe(ContainersDiff.Wanted wanted) throws IOException, SystemException {
-        if (!wanted.install()) {
-            return new ContainersDiff.Seen("", "", Map.of(), "", "", Optional.empty(), "", Map.of(), List.of());
+        if (!wanted.look()) {
+            return NOTHING;
         }
-        boolean deb;
-        try {
-            deb = commands.run(List.of("dpkg", "--print-architecture"), QUERY).succeeded();
-        } catch (CommandFailed e) {
-            if (!e.notInstalled()) {
-                throw e;
-            }
-            deb = false; // no dpkg: an RPM machine
-        }
-        String format = deb ? "deb" : "rpm";
-        String arch = (deb
-                        ? commands.runChecked(List.of("dpkg", "--print-architecture"), QUERY)
-                        : commands.runChecked(List.of("rpm", "--eval", "%{_arch}"), QUERY))
-                .stdout()
-                .strip();
-        Map<String, String> enroot = installed(deb, wanted.gpus());
+        List<String> machine = archAndFormat();
+        String arch = machine.get(0);
+        String format = machine.get(1);
+        Map<String, String> enroot = installed(format.equals("deb"), wanted.gpus() || !wanted.install());
         Map<String, String> seen = new HashMap<>();
-        Set<String> paths = new LinkedHashSet<>(wanted.files().keySet());
-        paths.addAll(wanted.absent());
-        for (String path : paths) {
+        for (String path : ContainersDiff.PATHS) {
             seen.put(
                     path,
                     files.stat(at(path))
@@ -123,6 +120,29 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
                 .orElse("");
         return new ContainersDiff.Seen(
                 arch, format, enroot, slurmVersion(), headers(), stamp, plugin, seen, wrongFolders());
+    }
+
+    /** The machine's architecture, as its package manager names it, and its package format (deb or rpm). */
+    private List<String> archAndFormat() throws SystemException {
+        List<String> known = archAndFormat;
+        if (!known.isEmpty()) {
+            return known;
+        }
+        Commands.Result dpkg = null;
+        try {
+            dpkg = commands.run(List.of("dpkg", "--print-architecture"), QUERY);
+        } catch (CommandFailed e) {
+            if (!e.notInstalled()) {
+                throw e;
+            }
+        }
+        boolean deb = dpkg != null && dpkg.succeeded(); // no dpkg: an RPM machine
+        String arch = (deb ? dpkg : commands.runChecked(List.of("rpm", "--eval", "%{_arch}"), QUERY))
+                .stdout()
+                .strip();
+        known = List.of(arch, deb ? "deb" : "rpm");
+        archAndFormat = known;
+        return known;
     }
 
     static final String SLURM_VERSION_H = "/usr/include/slurm/slurm_version.h";
@@ -329,7 +349,7 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
         return root.resolve(path.substring(1));
     }
 
-    /** What the last pass saw, for the leader's dry runs; nothing where containers are off (the step did not look). */
+    /** What the last pass saw, for the leader's dry runs; nothing where the machine has no Slurm role (the step did not look). */
     @Override
     public Observed reportInto(Observed report) {
         return report.withContainers(seen().map(ContainersPreview::report).orElse(null));

@@ -484,13 +484,41 @@ class ContainersStepTest {
     }
 
     @Test
-    void containersOffLookAtNothingAndRemoveNothing() throws IOException {
+    void containersOffOnASlurmMachineLookAndChangeNothing() throws IOException {
         step().apply(plan(false));
+        commands.answer(DPKG_QUERY_GPUS, "enroot installed 4.1.2-1\nenroot+caps installed 4.1.2-1\n");
+        ContainersStep step = step();
         commands.clearLog();
-        Outcome off = step().apply(NodePlan.of("n1", Set.of(Role.COMPUTE)));
+        Outcome off = step.apply(NodePlan.of("n1", Set.of(Role.COMPUTE)));
         assertEquals(Outcome.Kind.UNCHANGED, off.kind());
-        assertEquals(List.of(), commands.log());
+        assertEquals(
+                List.of(List.of("dpkg", "--print-architecture"), DPKG_QUERY_GPUS, List.of("srun", "-V")),
+                commands.log(),
+                "queries only, nvidia-container-cli's packages too (a machine with GPUs wants them once on)");
         assertTrue(files.stat(at(ContainerFacts.PYXIS_PLUGIN)).isPresent());
+        var seen = step.reportInto(io.slurmlet.model.observed.Observed.NOTHING).containers();
+        assertEquals(
+                "amd64 deb 4.1.2-1",
+                seen.arch() + " " + seen.format() + " " + seen.packages().get("enroot"));
+        assertEquals(
+                ContainersDiff.PATHS.stream().sorted().toList(),
+                seen.files().keySet().stream().sorted().toList(),
+                "every file the step keeps somewhere, for a dry run that turns them on");
+
+        commands.clearLog();
+        step.apply(NodePlan.of("n1", Set.of(Role.COMPUTE)));
+        assertEquals(
+                List.of(DPKG_QUERY_GPUS, List.of("srun", "-V")), commands.log(), "the architecture is looked at once");
+    }
+
+    @Test
+    void aMachineWithoutASlurmRoleIsNotLookedAt() throws IOException {
+        Outcome none = step().apply(NodePlan.of("n1", Set.of()));
+        assertEquals(Outcome.Kind.UNCHANGED, none.kind());
+        assertEquals(List.of(), commands.log());
+        assertEquals(
+                null,
+                step().reportInto(io.slurmlet.model.observed.Observed.NOTHING).containers());
     }
 
     @Test

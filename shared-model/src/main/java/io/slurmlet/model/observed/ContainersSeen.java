@@ -10,9 +10,9 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * What the containers step saw, where its plan had it look (containers on): what a dry run needs to
+ * What the containers step saw on a Slurm machine, containers on or off: what a dry run needs to
  * say what the step would install, build or write here, its architecture and package format among
- * it. Never reported where containers are off: the step did not look then.
+ * it. Never reported where the machine has no Slurm role: the step does not look there.
  *
  * @param arch        the machine's architecture, as its package manager names it (amd64, x86_64)
  * @param format      its package format: deb or rpm

@@ -561,6 +561,11 @@ class PreviewAgainstApplyTest {
     static final String MIRROR = "http://10.77.0.2:8080/";
     static final List<String> DPKG_QUERY =
             List.of("dpkg-query", "-W", "-f=${Package} ${db:Status-Status} ${Version}\\n", "enroot", "enroot+caps");
+    /** What the step asks with containers off: nvidia-container-cli's packages too. */
+    static final List<String> DPKG_QUERY_ALL = java.util.stream.Stream.concat(
+                    DPKG_QUERY.stream(),
+                    java.util.stream.Stream.of("libnvidia-container1", "libnvidia-container-tools"))
+            .toList();
 
     static io.slurmlet.model.plan.Artifact artifact(
             String name, String version, String arch, String format, String file) {
@@ -597,6 +602,7 @@ class PreviewAgainstApplyTest {
                     "root");
             commands.answer(List.of("dpkg", "--print-architecture"), "amd64\n")
                     .answer(DPKG_QUERY, "enroot installed 4.1.2-1\nenroot+caps installed 4.1.2-1\n")
+                    .answer(DPKG_QUERY_ALL, "enroot installed 4.1.2-1\nenroot+caps installed 4.1.2-1\n")
                     .answer(List.of("srun", "-V"), "slurm 24.11.5\n")
                     .answerPrefix(List.of("install", "-d"), Commands.Result.ok(""))
                     .answerPrefix(List.of("env", "DEBIAN_FRONTEND=noninteractive", "apt-get"), Commands.Result.ok(""))
@@ -626,16 +632,19 @@ class PreviewAgainstApplyTest {
         }
     }
 
-    /** {@code plan} as the leader publishes it: with the pinned files in its containers section. */
+    /** {@code plan} as the leader publishes it: with the pinned files in its containers section, where they are on. */
     static NodePlan publishedWith(NodePlan plan, List<io.slurmlet.model.plan.Artifact> artifacts) {
         var c = plan.containers();
+        if (!c.install()) {
+            return plan;
+        }
         return plan.withContainers(
                 new io.slurmlet.model.plan.ContainersPlan(true, artifacts, c.sharedPath(), c.gpus()));
     }
 
     /**
-     * The containers step applies {@code before} (containers on) until it settles and reports what it
-     * saw; the dry run of {@code after}, from that report, is what the step then does.
+     * The containers step applies {@code before} (containers on or off) until it settles and reports
+     * what it saw; the dry run of {@code after}, from that report, is what the step then does.
      */
     static NodeChange containersPreviewIsWhatApplyDoes(
             Path root,
@@ -702,5 +711,24 @@ class PreviewAgainstApplyTest {
         NodeChange rebuilt =
                 containersPreviewIsWhatApplyDoes(root, on, pinned("4.1.2", "0.24.0"), on, pinned("4.1.2", "0.25.0"));
         says(rebuilt, "build pyxis 0.25.0 for Slurm 24.11.5", "the installed one is pyxis 0.24.0, from another source");
+    }
+
+    @Test
+    void containersTurnedOnWhereEnrootIsAlreadyInstalled(@org.junit.jupiter.api.io.TempDir Path root)
+            throws java.io.IOException {
+        NodeChange on = containersPreviewIsWhatApplyDoes(
+                root, cluster(Map.of()), List.of(), cluster(Map.of("containers", true)), pinned("4.1.2", "0.24.0"));
+        says(on, "write /etc/enroot/enroot.conf.d/50-slurmlet.conf", "");
+        says(on, "build pyxis 0.24.0 for Slurm 24.11.5", "");
+        assertFalse(
+                on.actions().stream().anyMatch(a -> a.startsWith("install enroot")),
+                "enroot 4.1.2 is installed: " + on.actions());
+    }
+
+    @Test
+    void containersTurnedOffChangeNothingThere(@org.junit.jupiter.api.io.TempDir Path root) throws java.io.IOException {
+        NodeChange off = containersPreviewIsWhatApplyDoes(
+                root, cluster(Map.of("containers", true)), pinned("4.1.2", "0.24.0"), cluster(Map.of()), List.of());
+        assertEquals(List.of(), off.actions(), "nothing installed for them is removed");
     }
 }
