@@ -105,7 +105,7 @@ public class MungeKeyCommand implements Runnable {
             out.println("no machine has a Slurm role yet");
             return;
         }
-        Table table = new Table("NODE", "HOLDS IT", "STATE");
+        Table table = new Table("NODE", "HOLDS IT", "STATE", "CLOCK");
         int holding = 0;
         for (JsonNode m : machines) {
             boolean holds = m.path("holds").asBoolean();
@@ -113,7 +113,9 @@ public class MungeKeyCommand implements Runnable {
             table.row(
                     Text.oneLine(m.path("node").asText()),
                     holds ? "yes" : "no",
-                    Text.oneLine(m.path("state").asText()));
+                    Text.oneLine(m.path("state").asText()),
+                    // A leader older than the clock's measure does not say it.
+                    m.hasNonNull("clock") ? Text.oneLine(m.path("clock").asText()) : "-");
         }
         table.print(out);
         out.println("%d of %d machines hold it".formatted(holding, machines.size()));

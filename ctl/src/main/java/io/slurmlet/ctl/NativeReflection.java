@@ -14,6 +14,7 @@ import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.StepStatus;
 import io.slurmlet.model.facts.ContainerFacts;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.observed.ClockSeen;
 import io.slurmlet.model.observed.ContainersSeen;
 import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.observed.Observed;
@@ -94,6 +95,7 @@ import io.slurmlet.model.users.Accounts;
             NodeWish.Resume.class,
             NodeWish.Drain.class,
             Observed.class,
+            ClockSeen.class,
             ContainersSeen.class,
             ContainersSeen.Pyxis.class,
             QueuedJob.class,

@@ -49,9 +49,9 @@ class MungeKeyCommandTest {
                 watch it: ctl slurm munge-key status
 
                 rotation 2, asked at 2026-12-07T10:00:00Z by root over the leader's socket; machines switch at 2026-12-07T10:00:10Z
-                NODE  HOLDS IT  STATE
-                n0    no        still holds rotation 1's key (due at 2026-12-07T10:00:10Z)
-                n1    no        its plan does not carry the new key yet
+                NODE  HOLDS IT  STATE                                                       CLOCK
+                n0    no        still holds rotation 1's key (due at 2026-12-07T10:00:10Z)  -
+                n1    no        its plan does not carry the new key yet                     -
                 0 of 2 machines hold it
                 """, r.out());
         assertEquals("", r.err());
@@ -63,15 +63,15 @@ class MungeKeyCommandTest {
     void statusShowsWhichMachinesHoldTheKey() {
         leader.on("GET", "/v1/slurm/munge-key", ok("""
                 {"rotation": 2, "switch_at": "2026-12-07T10:00:10Z", "requested": "2026-12-07T10:00:00Z", "by": "root",
-                 "machines": [{"node": "n0", "holds": true, "state": "holds rotation 2's key"},
+                 "machines": [{"node": "n0", "holds": true, "state": "holds rotation 2's key", "clock": "3 ms ahead of the leader's (±1 ms)"},
                               {"node": "n3", "holds": false, "state": "has not reported what its munge step saw"}], "notes": []}"""));
         var r = ctl.run("slurm", "munge-key", "status");
         assertEquals(0, r.exit(), r::toString);
         assertEquals("""
                 rotation 2, asked at 2026-12-07T10:00:00Z by root; machines switch at 2026-12-07T10:00:10Z
-                NODE  HOLDS IT  STATE
-                n0    yes       holds rotation 2's key
-                n3    no        has not reported what its munge step saw
+                NODE  HOLDS IT  STATE                                     CLOCK
+                n0    yes       holds rotation 2's key                    3 ms ahead of the leader's (±1 ms)
+                n3    no        has not reported what its munge step saw  -
                 1 of 2 machines hold it
                 """, r.out());
         leader.on("GET", "/v1/slurm/munge-key", ok("{\"rotation\": 0, \"machines\": [], \"notes\": []}"));

@@ -226,6 +226,19 @@ class ClusterLiveChangeIT extends ClusterTest {
                 SUITE, cell, answer.path("rotation").asLong(), asked, switchAt, jobs);
         awaitOneNewMungeKey(cell, keys);
         awaitEveryMachineHoldsRotation(cell, "n0", answer.path("rotation").asLong());
+        // Each agent measured its clock against the leader's over its status reports, and switched by the
+        // leader's: the machines here share the host's clock, so each is within a few ms of it.
+        var shown = SettingsJson.STRICT.readTree(ok("n0", "ctl", "-o", "json", "slurm", "munge-key", "status"));
+        for (var m : shown.path("machines")) {
+            var clock = java.util.regex.Pattern.compile(
+                            "(?:(\\d+) ms (?:ahead of|behind) )?the leader's \\(±(\\d+) ms\\)")
+                    .matcher(m.path("clock").asText());
+            assertTrue(
+                    clock.matches()
+                            && (clock.group(1) == null ? 0 : Integer.parseInt(clock.group(1))) <= 50
+                            && Integer.parseInt(clock.group(2)) <= 50,
+                    cell + ": " + m.path("node").asText() + "'s clock measured against the leader's: " + m);
+        }
         for (String node : NODES) {
             assertSwitchedAtTheMoment(cell, node, asked, switchAt);
             assertNotEquals(

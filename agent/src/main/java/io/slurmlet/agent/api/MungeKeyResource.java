@@ -9,6 +9,7 @@ import io.slurmlet.agent.leader.PlanPublisher;
 import io.slurmlet.agent.leader.SettingsStore;
 import io.slurmlet.agent.store.StorageException;
 import io.slurmlet.model.api.ApiError;
+import io.slurmlet.model.observed.ClockSeen;
 import io.slurmlet.model.observed.MungeSeen;
 import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.plan.MungeKey;
@@ -47,12 +48,20 @@ public class MungeKeyResource {
      *
      * @param holds whether it reported holding the key of the cluster's current rotation
      * @param state in words: holds it, switches at its moment, has not switched, has not reported
+     * @param clock its clock against the leader's, as its agent measured it ("3 ms ahead of the
+     *              leader's (±1 ms)"): a switch is at the leader's moment, corrected by it; where it
+     *              was not measured, the machine switches by its own clock, and says so
      */
     @RegisterForReflection
     public record Machine(
             @JsonProperty("node") String node,
             @JsonProperty("holds") boolean holds,
-            @JsonProperty("state") String state) {}
+            @JsonProperty("state") String state,
+            @JsonProperty("clock") String clock) {}
+
+    /** What status says of a machine whose agent has not measured its clock against the leader's. */
+    static final String CLOCK_UNKNOWN =
+            "not measured (no status answered yet, or an agent older than it): it switches by its own clock";
 
     /**
      * The cluster's key as rotated, and where each machine with a Slurm role is.
@@ -128,12 +137,31 @@ public class MungeKeyResource {
         publisher.nudge();
         List<String> notes = List.of(
                 ("rotation %d: a new munge key is stored on the leader; every machine with a Slurm role writes it and restarts "
-                                + "munged at %s, together (slurmctld, slurmd and jobs keep running)")
+                                + "munged at %s by the leader's clock, together (slurmctld, slurmd and jobs keep running)")
                         .formatted(r.rotation(), r.switchAt()),
                 "a machine that is down or cut off then takes the new key as soon as it has its plan again; until it does, "
                         + "Slurm refuses its messages: its jobs keep running, but a batch job that ends there has its end refused and "
                         + "is requeued (24.11 and later) or ends late (22.05, sent again every 15 s)",
                 "watch it: ctl slurm munge-key status");
+        List<String> ownClocks = planned().stream()
+                .map(p -> p.plan().node())
+                .filter(n -> Optional.ofNullable(reports.observed().get(n))
+                        .map(Observed::clock)
+                        .isEmpty())
+                .toList();
+        if (!ownClocks.isEmpty()) {
+            notes = new ArrayList<>(notes);
+            notes.add(
+                    1,
+                    ("%s %s not measured %s clock against the leader's yet (an agent older than that, or none of its "
+                                    + "status reports answered): %s by %s own clock, as far off as it is")
+                            .formatted(
+                                    String.join(", ", ownClocks),
+                                    ownClocks.size() == 1 ? "has" : "have",
+                                    ownClocks.size() == 1 ? "its" : "their",
+                                    ownClocks.size() == 1 ? "it switches" : "they switch",
+                                    ownClocks.size() == 1 ? "its" : "their"));
+        }
         return Response.ok(state(notes)).build();
     }
 
@@ -164,13 +192,12 @@ public class MungeKeyResource {
         Map<String, Observed> seen = reports.observed();
         List<Machine> machines = new ArrayList<>();
         for (PublishedPlan p : planned()) {
-            MungeSeen m = Optional.ofNullable(seen.get(p.plan().node()))
-                    .map(Observed::munge)
-                    .orElse(null);
+            Optional<Observed> o = Optional.ofNullable(seen.get(p.plan().node()));
             machines.add(machine(
                     p.plan().node(),
                     key,
-                    m,
+                    o.map(Observed::munge).orElse(null),
+                    o.map(Observed::clock).orElse(null),
                     p.plan().mungeKey().map(k -> k.rotation() == key.rotation()).orElse(false)));
         }
         return new KeyState(
@@ -203,10 +230,18 @@ public class MungeKeyResource {
                 .toList();
     }
 
-    /** @param planned whether the machine's published plan carries the current key already */
-    static Machine machine(String node, MungeKey key, MungeSeen seen, boolean planned) {
+    /**
+     * @param clock   its clock as its agent measured it; null where not
+     * @param planned whether the machine's published plan carries the current key already
+     */
+    static Machine machine(String node, MungeKey key, MungeSeen seen, ClockSeen clock, boolean planned) {
+        Machine m = machine(node, key, seen, planned);
+        return new Machine(node, m.holds(), m.state(), clock == null ? CLOCK_UNKNOWN : clock.said());
+    }
+
+    private static Machine machine(String node, MungeKey key, MungeSeen seen, boolean planned) {
         if (seen == null) {
-            return new Machine(node, false, "has not reported what its munge step saw");
+            return new Machine(node, false, "has not reported what its munge step saw", "");
         }
         boolean holds = seen.matches() && seen.rotation() != null && seen.rotation() == key.rotation();
         if (holds) {
@@ -215,10 +250,11 @@ public class MungeKeyResource {
                     true,
                     key.rotation() == 0
                             ? "holds the cluster's first key"
-                            : "holds rotation %d's key".formatted(key.rotation()));
+                            : "holds rotation %d's key".formatted(key.rotation()),
+                    "");
         }
         if (!planned) {
-            return new Machine(node, false, "its plan does not carry the new key yet");
+            return new Machine(node, false, "its plan does not carry the new key yet", "");
         }
         String at = key.switchAt().map(t -> " (due at " + t + ")").orElse("");
         return new Machine(
@@ -226,6 +262,7 @@ public class MungeKeyResource {
                 false,
                 seen.rotation() != null
                         ? "still holds rotation %d's key%s".formatted(seen.rotation(), at)
-                        : "has not reported holding the new key%s".formatted(at));
+                        : "has not reported holding the new key%s".formatted(at),
+                "");
     }
 }

@@ -4,6 +4,7 @@ import io.slurmlet.agent.leader.FactsLimit;
 import io.slurmlet.agent.leader.Inventory;
 import io.slurmlet.agent.leader.NodeReports;
 import io.slurmlet.agent.leader.lending.LendingEngine;
+import io.slurmlet.agent.trust.LeaderChannel;
 import io.slurmlet.model.api.ApiError;
 import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SettingsJson;
@@ -144,6 +145,8 @@ final class ReportRoutes {
         if (!report.slurmNodes().isEmpty()) {
             lending.wake();
         }
+        // As late as can be: the agent takes the leader's clock to be this at the middle of its round trip.
+        ctx.response().putHeader(LeaderChannel.LEADER_TIME, Long.toString(System.currentTimeMillis()));
         ChannelAnswers.json(ctx, 200, Map.of("node", node));
     }
 

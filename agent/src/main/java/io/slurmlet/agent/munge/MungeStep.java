@@ -12,9 +12,9 @@ import io.slurmlet.model.observed.Observed;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.InstantSource;
 import java.util.Optional;
 
 /**
@@ -42,14 +42,15 @@ public final class MungeStep extends Reconciler<MungeDiff.Wanted, MungeSeen> imp
     private final Files files;
     private final Services services;
     private final Path keyFile;
-    private final Clock clock;
+    private final InstantSource clock;
     private final Sleeper sleeper;
 
-    public MungeStep(Files files, Services services, Path root) {
-        this(files, services, root, Clock.systemUTC(), d -> Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000));
+    /** @param clock the leader's clock as this machine measures it: a rotation's switch is at its moment by it */
+    public MungeStep(Files files, Services services, Path root, InstantSource clock) {
+        this(files, services, root, clock, d -> Thread.sleep(d.toMillis(), d.toNanosPart() % 1_000_000));
     }
 
-    public MungeStep(Files files, Services services, Path root, Clock clock, Sleeper sleeper) {
+    public MungeStep(Files files, Services services, Path root, InstantSource clock, Sleeper sleeper) {
         super("munge", MungeDiff::desired, (wanted, seen) -> MungeDiff.diff(wanted, seen, clock.instant()));
         this.files = files;
         this.services = services;

@@ -6,6 +6,7 @@ import io.slurmlet.model.plan.PublishedPlan;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -32,7 +33,12 @@ public interface Leader {
         return poll(held.map(PublishedPlan::revision).orElse(0L), wait);
     }
 
-    void postStatus(NodeReport report) throws IOException, InterruptedException;
+    /**
+     * Sends this machine's status.
+     *
+     * @return the leader's clock when it answered, where it said it (a leader older than that does not)
+     */
+    Optional<Instant> postStatus(NodeReport report) throws IOException, InterruptedException;
 
     /**
      * The window the leader's last plan answer gave for calling it again once it is lost (its

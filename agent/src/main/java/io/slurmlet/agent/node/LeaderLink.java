@@ -15,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.security.GeneralSecurityException;
 import java.security.cert.X509Certificate;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -177,8 +178,20 @@ public final class LeaderLink implements Leader {
     }
 
     @Override
-    public void postStatus(NodeReport report) throws IOException, InterruptedException {
-        send("/v1/agent/status", "PUT", report);
+    public Optional<Instant> postStatus(NodeReport report) throws IOException, InterruptedException {
+        return send("/v1/agent/status", "PUT", report)
+                .headers()
+                .firstValue(LeaderChannel.LEADER_TIME)
+                .flatMap(LeaderLink::millis);
+    }
+
+    /** An instant said in milliseconds since the epoch; empty where it is not one. */
+    static Optional<Instant> millis(String said) {
+        try {
+            return Optional.of(Instant.ofEpochMilli(Long.parseLong(said.strip())));
+        } catch (NumberFormatException | java.time.DateTimeException e) {
+            return Optional.empty();
+        }
     }
 
     /**
@@ -222,7 +235,8 @@ public final class LeaderLink implements Leader {
         return reconnectWindow;
     }
 
-    private void send(String path, String method, Object body) throws IOException, InterruptedException {
+    private HttpResponse<byte[]> send(String path, String method, Object body)
+            throws IOException, InterruptedException {
         byte[] json = SettingsJson.STRICT.writeValueAsBytes(body);
         Answered<byte[]> answered = call(base -> request(base, path)
                 .timeout(LeaderCalls.CALL)
@@ -230,6 +244,7 @@ public final class LeaderLink implements Leader {
                 .method(method, HttpRequest.BodyPublishers.ofByteArray(json))
                 .build());
         LeaderCalls.checked(answered.base(), path, answered.response());
+        return answered.response();
     }
 
     private HttpRequest.Builder request(URI base, String path) {

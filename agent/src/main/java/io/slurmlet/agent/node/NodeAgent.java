@@ -70,11 +70,13 @@ public class NodeAgent {
 
     private String name;
     private NodeWiring wiring;
+    /** The leader's clock, as the status reports' round trips measure it: what a munge key's switch waits by. */
+    private final LeaderClock leaderClock = new LeaderClock(Clock.systemUTC());
 
     @PostConstruct
     void wire() {
         name = config.node().machineName();
-        wiring = NodeWiring.of(ports, config, name, (path, timeout) -> {
+        wiring = NodeWiring.of(ports, config, name, leaderClock, (path, timeout) -> {
             PlanPoller p = poller;
             Leader link = p == null ? null : p.link().orElse(null);
             if (link == null) {
@@ -144,7 +146,7 @@ public class NodeAgent {
             return;
         }
         runner = new StepRunner(wiring.steps(), book, config.node().resync(), () -> poster.changed());
-        poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1));
+        poster = new StatusPoster(() -> poller.link(), () -> report(wiring), Duration.ofSeconds(1), leaderClock);
         jobs = new JobsWatch(
                 wiring.hostFiles(),
                 () -> {
@@ -230,6 +232,7 @@ public class NodeAgent {
                 p.revision(),
                 book.all(),
                 wiring.nodeStates().nodes(),
-                wiring.observed(jobs == null ? List.of() : jobs.jobs())));
+                wiring.observed(jobs == null ? List.of() : jobs.jobs())
+                        .withClock(leaderClock.seen().orElse(null))));
     }
 }

@@ -19,6 +19,7 @@ import io.slurmlet.agent.system.Services;
 import io.slurmlet.agent.users.UsersStep;
 import io.slurmlet.model.observed.Observed;
 import java.nio.file.Path;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -41,10 +42,17 @@ record NodeWiring(
      * @param root       where the machine's files are (/ but in tests)
      * @param stateDir   the agent's own state (what steps keep between passes)
      * @param adminGroup the group that gets in by ssh without a job
+     * @param leaderClock the leader's clock as this machine measures it: a munge key's switch waits by it
      * @param leader     the leader this machine follows, for the files of jobs in containers it holds
      */
     static NodeWiring of(
-            Ports p, String node, Path root, Path stateDir, Optional<String> adminGroup, Fetcher.FromLeader leader) {
+            Ports p,
+            String node,
+            Path root,
+            Path stateDir,
+            Optional<String> adminGroup,
+            InstantSource leaderClock,
+            Fetcher.FromLeader leader) {
         NodeStatesStep nodeStates = new NodeStatesStep(p.commands());
         FactsCollector collector = new FactsCollector(p.commands(), p.hostFiles());
         return new NodeWiring(
@@ -52,7 +60,7 @@ record NodeWiring(
                 // In the step graph's order, which also says what each waits for.
                 StepGraph.inOrder(List.of(
                         new PackagesStep(p.packages()),
-                        new MungeStep(p.files(), p.services(), root),
+                        new MungeStep(p.files(), p.services(), root, leaderClock),
                         new StorageStep(p.files(), p.hostFiles(), p.services(), p.commands(), root),
                         new UsersStep(p.users(), root),
                         new SlurmStep(p.files(), p.services(), p.commands(), root, stateDir, p.hostFiles()),
@@ -64,9 +72,10 @@ record NodeWiring(
                 p.services());
     }
 
-    static NodeWiring of(Ports p, AgentConfig config, String node, Fetcher.FromLeader leader) {
+    static NodeWiring of(
+            Ports p, AgentConfig config, String node, InstantSource leaderClock, Fetcher.FromLeader leader) {
         return of(
-                p, node, config.node().root(), config.stateDir(), config.node().adminGroup(), leader);
+                p, node, config.node().root(), config.stateDir(), config.node().adminGroup(), leaderClock, leader);
     }
 
     /**

@@ -3,6 +3,7 @@ package io.slurmlet.agent.node;
 import io.slurmlet.model.api.NodeReport;
 import java.io.IOException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -21,6 +22,7 @@ final class StatusPoster extends Worker {
     private final Supplier<Optional<Leader>> leader;
     private final Supplier<Optional<NodeReport>> report;
     private final Duration retry;
+    private final LeaderClock clock;
     private static final Duration LONGEST = Duration.ofSeconds(10);
     private Duration wait;
     private boolean due;
@@ -29,12 +31,18 @@ final class StatusPoster extends Worker {
     /**
      * @param leader the link the poller holds now; empty while it has none
      * @param report the report as things stand; empty before the first pass
+     * @param clock  told the leader's time of each answer, with the round trip it came over
      */
-    StatusPoster(Supplier<Optional<Leader>> leader, Supplier<Optional<NodeReport>> report, Duration retry) {
+    StatusPoster(
+            Supplier<Optional<Leader>> leader,
+            Supplier<Optional<NodeReport>> report,
+            Duration retry,
+            LeaderClock clock) {
         super("slurmlet-status");
         this.leader = leader;
         this.report = report;
         this.retry = retry;
+        this.clock = clock;
         this.wait = retry;
     }
 
@@ -68,6 +76,14 @@ final class StatusPoster extends Worker {
         }
     }
 
+    /** Sends {@code report}, and times the round trip against the leader's clock where its answer says it. */
+    private void post(Leader to, NodeReport report) throws IOException, InterruptedException {
+        Instant sent = clock.own();
+        Optional<Instant> leaderSaid = to.postStatus(report);
+        Instant received = clock.own();
+        leaderSaid.ifPresent(at -> clock.sample(sent, at, received));
+    }
+
     /** Whether the latest report reached the leader (or there was none to send). */
     private boolean send() throws InterruptedException {
         Optional<NodeReport> now;
@@ -85,7 +101,7 @@ final class StatusPoster extends Worker {
             return false;
         }
         try {
-            to.get().postStatus(now.get());
+            post(to.get(), now.get());
             return true;
         } catch (LeaderLink.Refused e) {
             NodeReport older = new NodeReport(
@@ -100,7 +116,7 @@ final class StatusPoster extends Worker {
             }
             // A leader older than this agent's users, packages and slurm sections: it gets the rest.
             try {
-                to.get().postStatus(older);
+                post(to.get(), older);
                 if (!olderLeaderSaid) {
                     olderLeaderSaid = true;
                     LOG.warnf(

@@ -19,6 +19,13 @@ public interface LeaderChannel {
      */
     String RECONNECT_WINDOW = "Slurmlet-Reconnect-Window";
 
+    /**
+     * The header of each answer to a machine's status report that tells its agent the leader's clock
+     * when it answered, in milliseconds since the epoch: the agent measures its own clock against it
+     * (a munge key's switch at one moment is at the leader's moment, however far its own clock is off).
+     */
+    String LEADER_TIME = "Slurmlet-Leader-Time";
+
     /** The port the agents' channel listens on; 0 before it does (or where this agent is no leader). */
     int agentPort();
 

@@ -448,7 +448,8 @@ class AgentChannelTest {
         assertTrue(renamed.revision() > first.revision(), "a changed plan, a higher revision");
         assertTrue(renamed.plan().files().get("/etc/slurm/slurm.conf").contains("PartitionName=batch"));
 
-        n.postStatus(new NodeReport(
+        java.time.Instant sent = java.time.Instant.now();
+        java.util.Optional<java.time.Instant> leaderSaid = n.postStatus(new NodeReport(
                 node,
                 renamed.revision(),
                 List.of(new StepStatus(
@@ -458,6 +459,12 @@ class AgentChannelTest {
                         "2026-11-30T04:00:00Z",
                         "munged did not start",
                         "2026-11-30T04:00:00Z"))));
+        java.time.Instant received = java.time.Instant.now();
+        assertTrue(
+                leaderSaid.isPresent()
+                        && !leaderSaid.get().isBefore(sent.minusMillis(1))
+                        && !leaderSaid.get().isAfter(received.plusMillis(1)),
+                "the answer says the leader's clock, between the sending and the answer: " + leaderSaid);
         admin().get("/v1/slurm/status")
                 .then()
                 .statusCode(200)

@@ -28,20 +28,40 @@ class MungeKeyResourceTest {
     @Test
     void eachMachineIsSaidInWords() {
         assertEquals(
-                new MungeKeyResource.Machine("n1", true, "holds rotation 2's key"),
-                MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 2L), true));
+                new MungeKeyResource.Machine("n1", true, "holds rotation 2's key", MungeKeyResource.CLOCK_UNKNOWN),
+                MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 2L), null, true));
         assertEquals(
-                new MungeKeyResource.Machine("n1", false, "still holds rotation 1's key (due at 2026-12-07T10:00:10Z)"),
-                MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 1L), true));
+                new MungeKeyResource.Machine(
+                        "n1",
+                        false,
+                        "still holds rotation 1's key (due at 2026-12-07T10:00:10Z)",
+                        MungeKeyResource.CLOCK_UNKNOWN),
+                MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 1L), null, true));
         assertEquals(
-                new MungeKeyResource.Machine("n1", false, "its plan does not carry the new key yet"),
-                MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 1L), false));
+                new MungeKeyResource.Machine(
+                        "n1", false, "its plan does not carry the new key yet", MungeKeyResource.CLOCK_UNKNOWN),
+                MungeKeyResource.machine("n1", ROTATED, new MungeSeen(true, true, true, true, true, 1L), null, false));
         assertEquals(
-                new MungeKeyResource.Machine("n1", false, "has not reported what its munge step saw"),
-                MungeKeyResource.machine("n1", ROTATED, null, true));
+                new MungeKeyResource.Machine(
+                        "n1", false, "has not reported what its munge step saw", MungeKeyResource.CLOCK_UNKNOWN),
+                MungeKeyResource.machine("n1", ROTATED, null, null, true));
         assertEquals(
-                new MungeKeyResource.Machine("n1", true, "holds the cluster's first key"),
+                new MungeKeyResource.Machine(
+                        "n1", true, "holds the cluster's first key", MungeKeyResource.CLOCK_UNKNOWN),
                 MungeKeyResource.machine(
-                        "n1", MungeKey.random(), new MungeSeen(true, true, true, true, true, 0L), true));
+                        "n1", MungeKey.random(), new MungeSeen(true, true, true, true, true, 0L), null, true));
+    }
+
+    @Test
+    void aMachinesClockIsSaidAsItsAgentMeasuredIt() {
+        assertEquals(
+                new MungeKeyResource.Machine(
+                        "n1", true, "holds rotation 2's key", "1200 ms behind the leader's (±3 ms)"),
+                MungeKeyResource.machine(
+                        "n1",
+                        ROTATED,
+                        new MungeSeen(true, true, true, true, true, 2L),
+                        new io.slurmlet.model.observed.ClockSeen(-1_200, 3),
+                        true));
     }
 }

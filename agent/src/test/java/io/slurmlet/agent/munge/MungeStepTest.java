@@ -23,7 +23,7 @@ class MungeStepTest {
     private final MungeKey key = MungeKey.random();
     private final FakeFiles files = new FakeFiles();
     private final FakeServices services = new FakeServices();
-    private final MungeStep step = new MungeStep(files, services, Path.of("/"));
+    private final MungeStep step = new MungeStep(files, services, Path.of("/"), java.time.Clock.systemUTC());
 
     private NodePlan plan(Optional<MungeKey> k) {
         return NodePlan.of("n1", k.isPresent() ? Set.of(Role.COMPUTE) : Set.of())
@@ -83,7 +83,8 @@ class MungeStepTest {
 
         FakeFiles ok = new FakeFiles();
         FakeServices broken = new FakeServices().failing("munge");
-        Outcome failed = new MungeStep(ok, broken, Path.of("/")).apply(plan(Optional.of(key)));
+        Outcome failed =
+                new MungeStep(ok, broken, Path.of("/"), java.time.Clock.systemUTC()).apply(plan(Optional.of(key)));
         assertTrue(failed.failed());
         assertEquals(
                 "systemctl start munge failed (exit 1): Job for munge.service failed because the control process "

@@ -45,7 +45,9 @@ class FactsStepTest {
             return Optional.empty();
         }
 
-        public void postStatus(NodeReport report) {}
+        public Optional<java.time.Instant> postStatus(NodeReport report) {
+            return Optional.empty();
+        }
     }
 
     @Test
@@ -157,7 +159,9 @@ class FactsStepTest {
             return Optional.empty();
         }
 
-        public void postStatus(NodeReport report) {}
+        public Optional<java.time.Instant> postStatus(NodeReport report) {
+            return Optional.empty();
+        }
     }
 
     static NodePlan madeFrom(NodeFacts facts) {

@@ -139,8 +139,9 @@ class NodeRoleTest {
         }
 
         @Override
-        public void postStatus(NodeReport report) {
+        public Optional<java.time.Instant> postStatus(NodeReport report) {
             statuses.add(report);
+            return Optional.empty();
         }
     }
 
@@ -357,7 +358,8 @@ class NodeRoleTest {
             poster = new StatusPoster(
                     () -> self[0].link(),
                     () -> runner.applied().map(p -> new NodeReport("n1", p.revision(), book.all(), List.of())),
-                    Duration.ofMillis(50));
+                    Duration.ofMillis(50),
+                    new LeaderClock(java.time.Clock.systemUTC()));
             post[0] = poster;
             PlanPoller.Connector connector = new PlanPoller.Connector() {
                 @Override

@@ -35,9 +35,16 @@ class NodeWiringTest {
         FakeCommands commands = new FakeCommands().notInstalled("showmount");
         Ports ports = new Ports(
                 commands, files, new FakeHostFiles(files), new FakeServices(), new FakeUsers(), new FakePackages());
-        return NodeWiring.of(ports, "n1", state.resolve("root"), state, Optional.empty(), (path, timeout) -> {
-            throw new IOException("no leader here");
-        });
+        return NodeWiring.of(
+                ports,
+                "n1",
+                state.resolve("root"),
+                state,
+                Optional.empty(),
+                java.time.Clock.systemUTC(),
+                (path, timeout) -> {
+                    throw new IOException("no leader here");
+                });
     }
 
     @Test

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 class StatusPosterTest {
 
     /** Refuses a report that holds a section its release does not know, as the leader's strict reading does. */
-    static final class OlderLeader implements Leader {
+    static class OlderLeader implements Leader {
         final List<String> received = new CopyOnWriteArrayList<>();
 
         public void reportFacts(NodeFacts facts) {}
@@ -31,14 +31,49 @@ class StatusPosterTest {
             return Optional.empty();
         }
 
-        public void postStatus(NodeReport report) throws java.io.IOException {
+        public Optional<java.time.Instant> postStatus(NodeReport report) throws java.io.IOException {
             String json = SettingsJson.STRICT.writeValueAsString(report);
             if (json.contains("\"users\"") || json.contains("\"packages\"")) {
                 throw new LeaderLink.Refused(
                         400, "the leader refused POST /v1/agents/status (400): unknown key \"observed.users\"");
             }
             received.add(json);
+            return Optional.empty();
         }
+    }
+
+    final LeaderClock clock = new LeaderClock(java.time.Clock.systemUTC());
+
+    @Test
+    void eachAnswerThatSaysTheLeadersTimeMeasuresThisMachinesClockAgainstIt() throws Exception {
+        // A leader whose clock is 5 s behind this machine's, answering at once.
+        List<NodeReport> got = new CopyOnWriteArrayList<>();
+        Leader behind = new OlderLeader() {
+            @Override
+            public Optional<java.time.Instant> postStatus(NodeReport report) {
+                got.add(report);
+                return Optional.of(java.time.Instant.now().minusSeconds(5));
+            }
+        };
+        NodeReport report = new NodeReport("n1", 3, List.of(), List.of(), Observed.NOTHING);
+        assertEquals(Optional.empty(), clock.seen(), "nothing measured before an answer");
+        StatusPoster poster =
+                new StatusPoster(() -> Optional.of(behind), () -> Optional.of(report), Duration.ofMillis(50), clock);
+        poster.start();
+        try {
+            poster.changed();
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(10))
+                    .until(() -> clock.seen().isPresent());
+        } finally {
+            poster.stop();
+        }
+        long ahead = clock.seen().get().aheadMs();
+        assertTrue(Math.abs(ahead - 5000) <= 1 + clock.seen().get().errorMs(), "5 s ahead: " + clock.seen());
+        long leaderNow = clock.instant().toEpochMilli();
+        long ownNow = System.currentTimeMillis();
+        assertTrue(
+                Math.abs(ownNow - leaderNow - ahead) <= 50, "the leader's clock is this one's less " + ahead + " ms");
     }
 
     @Test
@@ -54,7 +89,7 @@ class StatusPosterTest {
                 null);
         NodeReport report = new NodeReport("n1", 3, List.of(), List.of(), seen);
         StatusPoster poster =
-                new StatusPoster(() -> Optional.of(leader), () -> Optional.of(report), Duration.ofMillis(50));
+                new StatusPoster(() -> Optional.of(leader), () -> Optional.of(report), Duration.ofMillis(50), clock);
         poster.start();
         try {
             poster.changed();

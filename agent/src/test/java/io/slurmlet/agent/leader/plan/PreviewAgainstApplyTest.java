@@ -92,7 +92,7 @@ class PreviewAgainstApplyTest {
         final FakeUsers users = new FakeUsers();
         final PackagesStep packaging = new PackagesStep(packages);
         final UsersStep accounts = new UsersStep(users, Path.of("/"));
-        final MungeStep munge = new MungeStep(files, services, Path.of("/"));
+        final MungeStep munge = new MungeStep(files, services, Path.of("/"), java.time.Clock.systemUTC());
         final StorageStep storage = new StorageStep(files, host, services, commands, Path.of("/"));
         final SlurmStep slurm =
                 new SlurmStep(files, services, commands, Path.of("/"), Path.of("/var/lib/slurmlet"), host);

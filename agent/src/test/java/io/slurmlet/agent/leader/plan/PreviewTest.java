@@ -325,7 +325,7 @@ class PreviewTest {
                     files,
                     services,
                     commands,
-                    new MungeStep(files, services, Path.of("/")),
+                    new MungeStep(files, services, Path.of("/"), java.time.Clock.systemUTC()),
                     new SlurmStep(
                             files,
                             services,
