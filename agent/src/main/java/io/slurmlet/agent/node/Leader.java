@@ -5,6 +5,7 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.PublishedPlan;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -34,11 +35,19 @@ public interface Leader {
     }
 
     /**
+     * The leader's clock as one answer said it.
+     *
+     * @param leader the address of the leader that answered
+     * @param at     its clock when it answered
+     */
+    record Time(URI leader, Instant at) {}
+
+    /**
      * Sends this machine's status.
      *
      * @return the leader's clock when it answered, where it said it (a leader older than that does not)
      */
-    Optional<Instant> postStatus(NodeReport report) throws IOException, InterruptedException;
+    Optional<Time> postStatus(NodeReport report) throws IOException, InterruptedException;
 
     /**
      * The window the leader's last plan answer gave for calling it again once it is lost (its

@@ -178,11 +178,13 @@ public final class LeaderLink implements Leader {
     }
 
     @Override
-    public Optional<Instant> postStatus(NodeReport report) throws IOException, InterruptedException {
-        return send("/v1/agent/status", "PUT", report)
+    public Optional<Time> postStatus(NodeReport report) throws IOException, InterruptedException {
+        Answered<byte[]> answered = send("/v1/agent/status", "PUT", report);
+        return answered.response()
                 .headers()
                 .firstValue(LeaderChannel.LEADER_TIME)
-                .flatMap(LeaderLink::millis);
+                .flatMap(LeaderLink::millis)
+                .map(at -> new Time(answered.base(), at));
     }
 
     /** An instant said in milliseconds since the epoch; empty where it is not one. */
@@ -235,8 +237,7 @@ public final class LeaderLink implements Leader {
         return reconnectWindow;
     }
 
-    private HttpResponse<byte[]> send(String path, String method, Object body)
-            throws IOException, InterruptedException {
+    private Answered<byte[]> send(String path, String method, Object body) throws IOException, InterruptedException {
         byte[] json = SettingsJson.STRICT.writeValueAsBytes(body);
         Answered<byte[]> answered = call(base -> request(base, path)
                 .timeout(LeaderCalls.CALL)
@@ -244,7 +245,7 @@ public final class LeaderLink implements Leader {
                 .method(method, HttpRequest.BodyPublishers.ofByteArray(json))
                 .build());
         LeaderCalls.checked(answered.base(), path, answered.response());
-        return answered.response();
+        return answered;
     }
 
     private HttpRequest.Builder request(URI base, String path) {

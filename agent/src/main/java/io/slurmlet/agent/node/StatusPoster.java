@@ -79,9 +79,9 @@ final class StatusPoster extends Worker {
     /** Sends {@code report}, and times the round trip against the leader's clock where its answer says it. */
     private void post(Leader to, NodeReport report) throws IOException, InterruptedException {
         Instant sent = clock.own();
-        Optional<Instant> leaderSaid = to.postStatus(report);
+        Optional<Leader.Time> leaderSaid = to.postStatus(report);
         Instant received = clock.own();
-        leaderSaid.ifPresent(at -> clock.sample(sent, at, received));
+        leaderSaid.ifPresent(t -> clock.sample(t.leader(), sent, t.at(), received));
     }
 
     /** Whether the latest report reached the leader (or there was none to send). */

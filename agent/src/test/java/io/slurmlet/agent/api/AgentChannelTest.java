@@ -449,7 +449,7 @@ class AgentChannelTest {
         assertTrue(renamed.plan().files().get("/etc/slurm/slurm.conf").contains("PartitionName=batch"));
 
         java.time.Instant sent = java.time.Instant.now();
-        java.util.Optional<java.time.Instant> leaderSaid = n.postStatus(new NodeReport(
+        java.util.Optional<io.slurmlet.agent.node.Leader.Time> leaderSaid = n.postStatus(new NodeReport(
                 node,
                 renamed.revision(),
                 List.of(new StepStatus(
@@ -462,8 +462,8 @@ class AgentChannelTest {
         java.time.Instant received = java.time.Instant.now();
         assertTrue(
                 leaderSaid.isPresent()
-                        && !leaderSaid.get().isBefore(sent.minusMillis(1))
-                        && !leaderSaid.get().isAfter(received.plusMillis(1)),
+                        && !leaderSaid.get().at().isBefore(sent.minusMillis(1))
+                        && !leaderSaid.get().at().isAfter(received.plusMillis(1)),
                 "the answer says the leader's clock, between the sending and the answer: " + leaderSaid);
         admin().get("/v1/slurm/status")
                 .then()

@@ -45,7 +45,7 @@ class FactsStepTest {
             return Optional.empty();
         }
 
-        public Optional<java.time.Instant> postStatus(NodeReport report) {
+        public Optional<Leader.Time> postStatus(NodeReport report) {
             return Optional.empty();
         }
     }
@@ -159,7 +159,7 @@ class FactsStepTest {
             return Optional.empty();
         }
 
-        public Optional<java.time.Instant> postStatus(NodeReport report) {
+        public Optional<Leader.Time> postStatus(NodeReport report) {
             return Optional.empty();
         }
     }

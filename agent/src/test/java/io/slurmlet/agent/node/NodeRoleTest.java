@@ -139,7 +139,7 @@ class NodeRoleTest {
         }
 
         @Override
-        public Optional<java.time.Instant> postStatus(NodeReport report) {
+        public Optional<Leader.Time> postStatus(NodeReport report) {
             statuses.add(report);
             return Optional.empty();
         }

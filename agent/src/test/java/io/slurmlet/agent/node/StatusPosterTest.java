@@ -31,7 +31,7 @@ class StatusPosterTest {
             return Optional.empty();
         }
 
-        public Optional<java.time.Instant> postStatus(NodeReport report) throws java.io.IOException {
+        public Optional<Leader.Time> postStatus(NodeReport report) throws java.io.IOException {
             String json = SettingsJson.STRICT.writeValueAsString(report);
             if (json.contains("\"users\"") || json.contains("\"packages\"")) {
                 throw new LeaderLink.Refused(
@@ -50,9 +50,11 @@ class StatusPosterTest {
         List<NodeReport> got = new CopyOnWriteArrayList<>();
         Leader behind = new OlderLeader() {
             @Override
-            public Optional<java.time.Instant> postStatus(NodeReport report) {
+            public Optional<Leader.Time> postStatus(NodeReport report) {
                 got.add(report);
-                return Optional.of(java.time.Instant.now().minusSeconds(5));
+                return Optional.of(new Leader.Time(
+                        java.net.URI.create("https://n0:6820/"),
+                        java.time.Instant.now().minusSeconds(5)));
             }
         };
         NodeReport report = new NodeReport("n1", 3, List.of(), List.of(), Observed.NOTHING);
