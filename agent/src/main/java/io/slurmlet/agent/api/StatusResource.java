@@ -10,6 +10,8 @@ import io.slurmlet.model.api.SettingsDocument;
 import io.slurmlet.model.api.SlurmStatus;
 import io.slurmlet.model.api.SlurmStatus.NodeStatus;
 import io.slurmlet.model.facts.NodeFacts;
+import io.slurmlet.model.observed.ClockSeen;
+import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
 import jakarta.inject.Inject;
@@ -22,6 +24,7 @@ import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -107,7 +110,40 @@ public class StatusResource {
                 s.partition(),
                 nodes,
                 problems,
-                plans.notes(),
+                notes(plans.notes(), clockNotes(names, reports.observed())),
                 plannedFrom);
+    }
+
+    /**
+     * How far a Slurm machine's clock may be off the leader's, as its agent measured it, before
+     * status says so: munge refuses a credential from a clock further off than its lifetime (300 s by
+     * default), Slurm's own auth/slurm a token after 60 s, and job times and logs disagree long before.
+     */
+    static final long CLOCK_OFF_MS = 5_000;
+
+    /** A sentence for each of {@code machines} whose measured clock is surely more than {@link #CLOCK_OFF_MS} off the leader's. */
+    static List<String> clockNotes(Set<String> machines, Map<String, Observed> observed) {
+        List<String> notes = new ArrayList<>();
+        for (String name : new TreeSet<>(machines)) {
+            ClockSeen clock =
+                    Optional.ofNullable(observed.get(name)).map(Observed::clock).orElse(null);
+            if (clock != null && Math.abs(clock.aheadMs()) - clock.errorMs() > CLOCK_OFF_MS) {
+                notes.add(
+                        ("%s's clock is %s, as its agent measured it: munge refuses credentials from clocks more than "
+                                        + "its lifetime (300 s by default) apart, and Slurm's job times and logs disagree; sync "
+                                        + "the machines' clocks (chrony, systemd-timesyncd)")
+                                .formatted(name, clock.said()));
+            }
+        }
+        return notes;
+    }
+
+    private static List<String> notes(List<String> planned, List<String> clocks) {
+        if (clocks.isEmpty()) {
+            return planned;
+        }
+        List<String> all = new ArrayList<>(planned);
+        all.addAll(clocks);
+        return all;
     }
 }
