@@ -90,16 +90,43 @@ public final class ContainersStep extends Reconciler<ContainersDiff.Wanted, Cont
     private volatile List<String> archAndFormat = List.of();
 
     /**
+     * How long a look with containers off stands for the passes after it: it changes nothing and only
+     * feeds the leader's dry runs, so the resync's passes (a minute apart) do not run its queries again.
+     */
+    static final Duration OFF_LOOK_STANDS = Duration.ofMinutes(10);
+
+    /** The last look with containers off, and when (System.nanoTime); null after one with them on. */
+    private record OffLook(ContainersDiff.Seen seen, long at) {}
+
+    private volatile OffLook offLook;
+
+    /**
      * What the machine holds for jobs in containers, on every Slurm machine, containers on or off
-     * (off, nothing is changed: what is seen is for the leader's dry runs that turn them on). Every
-     * package of {@link ContainersDiff#NVIDIA} is looked at where the plan wants them, and where
-     * containers are off (a machine with GPUs wants them once they are on).
+     * (off, nothing is changed: what is seen is for the leader's dry runs that turn them on, and a
+     * look stands for {@link #OFF_LOOK_STANDS}). Every package of {@link ContainersDiff#NVIDIA} is
+     * looked at where the plan wants them, and where containers are off (a machine with GPUs wants
+     * them once they are on).
      */
     @Override
     public ContainersDiff.Seen observe(ContainersDiff.Wanted wanted) throws IOException, SystemException {
         if (!wanted.look()) {
             return NOTHING;
         }
+        if (wanted.install()) {
+            offLook = null;
+            return look(wanted);
+        }
+        OffLook last = offLook;
+        long now = System.nanoTime();
+        if (last != null && now - last.at() < OFF_LOOK_STANDS.toNanos()) {
+            return last.seen();
+        }
+        ContainersDiff.Seen seen = look(wanted);
+        offLook = new OffLook(seen, now);
+        return seen;
+    }
+
+    private ContainersDiff.Seen look(ContainersDiff.Wanted wanted) throws IOException, SystemException {
         List<String> machine = archAndFormat();
         String arch = machine.get(0);
         String format = machine.get(1);
