@@ -34,6 +34,7 @@ import io.slurmlet.model.plan.NodeWish;
 import io.slurmlet.model.plan.PamPlan;
 import io.slurmlet.model.plan.PublishedPlan;
 import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.SlurmJwks;
 import io.slurmlet.model.plan.SlurmPlan;
 import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.plan.UsersPlan;
@@ -80,6 +81,7 @@ import io.slurmlet.model.users.Accounts;
             ContainersPlan.class,
             Artifact.class,
             MungeKey.class,
+            SlurmJwks.class,
             NodePlan.class,
             NodePlanAsRead.class,
             PublishedPlan.class,

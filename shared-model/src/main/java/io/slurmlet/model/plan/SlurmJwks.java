@@ -40,7 +40,24 @@ public final class SlurmJwks {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private record Key(String kid, byte[] bytes) {}
+    /** One key: its kid and its bytes (a class, not a record: Jackson never maps it, {@link #text()} writes it). */
+    private static final class Key {
+        private final String kid;
+        private final byte[] bytes;
+
+        Key(String kid, byte[] bytes) {
+            this.kid = kid;
+            this.bytes = bytes.clone();
+        }
+
+        String kid() {
+            return kid;
+        }
+
+        byte[] bytes() {
+            return bytes;
+        }
+    }
 
     /** In the file's order. */
     private final List<Key> keys;
