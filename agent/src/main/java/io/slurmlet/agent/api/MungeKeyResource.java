@@ -105,8 +105,9 @@ public class MungeKeyResource {
         if (!underJobs && !running.isEmpty()) {
             return Answers.error(409, ApiError.of(underJobsRefused(running)));
         }
+        Map<String, Observed> observed = reports.observed(); // a copy of every machine's report: taken once
         Map<String, MungeSeen> seen = new TreeMap<>();
-        reports.observed().forEach((node, o) -> {
+        observed.forEach((node, o) -> {
             if (o.munge() != null) {
                 seen.put(node, o.munge());
             }
@@ -145,7 +146,7 @@ public class MungeKeyResource {
                 "watch it: ctl slurm munge-key status");
         List<String> ownClocks = planned().stream()
                 .map(p -> p.plan().node())
-                .filter(n -> Optional.ofNullable(reports.observed().get(n))
+                .filter(n -> Optional.ofNullable(observed.get(n))
                         .map(Observed::clock)
                         .isEmpty())
                 .toList();
