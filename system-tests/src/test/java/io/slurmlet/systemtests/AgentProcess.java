@@ -1,7 +1,6 @@
 package io.slurmlet.systemtests;
 
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -44,7 +43,7 @@ final class AgentProcess implements AutoCloseable {
     AgentProcess(Path stateDir, Map<String, String> env) throws IOException {
         this.env = Map.copyOf(env);
         this.stateDir = stateDir;
-        this.port = freePort();
+        this.port = LoopbackPorts.free();
         this.socket = stateDir.resolve("leader.sock");
         this.log = stateDir.resolveSibling(stateDir.getFileName() + ".log");
     }
@@ -170,12 +169,6 @@ final class AgentProcess implements AutoCloseable {
             if (!process.waitFor(15, TimeUnit.SECONDS)) {
                 process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
             }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
         }
     }
 }

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -145,8 +144,8 @@ class LeaderFailoverIT {
         Path key = tmp.resolve("secrets.key");
         Files.writeString(key, "0123456789abcdef".repeat(4) + "\n");
         Files.setPosixFilePermissions(key, PosixFilePermissions.fromString("rw-------"));
-        int client = freePort();
-        int peer = freePort();
+        int client = LoopbackPorts.free();
+        int peer = LoopbackPorts.free();
         endpoints.add("http://127.0.0.1:" + client);
         try (AgentProcess agent = new AgentProcess(tmp.resolve("a0"), envOf(0, key)).launch()) {
             long until = System.nanoTime() + Duration.ofSeconds(60).toNanos();
@@ -219,7 +218,7 @@ class LeaderFailoverIT {
         Map<String, String> env = new HashMap<>();
         // A port of its own for the agents' channel, as a site's 7818: the election's record names it, and standbys
         // hand admin requests to the leader there.
-        env.put("SLURMLET_LEADER_AGENT_PORT", Integer.toString(freePort()));
+        env.put("SLURMLET_LEADER_AGENT_PORT", Integer.toString(LoopbackPorts.free()));
         env.put("SLURMLET_LEADER_ENABLED", "true");
         env.put("SLURMLET_NODE_NAME", "a" + i);
         env.put("SLURMLET_LEADER_ADVERTISE", "127.0.0.1");
@@ -405,8 +404,8 @@ class LeaderFailoverIT {
         List<String> peers = new ArrayList<>();
         List<Integer> clients = new ArrayList<>();
         for (int i = 0; i < members; i++) {
-            clients.add(freePort());
-            peers.add("m" + i + "=http://127.0.0.1:" + freePort());
+            clients.add(LoopbackPorts.free());
+            peers.add("m" + i + "=http://127.0.0.1:" + LoopbackPorts.free());
         }
         List<Process> started = new ArrayList<>();
         for (int i = 0; i < members; i++) {
@@ -451,11 +450,5 @@ class LeaderFailoverIT {
             }
         }
         return started;
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

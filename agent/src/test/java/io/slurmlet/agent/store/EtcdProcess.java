@@ -86,6 +86,25 @@ public final class EtcdProcess implements AutoCloseable {
      * its own under {@code dir}; returned once every member answers.
      */
     static List<EtcdProcess> cluster(Path dir, int members) throws IOException, InterruptedException {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return clusterOnce(Files.createDirectories(dir.resolve("try" + attempt)), members);
+            } catch (PortTaken e) {
+                if (attempt == 3) {
+                    throw new IllegalStateException(e.getMessage());
+                }
+            }
+        }
+    }
+
+    /** A member could not bind its port: some other process took it after it was found free. */
+    private static final class PortTaken extends IOException {
+        PortTaken(String message) {
+            super(message);
+        }
+    }
+
+    private static List<EtcdProcess> clusterOnce(Path dir, int members) throws IOException, InterruptedException {
         Path etcd = Path.of("/usr/bin/etcd");
         if (!Files.isExecutable(etcd)) {
             throw new IllegalStateException("the etcd store's tests run a real etcd, and " + etcd
@@ -135,8 +154,11 @@ public final class EtcdProcess implements AutoCloseable {
             for (EtcdProcess each : started) {
                 each.kill();
             }
-            throw new IllegalStateException(
-                    "etcd member did not start: " + Files.readString(m.dir.resolve("etcd.log")));
+            String log = Files.readString(m.dir.resolve("etcd.log"));
+            if (log.contains("address already in use")) {
+                throw new PortTaken("etcd member did not start: " + log);
+            }
+            throw new IllegalStateException("etcd member did not start: " + log);
         }
         return started;
     }
@@ -240,9 +262,38 @@ public final class EtcdProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * A loopback port free now, taken below the kernel's ephemeral range: a port the kernel hands out
+     * (port 0) is soon handed out again to some client's outgoing connection, and etcd then fails with
+     * "address already in use" (seen in CI). Below the range only a listener can take it.
+     */
     private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return s.getLocalPort();
+        int[] ephemeral = ephemeralRange();
+        int low = 10_000;
+        int high = Math.max(low + 1_000, ephemeral[0]);
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int tries = 0; tries < 200; tries++) {
+            int port = random.nextInt(low, high);
+            if (port >= ephemeral[0] && port <= ephemeral[1]) {
+                continue;
+            }
+            try (ServerSocket s = new ServerSocket(port, 1, java.net.InetAddress.getLoopbackAddress())) {
+                return s.getLocalPort();
+            } catch (IOException taken) {
+                // someone's; try another
+            }
+        }
+        throw new IOException("no free loopback port in " + low + "-" + high + " after 200 tries");
+    }
+
+    private static int[] ephemeralRange() {
+        try {
+            String[] range = Files.readString(Path.of("/proc/sys/net/ipv4/ip_local_port_range"))
+                    .trim()
+                    .split("\\s+");
+            return new int[] {Integer.parseInt(range[0]), Integer.parseInt(range[1])};
+        } catch (IOException | RuntimeException e) {
+            return new int[] {32768, 60999};
         }
     }
 
