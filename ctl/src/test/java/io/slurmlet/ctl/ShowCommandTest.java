@@ -50,6 +50,7 @@ class ShowCommandTest {
                 users                            slurmlet
                 containers                       false
                 experimental.enable_async_reply  false
+                auth                             munge
                 """, r.out());
         assertEquals("", r.err());
     }

@@ -101,6 +101,12 @@ public class MungeKeyResource {
     @Path("/rotate")
     public Response rotate(@Context HttpServerRequest http, @QueryParam("under_jobs") boolean underJobs)
             throws IOException {
+        if (store.current().settings().slurmAuth()) {
+            return Answers.error(
+                    409,
+                    ApiError.of("Slurm runs auth=slurm, which uses no munge key: the machines keep Slurm's own keys in "
+                            + "/etc/slurm/slurm.jwks; nothing was changed"));
+        }
         List<String> running = reports.jobsRunning(store.current().settings().controller());
         if (!underJobs && !running.isEmpty()) {
             return Answers.error(409, ApiError.of(underJobsRefused(running)));

@@ -51,7 +51,7 @@ public final class LeaderSecrets {
     }
 
     /**
-     * @param optional the secrets kept only once they exist (the munge key's last rotation), and their files: one
+     * @param optional the secrets kept only once they exist (the munge key's last rotation, Slurm's keys), and their files: one
      *                 the store lacks is removed from this machine, so that no earlier leadership's is taken for the
      *                 cluster's
      */
@@ -163,6 +163,25 @@ public final class LeaderSecrets {
      * returns; on an error nothing was changed.
      */
     void putMungeRotation(EtcdStore store, byte[] key, byte[] rotation) throws IOException {
+        Map<String, byte[]> files = new LinkedHashMap<>();
+        files.put(SealedSecrets.MUNGE_KEY_FILE, key);
+        files.put(SealedSecrets.MUNGE_ROTATION_FILE, rotation);
+        putSealed(store, files, "this rotation");
+    }
+
+    /**
+     * Puts Slurm's keys ({@code slurm-keys.json}'s bytes, {@link SlurmKeys}) into the cluster's secrets in
+     * {@code store}, in place of any they hold, in one write that is made only if nothing else changed
+     * them since they were read and only while this agent leads (the store's fence): what a leader on
+     * etcd does before it writes the file into its own folder, so that a leader elected after it takes
+     * the same keys. Durable when it returns; on an error nothing was changed.
+     */
+    void putSlurmKeys(EtcdStore store, byte[] json) throws IOException {
+        putSealed(store, Map.of(SealedSecrets.SLURM_KEYS_FILE, json), "this write of Slurm's keys");
+    }
+
+    /** {@code files} put into the cluster's sealed secrets in place of those they hold, the others kept: one fenced write. */
+    private void putSealed(EtcdStore store, Map<String, byte[]> files, String what) throws IOException {
         String where = store.where(KEY);
         for (int tries = 1; ; tries++) {
             var sealed = store.reservedVersioned(KEY)
@@ -171,15 +190,14 @@ public final class LeaderSecrets {
                                             + "restore %s from a backup of etcd; nothing was changed")
                                     .formatted(where, KEY)));
             Map<String, byte[]> held = new LinkedHashMap<>(seal.open(sealed.value(), where));
-            held.put(SealedSecrets.MUNGE_KEY_FILE, key);
-            held.put(SealedSecrets.MUNGE_ROTATION_FILE, rotation);
+            held.putAll(files);
             if (store.replaceReserved(KEY, sealed.version(), seal.seal(held, where))) {
                 return;
             }
             if (tries == 3) {
                 throw new IOException(
-                        "the cluster's secrets in %s changed under this rotation 3 times (is another program writing them?): nothing was changed"
-                                .formatted(where));
+                        "the cluster's secrets in %s changed under %s 3 times (is another program writing them?): nothing was changed"
+                                .formatted(where, what));
             }
         }
     }
@@ -210,14 +228,18 @@ public final class LeaderSecrets {
             Files.deleteIfExists(file.resolveSibling("leader.crt"));
             Files.deleteIfExists(file.resolveSibling("leader.key"));
         }
-        AtomicFile.write(
-                file, value, name.startsWith("munge") ? PosixFilePermissions.fromString("r--------") : PRIVATE);
+        AtomicFile.write(file, value, readOnly(name) ? PosixFilePermissions.fromString("r--------") : PRIVATE);
         LOG.infof(
                 now == null
                         ? "took the cluster's %s from the store into %s"
                         : "replaced %s in %s with the cluster's, from the store",
                 name,
                 file);
+    }
+
+    /** Whether the file of secret {@code name} is 0400, as its maker writes it: the munge key's, and Slurm's keys. */
+    private static boolean readOnly(String name) {
+        return name.startsWith("munge") || name.equals(SealedSecrets.SLURM_KEYS_FILE);
     }
 
     /** An action on files. */

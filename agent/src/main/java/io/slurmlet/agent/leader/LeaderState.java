@@ -157,7 +157,8 @@ public class LeaderState {
             LendingBook lending,
             AccountsStore accounts,
             ContainerFiles containerFiles,
-            MungeKeys mungeKeys)
+            MungeKeys mungeKeys,
+            SlurmKeys slurmKeys)
             throws IOException {
         ArtifactTable table = artifacts(config);
         String host = config.leader().advertisedHost();
@@ -169,6 +170,7 @@ public class LeaderState {
                 settings,
                 inventory,
                 mungeKeys::current,
+                slurmKeys::current,
                 PlanBook.open(store),
                 lending,
                 accounts,
@@ -205,6 +207,19 @@ public class LeaderState {
                 adminTokenFile(config));
         return MungeKeys.open(
                 config.stateDir(), Clock.systemUTC(), (key, rotation) -> secrets.putMungeRotation(etcd, key, rotation));
+    }
+
+    @Produces
+    @Singleton
+    SlurmKeys slurmKeys(AgentConfig config, Store store) throws IOException {
+        if (!(store instanceof EtcdStore etcd)) {
+            return SlurmKeys.open(config.stateDir(), Clock.systemUTC());
+        }
+        LeaderSecrets secrets = LeaderSecrets.of(
+                config.leader().store().etcd().secretsKeyFile().orElseThrow(),
+                config.stateDir(),
+                adminTokenFile(config));
+        return SlurmKeys.open(config.stateDir(), Clock.systemUTC(), json -> secrets.putSlurmKeys(etcd, json));
     }
 
     @Produces

@@ -10,6 +10,8 @@ import io.slurmlet.model.plan.Artifact;
 import io.slurmlet.model.plan.ContainersPlan;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
+import io.slurmlet.model.plan.SlurmAuthKeys;
+import io.slurmlet.model.plan.SlurmJwks;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -44,6 +46,7 @@ public final class PlanPublisher implements AutoCloseable {
     private final SettingsStore settings;
     private final Inventory inventory;
     private final Supplier<MungeKey> mungeKey;
+    private final Supplier<SlurmAuthKeys> slurmKeys;
     private final PlanBook book;
     private final LendingBook lending;
     private final AccountsStore accounts;
@@ -89,7 +92,7 @@ public final class PlanPublisher implements AutoCloseable {
         this(store, settings, inventory, () -> mungeKey, book, lending, accounts, artifacts);
     }
 
-    /** @param mungeKey the cluster's munge key as each plan is made ({@link MungeKeys#current}: a rotation changes it, then nudges) */
+    /** @param mungeKey the cluster's munge key as each plan is made; Slurm's own keys made here, once, under auth=slurm */
     public PlanPublisher(
             Store store,
             SettingsStore settings,
@@ -99,6 +102,30 @@ public final class PlanPublisher implements AutoCloseable {
             LendingBook lending,
             AccountsStore accounts,
             Artifacts artifacts) {
+        this(store, settings, inventory, mungeKey, firstKeys(), book, lending, accounts, artifacts);
+    }
+
+    private static Supplier<SlurmAuthKeys> firstKeys() {
+        SlurmAuthKeys first = new SlurmAuthKeys(1, SlurmJwks.first(SlurmKeys.FIRST_KID));
+        return () -> first;
+    }
+
+    /**
+     * @param mungeKey  the cluster's munge key as each plan is made ({@link MungeKeys#current}: a rotation changes it,
+     *                  then nudges)
+     * @param slurmKeys Slurm's own keys as each plan is made under auth=slurm ({@link SlurmKeys#current})
+     */
+    public PlanPublisher(
+            Store store,
+            SettingsStore settings,
+            Inventory inventory,
+            Supplier<MungeKey> mungeKey,
+            Supplier<SlurmAuthKeys> slurmKeys,
+            PlanBook book,
+            LendingBook lending,
+            AccountsStore accounts,
+            Artifacts artifacts) {
+        this.slurmKeys = slurmKeys;
         this.artifacts = artifacts;
         this.settings = settings;
         this.inventory = inventory;
@@ -227,6 +254,7 @@ public final class PlanPublisher implements AutoCloseable {
                         s,
                         machines,
                         mungeKey.get(),
+                        slurmKeys.get(),
                         lending.lent(s, machines),
                         accounts.current().accounts()),
                 pinned);

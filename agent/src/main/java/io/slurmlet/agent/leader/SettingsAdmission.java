@@ -21,6 +21,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -100,11 +101,10 @@ public final class SettingsAdmission implements SettingsStore.Admission {
                             "true",
                             "containers=true cannot take effect: " + why + "; nothing is stored")));
         }
-        hurts.addAll(whatWouldEndJobs(
-                current,
-                next,
-                !current.enabled()
-                        && !Planner.leaving(current, underWay, known, machines).isEmpty()));
+        boolean windingDown = !current.enabled()
+                && !Planner.leaving(current, underWay, known, machines).isEmpty();
+        hurts.addAll(whatWouldEndJobs(current, next, windingDown));
+        hurts.addAll(authSwitch(current, next, windingDown));
         return hurts.isEmpty() ? tooLargeToSendBack(next) : hurts;
     }
 
@@ -178,6 +178,67 @@ public final class SettingsAdmission implements SettingsStore.Admission {
         return problems;
     }
 
+    /**
+     * A switch of {@code auth} while slurmlet runs Slurm, refused while it would hurt: it restarts
+     * slurmctld and every slurmd with the other AuthType, which Slurm does not support under running
+     * jobs (a job's slurmstepd keeps the plugin it started with: its end would be refused, and the
+     * job requeued), nor while jobs wait (the machines restart one by one, and a launch between two
+     * that disagree is refused); and while an agent on a Slurm machine is too old to write slurm.jwks
+     * (its machine would stay on munge, cut off from the cluster). The jobs are those the controller
+     * last reported and those each machine saw of itself.
+     */
+    private List<Problem> authSwitch(SlurmSettings current, SlurmSettings next, boolean windingDown) {
+        if (current.slurmAuth() == next.slurmAuth() || !current.enabled() && !windingDown) {
+            return List.of(); // no Slurm of slurmlet's runs: it starts on the new one
+        }
+        String value = next.authShown();
+        String switching = "switching auth from %s to %s restarts slurmctld and every slurmd"
+                .formatted(current.authShown(), value);
+        List<Problem> problems = new ArrayList<>();
+        Map<String, Observed> seen = reports.observed();
+        // The controller's word, and what each machine saw of itself (the more careful of the two, where they differ).
+        List<String> jobs = new ArrayList<>(reports.jobsRunning(current.controller()));
+        Set<String> ids = new HashSet<>(jobs.stream().map(j -> j.split(" ")[0]).toList());
+        new TreeMap<>(seen)
+                .values()
+                .forEach(o -> o.jobs().stream().filter(ids::add).forEach(jobs::add));
+        List<QueuedJob> queued = reports.jobsQueued(current.controller());
+        if (!jobs.isEmpty() || !queued.isEmpty()) {
+            problems.add(new Problem(
+                    "auth",
+                    value,
+                    ("%s, and Slurm does not support a change of AuthType under jobs (a running job's slurmstepd "
+                                    + "keeps the plugin it started with; a job launched while the machines restart "
+                                    + "is refused): %s; switch once squeue shows none (%s)")
+                            .formatted(
+                                    switching,
+                                    jobsAnd(
+                                            count(jobs, "running", false),
+                                            count(
+                                                    queued.stream()
+                                                            .map(Object::toString)
+                                                            .toList(),
+                                                    "waiting",
+                                                    queued.size() >= QueuedJob.REPORTED_AT_MOST)),
+                                    queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
+        }
+        List<String> older = new ArrayList<>();
+        new TreeMap<>(seen).forEach((node, o) -> {
+            if (o.slurm() != null && o.slurm().jwks() == null) {
+                older.add(node);
+            }
+        });
+        if (!older.isEmpty()) {
+            problems.add(new Problem(
+                    "auth",
+                    value,
+                    ("%s, and the agent on %s is of a slurmlet too old to write Slurm's keys (slurm.jwks): upgrade "
+                                    + "slurmlet there first")
+                            .formatted(switching, String.join(", ", older))));
+        }
+        return problems;
+    }
+
     /** What to do about jobs that wait: once nodes are unlent they can never run. */
     private static final String WAITING_FIX =
             "let the waiting jobs run, or scancel them; ctl slurm unlend the nodes to let the " + "running ones drain";
@@ -220,7 +281,9 @@ public final class SettingsAdmission implements SettingsStore.Admission {
     private static List<Problem> whatTheControllerCannotRun(Planner.Plans was, Planner.Plans will) {
         List<Problem> now = was.problems();
         return will.problems().stream()
-                .filter(p -> p.key().startsWith("slurm_conf.") || p.key().startsWith("experimental."))
+                .filter(p -> p.key().startsWith("slurm_conf.")
+                        || p.key().startsWith("experimental.")
+                        || p.key().equals("auth"))
                 .filter(p -> !now.contains(p))
                 .toList();
     }

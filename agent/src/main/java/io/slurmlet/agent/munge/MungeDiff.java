@@ -51,8 +51,12 @@ public final class MungeDiff {
         }
     }
 
+    /**
+     * Munge is wanted on a machine with a Slurm role under auth=munge: under auth=slurm a plan holds
+     * Slurm's own keys and no munge key, and munge is left as it is.
+     */
     public static Wanted desired(NodePlan plan) {
-        return new Wanted(!plan.roles().isEmpty(), plan.mungeKey());
+        return new Wanted(!plan.roles().isEmpty() && plan.slurmKeys().isEmpty(), plan.mungeKey());
     }
 
     /** A machine that has made {@code wanted} true. */
@@ -77,7 +81,8 @@ public final class MungeDiff {
         return wanted.kept() ? actions(wanted, seen, now) : LEFT;
     }
 
-    private static final Diff LEFT = Diff.of(List.of(), "no Slurm role here: munge is left as it is");
+    private static final Diff LEFT =
+            Diff.of(List.of(), "no Slurm role here, or Slurm runs auth=slurm: munge is left as it is");
 
     private static Diff actions(Wanted wanted, MungeSeen seen, Instant now) {
         List<MungeAction> a = new ArrayList<>();

@@ -88,7 +88,14 @@ record FileWrites(Wanted wanted, Map<String, String> written, Optional<WriteFile
                                             + "(%s): Slurm ends the jobs of a partition that goes")
                                     .formatted(partition, String.join(", ", jobs))));
         }
-        Wanted wanted = new Wanted(plan.role(), files, plan.services(), plan.controls(), plan.node(), plan.retired());
+        Wanted wanted = new Wanted(
+                plan.role(),
+                files,
+                plan.services(),
+                plan.controls(),
+                plan.node(),
+                plan.retired(),
+                plan.keysGeneration());
         // The daemons act on a change of content only; a file whose mode or owner alone differs is written again,
         // nothing more.
         Map<String, String> written = new TreeMap<>();

@@ -5,6 +5,7 @@ import io.slurmlet.agent.slurm.FileWrites.FilesWritten;
 import io.slurmlet.model.plan.ManagedFile;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.SlurmAuthKeys;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -28,6 +29,11 @@ public final class SlurmDiff {
     static final String SLURM_CONF = "/etc/slurm/slurm.conf";
     static final String GRES_CONF = "/etc/slurm/gres.conf";
     static final String CGROUP_CONF = "/etc/slurm/cgroup.conf";
+    /**
+     * Slurm's own authentication keys under auth=slurm: the SlurmUser's, 0600 (slurmctld runs as
+     * SlurmUser, and Slurm refuses the file with any bit for others; system-tests/slurm/FINDINGS.md).
+     */
+    public static final String JWKS = "/etc/slurm/slurm.jwks";
 
     /** Where Slurm reads its SPANK plugins from, slurmd and every command alike. */
     public static final String PLUGSTACK = "/etc/slurm/plugstack.conf";
@@ -46,6 +52,7 @@ public final class SlurmDiff {
      * @param controls whether this is the controller (which issues the reconfigure)
      * @param node     the machine's name as Slurm's node (its restarts of slurmd wait for its jobs' launches)
      * @param retired  the daemons of a role the machine no longer has: stopped and disabled once no job needs them
+     * @param keysGeneration the generation of the plan's slurm.jwks (among {@code files}); 0 without one
      */
     public record Wanted(
             boolean role,
@@ -53,10 +60,22 @@ public final class SlurmDiff {
             List<String> services,
             boolean controls,
             String node,
-            List<String> retired) {
+            List<String> retired,
+            long keysGeneration) {
 
         public Wanted {
             retired = List.copyOf(retired);
+        }
+
+        /** No slurm.jwks. */
+        public Wanted(
+                boolean role,
+                List<ManagedFile> files,
+                List<String> services,
+                boolean controls,
+                String node,
+                List<String> retired) {
+            this(role, files, services, controls, node, retired, 0);
         }
 
         /** Nothing retired, on an unnamed machine: the step's value before its first look, and tests'. */
@@ -83,13 +102,21 @@ public final class SlurmDiff {
             files = new ArrayList<>(files);
             files.add(name.get());
         }
+        // Written with slurm.conf, in the same pass and before any restart: auth/slurm without its keys is fatal
+        // to a daemon's start.
+        Optional<SlurmAuthKeys> keys = files.isEmpty() ? Optional.empty() : plan.slurmKeys();
+        if (keys.isPresent()) {
+            files = new ArrayList<>(files);
+            files.add(new ManagedFile(JWKS, keys.get().jwks().text(), "0600", "slurm", "slurm", true));
+        }
         return new Wanted(
                 !plan.roles().isEmpty(),
                 files,
                 plan.slurm().services(),
                 controls,
                 plan.node(),
-                plan.slurm().retired());
+                plan.slurm().retired(),
+                keys.map(SlurmAuthKeys::generation).orElse(0L));
     }
 
     /**

@@ -86,7 +86,19 @@ public final class SlurmReport {
                 new TreeSet<>(seen.running()).stream().toList(),
                 new TreeSet<>(seen.enabled()).stream().toList(),
                 seen.owed().values().stream().map(Owed::line).toList(),
-                seen.owedStale());
+                seen.owedStale(),
+                new SlurmSeen.JwksSeen(keysHeld(seen, wanted), Map.of()));
+    }
+
+    /** The plan's slurm.jwks generation where the machine's file holds the plan's keys, owner and mode; else none. */
+    private static Long keysHeld(Seen seen, Wanted wanted) {
+        return wanted.files().stream()
+                .filter(f -> f.path().equals(SlurmDiff.JWKS))
+                .findFirst()
+                .filter(f -> seen.files().containsKey(f.path())
+                        && seen.files().get(f.path()).holds(f))
+                .map(f -> wanted.keysGeneration() > 0 ? wanted.keysGeneration() : null)
+                .orElse(null);
     }
 
     /**

@@ -55,7 +55,11 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     static final Duration RECONFIGURE_DEADLINE = Duration.ofSeconds(60);
     /** Slurm's files a plan writes, looked at where the plan has none. */
     static final List<String> LEFT_FILES = List.of(
-            "/etc/slurm/slurm.conf", "/etc/slurm/cgroup.conf", "/etc/slurm/gres.conf", "/etc/slurm/plugstack.conf");
+            "/etc/slurm/slurm.conf",
+            "/etc/slurm/cgroup.conf",
+            "/etc/slurm/gres.conf",
+            "/etc/slurm/plugstack.conf",
+            SlurmDiff.JWKS);
 
     private final Files files;
     private final Services services;

@@ -13,6 +13,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Base64;
+import java.util.Collections;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -44,6 +45,12 @@ public final class SealedSecrets {
      * moment; absent before the first rotation.
      */
     public static final String MUNGE_ROTATION_FILE = "munge-rotation.json";
+    /**
+     * The keys of Slurm's own authentication in the state folder ({@code leader.SlurmKeys}): kept
+     * sealed once a leader made them, so that every next leader holds the same; optional, since the
+     * sealed secrets of a cluster older than them lack it (its next leader makes them and puts them there).
+     */
+    public static final String SLURM_KEYS_FILE = "slurm-keys.json";
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String CIPHER = "AES/GCM/NoPadding";
@@ -75,9 +82,15 @@ public final class SealedSecrets {
         return files;
     }
 
-    /** The secrets kept only once they exist, by name, and their files: the munge key's last rotation. */
+    /**
+     * The secrets kept only once they exist, by name, and their files: the munge key's last rotation,
+     * and Slurm's keys.
+     */
     public static Map<String, Path> optionalFiles(Path stateDir) {
-        return Map.of(MUNGE_ROTATION_FILE, stateDir.resolve(MUNGE_ROTATION_FILE));
+        Map<String, Path> files = new LinkedHashMap<>();
+        files.put(MUNGE_ROTATION_FILE, stateDir.resolve(MUNGE_ROTATION_FILE));
+        files.put(SLURM_KEYS_FILE, stateDir.resolve(SLURM_KEYS_FILE));
+        return Collections.unmodifiableMap(files);
     }
 
     /** The optional secrets ({@link #optionalFiles}) that {@code stateDir} holds, by name, read. */

@@ -11,6 +11,7 @@ import io.slurmlet.model.api.NodeReport;
 import io.slurmlet.model.api.SlurmNodeState;
 import io.slurmlet.model.observed.Observed;
 import io.slurmlet.model.observed.QueuedJob;
+import io.slurmlet.model.observed.SlurmSeen;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
@@ -82,6 +83,98 @@ class JobSafeSettingsApiTest {
                 .then()
                 .statusCode(200)
                 .body("settings.partition", equalTo("batch"));
+    }
+
+    /**
+     * auth=slurm restarts slurmctld and every slurmd with another AuthType: refused while a job runs
+     * or waits, and while a Slurm machine's agent is too old to write slurm.jwks; taken once none is,
+     * and back to munge the same way. A value that is no choice names both.
+     */
+    @Test
+    void switchingAuthIsRefusedUnderJobsAndBesideAnOldAgentAndTakenWhenIdle() {
+        long revision = reset("""
+                {"enabled": true, "controller": "js-ctl", "nodes": ["js-n1"], "lent": ["js-n1"]}""");
+        reports.put(new NodeReport(
+                "js-ctl", 1, List.of(), List.of(new SlurmNodeState("js-n1", "MIXED", "", List.of("17 of alice")))));
+        for (String dryRun : List.of("true", "false")) {
+            admin().contentType(SettingsResource.MERGE_PATCH_JSON)
+                    .body("{\"auth\": \"slurm\"}")
+                    .patch("/v1/slurm/settings?dry_run=" + dryRun)
+                    .then()
+                    .statusCode(400)
+                    .body("problems[0].key", equalTo("auth"))
+                    .body("problems[0].value", equalTo("slurm"))
+                    .body(
+                            "problems[0].message",
+                            equalTo("switching auth from munge to slurm restarts slurmctld and every slurmd, and Slurm "
+                                    + "does not support a change of AuthType under jobs (a running job's slurmstepd keeps the "
+                                    + "plugin it started with; a job launched while the machines restart is refused): the 1 "
+                                    + "job running (17 of alice); switch once squeue shows none (ctl slurm unlend the nodes to "
+                                    + "let them drain)"));
+        }
+        admin().get("/v1/slurm/settings")
+                .then()
+                .statusCode(200)
+                .body("revision", equalTo((int) revision))
+                .body("settings.auth", org.hamcrest.Matchers.nullValue());
+
+        // The job ended; js-n1's agent is of a slurmlet that reports no jwks.
+        reports.put(
+                new NodeReport("js-ctl", 2, List.of(), List.of(new SlurmNodeState("js-n1", "IDLE", "", List.of()))));
+        SlurmSeen old = new SlurmSeen(List.of(), List.of("slurmd"), List.of("slurmd"), List.of(), false, null);
+        reports.put(new NodeReport(
+                "js-n1", 1, List.of(), List.of(), new Observed(null, null, null, List.of(), null, null, old)));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON)
+                .body("{\"auth\": \"slurm\"}")
+                .patch("/v1/slurm/settings")
+                .then()
+                .statusCode(400)
+                .body("problems[0].key", equalTo("auth"))
+                .body(
+                        "problems[0].message",
+                        equalTo("switching auth from munge to slurm restarts slurmctld and every slurmd, and the agent "
+                                + "on js-n1 is of a slurmlet too old to write Slurm's keys (slurm.jwks): upgrade slurmlet "
+                                + "there first"));
+
+        SlurmSeen upgraded = new SlurmSeen(
+                List.of(), List.of("slurmd"), List.of("slurmd"), List.of(), false, SlurmSeen.JwksSeen.NONE);
+        reports.put(new NodeReport(
+                "js-n1", 2, List.of(), List.of(), new Observed(null, null, null, List.of(), null, null, upgraded)));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON)
+                .body("{\"auth\": \"kerberos\"}")
+                .patch("/v1/slurm/settings")
+                .then()
+                .statusCode(400)
+                .body("problems[0].key", equalTo("auth"))
+                .body(
+                        "problems[0].message",
+                        equalTo("auth \"kerberos\" is not a choice: \"munge\" (munged and the munge key, the default) "
+                                + "or \"slurm\" (Slurm's own auth/slurm with slurm.jwks, Slurm 24.05 and later)"));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON)
+                .body("{\"auth\": \"slurm\"}")
+                .patch("/v1/slurm/settings")
+                .then()
+                .statusCode(200)
+                .body("settings.auth", equalTo("slurm"));
+
+        // Back, the same way: refused under a job, taken when idle, and stored as the default it is.
+        reports.put(new NodeReport(
+                "js-ctl", 3, List.of(), List.of(new SlurmNodeState("js-n1", "MIXED", "", List.of("18 of bob")))));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON)
+                .body("{\"auth\": \"munge\"}")
+                .patch("/v1/slurm/settings")
+                .then()
+                .statusCode(400)
+                .body("problems[0].key", equalTo("auth"))
+                .body("problems[0].value", equalTo("munge"));
+        reports.put(
+                new NodeReport("js-ctl", 4, List.of(), List.of(new SlurmNodeState("js-n1", "IDLE", "", List.of()))));
+        admin().contentType(SettingsResource.MERGE_PATCH_JSON)
+                .body("{\"auth\": \"munge\"}")
+                .patch("/v1/slurm/settings")
+                .then()
+                .statusCode(200)
+                .body("settings.auth", org.hamcrest.Matchers.nullValue());
     }
 
     @Test

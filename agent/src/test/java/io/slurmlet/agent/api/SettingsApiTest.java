@@ -275,7 +275,7 @@ class SettingsApiTest {
     void unknownKeysAreNamed() {
         badPatch(
                 "{\"clustername\": \"x\"}",
-                "unknown key \"clustername\": the keys there are all_nodes, cluster_name, "
+                "unknown key \"clustername\": the keys there are all_nodes, auth, cluster_name, "
                         + "containers, controller, enabled, experimental, lent, nodes, partition, shared, slurm_conf, users");
         badPatch(
                 "{\"shared\": {\"server\": \"n1\", \"export\": \"x\"}}",

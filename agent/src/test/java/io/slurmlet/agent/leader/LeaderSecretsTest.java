@@ -259,6 +259,76 @@ class LeaderSecretsTest {
         }
     }
 
+    /**
+     * A cluster whose sealed secrets predate Slurm's keys (they hold no {@code slurm-keys.json}): its
+     * next leader syncs, removes the keys an earlier leadership left in its folder, and puts the
+     * first keys it makes into the sealed secrets before its own folder; a leader after it takes
+     * the same keys, 0400.
+     */
+    @Test
+    void anOldClustersSecretsWithoutSlurmKeysStillSyncAndTheFirstKeysAreSealedBeforeTheFolder() throws Exception {
+        java.time.Clock clock =
+                java.time.Clock.fixed(java.time.Instant.parse("2026-12-07T10:00:00Z"), java.time.ZoneOffset.UTC);
+        try (var etcd = io.slurmlet.agent.store.EtcdProcess.start(Files.createDirectories(dir.resolve("etcd")), false);
+                var store = io.slurmlet.agent.store.EtcdProcess.store(java.util.List.of(etcd), "/old/")) {
+            // An older leader: it seals the required secrets only.
+            Path first = dir.resolve("first");
+            new LeaderSecrets(key(3), SealedSecrets.files(first, first.resolve("admin.token")))
+                    .sync(store, "etcd", false, () -> {
+                        io.slurmlet.agent.trust.Pki.open(first.resolve("pki"), java.util.List.of("127.0.0.1"));
+                        PlanPublisher.mungeKey(first);
+                        io.slurmlet.agent.trust.TokenFile.loadOrCreate(first.resolve("admin.token"));
+                    });
+            assertFalse(new SealedSecrets(key(3))
+                    .open(store.reserved("_secrets").orElseThrow(), "etcd")
+                    .containsKey(SealedSecrets.SLURM_KEYS_FILE));
+
+            // This version's leader, with keys of an earlier leadership in its folder: not the cluster's, removed.
+            Path second = dir.resolve("second");
+            io.slurmlet.model.plan.SlurmAuthKeys stale =
+                    SlurmKeys.open(second, clock).current();
+            LeaderSecrets b = secrets(second);
+            b.sync(store, "etcd", true, () -> {
+                throw new AssertionError("the secrets are in etcd: nothing of its own is made");
+            });
+            assertFalse(Files.exists(second.resolve(SlurmKeys.FILE)), "an earlier leadership's Slurm keys");
+            assertArrayEquals(
+                    Files.readAllBytes(first.resolve("munge.key")), Files.readAllBytes(second.resolve("munge.key")));
+
+            SlurmKeys keys = SlurmKeys.open(second, clock, json -> {
+                assertFalse(Files.exists(second.resolve(SlurmKeys.FILE)), "sealed before the folder");
+                b.putSlurmKeys(store, json);
+            });
+            assertFalse(stale.equals(keys.current()), "new keys, not the earlier leadership's");
+            Map<String, byte[]> sealed =
+                    new SealedSecrets(key(3)).open(store.reserved("_secrets").orElseThrow(), "etcd");
+            assertArrayEquals(
+                    Files.readAllBytes(second.resolve(SlurmKeys.FILE)), sealed.get(SealedSecrets.SLURM_KEYS_FILE));
+            assertArrayEquals(
+                    Files.readAllBytes(second.resolve("munge.key")), sealed.get("munge.key"), "the rest kept");
+            assertFalse(etcd.etcdctl("get", "--prefix", "/old/").contains("next_kid"), "sealed, not in the clear");
+
+            Path third = dir.resolve("third");
+            secrets(third).sync(store, "etcd", true, () -> {});
+            assertEquals(
+                    "r--------",
+                    PosixFilePermissions.toString(Files.getPosixFilePermissions(third.resolve(SlurmKeys.FILE))));
+            assertEquals(
+                    keys.current(),
+                    SlurmKeys.open(third, clock, json -> {
+                                throw new AssertionError("the cluster's keys are taken, not made");
+                            })
+                            .current());
+        }
+    }
+
+    @Test
+    void slurmKeysAreAnOptionalSecretNotARequiredOne() {
+        assertEquals(
+                dir.resolve(SlurmKeys.FILE), SealedSecrets.optionalFiles(dir).get(SealedSecrets.SLURM_KEYS_FILE));
+        assertFalse(SealedSecrets.files(dir, dir.resolve("admin.token")).containsKey(SealedSecrets.SLURM_KEYS_FILE));
+    }
+
     private LeaderSecrets secrets(Path stateDir) {
         return new LeaderSecrets(
                 key(3),

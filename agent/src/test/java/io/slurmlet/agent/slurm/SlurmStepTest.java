@@ -231,6 +231,59 @@ class SlurmStepTest {
                 files.log.isEmpty() && services.log.isEmpty() && commands.log().isEmpty());
     }
 
+    /**
+     * Under auth=slurm the plan's keys are written as slurm.jwks, the SlurmUser's and 0600 (Slurm
+     * refuses one others may read), reported by generation and never by content; a chmod by hand is
+     * written back; new keys alone are a reconfigure on the controller and a reread on a node, as
+     * was measured (keys are read at a start or a re-exec only).
+     */
+    @Test
+    void slurmKeysAreWrittenAsTheSlurmUsersSecretAndNewKeysAreAReconfigure() {
+        io.slurmlet.model.plan.SlurmJwks first = io.slurmlet.model.plan.SlurmJwks.first("slurmlet-1");
+        NodePlan plain = plan("c0", settings("gpu", Map.of()));
+        NodePlan plan = plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(1, first)));
+        step.apply(plan);
+        Path jwks = Path.of(SlurmDiff.JWKS);
+        assertTrue(files.log.contains("write /etc/slurm/slurm.jwks rw------- slurm:slurm"), files.log.toString());
+        assertEquals(first.text(), new String(files.stat(jwks).orElseThrow().content()));
+        var report = step.reported().orElseThrow();
+        assertEquals(1L, report.jwks().file());
+        var reported = report.files().stream()
+                .filter(f -> f.path().equals(SlurmDiff.JWKS))
+                .findFirst()
+                .orElseThrow();
+        assertEquals("", reported.digest(), "a secret is reported by no digest");
+        assertEquals("", reported.text());
+
+        files.put(jwks, first.bytes(), "rw-r--r--", "root", "root"); // by hand
+        files.log.clear();
+        commands.clearLog();
+        assertEquals(Outcome.Kind.CHANGED, step.apply(plan).kind());
+        assertEquals(List.of("write /etc/slurm/slurm.jwks rw------- slurm:slurm"), files.log);
+        assertFalse(commands.log().contains(List.of("scontrol", "reconfigure")), "the same keys: nothing to reread");
+        assertEquals(1L, step.reported().orElseThrow().jwks().file(), "held again");
+
+        io.slurmlet.model.plan.SlurmJwks added = first.withNewKey("slurmlet-2");
+        services.log.clear();
+        commands.clearLog();
+        Outcome o = step.apply(
+                plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(2, added))));
+        assertEquals(Outcome.changed("slurm", "wrote slurm.jwks; scontrol reconfigure"), o);
+        assertTrue(services.log.isEmpty(), "no restart: " + services.log);
+        assertEquals(2L, step.reported().orElseThrow().jwks().file());
+        String said = o + " " + step.reported().orElseThrow() + " " + files.log;
+        for (com.fasterxml.jackson.databind.JsonNode key :
+                io.slurmlet.model.api.SettingsJson.readObject(added.bytes()).path("keys")) {
+            assertFalse(said.contains(key.path("k").asText()), "no key in what the step says or reports");
+        }
+
+        step.apply(plain);
+        assertEquals(
+                io.slurmlet.model.observed.SlurmSeen.JwksSeen.NONE,
+                step.reported().orElseThrow().jwks(),
+                "under munge: no keys held, and still a jwks report (an agent that can hold them)");
+    }
+
     @Test
     void renamingThePartitionIsAReconfigureIssuedByTheControllerAndNoRestart() {
         step.apply(plan("c0", settings("gpu", Map.of())));

@@ -257,6 +257,28 @@ class StoreMoveTest {
         }
     }
 
+    /** A folder whose leader made Slurm's keys: the move seals them too, and the next leader takes them, 0400. */
+    @Test
+    void aFoldersSlurmKeysAreMovedWithIt(@TempDir Path conf, @TempDir Path other) throws Exception {
+        leaderState();
+        io.slurmlet.agent.leader.SlurmKeys.open(state, java.time.Clock.systemUTC());
+        try (EtcdStore to = etcd.store("/slurmkeys/")) {
+            Moved moved = move(to, keyFile(conf));
+            assertEquals(
+                    List.of("ca.crt", "ca.key", "munge.key", "admin.token", SealedSecrets.SLURM_KEYS_FILE),
+                    moved.secrets());
+            io.slurmlet.agent.leader.LeaderSecrets.whenElected(
+                    to, keyFile(conf), other, other.resolve("admin.token"), List.of("127.0.0.1"));
+            assertArrayEquals(
+                    Files.readAllBytes(state.resolve(SealedSecrets.SLURM_KEYS_FILE)),
+                    Files.readAllBytes(other.resolve(SealedSecrets.SLURM_KEYS_FILE)));
+            assertEquals(
+                    "r--------",
+                    java.nio.file.attribute.PosixFilePermissions.toString(
+                            Files.getPosixFilePermissions(other.resolve(SealedSecrets.SLURM_KEYS_FILE))));
+        }
+    }
+
     /**
      * The move seals the folder's CA, munge key and admin token into etcd, so that another
      * leader-eligible machine that leads first — one with a CA of its own, made at an earlier start —

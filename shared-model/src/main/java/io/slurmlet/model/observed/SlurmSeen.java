@@ -2,6 +2,7 @@ package io.slurmlet.model.observed;
 
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -15,13 +16,17 @@ import java.util.stream.Stream;
  * @param enabled   the plan's daemons that are enabled
  * @param owed      the restarts and reconfigure still owed, as the owed file's lines
  * @param owedStale whether the owed file says more than that (it is then written again)
+ * @param jwks      what the machine holds of Slurm's own authentication keys; every agent that can
+ *                  write slurm.jwks sends it, under munge too (absent: an agent too old for
+ *                  auth=slurm, which the leader refuses to switch while one runs Slurm)
  */
 public record SlurmSeen(
         @JsonProperty("files") List<File> files,
         @JsonProperty("running") List<String> running,
         @JsonProperty("enabled") List<String> enabled,
         @JsonProperty("owed") List<String> owed,
-        @JsonProperty("owed_stale") boolean owedStale) {
+        @JsonProperty("owed_stale") boolean owedStale,
+        @JsonProperty("jwks") JwksSeen jwks) {
 
     /** The longest text a file's report carries. */
     public static final int TEXT_MAX = 128;
@@ -43,6 +48,31 @@ public record SlurmSeen(
         }
         if (owed.stream().anyMatch(l -> !StorageSeen.printable(l, 1024))) {
             throw new IllegalArgumentException("slurm: each owed line is one line of printable text");
+        }
+    }
+
+    /**
+     * Slurm's own authentication keys on a machine: never a key, only generations.
+     *
+     * @param file   the generation of the plan's slurm.jwks when the machine's file holds it (with its
+     *               owner and mode); absent where it holds none, or another
+     * @param loaded each daemon's generation its running process read (it started, or re-executed,
+     *               after the file was written), by unit
+     */
+    public record JwksSeen(
+            @JsonProperty("file") Long file,
+            @JsonProperty("loaded") Map<String, Long> loaded) {
+        /** What an agent reports where no slurm.jwks is planned. */
+        public static final JwksSeen NONE = new JwksSeen(null, Map.of());
+
+        public JwksSeen {
+            loaded = Map.copyOf(loaded == null ? Map.of() : loaded);
+            if (loaded.size() > 8
+                    || loaded.keySet().stream().anyMatch(u -> !UNIT.matcher(u).matches())
+                    || loaded.values().stream().anyMatch(g -> g == null || g < 1)
+                    || file != null && file < 1) {
+                throw new IllegalArgumentException("slurm: jwks says generations (1 or more) of at most 8 units");
+            }
         }
     }
 

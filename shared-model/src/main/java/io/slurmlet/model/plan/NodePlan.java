@@ -25,7 +25,9 @@ import java.util.TreeMap;
  * @param node       the machine
  * @param roles      what it runs; empty: nothing of Slurm's (the agent leaves what was installed)
  * @param packages   the packages it needs, in the names of its package manager
- * @param mungeKey   the cluster's munge key, for any machine with a role
+ * @param mungeKey   the cluster's munge key, for any machine with a role under auth=munge
+ * @param slurmKeys  Slurm's own authentication keys (slurm.jwks), for a machine that holds Slurm's
+ *                   files under auth=slurm
  * @param storage    what this machine does for the shared storage: mount, export, check, or none
  * @param users      whether the cluster's accounts are kept as Linux users here, and where their homes are
  * @param slurm      Slurm's files and the daemons that must run
@@ -43,6 +45,7 @@ public record NodePlan(
         @JsonProperty("roles") Set<Role> roles,
         @JsonProperty("packages") List<String> packages,
         @JsonIgnore Optional<MungeKey> mungeKey,
+        @JsonIgnore Optional<SlurmAuthKeys> slurmKeys,
         @JsonProperty("storage") StoragePlan storage,
         @JsonProperty("linux_users") UsersPlan users,
         @JsonProperty("slurm") SlurmPlan slurm,
@@ -64,10 +67,15 @@ public record NodePlan(
      * one is still written as format 6 ({@link #UNSIZED_FORMAT}), so that an agent of format 6 reads
      * every plan but those that install containers from a table with sizes. Plans of format 2 to 6
      * are still read, as retiring nothing (before 5), installing no containers (before 6) and
-     * fetching files of any size up to the agent's ceiling (before 7).
+     * fetching files of any size up to the agent's ceiling (before 7). Format 8 adds
+     * {@code slurm_jwks}, Slurm's own authentication keys; only a plan that carries them is written
+     * as format 8, so that an agent of format 7 reads every plan of a cluster under auth=munge, and
+     * refuses (rather than run its daemons on munge beside a cluster that left it) one under auth=slurm.
      */
-    public static final int FORMAT = 7;
-    /** The format of a plan whose artifacts pin no size: the one before {@link #FORMAT}. */
+    public static final int FORMAT = 8;
+    /** The format of a plan that carries no slurm.jwks but whose artifacts pin sizes. */
+    public static final int SIZED_FORMAT = 7;
+    /** The format of a plan whose artifacts pin no size and that carries no slurm.jwks. */
     public static final int UNSIZED_FORMAT = 6;
 
     public NodePlan {
@@ -77,6 +85,7 @@ public record NodePlan(
         roles = Collections.unmodifiableSet(roles.isEmpty() ? EnumSet.noneOf(Role.class) : EnumSet.copyOf(roles));
         packages = List.copyOf(packages);
         mungeKey = mungeKey == null ? Optional.empty() : mungeKey;
+        slurmKeys = slurmKeys == null ? Optional.empty() : slurmKeys;
         storage = storage == null ? StoragePlan.NONE : storage;
         users = users == null ? UsersPlan.LEAVE : users;
         slurm = slurm == null ? SlurmPlan.NONE : slurm;
@@ -97,6 +106,7 @@ public record NodePlan(
                 roles,
                 List.of(),
                 Optional.empty(),
+                Optional.empty(),
                 StoragePlan.NONE,
                 UsersPlan.LEAVE,
                 SlurmPlan.NONE,
@@ -113,6 +123,7 @@ public record NodePlan(
                 roles,
                 names,
                 mungeKey,
+                slurmKeys,
                 storage,
                 users,
                 slurm,
@@ -125,7 +136,36 @@ public record NodePlan(
 
     public NodePlan withMungeKey(Optional<MungeKey> key) {
         return new NodePlan(
-                node, roles, packages, key, storage, users, slurm, pam, containers, nodeStates, problems, plannedFrom);
+                node,
+                roles,
+                packages,
+                key,
+                slurmKeys,
+                storage,
+                users,
+                slurm,
+                pam,
+                containers,
+                nodeStates,
+                problems,
+                plannedFrom);
+    }
+
+    public NodePlan withSlurmKeys(Optional<SlurmAuthKeys> keys) {
+        return new NodePlan(
+                node,
+                roles,
+                packages,
+                mungeKey,
+                keys,
+                storage,
+                users,
+                slurm,
+                pam,
+                containers,
+                nodeStates,
+                problems,
+                plannedFrom);
     }
 
     public NodePlan withStorage(StoragePlan section) {
@@ -134,6 +174,7 @@ public record NodePlan(
                 roles,
                 packages,
                 mungeKey,
+                slurmKeys,
                 section,
                 users,
                 slurm,
@@ -150,6 +191,7 @@ public record NodePlan(
                 roles,
                 packages,
                 mungeKey,
+                slurmKeys,
                 storage,
                 section,
                 slurm,
@@ -166,6 +208,7 @@ public record NodePlan(
                 roles,
                 packages,
                 mungeKey,
+                slurmKeys,
                 storage,
                 users,
                 section,
@@ -187,6 +230,7 @@ public record NodePlan(
                 roles,
                 packages,
                 mungeKey,
+                slurmKeys,
                 storage,
                 users,
                 slurm,
@@ -203,6 +247,7 @@ public record NodePlan(
                 roles,
                 packages,
                 mungeKey,
+                slurmKeys,
                 storage,
                 users,
                 slurm,
@@ -216,7 +261,19 @@ public record NodePlan(
     /** This plan with other node states: what a lend or an unlend changes, and nothing else. */
     public NodePlan withNodeStates(Map<String, NodeWish> states) {
         return new NodePlan(
-                node, roles, packages, mungeKey, storage, users, slurm, pam, containers, states, problems, plannedFrom);
+                node,
+                roles,
+                packages,
+                mungeKey,
+                slurmKeys,
+                storage,
+                users,
+                slurm,
+                pam,
+                containers,
+                states,
+                problems,
+                plannedFrom);
     }
 
     public NodePlan withProblems(List<Problem> found) {
@@ -225,6 +282,7 @@ public record NodePlan(
                 roles,
                 packages,
                 mungeKey,
+                slurmKeys,
                 storage,
                 users,
                 slurm,
@@ -242,6 +300,7 @@ public record NodePlan(
                 roles,
                 packages,
                 mungeKey,
+                slurmKeys,
                 storage,
                 users,
                 slurm,
@@ -273,10 +332,23 @@ public record NodePlan(
         return read.plan();
     }
 
-    /** The format this plan is written in: {@link #FORMAT}, or {@link #UNSIZED_FORMAT} where no artifact has a size. */
+    /**
+     * The format this plan is written in: {@link #FORMAT} where it carries slurm.jwks, else {@link
+     * #SIZED_FORMAT} where an artifact has a size, else {@link #UNSIZED_FORMAT}.
+     */
     @JsonProperty("format")
     int formatForJson() {
-        return containers.artifacts().stream().anyMatch(a -> a.bytes() != null) ? FORMAT : UNSIZED_FORMAT;
+        if (slurmKeys.isPresent()) {
+            return FORMAT;
+        }
+        return containers.artifacts().stream().anyMatch(a -> a.bytes() != null) ? SIZED_FORMAT : UNSIZED_FORMAT;
+    }
+
+    /** Slurm's own authentication keys as the plan's JSON carries them, to its own machine only; absent under munge. */
+    @JsonProperty("slurm_jwks")
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    SlurmAuthKeys slurmKeysForJson() {
+        return slurmKeys.orElse(null);
     }
 
     /** The facts as the plan's JSON carries them; absent where the leader planned without them. */

@@ -26,6 +26,7 @@ public record NodePlanAsRead(
         @JsonProperty("munge_key") MungeKey mungeKey,
         @JsonProperty("munge_rotation") Long mungeRotation,
         @JsonProperty("munge_switch_at") String mungeSwitchAt,
+        @JsonProperty("slurm_jwks") SlurmAuthKeys slurmKeys,
         @JsonProperty("storage") StoragePlan storage,
         @JsonProperty("linux_users") UsersPlan users,
         @JsonProperty("slurm") SlurmPlan slurm,
@@ -69,7 +70,12 @@ public record NodePlanAsRead(
                         "this plan comes from an older slurmlet on the leader (it has no pam_adopt): upgrade "
                                 + "slurmlet on the leader; this machine is left as it is until then");
             }
-            if (pamAdopt == null || slurm != null || users != null || pam != null || containers != null) {
+            if (pamAdopt == null
+                    || slurm != null
+                    || users != null
+                    || pam != null
+                    || containers != null
+                    || slurmKeys != null) {
                 throw new IllegalArgumentException(
                         ("a plan of format %d has pam_adopt and no slurm, linux_users or pam section: this "
                                         + "one is neither, and is not applied")
@@ -91,6 +97,7 @@ public record NodePlanAsRead(
             if (pam == null) flat.add("no pam");
             if (format >= 6 && containers == null) flat.add("no containers");
             if (format < 6 && containers != null) flat.add("containers (a section of format 6)");
+            if (format < 8 && slurmKeys != null) flat.add("slurm_jwks (a key of format 8)");
             if (!flat.isEmpty()) {
                 // A section left out would be read as none: Slurm's daemons stopped, sshd's stack changed. Never
                 // applied.
@@ -114,6 +121,7 @@ public record NodePlanAsRead(
                 roles == null ? Set.of() : roles,
                 packages == null ? List.of() : packages,
                 Optional.ofNullable(mungeKey),
+                Optional.ofNullable(slurmKeys),
                 storage,
                 users,
                 slurm,

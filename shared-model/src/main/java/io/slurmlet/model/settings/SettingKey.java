@@ -30,6 +30,8 @@ public enum SettingKey {
             "experimental.enable_async_reply",
             Kind.BOOLEAN,
             s -> s.experimental().enableAsyncReply()),
+    /** munge or slurm: how Slurm's daemons and commands prove who they are. */
+    AUTH("auth", Kind.TEXT, SlurmSettings::authShown),
     /** slurm.conf lines of the site's own: set one as {@code slurm_conf.MaxJobCount=50000}. */
     SLURM_CONF("slurm_conf", Kind.MAP, SlurmSettings::slurmConf);
 

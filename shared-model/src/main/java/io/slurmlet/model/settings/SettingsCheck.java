@@ -73,6 +73,7 @@ final class SettingsCheck {
         checkNodes();
         checkLent();
         checkUsers();
+        checkAuth();
         checkShared();
         checkSlurmConf();
         return List.copyOf(problems);
@@ -153,6 +154,18 @@ final class SettingsCheck {
                     users,
                     "users %s is not a choice: %s has slurmlet make them from its accounts, empty leaves them to the site"
                             .formatted(quote(users), quote(SlurmSettings.USERS_SLURMLET)));
+        }
+    }
+
+    private void checkAuth() {
+        String auth = s.auth();
+        if (!auth.isEmpty() && !auth.equals(SlurmSettings.AUTH_SLURM)) {
+            add(
+                    "auth",
+                    auth,
+                    ("auth %s is not a choice: %s (munged and the munge key, the default) or %s (Slurm's own "
+                                    + "auth/slurm with slurm.jwks, Slurm 24.05 and later)")
+                            .formatted(quote(auth), quote(SlurmSettings.AUTH_MUNGE), quote(SlurmSettings.AUTH_SLURM)));
         }
     }
 

@@ -34,9 +34,10 @@ public final class SlurmConfKeys {
         m.put("PrologFlags", "slurmlet sets Contain when users=slurmlet, for pam_slurm_adopt");
         m.put("SlurmctldParameters", "set experimental.enable_async_reply for the one slurmlet knows");
         m.put("GresTypes", "slurmlet names gpu when a node reports GPUs");
+        for (String k : new String[] {"AuthType", "CredType", "AuthAltTypes", "AuthAltParameters"}) {
+            m.put(k, "set auth (munge or slurm); slurmlet gives every Slurm machine the keys of either");
+        }
         for (String k : new String[] {
-            "AuthType",
-            "CredType",
             "SlurmUser",
             "SlurmctldPort",
             "SlurmdPort",

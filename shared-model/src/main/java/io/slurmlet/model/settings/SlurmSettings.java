@@ -1,6 +1,7 @@
 package io.slurmlet.model.settings;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.util.Collections;
@@ -48,6 +49,11 @@ import java.util.TreeMap;
  *                     {@code MaxJobCount} → {@code 50000}), written at the end of slurm.conf in key
  *                     order. Keys slurmlet writes itself are refused, naming the setting that covers
  *                     them. Empty: none.
+ * @param auth         how Slurm's daemons and commands prove who they are: {@value #AUTH_MUNGE} (munged
+ *                     and the cluster's munge key) or {@value #AUTH_SLURM} (Slurm's own auth/slurm and
+ *                     cred/slurm, Slurm 24.05 and later, with the keys slurmlet gives every Slurm
+ *                     machine in /etc/slurm/slurm.jwks). Empty is munge. Switched only while no job
+ *                     runs or waits: Slurm does not support a change of AuthType under jobs.
  */
 @JsonPropertyOrder({
     "enabled",
@@ -61,7 +67,8 @@ import java.util.TreeMap;
     "users",
     "containers",
     "experimental",
-    "slurm_conf"
+    "slurm_conf",
+    "auth"
 })
 public record SlurmSettings(
         @JsonProperty("enabled") boolean enabled,
@@ -75,18 +82,55 @@ public record SlurmSettings(
         @JsonProperty("users") String users,
         @JsonProperty("containers") boolean containers,
         @JsonProperty("experimental") Experimental experimental,
-        @JsonProperty("slurm_conf") Map<String, String> slurmConf) {
+        @JsonProperty("slurm_conf") Map<String, String> slurmConf,
+
+        @JsonProperty("auth") @JsonInclude(JsonInclude.Include.NON_EMPTY)
+        String auth) {
 
     public static final String DEFAULT_CLUSTER_NAME = "slurmlet";
     public static final String DEFAULT_PARTITION = "gpu";
     /** {@code users} value that has slurmlet make the Slurm cluster's users from its accounts. */
     public static final String USERS_SLURMLET = "slurmlet";
+    /** {@code auth}: munged and the munge key (the default, stored as empty). */
+    public static final String AUTH_MUNGE = "munge";
+    /** {@code auth}: Slurm's own auth/slurm and cred/slurm, with slurm.jwks. */
+    public static final String AUTH_SLURM = "slurm";
 
     /** Settings of a fresh leader: Slurm off, nothing named. */
     public static final SlurmSettings DEFAULTS =
             new SlurmSettings(false, null, null, null, false, null, null, null, null, false, null, null);
 
-    /** Settings without site additions to slurm.conf. */
+    /** Settings on munge. */
+    public SlurmSettings(
+            boolean enabled,
+            String clusterName,
+            String controller,
+            List<String> nodes,
+            boolean allNodes,
+            List<String> lent,
+            String partition,
+            SharedStorage shared,
+            String users,
+            boolean containers,
+            Experimental experimental,
+            Map<String, String> slurmConf) {
+        this(
+                enabled,
+                clusterName,
+                controller,
+                nodes,
+                allNodes,
+                lent,
+                partition,
+                shared,
+                users,
+                containers,
+                experimental,
+                slurmConf,
+                null);
+    }
+
+    /** Settings on munge, without site additions to slurm.conf. */
     public SlurmSettings(
             boolean enabled,
             String clusterName,
@@ -124,6 +168,8 @@ public record SlurmSettings(
         users = users == null ? "" : users;
         experimental = experimental == null ? Experimental.NONE : experimental;
         slurmConf = slurmConf == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(slurmConf));
+        // munge is the default, kept as none: settings that never named it stay byte for byte what they were.
+        auth = auth == null || auth.equals(AUTH_MUNGE) ? "" : auth;
     }
 
     /**
@@ -162,6 +208,18 @@ public record SlurmSettings(
         return lentNow;
     }
 
+    /** Whether Slurm authenticates with its own auth/slurm and slurm.jwks, not munge. */
+    @JsonIgnore
+    public boolean slurmAuth() {
+        return AUTH_SLURM.equals(auth);
+    }
+
+    /** {@code auth} as an admin reads it: {@value #AUTH_MUNGE} where empty. */
+    @JsonIgnore
+    public String authShown() {
+        return auth.isEmpty() ? AUTH_MUNGE : auth;
+    }
+
     /** Whether slurmlet makes the Linux users from its accounts. */
     @JsonIgnore
     public boolean makesUsers() {
@@ -195,7 +253,8 @@ public record SlurmSettings(
                 users,
                 containers,
                 experimental,
-                slurmConf);
+                slurmConf,
+                auth);
     }
 
     /** A copy with {@code enabled} replaced. */
@@ -212,7 +271,26 @@ public record SlurmSettings(
                 users,
                 containers,
                 experimental,
-                slurmConf);
+                slurmConf,
+                auth);
+    }
+
+    /** A copy with {@code auth} replaced. */
+    public SlurmSettings withAuth(String newAuth) {
+        return new SlurmSettings(
+                enabled,
+                clusterName,
+                controller,
+                nodes,
+                allNodes,
+                lent,
+                partition,
+                shared,
+                users,
+                containers,
+                experimental,
+                slurmConf,
+                newAuth);
     }
 
     /** A copy with {@code nodes} replaced. */
@@ -229,6 +307,7 @@ public record SlurmSettings(
                 users,
                 containers,
                 experimental,
-                slurmConf);
+                slurmConf,
+                auth);
     }
 }

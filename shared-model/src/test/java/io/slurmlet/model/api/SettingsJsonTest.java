@@ -25,7 +25,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 class SettingsJsonTest {
 
     private static final String TOP_LEVEL_KEYS =
-            "all_nodes, cluster_name, containers, controller, enabled, experimental, lent, nodes, partition, shared, slurm_conf, users";
+            "all_nodes, auth, cluster_name, containers, controller, enabled, experimental, lent, nodes, partition, shared, "
+                    + "slurm_conf, users";
 
     private static final SlurmSettings FULL = new SlurmSettings(
             true,
@@ -38,7 +39,9 @@ class SettingsJsonTest {
             new SharedStorage("/shared", "nfs1:/export/shared", ""),
             "slurmlet",
             true,
-            new Experimental(true));
+            new Experimental(true),
+            null,
+            "slurm");
 
     private static final String FULL_JSON = """
             {
@@ -52,7 +55,8 @@ class SettingsJsonTest {
               "shared": {"path": "/shared", "nfs": "nfs1:/export/shared", "server": ""},
               "users": "slurmlet",
               "containers": true,
-              "experimental": {"enable_async_reply": true}
+              "experimental": {"enable_async_reply": true},
+              "auth": "slurm"
             }
             """;
 
@@ -283,7 +287,7 @@ class SettingsJsonTest {
         JsonNode stored = SettingsJson.STRICT.valueToTree(FULL);
         JsonNode patch = json("""
                 {"cluster_name": null, "nodes": null, "containers": null, "all_nodes": null,
-                 "experimental": {"enable_async_reply": null}}""");
+                 "experimental": {"enable_async_reply": null}, "auth": null}""");
 
         SlurmSettings cleared = SettingsJson.toSettings(SettingsJson.mergePatch(stored, patch));
 

@@ -43,7 +43,8 @@ class ObservedJsonTest {
                         List.of("slurmd"),
                         List.of("slurmd"),
                         List.of("slurmd RESTART - PrologFlags"),
-                        false));
+                        false,
+                        new SlurmSeen.JwksSeen(3L, java.util.Map.of("slurmd", 2L))));
         String json = SettingsJson.STRICT.writeValueAsString(seen);
         assertEquals(seen, SettingsJson.STRICT.readValue(json, Observed.class));
         String older = SettingsJson.STRICT.writeValueAsString(seen.withoutLaterSections());
@@ -73,10 +74,14 @@ class ObservedJsonTest {
                 () -> new SlurmSeen.File("/etc/slurm/slurm.conf", "", "a\nb", "rw-r--r--", "root", "root"));
         assertThrows(
                 IllegalArgumentException.class,
-                () -> new SlurmSeen(List.of(), List.of("slurmd; reboot"), List.of(), List.of(), false));
+                () -> new SlurmSeen(List.of(), List.of("slurmd; reboot"), List.of(), List.of(), false, null));
         assertThrows(
                 IllegalArgumentException.class,
-                () -> new SlurmSeen(List.of(), List.of(), List.of(), List.of("a\nb"), false));
+                () -> new SlurmSeen(List.of(), List.of(), List.of(), List.of("a\nb"), false, null));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new SlurmSeen.JwksSeen(1L, java.util.Map.of("slurmd; reboot", 1L)));
+        assertThrows(IllegalArgumentException.class, () -> new SlurmSeen.JwksSeen(0L, java.util.Map.of()));
         assertTrue(new UsersSeen.User("alice", -1, -1, "", false, "", UsersSeen.User.LINKED)
                 .keys()
                 .equals("linked"));

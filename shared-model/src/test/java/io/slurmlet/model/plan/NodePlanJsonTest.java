@@ -133,10 +133,10 @@ class NodePlanJsonTest {
         Exception e = assertThrows(
                 Exception.class,
                 () -> SettingsJson.STRICT.readValue(
-                        "{\"format\": 8, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
+                        "{\"format\": 9, \"node\": \"n1\", \"pam_adopt\": false}", NodePlan.class));
         assertTrue(
                 String.valueOf(e.getMessage())
-                        .contains("this plan is of format 8, which this agent's slurmlet (format 7) cannot read: "
+                        .contains("this plan is of format 9, which this agent's slurmlet (format 8) cannot read: "
                                 + "upgrade slurmlet on this machine"),
                 e.getMessage());
         Exception older = assertThrows(
@@ -273,6 +273,49 @@ class NodePlanJsonTest {
                     bad[1]);
         }
         assertThrows(IllegalArgumentException.class, () -> new ContainersPlan(false, List.of(enroot), "", false));
+    }
+
+    /**
+     * Slurm's own keys cross to their machine in the plan's JSON and read back equal; only a plan
+     * that carries them is of format 8 (an agent of format 7 refuses it and says to upgrade, rather
+     * than stay on munge beside a cluster that left it), a format 7 plan that says them is refused,
+     * and neither the plan's toString nor the keys' names a key.
+     */
+    @Test
+    void slurmKeysReadBackAsSentOnlyInAFormat8Plan() throws Exception {
+        SlurmJwks jwks = SlurmJwks.first("slurmlet-1").withNewKey("slurmlet-2");
+        NodePlan plain = NodePlan.of("n1", java.util.Set.of(Role.COMPUTE));
+        NodePlan plan = plain.withSlurmKeys(java.util.Optional.of(new SlurmAuthKeys(2, jwks)));
+        String json = SettingsJson.STRICT.writeValueAsString(plan);
+        assertTrue(json.contains("\"format\":8"), json);
+        assertTrue(json.contains("\"slurm_jwks\":{\"generation\":2,\"jwks\":\"{\\\"keys\\\""), json);
+        NodePlan read = SettingsJson.STRICT.readValue(json, NodePlan.class);
+        assertEquals(plan, read, json);
+        assertEquals(jwks, read.slurmKeys().orElseThrow().jwks());
+        assertEquals(2, read.slurmKeys().orElseThrow().generation());
+
+        String without = SettingsJson.STRICT.writeValueAsString(plain);
+        assertTrue(without.contains("\"format\":6") && !without.contains("slurm_jwks"), without);
+
+        Exception early = assertThrows(
+                Exception.class,
+                () -> SettingsJson.STRICT.readValue(json.replace("\"format\":8", "\"format\":7"), NodePlan.class));
+        assertTrue(String.valueOf(early.getMessage()).contains("slurm_jwks (a key of format 8)"), early.getMessage());
+        assertThrows(
+                Exception.class,
+                () -> SettingsJson.STRICT.readValue(
+                        json.replace("\"generation\":2", "\"generation\":0"), NodePlan.class));
+
+        String k = java.util.Base64.getEncoder()
+                .encodeToString(java.util.Base64.getDecoder()
+                        .decode(SettingsJson.STRICT
+                                .readTree(jwks.text())
+                                .path("keys")
+                                .get(0)
+                                .path("k")
+                                .asText()));
+        assertFalse(plan.toString().contains(k), plan.toString());
+        assertTrue(plan.toString().contains("slurmlet-1"), plan.toString());
     }
 
     /**

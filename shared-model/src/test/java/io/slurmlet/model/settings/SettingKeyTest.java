@@ -92,6 +92,7 @@ class SettingKeyTest {
                 "users",
                 "containers",
                 "experimental.enable_async_reply",
+                "auth",
                 "slurm_conf");
 
         assertEquals(
@@ -202,13 +203,14 @@ class SettingKeyTest {
                         "users",
                         "containers",
                         "experimental.enable_async_reply",
+                        "auth",
                         "slurm_conf.KillWait",
                         "slurm_conf.MaxJobCount"),
                 List.copyOf(rows.keySet()));
         assertEquals("50000", rows.get("slurm_conf.MaxJobCount"));
         assertEquals(
                 "enabled, cluster_name, controller, nodes, all_nodes, lent, partition, shared.path, shared.nfs, "
-                        + "shared.server, users, containers, experimental.enable_async_reply, slurm_conf.NAME",
+                        + "shared.server, users, containers, experimental.enable_async_reply, auth, slurm_conf.NAME",
                 SettingKey.all());
     }
 }

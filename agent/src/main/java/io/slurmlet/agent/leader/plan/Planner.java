@@ -1,5 +1,6 @@
 package io.slurmlet.agent.leader.plan;
 
+import io.slurmlet.agent.slurm.AuthFloor;
 import io.slurmlet.agent.slurm.SavedState;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.agent.slurm.VersionSkew;
@@ -13,6 +14,8 @@ import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.PamPlan;
 import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.SlurmAuthKeys;
+import io.slurmlet.model.plan.SlurmJwks;
 import io.slurmlet.model.plan.SlurmPlan;
 import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.settings.Problem;
@@ -69,14 +72,14 @@ public final class Planner {
      * @param mungeKey  the cluster's munge key
      */
     public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey) {
-        return plan(settings, inventory, Optional.of(mungeKey), Lent.asWished(settings), List.of());
+        return plan(settings, inventory, Optional.of(mungeKey), Optional.empty(), Lent.asWished(settings), List.of());
     }
 
     /**
      * @param lent where each node is in its lending, and which nodes slurmctld has a record of
      */
     public static Plans plan(SlurmSettings settings, Map<String, NodeFacts> inventory, MungeKey mungeKey, Lent lent) {
-        return plan(settings, inventory, Optional.of(mungeKey), lent, List.of());
+        return plan(settings, inventory, Optional.of(mungeKey), Optional.empty(), lent, List.of());
     }
 
     /** @param accounts the cluster's accounts, made Linux users on every Slurm machine with users = "slurmlet" */
@@ -86,23 +89,45 @@ public final class Planner {
             MungeKey mungeKey,
             Lent lent,
             List<Account> accounts) {
-        return plan(settings, inventory, Optional.of(mungeKey), lent, accounts);
+        return plan(settings, inventory, Optional.of(mungeKey), Optional.empty(), lent, accounts);
     }
 
-    /** The plans without the munge key: what status shows of them (problems, notes), never sent to a machine. */
+    /**
+     * The plans the leader sends: each Slurm machine's with the cluster's munge key under auth=munge,
+     * or with Slurm's own keys ({@code slurmKeys}) under auth=slurm, never both.
+     */
+    public static Plans plan(
+            SlurmSettings settings,
+            Map<String, NodeFacts> inventory,
+            MungeKey mungeKey,
+            SlurmAuthKeys slurmKeys,
+            Lent lent,
+            List<Account> accounts) {
+        return plan(settings, inventory, Optional.of(mungeKey), Optional.of(slurmKeys), lent, accounts);
+    }
+
+    /**
+     * Under auth=slurm, what the plans of a review carry in place of Slurm's keys: a list of one key
+     * of its own, made in this process, never sent, never written. A review's plans hold no key of
+     * the cluster's (what status and a dry run show are made from them), and still name slurm.jwks,
+     * so that a dry run of a switch to auth=slurm says it is written.
+     */
+    public static final SlurmAuthKeys STAND_IN_KEYS = new SlurmAuthKeys(1, SlurmJwks.first("stand-in"));
+
+    /** The plans without the cluster's keys: what status shows of them (problems, notes), never sent to a machine. */
     public static Plans review(SlurmSettings settings, Map<String, NodeFacts> inventory) {
-        return plan(settings, inventory, Optional.empty(), Lent.asWished(settings), List.of());
+        return review(settings, inventory, Lent.asWished(settings), List.of());
     }
 
     /** The plans of {@code settings} with lending as it is now: what the write path's checks compare. */
     public static Plans review(SlurmSettings settings, Map<String, NodeFacts> inventory, Lent lending) {
-        return plan(settings, inventory, Optional.empty(), lending, List.of());
+        return review(settings, inventory, lending, List.of());
     }
 
     /** The same, with the cluster's accounts: what a dry run compares with what the machines hold. */
     public static Plans review(
             SlurmSettings settings, Map<String, NodeFacts> inventory, Lent lending, List<Account> accounts) {
-        return plan(settings, inventory, Optional.empty(), lending, accounts);
+        return plan(settings, inventory, Optional.empty(), Optional.of(STAND_IN_KEYS), lending, accounts);
     }
 
     /**
@@ -221,6 +246,7 @@ public final class Planner {
             SlurmSettings settings,
             Map<String, NodeFacts> inventory,
             Optional<MungeKey> mungeKey,
+            Optional<SlurmAuthKeys> slurmKeys,
             Lent lending,
             List<Account> accounts) {
         SlurmSettings s =
@@ -321,6 +347,14 @@ public final class Planner {
                         slurmdMayRun = false;
                     }
                 }
+                if (s.slurmAuth() && slurmdMayRun) {
+                    // As for a skew: it keeps its line in slurm.conf (DOWN to slurmctld), and blocks no one's files.
+                    Optional<Problem> floor = AuthFloor.problem(name, facts);
+                    if (floor.isPresent()) {
+                        nodeProblems.add(floor.get());
+                        slurmdMayRun = false;
+                    }
+                }
             }
             boolean keepsUsers = !roles.isEmpty() && SlurmSettings.USERS_SLURMLET.equals(s.users());
             StoragePlan storage = Sections.storage(s, name, roles, machines);
@@ -331,7 +365,9 @@ public final class Planner {
                     name,
                     NodePlan.of(name, roles)
                             .withPackages(PackagesPlanning.packages(roles, facts.os(), storage, pam, containers))
-                            .withMungeKey(roles.isEmpty() ? Optional.empty() : mungeKey)
+                            .withMungeKey(roles.isEmpty() || s.slurmAuth() ? Optional.empty() : mungeKey)
+                            .withSlurmKeys(
+                                    roles.isEmpty() || !s.slurmAuth() || files.isEmpty() ? Optional.empty() : slurmKeys)
                             .withStorage(storage)
                             .withUsers(Sections.users(keepsUsers, s, accounts))
                             .withSlurm(
@@ -341,6 +377,7 @@ public final class Planner {
                                                     SlurmPlan.configs(files),
                                                     Sections.services(
                                                             roles,
+                                                            !s.slurmAuth(),
                                                             slurmdMayRun && !files.isEmpty(),
                                                             slurmctldMayRun && !files.isEmpty()),
                                                     retired))

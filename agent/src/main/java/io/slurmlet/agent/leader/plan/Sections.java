@@ -148,12 +148,16 @@ public final class Sections {
     }
 
     /** munged wherever Slurm runs; slurmctld and slurmd once their files exist and their versions agree. */
-    static List<String> services(Set<Role> roles, boolean slurmd, boolean slurmctld) {
+    static List<String> services(Set<Role> roles, boolean munge, boolean slurmd, boolean slurmctld) {
         List<String> services = new ArrayList<>();
         if (roles.isEmpty()) {
             return services;
         }
-        services.add("munge");
+        if (munge) {
+            // Under auth=slurm munged is left as it is, running or not: no daemon of Slurm's needs it, and none watches
+            // it.
+            services.add("munge");
+        }
         if (roles.contains(Role.CONTROLLER) && slurmctld) {
             services.add("slurmctld");
         }

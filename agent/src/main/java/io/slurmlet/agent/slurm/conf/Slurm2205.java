@@ -66,9 +66,16 @@ class Slurm2205 {
         ConfText c = new ConfText("slurm.conf", name());
         c.set("ClusterName", s.clusterName());
         c.set("SlurmctldHost", controllerHost(in));
-        c.section("Authentication: munge, with the key slurmlet gives every machine");
-        c.set("AuthType", "auth/munge");
-        c.set("CredType", "cred/munge");
+        if (s.slurmAuth()) {
+            // Rendered for 24.05 and later only: AuthFloor keeps auth=slurm from any older controller or node.
+            c.section("Authentication: Slurm's own, with the keys slurmlet gives every Slurm machine in slurm.jwks");
+            c.set("AuthType", "auth/slurm");
+            c.set("CredType", "cred/slurm");
+        } else {
+            c.section("Authentication: munge, with the key slurmlet gives every machine");
+            c.set("AuthType", "auth/munge");
+            c.set("CredType", "cred/munge");
+        }
         c.section("Daemons");
         c.set("SlurmUser", "slurm");
         c.set("SlurmctldPort", l.slurmctldPort());

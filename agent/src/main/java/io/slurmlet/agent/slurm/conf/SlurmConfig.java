@@ -1,5 +1,6 @@
 package io.slurmlet.agent.slurm.conf;
 
+import io.slurmlet.agent.slurm.AuthFloor;
 import io.slurmlet.agent.slurm.HostList;
 import io.slurmlet.agent.slurm.SlurmVersion;
 import io.slurmlet.model.facts.NodeFacts;
@@ -64,6 +65,10 @@ public final class SlurmConfig {
         NodeFacts controller = in.facts().get(in.settings().controller());
         if (controller != null) {
             problems.addAll(PluginNames.missing(in.settings().slurmConf(), controller, version));
+            if (in.settings().slurmAuth()) {
+                // No slurm.conf with auth/slurm ever reaches a slurmctld that cannot load it.
+                AuthFloor.problem(in.settings().controller(), controller).ifPresent(problems::add);
+            }
         }
         if (!problems.isEmpty()) {
             return new Rendered(generator.name(), Map.of(), problems, notes);

@@ -9,6 +9,8 @@ import io.slurmlet.model.facts.NodeFacts;
 import io.slurmlet.model.plan.MungeKey;
 import io.slurmlet.model.plan.NodePlan;
 import io.slurmlet.model.plan.Role;
+import io.slurmlet.model.plan.SlurmAuthKeys;
+import io.slurmlet.model.plan.SlurmJwks;
 import io.slurmlet.model.plan.StoragePlan;
 import io.slurmlet.model.settings.Problem;
 import io.slurmlet.model.settings.SlurmSettings;
@@ -133,6 +135,74 @@ class PlannerTest {
                 n2.problems());
         assertEquals(n2.problems(), plans.problems());
         assertEquals(List.of("munge", "slurmd"), plans.nodes().get("n1").slurm().services());
+    }
+
+    /**
+     * Under auth=slurm every Slurm machine with files gets Slurm's keys and no munge key, and munge is
+     * no daemon of the plan's; slurm.conf says auth/slurm and cred/slurm. A node whose Slurm has no
+     * auth/slurm (22.05) or whose plugins lack it is a problem of the key auth, and its slurmd does
+     * not start; a controller of 22.05 writes no files at all. A review's plans carry the stand-in.
+     */
+    @Test
+    void underAuthSlurmThePlansCarrySlurmsKeysAndNoMungeKeyAndAMachineBelowTheFloorRunsNoSlurmd() {
+        SlurmAuthKeys keys = new SlurmAuthKeys(1, SlurmJwks.first("slurmlet-1"));
+        SlurmSettings s = settings(false, "n1", "n2", "n3").withAuth("slurm");
+        Map<String, NodeFacts> inv = inventory("24.11.5", "c0", "n1", "other");
+        inv.put("n2", machine("n2", "debian 12", "23.11.4"));
+        inv.put(
+                "n3",
+                TestFacts.eightCores("n3")
+                        .os("debian 13")
+                        .slurmVersion("24.11.5")
+                        .slurmPlugins(List.of("auth_munge", "cred_munge", "select_cons_tres"))
+                        .build());
+        var plans = Planner.plan(s, inv, KEY, keys, Planner.Lent.asWished(s), List.of());
+        NodePlan c0 = plans.nodes().get("c0");
+        NodePlan n1 = plans.nodes().get("n1");
+        assertEquals(java.util.Optional.of(keys), c0.slurmKeys());
+        assertEquals(java.util.Optional.of(keys), n1.slurmKeys());
+        assertEquals(java.util.Optional.empty(), c0.mungeKey());
+        assertEquals(java.util.Optional.empty(), n1.mungeKey());
+        assertEquals(java.util.Optional.empty(), plans.nodes().get("other").slurmKeys());
+        assertEquals(List.of("slurmctld"), c0.slurm().services());
+        assertEquals(List.of("slurmd"), n1.slurm().services());
+        String conf = n1.files().get("/etc/slurm/slurm.conf");
+        assertTrue(conf.contains("\nAuthType=auth/slurm\n") && conf.contains("\nCredType=cred/slurm\n"), conf);
+
+        assertEquals(List.of(), plans.nodes().get("n2").slurm().services());
+        assertEquals(
+                List.of(
+                        new Problem(
+                                "auth",
+                                "slurm",
+                                "n2 runs Slurm 23.11.4, whose daemons keep their keys across a reconfigure (they do not "
+                                        + "re-execute before 24.05): upgrade Slurm there to 24.05 or later, or set auth=munge")),
+                plans.nodes().get("n2").problems());
+        assertEquals(
+                "n3 runs Slurm 24.11.5 without its auth_slurm plugin: install the package of Slurm's plugins that holds "
+                        + "auth_slurm.so there (Debian's slurm-wlm-basic-plugins), or set auth=munge",
+                plans.nodes().get("n3").problems().get(0).message());
+        assertTrue(conf.contains("NodeName=n[1-3] "), "it keeps its line, as a node of another version does: " + conf);
+
+        var review = Planner.review(s, inv);
+        assertEquals(
+                java.util.Optional.of(Planner.STAND_IN_KEYS),
+                review.nodes().get("n1").slurmKeys());
+        assertEquals(java.util.Optional.empty(), review.nodes().get("n1").mungeKey());
+
+        var onMunge = Planner.plan(s.withAuth("munge"), inv, KEY, keys, Planner.Lent.asWished(s), List.of());
+        assertEquals(java.util.Optional.empty(), onMunge.nodes().get("n1").slurmKeys());
+        assertEquals(java.util.Optional.of(KEY), onMunge.nodes().get("n1").mungeKey());
+        assertEquals(
+                List.of("munge", "slurmd"), onMunge.nodes().get("n2").slurm().services(), "22.05 is fine on munge");
+
+        var old = Planner.plan(s, inventory("22.05.8", "c0", "n1"), KEY, keys, Planner.Lent.asWished(s), List.of());
+        assertEquals(Map.of(), old.nodes().get("n1").files(), "no slurm.conf with auth/slurm for a 22.05 slurmctld");
+        assertTrue(
+                old.problems().stream()
+                        .anyMatch(p -> p.key().equals("auth")
+                                && p.message().startsWith("c0 runs Slurm 22.05.8, which has no auth/slurm")),
+                old.problems().toString());
     }
 
     @Test
