@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
@@ -262,5 +263,177 @@ class ClusterLiveChangeIT extends ClusterTest {
                     cell + ": " + node + "'s agent logged no part of the key");
         }
         restartEveryDaemonAndAwait(cell, jobs, List.of(), lent, asked);
+    }
+
+    /**
+     * auth=slurm, Slurm's own authentication (24.05 and later; this cluster runs trixie's 24.11): a
+     * switch is refused while a job runs, since Slurm does not support a change of AuthType under
+     * jobs, and nothing is written; once none does, the dry run names slurm.jwks and a restart of
+     * slurmctld and every slurmd, the agents do exactly that, every Slurm machine holds the keys as
+     * the SlurmUser's 0600 file, slurmctld says auth/slurm and cred/slurm, and root's and bob's jobs
+     * run and end COMPLETED 0:0 (bob's commands sign through their machine's daemon). No agent logs
+     * a key. Then back to munge the same way, and jobs run again.
+     */
+    @Test
+    @Order(35)
+    void authSlurmIsRefusedUnderAJobAndSwitchesBothWaysWhenIdle() throws Exception {
+        String cell = "auth-slurm";
+        if (ok("n0", "sinfo", "-V").startsWith("slurm-wlm 22.")
+                || ok("n0", "sinfo", "-V").startsWith("slurm 22.")) {
+            // Bookworm's 22.05 has no auth/slurm: refused when written, a dry run too, and nothing changes.
+            String conf = ok("n0", "cat", "/etc/slurm/slurm.conf");
+            for (List<String> set : List.of(
+                    List.of("ctl", "slurm", "set", "auth=slurm", "--dry-run"),
+                    List.of("ctl", "slurm", "set", "auth=slurm"))) {
+                Proc.Result r = on("n0", set.toArray(String[]::new));
+                assertTrue(
+                        r.exit() == 1
+                                && r.toString().contains("n0 runs Slurm 22.05")
+                                && r.toString()
+                                        .contains(
+                                                "which has no auth/slurm: upgrade Slurm there to 24.05 or later, or set auth=munge"),
+                        cell + ": " + r);
+            }
+            assertEquals(conf, ok("n0", "cat", "/etc/slurm/slurm.conf"), cell + ": nothing written");
+            assertTrue(ok("n0", "ctl", "slurm", "show").matches("(?s).*\\nauth +munge\\n.*"), cell);
+            return;
+        }
+        String job = sleepJob("n1", 120);
+        await(
+                Duration.ofSeconds(30),
+                cell + ": " + job + " runs",
+                () -> jobState(job).equals("RUNNING"));
+        String conf = ok("n0", "cat", "/etc/slurm/slurm.conf");
+        await(Duration.ofSeconds(15), cell + ": the leader knows job " + job, () -> {
+            try {
+                return on("n0", "ctl", "slurm", "set", "auth=slurm", "--dry-run")
+                                .exit()
+                        != 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        Proc.Result refused = on("n0", "ctl", "slurm", "set", "auth=slurm");
+        assertTrue(
+                refused.exit() == 1
+                        && refused.toString().contains("Slurm does not support a change of AuthType under jobs")
+                        && refused.toString().contains("switch once squeue shows none"),
+                cell + ": " + refused);
+        assertEquals(conf, ok("n0", "cat", "/etc/slurm/slurm.conf"), cell + ": nothing written");
+        finish(cell, List.of(job));
+
+        String dry = awaitDryRun(cell, "auth=slurm");
+        assertTrue(dry.contains("/etc/slurm/slurm.jwks"), cell + ": the dry run names the keys' file: " + dry);
+        Set<String> planned = dryRunDaemons(dry);
+        assertTrue(
+                planned.containsAll(List.of("n0 restart slurmctld", "n1 restart slurmd", "n2 restart slurmd")),
+                cell + ": " + planned);
+        Map<String, String> before = invocations();
+        Instant asked = Instant.now();
+        ok("n0", "ctl", "slurm", "set", "auth=slurm");
+        awaitActed(Duration.ofSeconds(120), cell + ": the agents did what the dry run said", asked, planned);
+        EVERY_DAEMON_RESTARTED.check(before, invocations());
+        String keys = ok("n0", "cat", "/etc/slurm/slurm.jwks");
+        for (String node : NODES) {
+            if (on(node, "test", "-e", "/etc/slurm/slurm.conf").exit() != 0) {
+                continue;
+            }
+            assertEquals(
+                    "600 slurm:slurm",
+                    ok(node, "stat", "-c", "%a %U:%G", "/etc/slurm/slurm.jwks").strip(),
+                    cell + ": " + node);
+            assertEquals(keys, ok(node, "cat", "/etc/slurm/slurm.jwks"), cell + ": the same keys on " + node);
+        }
+        String config = ok("n0", "scontrol", "show", "config");
+        assertTrue(
+                config.matches("(?s).*\\nAuthType\\s+= auth/slurm\\n.*")
+                        && config.matches("(?s).*\\nCredType\\s+= cred/slurm\\n.*"),
+                cell + ": " + config.lines().filter(l -> l.contains("Type")).toList());
+        awaitJobsRunAndEnd(cell + " on auth/slurm");
+        for (var key : SettingsJson.STRICT.readTree(keys).path("keys")) {
+            String k = key.path("k").asText().substring(0, 24);
+            for (String node : NODES) {
+                assertFalse(
+                        ok(
+                                        node,
+                                        "journalctl",
+                                        "-u",
+                                        "slurmlet-agent",
+                                        "--no-pager",
+                                        "--since",
+                                        "@" + asked.getEpochSecond())
+                                .contains(k),
+                        cell + ": " + node + "'s agent logged no part of a key");
+            }
+        }
+        assertFalse(
+                ok("n0", "ctl", "-o", "json", "slurm", "status")
+                        .contains(keys.substring(keys.indexOf("\"k\"") + 5, keys.indexOf("\"k\"") + 29)),
+                cell + ": status holds no key");
+
+        String back = awaitDryRun(cell, "auth=munge");
+        Set<String> plannedBack = dryRunDaemons(back);
+        Instant again = Instant.now();
+        ok("n0", "ctl", "slurm", "set", "auth=munge");
+        awaitActed(Duration.ofSeconds(120), cell + ": back to munge", again, plannedBack);
+        assertTrue(
+                ok("n0", "scontrol", "show", "config").matches("(?s).*\\nAuthType\\s+= auth/munge\\n.*"),
+                cell + ": munge again");
+        awaitJobsRunAndEnd(cell + " on munge again");
+        assertTrue(slurmctldFatals(asked).isEmpty(), cell + ": " + slurmctldFatals(asked));
+    }
+
+    /** The dry run of {@code change} once the leader takes it (it knows every job ended): its output. */
+    private static String awaitDryRun(String cell, String change) throws Exception {
+        String[] out = {""};
+        await(Duration.ofSeconds(30), cell + ": a dry run of " + change + " is taken", () -> {
+            try {
+                Proc.Result r = on("n0", "ctl", "slurm", "set", change, "--dry-run");
+                out[0] = r.out();
+                return r.exit() == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        return out[0];
+    }
+
+    /** root's srun over n1 and n2, and bob's batch job on n2, run and end with exit code 0, once the nodes take jobs. */
+    private static void awaitJobsRunAndEnd(String what) throws Exception {
+        await(Duration.ofSeconds(90), what + ": root's srun -N2 runs", () -> {
+            try {
+                return on("n0", "timeout", "30", "srun", "-N2", "-w", "n1,n2", "true")
+                                .exit()
+                        == 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        String bobs = ok(
+                        "n0",
+                        "runuser",
+                        "-u",
+                        "bob",
+                        "--",
+                        "sbatch",
+                        "--parsable",
+                        "-w",
+                        "n2",
+                        "-o",
+                        "/dev/null",
+                        "--wrap",
+                        "srun true")
+                .strip();
+        await(Duration.ofSeconds(60), what + ": bob's job " + bobs + " ends", () -> {
+            try {
+                return on("n0", "scontrol", "show", "job", bobs).out().contains("JobState=COMPLETED");
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        String shown = ok("n0", "scontrol", "show", "job", bobs);
+        assertTrue(
+                shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 ") && shown.contains("UserId=bob("),
+                what + ": bob's job " + bobs + "\n" + shown);
     }
 }
