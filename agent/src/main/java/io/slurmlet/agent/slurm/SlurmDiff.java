@@ -155,6 +155,7 @@ public final class SlurmDiff {
      *                  this machine for an old slurmd (or why they cannot be known); none: it can go
      * @param missingPlugins the plugins the wanted plugstack.conf requires that this machine does not have
      * @param dropIns   each of the plan's daemons' {@link RestartDropIn#path}, by unit, as it is where it exists
+     * @param keysLoaded each running daemon's generation of slurm.jwks its process loaded, where known ({@link JwksJournal})
      */
     public record Seen(
             Map<String, FileNow> files,
@@ -165,8 +166,23 @@ public final class SlurmDiff {
             Map<String, List<String>> partitionJobs,
             Map<String, List<String>> leftovers,
             Set<String> missingPlugins,
-            Map<String, FileNow> dropIns) {
+            Map<String, FileNow> dropIns,
+            Map<String, Long> keysLoaded) {
+        public Seen(
+                Map<String, FileNow> files,
+                Set<String> running,
+                Set<String> enabled,
+                Map<String, Owed> owed,
+                boolean owedStale,
+                Map<String, List<String>> partitionJobs,
+                Map<String, List<String>> leftovers,
+                Set<String> missingPlugins,
+                Map<String, FileNow> dropIns) {
+            this(files, running, enabled, owed, owedStale, partitionJobs, leftovers, missingPlugins, dropIns, Map.of());
+        }
+
         public Seen {
+            keysLoaded = Map.copyOf(keysLoaded);
             missingPlugins = Set.copyOf(missingPlugins);
             dropIns = Map.copyOf(dropIns);
             files = Map.copyOf(files);
@@ -223,8 +239,35 @@ public final class SlurmDiff {
         a.addAll(daemons.daemons(wanted, seen));
         List<String> held = new ArrayList<>(files.held());
         held.addAll(retiring.kept());
+        if (files.write().isEmpty()) {
+            held.addAll(keysNotLoaded(wanted, seen));
+        }
         Diff diff = Diff.of(a, "Slurm's files match and its daemons run");
         return held.isEmpty() ? diff : diff.waitingFor(held);
+    }
+
+    /**
+     * Each running daemon of the plan that has not loaded the plan's slurm.jwks yet, where its file
+     * here holds it: waited for (the step looks again in seconds), since the leader moves a rotation
+     * of the keys on only once every daemon loaded them. A daemon re-executes on the controller's
+     * reconfigure and on slurmd's reread; one that does not was refused its new file (its journal says
+     * why), and runs on with its old keys.
+     */
+    static List<String> keysNotLoaded(Wanted wanted, Seen seen) {
+        long generation = wanted.keysGeneration();
+        if (generation == 0) {
+            return List.of();
+        }
+        List<String> waiting = new ArrayList<>();
+        for (String unit : wanted.daemons()) {
+            Long loaded = seen.keysLoaded().get(unit);
+            if (seen.running().contains(unit) && loaded != null && loaded != generation) {
+                waiting.add(("%s has not loaded slurm.jwks generation %d yet (it runs with generation %d's keys until "
+                                + "it re-executes; journalctl -u %s says why a reconfigure failed)")
+                        .formatted(unit, generation, loaded, unit));
+            }
+        }
+        return waiting;
     }
 
     /**

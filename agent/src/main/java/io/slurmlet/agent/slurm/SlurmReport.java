@@ -87,7 +87,7 @@ public final class SlurmReport {
                 new TreeSet<>(seen.enabled()).stream().toList(),
                 seen.owed().values().stream().map(Owed::line).toList(),
                 seen.owedStale(),
-                new SlurmSeen.JwksSeen(keysHeld(seen, wanted), Map.of()));
+                new SlurmSeen.JwksSeen(keysHeld(seen, wanted), seen.keysLoaded()));
     }
 
     /** The plan's slurm.jwks generation where the machine's file holds the plan's keys, owner and mode; else none. */

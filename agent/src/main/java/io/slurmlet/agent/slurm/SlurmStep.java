@@ -67,6 +67,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
     private final Path root;
     private final MachineNow machine;
     private final OwedJournal owed;
+    private final JwksJournal keys;
     private final LaunchGate launches;
     private final JobsWaitedFor jobs;
     private final RequiredPlugins plugins;
@@ -93,6 +94,7 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         this.root = root;
         this.machine = new MachineNow(files, services, root);
         this.owed = new OwedJournal(files, services, stateDir);
+        this.keys = new JwksJournal(files, services, stateDir);
         this.launches = new LaunchGate(commands, pause);
         this.jobs = new JobsWaitedFor(commands, host);
         this.plugins = new RequiredPlugins(files, commands, root);
@@ -140,6 +142,11 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         Map<String, Owed> still = owed.stillOwed(before, wanted);
         Set<String> missing = plugins.missing(wanted);
         pluginsMissing = !missing.isEmpty();
+        // Asked only where the plan has keys: a machine on munge runs no query for them.
+        Map<String, Long> loaded = wanted.keysGeneration() == 0
+                ? Map.of()
+                : keys.loaded(
+                        wanted.daemons().stream().filter(running::contains).toList());
         return new SlurmDiff.Seen(
                 now,
                 running,
@@ -149,7 +156,8 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
                 jobs.inPartitions(FileWrites.droppedPartitions(wanted, now), FileWrites.submitsToAll(now)),
                 jobs.leftovers(wanted, now, daemons),
                 missing,
-                machine.dropIns(wanted));
+                machine.dropIns(wanted),
+                loaded);
     }
 
     /**
@@ -193,6 +201,11 @@ public final class SlurmStep extends Reconciler<SlurmDiff.Wanted, SlurmDiff.Seen
         } else if (action instanceof WriteFiles w) {
             for (ManagedFile f : w.files()) {
                 ManagedFiles.write(files, ManagedFiles.under(root, f.path()), f);
+            }
+            if (wanted.keysGeneration() > 0
+                    && w.files().stream().anyMatch(f -> f.path().equals(SlurmDiff.JWKS))) {
+                // After the write: a daemon that runs with another process than now read this generation.
+                keys.written(wanted.keysGeneration(), wanted.daemons());
             }
         } else if (action instanceof NoteInvocations) {
             owed.noteInvocations();

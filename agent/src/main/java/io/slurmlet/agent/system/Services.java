@@ -67,6 +67,13 @@ public interface Services {
      */
     String invocation(String unit) throws SystemException;
 
+    /**
+     * The unit's main process as systemd has it now; "0" where none runs. Slurm's daemons re-execute
+     * on a reconfigure from 24.05 on (a new process, which reads its files again, and says its PID
+     * to systemd), so another PID than before is a daemon that read its files since.
+     */
+    String mainPid(String unit) throws SystemException;
+
     void enable(String unit) throws SystemException;
 
     void start(String unit) throws SystemException;

@@ -284,6 +284,59 @@ class SlurmStepTest {
                 "under munge: no keys held, and still a jwks report (an agent that can hold them)");
     }
 
+    /**
+     * Which generation of the keys each daemon loaded: its main PID is noted right after the file is
+     * written, and a daemon that runs with another since (started, restarted, re-executed on the
+     * reread) loaded it. One whose re-execution fails runs on with its old keys: the step says so and
+     * waits (looks again in seconds), and the report keeps the generation it did load.
+     */
+    @Test
+    void eachDaemonsLoadedKeysAreTheFilesItsProcessStartedAfter() {
+        FakeServices node = new FakeServices();
+        SlurmStep onNode = new SlurmStep(
+                new FakeFiles(),
+                node,
+                commands,
+                Path.of("/"),
+                Path.of("/var/lib/slurmlet"),
+                new FakeHostFiles(new FakeFiles()));
+        NodePlan plain = plan("n1", settings("gpu", Map.of()));
+        io.slurmlet.model.plan.SlurmJwks keys = io.slurmlet.model.plan.SlurmJwks.first("slurmlet-1");
+        onNode.apply(plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(1, keys))));
+        Outcome settled = onNode.apply(
+                plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(1, keys))));
+        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), settled);
+        assertEquals(
+                Map.of("slurmd", 1L), onNode.reported().orElseThrow().jwks().loaded(), "started after the write");
+
+        keys = keys.withNewKey("slurmlet-2");
+        NodePlan second = plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(2, keys)));
+        assertEquals(Outcome.changed("slurm", "wrote slurm.jwks"), onNode.apply(second));
+        assertTrue(node.log.contains("reread slurmd"), node.log.toString());
+        assertEquals(Outcome.Kind.UNCHANGED, onNode.apply(second).kind());
+        assertEquals(
+                Map.of("slurmd", 2L), onNode.reported().orElseThrow().jwks().loaded(), "re-executed on the reread");
+
+        node.reexecFails("slurmd"); // a file its Slurm refuses: the old process runs on
+        keys = keys.signingWith("slurmlet-2");
+        NodePlan third = plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(3, keys)));
+        onNode.apply(third);
+        Outcome waits = onNode.apply(third);
+        assertTrue(
+                waits.detail()
+                        .contains(
+                                "slurmd has not loaded slurm.jwks generation 3 yet (it runs with generation 2's keys"),
+                waits.toString());
+        assertEquals(
+                Map.of("slurmd", 2L), onNode.reported().orElseThrow().jwks().loaded());
+        assertEquals(3L, onNode.reported().orElseThrow().jwks().file(), "the file holds 3");
+
+        node.restartedByHand("slurmd");
+        assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), onNode.apply(third));
+        assertEquals(
+                Map.of("slurmd", 3L), onNode.reported().orElseThrow().jwks().loaded(), "restarted: it read the file");
+    }
+
     @Test
     void renamingThePartitionIsAReconfigureIssuedByTheControllerAndNoRestart() {
         step.apply(plan("c0", settings("gpu", Map.of())));

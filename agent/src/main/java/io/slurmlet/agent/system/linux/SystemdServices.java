@@ -224,8 +224,8 @@ public final class SystemdServices implements Services {
         }
     }
 
-    /** The unit's main PID as systemd has it; "0" where none runs. */
-    private String mainPid(String unit) throws SystemException {
+    @Override
+    public String mainPid(String unit) throws SystemException {
         return commands.runChecked(List.of("systemctl", "show", "-p", "MainPID", "--value", unit), QUERY)
                 .stdout()
                 .strip();

@@ -16,6 +16,11 @@ public final class FakeServices implements Services {
     private final Set<String> active = new HashSet<>();
     private final Set<String> failing = new HashSet<>();
     private final Map<String, String> invocations = new HashMap<>();
+    private final Map<String, Integer> pids = new HashMap<>();
+    private int lastPid = 100;
+    /** Units whose reread (SIGHUP) fails to re-execute, as a reconfigure a bad file fails: the old process runs on. */
+    private final Set<String> rereadFails = new HashSet<>();
+
     private final Set<String> killing = new HashSet<>();
     public final List<String> log = new ArrayList<>();
 
@@ -113,6 +118,25 @@ public final class FakeServices implements Services {
         return invocations.getOrDefault(unit, "");
     }
 
+    @Override
+    public String mainPid(String unit) {
+        return active.contains(unit) ? Integer.toString(pids.computeIfAbsent(unit, u -> ++lastPid)) : "0";
+    }
+
+    /** {@code unit} re-executed (a new main process, the same invocation), as on the controller's reconfigure. */
+    public FakeServices reexecuted(String unit) {
+        if (active.contains(unit)) {
+            pids.put(unit, ++lastPid);
+        }
+        return this;
+    }
+
+    /** {@code unit}'s re-execution fails from now on (its parent says "reconfigure failed" and runs on). */
+    public FakeServices reexecFails(String unit) {
+        rereadFails.add(unit);
+        return this;
+    }
+
     private static String fresh() {
         return java.util.UUID.randomUUID().toString().replace("-", "");
     }
@@ -124,6 +148,7 @@ public final class FakeServices implements Services {
         results.remove(unit);
         autoRestarting.remove(unit);
         invocations.put(unit, fresh());
+        pids.put(unit, ++lastPid);
     }
 
     @Override
@@ -143,6 +168,9 @@ public final class FakeServices implements Services {
     public void reread(String unit) throws SystemException {
         log.add("reread " + unit);
         fail(unit, "reread");
+        if (!rereadFails.contains(unit)) {
+            reexecuted(unit);
+        }
     }
 
     @Override
