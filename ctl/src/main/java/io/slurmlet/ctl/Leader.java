@@ -37,6 +37,7 @@ public final class Leader implements AutoCloseable {
     static final String JOIN_TOKENS = "/v1/join-tokens";
     static final String MACHINES = "/v1/machines";
     static final String MUNGE_KEY = "/v1/slurm/munge-key";
+    static final String AUTH_KEY = "/v1/slurm/auth-key";
     static final String NODES = "/v1/slurm/nodes";
     static final String USERS = "/v1/users";
     static final String CONTAINER_FILES = "/v1/slurm/containers/files";
@@ -168,6 +169,22 @@ public final class Leader implements AutoCloseable {
      */
     public Answer<ObjectNode> rotateMungeKey(boolean underJobs) {
         String path = MUNGE_KEY + "/rotate" + (underJobs ? "?under_jobs=true" : "");
+        return answers.read(answers.refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
+    }
+
+    /**
+     * Slurm's own keys under auth=slurm: their generation, where a rotation is and what each daemon loaded,
+     * {@code {"auth", "generation", "phase", "since", "signing_kid", "kids", "rotation", "requested", "by",
+     * "next_step", "machines": [{"node", "daemons": {unit: said}}]}}; never a key.
+     */
+    public Answer<ObjectNode> authKey() {
+        return answers.read(
+                answers.send(HttpMethod.GET, AUTH_KEY, Map.of(), null), ObjectNode.class, "GET " + AUTH_KEY);
+    }
+
+    /** Begins a rotation of Slurm's own keys, in three phases; the answer is {@link #authKey()}'s, with {@code notes}. */
+    public Answer<ObjectNode> rotateAuthKey() {
+        String path = AUTH_KEY + "/rotate";
         return answers.read(answers.refusable(HttpMethod.POST, path, null), ObjectNode.class, "POST " + path);
     }
 

@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
             NodesCommand.class,
             JoinTokenCommand.class,
             MachinesCommand.class,
-            MungeKeyCommand.class
+            MungeKeyCommand.class,
+            AuthKeyCommand.class
         },
         exitCodeListHeading = "%nExit codes:%n",
         exitCodeList = {"0:done", "1:refused or failed", "2:bad usage"})
@@ -36,6 +37,6 @@ public class SlurmCommand implements Runnable {
     public void run() {
         throw new ParameterException(
                 spec.commandLine(),
-                "name what to do: show, set, lend, unlend, containers, status, nodes, join-token, machines or munge-key");
+                "name what to do: show, set, lend, unlend, containers, status, nodes, join-token, machines, munge-key or auth-key");
     }
 }

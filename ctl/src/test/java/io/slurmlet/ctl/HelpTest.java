@@ -91,7 +91,7 @@ class HelpTest {
         assertTrue(
                 r.err()
                         .startsWith(
-                                "name what to do: show, set, lend, unlend, containers, status, nodes, join-token, machines or munge-key"),
+                                "name what to do: show, set, lend, unlend, containers, status, nodes, join-token, machines, munge-key or auth-key"),
                 r::toString);
         assertTrue(r.err().contains("See 'ctl slurm --help'."), r::toString);
         r = ctl.runExactly("users");

@@ -181,6 +181,15 @@ public interface AgentConfig {
         @WithDefault("10s")
         Duration factsChangeInterval();
 
+        /**
+         * Under {@code auth=slurm}, how long a rotation of Slurm's keys waits, beyond a token's
+         * lifetime (slurm_conf's {@code AuthInfo=ttl=N}, 60 s by default), between every daemon
+         * loading the new key as the one that signs and the old key being dropped: tokens signed
+         * with the old key just before the switch stay valid until then.
+         */
+        @WithDefault("30s")
+        Duration authKeyMargin();
+
         /** The name agents reach this leader at: the first advertised one, else the host name. */
         default String advertisedHost() {
             return advertise().orElse(List.of()).stream().findFirst().orElseGet(() -> {

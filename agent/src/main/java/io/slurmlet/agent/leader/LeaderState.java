@@ -19,6 +19,7 @@ import io.slurmlet.agent.trust.JoinTokens;
 import io.slurmlet.agent.trust.Pki;
 import io.slurmlet.agent.trust.TokenFile;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Disposes;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
@@ -185,14 +186,16 @@ public class LeaderState {
             NodeReports reports,
             LendingBook lending,
             ArtifactTable artifacts,
-            ContainerFiles containerFiles) {
+            ContainerFiles containerFiles,
+            SlurmKeys slurmKeys) {
         return new SettingsAdmission(
                 inventory,
                 reports,
                 lending,
                 artifacts,
                 containerFiles,
-                config.leader().maxBodyBytes());
+                config.leader().maxBodyBytes(),
+                slurmKeys::state);
     }
 
     @Produces
@@ -220,6 +223,35 @@ public class LeaderState {
                 config.stateDir(),
                 adminTokenFile(config));
         return SlurmKeys.open(config.stateDir(), Clock.systemUTC(), json -> secrets.putSlurmKeys(etcd, json));
+    }
+
+    /**
+     * Moves a rotation of Slurm's keys on: started once this agent leads ({@link #driveSlurmKeys}),
+     * stopped with the agent.
+     */
+    @Produces
+    @Singleton
+    SlurmKeysDriver slurmKeysDriver(
+            AgentConfig config, SlurmKeys keys, SettingsStore settings, PlanPublisher publisher, NodeReports reports) {
+        SlurmKeysDriver driver = new SlurmKeysDriver(
+                keys,
+                () -> settings.current().settings(),
+                () -> publisher.book().all(),
+                reports::observed,
+                publisher::nudge,
+                config.leader().authKeyMargin(),
+                Clock.systemUTC());
+        driver.start();
+        return driver;
+    }
+
+    /** Once this agent leads (at start with the file store; once elected with etcd): a rotation under way goes on. */
+    void driveSlurmKeys(@Observes LeaderStartup.Leading leading, SlurmKeysDriver driver) {
+        driver.start();
+    }
+
+    void closeSlurmKeysDriver(@Disposes SlurmKeysDriver driver) {
+        driver.close();
     }
 
     @Produces

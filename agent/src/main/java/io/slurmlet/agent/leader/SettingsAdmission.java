@@ -45,6 +45,8 @@ public final class SettingsAdmission implements SettingsStore.Admission {
     private final ArtifactTable artifacts;
     private final ContainerFiles containerFiles;
     private final int maxBodyBytes;
+    /** The rotation of Slurm's keys: an auth switch waits for one under way to end. */
+    private final java.util.function.Supplier<KeyPhases.State> keys;
     /** Every machine's plans for the settings before and after a write, the last kept for the next write. */
     private final Reviews reviews = new Reviews();
 
@@ -55,7 +57,9 @@ public final class SettingsAdmission implements SettingsStore.Admission {
             LendingBook lending,
             ArtifactTable artifacts,
             ContainerFiles containerFiles,
-            int maxBodyBytes) {
+            int maxBodyBytes,
+            java.util.function.Supplier<KeyPhases.State> keys) {
+        this.keys = keys;
         this.inventory = inventory;
         this.reports = reports;
         this.lending = lending;
@@ -221,6 +225,15 @@ public final class SettingsAdmission implements SettingsStore.Admission {
                                                     "waiting",
                                                     queued.size() >= QueuedJob.REPORTED_AT_MOST)),
                                     queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
+        }
+        KeyPhases.State rotation = keys.get();
+        if (rotation.phase() != KeyPhases.Phase.STEADY) {
+            problems.add(new Problem(
+                    "auth",
+                    value,
+                    ("%s, and rotation %d of Slurm's keys is under way (phase %s): wait for it to end (ctl slurm "
+                                    + "auth-key status)")
+                            .formatted(switching, rotation.rotation(), rotation.phase())));
         }
         List<String> older = new ArrayList<>();
         new TreeMap<>(seen).forEach((node, o) -> {
