@@ -383,6 +383,174 @@ class ClusterLiveChangeIT extends ClusterTest {
         assertTrue(slurmctldFatals(asked).isEmpty(), cell + ": " + slurmctldFatals(asked));
     }
 
+    /**
+     * Slurm's keys rotated under jobs (auth=slurm, trixie's 24.11), the way no job end is lost: a new
+     * key added everywhere, made the one that signs once every daemon loaded it, the old one dropped
+     * once every daemon loaded that and the token lifetime passed (AuthInfo ttl=10 here, plus the
+     * leader's 30 s margin). Each phase is confirmed by every slurmctld and slurmd re-executing (a new
+     * main process, the same systemd invocation: no restart). Throughout, launches from n0 (srun and
+     * sbatch, each new allocation) and steps inside a running job (srun --overlap) never fail, the
+     * jobs that ran through it end COMPLETED 0:0 never requeued, and every machine ends with the one
+     * new key. On bookworm (22.05, munge) the rotation is refused.
+     */
+    @Test
+    @Order(36)
+    void slurmsKeysRotateUnderJobsInThreePhasesAndNoLaunchOrEndIsLost() throws Exception {
+        String cell = "auth-key-rotate";
+        if (ok("n0", "sinfo", "-V").contains(" 22.")) {
+            Proc.Result r = on("n0", "ctl", "slurm", "auth-key", "rotate");
+            assertTrue(r.exit() == 1 && r.toString().contains("auth=munge"), cell + ": " + r);
+            return;
+        }
+        String dry = awaitDryRun(cell, "auth=slurm");
+        Instant switched = Instant.now();
+        ok("n0", "ctl", "slurm", "set", "auth=slurm", "slurm_conf.AuthInfo=ttl=10");
+        awaitActed(Duration.ofSeconds(120), cell + ": on auth/slurm", switched, dryRunDaemons(dry));
+        awaitJobsRunAndEnd(cell + " before the rotation");
+
+        // Each node has 2 CPUs: one job on each, and room on each for the launches below.
+        List<String> lent = List.of("n1", "n2");
+        List<String> jobs = new ArrayList<>();
+        jobs.add(sleepJob("n2", 300));
+        // A job whose own steps run all along: each srun --overlap signs through n1's slurmd.
+        jobs.add(ok(
+                        "n0",
+                        "sbatch",
+                        "--parsable",
+                        "-w",
+                        "n1",
+                        "-o",
+                        "/tmp/" + cell + "-inner.out",
+                        "--wrap",
+                        "trap 'exit 0' USR1; while true; do t=$(date +%s.%N); if srun --overlap -N1 true 2>>/tmp/"
+                                + cell + "-inner.err; then r=ok; else r=FAILED; fi; echo \"$r $t $(date +%s.%N)\"; "
+                                + "sleep 0.2 & wait; done")
+                .strip());
+        await(
+                Duration.ofSeconds(30),
+                cell + ": " + jobs + " run",
+                () -> jobs.stream().allMatch(j -> jobState(j).equals("RUNNING")));
+        // Launches from n0 all along: an srun on n2 and a batch job on n1 by turns, each a new allocation.
+        ok(
+                "n0",
+                "systemd-run",
+                "--unit=" + cell + "-launches",
+                "bash",
+                "-c",
+                "rm -f /tmp/launches /tmp/batch-jobs; while [ ! -e /tmp/stop-launches ]; do "
+                        + "if timeout 60 srun -N1 -w n2 true; then echo ok >> /tmp/launches; else echo srun-failed >> /tmp/launches; fi; "
+                        + "if j=$(timeout 60 sbatch -W --parsable -w n1 -o /dev/null --wrap true); then echo ok >> /tmp/launches; "
+                        + "else echo sbatch-failed >> /tmp/launches; fi; echo $j >> /tmp/batch-jobs; "
+                        + "sleep 0.3; done");
+        Map<String, String> pids = new LinkedHashMap<>();
+        pids.put("n0 slurmctld", pid("n0", "slurmctld"));
+        for (String node : List.of("n1", "n2", "n3")) {
+            if (on(node, "systemctl", "is-active", "slurmd").out().strip().equals("active")) {
+                pids.put(node + " slurmd", pid(node, "slurmd"));
+            }
+        }
+        Map<String, String> before = invocations();
+        Instant asked = Instant.now();
+        var started = SettingsJson.STRICT.readTree(ok("n0", "ctl", "-o", "json", "slurm", "auth-key", "rotate"));
+        assertEquals("ADDED", started.path("phase").asText(), cell + ": " + started);
+        long generation = started.path("generation").asLong();
+        Proc.Result switchMidway = on("n0", "ctl", "slurm", "set", "auth=munge", "--dry-run");
+        assertTrue(
+                switchMidway.exit() == 1 && switchMidway.toString().contains("of Slurm's keys is under way"),
+                cell + ": no switch of auth in the middle of a rotation: " + switchMidway);
+        List<String> phases = new ArrayList<>(List.of("ADDED"));
+        await(Duration.ofSeconds(180), cell + ": the rotation ends (phases " + phases + ")", () -> {
+            com.fasterxml.jackson.databind.JsonNode now;
+            try {
+                now = SettingsJson.STRICT.readTree(ok("n0", "ctl", "-o", "json", "slurm", "auth-key", "status"));
+            } catch (Exception e) {
+                return false;
+            }
+            String phase = now.path("phase").asText();
+            if (!phases.get(phases.size() - 1).equals(phase)) {
+                phases.add(phase);
+                System.out.printf(
+                        "ClusterIT %s %s: %s, generation %d, at %s%n",
+                        SUITE, cell, phase, now.path("generation").asLong(), Instant.now());
+            }
+            return phase.equals("STEADY");
+        });
+        var steady = SettingsJson.STRICT.readTree(ok("n0", "ctl", "-o", "json", "slurm", "auth-key", "status"));
+        assertEquals(List.of("ADDED", "SWITCHED", "STEADY"), phases, cell);
+        assertEquals(generation + 2, steady.path("generation").asLong(), cell + ": " + steady);
+        String signing = steady.path("signing_kid").asText();
+        assertEquals(List.of(signing), SettingsJson.STRICT.convertValue(steady.path("kids"), List.class), cell);
+        ok("n0", "touch", "/tmp/stop-launches");
+        await(Duration.ofSeconds(90), cell + ": the launches stopped", () -> {
+            try {
+                return on("n0", "systemctl", "is-active", cell + "-launches").exit() != 0;
+            } catch (Exception e) {
+                return false;
+            }
+        });
+        List<String> launches = ok("n0", "cat", "/tmp/launches").lines().toList();
+        System.out.printf(
+                "ClusterIT %s %s: %d launches from n0 over the rotation, phases %s%n",
+                SUITE, cell, launches.size(), phases);
+        assertTrue(
+                launches.size() >= 10 && launches.stream().allMatch("ok"::equals),
+                cell + ": every launch from n0 ran: "
+                        + launches.stream().filter(l -> !l.equals("ok")).toList() + " of " + launches.size());
+        for (String node : NODES) {
+            if (on(node, "test", "-e", "/etc/slurm/slurm.jwks").exit() != 0) {
+                continue;
+            }
+            var file = SettingsJson.STRICT.readTree(ok(node, "cat", "/etc/slurm/slurm.jwks"));
+            assertEquals(1, file.path("keys").size(), cell + ": " + node);
+            assertEquals(signing, file.path("keys").get(0).path("kid").asText(), cell + ": " + node);
+        }
+        pids.forEach((daemon, was) -> {
+            String[] at = daemon.split(" ");
+            try {
+                assertNotEquals(was, pid(at[0], at[1]), cell + ": " + daemon + " re-executed for the new keys");
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        assertEquals(before, invocations(), cell + ": re-executed, never restarted");
+        String inner = ok("n1", "cat", "/tmp/" + cell + "-inner.out");
+        String innerErr = on("n1", "cat", "/tmp/" + cell + "-inner.err").out();
+        double slowest = inner.lines()
+                .map(l -> l.split(" "))
+                .filter(f -> f.length == 3)
+                .mapToDouble(f -> Double.parseDouble(f[2]) - Double.parseDouble(f[1]))
+                .max()
+                .orElse(0);
+        System.out.printf(
+                "ClusterIT %s %s: %d steps inside the job, the slowest %.1f s%n",
+                SUITE, cell, inner.lines().count(), slowest);
+        assertFalse(inner.contains("FAILED"), cell + ": a step inside the job failed: " + inner + innerErr);
+        assertTrue(inner.lines().count() >= 3, cell + ": the job's steps ran: " + inner + innerErr);
+        for (String job : ok("n0", "cat", "/tmp/batch-jobs")
+                .lines()
+                .filter(l -> !l.isBlank())
+                .toList()) {
+            await(Duration.ofSeconds(60), cell + ": batch job " + job + " ends", () -> {
+                try {
+                    return on("n0", "scontrol", "show", "job", job).out().contains("JobState=COMPLETED");
+                } catch (Exception e) {
+                    return false;
+                }
+            });
+            String shown = ok("n0", "scontrol", "show", "job", job);
+            assertTrue(
+                    shown.contains(" ExitCode=0:0") && shown.contains(" Restarts=0 "),
+                    cell + ": batch job " + job + "\n" + shown);
+        }
+        restartEveryDaemonAndAwait(cell, jobs, List.of(), lent, asked);
+
+        String back = awaitDryRun(cell, "auth=munge");
+        Instant again = Instant.now();
+        ok("n0", "ctl", "slurm", "set", "auth=munge", "slurm_conf.AuthInfo=");
+        awaitActed(Duration.ofSeconds(120), cell + ": back to munge", again, dryRunDaemons(back));
+        assertTrue(slurmctldFatals(switched).isEmpty(), cell + ": " + slurmctldFatals(switched));
+    }
+
     /** The dry run of {@code change} once the leader takes it (it knows every job ended): its output. */
     private static String awaitDryRun(String cell, String change) throws Exception {
         String[] out = {""};
