@@ -15,14 +15,17 @@ import java.util.TreeMap;
 
 /**
  * Which generation of slurm.jwks each of Slurm's daemons here loaded: the state directory's
- * {@code slurm/jwks-loaded} (root-only), a line per daemon, {@code UNIT WRITTEN PID LOADED}. A
+ * {@code slurm/jwks-loaded} (root-only), a line per daemon, {@code UNIT WRITTEN PID AT LOADED}. A
  * daemon reads its keys only when its process starts, and from 24.05 on a reconfigure re-executes
  * it (a new process, whose PID it tells systemd); its exit code says nothing, since a re-execution
  * that fails on a bad file leaves the old process running with its old keys
  * (system-tests/slurm/FINDINGS.md, "auth/slurm and slurm.jwks"). So once a generation's file is
  * written, each daemon's main PID is noted; a daemon that runs with another PID since read that
- * file: it loaded that generation. Only a daemon with a generation still to confirm is asked for
- * its PID; nothing is asked where no keys are written. Never a key: generations and PIDs only.
+ * file, if its process also started after the write (AT, in milliseconds since boot): systemd may
+ * learn the PID of a re-execution that began before the write (the controller's reconfigure, an
+ * instant before this machine wrote the file) only after it, and that process read the file before.
+ * Only a daemon with a generation still to confirm is asked for its PID; nothing is asked where no
+ * keys are written. Never a key: generations, PIDs and times only.
  */
 final class JwksJournal {
 
@@ -43,11 +46,14 @@ final class JwksJournal {
      * @param pidAtWrite its main PID right after that write ("0": it did not run)
      * @param loaded the generation its process has loaded; 0 for none known
      */
-    record Entry(long written, String pidAtWrite, long loaded) {
+    record Entry(long written, String pidAtWrite, long writtenAt, long loaded) {
         String line(String unit) {
-            return "%s %d %s %d".formatted(unit, written, pidAtWrite, loaded);
+            return "%s %d %s %d %d".formatted(unit, written, pidAtWrite, writtenAt, loaded);
         }
     }
+
+    /** How much later than the write a process must have started to count: /proc gives starts in 10 ms ticks. */
+    static final long TICK_MARGIN_MS = 20;
 
     /**
      * Right after slurm.jwks of {@code generation} was written: each of {@code units}' main PID now.
@@ -56,10 +62,11 @@ final class JwksJournal {
      */
     void written(long generation, List<String> units) throws IOException, SystemException {
         Map<String, Entry> entries = read();
+        long at = services.bootMillis();
         for (String unit : units) {
             Entry was = entries.get(unit);
             if (was == null || was.written() != generation) {
-                entries.put(unit, new Entry(generation, services.mainPid(unit), was == null ? 0 : was.loaded()));
+                entries.put(unit, new Entry(generation, services.mainPid(unit), at, was == null ? 0 : was.loaded()));
             }
         }
         write(entries);
@@ -81,8 +88,8 @@ final class JwksJournal {
             }
             if (e.loaded() != e.written()) {
                 String pid = services.mainPid(unit);
-                if (!pid.equals("0") && !pid.equals(e.pidAtWrite())) {
-                    e = new Entry(e.written(), e.pidAtWrite(), e.written());
+                if (!pid.equals("0") && !pid.equals(e.pidAtWrite()) && startedAfter(unit, e.writtenAt())) {
+                    e = new Entry(e.written(), e.pidAtWrite(), e.writtenAt(), e.written());
                     entries.put(unit, e);
                     changed = true;
                 }
@@ -97,6 +104,12 @@ final class JwksJournal {
         return loaded;
     }
 
+    /** Whether {@code unit}'s main process started after {@code writtenAt}; where its start cannot be read, by its PID alone. */
+    private boolean startedAfter(String unit, long writtenAt) throws SystemException {
+        java.util.OptionalLong started = services.mainStartedMillis(unit);
+        return started.isEmpty() || started.getAsLong() > writtenAt + TICK_MARGIN_MS;
+    }
+
     private Map<String, Entry> read() throws IOException {
         Map<String, Entry> entries = new LinkedHashMap<>();
         Optional<Files.Stat> now = files.stat(file);
@@ -105,11 +118,11 @@ final class JwksJournal {
         }
         for (String line : new String(now.get().content(), StandardCharsets.UTF_8).split("\n")) {
             String[] f = line.strip().split(" ");
-            if (f.length != 4 || !SlurmDiff.DAEMONS.contains(f[0]) || !f[2].matches("[0-9]{1,10}")) {
+            if (f.length != 5 || !SlurmDiff.DAEMONS.contains(f[0]) || !f[2].matches("[0-9]{1,10}")) {
                 continue; // not ours: dropped; the next write says what is known
             }
             try {
-                entries.put(f[0], new Entry(Long.parseLong(f[1]), f[2], Long.parseLong(f[3])));
+                entries.put(f[0], new Entry(Long.parseLong(f[1]), f[2], Long.parseLong(f[3]), Long.parseLong(f[4])));
             } catch (NumberFormatException e) {
                 // dropped, as above
             }

@@ -74,6 +74,17 @@ public interface Services {
      */
     String mainPid(String unit) throws SystemException;
 
+    /**
+     * When the unit's main process started, in milliseconds since the machine booted (as {@link
+     * #bootMillis}); empty where none runs or it cannot be read. A process that started after a file
+     * was written read that file at its start; one whose PID systemd learnt only after the write may
+     * have started, and read it, before.
+     */
+    java.util.OptionalLong mainStartedMillis(String unit) throws SystemException;
+
+    /** Milliseconds since the machine booted, now, on the clock of {@link #mainStartedMillis}. */
+    long bootMillis() throws SystemException;
+
     void enable(String unit) throws SystemException;
 
     void start(String unit) throws SystemException;

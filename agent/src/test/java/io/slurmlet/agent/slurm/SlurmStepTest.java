@@ -317,24 +317,40 @@ class SlurmStepTest {
         assertEquals(
                 Map.of("slurmd", 2L), onNode.reported().orElseThrow().jwks().loaded(), "re-executed on the reread");
 
+        // The controller's reconfigure began an instant before this machine wrote generation 3, and systemd learnt the
+        // new
+        // PID only after the write: that process read generation 2's file, and does not count.
+        keys = keys.withNewKey("slurmlet-3");
+        NodePlan late = plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(3, keys)));
+        node.reexecFails("slurmd");
+        onNode.apply(late);
+        node.reexecutedBefore("slurmd");
+        assertTrue(onNode.apply(late).detail().contains("slurmd has not loaded slurm.jwks generation 3 yet"));
+        assertEquals(
+                Map.of("slurmd", 2L), onNode.reported().orElseThrow().jwks().loaded(), "started before the write");
+        node.reexecuted("slurmd"); // the reread's own re-execution, after the write
+        onNode.apply(late);
+        assertEquals(
+                Map.of("slurmd", 3L), onNode.reported().orElseThrow().jwks().loaded());
+
         node.reexecFails("slurmd"); // a file its Slurm refuses: the old process runs on
-        keys = keys.signingWith("slurmlet-2");
-        NodePlan third = plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(3, keys)));
+        keys = keys.signingWith("slurmlet-3");
+        NodePlan third = plain.withSlurmKeys(java.util.Optional.of(new io.slurmlet.model.plan.SlurmAuthKeys(4, keys)));
         onNode.apply(third);
         Outcome waits = onNode.apply(third);
         assertTrue(
                 waits.detail()
                         .contains(
-                                "slurmd has not loaded slurm.jwks generation 3 yet (it runs with generation 2's keys"),
+                                "slurmd has not loaded slurm.jwks generation 4 yet (it runs with generation 3's keys"),
                 waits.toString());
         assertEquals(
-                Map.of("slurmd", 2L), onNode.reported().orElseThrow().jwks().loaded());
-        assertEquals(3L, onNode.reported().orElseThrow().jwks().file(), "the file holds 3");
+                Map.of("slurmd", 3L), onNode.reported().orElseThrow().jwks().loaded());
+        assertEquals(4L, onNode.reported().orElseThrow().jwks().file(), "the file holds 4");
 
         node.restartedByHand("slurmd");
         assertEquals(Outcome.unchanged("slurm", "Slurm's files match and its daemons run"), onNode.apply(third));
         assertEquals(
-                Map.of("slurmd", 3L), onNode.reported().orElseThrow().jwks().loaded(), "restarted: it read the file");
+                Map.of("slurmd", 4L), onNode.reported().orElseThrow().jwks().loaded(), "restarted: it read the file");
     }
 
     @Test

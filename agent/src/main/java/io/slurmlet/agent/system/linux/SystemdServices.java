@@ -224,6 +224,36 @@ public final class SystemdServices implements Services {
         }
     }
 
+    /** The kernel's clock ticks a second, in which /proc/PID/stat gives a process's start (USER_HZ, 100 on Linux). */
+    private static final long TICKS = 100;
+
+    @Override
+    public java.util.OptionalLong mainStartedMillis(String unit) throws SystemException {
+        String pid = mainPid(unit);
+        if (pid.equals("0") || !pid.matches("[0-9]{1,10}")) {
+            return java.util.OptionalLong.empty();
+        }
+        try {
+            String stat = java.nio.file.Files.readString(java.nio.file.Path.of("/proc", pid, "stat"));
+            // pid (comm) state ppid … : the comm may hold spaces, so the fields are counted after its ')'; starttime
+            // is the 22nd field, the 20th after it.
+            String[] after = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return java.util.OptionalLong.of(Long.parseLong(after[19]) * 1000 / TICKS);
+        } catch (java.io.IOException | RuntimeException e) {
+            return java.util.OptionalLong.empty(); // it ended meanwhile, or no /proc: not known
+        }
+    }
+
+    @Override
+    public long bootMillis() throws SystemException {
+        try {
+            String uptime = java.nio.file.Files.readString(java.nio.file.Path.of("/proc/uptime"));
+            return Math.round(Double.parseDouble(uptime.strip().split(" ")[0]) * 1000);
+        } catch (java.io.IOException | RuntimeException e) {
+            throw new SystemException("cannot read /proc/uptime: " + e.getMessage());
+        }
+    }
+
     @Override
     public String mainPid(String unit) throws SystemException {
         return commands.runChecked(List.of("systemctl", "show", "-p", "MainPID", "--value", unit), QUERY)

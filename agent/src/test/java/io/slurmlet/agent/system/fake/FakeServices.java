@@ -17,6 +17,10 @@ public final class FakeServices implements Services {
     private final Set<String> failing = new HashSet<>();
     private final Map<String, String> invocations = new HashMap<>();
     private final Map<String, Integer> pids = new HashMap<>();
+    private final Map<String, Long> started = new HashMap<>();
+    /** Milliseconds since boot: each look at it and each process start moves it on a second. */
+    private long boot = 1_000_000;
+
     private int lastPid = 100;
     /** Units whose reread (SIGHUP) fails to re-execute, as a reconfigure a bad file fails: the old process runs on. */
     private final Set<String> rereadFails = new HashSet<>();
@@ -127,8 +131,32 @@ public final class FakeServices implements Services {
     public FakeServices reexecuted(String unit) {
         if (active.contains(unit)) {
             pids.put(unit, ++lastPid);
+            started.put(unit, boot += 1000);
         }
         return this;
+    }
+
+    /**
+     * {@code unit} re-executed with a process that started a second before now: its PID is new, but
+     * it read its files before the last write (systemd learnt the PID late).
+     */
+    public FakeServices reexecutedBefore(String unit) {
+        pids.put(unit, ++lastPid);
+        started.put(unit, boot - 1000);
+        return this;
+    }
+
+    @Override
+    public java.util.OptionalLong mainStartedMillis(String unit) {
+        mainPid(unit);
+        return active.contains(unit) && started.containsKey(unit)
+                ? java.util.OptionalLong.of(started.get(unit))
+                : java.util.OptionalLong.empty();
+    }
+
+    @Override
+    public long bootMillis() {
+        return boot += 1000;
     }
 
     /** {@code unit}'s re-execution fails from now on (its parent says "reconfigure failed" and runs on). */
@@ -149,6 +177,7 @@ public final class FakeServices implements Services {
         autoRestarting.remove(unit);
         invocations.put(unit, fresh());
         pids.put(unit, ++lastPid);
+        started.put(unit, boot += 1000);
     }
 
     @Override

@@ -33,6 +33,21 @@ class SystemdServicesTest {
                 MAIN_PID, call -> Commands.Result.ok((left.size() > 1 ? left.poll() : left.peek()) + "\n"));
     }
 
+    /** A main process's start, read from /proc, on the clock of /proc/uptime: this JVM's own, as a daemon's. */
+    @Test
+    void aMainProcessStartIsReadFromProcOnTheBootClock() throws Exception {
+        pids(Long.toString(ProcessHandle.current().pid()));
+        SystemdServices services = services();
+        long started = services.mainStartedMillis("slurmd").orElseThrow();
+        long now = services.bootMillis();
+        long up = java.lang.management.ManagementFactory.getRuntimeMXBean().getUptime();
+        assertTrue(
+                Math.abs((now - started) - up) < 3_000,
+                "this JVM started %d ms before now by /proc, and has run %d ms by itself".formatted(now - started, up));
+        pids("0");
+        assertTrue(services().mainStartedMillis("slurmd").isEmpty(), "none runs");
+    }
+
     @Test
     void aDaemonThatKeepsItsPidIsSignalledOnceTheGraceForAReconfigureOnItsWayIsOver() throws Exception {
         pids("611");
