@@ -422,9 +422,10 @@ class ClusterLiveChangeIT extends ClusterTest {
                         "-o",
                         "/tmp/" + cell + "-inner.out",
                         "--wrap",
-                        "trap 'exit 0' USR1; while true; do t=$(date +%s.%N); if srun --overlap -N1 true 2>>/tmp/"
-                                + cell + "-inner.err; then r=ok; else r=FAILED; fi; echo \"$r $t $(date +%s.%N)\"; "
-                                + "sleep 0.2 & wait; done")
+                        // Each srun waited for in the background, so that USR1 (finish) ends the job at once.
+                        "trap 'exit 0' USR1; while true; do t=$(date +%s.%N); srun --overlap -N1 true 2>>/tmp/" + cell
+                                + "-inner.err & wait $!; if [ $? -eq 0 ]; then r=ok; else r=FAILED; fi; "
+                                + "echo \"$r $t $(date +%s.%N)\"; sleep 0.2 & wait; done")
                 .strip());
         await(
                 Duration.ofSeconds(30),
@@ -438,9 +439,10 @@ class ClusterLiveChangeIT extends ClusterTest {
                 "bash",
                 "-c",
                 "rm -f /tmp/launches /tmp/batch-jobs; while [ ! -e /tmp/stop-launches ]; do "
-                        + "if timeout 60 srun -N1 -w n2 true; then echo ok >> /tmp/launches; else echo srun-failed >> /tmp/launches; fi; "
-                        + "if j=$(timeout 60 sbatch -W --parsable -w n1 -o /dev/null --wrap true); then echo ok >> /tmp/launches; "
-                        + "else echo sbatch-failed >> /tmp/launches; fi; echo $j >> /tmp/batch-jobs; "
+                        + "t=$(date +%s.%N); if timeout 300 srun -N1 -w n2 true; then r=ok; else r=srun-failed; fi; "
+                        + "echo \"$r $t $(date +%s.%N)\" >> /tmp/launches; t=$(date +%s.%N); "
+                        + "if j=$(timeout 300 sbatch -W --parsable -w n1 -o /dev/null --wrap true); then r=ok; else r=sbatch-failed; fi; "
+                        + "echo \"$r $t $(date +%s.%N)\" >> /tmp/launches; echo $j >> /tmp/batch-jobs; "
                         + "sleep 0.3; done");
         Map<String, String> pids = new LinkedHashMap<>();
         pids.put("n0 slurmctld", pid("n0", "slurmctld"));
@@ -470,8 +472,12 @@ class ClusterLiveChangeIT extends ClusterTest {
             if (!phases.get(phases.size() - 1).equals(phase)) {
                 phases.add(phase);
                 System.out.printf(
-                        "ClusterIT %s %s: %s, generation %d, at %s%n",
-                        SUITE, cell, phase, now.path("generation").asLong(), Instant.now());
+                        "ClusterIT %s %s: %s, generation %d, %.1f s after the rotation was asked%n",
+                        SUITE,
+                        cell,
+                        phase,
+                        now.path("generation").asLong(),
+                        Duration.between(asked, Instant.now()).toMillis() / 1000.0);
             }
             return phase.equals("STEADY");
         });
@@ -481,21 +487,40 @@ class ClusterLiveChangeIT extends ClusterTest {
         String signing = steady.path("signing_kid").asText();
         assertEquals(List.of(signing), SettingsJson.STRICT.convertValue(steady.path("kids"), List.class), cell);
         ok("n0", "touch", "/tmp/stop-launches");
-        await(Duration.ofSeconds(90), cell + ": the launches stopped", () -> {
+        await(Duration.ofSeconds(320), cell + ": the launches stopped", () -> {
             try {
                 return on("n0", "systemctl", "is-active", cell + "-launches").exit() != 0;
             } catch (Exception e) {
                 return false;
             }
         });
-        List<String> launches = ok("n0", "cat", "/tmp/launches").lines().toList();
+        List<String> launched = ok("n0", "cat", "/tmp/launches").lines().toList();
+        List<String> launches = launched.stream().map(l -> l.split(" ")[0]).toList();
+        double slowestLaunch = launched.stream()
+                .map(l -> l.split(" "))
+                .filter(f -> f.length == 3)
+                .mapToDouble(f -> Double.parseDouble(f[2]) - Double.parseDouble(f[1]))
+                .max()
+                .orElse(0);
+        System.out.printf("ClusterIT %s %s: the slowest launch from n0 took %.1f s%n", SUITE, cell, slowestLaunch);
         System.out.printf(
                 "ClusterIT %s %s: %d launches from n0 over the rotation, phases %s%n",
                 SUITE, cell, launches.size(), phases);
-        assertTrue(
-                launches.size() >= 10 && launches.stream().allMatch("ok"::equals),
-                cell + ": every launch from n0 ran: "
-                        + launches.stream().filter(l -> !l.equals("ok")).toList() + " of " + launches.size());
+        if (launches.size() < 4 || !launches.stream().allMatch("ok"::equals)) {
+            throw new AssertionError(cell + ": every launch from n0 ran: "
+                    + launches.stream().filter(l -> !l.equals("ok")).toList() + " of " + launches.size()
+                    + "; what they said:\n"
+                    + on("n0", "journalctl", "-u", cell + "-launches", "--no-pager", "-o", "short-precise")
+                            .out()
+                    + "\nslurmctld:\n"
+                    + on(
+                                    "n0",
+                                    "sh",
+                                    "-c",
+                                    "journalctl -u slurmctld --no-pager -o short-precise --since @%d | tail -80"
+                                            .formatted(asked.getEpochSecond() - 5))
+                            .out());
+        }
         for (String node : NODES) {
             if (on(node, "test", "-e", "/etc/slurm/slurm.jwks").exit() != 0) {
                 continue;
@@ -513,6 +538,7 @@ class ClusterLiveChangeIT extends ClusterTest {
             }
         });
         assertEquals(before, invocations(), cell + ": re-executed, never restarted");
+        String steps = on("n0", "squeue", "-s", "-h", "-o", "%i %j %M %N").out();
         String inner = ok("n1", "cat", "/tmp/" + cell + "-inner.out");
         String innerErr = on("n1", "cat", "/tmp/" + cell + "-inner.err").out();
         double slowest = inner.lines()
@@ -522,9 +548,52 @@ class ClusterLiveChangeIT extends ClusterTest {
                 .max()
                 .orElse(0);
         System.out.printf(
-                "ClusterIT %s %s: %d steps inside the job, the slowest %.1f s%n",
-                SUITE, cell, inner.lines().count(), slowest);
+                "ClusterIT %s %s: steps now:%n%s%ninner srun said:%n%s%nslurmd on n1:%n%s%n",
+                SUITE,
+                cell,
+                steps,
+                innerErr,
+                on(
+                                "n1",
+                                "sh",
+                                "-c",
+                                "journalctl -u slurmd --no-pager -o short-precise --since @%d | grep -v debug | tail -40"
+                                        .formatted(asked.getEpochSecond() - 2))
+                        .out());
+        System.out.printf(
+                "ClusterIT %s %s: %d steps inside the job, the slowest %.1f s, started at %s s from the rotation%n",
+                SUITE,
+                cell,
+                inner.lines().count(),
+                slowest,
+                inner.lines()
+                        .map(l -> l.split(" "))
+                        .filter(f -> f.length == 3)
+                        .map(f -> "%.1f".formatted(Double.parseDouble(f[1]) - asked.toEpochMilli() / 1000.0))
+                        .toList());
         assertFalse(inner.contains("FAILED"), cell + ": a step inside the job failed: " + inner + innerErr);
+        List<Double> starts = inner.lines()
+                .map(l -> l.split(" "))
+                .filter(f -> f.length == 3)
+                .map(f -> Double.parseDouble(f[1]))
+                .toList();
+        double longestGap = 0;
+        for (int i = 1; i < starts.size(); i++) {
+            longestGap = Math.max(longestGap, starts.get(i) - starts.get(i - 1));
+        }
+        // A step whose creation meets slurmctld's re-execution waits for srun's own retry, about a minute (24.11, any
+        // reconfigure): late, never failed. Longer would be a step held for good.
+        System.out.printf(
+                "ClusterIT %s %s: the longest gap between the job's steps %.1f s; the last step began %.1f s ago%n",
+                SUITE,
+                cell,
+                longestGap,
+                starts.isEmpty() ? -1 : Instant.now().toEpochMilli() / 1000.0 - starts.get(starts.size() - 1));
+        assertTrue(
+                longestGap < 150,
+                cell
+                        + ": the job's steps ran one after another, none held for good (the longest gap %.1f s): %s"
+                                .formatted(longestGap, inner));
         assertTrue(inner.lines().count() >= 3, cell + ": the job's steps ran: " + inner + innerErr);
         for (String job : ok("n0", "cat", "/tmp/batch-jobs")
                 .lines()
