@@ -21,7 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
@@ -108,7 +107,7 @@ public final class SettingsAdmission implements SettingsStore.Admission {
         boolean windingDown = !current.enabled()
                 && !Planner.leaving(current, underWay, known, machines).isEmpty();
         hurts.addAll(whatWouldEndJobs(current, next, windingDown));
-        hurts.addAll(authSwitch(current, next, windingDown));
+        hurts.addAll(AuthSwitch.problems(current, next, windingDown, reports, keys.get()));
         return hurts.isEmpty() ? tooLargeToSendBack(next) : hurts;
     }
 
@@ -182,78 +181,8 @@ public final class SettingsAdmission implements SettingsStore.Admission {
         return problems;
     }
 
-    /**
-     * A switch of {@code auth} while slurmlet runs Slurm, refused while it would hurt: it restarts
-     * slurmctld and every slurmd with the other AuthType, which Slurm does not support under running
-     * jobs (a job's slurmstepd keeps the plugin it started with: its end would be refused, and the
-     * job requeued), nor while jobs wait (the machines restart one by one, and a launch between two
-     * that disagree is refused); and while an agent on a Slurm machine is too old to write slurm.jwks
-     * (its machine would stay on munge, cut off from the cluster). The jobs are those the controller
-     * last reported and those each machine saw of itself.
-     */
-    private List<Problem> authSwitch(SlurmSettings current, SlurmSettings next, boolean windingDown) {
-        if (current.slurmAuth() == next.slurmAuth() || !current.enabled() && !windingDown) {
-            return List.of(); // no Slurm of slurmlet's runs: it starts on the new one
-        }
-        String value = next.authShown();
-        String switching = "switching auth from %s to %s restarts slurmctld and every slurmd"
-                .formatted(current.authShown(), value);
-        List<Problem> problems = new ArrayList<>();
-        Map<String, Observed> seen = reports.observed();
-        // The controller's word, and what each machine saw of itself (the more careful of the two, where they differ).
-        List<String> jobs = new ArrayList<>(reports.jobsRunning(current.controller()));
-        Set<String> ids = new HashSet<>(jobs.stream().map(j -> j.split(" ")[0]).toList());
-        new TreeMap<>(seen)
-                .values()
-                .forEach(o -> o.jobs().stream().filter(ids::add).forEach(jobs::add));
-        List<QueuedJob> queued = reports.jobsQueued(current.controller());
-        if (!jobs.isEmpty() || !queued.isEmpty()) {
-            problems.add(new Problem(
-                    "auth",
-                    value,
-                    ("%s, and Slurm does not support a change of AuthType under jobs (a running job's slurmstepd "
-                                    + "keeps the plugin it started with; a job launched while the machines restart "
-                                    + "is refused): %s; switch once squeue shows none (%s)")
-                            .formatted(
-                                    switching,
-                                    jobsAnd(
-                                            count(jobs, "running", false),
-                                            count(
-                                                    queued.stream()
-                                                            .map(Object::toString)
-                                                            .toList(),
-                                                    "waiting",
-                                                    queued.size() >= QueuedJob.REPORTED_AT_MOST)),
-                                    queued.isEmpty() ? "ctl slurm unlend the nodes to let them drain" : WAITING_FIX)));
-        }
-        KeyPhases.State rotation = keys.get();
-        if (rotation.phase() != KeyPhases.Phase.STEADY) {
-            problems.add(new Problem(
-                    "auth",
-                    value,
-                    ("%s, and rotation %d of Slurm's keys is under way (phase %s): wait for it to end (ctl slurm "
-                                    + "auth-key status)")
-                            .formatted(switching, rotation.rotation(), rotation.phase())));
-        }
-        List<String> older = new ArrayList<>();
-        new TreeMap<>(seen).forEach((node, o) -> {
-            if (o.slurm() != null && o.slurm().jwks() == null) {
-                older.add(node);
-            }
-        });
-        if (!older.isEmpty()) {
-            problems.add(new Problem(
-                    "auth",
-                    value,
-                    ("%s, and the agent on %s is of a slurmlet too old to write Slurm's keys (slurm.jwks): upgrade "
-                                    + "slurmlet there first")
-                            .formatted(switching, String.join(", ", older))));
-        }
-        return problems;
-    }
-
     /** What to do about jobs that wait: once nodes are unlent they can never run. */
-    private static final String WAITING_FIX =
+    static final String WAITING_FIX =
             "let the waiting jobs run, or scancel them; ctl slurm unlend the nodes to let the " + "running ones drain";
 
     /**
@@ -262,7 +191,7 @@ public final class SettingsAdmission implements SettingsStore.Admission {
      * @param partial from a queue the controller reported only in part ({@link
      *                io.slurmlet.model.observed.QueuedJob#REPORTED_AT_MOST}): "at least"
      */
-    private static String count(List<String> jobs, String where, boolean partial) {
+    static String count(List<String> jobs, String where, boolean partial) {
         if (jobs.isEmpty()) {
             return "";
         }
@@ -271,7 +200,7 @@ public final class SettingsAdmission implements SettingsStore.Admission {
                 .formatted(partial ? "at least" : "the", jobs.size(), jobs.size() == 1 ? "" : "s", where, listed);
     }
 
-    private static String jobsAnd(String running, String queued) {
+    static String jobsAnd(String running, String queued) {
         return running.isEmpty() ? queued : queued.isEmpty() ? running : running + " and " + queued;
     }
 

@@ -42,6 +42,9 @@ public final class SlurmKeysDriver implements AutoCloseable {
     private final Duration margin;
     private final Clock clock;
     private final Object signal = new Object();
+    /** A wake-up not yet taken by the loop; guarded by {@link #signal}. */
+    private boolean woken;
+
     private volatile boolean stopped;
     private Thread thread;
 
@@ -82,6 +85,7 @@ public final class SlurmKeysDriver implements AutoCloseable {
     /** A rotation began: look now rather than at the next second. */
     public void wake() {
         synchronized (signal) {
+            woken = true;
             signal.notifyAll();
         }
     }
@@ -109,7 +113,12 @@ public final class SlurmKeysDriver implements AutoCloseable {
             }
             synchronized (signal) {
                 try {
-                    signal.wait(EVERY.toMillis());
+                    // Between rotations the loop sleeps until one is asked (wake): a leader without one wakes for
+                    // nothing.
+                    if (!woken && !stopped) {
+                        signal.wait(keys.state().phase() == KeyPhases.Phase.STEADY ? 0 : EVERY.toMillis());
+                    }
+                    woken = false;
                 } catch (InterruptedException e) {
                     return;
                 }
